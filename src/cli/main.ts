@@ -1,0 +1,43 @@
+import { UsageError } from './serve.js';
+
+const USAGE = `appliance-admin: terminal dashboard and reference server for the appliance administration API
+
+  appliance-admin [--url URL --token-file FILE] [--role auditor]  the dashboard
+  appliance-admin demo [--role auditor]                           dashboard on an embedded demo server
+  appliance-admin serve --data DIR [--port P] [--demo]            the reference server
+  appliance-admin token issue|list|revoke --data DIR …            on-host admin tokens
+  appliance-admin get SCREEN --json                               one screen's data
+  appliance-admin export audit|journal --format csv|jsonl -o FILE
+
+Run a command with --help for its options.`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  try {
+    switch (cmd) {
+      case 'serve':
+        return await (await import('./serve.js')).serveCommand(rest);
+      case 'token':
+        return await (await import('./token.js')).tokenCommand(rest);
+      case '--help':
+      case '-h':
+      case 'help':
+        console.log(USAGE);
+        return 0;
+      default: {
+        return await (await import('./dashboard.js')).dashboardCommand(argv);
+      }
+    }
+  } catch (err) {
+    if (err instanceof UsageError || (err as NodeJS.ErrnoException).code?.startsWith?.('ERR_PARSE_ARGS')) {
+      process.stderr.write(`appliance-admin: ${(err as Error).message}\n`);
+      return 2;
+    }
+    const e = err as Error & { name?: string };
+    if (e.name === 'DataDirError' || e.name === 'ConfigError' || e.constructor?.name === 'DataDirError' || e.constructor?.name === 'ConfigError') {
+      process.stderr.write(`appliance-admin: ${e.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+}

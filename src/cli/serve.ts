@@ -1,0 +1,68 @@
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { buildServer } from '../server/app.js';
+import { loadConfig } from '../server/config.js';
+import { readFileSync } from 'node:fs';
+
+export const SERVE_USAGE = `Usage: appliance-admin serve --data DIR [--port 8080] [--host 127.0.0.1] [--demo] [--config FILE]
+                            [--tls-cert FILE --tls-key FILE] [--log-level info]`;
+
+export async function serveCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      port: { type: 'string', default: '8080' },
+      host: { type: 'string', default: '127.0.0.1' },
+      data: { type: 'string' },
+      demo: { type: 'boolean', default: false },
+      config: { type: 'string' },
+      'tls-cert': { type: 'string' },
+      'tls-key': { type: 'string' },
+      'log-level': { type: 'string', default: 'info' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(SERVE_USAGE);
+    return 0;
+  }
+  if (!values.data) throw new UsageError('--data DIR is required');
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, got ${values.port}`);
+  const logger = pino({ level: values['log-level'] }, pino.destination(2));
+  const { loadDemoConfig } = values.demo ? await import('../server/demo/config.js') : { loadDemoConfig: undefined };
+  const config = values.config ? loadConfig(values.config) : loadDemoConfig ? loadDemoConfig(values.data) : loadConfig(undefined);
+  const tls = values['tls-cert'] && values['tls-key']
+    ? { cert: readFileSync(values['tls-cert']), key: readFileSync(values['tls-key']) }
+    : undefined;
+  const server = await buildServer({ dataDir: values.data, config, demo: values.demo, logger, tls });
+  try {
+    await server.app.listen({ port, host: values.host });
+  } catch (err) {
+    await server.close();
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'EADDRINUSE') throw new UsageError(`port ${port} on ${values.host} is already in use`);
+    if (e.code === 'EACCES') throw new UsageError(`not allowed to listen on port ${port}`);
+    throw err;
+  }
+  const addr = server.app.server.address();
+  const actualPort = typeof addr === 'object' && addr ? addr.port : port;
+  const hostForUrl = values.host.includes(':') ? `[${values.host}]` : values.host;
+  console.log(`appliance-admin listening on ${tls ? 'https' : 'http'}://${hostForUrl}:${actualPort}/v1/admin`);
+
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  logger.info('shutting down');
+  await server.close();
+  return 0;
+}
+
+export class UsageError extends Error {}

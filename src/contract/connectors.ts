@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { Timestamp, page } from './common.js';
+
+export const CONNECTOR_KINDS = ['document-sharing', 'office-suite', 'crm', 'accounting', 'relational-database'] as const;
+export const ConnectorKind = z.enum(CONNECTOR_KINDS);
+export const ConnectorState = z.enum(['healthy', 'syncing', 'degraded', 'error', 'disabled']);
+
+export const LastSync = z.object({
+  at: Timestamp,
+  status: z.enum(['succeeded', 'failed']),
+  job_id: z.string(),
+  items: z.number().int().min(0),
+});
+
+export const Connector = z.object({
+  id: z.string(),
+  name: z.string(),
+  kind: ConnectorKind,
+  state: ConnectorState,
+  last_sync: LastSync.nullable(),
+  rbac_labels: z.array(z.string()),
+  sources: z.array(z.object({ id: z.string(), name: z.string() })),
+});
+export type Connector = z.infer<typeof Connector>;
+export const ConnectorList = page(Connector);
+
+export const IngestRequest = z.strictObject({
+  connector_id: z.string().min(1).max(100),
+  source_id: z.string().min(1).max(100),
+});
+export type IngestRequest = z.infer<typeof IngestRequest>;
+export const IngestAccepted = z.object({ accepted: z.literal(true), job_id: z.string() });
+
+export const JobState = z.enum(['queued', 'running', 'succeeded', 'failed']);
+export const Job = z.object({
+  job_id: z.string(),
+  connector_id: z.string(),
+  source_id: z.string(),
+  state: JobState,
+  created_at: Timestamp,
+  started_at: Timestamp.nullable(),
+  finished_at: Timestamp.nullable(),
+  /** Items actually read by the job; null until it finishes. */
+  items: z.number().int().min(0).nullable(),
+  error: z.string().nullable(),
+});
+export type Job = z.infer<typeof Job>;
+export const JobParams = z.strictObject({ job_id: z.string().min(1).max(100) });

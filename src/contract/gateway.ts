@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { DisplayName, Limit, Timestamp, endAfterStart, END_AFTER_START, page } from './common.js';
+
+export const Quota = z.strictObject({
+  requests_per_minute: Limit,
+  tokens_per_minute: Limit,
+  tokens_per_day: Limit,
+});
+export type Quota = z.infer<typeof Quota>;
+export const UNLIMITED: Quota = { requests_per_minute: null, tokens_per_minute: null, tokens_per_day: null };
+
+export const KeyStatus = z.enum(['active', 'revoked']);
+export const GatewayKey = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: KeyStatus,
+  prefix: z.string(),
+  created_at: Timestamp,
+  created_by: z.string(),
+  revoked_at: Timestamp.nullable(),
+  last_used_at: Timestamp.nullable(),
+  quota: Quota,
+});
+export type GatewayKey = z.infer<typeof GatewayKey>;
+export const GatewayKeyList = page(GatewayKey);
+
+export const CreateKey = z.strictObject({ name: DisplayName, quota: Quota.partial().optional() });
+export type CreateKey = z.infer<typeof CreateKey>;
+/** The only response that ever carries the secret. */
+export const CreatedKey = GatewayKey.extend({ secret: z.string() });
+export type CreatedKey = z.infer<typeof CreatedKey>;
+
+export const KeyParams = z.strictObject({ id: z.string().min(1).max(100) });
+/** PUT replaces the whole quota; each value is a whole number >= 0 or null (unlimited). */
+export const SetQuota = Quota;
+
+export const UsageBucketSize = z.enum(['hour', 'day']);
+export const UsageQuery = z
+  .strictObject({
+    start_time: Timestamp.optional(),
+    end_time: Timestamp.optional(),
+    key_id: z.string().min(1).max(100).optional(),
+    bucket: UsageBucketSize.default('hour'),
+  })
+  .refine(endAfterStart, END_AFTER_START);
+export const UsageBucket = z.object({
+  start_time: Timestamp,
+  requests: z.number().int(),
+  input_tokens: z.number().int(),
+  output_tokens: z.number().int(),
+});
+export const KeyUsage = z.object({
+  key_id: z.string(),
+  requests: z.number().int(),
+  rejected: z.number().int(),
+  input_tokens: z.number().int(),
+  output_tokens: z.number().int(),
+  buckets: z.array(UsageBucket),
+});
+export type KeyUsage = z.infer<typeof KeyUsage>;
+export const Usage = z.object({
+  start_time: Timestamp,
+  end_time: Timestamp,
+  bucket: UsageBucketSize,
+  data: z.array(KeyUsage),
+});
+export type Usage = z.infer<typeof Usage>;
+
+/** What the gateway front door answers: it meters, it does not run models. */
+export const GatewayCallResult = z.object({
+  workload: z.string(),
+  model_id: z.string().nullable(),
+  key_id: z.string(),
+  served: z.literal(false),
+  metered: z.object({ requests: z.literal(1), input_tokens: z.number().int(), output_tokens: z.number().int() }),
+});
+export type GatewayCallResult = z.infer<typeof GatewayCallResult>;

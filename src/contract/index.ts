@@ -1,0 +1,10 @@
+export * from './common.js';
+export * from './connectors.js';
+export * from './channels.js';
+export * from './gateway.js';
+export * from './models.js';
+export * from './governance.js';
+export * from './deployment.js';
+export * from './identity.js';
+export * from './routes.js';
+export { buildOpenApi } from './openapi.js';

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { Timestamp, page } from './common.js';
+
+export const ModelState = z.enum(['present', 'missing']);
+export const Model = z.object({
+  id: z.string(),
+  name: z.string(),
+  family: z.string(),
+  /** Parameter count, e.g. 8030000000. */
+  parameters: z.number().int().min(0).nullable(),
+  quantization: z.string().nullable(),
+  size_bytes: z.number().int().min(0).nullable(),
+  state: ModelState,
+  active: z.boolean(),
+});
+export type Model = z.infer<typeof Model>;
+export const ModelList = page(Model);
+
+export const ActivateModel = z.strictObject({ model_id: z.string().min(1).max(200) });
+export const ActivateResult = z.object({
+  model_id: z.string(),
+  active: z.literal(true),
+  previous_model_id: z.string().nullable(),
+});
+
+export const RoutingEntry = z.object({
+  workload: z.string(),
+  /** null follows the active model */
+  model_id: z.string().nullable(),
+  effective_model_id: z.string().nullable(),
+  updated_at: Timestamp.nullable(),
+  updated_by: z.string().nullable(),
+});
+export type RoutingEntry = z.infer<typeof RoutingEntry>;
+export const RoutingList = page(RoutingEntry);
+export const RoutingParams = z.strictObject({ workload: z.string().min(1).max(100) });
+export const SetRouting = z.strictObject({ model_id: z.string().min(1).max(200).nullable() });

@@ -1,0 +1,46 @@
+import type { Db } from './db/open.js';
+import { newId, iso } from './ids.js';
+import type { Outcome, Role } from '../contract/index.js';
+
+export interface AuditRecord {
+  actor: { subject: string; role: Role | null };
+  action: string;
+  target: { type: string; id: string | null };
+  outcome: Outcome;
+  status: number;
+  request_id: string;
+  source_ip: string | null;
+  /** metadata only: never a secret, a token or request content */
+  details?: Record<string, unknown>;
+  at_ms?: number;
+}
+
+const stmts = new WeakMap<Db, ReturnType<Db['prepare']>>();
+
+/** Appends one audit entry. Call inside the mutation's transaction so neither exists without the other. */
+export function recordAudit(db: Db, rec: AuditRecord): string {
+  let insert = stmts.get(db);
+  if (!insert) {
+    insert = db.prepare(`INSERT INTO audit (id, at, at_ms, actor_subject, actor_role, action, target_type, target_id, outcome, status, request_id, source_ip, details)
+      VALUES (@id, @at, @at_ms, @actor_subject, @actor_role, @action, @target_type, @target_id, @outcome, @status, @request_id, @source_ip, @details)`);
+    stmts.set(db, insert);
+  }
+  const at_ms = rec.at_ms ?? Date.now();
+  const id = newId('aud');
+  insert.run({
+    id,
+    at: iso(at_ms),
+    at_ms,
+    actor_subject: rec.actor.subject,
+    actor_role: rec.actor.role,
+    action: rec.action,
+    target_type: rec.target.type,
+    target_id: rec.target.id,
+    outcome: rec.outcome,
+    status: rec.status,
+    request_id: rec.request_id,
+    source_ip: rec.source_ip,
+    details: JSON.stringify(rec.details ?? {}),
+  });
+  return id;
+}

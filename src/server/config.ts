@@ -1,0 +1,118 @@
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+import { ConnectorKind, Role } from '../contract/index.js';
+
+const Id = z.string().min(1).max(100).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, . _ -');
+
+/** Where a connector source reads from. A `remote` source needs a driver this host does not have. */
+const Source = z.strictObject({
+  id: Id,
+  name: z.string().min(1),
+  type: z.enum(['directory', 'sqlite', 'remote']),
+  /** directory or SQLite file (relative paths are relative to the config file) */
+  path: z.string().optional(),
+  /** remote endpoint, shown in the failure reason */
+  url: z.string().optional(),
+});
+export type SourceConfig = z.infer<typeof Source>;
+
+const Connector = z.strictObject({
+  id: Id,
+  name: z.string().min(1),
+  kind: ConnectorKind,
+  enabled: z.boolean().default(true),
+  rbac_labels: z.array(z.string()).default([]),
+  sources: z.array(Source).min(1),
+});
+export type ConnectorConfig = z.infer<typeof Connector>;
+
+const ModelEntry = z.strictObject({
+  id: Id,
+  name: z.string().min(1),
+  family: z.string().min(1),
+  parameters: z.number().int().min(0).nullable().default(null),
+  quantization: z.string().nullable().default(null),
+  /** file or directory holding the weights; the model is present when it exists */
+  path: z.string(),
+});
+export type ModelConfig = z.infer<typeof ModelEntry>;
+
+const Limit = z.number().int().min(0).nullable();
+
+export const ServerConfig = z.strictObject({
+  appliance: z.strictObject({ name: z.string().default('appliance'), site: z.string().optional() }).default({ name: 'appliance' }),
+  connectors: z.array(Connector).default([]),
+  channels: z.array(z.strictObject({ id: Id, name: z.string().min(1), enabled: z.boolean().default(true) })).default([]),
+  models: z.array(ModelEntry).default([]),
+  /** a directory scanned for more models: each entry (file or folder) is one model */
+  models_dir: z.string().optional(),
+  default_model: z.string().optional(),
+  workloads: z.array(z.strictObject({ id: Id, model_id: z.string().nullable().default(null) })).default([]),
+  budgets: z
+    .strictObject({ tokens_per_run: Limit, tool_calls_per_run: Limit, seconds_per_run: Limit, tokens_per_day: Limit })
+    .partial()
+    .default({}),
+  requirements: z
+    .strictObject({
+      cpus: z.number().int().min(1).default(2),
+      memory_bytes: z.number().int().min(0).default(8 * 2 ** 30),
+      disk_free_bytes: z.number().int().min(0).default(20 * 2 ** 30),
+      accelerators: z.number().int().min(0).default(0),
+    })
+    .default({ cpus: 2, memory_bytes: 8 * 2 ** 30, disk_free_bytes: 20 * 2 ** 30, accelerators: 0 }),
+  identity_test: z
+    .strictObject({
+      /** lab only: allow http:// targets */
+      allow_http: z.boolean().default(false),
+      /** lab only: allow loopback, private and link-local targets */
+      allow_private_addresses: z.boolean().default(false),
+      timeout_ms: z.number().int().min(100).max(60_000).default(5000),
+      max_bytes: z.number().int().min(1024).max(16 * 2 ** 20).default(2 ** 20),
+    })
+    .default({ allow_http: false, allow_private_addresses: false, timeout_ms: 5000, max_bytes: 2 ** 20 }),
+  sso: z
+    .strictObject({
+      issuer: z.string().url(),
+      audience: z.string().min(1),
+      /** defaults to the issuer's discovered jwks_uri */
+      jwks_uri: z.string().url().optional(),
+      role_claim: z.string().default('roles'),
+      subject_claim: z.string().default('sub'),
+      /** claim value -> role; a claim value equal to a role name maps to itself */
+      role_map: z.record(z.string(), Role).default({}),
+      client_id: z.string().optional(),
+      client_secret: z.string().optional(),
+    })
+    .optional(),
+});
+export type ServerConfig = z.infer<typeof ServerConfig>;
+
+export class ConfigError extends Error {}
+
+/** Reads and validates a JSON config file; relative paths in it resolve against its folder. */
+export function loadConfig(file: string | undefined): ServerConfig {
+  if (!file) return ServerConfig.parse({});
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`cannot read config ${file}: ${(err as Error).message}`);
+  }
+  const parsed = ServerConfig.safeParse(raw);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    throw new ConfigError(`invalid config ${file}: ${first?.path.join('.') || '(root)'}: ${first?.message}`);
+  }
+  return resolvePaths(parsed.data, dirname(resolve(file)));
+}
+
+export function resolvePaths(cfg: ServerConfig, base: string): ServerConfig {
+  const abs = (p: string | undefined) => (p === undefined || isAbsolute(p) ? p : resolve(base, p));
+  return {
+    ...cfg,
+    models_dir: abs(cfg.models_dir),
+    models: cfg.models.map((m) => ({ ...m, path: abs(m.path)! })),
+    connectors: cfg.connectors.map((c) => ({ ...c, sources: c.sources.map((s) => ({ ...s, path: abs(s.path) })) })),
+  };
+}

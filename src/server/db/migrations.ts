@@ -1,0 +1,128 @@
+/**
+ * Versioned schema. Append a new entry to change the schema; never edit a shipped one.
+ * Times are stored as RFC 3339 text for output and as epoch milliseconds where queried by range.
+ */
+export const migrations: { version: number; name: string; sql: string }[] = [
+  {
+    version: 1,
+    name: 'initial schema',
+    sql: `
+CREATE TABLE api_tokens (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  role TEXT NOT NULL CHECK (role IN ('it_admin','app_owner','auditor')),
+  token_hash TEXT NOT NULL UNIQUE,
+  created_at TEXT NOT NULL,
+  expires_at TEXT,
+  revoked_at TEXT
+);
+CREATE TABLE connector_state (
+  connector_id TEXT PRIMARY KEY,
+  state TEXT NOT NULL,
+  last_sync_at TEXT,
+  last_sync_status TEXT,
+  last_sync_job_id TEXT,
+  last_sync_items INTEGER
+);
+CREATE TABLE jobs (
+  seq INTEGER PRIMARY KEY,
+  job_id TEXT NOT NULL UNIQUE,
+  connector_id TEXT NOT NULL,
+  source_id TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('queued','running','succeeded','failed')),
+  created_at TEXT NOT NULL,
+  started_at TEXT,
+  finished_at TEXT,
+  items INTEGER,
+  error TEXT
+);
+-- at most one queued or running job per source: the database enforces the 409
+CREATE UNIQUE INDEX jobs_one_active ON jobs (connector_id, source_id) WHERE state IN ('queued','running');
+CREATE TABLE channels (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  enabled INTEGER NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE TABLE gateway_keys (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  name TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('active','revoked')),
+  prefix TEXT NOT NULL,
+  secret_hash TEXT NOT NULL UNIQUE,
+  created_at TEXT NOT NULL,
+  created_by TEXT NOT NULL,
+  revoked_at TEXT,
+  last_used_at TEXT,
+  requests_per_minute INTEGER,
+  tokens_per_minute INTEGER,
+  tokens_per_day INTEGER
+);
+CREATE TABLE usage_minutes (
+  key_id TEXT NOT NULL,
+  minute INTEGER NOT NULL, -- epoch minutes
+  requests INTEGER NOT NULL DEFAULT 0,
+  rejected INTEGER NOT NULL DEFAULT 0,
+  input_tokens INTEGER NOT NULL DEFAULT 0,
+  output_tokens INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (key_id, minute)
+) WITHOUT ROWID;
+CREATE INDEX usage_minutes_minute ON usage_minutes (minute);
+CREATE TABLE routing (
+  workload TEXT PRIMARY KEY,
+  model_id TEXT,
+  updated_at TEXT,
+  updated_by TEXT
+);
+-- small documents: active model, budgets
+CREATE TABLE app_state (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  updated_at TEXT,
+  updated_by TEXT
+);
+CREATE TABLE audit (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  at TEXT NOT NULL,
+  at_ms INTEGER NOT NULL,
+  actor_subject TEXT NOT NULL,
+  actor_role TEXT,
+  action TEXT NOT NULL,
+  target_type TEXT NOT NULL,
+  target_id TEXT,
+  outcome TEXT NOT NULL CHECK (outcome IN ('success','denied','failed')),
+  status INTEGER NOT NULL,
+  request_id TEXT NOT NULL,
+  source_ip TEXT,
+  details TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX audit_at ON audit (at_ms);
+CREATE INDEX audit_actor ON audit (actor_subject, seq);
+CREATE INDEX audit_action ON audit (action, seq);
+CREATE INDEX audit_outcome ON audit (outcome, seq);
+CREATE TABLE journal (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  run_id TEXT NOT NULL,
+  agent TEXT NOT NULL,
+  channel TEXT NOT NULL,
+  step INTEGER NOT NULL,
+  tool TEXT,
+  status TEXT NOT NULL,
+  started_at TEXT NOT NULL,
+  started_ms INTEGER NOT NULL,
+  ended_at TEXT,
+  duration_ms INTEGER,
+  input_tokens INTEGER NOT NULL,
+  output_tokens INTEGER NOT NULL
+);
+CREATE INDEX journal_started ON journal (started_ms);
+CREATE INDEX journal_agent ON journal (agent, seq);
+CREATE INDEX journal_status ON journal (status, seq);
+CREATE INDEX journal_run ON journal (run_id, seq);
+CREATE INDEX journal_channel ON journal (channel, seq);
+`,
+  },
+];

@@ -1,0 +1,38 @@
+import Database from 'better-sqlite3';
+import { mkdirSync, accessSync, constants } from 'node:fs';
+import { join } from 'node:path';
+import { migrations } from './migrations.js';
+
+export type Db = Database.Database;
+export const DB_FILE = 'appliance-admin.db';
+
+export class DataDirError extends Error {}
+
+/** Opens (creating if needed) the database in dataDir, in WAL mode, and applies pending migrations. */
+export function openDatabase(dataDir: string): Db {
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    accessSync(dataDir, constants.W_OK);
+  } catch (err) {
+    throw new DataDirError(`data directory ${dataDir} is not writable (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  const db = new Database(join(dataDir, DB_FILE));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db);
+  return db;
+}
+
+export function migrate(db: Db): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
+  for (const m of migrations) {
+    if (applied.has(m.version)) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
+    })();
+  }
+}

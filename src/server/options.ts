@@ -1,0 +1,13 @@
+import type { Logger } from 'pino';
+import type { ServerConfig } from './config.js';
+
+export interface ServerOptions {
+  dataDir: string;
+  config: ServerConfig;
+  /** seed demo data (once) and run the traffic generator */
+  demo?: boolean;
+  /** a pino logger; omitted means silent */
+  logger?: Logger;
+  /** TLS: PEM certificate and key */
+  tls?: { cert: string | Buffer; key: string | Buffer };
+}

@@ -1,0 +1,12 @@
+import { ApiError } from '../errors.js';
+import type { GroupFactory } from '../http/route-kit.js';
+
+const todo = { run: () => { throw new ApiError(503, 'not implemented yet'); } };
+
+export const connectorsGroup: GroupFactory = () => ({
+  handlers: {
+    listConnectors: todo,
+    ingest: todo,
+    getJob: todo,
+  },
+});

@@ -1,0 +1,14 @@
+import { ApiError } from '../errors.js';
+import type { GroupFactory } from '../http/route-kit.js';
+
+const todo = { run: () => { throw new ApiError(503, 'not implemented yet'); } };
+
+export const gatewayGroup: GroupFactory = () => ({
+  handlers: {
+    listKeys: todo,
+    createKey: todo,
+    revokeKey: todo,
+    setQuota: todo,
+    usage: todo,
+  },
+});

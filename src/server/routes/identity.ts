@@ -1,0 +1,10 @@
+import { ApiError } from '../errors.js';
+import type { GroupFactory } from '../http/route-kit.js';
+
+const todo = { run: () => { throw new ApiError(503, 'not implemented yet'); } };
+
+export const identityGroup: GroupFactory = () => ({
+  handlers: {
+    identityTest: todo,
+  },
+});

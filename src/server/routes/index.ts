@@ -1,0 +1,23 @@
+import type { GroupFactory } from '../http/route-kit.js';
+import { sessionGroup } from './session.js';
+import { connectorsGroup } from './connectors.js';
+import { channelsGroup } from './channels.js';
+import { gatewayGroup } from './gateway.js';
+import { modelsGroup } from './models.js';
+import { governanceGroup } from './governance.js';
+import { deploymentGroup } from './deployment.js';
+import { identityGroup } from './identity.js';
+import { demoGroup } from '../demo/index.js';
+
+/** Every route group of the server; each owns its handlers and any background work. */
+export const routeGroups: GroupFactory[] = [
+  sessionGroup,
+  connectorsGroup,
+  channelsGroup,
+  gatewayGroup,
+  modelsGroup,
+  governanceGroup,
+  deploymentGroup,
+  identityGroup,
+  demoGroup,
+];
