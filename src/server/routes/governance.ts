@@ -9,7 +9,5 @@ export const governanceGroup: GroupFactory = () => ({
     exportAudit: todo,
     listJournal: todo,
     exportJournal: todo,
-    getBudgets: todo,
-    setBudgets: todo,
   },
 });

@@ -5,6 +5,7 @@ import { channelsGroup } from './channels.js';
 import { gatewayGroup } from './gateway.js';
 import { modelsGroup } from './models.js';
 import { governanceGroup } from './governance.js';
+import { budgetsGroup } from './budgets.js';
 import { deploymentGroup } from './deployment.js';
 import { identityGroup } from './identity.js';
 import { demoGroup } from '../demo/index.js';
@@ -17,6 +18,7 @@ export const routeGroups: GroupFactory[] = [
   gatewayGroup,
   modelsGroup,
   governanceGroup,
+  budgetsGroup,
   deploymentGroup,
   identityGroup,
   demoGroup,

@@ -1,0 +1,11 @@
+import { ApiError } from '../errors.js';
+import type { GroupFactory } from '../http/route-kit.js';
+
+const todo = { run: () => { throw new ApiError(503, 'not implemented yet'); } };
+
+export const budgetsGroup: GroupFactory = () => ({
+  handlers: {
+    getBudgets: todo,
+    setBudgets: todo,
+  },
+});
