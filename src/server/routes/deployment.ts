@@ -1,12 +1,18 @@
-import { ApiError } from '../errors.js';
 import type { GroupFactory } from '../http/route-kit.js';
+import { hostFactsReader } from '../host/facts.js';
+import { buildDeployment } from '../host/deployment-status.js';
+import { buildInstallPlan } from '../host/install-plan.js';
+import { buildSettings } from '../host/settings.js';
+import { modelCatalog } from '../models/catalog.js';
 
-const todo = { run: () => { throw new ApiError(503, 'not implemented yet'); } };
-
-export const deploymentGroup: GroupFactory = () => ({
-  handlers: {
-    deployment: todo,
-    installPlan: todo,
-    settings: todo,
-  },
-});
+export const deploymentGroup: GroupFactory = ({ db, config, options }) => {
+  const hostFacts = hostFactsReader(options.dataDir);
+  const catalog = modelCatalog(config);
+  return {
+    handlers: {
+      deployment: { run: () => ({ body: buildDeployment(config, hostFacts(), db, catalog.list()) }) },
+      installPlan: { run: () => ({ body: buildInstallPlan(config, hostFacts(), db, catalog.list()) }) },
+      settings: { run: () => ({ body: buildSettings(config, db, options.dataDir) }) },
+    },
+  };
+};

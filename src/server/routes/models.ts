@@ -1,13 +1,87 @@
-import { ApiError } from '../errors.js';
 import type { GroupFactory } from '../http/route-kit.js';
+import { notFound, unprocessable } from '../errors.js';
+import { pageArray } from '../http/paging.js';
+import { modelCatalog, type CatalogModel } from '../models/catalog.js';
+import { activeModelId, storeActiveModel } from '../models/active.js';
+import { isWorkload, routingEntries, routingEntry, seedRouting, storeRouting } from '../models/routing.js';
 
-const todo = { run: () => { throw new ApiError(503, 'not implemented yet'); } };
-
-export const modelsGroup: GroupFactory = () => ({
-  handlers: {
-    listModels: todo,
-    activateModel: todo,
-    listRouting: todo,
-    setRouting: todo,
-  },
+const toWire = (m: CatalogModel, activeId: string | null) => ({
+  id: m.id,
+  name: m.name,
+  family: m.family,
+  parameters: m.parameters,
+  quantization: m.quantization,
+  size_bytes: m.size_bytes,
+  state: m.state,
+  active: m.id === activeId,
 });
+
+const NOT_PRESENT = 'only models present on the appliance can be activated or routed to; copy the model files onto the appliance first (the service does not download models)';
+
+export const modelsGroup: GroupFactory = ({ db, config }) => {
+  const catalog = modelCatalog(config);
+  seedRouting(db, config);
+
+  /** A change may only point at a present model; checked against the disk as it is now. */
+  const requirePresent = (model: CatalogModel): void => {
+    if (model.state !== 'present') {
+      throw unprocessable(`model ${model.id} is not present on the appliance: ${NOT_PRESENT}`, [{ name: 'model_id', reason: 'model files are missing' }]);
+    }
+  };
+
+  return {
+    handlers: {
+      listModels: {
+        run: ({ query }) => {
+          const models = catalog.list();
+          const active = activeModelId(db, config, models);
+          return { body: pageArray(models.map((m) => toWire(m, active)), query, (m) => m.id) };
+        },
+      },
+
+      activateModel: {
+        target: ({ body }) => {
+          const id = (body as { model_id?: unknown } | undefined)?.model_id;
+          return { type: 'model', id: typeof id === 'string' && id.length <= 200 ? id : null };
+        },
+        run: ({ body }, { principal }) => {
+          const model = catalog.get(body.model_id, { fresh: true });
+          if (!model) throw notFound(`unknown model ${body.model_id}`);
+          requirePresent(model);
+          const previous = activeModelId(db, config, catalog.list());
+          storeActiveModel(db, body.model_id, principal.subject);
+          return {
+            body: { model_id: body.model_id, active: true, previous_model_id: previous },
+            target: { type: 'model', id: body.model_id },
+            details: { previous_model_id: previous },
+          };
+        },
+      },
+
+      listRouting: {
+        run: ({ query }) => {
+          return { body: pageArray(routingEntries(db, config), query, (e) => e.workload) };
+        },
+      },
+
+      setRouting: {
+        run: ({ params, body }, { principal }) => {
+          if (!isWorkload(config, params.workload)) throw notFound(`unknown workload ${params.workload}`);
+          if (body.model_id !== null) {
+            // The workload in the path exists, so an unknown model in the body is a semantic error (422), not 404.
+            const model = catalog.get(body.model_id, { fresh: true });
+            if (!model) throw unprocessable(`model ${body.model_id} is not a model of this appliance`, [{ name: 'model_id', reason: 'unknown model' }]);
+            requirePresent(model);
+          }
+          const from = routingEntry(db, config, params.workload)!.model_id;
+          storeRouting(db, params.workload, body.model_id, principal.subject);
+          return {
+            body: routingEntry(db, config, params.workload),
+            target: { type: 'routing', id: params.workload },
+            details: { from, to: body.model_id },
+          };
+        },
+      },
+    },
+  };
+};

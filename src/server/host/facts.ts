@@ -1,0 +1,59 @@
+import { readFileSync, statfsSync } from 'node:fs';
+import os from 'node:os';
+import { detectAccelerators, type Accelerator } from './accelerators.js';
+
+export interface HostFacts {
+  hostname: string;
+  os: string;
+  cpus: number;
+  memory_bytes: number;
+  disk_free_bytes: number | null;
+  accelerators: Accelerator[];
+  /** when these facts were read (epoch ms) */
+  read_at: number;
+}
+
+/** Polling reads the same facts for this long, so repeated GETs are cheap and keep their ETag. */
+const FACTS_TTL_MS = 2000;
+
+function osName(): string {
+  const kernel = `${os.type()} ${os.release()}`;
+  try {
+    const pretty = /^PRETTY_NAME=(?:"([^"]*)"|(.*))$/m.exec(readFileSync('/etc/os-release', 'utf8'));
+    const name = (pretty?.[1] ?? pretty?.[2] ?? '').trim();
+    return name ? `${name} (${kernel})` : kernel;
+  } catch {
+    return kernel;
+  }
+}
+
+/** Free space for an unprivileged writer in `dir`, or null when the file system cannot say. */
+export function diskFreeBytes(dir: string): number | null {
+  try {
+    const s = statfsSync(dir);
+    return Number(s.bavail) * Number(s.bsize);
+  } catch {
+    return null;
+  }
+}
+
+export function readHostFacts(dataDir: string): HostFacts {
+  return {
+    hostname: os.hostname(),
+    os: osName(),
+    cpus: os.availableParallelism(),
+    memory_bytes: os.totalmem(),
+    disk_free_bytes: diskFreeBytes(dataDir),
+    accelerators: detectAccelerators(),
+    read_at: Date.now(),
+  };
+}
+
+/** Host facts, re-read at most every couple of seconds. */
+export function hostFactsReader(dataDir: string): () => HostFacts {
+  let cached: HostFacts | null = null;
+  return () => {
+    if (!cached || Date.now() - cached.read_at >= FACTS_TTL_MS) cached = readHostFacts(dataDir);
+    return cached;
+  };
+}

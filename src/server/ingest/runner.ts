@@ -1,0 +1,105 @@
+import type { Logger } from 'pino';
+import type { Db } from '../db/open.js';
+import type { ServerConfig } from '../config.js';
+import { failUnfinishedJobs, finishJob, getJob, markRunning, refreshConnectorStates } from './job-store.js';
+import { readSource, SourceReadError } from './sources.js';
+
+export const RESTART_REASON = 'interrupted by server restart';
+export const SHUTDOWN_REASON = 'interrupted by server shutdown';
+const MAX_ENTRIES = 100_000;
+
+/**
+ * Test seam: while `until` is set, a job waits for it right after it is marked running, so a
+ * test can hold a job in flight deterministically. Shutdown still interrupts a held job.
+ */
+export const jobHold: { until: Promise<void> | null } = { until: null };
+
+const errorText = (err: unknown): string =>
+  (err instanceof SourceReadError ? err.message : `unexpected error: ${(err as Error)?.message ?? String(err)}`).slice(0, 500);
+
+/**
+ * Runs ingestion jobs in the background, each queued -> running -> succeeded|failed.
+ * A job never throws out of here: whatever goes wrong ends it `failed` with a reason.
+ * On shutdown, running jobs are aborted (the readers check the signal between entries) and
+ * end `failed` with SHUTDOWN_REASON; close() waits until each has written its final row.
+ */
+export class IngestRunner {
+  private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private closed = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly config: ServerConfig,
+    private readonly log: Logger,
+    private readonly maxEntries = MAX_ENTRIES,
+  ) {}
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** At startup: whatever a previous process left queued or running can never finish now. */
+  recover(): void {
+    const n = failUnfinishedJobs(this.db, this.config, RESTART_REASON);
+    if (n) this.log.warn({ jobs: n }, 'ingestion jobs interrupted by a restart marked failed');
+    refreshConnectorStates(this.db, this.config);
+  }
+
+  /** Starts a queued job in the background. */
+  start(jobId: string): void {
+    if (this.closed) {
+      this.finish(jobId, { state: 'failed', items: 0, error: SHUTDOWN_REASON });
+      return;
+    }
+    const abort = new AbortController();
+    const done = this.run(jobId, abort.signal).finally(() => this.running.delete(jobId));
+    this.running.set(jobId, { abort, done });
+  }
+
+  private async run(jobId: string, signal: AbortSignal): Promise<void> {
+    const started = Date.now();
+    try {
+      const job = getJob(this.db, jobId);
+      if (!job || !markRunning(this.db, jobId)) return;
+      const connector = this.config.connectors.find((c) => c.id === job.connector_id);
+      const source = connector?.sources.find((s) => s.id === job.source_id);
+      if (!connector || !source) {
+        this.finish(jobId, { state: 'failed', items: 0, error: 'connector or source is no longer configured' });
+        return;
+      }
+      if (jobHold.until) await Promise.race([jobHold.until, aborted(signal)]);
+      signal.throwIfAborted();
+      const result = await readSource(connector, source, { maxEntries: this.maxEntries, signal });
+      this.finish(jobId, { state: 'succeeded', items: result.items, error: result.note ?? null });
+      this.log.info({ job_id: jobId, items: result.items, bytes: result.bytes, duration_ms: Date.now() - started }, 'ingestion job succeeded');
+    } catch (err) {
+      const error = signal.aborted ? SHUTDOWN_REASON : errorText(err);
+      this.finish(jobId, { state: 'failed', items: 0, error });
+      if (!(err instanceof SourceReadError) && !signal.aborted) this.log.error({ err, job_id: jobId }, 'ingestion job crashed');
+      else this.log.info({ job_id: jobId, duration_ms: Date.now() - started }, 'ingestion job failed');
+    }
+  }
+
+  private finish(jobId: string, outcome: Parameters<typeof finishJob>[3]): void {
+    try {
+      finishJob(this.db, this.config, jobId, outcome);
+    } catch (err) {
+      // database gone (closing): the row stays queued/running and the next start marks it failed
+      this.log.error({ err, job_id: jobId }, 'could not record the end of an ingestion job');
+    }
+  }
+
+  /** Interrupts running jobs and waits until each has recorded its end. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const jobs = [...this.running.values()];
+    for (const j of jobs) j.abort.abort(new Error(SHUTDOWN_REASON));
+    await Promise.all(jobs.map((j) => j.done));
+  }
+}
+
+const aborted = (signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
