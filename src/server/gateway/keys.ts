@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../db/open.js';
+import { conflict, notFound } from '../errors.js';
+import { iso, newId } from '../ids.js';
+import { hashSecret } from '../tokens.js';
+import { UNLIMITED, type GatewayKey, type Quota } from '../../contract/index.js';
+
+/** Gateway key secrets: `agk_` + 32 random bytes base64url (43 chars); only the SHA-256 is stored. */
+export const GATEWAY_KEY_PREFIX = 'agk_';
+/** Enough of the secret to recognise a key in a list, far too little to use it (48 random bits). */
+const DISPLAY_PREFIX_LENGTH = 12;
+
+interface KeyRow {
+  id: string;
+  name: string;
+  status: 'active' | 'revoked';
+  prefix: string;
+  created_at: string;
+  created_by: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+  requests_per_minute: number | null;
+  tokens_per_minute: number | null;
+  tokens_per_day: number | null;
+}
+
+const COLUMNS = 'id, name, status, prefix, created_at, created_by, revoked_at, last_used_at, requests_per_minute, tokens_per_minute, tokens_per_day';
+
+const toKey = (r: KeyRow): GatewayKey => ({
+  id: r.id,
+  name: r.name,
+  status: r.status,
+  prefix: r.prefix,
+  created_at: r.created_at,
+  created_by: r.created_by,
+  revoked_at: r.revoked_at,
+  last_used_at: r.last_used_at,
+  quota: { requests_per_minute: r.requests_per_minute, tokens_per_minute: r.tokens_per_minute, tokens_per_day: r.tokens_per_day },
+});
+
+/** Newest first. Key counts are small (dozens), so the list is paged in memory. */
+export const listGatewayKeys = (db: Db): GatewayKey[] =>
+  (db.prepare(`SELECT ${COLUMNS} FROM gateway_keys ORDER BY seq DESC`).all() as KeyRow[]).map(toKey);
+
+export function getGatewayKey(db: Db, id: string): GatewayKey | undefined {
+  const row = db.prepare(`SELECT ${COLUMNS} FROM gateway_keys WHERE id = ?`).get(id) as KeyRow | undefined;
+  return row && toKey(row);
+}
+
+const mustGet = (db: Db, id: string): GatewayKey => {
+  const key = getGatewayKey(db, id);
+  if (!key) throw notFound(`no gateway key ${id}`);
+  return key;
+};
+
+/** The active key a presented secret belongs to, or undefined (unknown, malformed or revoked). */
+export function findActiveKeyBySecret(db: Db, secret: string): GatewayKey | undefined {
+  if (!secret.startsWith(GATEWAY_KEY_PREFIX)) return undefined;
+  const row = db.prepare(`SELECT ${COLUMNS} FROM gateway_keys WHERE secret_hash = ?`).get(hashSecret(secret)) as KeyRow | undefined;
+  return row && row.status === 'active' ? toKey(row) : undefined;
+}
+
+export interface NewGatewayKey {
+  name: string;
+  quota?: Partial<Quota>;
+  created_by: string;
+  /** for seeded history; defaults to now */
+  created_at_ms?: number;
+}
+
+/**
+ * Creates a key and returns its secret, which exists nowhere else afterwards. An active key with
+ * the same name (case-insensitive) is a 409: two live keys an operator cannot tell apart invite
+ * revoking the wrong one. A revoked key's name may be reused.
+ */
+export function createGatewayKey(db: Db, input: NewGatewayKey): { key: GatewayKey; secret: string } {
+  const clash = db.prepare("SELECT id FROM gateway_keys WHERE status = 'active' AND name = ? COLLATE NOCASE").get(input.name) as { id: string } | undefined;
+  if (clash) throw conflict(`an active gateway key named "${input.name}" already exists (${clash.id}); revoke it or choose another name`);
+  const secret = GATEWAY_KEY_PREFIX + randomBytes(32).toString('base64url');
+  const quota: Quota = { ...UNLIMITED, ...stripUndefined(input.quota ?? {}) };
+  const id = newId('key');
+  db.prepare(`INSERT INTO gateway_keys (id, name, status, prefix, secret_hash, created_at, created_by, requests_per_minute, tokens_per_minute, tokens_per_day)
+    VALUES (?, ?, 'active', ?, ?, ?, ?, ?, ?, ?)`)
+    .run(id, input.name, secret.slice(0, DISPLAY_PREFIX_LENGTH), hashSecret(secret), iso(input.created_at_ms), input.created_by,
+      quota.requests_per_minute, quota.tokens_per_minute, quota.tokens_per_day);
+  return { key: mustGet(db, id), secret };
+}
+
+const stripUndefined = (q: Partial<Quota>): Partial<Quota> =>
+  Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined)) as Partial<Quota>;
+
+/** Terminal and idempotent: revoking a revoked key returns it unchanged. */
+export function revokeGatewayKey(db: Db, id: string, atMs?: number): { key: GatewayKey; alreadyRevoked: boolean } {
+  const before = mustGet(db, id);
+  if (before.status === 'revoked') return { key: before, alreadyRevoked: true };
+  db.prepare("UPDATE gateway_keys SET status = 'revoked', revoked_at = ? WHERE id = ?").run(iso(atMs), id);
+  return { key: mustGet(db, id), alreadyRevoked: false };
+}
+
+/** Replaces the whole quota of an active key; a revoked key's quota is frozen (409). */
+export function setGatewayKeyQuota(db: Db, id: string, quota: Quota): { key: GatewayKey; from: Quota } {
+  const before = mustGet(db, id);
+  if (before.status === 'revoked') throw conflict(`gateway key ${id} is revoked; its quota can no longer change`);
+  db.prepare('UPDATE gateway_keys SET requests_per_minute = ?, tokens_per_minute = ?, tokens_per_day = ? WHERE id = ?')
+    .run(quota.requests_per_minute, quota.tokens_per_minute, quota.tokens_per_day, id);
+  return { key: mustGet(db, id), from: before.quota };
+}
+
+export const touchGatewayKey = (db: Db, id: string, atMs: number): void => {
+  db.prepare('UPDATE gateway_keys SET last_used_at = ? WHERE id = ?').run(iso(atMs), id);
+};

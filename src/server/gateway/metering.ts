@@ -1,0 +1,91 @@
+import type { Db } from '../db/open.js';
+import type { Quota } from '../../contract/index.js';
+import { touchGatewayKey } from './keys.js';
+
+const MINUTE_MS = 60_000;
+const DAY_MINUTES = 1440;
+
+export const epochMinute = (ms: number): number => Math.floor(ms / MINUTE_MS);
+
+export interface UsageCounts {
+  requests?: number;
+  rejected?: number;
+  input_tokens?: number;
+  output_tokens?: number;
+}
+
+const upserts = new WeakMap<Db, ReturnType<Db['prepare']>>();
+
+/** Adds counts to one key's minute row (an UPSERT). Also what the demo seeder uses for history. */
+export function recordUsage(db: Db, keyId: string, minute: number, counts: UsageCounts): void {
+  let upsert = upserts.get(db);
+  if (!upsert) {
+    upsert = db.prepare(`INSERT INTO usage_minutes (key_id, minute, requests, rejected, input_tokens, output_tokens)
+    VALUES (@key_id, @minute, @requests, @rejected, @input_tokens, @output_tokens)
+    ON CONFLICT (key_id, minute) DO UPDATE SET
+      requests = requests + excluded.requests,
+      rejected = rejected + excluded.rejected,
+      input_tokens = input_tokens + excluded.input_tokens,
+      output_tokens = output_tokens + excluded.output_tokens`);
+    upserts.set(db, upsert);
+  }
+  upsert.run({
+    key_id: keyId,
+    minute: Math.floor(minute),
+    requests: counts.requests ?? 0,
+    rejected: counts.rejected ?? 0,
+    input_tokens: counts.input_tokens ?? 0,
+    output_tokens: counts.output_tokens ?? 0,
+  });
+}
+
+export type MeterOutcome =
+  | { ok: true }
+  | { ok: false; limit: keyof Quota; retryAfterSeconds: number; detail: string };
+
+/**
+ * Checks the quota against the current windows and records the call (or its rejection) in one
+ * IMMEDIATE transaction, so concurrent calls cannot together pass a limit. Windows are fixed and
+ * UTC-aligned: the current minute, and the day since UTC midnight.
+ */
+export function meterCall(db: Db, keyId: string, quota: Quota, tokens: { input_tokens: number; output_tokens: number }, nowMs: number): MeterOutcome {
+  return db.transaction((): MeterOutcome => {
+    const minute = epochMinute(nowMs);
+    const callTokens = tokens.input_tokens + tokens.output_tokens;
+    const verdict = checkQuota(db, keyId, quota, minute, callTokens, nowMs);
+    recordUsage(db, keyId, minute, verdict.ok ? { requests: 1, ...tokens } : { rejected: 1 });
+    touchGatewayKey(db, keyId, nowMs);
+    return verdict;
+  }).immediate();
+}
+
+function checkQuota(db: Db, keyId: string, quota: Quota, minute: number, callTokens: number, nowMs: number): MeterOutcome {
+  const toNextMinute = secondsUntil((minute + 1) * MINUTE_MS, nowMs);
+  if (quota.requests_per_minute !== null || quota.tokens_per_minute !== null) {
+    const row = db.prepare('SELECT requests, input_tokens + output_tokens AS tokens FROM usage_minutes WHERE key_id = ? AND minute = ?')
+      .get(keyId, minute) as { requests: number; tokens: number } | undefined;
+    const used = row ?? { requests: 0, tokens: 0 };
+    if (quota.requests_per_minute !== null && used.requests + 1 > quota.requests_per_minute) {
+      return { ok: false, limit: 'requests_per_minute', retryAfterSeconds: toNextMinute, detail: `quota of ${quota.requests_per_minute} requests per minute reached` };
+    }
+    if (quota.tokens_per_minute !== null && used.tokens + callTokens > quota.tokens_per_minute) {
+      return { ok: false, limit: 'tokens_per_minute', retryAfterSeconds: toNextMinute, detail: tooMany(quota.tokens_per_minute, 'minute', callTokens) };
+    }
+  }
+  if (quota.tokens_per_day !== null) {
+    const dayStart = minute - (minute % DAY_MINUTES);
+    const used = db.prepare('SELECT COALESCE(SUM(input_tokens + output_tokens), 0) FROM usage_minutes WHERE key_id = ? AND minute >= ? AND minute <= ?')
+      .pluck().get(keyId, dayStart, minute) as number;
+    if (used + callTokens > quota.tokens_per_day) {
+      return { ok: false, limit: 'tokens_per_day', retryAfterSeconds: secondsUntil((dayStart + DAY_MINUTES) * MINUTE_MS, nowMs), detail: tooMany(quota.tokens_per_day, 'day', callTokens) };
+    }
+  }
+  return { ok: true };
+}
+
+const secondsUntil = (atMs: number, nowMs: number) => Math.max(1, Math.ceil((atMs - nowMs) / 1000));
+
+const tooMany = (limit: number, window: string, callTokens: number) =>
+  callTokens > limit
+    ? `this call alone needs ${callTokens} tokens, more than the quota of ${limit} tokens per ${window}`
+    : `quota of ${limit} tokens per ${window} reached`;
