@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Db } from './db/open.js';
 import type { ServerConfig } from './config.js';
 import { ApiError } from './errors.js';
@@ -18,8 +18,27 @@ const unauthorized = (detail: string) =>
 /** Highest role first: a subject holding several gets the strongest it was granted. */
 const RANK: Role[] = ['it_admin', 'app_owner', 'auditor'];
 
+/** A claim by name, or by dotted path when no claim has that exact name (Keycloak's realm_access.roles). */
+function claimAt(payload: JWTPayload, name: string): unknown {
+  if (name in payload) return payload[name];
+  return name.split('.').reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), payload);
+}
+
+const DISCOVERY_TIMEOUT_MS = 5000;
+
+/**
+ * Errors that say the identity provider's keys could not be had (unreachable, timed out, a
+ * broken JWKS), as opposed to a token that failed verification: those are 503, not 401.
+ */
+function isProviderUnavailable(err: unknown): boolean {
+  if (err instanceof ProviderUnavailable) return true;
+  if (!(err instanceof joseErrors.JOSEError)) return true;
+  return err.code === 'ERR_JWKS_TIMEOUT' || err.code === 'ERR_JWKS_INVALID' || err.code === 'ERR_JOSE_GENERIC';
+}
+class ProviderUnavailable extends Error {}
+
 export function rolesFromClaims(payload: JWTPayload, sso: NonNullable<ServerConfig['sso']>): Role | null {
-  const raw = payload[sso.role_claim];
+  const raw = claimAt(payload, sso.role_claim);
   const values = (Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(/[\s,]+/) : []).filter(
     (v): v is string => typeof v === 'string',
   );
@@ -40,10 +59,14 @@ export function createAuthenticator(db: Db, config: ServerConfig): Authenticator
     if (jwks) return jwks;
     let uri = sso!.jwks_uri;
     if (!uri) {
-      const res = await fetch(new URL('.well-known/openid-configuration', sso!.issuer.replace(/\/?$/, '/')));
-      if (!res.ok) throw new Error(`discovery answered ${res.status}`);
-      uri = ((await res.json()) as { jwks_uri?: string }).jwks_uri;
-      if (!uri) throw new Error('discovery has no jwks_uri');
+      const res = await fetch(new URL('.well-known/openid-configuration', sso!.issuer.replace(/\/?$/, '/')), {
+        signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS),
+      }).catch((err: Error) => {
+        throw new ProviderUnavailable(`discovery failed: ${err.name === 'TimeoutError' ? 'timed out' : ((err.cause as Error | undefined)?.message ?? err.message)}`);
+      });
+      if (!res.ok) throw new ProviderUnavailable(`discovery answered ${res.status}`);
+      uri = ((await res.json().catch(() => ({}))) as { jwks_uri?: string }).jwks_uri;
+      if (!uri) throw new ProviderUnavailable('discovery has no jwks_uri');
     }
     jwks = createRemoteJWKSet(new URL(uri));
     return jwks;
@@ -63,6 +86,11 @@ export function createAuthenticator(db: Db, config: ServerConfig): Authenticator
       try {
         ({ payload } = await jwtVerify(credential, await getJwks(), { issuer: sso.issuer, audience: sso.audience }));
       } catch (err) {
+        if (isProviderUnavailable(err)) {
+          const cause = (err as Error).cause as Error | undefined;
+          const reason = `${(err as Error).message}${cause?.message ? `: ${cause.message}` : ''}`;
+          throw new ApiError(503, `cannot verify identity-provider tokens right now (${reason})`, { headers: { 'Retry-After': '30' } });
+        }
         throw unauthorized(`identity-provider token rejected: ${(err as Error).message}`);
       }
       const role = rolesFromClaims(payload, sso);

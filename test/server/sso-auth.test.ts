@@ -1,0 +1,188 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { generateKeyPair, importJWK, SignJWT, type JWTPayload } from 'jose';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { fixtureConfig } from '../helpers/fixtures.js';
+import { startHttpPeer } from '../helpers/http-peer.js';
+import { startOidcProvider, type OidcPeer } from '../helpers/oidc.js';
+
+const AUDIENCE = 'urn:appliance-admin';
+const SECRET = 'a-client-secret-long-enough-for-oidc-provider';
+const ROLE_MAP = { 'aa-admins': 'it_admin', 'aa-owners': 'app_owner', 'aa-auditors': 'auditor' } as const;
+
+let op: OidcPeer;
+let s: TestServer;
+const issued: string[] = [];
+
+beforeAll(async () => {
+  op = await startOidcProvider({
+    roleClaim: 'groups',
+    clients: [
+      { client_id: 'admin-cli', client_secret: SECRET, roles: ['aa-admins'] },
+      { client_id: 'owner-cli', client_secret: SECRET, roles: ['aa-owners'] },
+      { client_id: 'auditor-cli', client_secret: SECRET, roles: ['staff', 'aa-auditors'] },
+      { client_id: 'both-cli', client_secret: SECRET, roles: ['aa-auditors', 'aa-owners'] },
+      { client_id: 'named-cli', client_secret: SECRET, roles: ['it_admin'] },
+      { client_id: 'norole-cli', client_secret: SECRET },
+      { client_id: 'stranger-cli', client_secret: SECRET, roles: ['staff'] },
+    ],
+  });
+  s = await startTestServer({
+    config: (root) => fixtureConfig(root, { sso: { issuer: op.issuer, audience: AUDIENCE, role_claim: 'groups', subject_claim: 'sub', role_map: ROLE_MAP } }),
+  });
+});
+afterAll(async () => {
+  await Promise.all([s?.close(), op?.close()]);
+});
+
+const token = async (clientId: string, resource?: string) => {
+  const t = await op.accessToken(clientId, resource);
+  issued.push(t);
+  return t;
+};
+
+/** A token signed with the provider's own key (served in its JWKS), for claims the provider will not issue. */
+async function signWithProviderKey(claims: JWTPayload, opts: { issuer?: string; expiresAt?: number } = {}) {
+  const key = await importJWK(op.signingKey, 'RS256');
+  const now = Math.floor(Date.now() / 1000);
+  const t = await new SignJWT({ groups: ['aa-admins'], ...claims })
+    .setProtectedHeader({ alg: 'RS256', kid: op.signingKey.kid, typ: 'at+jwt' })
+    .setIssuer(opts.issuer ?? op.issuer)
+    .setAudience(AUDIENCE)
+    .setSubject('crafted')
+    .setIssuedAt(opts.expiresAt ? opts.expiresAt - 600 : now)
+    .setExpirationTime(opts.expiresAt ?? now + 600)
+    .sign(key);
+  issued.push(t);
+  return t;
+}
+
+describe('SSO access tokens from a real OpenID provider', () => {
+  it('maps the role claim to each of the three roles', async () => {
+    for (const [client, role] of [['admin-cli', 'it_admin'], ['owner-cli', 'app_owner'], ['auditor-cli', 'auditor'], ['both-cli', 'app_owner'], ['named-cli', 'it_admin']] as const) {
+      const res = await s.call('GET', '/session', { token: await token(client) });
+      expect(res.status, client).toBe(200);
+      expect(res.json).toMatchObject({ subject: client, role });
+      expect(res.json.expires_at).toMatch(/^\d{4}-/);
+    }
+  });
+
+  it('lets an it_admin token mutate and refuses an auditor token with 403, both audited under the token subject', async () => {
+    const body = { provider: 'oidc', issuer_url: op.issuer };
+    const admin = await s.call('POST', '/identity/test', { token: await token('admin-cli'), body });
+    expect(admin.status).toBe(200);
+    expect(admin.json.ok).toBe(true);
+    const auditor = await s.call('POST', '/identity/test', { token: await token('auditor-cli'), body });
+    expect(auditor.status).toBe(403);
+    expect(auditor.json.code).toBe('SVC-ADMIN-403');
+    const rows = s.server.db.prepare("SELECT actor_subject, actor_role, outcome FROM audit WHERE action = 'identity.test' ORDER BY at_ms").all();
+    expect(rows).toEqual([
+      { actor_subject: 'admin-cli', actor_role: 'it_admin', outcome: 'success' },
+      { actor_subject: 'auditor-cli', actor_role: 'auditor', outcome: 'denied' },
+    ]);
+  });
+
+  it('refuses a token for another audience with 401', async () => {
+    const res = await s.call('GET', '/session', { token: await token('admin-cli', 'urn:some-other-api') });
+    expect(res.status).toBe(401);
+    expect(res.json.code).toBe('SVC-ADMIN-401');
+    expect(res.json.detail).toMatch(/aud/);
+    expect(res.headers['www-authenticate']).toMatch(/^Bearer/);
+  });
+
+  it('refuses a token from another issuer with 401', async () => {
+    const res = await s.call('GET', '/session', { token: await signWithProviderKey({}, { issuer: 'https://evil.example.com' }) });
+    expect(res.status).toBe(401);
+    expect(res.json.detail).toMatch(/iss/);
+  });
+
+  it('refuses an expired token with 401', async () => {
+    const res = await s.call('GET', '/session', { token: await signWithProviderKey({}, { expiresAt: Math.floor(Date.now() / 1000) - 120 }) });
+    expect(res.status).toBe(401);
+    expect(res.json.detail).toMatch(/exp/);
+  });
+
+  it('accepts a crafted token only because the provider key signed it (control for the cases above)', async () => {
+    const res = await s.call('GET', '/session', { token: await signWithProviderKey({}) });
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ subject: 'crafted', role: 'it_admin' });
+  });
+
+  it('refuses a token signed by another key with 401, with the same or an unknown key id', async () => {
+    const { privateKey } = await generateKeyPair('RS256');
+    for (const kid of [op.signingKey.kid!, 'attacker-key']) {
+      const forged = await new SignJWT({ groups: ['aa-admins'] })
+        .setProtectedHeader({ alg: 'RS256', kid })
+        .setIssuer(op.issuer).setAudience(AUDIENCE).setSubject('mallory').setIssuedAt().setExpirationTime('10m')
+        .sign(privateKey);
+      const res = await s.call('GET', '/session', { token: forged });
+      expect(res.status, kid).toBe(401);
+    }
+  });
+
+  it('refuses an unsigned (alg none) token with 401', async () => {
+    const enc = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    const now = Math.floor(Date.now() / 1000);
+    const unsigned = `${enc({ alg: 'none', typ: 'JWT' })}.${enc({ iss: op.issuer, aud: AUDIENCE, sub: 'mallory', groups: ['aa-admins'], exp: now + 600 })}.`;
+    const res = await s.call('GET', '/session', { token: unsigned });
+    expect(res.status).toBe(401);
+  });
+
+  it('answers 403 with a clear detail for a valid token without a role claim or without a mapped role', async () => {
+    for (const client of ['norole-cli', 'stranger-cli']) {
+      const res = await s.call('GET', '/session', { token: await token(client) });
+      expect(res.status, client).toBe(403);
+      expect(res.json.code).toBe('SVC-ADMIN-403');
+      expect(res.json.detail).toMatch(/no role in claim groups/);
+    }
+  });
+
+  it('keeps on-host tokens working beside SSO', async () => {
+    const res = await s.call('GET', '/session', { role: 'auditor' });
+    expect(res.status).toBe(200);
+    expect(res.json.role).toBe('auditor');
+  });
+
+  it('never stores a bearer token in the database', () => {
+    const files = readdirSync(s.dataDir).map((f) => readFileSync(join(s.dataDir, f)).toString('latin1'));
+    expect(issued.length).toBeGreaterThan(5);
+    for (const t of [...issued, ...Object.values(s.tokens)]) {
+      const signature = t.split('.').at(-1)!;
+      for (const content of files) expect(content.includes(signature)).toBe(false);
+    }
+  });
+});
+
+describe('SSO configuration variants', () => {
+  it('reads a nested role claim by dotted path (realm_access.roles)', async () => {
+    const nested = await startTestServer({
+      config: (root) => fixtureConfig(root, { sso: { issuer: op.issuer, audience: AUDIENCE, role_claim: 'realm_access.roles', subject_claim: 'sub', role_map: ROLE_MAP } }),
+    });
+    try {
+      const res = await nested.call('GET', '/session', { token: await signWithProviderKey({ groups: undefined, realm_access: { roles: ['aa-owners'] } }) });
+      expect(res.status).toBe(200);
+      expect(res.json.role).toBe('app_owner');
+    } finally {
+      await nested.close();
+    }
+  });
+
+  it('answers 503, not 401, while the identity provider cannot be reached; on-host tokens still work', async () => {
+    const gone = await startHttpPeer(() => {});
+    const issuer = gone.url;
+    await gone.close();
+    const offline = await startTestServer({
+      config: (root) => fixtureConfig(root, { sso: { issuer, audience: AUDIENCE, role_claim: 'groups', subject_claim: 'sub', role_map: ROLE_MAP } }),
+    });
+    try {
+      const res = await offline.call('GET', '/session', { token: await signWithProviderKey({}, { issuer }) });
+      expect(res.status).toBe(503);
+      expect(res.json.detail).toMatch(/cannot verify identity-provider tokens.*ECONNREFUSED/);
+      expect(res.headers['retry-after']).toBe('30');
+      expect((await offline.call('GET', '/session')).status).toBe(200);
+    } finally {
+      await offline.close();
+    }
+  });
+});
