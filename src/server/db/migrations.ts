@@ -125,4 +125,30 @@ CREATE INDEX journal_run ON journal (run_id, seq);
 CREATE INDEX journal_channel ON journal (channel, seq);
 `,
   },
+  {
+    version: 2,
+    name: 'governance lists in time order',
+    // Lists read newest first by (time, seq) with keyset paging. The first equality filter present
+    // (in the order action > actor > outcome, run_id > agent > channel > status) drives the scan
+    // through its (filter, time, seq) index, which returns the page in order without sorting; the
+    // lower-priority filter columns trail in that index so a rare combination is rejected from the
+    // index, without reading table rows. These replace the (filter, seq) indexes, which no query
+    // orders by; an equality lookup uses the new ones just as well.
+    sql: `
+DROP INDEX audit_actor;
+DROP INDEX audit_action;
+DROP INDEX audit_outcome;
+CREATE INDEX audit_action_at ON audit (action, at_ms, seq, actor_subject, outcome);
+CREATE INDEX audit_actor_at ON audit (actor_subject, at_ms, seq, outcome);
+CREATE INDEX audit_outcome_at ON audit (outcome, at_ms);
+DROP INDEX journal_agent;
+DROP INDEX journal_status;
+DROP INDEX journal_run;
+DROP INDEX journal_channel;
+CREATE INDEX journal_run_started ON journal (run_id, started_ms);
+CREATE INDEX journal_agent_started ON journal (agent, started_ms, seq, channel, status);
+CREATE INDEX journal_channel_started ON journal (channel, started_ms, seq, status);
+CREATE INDEX journal_status_started ON journal (status, started_ms);
+`,
+  },
 ];

@@ -1,13 +1,14 @@
-import { ApiError } from '../errors.js';
 import type { GroupFactory } from '../http/route-kit.js';
+import { auditCsvColumns, auditSpec, listAudit, toAuditEntry } from '../governance/audit-trail.js';
+import { journalCsvColumns, journalSpec, listJournal, toJournalEntry } from '../governance/agent-journal.js';
+import { startExport } from '../governance/export.js';
 
-const todo = { run: () => { throw new ApiError(503, 'not implemented yet'); } };
-
+/** Read side of governance: audit trail and agent journal, paged lists and streamed exports. */
 export const governanceGroup: GroupFactory = () => ({
   handlers: {
-    listAudit: todo,
-    exportAudit: todo,
-    listJournal: todo,
-    exportJournal: todo,
+    listAudit: { run: ({ query }, { db }) => ({ body: listAudit(db, query) }) },
+    exportAudit: { run: ({ query }, ctx) => ({ file: startExport(ctx, auditSpec, query, toAuditEntry, auditCsvColumns) }) },
+    listJournal: { run: ({ query }, { db }) => ({ body: listJournal(db, query) }) },
+    exportJournal: { run: ({ query }, ctx) => ({ file: startExport(ctx, journalSpec, query, toJournalEntry, journalCsvColumns) }) },
   },
 });

@@ -1,0 +1,72 @@
+import type { Statement } from 'better-sqlite3';
+import type { Db } from '../db/open.js';
+import type { AuditRecord } from '../audit.js';
+import { iso, newId } from '../ids.js';
+import { journalInsert, journalRow, type JournalRecord } from './journal-writer.js';
+
+/** Seeders and benchmarks: many rows, one prepared statement, one transaction (all or none). */
+
+export type AuditSeed = AuditRecord & { id?: string };
+
+const OUTCOMES = new Set(['success', 'denied', 'failed']);
+const ROLES = new Set(['it_admin', 'app_owner', 'auditor']);
+const auditInserts = new WeakMap<Db, Statement>();
+
+function auditInsert(db: Db): Statement {
+  let st = auditInserts.get(db);
+  if (!st) {
+    st = db.prepare(`INSERT INTO audit (id, at, at_ms, actor_subject, actor_role, action, target_type, target_id, outcome, status, request_id, source_ip, details)
+      VALUES (@id, @at, @at_ms, @actor_subject, @actor_role, @action, @target_type, @target_id, @outcome, @status, @request_id, @source_ip, @details)`);
+    auditInserts.set(db, st);
+  }
+  return st;
+}
+
+/** The row to insert; throws TypeError on an entry the audit list's contract could not show. */
+function auditRow(r: AuditSeed, now: number) {
+  const bad = (why: string): never => { throw new TypeError(`audit entry: ${why}`); };
+  if (!r.actor?.subject || typeof r.actor.subject !== 'string') bad('actor.subject is required');
+  if (r.actor.role !== null && !ROLES.has(r.actor.role)) bad(`unknown role ${String(r.actor.role)}`);
+  if (!r.action || typeof r.action !== 'string') bad('action is required');
+  if (typeof r.target?.type !== 'string') bad('target.type is required');
+  if (!OUTCOMES.has(r.outcome)) bad(`unknown outcome ${String(r.outcome)}`);
+  if (!Number.isInteger(r.status)) bad('status must be an integer');
+  if (r.at_ms !== undefined && !Number.isSafeInteger(r.at_ms)) bad('at_ms must be epoch milliseconds');
+  const at_ms = r.at_ms ?? now;
+  return {
+    id: r.id ?? newId('aud'),
+    at: iso(at_ms),
+    at_ms,
+    actor_subject: r.actor.subject,
+    actor_role: r.actor.role,
+    action: r.action,
+    target_type: r.target.type,
+    target_id: r.target.id,
+    outcome: r.outcome,
+    status: r.status,
+    request_id: r.request_id,
+    source_ip: r.source_ip,
+    details: JSON.stringify(r.details ?? {}),
+  };
+}
+
+/** Inserts audit entries in one transaction; at_ms defaults to now. Returns how many. */
+export function insertAuditBatch(db: Db, rows: Iterable<AuditSeed>): number {
+  const insert = auditInsert(db);
+  const now = Date.now();
+  return db.transaction(() => {
+    let n = 0;
+    for (const r of rows) { insert.run(auditRow(r, now)); n++; }
+    return n;
+  })();
+}
+
+/** Inserts journal entries in one transaction. Returns how many. */
+export function insertJournalBatch(db: Db, rows: Iterable<JournalRecord>): number {
+  const insert = journalInsert(db);
+  return db.transaction(() => {
+    let n = 0;
+    for (const r of rows) { insert.run(journalRow(r)); n++; }
+    return n;
+  })();
+}

@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+
+/** How one governance table is filtered and ordered. */
+export interface TableSpec {
+  kind: 'audit' | 'journal';
+  table: string;
+  /** epoch-ms column the time range applies to; rows are ordered by (time, seq) */
+  timeColumn: string;
+  /** the selected columns; includes seq and timeColumn */
+  select: string;
+  /**
+   * Equality filters (query name -> column), most selective first: the first one present drives
+   * the scan through its (column, time) index, the others are checked on the rows it yields.
+   */
+  equals: readonly { name: string; column: string }[];
+  /** the equality filter that also accepts a trailing `*` for a prefix match */
+  prefixable?: string;
+}
+
+/** Filters in a canonical form: what the query runs with and what a cursor is bound to. */
+export interface Filters {
+  startMs?: number;
+  endMs?: number;
+  /** column -> exact value, only for filters present */
+  equals: Record<string, string>;
+  /** the prefixable column's value before its trailing `*` */
+  prefix?: { column: string; value: string };
+}
+
+export function normalizeFilters(spec: TableSpec, q: Record<string, unknown>): Filters {
+  const f: Filters = { equals: {} };
+  if (typeof q.start_time === 'string') f.startMs = Date.parse(q.start_time);
+  if (typeof q.end_time === 'string') f.endMs = Date.parse(q.end_time);
+  for (const { name, column } of spec.equals) {
+    const v = q[name];
+    if (typeof v !== 'string') continue;
+    if (name === spec.prefixable && v.endsWith('*')) f.prefix = { column, value: v.slice(0, -1) };
+    else f.equals[column] = v;
+  }
+  // `*` alone matches everything: no filter at all.
+  if (f.prefix?.value === '') delete f.prefix;
+  return f;
+}
+
+/** The query filters as given, for the audit entry of an export (metadata only: names, not content). */
+export function filterDetails(spec: TableSpec, q: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of ['start_time', 'end_time', ...spec.equals.map((e) => e.name)]) {
+    if (typeof q[name] === 'string') out[name] = q[name] as string;
+  }
+  return out;
+}
+
+/** A short hash of the canonical filters; a cursor carries it so it only continues the same query. */
+export function fingerprint(spec: TableSpec, f: Filters): string {
+  const canonical = JSON.stringify([
+    spec.kind,
+    f.startMs ?? null,
+    f.endMs ?? null,
+    Object.entries(f.equals).sort(([a], [b]) => (a < b ? -1 : 1)),
+    f.prefix ?? null,
+  ]);
+  return createHash('sha256').update(canonical).digest('base64url').slice(0, 12);
+}
