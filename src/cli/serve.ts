@@ -3,6 +3,7 @@ import pino from 'pino';
 import { buildServer } from '../server/app.js';
 import { loadConfig } from '../server/config.js';
 import { readFileSync } from 'node:fs';
+import { announceReady } from '../server/demo/ipc-ready.js';
 
 export const SERVE_USAGE = `Usage: appliance-admin serve --data DIR [--port 8080] [--host 127.0.0.1] [--demo] [--config FILE]
                             [--tls-cert FILE --tls-key FILE] [--log-level info]`;
@@ -20,6 +21,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
       'tls-key': { type: 'string' },
       'log-level': { type: 'string', default: 'info' },
       help: { type: 'boolean', short: 'h' },
+      // hidden: a parent that forked this process (the embedded demo) gets the URL and tokens over IPC
+      'ipc-ready': { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -50,18 +53,27 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const actualPort = typeof addr === 'object' && addr ? addr.port : port;
   const hostForUrl = values.host.includes(':') ? `[${values.host}]` : values.host;
   console.log(`appliance-admin listening on ${tls ? 'https' : 'http'}://${hostForUrl}:${actualPort}/v1/admin`);
+  const ipc = values['ipc-ready'] && typeof process.send === 'function';
+  if (ipc) announceReady(server.db, `${tls ? 'https' : 'http'}://${hostForUrl}:${actualPort}`);
 
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
+      process.off('disconnect', stop);
       resolve();
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    // the parent is gone (or let go of us, maybe while we were starting): do not linger
+    if (ipc) {
+      process.on('disconnect', stop);
+      if (!process.connected) stop();
+    }
   });
   logger.info('shutting down');
   await server.close();
+  if (ipc && process.connected) process.disconnect();
   return 0;
 }
 

@@ -1,0 +1,84 @@
+import type { ServerConfig } from '../config.js';
+import type { Rng } from './prng.js';
+
+/** The demo's agents, the channels they answer on, the tools they call and the workload they use. */
+export interface DemoAgent {
+  name: string;
+  channels: string[];
+  tools: string[];
+  workload: string;
+  weight: number;
+}
+
+export const DEMO_AGENTS: DemoAgent[] = [
+  { name: 'hr-assistant', channels: ['chan_teams', 'chan_web'], tools: ['search_docs', 'policy_lookup', 'calendar_lookup'], workload: 'chat', weight: 3 },
+  { name: 'finance-analyst', channels: ['chan_web', 'chan_api'], tools: ['sql_query', 'ledger_lookup', 'search_docs'], workload: 'extract', weight: 2 },
+  { name: 'it-helpdesk', channels: ['chan_teams', 'chan_slack', 'chan_web'], tools: ['search_docs', 'kb_lookup', 'create_ticket'], workload: 'chat', weight: 3 },
+  { name: 'sales-copilot', channels: ['chan_teams', 'chan_slack'], tools: ['crm_lookup', 'search_docs', 'draft_email'], workload: 'summarize', weight: 2 },
+  { name: 'contract-reviewer', channels: ['chan_api'], tools: ['search_docs', 'extract_clauses'], workload: 'extract', weight: 1 },
+];
+
+const TOOL_MS: Record<string, [number, number]> = {
+  sql_query: [120, 2500],
+  crm_lookup: [200, 1500],
+  create_ticket: [300, 1200],
+  search_docs: [80, 900],
+};
+
+export interface PlannedStep {
+  tool: string | null;
+  duration_ms: number;
+  /** pause before the step starts */
+  gap_ms: number;
+  input_tokens: number;
+  output_tokens: number;
+  status: 'succeeded' | 'failed' | 'cancelled';
+}
+
+export interface PlannedRun {
+  agent: DemoAgent;
+  channel: string;
+  steps: PlannedStep[];
+}
+
+/** Channels an agent may use on this appliance: its own that the config has, else the first configured. */
+export function agentChannels(agent: DemoAgent, config: ServerConfig): string[] {
+  const known = new Set(config.channels.map((c) => c.id));
+  const own = agent.channels.filter((c) => known.has(c));
+  return own.length ? own : [config.channels[0]?.id ?? 'chan_web'];
+}
+
+/**
+ * One agent run: a model step to plan, then tool calls each followed by a model step, the last
+ * model step answering. Most runs succeed; some fail at a step (a tool error) or are cancelled
+ * (budget reached, user left), and stop there.
+ */
+export function planRun(rng: Rng, config: ServerConfig): PlannedRun {
+  const agent = rng.weighted(DEMO_AGENTS.map((a) => [a, a.weight] as const));
+  const channel = rng.pick(agentChannels(agent, config));
+  const tools = rng.weighted([[1, 3], [2, 4], [3, 3], [4, 2], [5, 1]] as const);
+  const steps: PlannedStep[] = [];
+  let context = rng.int(400, 1800);
+  const model = (): PlannedStep => {
+    const output = rng.int(30, 700);
+    const step: PlannedStep = { tool: null, duration_ms: rng.int(350, 2800), gap_ms: rng.int(5, 60), input_tokens: context, output_tokens: output, status: 'succeeded' };
+    context += output;
+    return step;
+  };
+  steps.push(model());
+  for (let i = 0; i < tools; i++) {
+    const tool = rng.pick(agent.tools);
+    const [lo, hi] = TOOL_MS[tool] ?? [60, 700];
+    steps.push({ tool, duration_ms: rng.int(lo, hi), gap_ms: rng.int(2, 30), input_tokens: 0, output_tokens: 0, status: 'succeeded' });
+    context += rng.int(150, 1200);
+    steps.push(model());
+  }
+  const ending = rng.weighted([['succeeded', 91], ['failed', 6], ['cancelled', 3]] as const);
+  if (ending !== 'succeeded') {
+    const at = rng.int(1, steps.length - 1);
+    steps.length = at + 1;
+    steps[at].status = ending;
+    if (ending === 'cancelled') steps[at].duration_ms = rng.int(0, steps[at].duration_ms);
+  }
+  return { agent, channel, steps };
+}

@@ -1,0 +1,30 @@
+import type { Db } from '../db/open.js';
+import type { ServerConfig } from '../config.js';
+import { insertJournalBatch } from '../governance/bulk.js';
+import type { JournalRecord } from '../governance/journal-writer.js';
+import { MINUTE, sampleBusyTime } from './activity.js';
+import { planRun } from './agents.js';
+import type { Rng } from './prng.js';
+
+export const JOURNAL_RUNS = 3600;
+
+/** Agent runs over the window, every step finished, written oldest first. Returns the row count. */
+export function seedJournal(db: Db, config: ServerConfig, rng: Rng, from: number, to: number): number {
+  const rows: JournalRecord[] = [];
+  const times = rng.fork();
+  for (let r = 0; r < JOURNAL_RUNS; r++) {
+    const run = planRun(rng, config);
+    const run_id = rng.id('run');
+    let t = sampleBusyTime(times, from, to - 15 * MINUTE, 0.05);
+    run.steps.forEach((s, step) => {
+      t += s.gap_ms;
+      rows.push({
+        id: rng.id('jrn'), run_id, agent: run.agent.name, channel: run.channel, step, tool: s.tool, status: s.status,
+        started_ms: t, ended_ms: t + s.duration_ms, input_tokens: s.input_tokens, output_tokens: s.output_tokens,
+      });
+      t += s.duration_ms;
+    });
+  }
+  rows.sort((a, b) => a.started_ms - b.started_ms);
+  return insertJournalBatch(db, rows);
+}

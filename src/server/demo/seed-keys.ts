@@ -1,0 +1,97 @@
+import type { Db } from '../db/open.js';
+import type { Quota } from '../../contract/index.js';
+import { ApiError } from '../errors.js';
+import { createGatewayKey, revokeGatewayKey, touchGatewayKey } from '../gateway/keys.js';
+import { recordUsage } from '../gateway/metering.js';
+import { activityAt, DAY, MINUTE } from './activity.js';
+import type { Rng } from './prng.js';
+
+interface DemoKeySpec {
+  name: string;
+  created_by: string;
+  /** days before now */
+  createdDaysAgo: number;
+  revokedDaysAgo?: number;
+  quota: Partial<Quota>;
+  /** requests per 15 minutes at full office activity */
+  load: number;
+  /** average input / output tokens per request */
+  tokens: [number, number];
+}
+
+const q = (requests_per_minute: number | null, tokens_per_minute: number | null, tokens_per_day: number | null): Quota =>
+  ({ requests_per_minute, tokens_per_minute, tokens_per_day });
+
+export const DEMO_KEYS: DemoKeySpec[] = [
+  { name: 'hr-assistant-prod', created_by: 'alice.martin@northwind.example', createdDaysAgo: 84, quota: q(120, 60_000, 2_000_000), load: 60, tokens: [900, 260] },
+  { name: 'finance-analyst-prod', created_by: 'dmitri.ivanov@northwind.example', createdDaysAgo: 71, quota: q(60, 40_000, 1_000_000), load: 30, tokens: [1600, 420] },
+  { name: 'it-helpdesk-bot', created_by: 'ben.okafor@northwind.example', createdDaysAgo: 120, quota: q(120, null, null), load: 75, tokens: [700, 220] },
+  { name: 'sales-copilot-teams', created_by: 'erin.walsh@northwind.example', createdDaysAgo: 45, quota: q(90, 50_000, 1_500_000), load: 45, tokens: [1100, 350] },
+  { name: 'intranet-search', created_by: 'svc-terraform', createdDaysAgo: 150, quota: q(300, null, 5_000_000), load: 110, tokens: [180, 0] },
+  { name: 'code-assist-ide', created_by: 'ben.okafor@northwind.example', createdDaysAgo: 33, quota: q(60, 100_000, null), load: 25, tokens: [2200, 480] },
+  { name: 'contract-extractor-batch', created_by: 'dmitri.ivanov@northwind.example', createdDaysAgo: 12, quota: q(30, 20_000, 500_000), load: 28, tokens: [3200, 600] },
+  { name: 'data-science-sandbox', created_by: 'alice.martin@northwind.example', createdDaysAgo: 5, quota: q(10, 10_000, 100_000), load: 14, tokens: [1400, 500] },
+  { name: 'legacy-chat-widget', created_by: 'ben.okafor@northwind.example', createdDaysAgo: 210, revokedDaysAgo: 20, quota: q(60, null, null), load: 20, tokens: [600, 240] },
+  { name: 'contractor-poc-acme', created_by: 'erin.walsh@northwind.example', createdDaysAgo: 40, revokedDaysAgo: 8, quota: q(20, 15_000, 200_000), load: 9, tokens: [1000, 300] },
+  { name: 'hr-assistant-staging', created_by: 'carla.mendes@northwind.example', createdDaysAgo: 60, revokedDaysAgo: 2, quota: q(30, 20_000, 300_000), load: 6, tokens: [900, 260] },
+  { name: 'mobile-app-beta', created_by: 'svc-terraform', createdDaysAgo: 95, revokedDaysAgo: 26, quota: q(45, 30_000, 600_000), load: 12, tokens: [500, 180] },
+];
+
+export interface SeededKey {
+  id: string;
+  name: string;
+  created_by: string;
+  created_ms: number;
+  revoked_ms: number | null;
+  quota: Quota;
+}
+
+const SLOT_MINUTES = 15;
+
+/**
+ * Creates the demo's gateway keys through the gateway's own key function (the secrets it returns
+ * are dropped on the spot; only hashes are stored) and writes their usage history in 15-minute
+ * slots, following the office-hours curve, until revocation or now.
+ */
+export function seedKeysAndUsage(db: Db, rng: Rng, now: number, historyStart: number): { keys: SeededKey[]; usageRows: number } {
+  const keys: SeededKey[] = [];
+  let usageRows = 0;
+  for (const spec of DEMO_KEYS) {
+    const created_ms = now - spec.createdDaysAgo * DAY - rng.int(0, 8 * 60) * MINUTE;
+    let key;
+    try {
+      ({ key } = createGatewayKey(db, { name: spec.name, quota: spec.quota, created_by: spec.created_by, created_at_ms: created_ms }));
+    } catch (err) {
+      // an operator's own active key already has this name: leave it alone
+      if (err instanceof ApiError && err.status === 409) continue;
+      throw err;
+    }
+    const revoked_ms = spec.revokedDaysAgo === undefined ? null : now - spec.revokedDaysAgo * DAY + rng.int(0, 6 * 60) * MINUTE;
+    const seeded: SeededKey = { id: key.id, name: key.name, created_by: spec.created_by, created_ms, revoked_ms, quota: key.quota };
+    keys.push(seeded);
+
+    const u = rng.fork();
+    const slotMs = SLOT_MINUTES * MINUTE;
+    const from = Math.ceil(Math.max(created_ms, historyStart) / slotMs) * slotMs;
+    const until = Math.min(revoked_ms ?? now, now - MINUTE);
+    const rpm = spec.quota.requests_per_minute ?? Infinity;
+    let last = 0;
+    for (let t = from; t < until; t += slotMs) {
+      const expected = spec.load * activityAt(t) * (0.6 + 0.8 * u.next());
+      const requests = Math.floor(expected + u.next());
+      if (requests <= 0) continue;
+      // Keys with a tight per-minute quota get throttled when a burst lands in one minute.
+      const burst = requests > rpm * 2 || (requests > rpm / 2 && u.chance(0.15));
+      const rejected = burst ? u.int(1, Math.max(1, Math.ceil(requests / 4))) : 0;
+      const served = requests - rejected;
+      const input = Math.round(served * spec.tokens[0] * (0.7 + 0.6 * u.next()));
+      const output = Math.round(served * spec.tokens[1] * (0.7 + 0.6 * u.next()));
+      recordUsage(db, key.id, Math.floor(t / MINUTE), { requests: served, rejected, input_tokens: input, output_tokens: output });
+      usageRows++;
+      last = t + u.int(0, SLOT_MINUTES - 1) * MINUTE;
+    }
+    if (last) touchGatewayKey(db, key.id, Math.min(last, until - MINUTE));
+    if (revoked_ms !== null) revokeGatewayKey(db, key.id, revoked_ms);
+  }
+  return { keys, usageRows };
+}

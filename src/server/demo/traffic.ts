@@ -1,0 +1,207 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Db } from '../db/open.js';
+import type { ServerConfig } from '../config.js';
+import { recordAudit } from '../audit.js';
+import { newId } from '../ids.js';
+import { createGatewayKey, revokeGatewayKey } from '../gateway/keys.js';
+import { recordJournal } from '../governance/journal-writer.js';
+import type { Quota } from '../../contract/index.js';
+import { planRun, type PlannedRun } from './agents.js';
+import { createRng, type Rng } from './prng.js';
+import { journalFinisher } from './journal-steps.js';
+
+export const TRAFFIC_ACTOR = 'demo-traffic-generator';
+const ACTOR = { subject: TRAFFIC_ACTOR, role: 'it_admin' as const };
+
+/** The generator's own keys; the last one has a tight per-minute quota so bursts meet 429. */
+const TRAFFIC_KEYS: { name: string; quota: Partial<Quota> }[] = [
+  { name: 'demo-traffic-1', quota: { requests_per_minute: 120 } },
+  { name: 'demo-traffic-2', quota: { requests_per_minute: 60, tokens_per_minute: 40_000 } },
+  { name: 'demo-traffic-3', quota: { requests_per_minute: 20 } },
+];
+const MAX_LIVE_RUNS = 4;
+
+export interface TrafficOptions {
+  /** pause between ticks: a fixed number, or [min, max] drawn each time (default 1–4 s) */
+  intervalMs?: number | [number, number];
+  /** pause before the first tick (default: one interval) */
+  firstDelayMs?: number;
+  log?: Logger;
+}
+
+export interface TrafficStats {
+  ticks: number;
+  calls: number;
+  /** gateway answers by status */
+  statuses: Record<number, number>;
+  runsStarted: number;
+  stepsWritten: number;
+}
+
+export interface TrafficHandle {
+  readonly stats: TrafficStats;
+  /** ids of the keys this run created (their secrets never leave this module) */
+  readonly keyIds: string[];
+  /** stops at once, waits for the tick in flight, and ends simulated runs still in progress */
+  stop(): Promise<void>;
+}
+
+interface LiveKey { id: string; name: string; secret: string }
+interface LiveRun { plan: PlannedRun; runId: string; index: number; stepId: string; stepStarted: number }
+
+/**
+ * Live demo traffic: every 1–4 s it calls the real gateway front door in-process (app.inject) with
+ * keys it creates for itself, and writes journal steps for simulated agent runs that progress from
+ * running to succeeded, failed or cancelled. Never throws out of its timer; timers are unref'd.
+ */
+export function startTraffic(app: FastifyInstance, db: Db, config: ServerConfig, opts: TrafficOptions = {}): TrafficHandle {
+  const rng: Rng = createRng(Date.now() & 0x7fffffff);
+  const nextDelay = () => (typeof opts.intervalMs === 'number' ? opts.intervalMs : rng.int(...(opts.intervalMs ?? [1000, 4000])));
+  const stats: TrafficStats = { ticks: 0, calls: 0, statuses: {}, runsStarted: 0, stepsWritten: 0 };
+  const keys: LiveKey[] = [];
+  const keyIds: string[] = [];
+  const runs: LiveRun[] = [];
+  const finishStep = journalFinisher(db);
+  let stopped = false;
+  let started = false;
+  let timer: NodeJS.Timeout | undefined;
+  let inFlight: Promise<void> | undefined;
+
+  const schedule = (ms: number) => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      inFlight = tick().finally(() => {
+        inFlight = undefined;
+        schedule(nextDelay());
+      });
+    }, ms);
+    timer.unref();
+  };
+
+  const tick = async () => {
+    try {
+      if (!started) {
+        await app.ready();
+        if (stopped) return;
+        rotateKeys();
+        started = true;
+      }
+      stats.ticks++;
+      const now = Date.now();
+      db.transaction(() => advanceRuns(now))();
+      await callGateway();
+    } catch (err) {
+      opts.log?.warn({ err }, 'demo traffic tick failed');
+    }
+  };
+
+  /** Revokes this generator's keys from an earlier run and creates fresh ones, audited like any change. */
+  const rotateKeys = () => {
+    db.transaction(() => {
+      const old = db.prepare("SELECT id FROM gateway_keys WHERE created_by = ? AND status = 'active'").pluck().all(TRAFFIC_ACTOR) as string[];
+      for (const id of old) {
+        const { key } = revokeGatewayKey(db, id);
+        audit('gateway.key.revoke', key.id, 200, { name: key.name, already_revoked: false });
+      }
+    })();
+    for (const spec of TRAFFIC_KEYS) {
+      try {
+        const { key, secret } = db.transaction(() => {
+          const created = createGatewayKey(db, { name: spec.name, quota: spec.quota, created_by: TRAFFIC_ACTOR });
+          audit('gateway.key.create', created.key.id, 201, { name: created.key.name, quota: created.key.quota });
+          return created;
+        })();
+        keys.push({ id: key.id, name: key.name, secret });
+        keyIds.push(key.id);
+      } catch (err) {
+        opts.log?.warn({ err, name: spec.name }, 'demo traffic could not create its key');
+      }
+    }
+  };
+
+  const audit = (action: string, keyId: string, status: number, details: Record<string, unknown>) =>
+    recordAudit(db, {
+      actor: ACTOR, action, target: { type: 'gateway_key', id: keyId }, outcome: 'success', status,
+      request_id: newId('req'), source_ip: '127.0.0.1', details,
+    });
+
+  const callGateway = async () => {
+    const workloads = config.workloads.map((w) => w.id);
+    if (!workloads.length) return;
+    for (const key of [...keys]) {
+      const tight = key.name === TRAFFIC_KEYS[TRAFFIC_KEYS.length - 1].name;
+      const calls = tight ? (rng.chance(0.06) ? rng.int(8, 14) : rng.int(0, 1)) : rng.int(0, 2);
+      for (let i = 0; i < calls && !stopped; i++) {
+        const res = await app.inject({
+          method: 'POST',
+          url: `/v1/gateway/${encodeURIComponent(rng.pick(workloads))}`,
+          headers: { authorization: `Bearer ${key.secret}`, 'content-type': 'application/json' },
+          payload: JSON.stringify({ prompt: 'demo traffic '.repeat(rng.int(5, 120)), max_tokens: rng.pick([64, 128, 256, 512]) }),
+        });
+        stats.calls++;
+        stats.statuses[res.statusCode] = (stats.statuses[res.statusCode] ?? 0) + 1;
+        if (res.statusCode === 401) {
+          // revoked by someone (the dashboard, say): the generator respects it and stops using it
+          keys.splice(keys.indexOf(key), 1);
+          break;
+        }
+        if (res.statusCode === 429) break;
+      }
+    }
+  };
+
+  const beginStep = (run: LiveRun, now: number) => {
+    const step = run.plan.steps[run.index];
+    run.stepStarted = now;
+    run.stepId = recordJournal(db, {
+      run_id: run.runId, agent: run.plan.agent.name, channel: run.plan.channel, step: run.index, tool: step.tool,
+      status: 'running', started_ms: now, ended_ms: null, input_tokens: step.input_tokens, output_tokens: 0,
+    });
+    stats.stepsWritten++;
+  };
+
+  /** Steps end when their planned duration is up (between ticks), the next one starting right after. */
+  const advanceRuns = (now: number) => {
+    for (const run of [...runs]) {
+      for (;;) {
+        const step = run.plan.steps[run.index];
+        const end = run.stepStarted + step.duration_ms;
+        if (end > now) break;
+        finishStep(run.stepId, step.status, run.stepStarted, end, step.input_tokens, step.output_tokens);
+        if (run.index + 1 >= run.plan.steps.length) {
+          runs.splice(runs.indexOf(run), 1);
+          break;
+        }
+        run.index++;
+        beginStep(run, Math.min(now, end + run.plan.steps[run.index].gap_ms));
+      }
+    }
+    if (runs.length < MAX_LIVE_RUNS && rng.chance(0.6)) {
+      const run: LiveRun = { plan: planRun(rng, config), runId: newId('run'), index: 0, stepId: '', stepStarted: now };
+      runs.push(run);
+      stats.runsStarted++;
+      beginStep(run, now);
+    }
+  };
+
+  schedule(opts.firstDelayMs ?? nextDelay());
+
+  return {
+    stats,
+    keyIds,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await inFlight;
+      const now = Date.now();
+      try {
+        for (const run of runs.splice(0)) finishStep(run.stepId, 'cancelled', run.stepStarted, now, run.plan.steps[run.index].input_tokens, 0);
+      } catch (err) {
+        opts.log?.warn({ err }, 'demo traffic could not end its runs');
+      }
+      for (const k of keys.splice(0)) k.secret = '';
+    },
+  };
+}
