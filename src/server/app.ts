@@ -1,11 +1,13 @@
 import Fastify, { type FastifyInstance, type FastifyError } from 'fastify';
 import pino, { type Logger } from 'pino';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { API_PREFIX, buildOpenApi } from '../contract/index.js';
 import { VERSION } from '../version.js';
 import { openDatabase, type Db } from './db/open.js';
 import { createAuthenticator } from './auth.js';
 import { ApiError } from './errors.js';
-import { registerRoutes, sendProblem, etagOf, type GroupContext, type Handlers, type RouteGroup } from './http/route-kit.js';
+import { registerRoutes, sendProblem, etagOf, auditFailure, type GroupContext, type Handlers, type RouteGroup } from './http/route-kit.js';
 import { routeGroups } from './routes/index.js';
 import { recordAudit } from './audit.js';
 import { newId } from './ids.js';
@@ -20,6 +22,44 @@ export interface AdminServer {
 
 const BODY_LIMIT = 64 * 1024;
 
+/** Strict: invalid UTF-8 is refused rather than stored as U+FFFD. */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * JSON.parse reviver refusing what fastify's own parser refuses (`__proto__`, `constructor.prototype`)
+ * and lone surrogates (`"\ud800"`), which SQLite would store mangled.
+ */
+function refuseUnsafeMembers(key: string, value: unknown): unknown {
+  if (key === '__proto__' || (key === 'constructor' && value !== null && typeof value === 'object' && Object.hasOwn(value, 'prototype'))) {
+    throw new ApiError(400, `member name "${key}" is not allowed`);
+  }
+  if (LONE_SURROGATE.test(key) || (typeof value === 'string' && LONE_SURROGATE.test(value))) {
+    throw new ApiError(400, 'a string holds a lone UTF-16 surrogate, which is not Unicode text');
+  }
+  return value;
+}
+
+/** Errors answered by Node or fastify before any route runs, as problem+json like every other error. */
+function clientErrorProblem(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const detail = status === 431 ? 'request headers are too large' : status === 408 ? 'request timed out' : 'malformed HTTP request';
+  const body = JSON.stringify(new ApiError(status, detail).toProblem(newId('req')));
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(err);
+}
+
+function asApiError(err: FastifyError | ApiError): ApiError | null {
+  if (err instanceof ApiError) return err;
+  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new ApiError(413, `request body exceeds ${BODY_LIMIT} bytes`);
+  if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new ApiError(400, 'request body must be application/json');
+  if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) return new ApiError(err.statusCode, err.message);
+  return null;
+}
+
 export async function buildServer(options: ServerOptions): Promise<AdminServer> {
   const log: Logger = options.logger ?? pino({ level: 'silent' });
   const db = openDatabase(options.dataDir);
@@ -30,6 +70,14 @@ export async function buildServer(options: ServerOptions): Promise<AdminServer> 
     requestIdHeader: false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    clientErrorHandler: clientErrorProblem,
+    frameworkErrors: (err, _req, reply) => {
+      // FST_ERR_BAD_URL (bad percent-encoding) and FST_ERR_MAX_PARAM_LENGTH (a path parameter over
+      // 100 characters, the contract's id limit): both are a bad parameter, 400.
+      if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendProblem(reply, new ApiError(400, 'a path parameter is longer than 100 characters'));
+      if (err.code === 'FST_ERR_BAD_URL') return sendProblem(reply, new ApiError(400, 'the URL is not validly percent-encoded'));
+      return sendProblem(reply, new ApiError(500, 'internal error; see the server log with the request id'));
+    },
     ...(options.tls ? { https: options.tls } : {}),
   }) as unknown as FastifyInstance;
 
@@ -39,24 +87,31 @@ export async function buildServer(options: ServerOptions): Promise<AdminServer> 
 
   // Empty JSON bodies (POST …/revoke with Content-Type set) are "no body", not an error.
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, text, done) => {
-    const s = String(text);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, raw, done) => {
+    let s: string;
+    try {
+      s = utf8.decode(raw as Buffer);
+    } catch {
+      return done(new ApiError(400, 'request body is not valid UTF-8'), undefined);
+    }
     if (s.trim() === '') return done(null, undefined);
     try {
-      done(null, JSON.parse(s));
+      done(null, JSON.parse(s, refuseUnsafeMembers));
     } catch (err) {
-      done(new ApiError(400, `malformed JSON: ${(err as Error).message}`), undefined);
+      const reason = err instanceof ApiError ? err.detail : err instanceof RangeError ? 'nested too deeply' : (err as Error).message;
+      done(new ApiError(400, `malformed JSON: ${reason}`), undefined);
     }
   });
 
-  app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
-    if (err instanceof ApiError) return sendProblem(reply, err);
-    const fe = err as FastifyError;
-    if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendProblem(reply, new ApiError(413, `request body exceeds ${BODY_LIMIT} bytes`));
-    if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendProblem(reply, new ApiError(400, 'request body must be application/json'));
-    if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) return sendProblem(reply, new ApiError(fe.statusCode, fe.message));
-    req.log.error({ err }, 'unhandled error');
-    return sendProblem(reply, new ApiError(500, 'internal error; see the server log with the request id'));
+  // Every error becomes problem+json; a failed or denied mutation attempt is audited with the
+  // status the caller actually receives.
+  app.setErrorHandler((caught: FastifyError | ApiError, req, reply) => {
+    let err = asApiError(caught);
+    if (!err) {
+      req.log.error({ err: caught }, 'unhandled error');
+      err = new ApiError(500, 'internal error; see the server log with the request id');
+    }
+    return sendProblem(reply, auditFailure(db, log, req, err) as ApiError);
   });
   app.setNotFoundHandler((req, reply) => sendProblem(reply, new ApiError(404, `no route ${req.method} ${req.url.split('?')[0]}`)));
 

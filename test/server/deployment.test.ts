@@ -7,6 +7,9 @@ import { fixtureConfig, tempDir } from '../helpers/fixtures.js';
 import { detectAccelerators } from '../../src/server/host/accelerators.js';
 import { formatBytes } from '../../src/server/host/units.js';
 import { VERSION } from '../../src/version.js';
+import { migrations } from '../../src/server/db/migrations.js';
+
+const LATEST_SCHEMA = Math.max(...migrations.map((m) => m.version));
 
 /** Requirements every test host meets, so status only reflects what a test changes. */
 const modest = { cpus: 1, memory_bytes: 0, disk_free_bytes: 0, accelerators: 0 };
@@ -136,7 +139,7 @@ describe('install plan', () => {
     const before = await steps();
     expect(Object.keys(before)).toEqual(['host-requirements', 'database', 'models', 'connectors', 'identity', 'gateway-keys']);
     expect(before['host-requirements'].status).toBe('done');
-    expect(before.database).toMatchObject({ status: 'done', detail: 'schema version 1 applied' });
+    expect(before.database).toMatchObject({ status: 'done', detail: `schema version ${LATEST_SCHEMA} applied` });
     expect(before.models).toMatchObject({ status: 'done', detail: '2 of 3 model(s) present' });
     expect(before.connectors.status).toBe('done');
     expect(before.identity).toMatchObject({ status: 'pending', detail: expect.stringContaining('identity provider') });
@@ -208,7 +211,7 @@ describe('settings', () => {
       expect(sections.connectors.conn_docs).toMatchObject({ kind: 'document-sharing', rbac_labels: ['staff'], sources: [{ id: 'src_docs', type: 'directory' }] });
       expect(sections.identity_test.allow_private_addresses).toBe(true);
       expect(sections.workloads).toEqual({ chat: { initial_model_id: null }, summarize: { initial_model_id: 'mistral-7b' }, embed: { initial_model_id: null } });
-      expect(sections.storage).toMatchObject({ data_dir: t.dataDir, schema_version: 1 });
+      expect(sections.storage).toMatchObject({ data_dir: t.dataDir, schema_version: LATEST_SCHEMA });
       expect(sections.server).toMatchObject({ version: VERSION, node_version: process.versions.node });
     } finally {
       await t.close();

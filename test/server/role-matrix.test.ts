@@ -29,6 +29,11 @@ async function sampleRequest(def: RouteDef, s: TestServer, keyId: string): Promi
 }
 
 const DOMAIN_TABLES = ['jobs', 'channels', 'gateway_keys', 'routing', 'app_state', 'connector_state', 'usage_minutes'];
+/** Ingestion jobs started by earlier cases finish in the background; wait so they don't look like a change. */
+async function jobsIdle(s: TestServer) {
+  const busy = s.server.db.prepare("SELECT count(*) FROM jobs WHERE state IN ('queued','running')").pluck();
+  for (let i = 0; i < 200 && (busy.get() as number) > 0; i++) await new Promise((r) => setTimeout(r, 25));
+}
 const dump = (s: TestServer) => Object.fromEntries(DOMAIN_TABLES.map((t) => [t, s.server.db.prepare(`SELECT * FROM ${t} ORDER BY 1`).all()]));
 
 let s: TestServer;
@@ -52,6 +57,7 @@ describe('role matrix: every mutation by every role', () => {
   for (const def of mutations) {
     it(`${def.method} ${def.path}: auditor gets 403 SVC-ADMIN-403, nothing changes, the attempt is audited`, async () => {
       const req = await sampleRequest(def, s, keyId);
+      await jobsIdle(s);
       const before = dump(s);
       const res = await s.call(def.method, req.path, { role: 'auditor', body: req.body });
       expect(res.status).toBe(403);
@@ -79,6 +85,7 @@ describe('metadata boundary', () => {
   for (const def of mutations.filter((d) => d.body)) {
     it(`${def.method} ${def.path}: a content-bearing field is 422 SVC-BOUNDARY-1 and nothing is stored`, async () => {
       const req = await sampleRequest(def, s, keyId);
+      await jobsIdle(s);
       const before = dump(s);
       const res = await s.call(def.method, req.path, { body: { ...(req.body as object), prompt: 'summarise the Q3 board minutes' } });
       expect(res.status).toBe(422);

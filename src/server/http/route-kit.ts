@@ -82,7 +82,8 @@ const zodIssues = (err: z.ZodError, prefix: string): InvalidParam[] =>
 
 function parsePart(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
   if (!schema) {
-    const empty = value === undefined || value === null || (typeof value === 'object' && Object.keys(value as object).length === 0);
+    // `{}` or no body at all; an array, even an empty one, is a body this route does not take
+    const empty = value === undefined || value === null || (typeof value === 'object' && !Array.isArray(value) && Object.keys(value as object).length === 0);
     if (!empty) throw badRequest(`this route takes no ${where}`, [{ name: where, reason: 'not allowed' }]);
     return undefined;
   }
@@ -109,62 +110,107 @@ const defaultTarget = (def: RouteDef, params: Record<string, string> | undefined
   id: params ? (Object.values(params)[0] ?? null) : null,
 });
 
-/** Registers every contract route with its handler: auth, roles, boundary, validation, audit, ETag. */
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** set by the route's onRequest hook, before the body is read */
+    principal?: Principal;
+    /** the attempt is already in the audit trail (denied, success or failed) */
+    audited?: boolean;
+    /** for auditing a failed mutation: its action and target */
+    mutation?: { action: string; target(): Target };
+  }
+}
+
+/** Records a mutation refused for the caller's role and returns the 403 to answer with. */
+function denyMutation(db: Db, req: FastifyRequest): ApiError {
+  const p = req.principal!;
+  req.audited = true;
+  recordAudit(db, {
+    actor: { subject: p.subject, role: p.role }, action: req.mutation!.action, target: req.mutation!.target(), outcome: 'denied',
+    status: 403, request_id: String(req.id), source_ip: req.ip ?? null, details: { reason: `role ${p.role} may not mutate` },
+  });
+  return new ApiError(403, `role ${p.role} may not perform ${req.mutation!.action}`);
+}
+
+/**
+ * Audits a failed mutation attempt by an authenticated caller, whatever failed: body parsing,
+ * the metadata boundary, validation or the handler. Called by the server's error handler.
+ * A caller whose role may not mutate gets the 403 (audited as denied) even when its body was
+ * unreadable: the answer to an auditor's mutation never depends on the body.
+ */
+export function auditFailure(db: Db, log: Logger, req: FastifyRequest, err: unknown): unknown {
+  if (!req.principal || !req.mutation || req.audited) return err;
+  try {
+    if (!mayMutate(req.principal.role)) return denyMutation(db, req);
+    req.audited = true;
+    const status = err instanceof ApiError ? err.status : ((err as { statusCode?: number }).statusCode ?? 500);
+    const details = err instanceof ApiError ? { code: err.code, detail: err.detail.slice(0, 300) } : { code: `SVC-ADMIN-${status}` };
+    recordAudit(db, {
+      actor: { subject: req.principal.subject, role: req.principal.role }, action: req.mutation.action,
+      target: req.mutation.target(), outcome: 'failed', status, request_id: String(req.id), source_ip: req.ip ?? null, details,
+    });
+  } catch (auditErr) {
+    log.error({ err: auditErr }, 'could not audit a failed mutation');
+  }
+  return err;
+}
+
+/**
+ * Registers every contract route with its handler. Authentication runs on request, before the
+ * body is read, so an unauthenticated body is never parsed; the role rule runs once the body is
+ * parsed, so a denied attempt is audited with its target. Then: boundary, validation, handler,
+ * audit, ETag.
+ */
 export function registerRoutes(g: GroupContext, handlers: Partial<Handlers>): void {
-  const { app, db, log } = g;
+  const { app, db } = g;
   for (const [name, def] of Object.entries(routes) as [RouteName, RouteDef][]) {
     const handler = handlers[name] as Handler<RouteName> | undefined;
     if (!handler) throw new Error(`no handler for route ${name}`);
+    const action = def.action ?? def.name;
     app.route({
       method: def.method,
       url: API_PREFIX + def.path,
-      handler: async (req: FastifyRequest, reply: FastifyReply) => {
-        const requestId = String(req.id);
+      onRequest: async (req: FastifyRequest) => {
         const principal = await g.authenticate(req.headers.authorization);
+        req.principal = principal;
+        if (!def.mutates) return;
         const rawParams = (req.params ?? {}) as Record<string, string>;
-        const actor = { subject: principal.subject, role: principal.role };
-        const auditBase = { actor, action: def.action ?? def.name, request_id: requestId, source_ip: req.ip ?? null };
-        const targetFor = () => handler.target?.({ params: rawParams, body: req.body }) ?? defaultTarget(def, rawParams);
-
-        if (def.mutates && !mayMutate(principal.role)) {
-          recordAudit(db, { ...auditBase, target: targetFor(), outcome: 'denied', status: 403, details: { reason: `role ${principal.role} may not mutate` } });
-          throw new ApiError(403, `role ${principal.role} may not perform ${def.action}`);
-        }
-
+        req.mutation = { action, target: () => handler.target?.({ params: rawParams, body: req.body }) ?? defaultTarget(def, rawParams) };
+      },
+      preValidation: async (req: FastifyRequest) => {
+        if (def.mutates && !mayMutate(req.principal!.role)) throw denyMutation(db, req);
+      },
+      handler: async (req: FastifyRequest, reply: FastifyReply) => {
+        const principal = req.principal!;
+        const requestId = String(req.id);
+        const success = (r: HandlerResult) => {
+          recordAudit(db, {
+            actor: { subject: principal.subject, role: principal.role }, action, target: r.target ?? req.mutation!.target(),
+            outcome: 'success', status: r.status ?? def.status, request_id: requestId, source_ip: req.ip ?? null, details: r.details,
+          });
+          req.audited = true;
+        };
         const after: (() => void)[] = [];
         const ctx: HandlerContext = { db, config: g.config, principal, requestId, sourceIp: req.ip ?? null, log: req.log as unknown as Logger, afterCommit: (fn) => after.push(fn) };
+        if (def.mutates) assertMetadataOnly(req.body);
+        const input = {
+          params: parsePart(def.params, req.params, 'params'),
+          query: parsePart(def.query, req.query, 'query'),
+          body: parsePart(def.body, req.body, 'body'),
+        } as HandlerInput<RouteName>;
         let result: HandlerResult;
-        try {
-          if (def.mutates) assertMetadataOnly(req.body);
-          const input = {
-            params: parsePart(def.params, req.params, 'params'),
-            query: parsePart(def.query, req.query, 'query'),
-            body: parsePart(def.body, req.body, 'body'),
-          } as HandlerInput<RouteName>;
-          if (!def.mutates) {
-            result = await handler.run(input, ctx);
-          } else if (handler.async) {
-            result = await handler.run(input, ctx);
-            recordAudit(db, { ...auditBase, target: result.target ?? targetFor(), outcome: 'success', status: result.status ?? def.status, details: result.details });
-          } else {
-            result = db.transaction(() => {
-              const r = handler.run(input, ctx);
-              if (r instanceof Promise) throw new Error(`mutation handler ${name} must be synchronous`);
-              recordAudit(db, { ...auditBase, target: r.target ?? targetFor(), outcome: 'success', status: r.status ?? def.status, details: r.details });
-              return r;
-            })();
-          }
-        } catch (err) {
-          if (def.mutates) {
-            const status = err instanceof ApiError ? err.status : 500;
-            const details = err instanceof ApiError ? { code: err.code, detail: err.detail.slice(0, 300) } : { code: 'SVC-ADMIN-500' };
-            try {
-              recordAudit(db, { ...auditBase, target: targetFor(), outcome: 'failed', status, details });
-            } catch (auditErr) {
-              log.error({ err: auditErr }, 'could not audit a failed mutation');
-            }
-          }
-          throw err;
+        if (!def.mutates) {
+          result = await handler.run(input, ctx);
+        } else if (handler.async) {
+          result = await handler.run(input, ctx);
+          success(result);
+        } else {
+          result = db.transaction(() => {
+            const r = handler.run(input, ctx);
+            if (r instanceof Promise) throw new Error(`mutation handler ${name} must be synchronous`);
+            success(r);
+            return r;
+          })();
         }
         for (const fn of after) setImmediate(fn);
 
