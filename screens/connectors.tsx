@@ -1,0 +1,98 @@
+import type { Connector, Job } from '../src/contract/index.js';
+import { defineScreen, type ActionContext } from '../src/ui/screen-api.js';
+import { ago } from '../src/ui/format.js';
+import { toneOf } from '../src/ui/theme.js';
+
+const FINAL = new Set(['succeeded', 'failed']);
+
+function lastSync(c: Connector): string {
+  const s = c.last_sync;
+  if (!s) return 'never';
+  return s.status === 'failed' ? `${ago(s.at)}, FAILED` : `${ago(s.at)}, ${s.items ?? '?'} items`;
+}
+
+function jobLines(job: Job, connector: string, source: string): string[] {
+  return [
+    `${job.state.toUpperCase()}  ${connector} / ${source}`,
+    `job       ${job.job_id}`,
+    `items     ${job.items ?? (FINAL.has(job.state) ? '–' : 'counting…')}`,
+    `started   ${job.started_at ?? 'not yet'}`,
+    `finished  ${job.finished_at ?? '–'}`,
+    ...(job.error ? [`error     ${job.error}`] : []),
+  ];
+}
+
+/** Follows a job until it finishes or the user stops following (Esc). */
+async function followJob(ctx: ActionContext, jobId: string, connector: string, source: string): Promise<Job | null> {
+  const p = ctx.progress({ title: `Ingestion: ${connector}`, lines: [`QUEUED  job ${jobId}`] });
+  let job: Job | null = null;
+  while (!p.signal.aborted) {
+    job = await ctx.call('getJob', { params: { job_id: jobId }, signal: p.signal }).catch((err) => {
+      if (p.signal.aborted) return job;
+      throw err;
+    });
+    if (!job) break;
+    p.update({ lines: jobLines(job, connector, source), fraction: null, tone: toneOf(job.state) });
+    if (FINAL.has(job.state)) break;
+    await ctx.sleep(Math.min(1000, ctx.refreshIntervalMs), p.signal);
+  }
+  const stopped = p.signal.aborted;
+  p.close();
+  return stopped ? null : job;
+}
+
+export const connectorsScreen = defineScreen<Connector>({
+  name: 'connectors',
+  title: 'Connectors',
+  resources: () => [{ id: 'connectors', route: 'listConnectors', query: { limit: 500 } }],
+  list: {
+    columns: [
+      { header: 'Name', value: (c) => c.name, grow: true, minWidth: 20, maxWidth: 32 },
+      { header: 'Kind', value: (c) => c.kind, maxWidth: 20 },
+      { header: 'State', value: (c) => c.state, tone: (c) => toneOf(c.state) },
+      { header: 'Last sync', value: lastSync, minWidth: 21, maxWidth: 34 },
+      { header: 'RBAC labels', value: (c) => (c.rbac_labels ?? []).join(', '), maxWidth: 30 },
+      { header: 'Sources', value: (c) => (c.sources ?? []).length, align: 'right', width: 7 },
+    ],
+    rowKey: (c) => c.id,
+    empty: 'No connector is configured on this appliance (connectors are set up on the appliance itself).',
+    summary: (rows) => {
+      const by = (s: string) => rows.filter((c) => c.state === s).length;
+      const notes = ['degraded', 'error', 'syncing', 'disabled'].filter((s) => by(s) > 0).map((s) => `${by(s)} ${s}`);
+      return `${rows.length} connector${rows.length === 1 ? '' : 's'}${notes.length ? ` · ${notes.join(' · ')}` : ''}`;
+    },
+  },
+  actions: [
+    {
+      key: 'i',
+      label: 'ingest',
+      mutates: true,
+      capability: 'connector.ingest',
+      needsRow: true,
+      unavailable: (c) => ((c?.sources ?? []).length === 0 ? 'this connector has no sources' : null),
+      async run(ctx, c) {
+        const connector = c!;
+        const source = await ctx.pick({
+          title: `Ingest from ${connector.name}`,
+          message: 'Choose the source to ingest:',
+          items: connector.sources.map((s) => ({ value: s, label: s.name, hint: s.id })),
+        });
+        if (!source) return;
+        const accepted = await ctx.call('ingest', { body: { connector_id: connector.id, source_id: source.id } });
+        ctx.refresh();
+        const job = await followJob(ctx, accepted.job_id, connector.name, source.name);
+        if (!job) {
+          return {
+            title: 'Ingestion started',
+            summary: [`Job ${accepted.job_id} is running; you stopped following it.`, 'The connector\'s last sync updates when it completes.'],
+          };
+        }
+        return {
+          title: job.state === 'succeeded' ? 'Ingestion finished' : 'Ingestion failed',
+          tone: job.state === 'succeeded' ? 'ok' : 'bad',
+          summary: jobLines(job, connector.name, source.name),
+        };
+      },
+    },
+  ],
+});

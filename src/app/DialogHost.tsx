@@ -1,0 +1,37 @@
+import React from 'react';
+import { useStore } from 'zustand';
+import { ConfirmDialog } from '../ui/dialogs/ConfirmDialog.js';
+import { TypeToConfirmDialog } from '../ui/dialogs/TypeToConfirmDialog.js';
+import { FormDialog } from '../ui/dialogs/FormDialog.js';
+import { PickerDialog } from '../ui/dialogs/PickerDialog.js';
+import { MessageDialog } from '../ui/dialogs/MessageDialog.js';
+import { SecretDialog } from '../ui/dialogs/SecretDialog.js';
+import { ProgressDialog } from '../ui/dialogs/ProgressDialog.js';
+import { closeDialog } from './dialogs.js';
+import { useDeps } from './deps.js';
+
+/** Renders the top dialog of the stack; it alone gets the keys. */
+export function DialogHost({ width, height }: { width: number; height: number }) {
+  const deps = useDeps();
+  const top = useStore(deps.dialogs, (s) => s.stack[s.stack.length - 1]);
+  if (!top) return null;
+  const done = (v?: unknown) => closeDialog(deps.dialogs, top.id, v);
+  const s = top.spec;
+  const common = { width, isActive: true };
+  switch (s.kind) {
+    case 'confirm':
+      return <ConfirmDialog key={top.id} {...common} title={s.title} message={s.message} confirmLabel={s.confirmLabel} danger={s.danger} onDone={done} />;
+    case 'typeToConfirm':
+      return <TypeToConfirmDialog key={top.id} {...common} title={s.title} message={s.message} expected={s.expected} onDone={done} />;
+    case 'form':
+      return <FormDialog key={top.id} {...common} height={height} title={s.title} message={s.message} fields={s.fields} submitLabel={s.submitLabel} onDone={done} />;
+    case 'pick':
+      return <PickerDialog key={top.id} {...common} height={height} title={s.title} message={s.message} items={s.items} onDone={done} />;
+    case 'message':
+      return <MessageDialog key={top.id} {...common} height={height} title={s.title} lines={s.lines} tone={s.tone} onDone={done} />;
+    case 'secret':
+      return <SecretDialog key={top.id} {...common} title={s.title} secret={s.secret} lines={s.lines} copy={deps.clipboard} onDone={done} />;
+    case 'progress':
+      return <ProgressDialog key={top.id} {...common} title={s.title} lines={s.lines} fraction={s.fraction} tone={s.tone} onCancel={() => done('cancelled')} />;
+  }
+}

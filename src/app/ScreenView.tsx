@@ -1,0 +1,75 @@
+import React, { Component, type ReactNode } from 'react';
+import { Box, Text } from 'ink';
+import type { ScreenUiState } from '../store/ui.js';
+import { patchScreen } from '../store/ui.js';
+import type { AnyScreen, ScreenRenderProps } from '../ui/screen-api.js';
+import { Table } from '../ui/Table.js';
+import { colour } from '../ui/theme.js';
+import { sanitize } from '../ui/sanitize.js';
+import { useDeps } from './deps.js';
+import type { ScreenData } from './screen-data.js';
+
+/** A screen's body: the standard list, or its own view, guarded so a bug there stays there. */
+export function ScreenView({ screen, state, data, width, height }: { screen: AnyScreen; state: ScreenUiState; data: ScreenData; width: number; height: number }) {
+  const deps = useDeps();
+  const { primary } = data;
+  if (primary.data === undefined) {
+    const text = primary.status === 'error' ? 'No data: the request failed (see above). r retries.' : 'Loading…';
+    return (
+      <Box height={height}>
+        <Text dimColor>{text}</Text>
+      </Box>
+    );
+  }
+  if (screen.list) {
+    const list = screen.list;
+    let summary: string | null = null;
+    try {
+      summary = list.summary ? list.summary(data.all) : null;
+    } catch {
+      summary = null;
+    }
+    const filterNote = state.filter ? `  ·  ${data.rows.length} of ${data.total} match "${state.filter}"` : '';
+    return (
+      <Box flexDirection="column" height={height}>
+        {list.summary ? <Text wrap="truncate">{sanitize(summary ?? '', 300)}{filterNote}</Text> : null}
+        <Table
+          columns={list.columns}
+          rows={data.rows}
+          rowKey={list.rowKey}
+          cursor={state.cursor}
+          scroll={state.scroll}
+          height={height - (list.summary ? 1 : 0)}
+          width={width}
+          empty={state.filter ? `No rows match "${state.filter}" (Esc clears the filter).` : list.empty}
+        />
+      </Box>
+    );
+  }
+  const setExtra = (patch: Record<string, unknown>) => patchScreen(deps.ui, screen.name, { extra: { ...state.extra, ...patch } });
+  return (
+    <Box flexDirection="column" height={height} overflow="hidden">
+      <Guard key={screen.name} name={screen.name}>
+        <CustomBody render={screen.render!} props={{ state, resources: data.resources, width, height, setExtra }} />
+      </Guard>
+    </Box>
+  );
+}
+
+/** A component boundary, so the guard below catches what the screen's render throws. */
+function CustomBody({ render, props }: { render: NonNullable<AnyScreen['render']>; props: ScreenRenderProps }) {
+  return <>{render(props)}</>;
+}
+
+class Guard extends Component<{ name: string; children: ReactNode }, { error: Error | null }> {
+  override state = { error: null as Error | null };
+  static getDerivedStateFromError(error: Error) {
+    return { error };
+  }
+  override render() {
+    if (this.state.error) {
+      return <Text color={colour('bad')}>✕ the {this.props.name} screen failed to draw: {sanitize(this.state.error.message, 200)}</Text>;
+    }
+    return this.props.children;
+  }
+}

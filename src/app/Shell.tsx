@@ -1,0 +1,304 @@
+import React, { useEffect } from 'react';
+import { Box, Text, useApp, useInput, type Key } from 'ink';
+import { useStore } from 'zustand';
+import { TransportError } from '../client/errors.js';
+import { readOnlyReason } from '../store/session.js';
+import { flash, patchScreen, screenState } from '../store/ui.js';
+import { Header } from '../ui/Header.js';
+import { KeyHints } from '../ui/KeyHints.js';
+import { HelpOverlay } from '../ui/HelpOverlay.js';
+import { CommandLine } from '../ui/CommandLine.js';
+import { TextInput } from '../ui/TextInput.js';
+import { DetailView, detailLines } from '../ui/DetailView.js';
+import { visibleRows } from '../ui/Table.js';
+import { errorLines } from '../ui/ErrorBanner.js';
+import { useNow, useTerminalSize } from '../ui/hooks.js';
+import { colour } from '../ui/theme.js';
+import { sanitize } from '../ui/sanitize.js';
+import type { AnyScreen } from '../ui/screen-api.js';
+import { runAction, whyNot } from './actions.js';
+import { DialogHost } from './DialogHost.js';
+import { useDeps } from './deps.js';
+import { useScreenData, type ScreenData } from './screen-data.js';
+import { ScreenView } from './ScreenView.js';
+
+export const MIN_COLUMNS = 80;
+export const MIN_ROWS = 24;
+const FLASH_MS = 8000;
+
+interface BannerLine { text: string; tone: 'bad' | 'warn' }
+
+/** Problems with the visible screen's data, in at most three lines. */
+function bannerLines(data: ScreenData, authError: string | null, connectionDown: boolean, connectionError: string | null): BannerLine[] {
+  const out: BannerLine[] = [];
+  if (connectionDown) out.push({ text: `✕ connection lost: ${connectionError ?? 'no answer'}; showing the last data (r retries now)`, tone: 'bad' });
+  if (authError) out.push({ text: `✕ ERROR ${authError}`, tone: 'bad' });
+  for (const [id, e] of Object.entries(data.resources)) {
+    if (e.status === 'error' && e.error && !(connectionDown && e.error instanceof TransportError)) {
+      const l = errorLines(e.error);
+      out.push({ text: `✕ ERROR loading ${id}${e.stale ? ' (showing the last data)' : ''}: ${l.headline}`, tone: 'bad' });
+      if (l.reference) out.push({ text: `  ${l.reference}`, tone: 'bad' });
+    } else if (e.issues.length) {
+      const first = e.issues[0];
+      out.push({ text: `▲ the answer for ${id} does not fit the contract (${e.issues.length} issue${e.issues.length > 1 ? 's' : ''}): ${first.path}: ${first.message}`, tone: 'warn' });
+    }
+  }
+  return out.slice(0, 3);
+}
+
+/**
+ * The dashboard: header, the visible screen (or its detail, help, a dialog), key hints and a
+ * status line. All navigation, polling hookup and role-aware disabling happen here, so a new
+ * screen needs nothing but its own file and a line in screens/index.ts.
+ */
+export function Shell() {
+  const deps = useDeps();
+  const { exit } = useApp();
+  const size = useTerminalSize();
+  const now = useNow(1000);
+  const ui = useStore(deps.ui);
+  const session = useStore(deps.session);
+  const connection = useStore(deps.resources, (s) => s.connection);
+  const topDialog = useStore(deps.dialogs, (s) => s.stack.length > 0);
+  const screen: AnyScreen = deps.screens.find((s) => s.name === ui.screen) ?? deps.screens[0];
+  const state = screenState(ui, screen.name);
+  const data = useScreenData(deps, screen, state);
+
+  useEffect(() => {
+    deps.poller.start();
+    return () => deps.poller.stop();
+  }, [deps]);
+
+  const tooSmall = size.columns < MIN_COLUMNS || size.rows < MIN_ROWS;
+  const height = size.rows - 1; // a frame as tall as the terminal makes Ink clear the screen on every update
+  const width = size.columns;
+  const banner = bannerLines(data, session.authError, connection.state === 'down', connection.error);
+  const bodyHeight = Math.max(3, height - 2 - banner.length - 2);
+  const summaryLines = screen.list?.summary ? 1 : 0;
+  const page = visibleRows(bodyHeight - summaryLines);
+  const cursor = cursorOf(screen, data.rows, state);
+  const row = screen.list ? data.rows[cursor] : undefined;
+  const actions = screen.actions ?? [];
+  const hintActions = actions.map((a) => ({ key: a.key, label: a.label, mutates: a.mutates, disabled: whyNot(deps, a, row)?.replace(/^disabled: /, '') ?? null }));
+  const detailValue = screen.list ? (row === undefined ? undefined : screen.detail ? screen.detail(row) : row) : data.primary.data;
+  const detailTitle = screen.list && row !== undefined ? safeKey(screen, row) : screen.title;
+
+  const setMode = (mode: typeof ui.mode) => deps.ui.setState({ mode, detailScroll: 0 });
+  const go = (name: string) => {
+    deps.ui.setState({ screen: name, mode: 'normal', detailScroll: 0, flash: null });
+  };
+  const moveScreen = (d: number) => {
+    const i = deps.screens.findIndex((s) => s.name === deps.ui.getState().screen);
+    go(deps.screens[(i + d + deps.screens.length) % deps.screens.length].name);
+  };
+  // Reads the store, not this render's values (see handleKey).
+  const moveCursor = (to: (current: number) => number) => {
+    const fresh = screenState(deps.ui.getState(), screen.name);
+    if (!screen.list) {
+      // Custom views get the keys as a scroll offset; they clamp it to what they draw.
+      const next = to(fresh.scroll);
+      return patchScreen(deps.ui, screen.name, { scroll: Math.max(0, Number.isFinite(next) ? next : 0) });
+    }
+    const c = Math.max(0, Math.min(data.rows.length - 1, to(cursorOf(screen, data.rows, fresh))));
+    const selectedKey = data.rows[c] === undefined ? null : safeKey(screen, data.rows[c]);
+    patchScreen(deps.ui, screen.name, { cursor: c, selectedKey, scroll: scrollAfter(fresh.scroll, c, page, data.rows.length) });
+  };
+
+  const handleKey = (input: string, key: Key) => {
+    // The store, not this render: a key can arrive before React re-subscribes this handler.
+    const fresh = deps.ui.getState();
+    if (fresh.mode === 'command' || fresh.mode === 'filter' || deps.dialogs.getState().stack.length) return;
+    // A key for a screen this render does not show yet: only moving on or quitting is safe.
+    if (fresh.screen !== screen.name && !key.tab && input !== 'q') return;
+    if (fresh.flash) deps.ui.setState({ flash: null });
+    if (tooSmall) {
+      if (input === 'q') exit();
+      return;
+    }
+    if (fresh.mode === 'help') {
+      if (key.escape || input === '?') setMode('normal');
+      else if (input === 'q') exit();
+      return;
+    }
+    if (input === 'q') return exit();
+    if (key.tab) return moveScreen(key.shift ? -1 : 1);
+    if (input === ':') return setMode('command');
+    if (input === '?') return setMode('help');
+    if (input === 'r') {
+      deps.poller.refreshNow();
+      return flash(deps.ui, 'refreshing…');
+    }
+    if (fresh.mode === 'detail') {
+      const lines = detailLines(detailValue, width - 2).length;
+      const room = bodyHeight - 2;
+      const max = Math.max(0, lines - room);
+      const s = deps.ui.getState().detailScroll;
+      let next = s;
+      if (key.escape || key.return) return setMode('normal');
+      if (key.upArrow || input === 'k') next = s - 1;
+      else if (key.downArrow || input === 'j') next = s + 1;
+      else if (key.pageUp) next = s - room;
+      else if (key.pageDown) next = s + room;
+      else if (key.home || input === 'g') next = 0;
+      else if (key.end || input === 'G') next = max;
+      else return tryAction(input);
+      return deps.ui.setState({ detailScroll: Math.max(0, Math.min(max, next)) });
+    }
+    if (input === '/') return setMode('filter');
+    if (key.escape) {
+      if (state.filter) patchScreen(deps.ui, screen.name, { filter: '', cursor: 0, selectedKey: null, scroll: 0 });
+      return;
+    }
+    if (key.return) {
+      if (detailValue === undefined) return flash(deps.ui, 'nothing to show in detail yet');
+      return setMode('detail');
+    }
+    if (key.upArrow || input === 'k') return moveCursor((c) => c - 1);
+    if (key.downArrow || input === 'j') return moveCursor((c) => c + 1);
+    if (key.pageUp) return moveCursor((c) => c - page);
+    if (key.pageDown) return moveCursor((c) => c + page);
+    if (key.home || input === 'g') return moveCursor(() => 0);
+    if (key.end || input === 'G') return moveCursor(() => (screen.list ? data.rows.length - 1 : 1_000_000));
+    tryAction(input);
+  };
+
+  // One key per call: KeyStdin (src/app/key-stdin.ts) splits a terminal's bursts.
+  useInput(handleKey, { isActive: !topDialog && ui.mode !== 'command' && ui.mode !== 'filter' });
+
+  function tryAction(input: string) {
+    const action = actions.find((a) => a.key === input);
+    if (!action) return;
+    void runAction(deps, screen, action, row);
+  }
+
+  if (tooSmall) {
+    return (
+      <Box flexDirection="column">
+        <Text bold>appliance-admin</Text>
+        <Text>
+          The terminal is {size.columns}x{size.rows}; the dashboard needs at least {MIN_COLUMNS}x{MIN_ROWS}.
+        </Text>
+        <Text>Make the window larger (it follows resizes), or press q to quit.</Text>
+      </Box>
+    );
+  }
+
+  const body = topDialog ? (
+    <Box height={bodyHeight} flexDirection="column" justifyContent="center" overflow="hidden">
+      <DialogHost width={width} height={bodyHeight} />
+    </Box>
+  ) : ui.mode === 'help' ? (
+    <HelpOverlay screen={screen.name} actions={hintActions} width={width} height={bodyHeight} />
+  ) : ui.mode === 'detail' ? (
+    <DetailView title={detailTitle} value={detailValue} width={width} height={bodyHeight} scroll={ui.detailScroll} />
+  ) : (
+    <ScreenView screen={screen} state={{ ...state, cursor }} data={data} width={width} height={bodyHeight} />
+  );
+
+  return (
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
+      <Header
+        url={deps.client.displayUrl}
+        subject={session.subject}
+        role={session.role}
+        readOnly={readOnlyReason(session)}
+        forcedReadOnly={session.forcedReadOnly}
+        connection={connection}
+        freshness={{ fetchedAt: data.primary.fetchedAt, failed: data.primary.status === 'error', loading: data.primary.status === 'loading' }}
+        intervalMs={deps.refreshMs}
+        screens={deps.screens.map((s) => s.name)}
+        current={screen.name}
+        width={width}
+        now={now}
+      />
+      {banner.map((b, i) => (
+        <Text key={i} color={colour(b.tone)} wrap="truncate">{sanitize(b.text, 400)}</Text>
+      ))}
+      <Box height={bodyHeight} flexDirection="column" overflow="hidden">
+        {body}
+      </Box>
+      <KeyHints actions={hintActions} width={width} />
+      <StatusLine screen={screen} filter={state.filter} width={width} />
+    </Box>
+  );
+}
+
+function StatusLine({ screen, filter, width }: { screen: AnyScreen; filter: string; width: number }) {
+  const deps = useDeps();
+  const { exit } = useApp();
+  const mode = useStore(deps.ui, (s) => s.mode);
+  const flashMsg = useStore(deps.ui, (s) => s.flash);
+  const busy = useStore(deps.ui, (s) => s.busy);
+  const dialogOpen = useStore(deps.dialogs, (s) => s.stack.length > 0);
+  const commands = [...deps.screens.map((s) => s.name), 'help', 'quit', 'q'];
+  if (mode === 'command') {
+    return (
+      <CommandLine
+        commands={commands}
+        isActive={!dialogOpen}
+        width={width}
+        onCancel={() => deps.ui.setState({ mode: 'normal' })}
+        onRun={(cmd) => {
+          if (cmd === 'q' || cmd === 'quit' || cmd === 'q!') return exit();
+          if (cmd === 'help' || cmd === '?') return deps.ui.setState({ mode: 'help' });
+          if (cmd === '') return deps.ui.setState({ mode: 'normal' });
+          const exact = deps.screens.find((s) => s.name === cmd);
+          const prefixed = deps.screens.filter((s) => s.name.startsWith(cmd));
+          const target = exact ?? (prefixed.length === 1 ? prefixed[0] : undefined);
+          if (target) return deps.ui.setState({ screen: target.name, mode: 'normal', detailScroll: 0, flash: null });
+          deps.ui.setState({ mode: 'normal' });
+          flash(deps.ui, `no screen "${sanitize(cmd, 40)}"${prefixed.length > 1 ? ` (could be ${prefixed.map((s) => s.name).join(', ')})` : ''}; : then Tab lists them`, 'warn');
+        }}
+      />
+    );
+  }
+  if (mode === 'filter') {
+    return (
+      <Text wrap="truncate">
+        /
+        <TextInput
+          value={filter}
+          isActive={!dialogOpen}
+          width={width - 30}
+          placeholder="type to filter rows"
+          onChange={(v) => patchScreen(deps.ui, screen.name, { filter: v, cursor: 0, selectedKey: null, scroll: 0 })}
+          onSubmit={() => deps.ui.setState({ mode: 'normal' })}
+          onCancel={() => {
+            patchScreen(deps.ui, screen.name, { filter: '', cursor: 0, selectedKey: null, scroll: 0 });
+            deps.ui.setState({ mode: 'normal' });
+          }}
+        />
+        <Text dimColor>  Enter keep · Esc clear</Text>
+      </Text>
+    );
+  }
+  // The shell re-renders every second, so an old message fades without a timer of its own.
+  if (flashMsg && Date.now() - flashMsg.at < FLASH_MS) return <Text color={colour(flashMsg.tone)} wrap="truncate">{sanitize(flashMsg.text, 400)}</Text>;
+  if (busy) return <Text color={colour('info')} wrap="truncate">◌ {busy}…</Text>;
+  if (filter) return <Text wrap="truncate">filter: {filter}  <Text dimColor>(/ to edit, Esc clears)</Text></Text>;
+  return <Text> </Text>;
+}
+
+function scrollAfter(scroll: number, cursor: number, page: number, count: number): number {
+  let s = scroll;
+  if (cursor < s) s = cursor;
+  if (cursor >= s + page) s = cursor - page + 1;
+  return Math.max(0, Math.min(s, Math.max(0, count - page)));
+}
+
+/** The selected row's index: where its key is now, else the remembered position. */
+function cursorOf(screen: AnyScreen, rows: unknown[], state: { cursor: number; selectedKey: string | null }): number {
+  if (state.selectedKey !== null) {
+    const i = rows.findIndex((r) => safeKey(screen, r) === state.selectedKey);
+    if (i >= 0) return i;
+  }
+  return Math.max(0, Math.min(state.cursor, rows.length - 1));
+}
+
+function safeKey(screen: AnyScreen, row: unknown): string {
+  try {
+    return screen.list ? screen.list.rowKey(row) : screen.title;
+  } catch {
+    return screen.title;
+  }
+}

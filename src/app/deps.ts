@@ -1,0 +1,86 @@
+import { createContext, useContext } from 'react';
+import type { ApiClient } from '../client/api-client.js';
+import { Poller } from '../store/poller.js';
+import { createResourceStore, resourceKey, type ResourceStore } from '../store/resources.js';
+import { createSessionStore, type SessionStore } from '../store/session.js';
+import { createUiStore, screenState, type UiStore } from '../store/ui.js';
+import type { AnyScreen } from '../ui/screen-api.js';
+import { createDialogStore, type DialogStore } from './dialogs.js';
+import { validateScreens } from './registry.js';
+
+/** Everything the shell and the actions share; one per dashboard (tests run several). */
+export interface DashboardDeps {
+  client: ApiClient;
+  session: SessionStore;
+  resources: ResourceStore;
+  ui: UiStore;
+  dialogs: DialogStore;
+  poller: Poller;
+  screens: AnyScreen[];
+  refreshMs: number;
+  /** writes to the terminal clipboard (OSC 52); injected so tests can see it */
+  clipboard(text: string): void;
+  /** stops polling and releases the connection */
+  close(): Promise<void>;
+}
+
+export interface DashboardOptions {
+  client: ApiClient;
+  token: string;
+  screens: AnyScreen[];
+  refreshMs: number;
+  readOnly?: boolean;
+  clipboard?: (text: string) => void;
+  initialScreen?: string;
+}
+
+export const osc52 = (text: string) => `\x1b]52;c;${Buffer.from(text, 'utf8').toString('base64')}\x07`;
+
+export function createDashboard(o: DashboardOptions): DashboardDeps {
+  validateScreens(o.screens);
+  const session = createSessionStore({ forcedReadOnly: o.readOnly });
+  const resources = createResourceStore();
+  const first = o.initialScreen && o.screens.some((s) => s.name === o.initialScreen) ? o.initialScreen : o.screens[0].name;
+  const ui = createUiStore(first);
+  const dialogs = createDialogStore();
+  const poller = new Poller({ client: o.client, resources, session, token: o.token, intervalMs: o.refreshMs });
+
+  // Polling follows the visible screen and its state (filters, range, page): one place.
+  let wantedKeys = '';
+  const syncWanted = () => {
+    const s = ui.getState();
+    const screen = o.screens.find((x) => x.name === s.screen) ?? o.screens[0];
+    const wanted = screen.resources(screenState(s, screen.name));
+    const keys = wanted.map(resourceKey).join('|');
+    if (keys === wantedKeys) return;
+    wantedKeys = keys;
+    poller.setWanted(wanted);
+  };
+  syncWanted();
+  const unsubscribe = ui.subscribe(syncWanted);
+
+  return {
+    client: o.client,
+    session,
+    resources,
+    ui,
+    dialogs,
+    poller,
+    screens: o.screens,
+    refreshMs: o.refreshMs,
+    clipboard: o.clipboard ?? ((text) => process.stdout.write(osc52(text))),
+    async close() {
+      unsubscribe();
+      poller.stop();
+      await o.client.close();
+    },
+  };
+}
+
+export const DepsContext = createContext<DashboardDeps | null>(null);
+
+export function useDeps(): DashboardDeps {
+  const d = useContext(DepsContext);
+  if (!d) throw new Error('useDeps outside the dashboard');
+  return d;
+}

@@ -1,0 +1,71 @@
+import React from 'react';
+import { render } from 'ink';
+import { sanitize } from '../ui/sanitize.js';
+import { App } from './App.js';
+import { KeyStdin } from './key-stdin.js';
+import type { DashboardDeps } from './deps.js';
+
+const ENTER_ALT_SCREEN = '\x1b[?1049h\x1b[H';
+const LEAVE_ALT_SCREEN = '\x1b[?1049l';
+
+/**
+ * Runs the dashboard in this terminal until the user quits. The alternate screen keeps the
+ * shell's scrollback intact; raw mode, cursor and screen are restored on exit, on a signal and
+ * after a crash, which ends with one short message instead of a stack trace.
+ */
+export async function runDashboard(deps: DashboardDeps): Promise<number> {
+  const { stdout, stderr } = process;
+  const tty = Boolean(stdout.isTTY);
+  let leftAlt = !tty;
+  const leaveAlt = () => {
+    if (leftAlt) return;
+    leftAlt = true;
+    stdout.write(LEAVE_ALT_SCREEN);
+  };
+  if (tty) stdout.write(ENTER_ALT_SCREEN);
+  process.once('exit', leaveAlt);
+
+  const instance = render(<App deps={deps} />, {
+    stdin: new KeyStdin(process.stdin) as unknown as NodeJS.ReadStream,
+    exitOnCtrlC: true,
+    patchConsole: true,
+    // Polls land every couple of seconds and keys need to feel instant; 30 fps is plenty
+    // and keeps a slow SSH link from being flooded.
+    maxFps: 30,
+    // Ink 6.8 offers incrementalRendering, but with a trailing newline (any frame shorter than
+    // the terminal) it moves the cursor up one line too few, so every update leaves the old
+    // first line behind (reproduced in tmux). The full redraw is correct; keep it.
+    incrementalRendering: false,
+  });
+
+  let crash: unknown = null;
+  const fatal = (err: unknown) => {
+    crash ??= err;
+    instance.unmount(err instanceof Error ? err : new Error(String(err)));
+  };
+  const stop = () => instance.unmount();
+  process.on('uncaughtException', fatal);
+  process.on('unhandledRejection', fatal);
+  process.on('SIGTERM', stop);
+  process.on('SIGHUP', stop);
+  try {
+    await instance.waitUntilExit();
+  } catch (err) {
+    crash ??= err;
+  } finally {
+    process.off('uncaughtException', fatal);
+    process.off('unhandledRejection', fatal);
+    process.off('SIGTERM', stop);
+    process.off('SIGHUP', stop);
+    await deps.close().catch(() => undefined);
+    leaveAlt();
+  }
+  if (crash) {
+    const e = crash as Error;
+    stderr.write(`appliance-admin stopped after an unexpected error: ${sanitize(e?.message ?? String(crash), 300)}\n`);
+    if (process.env.APPLIANCE_ADMIN_DEBUG && e?.stack) stderr.write(`${e.stack}\n`);
+    else stderr.write('(set APPLIANCE_ADMIN_DEBUG=1 for the stack trace)\n');
+    return 1;
+  }
+  return 0;
+}

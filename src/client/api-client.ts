@@ -1,0 +1,261 @@
+import { Client, type Dispatcher } from 'undici';
+import type { z } from 'zod';
+import { API_PREFIX, routes, type RouteDef, type RouteName } from '../contract/routes.js';
+import { sanitize, sanitizeDeep } from '../ui/sanitize.js';
+import { ApiError, TransportError, toTransportError, type InvalidParam, type SchemaIssue } from './errors.js';
+import { readTolerantly } from './normalize.js';
+import { streamToFile, type DownloadProgress, type DownloadResult } from './download.js';
+
+export interface ApiClientOptions {
+  /** the appliance origin, with or without the /v1/admin suffix */
+  url: string;
+  token: string;
+  /** PEM of a CA to trust in addition to the system store (an appliance's own CA) */
+  ca?: string | Buffer;
+  /** headers and body timeouts, each */
+  timeoutMs?: number;
+  /** responses above this many bytes are aborted */
+  maxBytes?: number;
+}
+
+export interface CallInput {
+  params?: Record<string, string>;
+  query?: Record<string, unknown>;
+  body?: unknown;
+  signal?: AbortSignal;
+}
+
+export interface CallResult<T> {
+  data: T;
+  status: number;
+  requestId: string | undefined;
+  /** where the answer did not fit the contract; the data is still there */
+  issues: SchemaIssue[];
+  /** true when the server answered 304 and the cached value was returned */
+  notModified: boolean;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type DataOf<N extends RouteName> = (typeof routes)[N]['response'] extends z.ZodType<infer T, any> ? T : never;
+export type JsonRouteName = { [N in RouteName]: (typeof routes)[N]['response'] extends 'file' ? never : N }[RouteName];
+export type FileRouteName = Exclude<RouteName, JsonRouteName>;
+export type RouteData<N extends JsonRouteName> = DataOf<N>;
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
+const ETAG_CACHE_MAX = 200;
+
+/** Splits `--url` into the origin and any path prefix the appliance is mounted under. */
+export function parseApplianceUrl(url: string): { origin: string; prefix: string; display: string } {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new Error(`not a URL: ${sanitize(url, 200)}`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`the URL must be http or https, got ${u.protocol}`);
+  if (u.username || u.password) throw new Error('put credentials in --token-file, not in the URL');
+  const prefix = u.pathname.replace(/\/+$/, '').replace(new RegExp(`${API_PREFIX}$`), '');
+  return { origin: u.origin, prefix, display: `${u.origin}${prefix}` };
+}
+
+/** Builds `/v1/admin/gateway/keys/key_1/revoke?x=y` from a route and its inputs. */
+export function buildPath(def: RouteDef, prefix: string, params: Record<string, string> = {}, query: Record<string, unknown> = {}): string {
+  const path = def.path.replace(/:([A-Za-z_]+)/g, (_m, name: string) => {
+    const v = params[name];
+    if (v === undefined || v === '') throw new Error(`route ${def.name} needs parameter ${name}`);
+    return encodeURIComponent(v);
+  });
+  const qs = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) {
+    if (v === undefined || v === null || v === '') continue;
+    qs.append(k, String(v));
+  }
+  const q = qs.toString();
+  return `${prefix}${API_PREFIX}${path}${q ? `?${q}` : ''}`;
+}
+
+/**
+ * The appliance API over ONE kept-alive connection: typed calls by contract route name, bearer
+ * auth, ETag revalidation, timeouts, a response size cap, tolerant parsing, typed errors.
+ */
+export class ApiClient {
+  readonly origin: string;
+  readonly prefix: string;
+  /** origin plus prefix, for the header */
+  readonly displayUrl: string;
+  readonly #token: string;
+  readonly #client: Client;
+  readonly #timeoutMs: number;
+  readonly #maxBytes: number;
+  readonly #ca: string | Buffer | undefined;
+  readonly #etags = new Map<string, { etag: string; data: unknown; issues: SchemaIssue[] }>();
+
+  constructor(opts: ApiClientOptions) {
+    const u = parseApplianceUrl(opts.url);
+    this.origin = u.origin;
+    this.prefix = u.prefix;
+    this.displayUrl = u.display;
+    this.#token = opts.token;
+    this.#timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
+    this.#ca = opts.ca;
+    this.#client = this.#newClient();
+  }
+
+  #newClient(): Client {
+    return new Client(this.origin, {
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      headersTimeout: this.#timeoutMs,
+      bodyTimeout: this.#timeoutMs,
+      connect: { timeout: this.#timeoutMs, ...(this.#ca ? { ca: this.#ca } : {}) },
+    });
+  }
+
+  /** The token stays out of util.inspect, JSON and logs. */
+  toJSON() {
+    return { url: this.displayUrl };
+  }
+
+  #headers(extra: Record<string, string> = {}): Record<string, string> {
+    return { authorization: `Bearer ${this.#token}`, accept: 'application/json, application/problem+json', ...extra };
+  }
+
+  /** Calls a contract route by name and returns its tolerantly parsed, sanitized answer. */
+  async call<N extends JsonRouteName>(name: N, input: CallInput = {}): Promise<CallResult<RouteData<N>>> {
+    const def = routes[name] as RouteDef;
+    const path = buildPath(def, this.prefix, input.params, input.query);
+    const cached = def.method === 'GET' ? this.#etags.get(path) : undefined;
+    const headers = this.#headers(cached ? { 'if-none-match': cached.etag } : {});
+    let body: string | undefined;
+    if (input.body !== undefined) {
+      body = JSON.stringify(input.body);
+      headers['content-type'] = 'application/json';
+    }
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await this.#client.request({ path, method: def.method, headers, body, signal: input.signal });
+    } catch (err) {
+      throw toTransportError(err);
+    }
+    const requestId = requestIdOf(res.headers);
+    if (res.statusCode === 304 && cached) {
+      await res.body.dump();
+      return { data: cached.data as RouteData<N>, status: 304, requestId, issues: cached.issues, notModified: true };
+    }
+    const text = await this.#readCapped(res);
+    if (res.statusCode >= 400) throw problemFrom(res.statusCode, res.headers, text, requestId);
+    let raw: unknown;
+    try {
+      raw = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      throw new TransportError('protocol', `the appliance answered ${def.method} ${def.path} with something that is not valid JSON`);
+    }
+    const { value, issues } = readTolerantly(def.response as z.ZodType, raw);
+    const data = sanitizeDeep(value) as RouteData<N>;
+    const etag = headerOf(res.headers, 'etag');
+    if (def.method === 'GET' && etag) this.#remember(path, { etag, data, issues });
+    return { data, status: res.statusCode, requestId, issues, notModified: false };
+  }
+
+  #remember(path: string, entry: { etag: string; data: unknown; issues: SchemaIssue[] }) {
+    this.#etags.delete(path);
+    this.#etags.set(path, entry);
+    if (this.#etags.size > ETAG_CACHE_MAX) this.#etags.delete(this.#etags.keys().next().value as string);
+  }
+
+  async #readCapped(res: Dispatcher.ResponseData): Promise<string> {
+    const declared = Number(headerOf(res.headers, 'content-length') ?? NaN);
+    const tooLarge = () => new TransportError('too-large', `the answer is larger than ${this.#maxBytes} bytes; refused`);
+    if (declared > this.#maxBytes) {
+      discard(res);
+      throw tooLarge();
+    }
+    const chunks: Buffer[] = [];
+    let n = 0;
+    try {
+      for await (const chunk of res.body) {
+        n += (chunk as Buffer).length;
+        if (n > this.#maxBytes) {
+          discard(res);
+          throw tooLarge();
+        }
+        chunks.push(chunk as Buffer);
+      }
+    } catch (err) {
+      throw toTransportError(err);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  /**
+   * Streams a file route (an export) to `dest` with progress and a sha256. It uses its own
+   * short-lived connection so a long download never holds up the dashboard's polling.
+   */
+  async download(name: FileRouteName, query: Record<string, unknown>, dest: string, onProgress?: (p: DownloadProgress) => void, signal?: AbortSignal): Promise<DownloadResult> {
+    const def = routes[name] as RouteDef;
+    const path = buildPath(def, this.prefix, {}, query);
+    const client = this.#newClient();
+    try {
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await client.request({ path, method: 'GET', headers: this.#headers({ accept: '*/*' }), signal, bodyTimeout: this.#timeoutMs * 3 });
+      } catch (err) {
+        throw toTransportError(err);
+      }
+      const requestId = requestIdOf(res.headers);
+      if (res.statusCode >= 400) throw problemFrom(res.statusCode, res.headers, await this.#readCapped(res), requestId);
+      return await streamToFile(res, dest, onProgress, requestId);
+    } finally {
+      await client.close().catch(() => undefined);
+    }
+  }
+
+  /** Forgets cached ETags (e.g. after a mutation, so the next poll reads fresh data). */
+  forgetCache() {
+    this.#etags.clear();
+  }
+
+  async close(): Promise<void> {
+    await this.#client.close().catch(() => undefined);
+  }
+}
+
+/** Drops a response body we will not read (its abort error is expected, not unhandled). */
+function discard(res: Dispatcher.ResponseData) {
+  res.body.on('error', () => undefined);
+  res.body.destroy();
+}
+
+export function headerOf(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+const requestIdOf = (headers: Record<string, string | string[] | undefined>) => {
+  const v = headerOf(headers, 'x-request-id');
+  return v ? sanitize(v, 100) : undefined;
+};
+
+/** Decodes a problem+json (tolerantly) or any other error body into an ApiError. */
+export function problemFrom(status: number, headers: Record<string, string | string[] | undefined>, text: string, requestId?: string): ApiError {
+  let p: Record<string, unknown> = {};
+  try {
+    const parsed = JSON.parse(text);
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) p = parsed as Record<string, unknown>;
+  } catch {
+    /* not JSON: fall through to the status words */
+  }
+  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? sanitize(v, 500) : undefined);
+  const nestedError = p.error && typeof p.error === 'object' ? (p.error as Record<string, unknown>) : {};
+  const code = str(p.code) ?? str(nestedError.code) ?? `HTTP-${status}`;
+  const title = str(p.title) ?? `HTTP ${status}`;
+  const detail = str(p.detail) ?? str(p.message) ?? str(p.error) ?? str(nestedError.message) ?? (text && !text.trimStart().startsWith('{') ? sanitize(text, 200) : undefined);
+  const rawParams = p.invalid_params ?? p.invalidParams;
+  const invalid: InvalidParam[] = Array.isArray(rawParams)
+    ? rawParams.slice(0, 20).map((x) => ({ name: sanitize((x as InvalidParam)?.name, 100), reason: sanitize((x as InvalidParam)?.reason, 200) }))
+    : [];
+  const retry = Number(headerOf(headers, 'retry-after'));
+  return new ApiError(status, code, title, detail, str(p.request_id) ?? str(p.requestId) ?? requestId, invalid, Number.isFinite(retry) ? retry : undefined);
+}

@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Dispatcher } from 'undici';
+import { sanitize } from '../ui/sanitize.js';
+import { toTransportError } from './errors.js';
+
+export interface DownloadProgress {
+  bytes: number;
+  /** from Content-Length, when the server sent one (streamed exports usually do not) */
+  total: number | null;
+}
+
+export interface DownloadResult {
+  path: string;
+  bytes: number;
+  sha256: string;
+  /** newline characters seen: rows for jsonl, rows + header for csv without multi-line cells */
+  lines: number;
+  /** the server's suggested file name (Content-Disposition), sanitized */
+  filename: string | null;
+  contentType: string | null;
+  requestId: string | undefined;
+}
+
+const header = (h: Record<string, string | string[] | undefined>, n: string) => {
+  const v = h[n];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+/** Writes a response body to `dest` (via `dest.part`, renamed when complete), hashing as it goes. */
+export async function streamToFile(res: Dispatcher.ResponseData, dest: string, onProgress?: (p: DownloadProgress) => void, requestId?: string): Promise<DownloadResult> {
+  const hash = createHash('sha256');
+  const lengthHeader = Number(header(res.headers, 'content-length'));
+  const total = Number.isFinite(lengthHeader) ? lengthHeader : null;
+  let bytes = 0;
+  let lines = 0;
+  let lastReport = 0;
+  const meter = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      bytes += chunk.length;
+      hash.update(chunk);
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+      const now = Date.now();
+      if (onProgress && now - lastReport >= 100) {
+        lastReport = now;
+        onProgress({ bytes, total });
+      }
+      done(null, chunk);
+    },
+  });
+  const part = `${dest}.part`;
+  try {
+    await pipeline(res.body, meter, createWriteStream(part, { mode: 0o600 }));
+    await rename(part, dest);
+  } catch (err) {
+    await rm(part, { force: true });
+    throw (err as NodeJS.ErrnoException).code?.startsWith('E') && (err as NodeJS.ErrnoException).syscall ? err : toTransportError(err);
+  }
+  onProgress?.({ bytes, total });
+  const disposition = header(res.headers, 'content-disposition') ?? '';
+  const m = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(disposition);
+  return {
+    path: dest,
+    bytes,
+    sha256: hash.digest('hex'),
+    lines,
+    filename: m ? sanitize(safeDecode(m[1]), 200) : null,
+    contentType: header(res.headers, 'content-type') ?? null,
+    requestId,
+  };
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}

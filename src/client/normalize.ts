@@ -1,0 +1,177 @@
+import type { z } from 'zod';
+import type { SchemaIssue } from './errors.js';
+
+/**
+ * Tolerant reading (api-conventions.md): a real appliance may wrap lists differently, use
+ * camelCase, or name a field by a common alias. The contract schema guides the reshaping, so
+ * free-form maps (budget agents, audit details, settings values) keep their keys untouched,
+ * and fields the schema does not know are kept exactly as sent, for the detail view.
+ */
+
+/** Contract name -> other names a server may use for it (after snake-casing). */
+const ALIASES: Record<string, string[]> = {
+  state: ['status'],
+  status: ['state'],
+  name: ['display_name', 'label', 'title'],
+  rbac_labels: ['labels', 'rbac', 'access_labels'],
+  enabled: ['is_enabled'],
+  active: ['is_active'],
+  last_used_at: ['last_used', 'last_seen_at'],
+  created_at: ['created', 'creation_time'],
+  updated_at: ['updated', 'modified_at'],
+  job_id: ['id'],
+  prefix: ['key_prefix'],
+  at: ['timestamp', 'time'],
+  requests_per_minute: ['rpm', 'rpm_limit'],
+  tokens_per_minute: ['tpm', 'tpm_limit'],
+  tokens_per_day: ['tpd', 'tpd_limit'],
+};
+
+export const toSnake = (key: string): string =>
+  key
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
+    .replace(/-/g, '_')
+    .toLowerCase();
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyDef = { type: string; [k: string]: any };
+const defOf = (s: z.ZodType): AnyDef => (s as unknown as { _zod: { def: AnyDef } })._zod.def;
+
+const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'readonly', 'catch', 'nonoptional']);
+
+/** The schema under optional/nullable/default/pipe wrappers, and whether null is allowed. */
+function unwrap(schema: z.ZodType): { inner: z.ZodType; nullable: boolean } {
+  let s = schema;
+  let nullable = false;
+  for (let i = 0; i < 20; i++) {
+    const d = defOf(s);
+    if (d.type === 'nullable') nullable = true;
+    if (WRAPPERS.has(d.type)) s = d.innerType;
+    else if (d.type === 'pipe') s = d.in;
+    else if (d.type === 'lazy') s = d.getter();
+    else break;
+  }
+  return { inner: s, nullable };
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function isPageShape(shape: Record<string, z.ZodType>): boolean {
+  return 'data' in shape && 'has_more' in shape && defOf(unwrap(shape.data).inner).type === 'array';
+}
+
+/** Reshapes `value` towards `schema` without ever throwing; validation comes after. */
+export function normalize(schema: z.ZodType, value: unknown): unknown {
+  const { inner, nullable } = unwrap(schema);
+  const d = defOf(inner);
+  if (value === undefined) {
+    if (nullable) return null;
+    if (d.type === 'array') return [];
+    return undefined;
+  }
+  if (value === null) return null;
+  switch (d.type) {
+    case 'object':
+      return normalizeObject(d.shape as Record<string, z.ZodType>, value);
+    case 'array':
+      return Array.isArray(value) ? value.map((v) => normalize(d.element, v)) : value;
+    case 'record':
+      if (!isPlainObject(value)) return value;
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normalize(d.valueType, v)]));
+    case 'enum': {
+      if (typeof value !== 'string') return value;
+      const options = Object.values(d.entries as Record<string, string>);
+      if (options.includes(value)) return value;
+      const lower = value.toLowerCase();
+      return options.includes(lower) ? lower : value;
+    }
+    case 'string':
+      if (d.format === 'datetime') return normalizeTime(value);
+      return typeof value === 'number' ? String(value) : value;
+    case 'number':
+      return typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
+    case 'boolean':
+      return value === 'true' ? true : value === 'false' ? false : value;
+    default:
+      return value;
+  }
+}
+
+function normalizeTime(value: unknown): unknown {
+  if (typeof value === 'number' && Number.isFinite(value)) {
+    return new Date(value < 1e12 ? value * 1000 : value).toISOString();
+  }
+  if (typeof value === 'string' && !/Z$/.test(value)) {
+    const ms = Date.parse(value);
+    if (Number.isFinite(ms)) return new Date(ms).toISOString();
+  }
+  return value;
+}
+
+function normalizeObject(shape: Record<string, z.ZodType>, value: unknown): unknown {
+  if (isPageShape(shape)) {
+    if (Array.isArray(value)) value = { data: value };
+    else if (isPlainObject(value) && !('data' in value) && Array.isArray(value.items)) {
+      const { items, ...rest } = value;
+      value = { ...rest, data: items };
+    }
+  }
+  if (!isPlainObject(value)) return value;
+
+  const known = new Set(Object.keys(shape));
+  const aliasSources = new Set(Object.entries(ALIASES).filter(([t]) => known.has(t)).flatMap(([, s]) => s));
+  // Snake-case the keys the contract can use; keep every other key exactly as sent.
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    const sk = toSnake(k);
+    const useful = known.has(sk) || aliasSources.has(sk) || [...known].some((t) => sk.startsWith(`${t}_`));
+    const key = useful ? sk : k;
+    if (!(key in out)) out[key] = v;
+  }
+  for (const target of known) {
+    if (target in out) continue;
+    const source = (ALIASES[target] ?? []).find((s) => s in out && !known.has(s));
+    if (source) {
+      out[target] = out[source];
+      delete out[source];
+      continue;
+    }
+    // last_sync_at -> last_sync.at: flattened members of a nested object.
+    const nested = unwrap(shape[target]).inner;
+    if (defOf(nested).type === 'object') {
+      const prefix = `${target}_`;
+      const members = Object.keys(out).filter((k) => k.startsWith(prefix) && !known.has(k));
+      if (members.length) {
+        out[target] = Object.fromEntries(members.map((m) => [m.slice(prefix.length), out[m]]));
+        for (const m of members) delete out[m];
+      }
+    }
+  }
+  if (isPageShape(shape)) {
+    if (!('next_cursor' in out)) out.next_cursor = null;
+    if (!('has_more' in out)) out.has_more = typeof out.next_cursor === 'string' && out.next_cursor !== '';
+  }
+  for (const target of known) {
+    const v = normalize(shape[target], out[target]);
+    if (v === undefined) delete out[target];
+    else out[target] = v;
+  }
+  return out;
+}
+
+/**
+ * Checks `value` against `schema` without stripping unknown fields: the caller gets the value
+ * as normalized (every field kept) plus the contract issues, which the UI shows.
+ */
+export function validateLenient(schema: z.ZodType, value: unknown): { value: unknown; issues: SchemaIssue[] } {
+  const r = schema.safeParse(value);
+  if (r.success) return { value, issues: [] };
+  const issues = r.error.issues.slice(0, 20).map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message }));
+  return { value, issues };
+}
+
+/** Normalize, then validate leniently. */
+export function readTolerantly(schema: z.ZodType, raw: unknown): { value: unknown; issues: SchemaIssue[] } {
+  return validateLenient(schema, normalize(schema, raw));
+}

@@ -1,0 +1,144 @@
+import type { ApiClient } from '../client/api-client.js';
+import { ApiError, TransportError, describeError } from '../client/errors.js';
+import { patchEntry, resourceKey, type ResourceRequest, type ResourceStore } from './resources.js';
+import { resolveSession, type SessionStore } from './session.js';
+
+export interface PollerOptions {
+  client: ApiClient;
+  resources: ResourceStore;
+  session: SessionStore;
+  /** the bearer token, only to read JWT claims when the appliance has no GET /session */
+  token: string;
+  intervalMs: number;
+  /** longest wait between retries after connection errors */
+  maxBackoffMs?: number;
+}
+
+/**
+ * Polls only what the visible screen wants, every interval; at most one request in flight per
+ * resource; after a connection error it backs off (the header shows the countdown) and keeps
+ * the last data on screen.
+ */
+export class Poller {
+  #wanted: ResourceRequest[] = [];
+  readonly #inFlight = new Set<string>();
+  #timer: NodeJS.Timeout | null = null;
+  #running = false;
+  #sessionInFlight = false;
+  readonly #o: Required<PollerOptions>;
+
+  constructor(opts: PollerOptions) {
+    this.#o = { maxBackoffMs: 30_000, ...opts };
+  }
+
+  get intervalMs() {
+    return this.#o.intervalMs;
+  }
+
+  start() {
+    if (this.#running) return;
+    this.#running = true;
+    void this.#tick();
+  }
+
+  stop() {
+    this.#running = false;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+  }
+
+  /** The visible screen changed what it shows: fetch what is new right away. */
+  setWanted(reqs: ResourceRequest[]) {
+    const before = new Set(this.#wanted.map(resourceKey));
+    this.#wanted = reqs;
+    if (!this.#running || this.#isWaitingToRetry()) return;
+    for (const r of reqs) if (!before.has(resourceKey(r))) void this.#fetch(r);
+  }
+
+  /** `r`: poll now, skipping any backoff wait. */
+  refreshNow() {
+    const conn = this.#o.resources.getState().connection;
+    if (conn.retryAt) this.#o.resources.setState({ connection: { ...conn, retryAt: null } });
+    if (this.#running) void this.#tick();
+  }
+
+  #isWaitingToRetry(): boolean {
+    const { retryAt } = this.#o.resources.getState().connection;
+    return retryAt !== null && Date.now() < retryAt;
+  }
+
+  #schedule(ms: number) {
+    if (!this.#running) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => void this.#tick(), Math.max(10, ms));
+    this.#timer.unref?.();
+  }
+
+  async #tick() {
+    if (!this.#running) return;
+    const { retryAt } = this.#o.resources.getState().connection;
+    if (retryAt !== null && Date.now() < retryAt) {
+      this.#schedule(retryAt - Date.now());
+      return;
+    }
+    this.#schedule(this.#o.intervalMs);
+    const session = this.#o.session.getState();
+    if (!session.resolved && !session.authError) void this.#resolveSession();
+    await Promise.all(this.#wanted.map((r) => this.#fetch(r)));
+  }
+
+  async #resolveSession() {
+    if (this.#sessionInFlight) return;
+    this.#sessionInFlight = true;
+    try {
+      await resolveSession(this.#o.client, this.#o.token, this.#o.session);
+      this.#connected();
+    } catch (err) {
+      if (err instanceof TransportError) this.#disconnected(err);
+    } finally {
+      this.#sessionInFlight = false;
+    }
+  }
+
+  async #fetch(r: ResourceRequest) {
+    const key = resourceKey(r);
+    if (this.#inFlight.has(key)) return;
+    this.#inFlight.add(key);
+    const { resources } = this.#o;
+    const before = resources.getState().entries[key];
+    if (!before || before.status === 'idle') patchEntry(resources, key, { status: 'loading' });
+    try {
+      const res = await this.#o.client.call(r.route, { params: r.params, query: r.query });
+      patchEntry(resources, key, { data: res.data, error: null, fetchedAt: Date.now(), status: 'ok', stale: false, issues: res.issues, requestId: res.requestId });
+      this.#connected();
+    } catch (err) {
+      const had = resources.getState().entries[key]?.data !== undefined;
+      patchEntry(resources, key, { error: err, status: 'error', stale: had });
+      if (err instanceof TransportError) this.#disconnected(err);
+      else if (err instanceof ApiError) {
+        this.#connected();
+        if (err.status === 401) this.#o.session.setState({ authError: `the appliance refused the token (401 ${err.code})` });
+      }
+    } finally {
+      this.#inFlight.delete(key);
+    }
+  }
+
+  #connected() {
+    const conn = this.#o.resources.getState().connection;
+    if (conn.state !== 'ok' || conn.failures || conn.retryAt) {
+      this.#o.resources.setState({ connection: { state: 'ok', retryAt: null, error: null, failures: 0 } });
+    }
+  }
+
+  #disconnected(err: TransportError) {
+    const conn = this.#o.resources.getState().connection;
+    // Several resources failing in one round count as one failure.
+    if (conn.state === 'down' && conn.retryAt !== null && Date.now() < conn.retryAt) return;
+    const failures = conn.failures + 1;
+    const base = Math.max(1000, this.#o.intervalMs);
+    const wait = Math.min(this.#o.maxBackoffMs, base * 2 ** (failures - 1));
+    this.#o.resources.setState({ connection: { state: 'down', retryAt: Date.now() + wait, error: describeError(err).headline, failures } });
+    this.#schedule(wait);
+  }
+}

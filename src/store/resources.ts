@@ -1,0 +1,64 @@
+import { createStore } from 'zustand/vanilla';
+import type { JsonRouteName } from '../client/api-client.js';
+import type { SchemaIssue } from '../client/errors.js';
+
+/** One thing a screen polls: a contract GET route plus its inputs. */
+export interface ResourceRequest {
+  /** the screen's local name for it ('keys', 'usage'); the first is the screen's primary */
+  id: string;
+  route: JsonRouteName;
+  params?: Record<string, string>;
+  query?: Record<string, unknown>;
+}
+
+export type ResourceStatus = 'idle' | 'loading' | 'ok' | 'error';
+
+export interface ResourceEntry {
+  key: string;
+  data: unknown;
+  error: unknown;
+  /** when data last arrived (a 304 counts: the data is confirmed current) */
+  fetchedAt: number | null;
+  status: ResourceStatus;
+  /** data is shown but the last attempt failed */
+  stale: boolean;
+  issues: SchemaIssue[];
+  requestId: string | undefined;
+}
+
+export type ConnectionState = 'connecting' | 'ok' | 'down';
+
+export interface ConnectionInfo {
+  state: ConnectionState;
+  /** when the poller tries again after a connection error */
+  retryAt: number | null;
+  error: string | null;
+  failures: number;
+}
+
+export interface ResourcesState {
+  entries: Record<string, ResourceEntry>;
+  connection: ConnectionInfo;
+}
+
+export type ResourceStore = ReturnType<typeof createResourceStore>;
+
+const stable = (v: unknown): string =>
+  v && typeof v === 'object'
+    ? `{${Object.keys(v as object).sort().filter((k) => (v as Record<string, unknown>)[k] !== undefined).map((k) => `${k}:${stable((v as Record<string, unknown>)[k])}`).join(',')}}`
+    : JSON.stringify(v ?? null);
+
+export const resourceKey = (r: Pick<ResourceRequest, 'route' | 'params' | 'query'>): string => `${r.route}${stable(r.params ?? {})}${stable(r.query ?? {})}`;
+
+export const emptyEntry = (key: string): ResourceEntry => ({ key, data: undefined, error: null, fetchedAt: null, status: 'idle', stale: false, issues: [], requestId: undefined });
+
+export function createResourceStore() {
+  return createStore<ResourcesState>(() => ({
+    entries: {},
+    connection: { state: 'connecting', retryAt: null, error: null, failures: 0 },
+  }));
+}
+
+export function patchEntry(store: ResourceStore, key: string, patch: Partial<ResourceEntry>) {
+  store.setState((s) => ({ entries: { ...s.entries, [key]: { ...(s.entries[key] ?? emptyEntry(key)), ...patch } } }));
+}

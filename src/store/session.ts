@@ -1,0 +1,103 @@
+import { createStore } from 'zustand/vanilla';
+import { mayMutate, MUTATION_ACTIONS } from '../contract/index.js';
+import type { ApiClient } from '../client/api-client.js';
+import { ApiError, TransportError } from '../client/errors.js';
+import { sanitize } from '../ui/sanitize.js';
+import { claimsOf } from './jwt.js';
+
+/** Where the session learned its role, in the order it tries them. */
+export type RoleSource = 'session' | 'claims' | 'learned' | 'unknown';
+
+export interface SessionState {
+  subject: string | null;
+  role: string | null;
+  /** null when the appliance did not say (no GET /session) */
+  capabilities: string[] | null;
+  source: RoleSource;
+  expiresAt: string | null;
+  /** false until resolution succeeded or definitively fell back */
+  resolved: boolean;
+  /** --read-only */
+  forcedReadOnly: boolean;
+  /** set by the first 403 on a change */
+  learnedReadOnly: string | null;
+  /** the credential itself was refused (401) */
+  authError: string | null;
+}
+
+export type SessionStore = ReturnType<typeof createSessionStore>;
+
+export function createSessionStore(opts: { forcedReadOnly?: boolean } = {}) {
+  return createStore<SessionState>(() => ({
+    subject: null,
+    role: null,
+    capabilities: null,
+    source: 'unknown',
+    expiresAt: null,
+    resolved: false,
+    forcedReadOnly: opts.forcedReadOnly ?? false,
+    learnedReadOnly: null,
+    authError: null,
+  }));
+}
+
+/** Why this session may not change anything, or null when it may. */
+export function readOnlyReason(s: SessionState): string | null {
+  if (s.forcedReadOnly) return 'read-only session (--read-only)';
+  if (s.learnedReadOnly) return s.learnedReadOnly;
+  if (s.role && (s.role === 'auditor' || (s.source !== 'unknown' && !mayMutate(s.role as never)))) return `role ${s.role} is read-only`;
+  if (s.capabilities && !s.capabilities.some((c) => MUTATION_ACTIONS.includes(c))) return 'your session holds no change capabilities';
+  return null;
+}
+
+/** Why an action is disabled for this session, or null when it is allowed. */
+export function actionBlockReason(s: SessionState, action: { mutates: boolean; capability?: string }): string | null {
+  if (!action.mutates) return null;
+  const ro = readOnlyReason(s);
+  if (ro) return ro;
+  if (action.capability && s.capabilities && !s.capabilities.includes(action.capability)) return `your role lacks ${action.capability}`;
+  return null;
+}
+
+/** A 403 on a change: from now on the session is read-only (the server said so). */
+export function learnForbidden(store: SessionStore, err: ApiError) {
+  if (err.status !== 403 || store.getState().learnedReadOnly) return;
+  store.setState({
+    learnedReadOnly: `the appliance refused a change (403 ${err.code}): this session is read-only`,
+    source: store.getState().source === 'unknown' ? 'learned' : store.getState().source,
+  });
+}
+
+/**
+ * GET /session; when the appliance has no such route (404), the token's JWT claims; failing
+ * that the role stays unknown until the first 403 teaches it. Transport errors leave the
+ * session unresolved so the poller tries again.
+ */
+export async function resolveSession(client: ApiClient, token: string, store: SessionStore): Promise<void> {
+  try {
+    const { data } = await client.call('session');
+    store.setState({
+      subject: sanitize(data.subject, 200),
+      role: sanitize(data.role, 50),
+      capabilities: Array.isArray(data.capabilities) ? data.capabilities.map((c) => sanitize(c, 100)) : null,
+      expiresAt: data.expires_at ?? null,
+      source: 'session',
+      resolved: true,
+      authError: null,
+    });
+  } catch (err) {
+    if (err instanceof TransportError) throw err;
+    if (err instanceof ApiError && err.status === 401) {
+      store.setState({ authError: `the appliance refused the token (401 ${err.code})`, resolved: false });
+      throw err;
+    }
+    if (err instanceof ApiError && err.status >= 500 && err.status !== 501) throw err;
+    // No such route (404/405/501) or another refusal: fall back to the token's claims.
+    const claims = claimsOf(token);
+    if (claims?.role) {
+      store.setState({ subject: claims.subject, role: claims.role, expiresAt: claims.expiresAt, capabilities: null, source: 'claims', resolved: true });
+    } else {
+      store.setState({ subject: claims?.subject ?? null, role: null, capabilities: null, source: 'unknown', resolved: true });
+    }
+  }
+}

@@ -1,0 +1,64 @@
+import React from 'react';
+import { useLiveState } from './hooks.js';
+import { Text } from 'ink';
+import { TextInput } from './TextInput.js';
+
+export interface CommandLineProps {
+  commands: string[];
+  isActive: boolean;
+  width: number;
+  onRun(command: string): void;
+  onCancel(): void;
+}
+
+/** Completion for `partial`: the single match, or the common prefix of several. */
+export function complete(partial: string, commands: string[]): { value: string; matches: string[] } {
+  const matches = commands.filter((c) => c.startsWith(partial));
+  if (matches.length === 0) return { value: partial, matches };
+  if (matches.length === 1) return { value: matches[0], matches };
+  let prefix = matches[0];
+  for (const m of matches) while (!m.startsWith(prefix)) prefix = prefix.slice(0, -1);
+  return { value: prefix.length > partial.length ? prefix : partial, matches };
+}
+
+/** `:` then a screen name; Tab completes (again to cycle), Enter runs, Esc cancels. */
+export function CommandLine(p: CommandLineProps) {
+  const [value, setValue, getValue] = useLiveState('');
+  const [matches, setMatches, getMatches] = useLiveState<string[]>([]);
+  const [, setCycle, getCycle] = useLiveState(-1);
+  const onTab = (shift: boolean) => {
+    const value = getValue();
+    const matches = getMatches();
+    const cycle = getCycle();
+    if (matches.length > 1 && (cycle >= 0 || matches.includes(value))) {
+      const i = (cycle + (shift ? -1 : 1) + matches.length) % matches.length;
+      setCycle(i);
+      setValue(matches[i]);
+      return;
+    }
+    const c = complete(value, p.commands);
+    setValue(c.value);
+    setMatches(c.matches);
+    setCycle(-1);
+  };
+  const hint = matches.length > 1 ? `  (${matches.join(' ')})` : '';
+  return (
+    <Text wrap="truncate">
+      :
+      <TextInput
+        value={value}
+        isActive={p.isActive}
+        width={Math.max(10, p.width - hint.length - 2)}
+        onChange={(v) => {
+          setValue(v);
+          setMatches([]);
+          setCycle(-1);
+        }}
+        onTab={onTab}
+        onSubmit={(v) => p.onRun(v.trim())}
+        onCancel={p.onCancel}
+      />
+      <Text dimColor>{hint}</Text>
+    </Text>
+  );
+}

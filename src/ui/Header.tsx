@@ -1,0 +1,93 @@
+import React from 'react';
+import { Box, Text } from 'ink';
+import type { ConnectionInfo } from '../store/resources.js';
+import { colour } from './theme.js';
+import { sanitize } from './sanitize.js';
+import { truncate, widthOf } from './text.js';
+
+export interface Freshness {
+  fetchedAt: number | null;
+  /** the last attempt failed */
+  failed: boolean;
+  loading: boolean;
+}
+
+export interface HeaderProps {
+  url: string;
+  subject: string | null;
+  role: string | null;
+  /** why the session is read-only, or null */
+  readOnly: string | null;
+  forcedReadOnly: boolean;
+  connection: ConnectionInfo;
+  freshness: Freshness;
+  intervalMs: number;
+  screens: string[];
+  current: string;
+  width: number;
+  now: number;
+}
+
+/** "updated 4 s ago", marked late after two refresh intervals, STALE when the last poll failed. */
+export function freshnessText(f: Freshness, intervalMs: number, now: number): { text: string; tone?: 'warn' | 'bad' } {
+  if (f.fetchedAt === null) return f.failed ? { text: '✕ NO DATA', tone: 'bad' } : { text: 'loading…' };
+  const s = Math.max(0, Math.round((now - f.fetchedAt) / 1000));
+  const age = `updated ${s} s ago`;
+  if (f.failed) return { text: `✕ STALE · ${age}`, tone: 'bad' };
+  if (now - f.fetchedAt > 2 * intervalMs) return { text: `▲ ${age} (late)`, tone: 'warn' };
+  return { text: age };
+}
+
+function connectionText(c: ConnectionInfo, now: number): { text: string; tone?: 'ok' | 'warn' | 'bad' } {
+  if (c.state === 'ok') return { text: '● connected', tone: 'ok' };
+  if (c.state === 'connecting') return { text: '◌ connecting…', tone: 'warn' };
+  const wait = c.retryAt ? Math.max(0, Math.ceil((c.retryAt - now) / 1000)) : 0;
+  return { text: `✕ DISCONNECTED · retry in ${wait} s`, tone: 'bad' };
+}
+
+/** Screen names with the current one bracketed, trimmed around it to fit. */
+function tabsText(screens: string[], current: string, width: number): string {
+  const label = (n: string) => (n === current ? `[${n}]` : ` ${n} `);
+  let lo = 0;
+  let hi = screens.length;
+  const text = () => `${lo > 0 ? '… ' : ''}${screens.slice(lo, hi).map(label).join(' ')}${hi < screens.length ? ' …' : ''}`;
+  const at = Math.max(0, screens.indexOf(current));
+  while (widthOf(text()) > width && hi - lo > 1) {
+    if (at - lo > hi - 1 - at) lo++;
+    else hi--;
+  }
+  return truncate(text(), width);
+}
+
+/** Two lines, always visible: who and where, then the screens and how fresh the data is. */
+export function Header(p: HeaderProps) {
+  const conn = connectionText(p.connection, p.now);
+  const fresh = freshnessText(p.freshness, p.intervalMs, p.now);
+  const who = p.subject ? `${truncate(sanitize(p.subject, 60), 24)} (${sanitize(p.role ?? 'role unknown', 30)})` : p.role ? `(${sanitize(p.role, 30)})` : 'identity unknown';
+  const ro = p.readOnly ? (p.forcedReadOnly ? 'READ-ONLY (--read-only)' : 'READ-ONLY') : '';
+  const freshWidth = widthOf(fresh.text);
+  return (
+    <Box flexDirection="column" width={p.width}>
+      <Box width={p.width}>
+        <Box flexGrow={1} flexShrink={1}>
+          <Text bold wrap="truncate">appliance-admin  {sanitize(p.url, 200)}</Text>
+        </Box>
+        <Box flexShrink={0} marginLeft={2}>
+          <Text>
+            <Text bold>{who}</Text>
+            {ro ? <Text> </Text> : null}
+            {ro ? <Text bold inverse color={colour('warn')}>{ro}</Text> : null}
+            <Text>{'  ·  '}</Text>
+            <Text color={colour(conn.tone)}>{conn.text}</Text>
+          </Text>
+        </Box>
+      </Box>
+      <Box width={p.width}>
+        <Box flexGrow={1}>
+          <Text wrap="truncate">{tabsText(p.screens, p.current, Math.max(10, p.width - freshWidth - 2))}</Text>
+        </Box>
+        <Text color={colour(fresh.tone)} wrap="truncate">{fresh.text}</Text>
+      </Box>
+    </Box>
+  );
+}

@@ -1,0 +1,33 @@
+import React from 'react';
+import { Text } from 'ink';
+import { truncate } from './text.js';
+
+export interface HintAction { key: string; label: string; disabled: string | null }
+
+/**
+ * One line: the screen's actions (disabled ones dimmed, with the reason once), then the
+ * shell's keys.
+ */
+export function KeyHints({ actions, width, extra }: { actions: HintAction[]; width: number; extra?: string }) {
+  const reasons = [...new Set(actions.map((a) => a.disabled).filter((r): r is string => !!r))];
+  const globals = extra ?? '⏎ detail  / filter  : screen  Tab next  ? help  r refresh  q quit';
+  const parts: React.ReactNode[] = [];
+  let used = 0;
+  for (const a of actions) {
+    const t = `${a.key} ${a.label}${a.disabled ? ' ✕' : ''}  `;
+    used += t.length;
+    parts.push(
+      <Text key={a.key} dimColor={!!a.disabled}>
+        <Text bold={!a.disabled}>{a.key}</Text> {a.label}{a.disabled ? ' ✕' : ''}{'  '}
+      </Text>,
+    );
+  }
+  const reason = reasons.length ? `(✕ ${reasons.join('; ')})  ` : '';
+  return (
+    <Text wrap="truncate">
+      {parts}
+      {reason ? <Text dimColor>{truncate(reason, Math.max(0, width - used - 10))}</Text> : null}
+      <Text dimColor>{actions.length ? '│ ' : ''}{globals}</Text>
+    </Text>
+  );
+}

@@ -1,0 +1,111 @@
+import React from 'react';
+import { useLiveState } from '../hooks.js';
+import { Box, Text, useInput } from 'ink';
+import { Frame, innerWidth, lines } from './Frame.js';
+import { editText } from './edit.js';
+import { initialText, parseForm, type FormField, type FormValues } from './form-model.js';
+import { colour } from '../theme.js';
+import { sanitize } from '../sanitize.js';
+import { fit, truncate } from '../text.js';
+
+export interface FormProps {
+  title: string;
+  message?: string | string[];
+  fields: FormField[];
+  submitLabel?: string;
+  width: number;
+  /** lines available; a long form shows the fields around the focused one */
+  height?: number;
+  isActive: boolean;
+  onDone(values: FormValues | null): void;
+}
+
+/**
+ * Fields: text, limit (whole number or empty for unlimited), number, select (←/→ to change).
+ * Tab/Shift-Tab or ↑↓ move between fields; Enter submits (or shows what to fix); Esc cancels.
+ */
+export function FormDialog(p: FormProps) {
+  const [raw, setRaw, getRaw] = useLiveState<Record<string, string>>(() => Object.fromEntries(p.fields.map((f) => [f.name, initialText(f)])));
+  const [focus, setFocus, getFocus] = useLiveState(0);
+  const [errors, setErrors, getErrors] = useLiveState<Record<string, string>>({});
+
+  useInput(
+    (input, key) => {
+      if (key.escape) return p.onDone(null);
+      const raw = getRaw();
+      const focus = getFocus();
+      const errors = getErrors();
+      const field = p.fields[focus];
+      if (key.return) {
+        const r = parseForm(p.fields, raw);
+        if (Object.keys(r.errors).length === 0) return p.onDone(r.values);
+        setErrors(r.errors);
+        setFocus(p.fields.findIndex((f) => r.errors[f.name]));
+        return;
+      }
+      const move = (d: number) => setFocus((focus + d + p.fields.length) % p.fields.length);
+      if (key.tab) return move(key.shift ? -1 : 1);
+      if (key.upArrow) return move(-1);
+      if (key.downArrow) return move(1);
+      if (!field) return;
+      if (field.kind === 'select') {
+        const i = field.options.findIndex((o) => o.value === raw[field.name]);
+        const d = key.leftArrow ? -1 : key.rightArrow || input === ' ' ? 1 : 0;
+        if (d !== 0 && field.options.length) {
+          const next = field.options[(i + d + field.options.length) % field.options.length].value;
+          setRaw({ ...raw, [field.name]: next });
+        }
+        return;
+      }
+      const next = editText(raw[field.name] ?? '', input, key, field.kind === 'text' ? (field.maxLength ?? 200) : 24);
+      if (next !== null) {
+        setRaw({ ...raw, [field.name]: next });
+        if (errors[field.name]) setErrors({ ...errors, [field.name]: '' });
+      }
+    },
+    { isActive: p.isActive },
+  );
+
+  const w = innerWidth(p.width);
+  // Each field takes up to two lines (value, then hint or error); frame and footer take 8.
+  const room = Math.max(1, Math.floor(((p.height ?? 100) - 8 - lines(p.message).length) / 2));
+  const first = Math.max(0, Math.min(focus - Math.floor(room / 2), p.fields.length - room));
+  const shownFields = { first, last: Math.min(p.fields.length, first + room) };
+  const labelWidth = Math.min(24, Math.max(...p.fields.map((f) => f.label.length)) + 1);
+  const valueWidth = Math.max(8, w - labelWidth - 4);
+  return (
+    <Frame title={p.title} width={p.width} footer={`Tab/↑↓ move · Enter ${p.submitLabel ?? 'submit'} · Esc cancel`}>
+      {lines(p.message).map((l, i) => (
+        <Text key={`m${i}`} wrap="wrap">{sanitize(l, 500)}</Text>
+      ))}
+      {shownFields.first > 0 ? <Text dimColor>  ↑ {shownFields.first} more</Text> : null}
+      {p.fields.slice(shownFields.first, shownFields.last).map((f, n) => {
+        const i = shownFields.first + n;
+        const active = i === focus;
+        const v = raw[f.name] ?? '';
+        const shown =
+          f.kind === 'select'
+            ? `‹ ${f.options.find((o) => o.value === v)?.label ?? v} ›`
+            : v === '' && f.kind === 'limit'
+              ? 'unlimited'
+              : v;
+        const dim = f.kind === 'limit' && v === '';
+        return (
+          <Box key={f.name} flexDirection="column">
+            <Text wrap="truncate">
+              <Text bold={active}>{active ? '› ' : '  '}{fit(f.label, labelWidth)}</Text>
+              <Text dimColor={dim} underline={active}>{truncate(shown, valueWidth - 1)}</Text>
+              {active && f.kind !== 'select' ? <Text inverse> </Text> : null}
+            </Text>
+            {errors[f.name] ? (
+              <Text color={colour('bad')} wrap="truncate">    ✕ {f.label}: {errors[f.name]}</Text>
+            ) : active && f.hint ? (
+              <Text dimColor wrap="truncate">    {f.hint}</Text>
+            ) : null}
+          </Box>
+        );
+      })}
+      {shownFields.last < p.fields.length ? <Text dimColor>  ↓ {p.fields.length - shownFields.last} more</Text> : null}
+    </Frame>
+  );
+}

@@ -1,0 +1,144 @@
+/**
+ * The screen API: a screen declares what it shows and which actions it offers; the shell does
+ * navigation, polling, dialogs, errors, the audit lookup and role-aware disabling. See
+ * screens/README.md for a walkthrough.
+ */
+import type { ReactNode } from 'react';
+import type { CallInput, FileRouteName, JsonRouteName, RouteData } from '../client/api-client.js';
+import type { DownloadProgress, DownloadResult } from '../client/download.js';
+import type { ResourceEntry, ResourceRequest } from '../store/resources.js';
+import type { SessionState } from '../store/session.js';
+import type { ScreenUiState } from '../store/ui.js';
+import type { Tone } from './theme.js';
+import type { FormField, FormValues } from './dialogs/form-model.js';
+
+export type { ResourceRequest, ResourceEntry, ScreenUiState, Tone, FormField, FormValues };
+
+/** One column of a standard list. Cell text is sanitized and fitted to the width by the table. */
+export interface Column<Row> {
+  header: string;
+  value: (row: Row) => unknown;
+  /** fixed width in terminal columns */
+  width?: number;
+  /** never shrink below this (default: min(natural width, 6)) */
+  minWidth?: number;
+  /** never grow beyond this when sizing to content (default 40) */
+  maxWidth?: number;
+  /** takes the width left over */
+  grow?: boolean;
+  align?: 'left' | 'right';
+  /** colour of the cell; the cell text must say the same thing in words */
+  tone?: (row: Row) => Tone | undefined;
+}
+
+/** A standard list screen: rows from a resource, columns, cursor, filter, detail view. */
+export interface ListSpec<Row> {
+  /** id of the resource holding the rows (default: the first resource) */
+  resource?: string;
+  /** rows from the resource's data (default: data.data, or data when it is an array) */
+  rows?: (data: unknown) => Row[];
+  columns: Column<Row>[];
+  rowKey: (row: Row) => string;
+  /** what an empty list means, in plain words */
+  empty?: string;
+  /** one line above the table, from all rows (the filter is noted after it), e.g. "3 connectors · 1 degraded" */
+  summary?: (rows: Row[]) => string;
+}
+
+export interface ScreenRenderProps {
+  state: ScreenUiState;
+  /** this screen's resources by id */
+  resources: Record<string, ResourceEntry>;
+  width: number;
+  height: number;
+  setExtra(patch: Record<string, unknown>): void;
+}
+
+/** A progress dialog an action keeps updating; Esc closes it and aborts `signal`. */
+export interface ProgressHandle {
+  update(p: { lines?: string[]; fraction?: number | null; tone?: Tone }): void;
+  close(): void;
+  readonly signal: AbortSignal;
+}
+
+export interface PickItem<T> { value: T; label: string; hint?: string }
+
+/** What an action gets: promise-based dialogs the shell renders, and the API. */
+export interface ActionContext {
+  /** Yes/no; the focus starts on Cancel. */
+  confirm(o: { title: string; message: string | string[]; confirmLabel?: string; danger?: boolean }): Promise<boolean>;
+  /** The user must type `expected` exactly. */
+  typeToConfirm(o: { title: string; message: string | string[]; expected: string }): Promise<boolean>;
+  /** Resolves with the values, or null when cancelled. */
+  form<V extends FormValues = FormValues>(o: { title: string; fields: FormField[]; submitLabel?: string; message?: string | string[] }): Promise<V | null>;
+  pick<T>(o: { title: string; items: PickItem<T>[]; message?: string }): Promise<T | null>;
+  message(o: { title: string; lines: string[]; tone?: Tone }): Promise<void>;
+  /**
+   * Shows a secret once, with OSC 52 copy on the user's explicit key. The dialog drops every
+   * reference to it when it closes; do not keep it yourself.
+   */
+  revealOnce(o: { title: string; secret: string; lines: string[] }): Promise<void>;
+  progress(o: { title: string; lines?: string[] }): ProgressHandle;
+  /**
+   * Calls a contract route. Failures throw (ApiError/TransportError); if the action lets them
+   * propagate the shell shows them in plain words with code and request id. A 403 on a change
+   * turns the session read-only. Successful changes are remembered for the audit lookup.
+   */
+  call<N extends JsonRouteName>(route: N, input?: Omit<CallInput, 'signal'> & { signal?: AbortSignal }): Promise<RouteData<N>>;
+  download(route: FileRouteName, query: Record<string, unknown>, dest: string, onProgress?: (p: DownloadProgress) => void, signal?: AbortSignal): Promise<DownloadResult>;
+  /** Polls the screen's resources now. */
+  refresh(): void;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  readonly state: ScreenUiState;
+  setExtra(patch: Record<string, unknown>): void;
+  readonly session: SessionState;
+  readonly refreshIntervalMs: number;
+  /** writes text to the terminal's clipboard (OSC 52) */
+  copy(text: string): void;
+}
+
+/** What a finished action reports; the shell adds the audit entry for mutations. */
+export interface ActionOutcome {
+  title?: string;
+  summary: string[];
+  /** default 'ok'; e.g. 'bad' when a followed job failed */
+  tone?: Tone;
+}
+
+export interface ScreenAction<Row = unknown> {
+  /** one printable key; the shell's own keys are reserved (see RESERVED_KEYS) */
+  key: string;
+  label: string;
+  /** true when the action changes anything on the appliance */
+  mutates: boolean;
+  /** the contract action it needs, e.g. 'gateway.key.revoke' */
+  capability?: string;
+  /** needs a selected row */
+  needsRow?: boolean;
+  /** why it does not apply to this row now (e.g. 'already revoked'), or null */
+  unavailable?: (row: Row | undefined) => string | null;
+  run(ctx: ActionContext, row: Row | undefined): Promise<ActionOutcome | void>;
+}
+
+export interface ScreenDef<Row = unknown> {
+  /** the `:` name */
+  name: string;
+  title: string;
+  /** what it polls, derived from its state (filters, range, page) */
+  resources(state: ScreenUiState): ResourceRequest[];
+  /** a standard list … */
+  list?: ListSpec<Row>;
+  /** … or a custom view (deployment, usage) */
+  render?: (props: ScreenRenderProps) => ReactNode;
+  /** what Enter shows for a row (default: the row as the server sent it) */
+  detail?: (row: Row) => unknown;
+  actions?: ScreenAction<Row>[];
+}
+
+/** Keys the shell owns; a screen action may not use them. */
+export const RESERVED_KEYS = ['q', 'r', '?', ':', '/', 'j', 'k', 'g', 'G'] as const;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyScreen = ScreenDef<any>;
+
+export const defineScreen = <Row>(d: ScreenDef<Row>): ScreenDef<Row> => d;

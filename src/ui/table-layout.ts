@@ -1,0 +1,60 @@
+import type { Column } from './screen-api.js';
+import { sanitize } from './sanitize.js';
+import { widthOf } from './text.js';
+
+export const GUTTER = 2; // '› ' marks the selected row without relying on colour
+export const SEPARATOR = 2;
+
+/** Text of one cell: sanitized, one line, never throws (a bad row shows '?'). */
+export function cellText<Row>(col: Column<Row>, row: Row): string {
+  try {
+    const v = col.value(row);
+    if (v === null || v === undefined || v === '') return '–';
+    return sanitize(typeof v === 'object' ? JSON.stringify(v) : v, 300);
+  } catch {
+    return '?';
+  }
+}
+
+/** Scroll offset that keeps the cursor inside a window of `visible` rows. */
+export function scrollFor(cursor: number, scroll: number, visible: number, count: number): number {
+  if (visible <= 0) return 0;
+  let s = scroll;
+  if (cursor < s) s = cursor;
+  if (cursor >= s + visible) s = cursor - visible + 1;
+  return Math.max(0, Math.min(s, Math.max(0, count - visible)));
+}
+
+/**
+ * Column widths that fit `width`: natural widths (header and content, capped), the widest
+ * shrunk first, leftover given to `grow` columns; columns that still do not fit are dropped.
+ */
+export function layoutColumns<Row>(columns: Column<Row>[], sample: Row[], width: number): number[] {
+  const natural = columns.map((c) => {
+    if (c.width) return c.width;
+    let w = widthOf(c.header);
+    for (const r of sample) w = Math.max(w, widthOf(cellText(c, r)));
+    return Math.min(w, c.maxWidth ?? 40);
+  });
+  const mins = columns.map((c, i) => (c.width ? c.width : Math.min(natural[i], c.minWidth ?? 6)));
+  const widths = [...natural];
+  const available = (n: number) => width - GUTTER - SEPARATOR * Math.max(0, n - 1);
+  let count = columns.length;
+  const total = () => widths.slice(0, count).reduce((a, b) => a + b, 0);
+  while (count > 1 && mins.slice(0, count).reduce((a, b) => a + b, 0) > available(count)) count--;
+  while (total() > available(count)) {
+    let widest = -1;
+    for (let i = 0; i < count; i++) if (widths[i] > mins[i] && (widest < 0 || widths[i] > widths[widest])) widest = i;
+    if (widest < 0) break;
+    widths[widest]--;
+  }
+  // Leftover goes to `grow` columns, each up to its maxWidth; the rest stays blank on the right.
+  let left = available(count) - total();
+  for (let i = 0; i < count && left > 0; i++) {
+    if (!columns[i].grow) continue;
+    const add = Math.min(left, Math.max(0, (columns[i].maxWidth ?? 40) - widths[i]));
+    widths[i] += add;
+    left -= add;
+  }
+  return widths.slice(0, count).map((w) => Math.max(0, w));
+}

@@ -1,0 +1,57 @@
+import stringWidth from 'string-width';
+
+const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+export const widthOf = (s: string): number => stringWidth(s);
+
+/** Cuts `s` to at most `width` terminal columns, ending in … when it had to cut. */
+export function truncate(s: string, width: number): string {
+  if (width <= 0) return '';
+  if (stringWidth(s) <= width) return s;
+  if (width === 1) return '…';
+  let out = '';
+  let used = 0;
+  for (const { segment } of segmenter.segment(s)) {
+    const w = stringWidth(segment);
+    if (used + w > width - 1) break;
+    out += segment;
+    used += w;
+  }
+  return `${out}…`;
+}
+
+/** Truncates then pads with spaces to exactly `width` columns. */
+export function fit(s: string, width: number, align: 'left' | 'right' = 'left'): string {
+  const t = truncate(s, width);
+  const pad = ' '.repeat(Math.max(0, width - stringWidth(t)));
+  return align === 'right' ? pad + t : t + pad;
+}
+
+/** Wraps `s` into lines of at most `width` columns, breaking at spaces where it can. */
+export function wrapText(s: string, width: number): string[] {
+  if (width <= 0) return [s];
+  if (stringWidth(s) <= width) return [s];
+  const out: string[] = [];
+  let line = '';
+  for (const word of s.split(/(?<= )/)) {
+    if (stringWidth(line + word) <= width) {
+      line += word;
+      continue;
+    }
+    if (line.trim()) out.push(line.trimEnd());
+    line = '';
+    let rest = word;
+    while (stringWidth(rest) > width) {
+      let cut = '';
+      for (const { segment } of segmenter.segment(rest)) {
+        if (stringWidth(cut + segment) > width) break;
+        cut += segment;
+      }
+      out.push(cut);
+      rest = rest.slice(cut.length);
+    }
+    line = rest;
+  }
+  if (line.trim()) out.push(line.trimEnd());
+  return out.length ? out : [''];
+}

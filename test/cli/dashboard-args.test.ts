@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseDashboardArgs, parseInterval } from '../../src/cli/dashboard.js';
+import { tempDir } from '../helpers/fixtures.js';
+
+const tokenFile = (mode: number, text = 'aat_secret-token\n') => {
+  const f = join(tempDir('aa-tok'), 'token');
+  writeFileSync(f, text);
+  chmodSync(f, mode);
+  return f;
+};
+
+describe('dashboard command line', () => {
+  it('parses `demo --role auditor` (what `npm start -- --role auditor` runs)', () => {
+    expect(parseDashboardArgs(['demo', '--role', 'auditor'], {})).toMatchObject({ demo: true, role: 'auditor', refreshMs: 2000, readOnly: false });
+    expect(parseDashboardArgs(['demo'], {})).toMatchObject({ demo: true, role: 'it_admin' });
+    expect(() => parseDashboardArgs(['demo', '--role', 'root'], {})).toThrow(/--role must be one of/);
+  });
+
+  it('reads the token from a 0600 file, and refuses a file others can read', () => {
+    const ok = parseDashboardArgs(['--url', 'http://127.0.0.1:8080', '--token-file', tokenFile(0o600), '--read-only', '--refresh', '500ms'], {});
+    expect(ok).toMatchObject({ url: 'http://127.0.0.1:8080', token: 'aat_secret-token', readOnly: true, refreshMs: 500 });
+    const loose = tokenFile(0o644);
+    expect(() => parseDashboardArgs(['--url', 'http://x', '--token-file', loose], {})).toThrow(/readable by group or others \(mode 0644\); run: chmod 600/);
+    expect(() => parseDashboardArgs(['--url', 'http://x', '--token-file', tokenFile(0o640)], {})).toThrow(/mode 0640/);
+  });
+
+  it('takes the token from APPLIANCE_ADMIN_TOKEN, and never echoes it in errors', () => {
+    expect(parseDashboardArgs(['--url', 'http://x'], { APPLIANCE_ADMIN_TOKEN: 'aat_env' })).toMatchObject({ token: 'aat_env' });
+    let message = '';
+    try {
+      parseDashboardArgs(['--url', 'http://x', '--token-file', tokenFile(0o600, 'aat_a b')], {});
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(/one token on one line/);
+    expect(message).not.toContain('aat_a');
+    expect(() => parseDashboardArgs(['--url', 'http://x'], {})).toThrow(/--token-file FILE or the APPLIANCE_ADMIN_TOKEN/);
+  });
+
+  it('rejects --role outside demo, and unknown commands', () => {
+    expect(() => parseDashboardArgs(['--url', 'http://x', '--role', 'auditor'], { APPLIANCE_ADMIN_TOKEN: 't' })).toThrow(/only applies to demo/);
+    expect(() => parseDashboardArgs(['frobnicate'], {})).toThrow(/unknown command/);
+  });
+
+  it('parses refresh intervals', () => {
+    expect(parseInterval('2s')).toBe(2000);
+    expect(parseInterval('750ms')).toBe(750);
+    expect(parseInterval('1m')).toBe(60_000);
+    expect(parseInterval('3')).toBe(3000);
+    expect(() => parseInterval('fast')).toThrow();
+    expect(() => parseInterval('10ms')).toThrow(/between/);
+  });
+});

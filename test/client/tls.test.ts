@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generate } from 'selfsigned';
+import { buildServer, type AdminServer } from '../../src/server/app.js';
+import { issueToken } from '../../src/server/tokens.js';
+import { ApiClient } from '../../src/client/api-client.js';
+import { TransportError } from '../../src/client/errors.js';
+import { fixtureConfig, tempDir } from '../helpers/fixtures.js';
+
+/** `--ca-file`: the client trusts an appliance's own CA, and only then. */
+let server: AdminServer;
+let url: string;
+let ca: string;
+let token: string;
+
+beforeAll(async () => {
+  const caPair = await generate([{ name: 'commonName', value: 'dashboard test CA' }], {
+    keyType: 'ec', algorithm: 'sha256',
+    extensions: [{ name: 'basicConstraints', cA: true, critical: true }, { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true }],
+  });
+  const leaf = await generate([{ name: 'commonName', value: 'appliance.test' }], {
+    keyType: 'ec', algorithm: 'sha256', ca: { key: caPair.private, cert: caPair.cert },
+    extensions: [
+      { name: 'basicConstraints', cA: false },
+      { name: 'extKeyUsage', serverAuth: true },
+      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] },
+    ],
+  });
+  ca = caPair.cert;
+  const root = tempDir('aa-client-tls');
+  server = await buildServer({ dataDir: `${root}/data`, config: fixtureConfig(root), tls: { cert: leaf.cert, key: leaf.private } });
+  await server.app.listen({ port: 0, host: '127.0.0.1' });
+  url = `https://127.0.0.1:${(server.app.server.address() as { port: number }).port}`;
+  token = issueToken(server.db, 'auditor', 'tls-auditor').token;
+}, 30_000);
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('TLS', () => {
+  it('refuses an appliance certificate it cannot verify, as a TLS transport error', async () => {
+    const c = new ApiClient({ url, token });
+    const err = await c.call('session').catch((e) => e);
+    expect(err).toBeInstanceOf(TransportError);
+    expect(err.kind).toBe('tls');
+    await c.close();
+  });
+
+  it('trusts the appliance with its CA given', async () => {
+    const c = new ApiClient({ url, token, ca });
+    expect((await c.call('session')).data).toMatchObject({ subject: 'tls-auditor', role: 'auditor' });
+    await c.close();
+  });
+});

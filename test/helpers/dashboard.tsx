@@ -1,0 +1,168 @@
+import { EventEmitter } from 'node:events';
+import React from 'react';
+import { render } from 'ink';
+import type { Role } from '../../src/contract/index.js';
+import { ApiClient } from '../../src/client/api-client.js';
+import { createDashboard, type DashboardDeps } from '../../src/app/deps.js';
+import { App } from '../../src/app/App.js';
+import type { AnyScreen } from '../../src/ui/screen-api.js';
+import { screens as allScreens } from '../../screens/index.js';
+import type { TestServer } from './server.js';
+
+/** A terminal of a given size, like ink-testing-library's, that can also be resized. */
+class FakeStdout extends EventEmitter {
+  frames: string[] = [];
+  isTTY = true;
+  constructor(public columns: number, public rows: number) {
+    super();
+  }
+  write = (frame: string) => {
+    this.frames.push(frame);
+    return true;
+  };
+  lastFrame = () => this.frames[this.frames.length - 1] ?? '';
+}
+
+class FakeStdin extends EventEmitter {
+  isTTY = true;
+  private data: string | null = null;
+  write = (data: string) => {
+    this.data = data;
+    this.emit('readable');
+    this.emit('data', data);
+  };
+  read = () => {
+    const d = this.data;
+    this.data = null;
+    return d;
+  };
+  setEncoding() {}
+  setRawMode() {}
+  resume() {}
+  pause() {}
+  ref() {}
+  unref() {}
+}
+
+export const KEYS: Record<string, string> = {
+  enter: '\r',
+  esc: '\x1b',
+  tab: '\t',
+  'shift-tab': '\x1b[Z',
+  up: '\x1b[A',
+  down: '\x1b[B',
+  right: '\x1b[C',
+  left: '\x1b[D',
+  pgup: '\x1b[5~',
+  pgdn: '\x1b[6~',
+  home: '\x1b[H',
+  end: '\x1b[F',
+  backspace: '\x7f',
+  space: ' ',
+};
+
+export interface DashboardHarness {
+  deps: DashboardDeps;
+  /** OSC 52 copies the dashboard made */
+  clipboard: string[];
+  /** key names (enter, esc, tab, shift-tab, up, down, left, right, pgup, pgdn, home, end, backspace, space) or single characters */
+  press(...keys: string[]): Promise<void>;
+  /** types text one character at a time */
+  type(text: string): Promise<void>;
+  frame(): string;
+  /** every frame written so far, joined (to assert something was never shown) */
+  allFrames(): string;
+  waitForText(text: string | RegExp, timeoutMs?: number): Promise<string>;
+  waitFor(pred: (frame: string) => boolean, what?: string, timeoutMs?: number): Promise<string>;
+  resize(columns: number, rows: number): Promise<void>;
+  unmount(): Promise<void>;
+}
+
+export interface DashboardOptions {
+  server: TestServer;
+  role?: Role;
+  /** a token other than the role's (e.g. a revoked one) */
+  token?: string;
+  url?: string;
+  refreshMs?: number;
+  readOnly?: boolean;
+  screen?: string;
+  screens?: AnyScreen[];
+  columns?: number;
+  rows?: number;
+}
+
+const tick = () => new Promise<void>((r) => setImmediate(r));
+/** The gap KeyStdin leaves between keys in a real terminal: time for new inputs to mount. */
+const keyGap = () => new Promise<void>((r) => setTimeout(r, 4));
+
+/** Renders the real shell against a running test server, with keys, frames and waits. */
+export function renderDashboard(o: DashboardOptions): DashboardHarness {
+  const token = o.token ?? o.server.tokens[o.role ?? 'it_admin'];
+  const client = new ApiClient({ url: o.url ?? o.server.url, token, timeoutMs: 5000 });
+  const clipboard: string[] = [];
+  const deps = createDashboard({
+    client,
+    token,
+    screens: o.screens ?? allScreens,
+    refreshMs: o.refreshMs ?? 200,
+    readOnly: o.readOnly,
+    initialScreen: o.screen,
+    clipboard: (text) => clipboard.push(text),
+  });
+  const stdout = new FakeStdout(o.columns ?? 120, o.rows ?? 32);
+  const stdin = new FakeStdin();
+  const stderr = new FakeStdout(120, 32);
+  const instance = render(<App deps={deps} />, {
+    stdout: stdout as unknown as NodeJS.WriteStream,
+    stdin: stdin as unknown as NodeJS.ReadStream,
+    stderr: stderr as unknown as NodeJS.WriteStream,
+    debug: true,
+    exitOnCtrlC: false,
+    patchConsole: false,
+  });
+
+  const waitFor = async (pred: (f: string) => boolean, what = 'condition', timeoutMs = 5000) => {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      const f = stdout.lastFrame();
+      if (pred(f)) return f;
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last frame:\n${f}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
+
+  return {
+    deps,
+    clipboard,
+    async press(...keys) {
+      for (const k of keys) {
+        const seq = KEYS[k] ?? (k.length === 1 ? k : undefined);
+        if (seq === undefined) throw new Error(`unknown key ${k}; use type() for text`);
+        stdin.write(seq);
+        await keyGap();
+      }
+    },
+    async type(text) {
+      for (const ch of text) {
+        stdin.write(ch);
+        await keyGap();
+      }
+    },
+    frame: () => stdout.lastFrame(),
+    allFrames: () => stdout.frames.join('\n'),
+    waitForText: (text, timeoutMs) =>
+      waitFor((f) => (typeof text === 'string' ? f.includes(text) : text.test(f)), JSON.stringify(String(text)), timeoutMs),
+    waitFor,
+    async resize(columns, rows) {
+      stdout.columns = columns;
+      stdout.rows = rows;
+      stdout.emit('resize');
+      await tick();
+    },
+    async unmount() {
+      instance.unmount();
+      await deps.close();
+    },
+  };
+}

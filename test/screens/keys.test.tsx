@@ -1,0 +1,154 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, snapshot, type TestServer } from '../helpers/server.js';
+import { renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
+
+let s: TestServer;
+let d: DashboardHarness | undefined;
+beforeAll(async () => {
+  s = await startTestServer();
+  const res = await s.call('POST', '/gateway/keys', { body: { name: 'seeded-key', quota: { requests_per_minute: 30 } } });
+  expect(res.status).toBe(201);
+});
+afterEach(async () => {
+  await d?.unmount();
+  d = undefined;
+});
+afterAll(async () => {
+  await s.close();
+});
+
+interface KeyRow { id: string; name: string; status: string; requests_per_minute: number | null; tokens_per_minute: number | null; tokens_per_day: number | null }
+const keyNamed = (name: string) => s.server.db.prepare('SELECT * FROM gateway_keys WHERE name = ? ORDER BY seq DESC').get(name) as KeyRow | undefined;
+const auditRows = () => snapshot(s, 'audit') as { action: string; outcome: string; request_id: string }[];
+
+async function select(h: DashboardHarness, text: string) {
+  await h.press('/');
+  await h.type(text);
+  await h.press('enter');
+  await h.waitFor((f) => f.split('\n').some((l) => l.startsWith('›') && l.includes(text)), `row ${text} selected`);
+}
+
+describe('keys screen', () => {
+  it('lists keys with status, prefix, quota and last use', async () => {
+    d = renderDashboard({ server: s, screen: 'keys' });
+    const f = await d.waitForText('seeded-key');
+    const row = keyNamed('seeded-key')!;
+    const prefix = (s.server.db.prepare('SELECT prefix FROM gateway_keys WHERE id = ?').get(row.id) as { prefix: string }).prefix;
+    expect(f).toMatch(new RegExp(`seeded-key\\s+active\\s+${prefix}\\s+30 / ∞ / ∞\\s+never`));
+  });
+
+  it('creates a key: the secret is shown once, copyable, and gone when the dialog closes', async () => {
+    d = renderDashboard({ server: s, screen: 'keys' });
+    await d.waitForText('seeded-key');
+    await d.press('n');
+    await d.waitForText('Create a gateway key');
+    await d.type('ci-bot');
+    await d.press('tab');
+    await d.type('12x');
+    await d.press('enter');
+    await d.waitForText('a whole number ≥ 0, or empty for unlimited');
+    expect(keyNamed('ci-bot')).toBeUndefined(); // invalid form: nothing sent
+    await d.press('backspace', 'tab', 'tab');
+    await d.type('5000');
+    await d.press('enter');
+    const shown = await d.waitForText('will not be shown again');
+    const secret = /\b(agk_[A-Za-z0-9_-]{20,})\b/.exec(shown)?.[1];
+    expect(secret).toBeDefined();
+    const row = keyNamed('ci-bot')!;
+    expect(row).toMatchObject({ status: 'active', requests_per_minute: 12, tokens_per_minute: null, tokens_per_day: 5000 });
+
+    expect(d.clipboard).toEqual([]); // copying needs the explicit key
+    await d.press('c');
+    await d.waitForText('copied to the clipboard (OSC 52)');
+    expect(d.clipboard).toEqual([secret]);
+
+    const framesBefore = d.allFrames().length;
+    await d.press('enter');
+    const result = await d.waitForText('Audit entry aud_');
+    expect(result).toContain('Key created');
+    expect(result).toContain(row.id);
+    expect(result).toContain('gateway.key.create');
+    await d.press('enter');
+    await d.waitForText('ci-bot');
+    // never drawn again, and nothing the dashboard keeps holds it
+    expect(d.allFrames().slice(framesBefore)).not.toContain(secret!);
+    const kept = JSON.stringify([d.deps.resources.getState(), d.deps.ui.getState(), d.deps.dialogs.getState(), d.deps.session.getState()]);
+    expect(kept).not.toContain(secret!);
+    // nor the audit trail
+    expect(JSON.stringify(snapshot(s, 'audit'))).not.toContain(secret!);
+  });
+
+  it('sets a quota through a form prefilled with the current one', async () => {
+    d = renderDashboard({ server: s, screen: 'keys' });
+    await d.waitForText('seeded-key');
+    await select(d, 'seeded-key');
+    await d.press('u');
+    await d.waitForText('Quota for seeded-key');
+    expect(d.frame()).toMatch(/Requests \/ minute\s+30/);
+    await d.press('backspace', 'backspace');
+    await d.type('75');
+    await d.press('tab');
+    await d.type('1000');
+    await d.press('enter');
+    await d.waitForText('Quota saved');
+    expect(keyNamed('seeded-key')).toMatchObject({ requests_per_minute: 75, tokens_per_minute: 1000, tokens_per_day: null });
+  });
+
+  it('revokes only when the key name is typed exactly', async () => {
+    await s.call('POST', '/gateway/keys', { body: { name: 'to-revoke' } });
+    d = renderDashboard({ server: s, screen: 'keys' });
+    await d.waitForText('to-revoke');
+    await select(d, 'to-revoke');
+    await d.press('x');
+    await d.waitForText('Type to-revoke to confirm');
+    await d.type('to-revok');
+    await d.press('enter');
+    await d.waitForText('does not match; nothing was sent');
+    expect(keyNamed('to-revoke')!.status).toBe('active');
+    await d.type('e');
+    await d.press('enter');
+    await d.waitForText('Key revoked');
+    expect(keyNamed('to-revoke')!.status).toBe('revoked');
+    await d.press('enter');
+    await d.waitFor((f) => /to-revoke\s+revoked/.test(f), 'the list to show it revoked');
+    // a revoked key offers no revoke or quota change
+    await d.press('x');
+    await d.waitForText('revoke: the key is already revoked.');
+  });
+
+  it('shows a refused change in plain words with code and request id, and keeps working', async () => {
+    d = renderDashboard({ server: s, screen: 'keys' });
+    await d.waitForText('seeded-key');
+    await d.press('n');
+    await d.waitForText('Create a gateway key');
+    await d.type('seeded-key'); // an active key already has this name
+    await d.press('enter');
+    const f = await d.waitForText('new key failed');
+    expect(f).toContain('Conflict with the current state');
+    expect(f).toContain('already exists');
+    expect(f).toContain('code SVC-ADMIN-409');
+    const failed = auditRows().filter((r) => r.action === 'gateway.key.create' && r.outcome === 'failed').at(-1)!;
+    expect(f).toContain(`request ${failed.request_id}`);
+    await d.press('enter');
+    await d.waitFor((x) => !x.includes('new key failed'), 'the error to close');
+    await d.press('down');
+    expect(d.frame()).toContain('seeded-key');
+  });
+
+  it('an auditor cannot create, limit or revoke: dimmed, explained, nothing sent', async () => {
+    d = renderDashboard({ server: s, role: 'auditor', screen: 'keys' });
+    await d.waitForText('READ-ONLY');
+    await d.waitForText('seeded-key');
+    expect(d.frame()).toMatch(/n new key ✕\s+u set quota ✕\s+x revoke ✕.*role auditor is read-only/);
+    const audit = auditRows();
+    const keys = snapshot(s, 'gateway_keys');
+    for (const k of ['n', 'u', 'x']) {
+      await d.press(k);
+      await d.waitForText('Nothing was sent.');
+      expect(d.frame()).not.toMatch(/Create a gateway key|Quota for|Type .* to confirm/);
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect(auditRows()).toEqual(audit);
+    expect(snapshot(s, 'gateway_keys')).toEqual(keys);
+  });
+});

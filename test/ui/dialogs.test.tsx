@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import React from 'react';
+import { render } from 'ink-testing-library';
+import { FormDialog } from '../../src/ui/dialogs/FormDialog.js';
+import { ConfirmDialog } from '../../src/ui/dialogs/ConfirmDialog.js';
+import type { FormField, FormValues } from '../../src/ui/dialogs/form-model.js';
+
+const gap = () => new Promise((r) => setTimeout(r, 10));
+async function keys(stdin: { write(s: string): void }, ...seq: string[]) {
+  for (const k of seq) {
+    stdin.write(k);
+    await gap();
+  }
+}
+
+const fields: FormField[] = [
+  { kind: 'text', name: 'name', label: 'Name', required: true },
+  { kind: 'limit', name: 'rpm', label: 'Requests / minute', initial: 10 },
+  { kind: 'select', name: 'bucket', label: 'Bucket', options: [{ value: 'hour', label: 'per hour' }, { value: 'day', label: 'per day' }] },
+];
+
+describe('Form dialog', () => {
+  it('moves with Tab/Shift-Tab, cycles a select, validates, and submits typed values', async () => {
+    let result: FormValues | null | undefined;
+    const { lastFrame, stdin, unmount } = render(<FormDialog title="T" fields={fields} width={80} isActive onDone={(v) => (result = v)} />);
+    await keys(stdin, '\r'); // name is required
+    expect(lastFrame()).toContain('✕ Name: required');
+    expect(result).toBeUndefined();
+    await keys(stdin, 'b', 'o', 't', '\t', '\x7f', '\x7f', '\t', '\x1b[C', '\x1b[Z', '7', '\r');
+    expect(result).toEqual({ name: 'bot', rpm: 7, bucket: 'day' });
+    unmount();
+  });
+
+  it('empty means unlimited, Esc cancels', async () => {
+    let result: FormValues | null | undefined;
+    const one = render(<FormDialog title="T" fields={[fields[1]]} width={80} isActive onDone={(v) => (result = v)} />);
+    await keys(one.stdin, '\x7f', '\x7f');
+    expect(one.lastFrame()).toContain('unlimited');
+    await keys(one.stdin, '\r');
+    expect(result).toEqual({ rpm: null });
+    one.unmount();
+    const two = render(<FormDialog title="T" fields={fields} width={80} isActive onDone={(v) => (result = v)} />);
+    await keys(two.stdin, 'x', '\x1b');
+    await new Promise((r) => setTimeout(r, 30));
+    expect(result).toBeNull();
+    two.unmount();
+  });
+
+  it('a long form in a short terminal shows the fields around the focus', async () => {
+    const many: FormField[] = Array.from({ length: 12 }, (_, i) => ({ kind: 'limit', name: `f${i}`, label: `Field ${i}` }));
+    const { lastFrame, stdin, unmount } = render(<FormDialog title="T" fields={many} width={80} height={16} isActive onDone={() => {}} />);
+    expect(lastFrame()).toContain('Field 0');
+    expect(lastFrame()).not.toContain('Field 11');
+    expect(lastFrame()).toMatch(/↓ \d+ more/);
+    await keys(stdin, ...Array(11).fill('\t'));
+    expect(lastFrame()).toContain('› Field 11');
+    expect(lastFrame()).toMatch(/↑ \d+ more/);
+    expect(lastFrame()!.split('\n').length).toBeLessThanOrEqual(16);
+    unmount();
+  });
+});
+
+describe('Confirm dialog', () => {
+  it('starts on Cancel: Enter alone says no; → then Enter says yes', async () => {
+    const answers: boolean[] = [];
+    const a = render(<ConfirmDialog title="Delete?" message="really" width={80} isActive onDone={(ok) => answers.push(ok)} />);
+    expect(a.lastFrame()).toContain('› [ Cancel ]');
+    await keys(a.stdin, '\r');
+    a.unmount();
+    const b = render(<ConfirmDialog title="Delete?" message="really" width={80} isActive onDone={(ok) => answers.push(ok)} />);
+    await keys(b.stdin, '\x1b[C', '\r');
+    b.unmount();
+    expect(answers).toEqual([false, true]);
+  });
+});

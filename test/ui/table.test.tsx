@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import React, { useState } from 'react';
+import { useInput } from 'ink';
+import { render } from 'ink-testing-library';
+import stringWidth from 'string-width';
+import { Table, visibleRows } from '../../src/ui/Table.js';
+import { scrollFor, layoutColumns } from '../../src/ui/table-layout.js';
+import type { Column } from '../../src/ui/screen-api.js';
+
+interface Row { id: string; name: string; n: number }
+const rows: Row[] = Array.from({ length: 1000 }, (_, i) => ({ id: `row-${String(i).padStart(4, '0')}`, name: `name ${i}`, n: i }));
+const columns: Column<Row>[] = [
+  { header: 'ID', value: (r) => r.id },
+  { header: 'Name', value: (r) => r.name, grow: true },
+  { header: 'N', value: (r) => r.n, align: 'right', width: 6 },
+];
+
+/** A table with cursor keys, as the shell wires it. */
+function Navigable({ height, data = rows }: { height: number; data?: Row[] }) {
+  const [pos, setPos] = useState({ cursor: 0, scroll: 0 });
+  const page = visibleRows(height);
+  useInput((input, key) => setPos(({ cursor, scroll }) => {
+    let c = cursor;
+    if (key.downArrow || input === 'j') c++;
+    if (key.upArrow || input === 'k') c--;
+    if (key.pageDown) c += page;
+    if (key.pageUp) c -= page;
+    if (input === 'G') c = data.length - 1;
+    if (input === 'g') c = 0;
+    c = Math.max(0, Math.min(data.length - 1, c));
+    return { cursor: c, scroll: scrollFor(c, scroll, page, data.length) };
+  }));
+  return <Table columns={columns} rows={data} rowKey={(r) => r.id} cursor={pos.cursor} scroll={pos.scroll} height={height} width={60} />;
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 5));
+/** Waits for the frame to satisfy `ok` (renders are asynchronous; the machine may be busy). */
+async function until(ok: () => boolean, what: string) {
+  const end = Date.now() + 3000;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await tick();
+  }
+}
+const dataLines = (frame: string) => frame.split('\n').filter((l) => /row-\d{4}/.test(l));
+
+describe('Table', () => {
+  it('renders only the visible window of a long list', () => {
+    const { lastFrame, unmount } = render(<Navigable height={10} />);
+    const frame = lastFrame()!;
+    expect(frame.split('\n')).toHaveLength(10);
+    expect(dataLines(frame)).toHaveLength(8);
+    expect(frame).toContain('row-0000');
+    expect(frame).toContain('row-0007');
+    expect(frame).not.toContain('row-0008');
+    expect(frame).toContain('row 1 of 1000');
+    unmount();
+  });
+
+  it('moves the cursor and scrolls the window with it', async () => {
+    const { lastFrame, stdin, unmount } = render(<Navigable height={10} />);
+    const selected = () => dataLines(lastFrame()!).find((l) => l.startsWith('›'))!;
+    expect(selected()).toContain('row-0000');
+    for (let i = 0; i < 9; i++) {
+      stdin.write('j');
+      await tick();
+    }
+    await until(() => selected().includes('row-0009'), 'row 9');
+    expect(lastFrame()).not.toContain('row-0000'); // scrolled past the top
+    expect(dataLines(lastFrame()!)).toHaveLength(8);
+    stdin.write('\x1b[6~'); // PgDn
+    await until(() => selected().includes('row-0017'), 'row 17');
+    stdin.write('G');
+    await until(() => selected().includes('row-0999'), 'the last row');
+    expect(lastFrame()).toContain('row 1000 of 1000');
+    stdin.write('k');
+    await until(() => selected().includes('row-0998'), 'row 998');
+    stdin.write('g');
+    await until(() => selected().includes('row-0000'), 'the first row');
+    // exactly one row is marked, and the mark is text, not colour alone
+    expect(lastFrame()!.split('\n').filter((l) => l.startsWith('›'))).toHaveLength(1);
+    unmount();
+  });
+
+  it('sizes columns by display width and truncates with …', () => {
+    const wide: Row[] = [
+      { id: 'row-0001', name: '東京都の非常に長いコネクタ名前がここに続きます東京都の非常に長い', n: 1 },
+      { id: 'row-0002', name: 'plain', n: 22 },
+    ];
+    const { lastFrame, unmount } = render(<Table columns={columns} rows={wide} rowKey={(r) => r.id} cursor={1} scroll={0} height={6} width={50} />);
+    const lines = lastFrame()!.split('\n').slice(0, 3);
+    expect(lines[1]).toContain('…');
+    // every row, wide characters included, occupies exactly the table width
+    for (const l of lines) expect(stringWidth(l)).toBe(50);
+    unmount();
+  });
+
+  it('shows what an empty list means', () => {
+    const { lastFrame, unmount } = render(<Table columns={columns} rows={[]} rowKey={(r) => r.id} cursor={0} scroll={0} height={5} width={50} empty="No connector is configured." />);
+    expect(lastFrame()).toContain('No connector is configured.');
+    unmount();
+  });
+
+  it('drops columns that cannot fit rather than overflowing', () => {
+    const many: Column<Row>[] = Array.from({ length: 12 }, (_, i) => ({ header: `Column${i}`, value: (r: Row) => `${r.name}-${i}`, minWidth: 8 }));
+    const widths = layoutColumns(many, rows.slice(0, 5), 60);
+    expect(widths.length).toBeLessThan(12);
+    expect(widths.reduce((a, b) => a + b, 0) + 2 + 2 * (widths.length - 1)).toBeLessThanOrEqual(60);
+  });
+});
