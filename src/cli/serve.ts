@@ -33,11 +33,16 @@ export async function serveCommand(argv: string[]): Promise<number> {
   if (!values.data) throw new UsageError('--data DIR is required');
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, got ${values.port}`);
-  const logger = pino({ level: values['log-level'] }, pino.destination(2));
+  const level = values['log-level'];
+  if (!Object.hasOwn(pino.levels.values, level) && level !== 'silent') {
+    throw new UsageError(`--log-level must be one of ${[...Object.keys(pino.levels.values), 'silent'].join(', ')}`);
+  }
+  if (Boolean(values['tls-cert']) !== Boolean(values['tls-key'])) throw new UsageError('--tls-cert and --tls-key go together: give both, or neither for plain http');
+  const logger = pino({ level }, pino.destination(2));
   const { loadDemoConfig } = values.demo ? await import('../server/demo/config.js') : { loadDemoConfig: undefined };
   const config = values.config ? loadConfig(values.config) : loadDemoConfig ? loadDemoConfig(values.data) : loadConfig(undefined);
   const tls = values['tls-cert'] && values['tls-key']
-    ? { cert: readFileSync(values['tls-cert']), key: readFileSync(values['tls-key']) }
+    ? { cert: readTlsFile(values['tls-cert']), key: readTlsFile(values['tls-key']) }
     : undefined;
   const server = await buildServer({ dataDir: values.data, config, demo: values.demo, logger, tls });
   try {
@@ -78,3 +83,11 @@ export async function serveCommand(argv: string[]): Promise<number> {
 }
 
 export class UsageError extends Error {}
+
+function readTlsFile(file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    throw new UsageError(`cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+}

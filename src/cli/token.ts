@@ -10,6 +10,10 @@ export const TOKEN_USAGE = `Usage: appliance-admin token issue --data DIR --role
 
 export async function tokenCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
+  if (!sub || sub === '--help' || sub === '-h' || rest.includes('--help') || rest.includes('-h')) {
+    console.log(TOKEN_USAGE);
+    return sub ? 0 : 2;
+  }
   const { values, positionals } = parseArgs({
     args: rest,
     options: {

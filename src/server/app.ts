@@ -68,7 +68,8 @@ export async function buildServer(options: ServerOptions): Promise<AdminServer> 
     bodyLimit: BODY_LIMIT,
     genReqId: () => newId('req'),
     requestIdHeader: false,
-    return503OnClosing: true,
+    // closing is answered below as problem+json, like every other error
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     clientErrorHandler: clientErrorProblem,
     frameworkErrors: (err, _req, reply) => {
@@ -80,6 +81,13 @@ export async function buildServer(options: ServerOptions): Promise<AdminServer> 
     },
     ...(options.tls ? { https: options.tls } : {}),
   }) as unknown as FastifyInstance;
+
+  let closing = false;
+  app.addHook('onRequest', async (_req, reply) => {
+    if (!closing) return;
+    reply.header('Connection', 'close');
+    throw new ApiError(503, 'the server is shutting down', { headers: { 'Retry-After': '5' } });
+  });
 
   app.addHook('onSend', async (req, reply) => {
     reply.header('X-Request-Id', String(req.id));
@@ -150,6 +158,7 @@ export async function buildServer(options: ServerOptions): Promise<AdminServer> 
     async close() {
       if (closed) return;
       closed = true;
+      closing = true;
       for (const x of groups) await x.close?.();
       await app.close();
       db.close();
