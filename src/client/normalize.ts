@@ -40,19 +40,21 @@ const defOf = (s: z.ZodType): AnyDef => (s as unknown as { _zod: { def: AnyDef }
 
 const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'readonly', 'catch', 'nonoptional']);
 
-/** The schema under optional/nullable/default/pipe wrappers, and whether null is allowed. */
-function unwrap(schema: z.ZodType): { inner: z.ZodType; nullable: boolean } {
+/** The schema under optional/nullable/default/pipe wrappers, and whether null or absence is allowed. */
+function unwrap(schema: z.ZodType): { inner: z.ZodType; nullable: boolean; optional: boolean } {
   let s = schema;
   let nullable = false;
+  let optional = false;
   for (let i = 0; i < 20; i++) {
     const d = defOf(s);
     if (d.type === 'nullable') nullable = true;
+    if (d.type === 'optional') optional = true;
     if (WRAPPERS.has(d.type)) s = d.innerType;
     else if (d.type === 'pipe') s = d.in;
     else if (d.type === 'lazy') s = d.getter();
     else break;
   }
-  return { inner: s, nullable };
+  return { inner: s, nullable, optional };
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -63,9 +65,11 @@ function isPageShape(shape: Record<string, z.ZodType>): boolean {
 
 /** Reshapes `value` towards `schema` without ever throwing; validation comes after. */
 export function normalize(schema: z.ZodType, value: unknown): unknown {
-  const { inner, nullable } = unwrap(schema);
+  const { inner, nullable, optional } = unwrap(schema);
   const d = defOf(inner);
   if (value === undefined) {
+    // absent is not null where the contract tells them apart (a budget override inherits)
+    if (optional) return undefined;
     if (nullable) return null;
     if (d.type === 'array') return [];
     return undefined;

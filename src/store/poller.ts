@@ -1,6 +1,6 @@
 import type { ApiClient } from '../client/api-client.js';
 import { ApiError, TransportError, describeError } from '../client/errors.js';
-import { patchEntry, resourceKey, type ResourceRequest, type ResourceStore } from './resources.js';
+import { patchEntry, queryAt, resourceKey, type ResourceRequest, type ResourceStore } from './resources.js';
 import { resolveSession, type SessionStore } from './session.js';
 
 export interface PollerOptions {
@@ -108,7 +108,7 @@ export class Poller {
     const before = resources.getState().entries[key];
     if (!before || before.status === 'idle') patchEntry(resources, key, { status: 'loading' });
     try {
-      const res = await this.#o.client.call(r.route, { params: r.params, query: r.query });
+      const res = await this.#o.client.call(r.route, { params: r.params, query: queryAt(r) });
       patchEntry(resources, key, { data: res.data, error: null, fetchedAt: Date.now(), status: 'ok', stale: false, issues: res.issues, requestId: res.requestId });
       this.#connected();
     } catch (err) {

@@ -9,6 +9,12 @@ export interface ResourceRequest {
   route: JsonRouteName;
   params?: Record<string, string>;
   query?: Record<string, unknown>;
+  /**
+   * A rolling time window ("the last hour"): `query(nowMs)` adds values computed from the clock
+   * at each fetch. `as` names the window and is part of the resource's identity; the computed
+   * values are not, so the data stays on screen while the window moves.
+   */
+  rolling?: { as: string; query: (nowMs: number) => Record<string, unknown> };
 }
 
 export type ResourceStatus = 'idle' | 'loading' | 'ok' | 'error';
@@ -48,7 +54,12 @@ const stable = (v: unknown): string =>
     ? `{${Object.keys(v as object).sort().filter((k) => (v as Record<string, unknown>)[k] !== undefined).map((k) => `${k}:${stable((v as Record<string, unknown>)[k])}`).join(',')}}`
     : JSON.stringify(v ?? null);
 
-export const resourceKey = (r: Pick<ResourceRequest, 'route' | 'params' | 'query'>): string => `${r.route}${stable(r.params ?? {})}${stable(r.query ?? {})}`;
+export const resourceKey = (r: Pick<ResourceRequest, 'route' | 'params' | 'query' | 'rolling'>): string =>
+  `${r.route}${stable(r.params ?? {})}${stable(r.query ?? {})}${r.rolling ? `@${r.rolling.as}` : ''}`;
+
+/** The query to send now: the fixed part plus a rolling window's values. */
+export const queryAt = (r: Pick<ResourceRequest, 'query' | 'rolling'>, nowMs = Date.now()): Record<string, unknown> | undefined =>
+  r.rolling ? { ...(r.query ?? {}), ...r.rolling.query(nowMs) } : r.query;
 
 export const emptyEntry = (key: string): ResourceEntry => ({ key, data: undefined, error: null, fetchedAt: null, status: 'idle', stale: false, issues: [], requestId: undefined });
 

@@ -182,6 +182,6 @@ describe('a screen that fails to draw', () => {
     d = renderDashboard({ server: s, screens: [...screens, broken], screen: 'broken' });
     await d.waitForText('the broken screen failed to draw: kaboom');
     await d.press('shift-tab');
-    await d.waitForText('[keys]');
+    await d.waitForText(`[${screens.at(-1)!.name}]`);
   });
 });

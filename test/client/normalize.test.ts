@@ -87,6 +87,8 @@ describe('tolerant reading', () => {
     });
     expect(b.issues).toEqual([]);
     expect(b.value).toMatchObject({ agents: { supportBot: { tokens_per_run: 5 }, 'hr-helper': {} }, defaults: { tokens_per_run: 1 } });
+    // an absent override field inherits the default: it stays absent, it does not become null (unlimited)
+    expect((b.value as { agents: unknown }).agents).toEqual({ supportBot: { tokens_per_run: 5 }, 'hr-helper': {} });
     const st = readTolerantly(Settings, { sections: [{ name: 'net', values: { httpProxy: 'x' } }] });
     expect(st.value).toEqual({ sections: [{ name: 'net', values: { httpProxy: 'x' } }] });
   });

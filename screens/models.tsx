@@ -1,0 +1,81 @@
+import type { Model } from '../src/contract/index.js';
+import { defineScreen } from '../src/ui/screen-api.js';
+import { bytes } from '../src/ui/format.js';
+import { markOf, toneOf } from '../src/ui/theme.js';
+
+/** 8030000000 -> "8.0 B" (parameters, not bytes). */
+export function paramCount(n: number | null | undefined): string {
+  if (n === null || n === undefined || !Number.isFinite(n)) return '–';
+  if (n >= 1e9) return `${(n / 1e9).toFixed(1)} B`;
+  if (n >= 1e6) return `${(n / 1e6).toFixed(1)} M`;
+  if (n >= 1e3) return `${(n / 1e3).toFixed(1)} k`;
+  return String(n);
+}
+
+const stateBadge = (m: Model) => `${markOf(toneOf(m.state))} ${m.state ?? '?'}`;
+
+/** Why a model cannot be activated now, or null. */
+export function whyNotActivate(m: Model | undefined): string | null {
+  if (!m) return null;
+  if (m.active) return 'it is already the active model';
+  if (m.state !== 'present') return 'its files are not on the appliance (the service does not download models)';
+  return null;
+}
+
+export const modelsScreen = defineScreen<Model>({
+  name: 'models',
+  title: 'Models',
+  resources: () => [{ id: 'models', route: 'listModels', query: { limit: 500 } }],
+  list: {
+    columns: [
+      { header: 'Name', value: (m) => m.name, grow: true, minWidth: 22, maxWidth: 40 },
+      { header: 'State', value: stateBadge, tone: (m) => toneOf(m.state), width: 9 },
+      { header: 'Active', value: (m) => (m.active ? '◆ ACTIVE' : ' '), tone: (m) => (m.active ? 'accent' : undefined), width: 8 },
+      { header: 'Params', value: (m) => paramCount(m.parameters), align: 'right', width: 8 },
+      { header: 'Quant', value: (m) => m.quantization, maxWidth: 10 },
+      { header: 'Size', value: (m) => bytes(m.size_bytes), align: 'right', width: 9 },
+      { header: 'Family', value: (m) => m.family, maxWidth: 12 },
+      { header: 'ID', value: (m) => m.id, minWidth: 10, maxWidth: 28 },
+    ],
+    rowKey: (m) => m.id,
+    empty: 'No model is known to this appliance (models are copied onto the appliance; the service does not download them).',
+    summary: (rows) => {
+      const active = rows.find((m) => m.active);
+      const missing = rows.filter((m) => m.state === 'missing').length;
+      return [
+        `${rows.length} model${rows.length === 1 ? '' : 's'}`,
+        active ? `active: ${active.name}` : 'no active model',
+        ...(missing ? [`${missing} missing on disk`] : []),
+      ].join(' · ');
+    },
+  },
+  actions: [
+    {
+      key: 'a',
+      label: 'activate',
+      mutates: true,
+      capability: 'model.activate',
+      needsRow: true,
+      unavailable: whyNotActivate,
+      async run(ctx, m) {
+        const model = m!;
+        const ok = await ctx.confirm({
+          title: `Activate ${model.name}?`,
+          message: [
+            `${model.name} (${model.id}) becomes the appliance's default model.`,
+            'Workloads that follow the active model switch to it;',
+            'workloads routed to a specific model keep theirs.',
+          ],
+          confirmLabel: 'Activate',
+        });
+        if (!ok) return;
+        const r = await ctx.call('activateModel', { body: { model_id: model.id } });
+        ctx.refresh();
+        return {
+          title: 'Model activated',
+          summary: [`${model.name} (${r.model_id}) is now the active model.`, `Previously active: ${r.previous_model_id ?? 'none'}.`],
+        };
+      },
+    },
+  ],
+});

@@ -1,0 +1,72 @@
+import type { RoutingEntry } from '../src/contract/index.js';
+import { defineScreen } from '../src/ui/screen-api.js';
+import { shortTime } from '../src/ui/format.js';
+
+const FOLLOWS = 'follows active';
+
+const modelText = (e: RoutingEntry) => (e.model_id === null || e.model_id === undefined ? `↻ ${FOLLOWS}` : e.model_id);
+const updated = (e: RoutingEntry) => (e.updated_at ? shortTime(e.updated_at) : 'never (config)');
+
+/** What the user picked: a model id, or null to follow the active model. */
+type Choice = { model_id: string | null };
+
+export const routingScreen = defineScreen<RoutingEntry>({
+  name: 'routing',
+  title: 'Routing',
+  resources: () => [{ id: 'routing', route: 'listRouting', query: { limit: 500 } }],
+  list: {
+    columns: [
+      { header: 'Workload', value: (e) => e.workload, minWidth: 10, maxWidth: 24 },
+      { header: 'Model', value: modelText, tone: (e) => (e.model_id == null ? 'info' : undefined), minWidth: 20, maxWidth: 30 },
+      { header: 'Effective model', value: (e) => e.effective_model_id ?? 'none', tone: (e) => (e.effective_model_id ? undefined : 'bad'), minWidth: 20, maxWidth: 30 },
+      { header: 'Updated (UTC)', value: updated, width: 16 },
+      { header: 'By', value: (e) => e.updated_by ?? '–', grow: true, minWidth: 8, maxWidth: 36 },
+    ],
+    rowKey: (e) => e.workload,
+    empty: 'No workloads are configured on this appliance.',
+    summary: (rows) => {
+      const following = rows.filter((e) => e.model_id == null).length;
+      return `${rows.length} workload${rows.length === 1 ? '' : 's'} · ${following} follow${following === 1 ? 's' : ''} the active model`;
+    },
+  },
+  actions: [
+    {
+      key: 'e',
+      label: 'change model',
+      mutates: true,
+      capability: 'routing.update',
+      needsRow: true,
+      async run(ctx, e) {
+        const entry = e!;
+        // Fetched now, not from the poll: only models present at this moment are offered.
+        const models = (await ctx.call('listModels', { query: { limit: 500 } })).data ?? [];
+        const active = models.find((m) => m.active);
+        const present = models.filter((m) => m.state === 'present');
+        const missing = models.length - present.length;
+        const current = (id: string | null) => ((entry.model_id ?? null) === id ? '  (current)' : '');
+        const choice = await ctx.pick<Choice>({
+          title: `Route workload ${entry.workload}`,
+          message: `Now: ${entry.model_id ?? FOLLOWS} (effective ${entry.effective_model_id ?? 'none'}). Only models present on the appliance are listed${missing ? `; ${missing} missing one${missing === 1 ? ' is' : 's are'} left out` : ''}.`,
+          items: [
+            { value: { model_id: null }, label: `↻ Follow the active model`, hint: `${active ? `now ${active.id}` : 'no active model'}${current(null)}` },
+            ...present.map((m) => ({
+              value: { model_id: m.id },
+              label: m.name,
+              hint: `${m.id}${m.active ? ' · active' : ''}${current(m.id)}`,
+            })),
+          ],
+        });
+        if (!choice) return;
+        const after = await ctx.call('setRouting', { params: { workload: entry.workload }, body: { model_id: choice.model_id } });
+        ctx.refresh();
+        return {
+          title: 'Routing updated',
+          summary: [
+            `${after.workload}: ${after.model_id === null ? 'follows the active model' : `routed to ${after.model_id}`}.`,
+            `Effective model: ${after.effective_model_id ?? 'none'}.`,
+          ],
+        };
+      },
+    },
+  ],
+});

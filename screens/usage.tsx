@@ -1,0 +1,166 @@
+import React from 'react';
+import { Box, Text } from 'ink';
+import type { GatewayKey, KeyUsage, Usage } from '../src/contract/index.js';
+import { defineScreen, type ResourceEntry, type ScreenAction } from '../src/ui/screen-api.js';
+import { bar, sparkline } from '../src/ui/charts.js';
+import { shortTime } from '../src/ui/format.js';
+import { sanitize } from '../src/ui/sanitize.js';
+import { fit, truncate, widthOf } from '../src/ui/text.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+export type UsageRange = 'hour' | 'day' | 'week';
+
+/**
+ * Each range is a rolling window ending with the current minute. The appliance buckets by hour
+ * at the finest, so the last hour is shown as totals; the day and week start on an hour boundary
+ * so that every hourly bucket is a whole hour (except the current one).
+ */
+export const RANGES: Record<UsageRange, { key: string; label: string; hours: number | null }> = {
+  hour: { key: 'h', label: 'last hour', hours: null },
+  day: { key: 'd', label: 'last 24 hours', hours: 24 },
+  week: { key: 'w', label: 'last 7 days', hours: 168 },
+};
+
+export function usageWindow(range: UsageRange, nowMs: number): { start_time: string; end_time: string } {
+  const minute = Math.floor(nowMs / MINUTE) * MINUTE;
+  const hour = Math.floor(nowMs / HOUR) * HOUR;
+  const hours = RANGES[range].hours;
+  const start = hours === null ? minute - 59 * MINUTE : hour - (hours - 1) * HOUR;
+  return { start_time: new Date(start).toISOString(), end_time: new Date(minute + MINUTE).toISOString() };
+}
+
+const rangeOf = (extra: Record<string, unknown>): UsageRange => (extra.range === 'hour' || extra.range === 'week' ? extra.range : 'day');
+
+/** 1234567 -> "1.2M": token counts in a narrow column. */
+export function compact(n: number | null | undefined): string {
+  if (typeof n !== 'number' || !Number.isFinite(n)) return '–';
+  if (n >= 1e9) return `${+(n / 1e9).toFixed(1)}G`;
+  if (n >= 1e6) return `${+(n / 1e6).toFixed(1)}M`;
+  if (n >= 1e4) return `${+(n / 1e3).toFixed(1)}k`;
+  return n.toLocaleString('en-US');
+}
+const count = (n: number | null | undefined) => (typeof n === 'number' && Number.isFinite(n) ? n.toLocaleString('en-US') : '–');
+
+/** Hours per chart mark: the smallest that fits, dividing a day evenly so marks are whole sums. */
+const GROUPS = [1, 2, 3, 4, 6, 8, 12, 24, 48, 168];
+export function hoursPerMark(buckets: number, width: number): number {
+  return GROUPS.find((g) => Math.ceil(buckets / g) <= width) ?? Math.ceil(buckets / Math.max(1, width));
+}
+
+/** Sums of `size` consecutive values, grouped from the newest end (a short group is the oldest). */
+export function groupSums(values: number[], size: number): number[] {
+  const out: number[] = [];
+  for (let end = values.length; end > 0; end -= size) {
+    out.unshift(values.slice(Math.max(0, end - size), end).reduce((a, b) => a + b, 0));
+  }
+  return out;
+}
+
+interface KeyInfo { name: string; revoked: boolean }
+function keyNames(entry: ResourceEntry | undefined): Map<string, KeyInfo> {
+  const list = (entry?.data as { data?: GatewayKey[] } | undefined)?.data;
+  return new Map((Array.isArray(list) ? list : []).map((k) => [k.id, { name: k.name ?? k.id, revoked: k.status === 'revoked' }]));
+}
+
+const REVOKED = ' (revoked)';
+const NUM = { requests: 8, rejected: 8, input: 7, output: 7 };
+/** indent, gaps around the name and the chart (2) and between the numbers (1) */
+const FIXED = 2 + 2 + NUM.requests + 1 + NUM.rejected + 1 + NUM.input + 1 + NUM.output + 2;
+
+function UsageView({ usage, keys, range, width, height, scroll }: { usage: Usage; keys: Map<string, KeyInfo>; range: UsageRange; width: number; height: number; scroll: number }) {
+  const rows: KeyUsage[] = Array.isArray(usage.data) ? usage.data : [];
+  const fullLabel = (u: KeyUsage) => {
+    const k = keys.get(u.key_id);
+    return sanitize(k ? `${k.name}${k.revoked ? REVOKED : ''}` : u.key_id, 100);
+  };
+  const longest = Math.max(8, ...rows.map((u) => widthOf(fullLabel(u))));
+  const hourly = RANGES[range].hours !== null;
+  // the chart keeps a day of hourly marks; long key names give way first
+  const nameWidth = Math.max(8, Math.min(longest, 32, width - FIXED - (hourly ? 24 : 10) - 1));
+  const chartWidth = Math.max(4, width - FIXED - nameWidth - 1);
+  // a long name is cut before its "(revoked)", which must stay readable
+  const label = (u: KeyUsage) => {
+    const k = keys.get(u.key_id);
+    return k?.revoked ? `${truncate(sanitize(k.name, 100), nameWidth - REVOKED.length)}${REVOKED}` : fullLabel(u);
+  };
+  const buckets = rows[0]?.buckets?.length ?? 0;
+  const perMark = hoursPerMark(buckets, chartWidth);
+  const per = `Requests per ${perMark === 1 ? 'hour' : `${perMark} h`}`;
+  const chartTitle = hourly ? (widthOf(`${per}, oldest → now`) <= chartWidth ? `${per}, oldest → now` : per) : 'Requests, relative';
+  const maxRequests = Math.max(0, ...rows.map((u) => u.requests ?? 0));
+
+  const totals = rows.reduce(
+    (t, u) => ({ requests: t.requests + (u.requests ?? 0), rejected: t.rejected + (u.rejected ?? 0), input: t.input + (u.input_tokens ?? 0), output: t.output + (u.output_tokens ?? 0) }),
+    { requests: 0, rejected: 0, input: 0, output: 0 },
+  );
+  const line = (name: string, req: string, rej: string, inp: string, out: string, chart: string) =>
+    `  ${fit(name, nameWidth)}  ${fit(req, NUM.requests, 'right')} ${fit(rej, NUM.rejected, 'right')} ${fit(inp, NUM.input, 'right')} ${fit(out, NUM.output, 'right')}  ${truncate(chart, chartWidth)}`;
+
+  const from = shortTime(usage.start_time);
+  const to = shortTime(usage.end_time);
+  const title = `${RANGES[range].label[0].toUpperCase()}${RANGES[range].label.slice(1)} · ${from} → ${to.slice(0, 10) === from.slice(0, 10) ? to.slice(11) : to} UTC`;
+  const note = hourly ? '' : ' · totals only: hourly buckets';
+  const room = Math.max(1, height - 4);
+  const top = Math.max(0, Math.min(scroll, rows.length - room));
+  const shown = rows.slice(top, top + room);
+
+  return (
+    <Box flexDirection="column" height={height}>
+      <Text wrap="truncate">
+        <Text bold>{title}</Text>
+        <Text dimColor>{note}</Text>
+      </Text>
+      <Text bold underline wrap="truncate">
+        {line('Key', 'Requests', 'Rejected', 'In tok', 'Out tok', chartTitle)}
+      </Text>
+      {rows.length === 0 ? (
+        <Text dimColor wrap="truncate">  No traffic in this range: no gateway key made a request between these times.</Text>
+      ) : null}
+      {shown.map((u) => {
+        const values = (u.buckets ?? []).map((b) => b.requests ?? 0);
+        // a dot for a period without requests keeps the time axis visible
+        const chart = hourly ? sparkline(groupSums(values, perMark)).replace(/ /g, '·') : bar(u.requests ?? 0, maxRequests, chartWidth);
+        return (
+          <Text key={u.key_id} wrap="truncate">
+            {line(label(u), count(u.requests), count(u.rejected), compact(u.input_tokens), compact(u.output_tokens), chart)}
+          </Text>
+        );
+      })}
+      <Box flexGrow={1} />
+      <Text dimColor wrap="truncate">
+        {rows.length === 0
+          ? ' '
+          : `  ${rows.length} key${rows.length === 1 ? '' : 's'}${rows.length > room ? ` (${top + 1}–${top + shown.length} shown)` : ''} · ${count(totals.requests)} requests · ${count(totals.rejected)} rejected · tokens ${compact(totals.input)} in, ${compact(totals.output)} out`}
+      </Text>
+    </Box>
+  );
+}
+
+const rangeAction = (range: UsageRange): ScreenAction<unknown> => ({
+  key: RANGES[range].key,
+  label: range === 'week' ? '7 days' : range,
+  mutates: false,
+  async run(ctx) {
+    ctx.setExtra({ range });
+  },
+});
+
+export const usageScreen = defineScreen<unknown>({
+  name: 'usage',
+  title: 'Gateway usage',
+  resources: (state) => {
+    const range = rangeOf(state.extra);
+    return [
+      { id: 'usage', route: 'usage', query: { bucket: 'hour' }, rolling: { as: range, query: (now) => usageWindow(range, now) } },
+      { id: 'keys', route: 'listKeys', query: { limit: 500 } },
+    ];
+  },
+  render: ({ resources, width, height, state }) => {
+    const usage = resources.usage?.data as Usage | undefined;
+    if (!usage) return <Text dimColor>Loading…</Text>;
+    return <UsageView usage={usage} keys={keyNames(resources.keys)} range={rangeOf(state.extra)} width={width} height={height} scroll={state.scroll} />;
+  },
+  actions: [rangeAction('hour'), rangeAction('day'), rangeAction('week')],
+});
