@@ -5,7 +5,12 @@ import { keysScreen } from './keys.js';
 import { usageScreen } from './usage.js';
 import { modelsScreen } from './models.js';
 import { routingScreen } from './routing.js';
+import { auditScreen } from './audit.js';
+import { journalScreen } from './journal.js';
 import { budgetsScreen } from './budgets.js';
+import { deploymentScreen } from './deployment.js';
+import { settingsScreen } from './settings.js';
+import { identityScreen } from './identity.js';
 
 /** Every screen, in Tab order. Adding a screen: its file, plus one line here. */
 export const screens: AnyScreen[] = [
@@ -15,5 +20,10 @@ export const screens: AnyScreen[] = [
   usageScreen,
   modelsScreen,
   routingScreen,
+  auditScreen,
+  journalScreen,
   budgetsScreen,
+  deploymentScreen,
+  settingsScreen,
+  identityScreen,
 ];

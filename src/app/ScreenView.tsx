@@ -25,7 +25,7 @@ export function ScreenView({ screen, state, data, width, height }: { screen: Any
     const list = screen.list;
     let summary: string | null = null;
     try {
-      summary = list.summary ? list.summary(data.all) : null;
+      summary = list.summary ? list.summary(data.all, { data: primary.data, state }) : null;
     } catch {
       summary = null;
     }
@@ -47,10 +47,11 @@ export function ScreenView({ screen, state, data, width, height }: { screen: Any
     );
   }
   const setExtra = (patch: Record<string, unknown>) => patchScreen(deps.ui, screen.name, { extra: { ...state.extra, ...patch } });
+  const setScroll = (scroll: number) => patchScreen(deps.ui, screen.name, { scroll });
   return (
     <Box flexDirection="column" height={height} overflow="hidden">
       <Guard key={screen.name} name={screen.name}>
-        <CustomBody render={screen.render!} props={{ state, resources: data.resources, width, height, setExtra }} />
+        <CustomBody render={screen.render!} props={{ state, resources: data.resources, width, height, setExtra, setScroll }} />
       </Guard>
     </Box>
   );

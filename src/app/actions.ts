@@ -126,7 +126,11 @@ function makeContext(deps: DashboardDeps, screen: AnyScreen, mutations: Mutation
     get state() {
       return screenState(deps.ui.getState(), screen.name);
     },
-    setExtra: (patch) => patchScreen(deps.ui, screen.name, { extra: { ...screenState(deps.ui.getState(), screen.name).extra, ...patch } }),
+    setExtra: (patch, opts) =>
+      patchScreen(deps.ui, screen.name, {
+        extra: { ...screenState(deps.ui.getState(), screen.name).extra, ...patch },
+        ...(opts?.top ? { cursor: 0, selectedKey: null, scroll: 0 } : {}),
+      }),
     get session() {
       return deps.session.getState();
     },

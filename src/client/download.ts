@@ -11,6 +11,8 @@ export interface DownloadProgress {
   bytes: number;
   /** from Content-Length, when the server sent one (streamed exports usually do not) */
   total: number | null;
+  /** newline characters so far (see DownloadResult.lines) */
+  lines: number;
 }
 
 export interface DownloadResult {
@@ -46,7 +48,7 @@ export async function streamToFile(res: Dispatcher.ResponseData, dest: string, o
       const now = Date.now();
       if (onProgress && now - lastReport >= 100) {
         lastReport = now;
-        onProgress({ bytes, total });
+        onProgress({ bytes, total, lines });
       }
       done(null, chunk);
     },
@@ -59,7 +61,7 @@ export async function streamToFile(res: Dispatcher.ResponseData, dest: string, o
     await rm(part, { force: true });
     throw (err as NodeJS.ErrnoException).code?.startsWith('E') && (err as NodeJS.ErrnoException).syscall ? err : toTransportError(err);
   }
-  onProgress?.({ bytes, total });
+  onProgress?.({ bytes, total, lines });
   const disposition = header(res.headers, 'content-disposition') ?? '';
   const m = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(disposition);
   return {

@@ -41,8 +41,18 @@ export interface ListSpec<Row> {
   rowKey: (row: Row) => string;
   /** what an empty list means, in plain words */
   empty?: string;
-  /** one line above the table, from all rows (the filter is noted after it), e.g. "3 connectors · 1 degraded" */
-  summary?: (rows: Row[]) => string;
+  /**
+   * one line above the table, from all rows (the filter is noted after it), e.g. "3 connectors · 1 degraded";
+   * `view` (given by the shell) has the primary resource's whole answer and the screen's state (e.g. for "page 3 · more")
+   */
+  summary?: (rows: Row[], view?: ListView) => string;
+}
+
+/** What a list's summary may read besides its rows. */
+export interface ListView {
+  /** the primary resource's data as received (envelope included: has_more, next_cursor, …) */
+  data: unknown;
+  state: ScreenUiState;
 }
 
 export interface ScreenRenderProps {
@@ -52,6 +62,8 @@ export interface ScreenRenderProps {
   width: number;
   height: number;
   setExtra(patch: Record<string, unknown>): void;
+  /** sets state.scroll, e.g. to clamp it to the content after End (which moves it far down) */
+  setScroll(scroll: number): void;
 }
 
 /** A progress dialog an action keeps updating; Esc closes it and aborts `signal`. */
@@ -90,7 +102,8 @@ export interface ActionContext {
   refresh(): void;
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   readonly state: ScreenUiState;
-  setExtra(patch: Record<string, unknown>): void;
+  /** `top`: also put the cursor back on the first row (a new page of a list) */
+  setExtra(patch: Record<string, unknown>, opts?: { top?: boolean }): void;
   readonly session: SessionState;
   readonly refreshIntervalMs: number;
   /** writes text to the terminal's clipboard (OSC 52) */

@@ -1,0 +1,69 @@
+import type { JournalEntry } from '../src/contract/index.js';
+import { defineScreen } from '../src/ui/screen-api.js';
+import { markOf, toneOf } from '../src/ui/theme.js';
+import { emptyText, historyActions, historyResources, historyState, pageSummary, tableTime, type HistorySpec } from './shared/history.js';
+
+const spec: HistorySpec = {
+  kind: 'journal',
+  title: 'agent journal',
+  noun: 'journal entries',
+  resourceId: 'journal',
+  listRoute: 'listJournal',
+  exportRoute: 'exportJournal',
+  exportCapability: 'journal.export',
+  filters: [
+    { name: 'agent', label: 'Agent', hint: 'the exact agent name, e.g. hr-assistant; empty = any' },
+    { name: 'status', label: 'Status', options: ['', 'running', 'succeeded', 'failed', 'cancelled'] },
+    { name: 'channel', label: 'Channel', hint: 'the exact channel id, e.g. chan_web; empty = any' },
+    { name: 'run_id', label: 'Run', hint: 'one run id (u on a row sets it); empty = every run' },
+  ],
+};
+
+/** 850 ms, 12.3 s, 2.5 min; a running step has no duration yet. */
+export function duration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '–';
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${(ms / 60_000).toFixed(1)} min`;
+}
+const count = (n: number | null | undefined) =>
+  n === null || n === undefined || !Number.isFinite(n) ? '?' : n >= 10_000 ? `${+(n / 1000).toFixed(1)}k` : String(n);
+const status = (e: JournalEntry) => `${markOf(toneOf(e.status))} ${e.status ?? '?'}`;
+
+export const journalScreen = defineScreen<JournalEntry>({
+  name: 'journal',
+  title: 'Agent journal',
+  resources: (state) => historyResources(spec, state),
+  list: {
+    // Channel and run come last: on an 80-column terminal they are the ones left out (Enter shows them).
+    columns: [
+      { header: 'Time (UTC)', value: (e) => tableTime(e.started_at), width: 19 },
+      { header: 'Agent', value: (e) => e.agent, minWidth: 8, maxWidth: 20 },
+      { header: 'Step', value: (e) => e.step, align: 'right', width: 4 },
+      { header: 'Tool', value: (e) => e.tool, minWidth: 6, maxWidth: 18 },
+      { header: 'Status', value: status, tone: (e) => toneOf(e.status), width: 11 },
+      { header: 'Elapsed', value: (e) => duration(e.duration_ms), align: 'right', width: 7 },
+      { header: 'Tok in/out', value: (e) => `${count(e.input_tokens)}/${count(e.output_tokens)}`, align: 'right', minWidth: 10, maxWidth: 13 },
+      { header: 'Channel', value: (e) => e.channel, minWidth: 6, maxWidth: 16 },
+      { header: 'Run', value: (e) => e.run_id, grow: true, minWidth: 8, maxWidth: 30 },
+    ],
+    rowKey: (e) => e.id,
+    empty: emptyText(spec),
+    summary: (rows, view) => pageSummary(spec, rows, view),
+  },
+  actions: [
+    ...historyActions<JournalEntry>(spec),
+    {
+      key: 'u',
+      label: 'this run',
+      mutates: false,
+      needsRow: true,
+      unavailable: (e) => (e && !e.run_id ? 'this entry has no run id' : null),
+      async run(ctx, e) {
+        const h = historyState(ctx.state.extra);
+        if (h.filters.run_id === e!.run_id) return { title: 'Already one run', tone: 'info', summary: [`The list shows only run ${e!.run_id}; f changes the filters, c clears them.`] };
+        ctx.setExtra({ filters: { ...h.filters, run_id: e!.run_id }, cursors: [], anchor: null }, { top: true });
+      },
+    },
+  ],
+});

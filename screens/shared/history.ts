@@ -1,0 +1,401 @@
+/**
+ * What the audit and journal screens share: filters kept in state.extra and sent to the server,
+ * cursor paging through the whole history (a stack of `after` cursors), and the export.
+ */
+import { createReadStream } from 'node:fs';
+import { access, constants, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, resolve } from 'node:path';
+import type { FileRouteName } from '../../src/client/api-client.js';
+import { ApiError, TransportError } from '../../src/client/errors.js';
+import type { ResourceRequest } from '../../src/store/resources.js';
+import type { ActionContext, FormField, ListView, ScreenAction, ScreenUiState } from '../../src/ui/screen-api.js';
+import { bytes } from '../../src/ui/format.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+export type RangeId = '1h' | '24h' | '7d' | '30d' | 'all' | 'custom';
+export const RANGES: { id: RangeId; label: string; ms: number | null }[] = [
+  { id: 'all', label: 'all time', ms: null },
+  { id: '1h', label: 'last hour', ms: HOUR },
+  { id: '24h', label: 'last day', ms: DAY },
+  { id: '7d', label: 'last 7 days', ms: 7 * DAY },
+  { id: '30d', label: 'last 30 days', ms: 30 * DAY },
+  { id: 'custom', label: 'custom: from / until below', ms: null },
+];
+const rangeOf = (id: unknown) => RANGES.find((r) => r.id === id) ?? RANGES[0];
+export const PAGE_SIZES = [50, 100, 200, 500];
+
+/** The screen's filters and position, as kept in state.extra. */
+export interface HistoryState {
+  range: RangeId;
+  /** RFC 3339, for the custom range only */
+  from: string | null;
+  until: string | null;
+  /** server filters by query name (actor, action, outcome; agent, status, channel, run_id) */
+  filters: Record<string, string>;
+  pageSize: number;
+  /** start_time frozen when paging leaves page 1 of a "last …" range (a cursor belongs to one query) */
+  anchor: string | null;
+  /** the `after` cursor of each page past the first */
+  cursors: string[];
+}
+
+export const DEFAULT_STATE: HistoryState = { range: 'all', from: null, until: null, filters: {}, pageSize: 50, anchor: null, cursors: [] };
+
+const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
+
+export function historyState(extra: Record<string, unknown>): HistoryState {
+  const filters: Record<string, string> = {};
+  if (extra.filters && typeof extra.filters === 'object') {
+    for (const [k, v] of Object.entries(extra.filters as Record<string, unknown>)) if (typeof v === 'string' && v !== '') filters[k] = v;
+  }
+  return {
+    range: rangeOf(extra.range).id,
+    from: str(extra.from),
+    until: str(extra.until),
+    filters,
+    pageSize: PAGE_SIZES.includes(extra.pageSize as number) ? (extra.pageSize as number) : DEFAULT_STATE.pageSize,
+    anchor: str(extra.anchor),
+    cursors: Array.isArray(extra.cursors) ? extra.cursors.filter((c): c is string => typeof c === 'string') : [],
+  };
+}
+
+/** RFC 3339 UTC, whole seconds. */
+export const isoSeconds = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+
+/** 2026-11-21 09:30:12: the table's time, UTC, to the second (the detail view has the exact value). */
+export function tableTime(iso: string | null | undefined): string {
+  if (!iso) return '–';
+  const t = Date.parse(iso);
+  return Number.isFinite(t) ? new Date(t).toISOString().slice(0, 19).replace('T', ' ') : iso;
+}
+
+/**
+ * The start of a rolling range at `nowMs`, rounded down to 10 s so that polls within those 10 s
+ * ask the same question (and the appliance can answer 304).
+ */
+const rollingStart = (h: HistoryState, nowMs: number): string | null => {
+  const ms = rangeOf(h.range).ms;
+  return ms === null ? null : isoSeconds(Math.floor((nowMs - ms) / 10_000) * 10_000);
+};
+
+/** start_time/end_time of a custom range. */
+const fixedTime = (h: HistoryState): Record<string, string> =>
+  h.range === 'custom' ? { ...(h.from ? { start_time: h.from } : {}), ...(h.until ? { end_time: h.until } : {}) } : {};
+
+/** The list query of the page shown; `start` is the rolling range's start when there is one. */
+function listQuery(h: HistoryState, start: string | null, after?: string): Record<string, unknown> {
+  return { limit: h.pageSize, ...fixedTime(h), ...(start ? { start_time: start } : {}), ...h.filters, ...(after ? { after } : {}) };
+}
+
+export interface FilterSpec {
+  /** the query parameter */
+  name: string;
+  label: string;
+  /** text, or a choice among `options` ('' = any) */
+  options?: string[];
+  hint?: string;
+  validate?: (v: string) => string | null;
+}
+
+export interface HistorySpec {
+  kind: 'audit' | 'journal';
+  /** "audit trail" */
+  title: string;
+  /** "audit entries" */
+  noun: string;
+  resourceId: string;
+  listRoute: 'listAudit' | 'listJournal';
+  exportRoute: FileRouteName & ('exportAudit' | 'exportJournal');
+  exportCapability: string;
+  filters: FilterSpec[];
+}
+
+/** The screen's resources: page 1 of a "last …" range rolls with the clock; later pages are fixed. */
+export function historyResources(spec: HistorySpec, state: ScreenUiState): ResourceRequest[] {
+  const h = historyState(state.extra);
+  const base = { id: spec.resourceId, route: spec.listRoute } as const;
+  if (h.cursors.length) return [{ ...base, query: listQuery(h, h.anchor, h.cursors[h.cursors.length - 1]) }];
+  if (rangeOf(h.range).ms !== null) {
+    return [{ ...base, query: listQuery(h, null), rolling: { as: h.range, query: (now) => ({ start_time: rollingStart(h, now) }) } }];
+  }
+  return [{ ...base, query: listQuery(h, null) }];
+}
+
+/** "last 7 days · actor alice · outcome denied", or "all time, no filters". */
+export function describeFilters(spec: HistorySpec, h: HistoryState): string {
+  const r = rangeOf(h.range);
+  let range: string;
+  if (r.id === 'custom') {
+    range = h.from || h.until ? [h.from ? `from ${tableTime(h.from)}` : '', h.until ? `until ${tableTime(h.until)}` : ''].filter(Boolean).join(' ') : 'all time';
+  } else if (r.ms !== null && h.cursors.length && h.anchor) {
+    range = `since ${tableTime(h.anchor)} (${r.label})`;
+  } else range = r.label;
+  const named = spec.filters.filter((f) => h.filters[f.name]).map((f) => `${f.label.toLowerCase()} ${h.filters[f.name]}`);
+  return named.length ? [range, ...named].join(' · ') : `${range}, no other filters`;
+}
+
+/** "page 3 · 50 per page · more (n) · last 7 days · actor alice". */
+export function pageSummary(spec: HistorySpec, rows: unknown[], view: ListView | undefined): string {
+  const h = historyState(view?.state.extra ?? {});
+  const page = h.cursors.length + 1;
+  const hasMore = (view?.data as { has_more?: unknown } | undefined)?.has_more === true;
+  // Without the envelope (a caller other than the shell) whether more follow is unknown: say nothing.
+  const where = !view ? null : hasMore ? 'more (n older)' : rows.length === 0 ? 'no entries' : page > 1 ? 'oldest page' : 'all shown';
+  return [`page ${page}`, `${h.pageSize} per page`, where, describeFilters(spec, h)].filter(Boolean).join(' · ');
+}
+
+export function emptyText(spec: HistorySpec): string {
+  return `No ${spec.noun} match: nothing happened in this range with these filters. f changes them, c clears them.`;
+}
+
+/** Accepts RFC 3339 UTC, or 2026-11-21 / 2026-11-21 09:30 (UTC); null when it is not a time. */
+export function parseTimeInput(raw: string): string | null {
+  const t = raw.trim();
+  const m = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2})(:\d{2}(?:\.\d{1,9})?)?)?(Z|z)?$/.exec(t);
+  if (!m) return null;
+  const value = `${m[1]}T${m[2] ?? '00:00'}${m[3] ?? ':00'}Z`;
+  const ms = Date.parse(value);
+  if (!Number.isFinite(ms) || new Date(ms).toISOString().slice(0, 10) !== m[1]) return null;
+  return value;
+}
+const timeField = (name: string, label: string, initial: string | null, hint: string): FormField => ({
+  kind: 'text', name, label, initial: initial ?? '', maxLength: 40, hint,
+  validate: (s) => (s === '' || parseTimeInput(s) ? null : 'a UTC time like 2026-11-21T09:30:00Z or 2026-11-21 09:30'),
+});
+
+const selectOptions = (values: string[]) => values.map((v) => ({ value: v, label: v === '' ? 'any' : v }));
+
+function filterFields(spec: HistorySpec, h: HistoryState): FormField[] {
+  return [
+    { kind: 'select', name: 'range', label: 'Time range', initial: h.range, options: RANGES.map((r) => ({ value: r.id, label: r.label })) },
+    timeField('from', 'From (custom)', h.from, 'custom range only: inclusive, UTC, e.g. 2026-11-21T09:30:00Z; empty = no lower bound'),
+    timeField('until', 'Until (custom)', h.until, 'custom range only: exclusive, UTC; empty = up to now'),
+    ...spec.filters.map((f): FormField =>
+      f.options
+        ? { kind: 'select', name: f.name, label: f.label, initial: h.filters[f.name] ?? '', options: selectOptions(f.options), hint: f.hint }
+        : { kind: 'text', name: f.name, label: f.label, initial: h.filters[f.name] ?? '', maxLength: 200, hint: f.hint ?? 'exact value; empty = any', validate: f.validate },
+    ),
+    { kind: 'select', name: 'pageSize', label: 'Per page', initial: String(h.pageSize), options: PAGE_SIZES.map((n) => ({ value: String(n), label: String(n) })) },
+  ];
+}
+
+const restart = { cursors: [] as string[], anchor: null };
+
+/** f, c, n, p, t, e: filters, paging and export; none of them changes the appliance. */
+export function historyActions<Row>(spec: HistorySpec): ScreenAction<Row>[] {
+  return [
+    {
+      key: 'f',
+      label: 'filter',
+      mutates: false,
+      async run(ctx) {
+        const h = historyState(ctx.state.extra);
+        const v = await ctx.form({
+          title: `Filter the ${spec.title}`,
+          message: 'The appliance applies the filters and pages through every match, newest first.',
+          fields: filterFields(spec, h),
+          submitLabel: 'apply',
+        });
+        if (!v) return;
+        const range = rangeOf(v.range).id;
+        const filters: Record<string, string> = {};
+        for (const f of spec.filters) if (typeof v[f.name] === 'string' && v[f.name] !== '') filters[f.name] = v[f.name] as string;
+        ctx.setExtra(
+          {
+            range,
+            from: range === 'custom' ? parseTimeInput(String(v.from ?? '')) : null,
+            until: range === 'custom' ? parseTimeInput(String(v.until ?? '')) : null,
+            filters,
+            pageSize: Number(v.pageSize) || DEFAULT_STATE.pageSize,
+            ...restart,
+          },
+          { top: true },
+        );
+      },
+    },
+    {
+      key: 'c',
+      label: 'clear',
+      mutates: false,
+      async run(ctx) {
+        ctx.setExtra({ ...DEFAULT_STATE, pageSize: historyState(ctx.state.extra).pageSize }, { top: true });
+      },
+    },
+    {
+      key: 'n',
+      label: 'older',
+      mutates: false,
+      async run(ctx) {
+        const h = historyState(ctx.state.extra);
+        // Page 1 of a rolling range: freeze its start now, so every later page continues this query.
+        const anchor = h.cursors.length ? h.anchor : rollingStart(h, Date.now());
+        const page = await ctx.call(spec.listRoute, { query: listQuery(h, anchor, h.cursors[h.cursors.length - 1]) });
+        if (!page.has_more || !page.next_cursor) {
+          return {
+            title: 'No older entries',
+            tone: 'info',
+            summary: [`Page ${h.cursors.length + 1} is the last page: its last row is the oldest of the ${spec.noun} matching ${describeFilters(spec, h)}.`],
+          };
+        }
+        ctx.setExtra({ anchor, cursors: [...h.cursors, page.next_cursor] }, { top: true });
+      },
+    },
+    {
+      key: 'p',
+      label: 'newer',
+      mutates: false,
+      async run(ctx) {
+        const h = historyState(ctx.state.extra);
+        if (!h.cursors.length) return { title: 'Already on the newest page', tone: 'info', summary: ['Page 1 shows the newest entries; n goes to older ones.'] };
+        const cursors = h.cursors.slice(0, -1);
+        ctx.setExtra({ cursors, anchor: cursors.length ? h.anchor : null }, { top: true });
+      },
+    },
+    {
+      key: 't',
+      label: 'newest',
+      mutates: false,
+      async run(ctx) {
+        ctx.setExtra(restart, { top: true });
+      },
+    },
+    exportAction<Row>(spec),
+  ];
+}
+
+/** 20261121T093012Z: sortable and safe in a file name. */
+const fileStamp = (ms: number) => isoSeconds(ms).replace(/[-:]/g, '');
+
+function exportAction<Row>(spec: HistorySpec): ScreenAction<Row> {
+  return {
+    key: 'e',
+    label: 'export',
+    mutates: false,
+    capability: spec.exportCapability,
+    async run(ctx) {
+      const h = historyState(ctx.state.extra);
+      const defaultPath = `./${spec.kind}-${fileStamp(Date.now())}.csv`;
+      const v = await ctx.form({
+        title: `Export the ${spec.title}`,
+        message: [`Filters: ${describeFilters(spec, h)}.`, 'Every match is written (all pages), oldest first.'],
+        fields: [
+          { kind: 'select', name: 'format', label: 'Format', options: [{ value: 'csv', label: 'csv (RFC 4180, header row)' }, { value: 'jsonl', label: 'jsonl (one JSON object per line)' }] },
+          { kind: 'text', name: 'path', label: 'File', initial: defaultPath, required: true, maxLength: 1024, hint: `relative to ${process.cwd()}` },
+        ],
+        submitLabel: 'export',
+      });
+      if (!v) return;
+      const format = v.format === 'jsonl' ? 'jsonl' : 'csv';
+      let path = String(v.path);
+      if (path === defaultPath && format === 'jsonl') path = path.replace(/\.csv$/, '.jsonl');
+      const dest = resolve(process.cwd(), path.replace(/^~(?=\/|$)/, homedir()));
+      if (await checkDestination(dest)) {
+        const replace = await ctx.confirm({ title: 'Replace the file?', message: [`${dest} already exists.`, 'The export would replace it.'], confirmLabel: 'Replace', danger: true });
+        if (!replace) return;
+      }
+      return await runExport(ctx, spec, h, format, dest);
+    },
+  };
+}
+
+async function runExport(ctx: ActionContext, spec: HistorySpec, h: HistoryState, format: 'csv' | 'jsonl', dest: string) {
+  const start = rollingStart(h, Date.now());
+  const query = { format, ...fixedTime(h), ...(start ? { start_time: start } : {}), ...h.filters };
+  const p = ctx.progress({ title: `Exporting the ${spec.title} (${format})`, lines: ['waiting for the appliance…', `to ${dest}`] });
+  const began = Date.now();
+  const rowsSoFar = (lines: number) => Math.max(0, format === 'csv' ? lines - 1 : lines);
+  let result;
+  try {
+    result = await ctx.download(
+      spec.exportRoute,
+      query,
+      dest,
+      (pr) =>
+        p.update({
+          lines: [
+            `${rowsSoFar(pr.lines).toLocaleString('en-US')} rows · ${bytes(pr.bytes)}${pr.total ? ` of ${bytes(pr.total)}` : ''} · ${((Date.now() - began) / 1000).toFixed(1)} s`,
+            `to ${dest}`,
+            ...(pr.total ? [] : ['The appliance streams the file: its size is known only at the end.']),
+          ],
+          ...(pr.total ? { fraction: pr.bytes / pr.total } : {}),
+        }),
+      p.signal,
+    );
+  } catch (err) {
+    if (p.signal.aborted) {
+      return { title: 'Export stopped', tone: 'warn' as const, summary: ['You stopped the export: no file was written (the partial file was removed).'] };
+    }
+    throw writeError(err, dest);
+  } finally {
+    p.close();
+  }
+  const rows = format === 'csv' ? await csvRecords(dest) : result.lines;
+  return {
+    title: 'Export written',
+    tone: 'ok' as const,
+    summary: [
+      `rows    ${rows.toLocaleString('en-US')}`,
+      `bytes   ${result.bytes.toLocaleString('en-US')} (${bytes(result.bytes)})`,
+      `path    ${result.path}`,
+      `sha256  ${result.sha256}`,
+      '',
+      `${format}, oldest first; ${describeFilters(spec, h)}.`,
+      `The appliance records the export itself in the audit trail (${spec.kind}.export${result.requestId ? `, request ${result.requestId}` : ''}).`,
+    ],
+  };
+}
+
+/** Refuses a destination that cannot be written, in words; true when a file is already there. */
+async function checkDestination(dest: string): Promise<boolean> {
+  const dir = dirname(dest);
+  const st = await stat(dir).catch((err: NodeJS.ErrnoException) => {
+    throw new Error(err.code === 'ENOENT' ? `cannot write ${dest}: the directory ${dir} does not exist. Nothing was exported.` : `cannot write ${dest}: ${fsWords(err)}. Nothing was exported.`);
+  });
+  if (!st.isDirectory()) throw new Error(`cannot write ${dest}: ${dir} is not a directory. Nothing was exported.`);
+  await access(dir, constants.W_OK).catch(() => {
+    throw new Error(`cannot write ${dest}: the directory ${dir} is not writable for you. Nothing was exported.`);
+  });
+  const existing = await stat(dest).catch(() => null);
+  if (existing?.isDirectory()) throw new Error(`${dest} is a directory: give a file name. Nothing was exported.`);
+  return existing !== null;
+}
+
+const FS_WORDS: Record<string, string> = {
+  ENOENT: 'the directory does not exist',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+  EROFS: 'the file system is read-only',
+  EISDIR: 'it is a directory',
+  ENOTDIR: 'a part of the path is not a directory',
+};
+const fsWords = (err: NodeJS.ErrnoException) => (err.code && FS_WORDS[err.code]) || err.message;
+
+/** File-system failures in words; the appliance's and the connection's errors stay as they are. */
+function writeError(err: unknown, dest: string): unknown {
+  if (err instanceof ApiError || err instanceof TransportError) return err;
+  const e = err as NodeJS.ErrnoException;
+  if (e?.code && e.syscall) return new Error(`could not write ${dest}: ${fsWords(e)}. No file was written.`);
+  return err;
+}
+
+/** CSV records after the header: newlines outside quoted cells (a cell may hold one). */
+async function csvRecords(path: string): Promise<number> {
+  let inQuotes = false;
+  let records = 0;
+  let last = -1;
+  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+    for (const b of chunk) {
+      if (b === 0x22) inQuotes = !inQuotes;
+      else if (b === 0x0a && !inQuotes) records++;
+    }
+    if (chunk.length) last = chunk[chunk.length - 1];
+  }
+  if (last !== -1 && last !== 0x0a) records++;
+  return Math.max(0, records - 1);
+}

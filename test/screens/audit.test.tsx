@@ -1,0 +1,293 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { insertAuditBatch, type AuditSeed } from '../../src/server/governance/bulk.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
+import { tempDir } from '../helpers/fixtures.js';
+
+let s: TestServer;
+let d: DashboardHarness | undefined;
+let outDir: string;
+const NOW = Date.now();
+const SUBJECTS = [
+  ['alice@corp.example', 'it_admin'],
+  ['bob@corp.example', 'app_owner'],
+  ['carol@corp.example', 'auditor'],
+] as const;
+const ACTIONS = ['gateway.key.create', 'gateway.key.revoke', 'channel.update', 'model.activate'];
+const SEEDED = 1200;
+const tid = (i: number) => `key_seed${String(i).padStart(4, '0')}`;
+
+/** Entry i is i minutes older than the newest (10 minutes ago): 1,200 entries over 20 hours. */
+function seed(i: number): AuditSeed {
+  const [subject, role] = SUBJECTS[i % 3];
+  const outcome = i % 10 === 0 ? 'denied' : i % 7 === 0 ? 'failed' : 'success';
+  return {
+    at_ms: NOW - 10 * 60_000 - i * 60_000,
+    actor: { subject, role },
+    action: ACTIONS[i % 4],
+    target: { type: 'gateway_key', id: tid(i) },
+    outcome,
+    status: outcome === 'denied' ? 403 : outcome === 'failed' ? 409 : 200,
+    request_id: `req_seed${i}`,
+    source_ip: '10.0.0.1',
+    details: { n: i },
+  };
+}
+
+beforeAll(async () => {
+  s = await startTestServer();
+  insertAuditBatch(s.server.db, Array.from({ length: SEEDED }, (_, i) => seed(i)));
+  outDir = join(tempDir('aa-audit-export'), 'out');
+  mkdirSync(outDir);
+});
+afterEach(async () => {
+  await d?.unmount();
+  d = undefined;
+});
+afterAll(async () => {
+  await s.close();
+});
+
+interface AuditRow { id: string; target_id: string | null; action: string; actor_subject: string; outcome: string; details: string }
+const db = () => s.server.db;
+const all = (where = '1 = 1', ...args: unknown[]) =>
+  db().prepare(`SELECT id, target_id, action, actor_subject, outcome, details FROM audit WHERE ${where} ORDER BY at_ms DESC, seq DESC`).all(...args) as AuditRow[];
+const count = () => (db().prepare('SELECT COUNT(*) AS n FROM audit').get() as { n: number }).n;
+
+/** Table rows of the frame (they start with the time). */
+const tableRows = (f: string) => f.split('\n').filter((l) => /^[› ] \d{4}-\d\d-\d\d \d\d:\d\d:\d\d /.test(l));
+const firstRow = (f: string) => tableRows(f)[0] ?? '';
+const clearField = (h: DashboardHarness, n = 48) => h.press(...Array<string>(n).fill('backspace'));
+
+describe('audit screen', () => {
+  it('lists entries newest first with time, actor (role), action, target, outcome badge and status', async () => {
+    d = renderDashboard({ server: s, screen: 'audit' });
+    const f = await d.waitForText(tid(0));
+    const time = new Date(NOW - 10 * 60_000).toISOString().slice(0, 19).replace('T', ' ');
+    expect(firstRow(f)).toMatch(new RegExp(`${time}\\s+alice@corp\\.example \\(it_admin\\)\\s+gateway\\.key\\.create\\s+gateway_key ${tid(0)}\\s+▲ denied\\s+403`));
+    expect(f).toMatch(/bob@corp\.example \(app_owner\)\s+gateway\.key\.revoke\s+gateway_key key_seed0001\s+● success\s+200/);
+    expect(f).toContain('page 1 · 50 per page · more (n older) · all time');
+    expect(f).toContain('row 1 of 50');
+  });
+
+  it('filters on the server by actor, action prefix and outcome', async () => {
+    d = renderDashboard({ server: s, screen: 'audit' });
+    await d.waitForText(tid(0));
+    await d.press('f');
+    await d.waitForText('Filter the audit trail');
+    await d.press('tab', 'tab', 'tab');
+    await d.type('bob@corp.example');
+    await d.press('tab');
+    await d.type('gateway.key.*');
+    await d.press('tab', 'right', 'right'); // outcome: any → success → denied
+    await d.press('enter');
+    const expected = all("actor_subject = 'bob@corp.example' AND action LIKE 'gateway.key.%' AND outcome = 'denied'");
+    expect(expected.length).toBe(20);
+    // the page holds all 20: a client-side filter over one page of 50 could not find them
+    const f = await d.waitForText(`row 1 of ${expected.length}`);
+    expect(f).toContain('actor bob@corp.example · action gateway.key.* · outcome denied');
+    const rows = tableRows(f);
+    expect(rows.length).toBeGreaterThan(5);
+    for (const r of rows) expect(r).toMatch(/bob@corp\.example \(app_owner\)\s+gateway\.key\.(create|revoke)\s+.*▲ denied\s+403/);
+    expect(firstRow(f)).toContain(expected[0].target_id!);
+
+    // an exact action
+    await d.press('f');
+    await d.waitForText('Filter the audit trail');
+    await d.press('tab', 'tab', 'tab');
+    await clearField(d, 20);
+    await d.press('tab');
+    await clearField(d, 20);
+    await d.type('model.activate');
+    await d.press('tab', 'left', 'left'); // back to any outcome
+    await d.press('enter');
+    const exact = all("action = 'model.activate'");
+    await d.waitForText('action model.activate');
+    const g = await d.waitFor((x) => tableRows(x).length > 0 && tableRows(x).every((r) => r.includes('model.activate')), 'only model.activate rows');
+    expect(firstRow(g)).toContain(exact[0].target_id!);
+    expect(g).toContain('page 1 · 50 per page · more (n older) · all time · action model.activate');
+  });
+
+  it('pages through the whole history to the oldest entry and back', async () => {
+    d = renderDashboard({ server: s, screen: 'audit' });
+    await d.waitForText(tid(0));
+    const everything = all();
+    await d.press('n');
+    await d.waitForText('page 2 · 50 per page · more');
+    await d.waitFor((f) => firstRow(f).includes(everything[50].target_id!), 'page 2 to start with the 51st newest');
+    expect(d.frame()).toMatch(/^› /m); // the cursor is back on the first row
+    await d.press('n');
+    await d.waitFor((f) => f.includes('page 3 ·') && firstRow(f).includes(everything[100].target_id!), 'page 3');
+    await d.press('p');
+    await d.waitFor((f) => f.includes('page 2 ·') && firstRow(f).includes(everything[50].target_id!), 'back on page 2');
+    await d.press('t');
+    await d.waitFor((f) => f.includes('page 1 ·') && firstRow(f).includes(everything[0].target_id!), 'back on page 1');
+
+    // 500 per page: three pages, the last ends with the oldest entry
+    await d.press('f');
+    await d.waitForText('Filter the audit trail');
+    await d.press('tab', 'tab', 'tab', 'tab', 'tab', 'tab', 'right', 'right', 'right');
+    await d.waitFor((f) => /› Per page\s+‹ 500 ›/.test(f), '500 per page chosen');
+    await d.press('enter');
+    await d.waitForText('page 1 · 500 per page · more');
+    await d.press('n');
+    await d.waitForText('page 2 · 500 per page · more');
+    await d.press('n');
+    const last = await d.waitForText('page 3 · 500 per page · oldest page');
+    expect(last).toContain(`row 1 of ${everything.length - 1000}`);
+    await d.press('end');
+    const end = await d.waitForText(tid(SEEDED - 1));
+    expect(end).toContain(`row ${everything.length - 1000} of ${everything.length - 1000}`);
+    expect(end).toMatch(new RegExp(`^› .*${tid(SEEDED - 1)}`, 'm'));
+    await d.press('n');
+    await d.waitForText('No older entries');
+    expect(d.frame()).toContain('Page 3 is the last page');
+    await d.press('enter');
+    await d.press('p');
+    await d.waitForText('page 2 · 500 per page');
+  });
+
+  it('pages a "last day" range from a start frozen when paging begins', async () => {
+    d = renderDashboard({ server: s, screen: 'audit' });
+    await d.waitForText(tid(0));
+    await d.press('f');
+    await d.waitForText('Filter the audit trail');
+    await d.press('right', 'right'); // all → last hour → last day
+    await d.press('tab', 'tab', 'tab', 'tab', 'tab', 'tab', 'right', 'right', 'right');
+    await d.press('enter');
+    await d.waitForText('page 1 · 500 per page · more (n older) · last day');
+    await d.press('n');
+    const f = await d.waitForText(/page 2 · 500 per page · more \(n older\) · since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(last day\)/);
+    expect(firstRow(f)).toContain(all()[500].target_id!);
+    await d.press('p');
+    await d.waitForText('page 1 · 500 per page · more (n older) · last day, no other filters');
+  });
+
+  it('exports the filtered trail for an auditor: csv rows match the server, with rows, bytes, path and sha256', async () => {
+    d = renderDashboard({ server: s, role: 'auditor', screen: 'audit' });
+    await d.waitForText('READ-ONLY');
+    await d.waitForText(tid(0));
+    expect(d.frame()).toMatch(/e export {2}/);
+    const hints = d.frame().split('\n').find((l) => l.includes('e export'))!;
+    expect(hints).not.toContain('✕'); // nothing on this screen is disabled for an auditor
+    await d.press('f');
+    await d.waitForText('Filter the audit trail');
+    await d.press('tab', 'tab', 'tab', 'tab');
+    await d.type('channel.update');
+    await d.press('enter');
+    await d.waitForText('action channel.update');
+    const before = count();
+
+    await d.press('e');
+    const form = await d.waitForText('Export the audit trail');
+    expect(form).toMatch(/File\s+\.\/audit-\d{8}T\d{6}Z\.csv/);
+    expect(form).toContain('Filters: all time · action channel.update.');
+    const dest = join(outDir, 'trail.csv');
+    await d.press('tab');
+    await clearField(d, 40);
+    await d.type(dest);
+    await d.press('enter');
+    const done = await d.waitForText('Export written', 10_000);
+
+    const expected = all("action = 'channel.update'").reverse(); // the file is oldest first
+    const text = readFileSync(dest);
+    const records = parse(text, { columns: true }) as Record<string, string>[];
+    expect(records.map((r) => r.id)).toEqual(expected.map((e) => e.id));
+    expect(records[0]).toMatchObject({ action: 'channel.update', 'actor.subject': expected[0].actor_subject, 'target.id': expected[0].target_id });
+    expect(done).toContain(`rows    ${expected.length.toLocaleString('en-US')}`);
+    expect(done).toContain(`bytes   ${statSync(dest).size.toLocaleString('en-US')}`);
+    expect(done).toContain(`path    ${dest}`);
+    expect(done).toContain(`sha256  ${createHash('sha256').update(text).digest('hex')}`);
+
+    // the export is itself audited (by design, for every role); nothing else was recorded
+    const added = all().slice(0, count() - before);
+    expect(added).toHaveLength(1);
+    expect(added[0]).toMatchObject({ action: 'audit.export', actor_subject: 'aude-auditor', outcome: 'success' });
+    expect(JSON.parse(added[0].details)).toMatchObject({ format: 'csv', filters: { action: 'channel.update' } });
+  });
+
+  it('exports jsonl with the current filters', async () => {
+    d = renderDashboard({ server: s, screen: 'audit' });
+    await d.waitForText(tid(0));
+    await d.press('f');
+    await d.waitForText('Filter the audit trail');
+    await d.press('tab', 'tab', 'tab', 'tab', 'tab', 'right', 'right', 'right'); // outcome failed
+    await d.press('enter');
+    await d.waitForText('outcome failed');
+    await d.press('e');
+    await d.waitForText('Export the audit trail');
+    await d.press('right'); // jsonl
+    await d.press('tab');
+    await clearField(d, 40);
+    const dest = join(outDir, 'failed.jsonl');
+    await d.type(dest);
+    await d.press('enter');
+    const done = await d.waitForText('Export written', 10_000);
+    const lines = readFileSync(dest, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { id: string; outcome: string; actor: { subject: string } });
+    const expected = all("outcome = 'failed'").reverse();
+    expect(lines.map((l) => l.id)).toEqual(expected.map((e) => e.id));
+    expect(lines[0].actor.subject).toBe(expected[0].actor_subject);
+    expect(done).toContain(`rows    ${expected.length}`);
+  });
+
+  it('a write that cannot happen is explained, nothing is exported, and the screen keeps working', async () => {
+    d = renderDashboard({ server: s, screen: 'audit' });
+    await d.waitForText(tid(0));
+    const before = count();
+    await d.press('e');
+    await d.waitForText('Export the audit trail');
+    await d.press('tab');
+    await clearField(d, 40);
+    await d.type('/nonexistent-aa-dir/trail.csv');
+    await d.press('enter');
+    const f = await d.waitForText('export failed');
+    expect(f.replace(/[│\s]+/g, ' ')).toContain('cannot write /nonexistent-aa-dir/trail.csv: the directory /nonexistent-aa-dir does not exist. Nothing was exported.');
+    expect(count()).toBe(before); // the appliance was not even asked
+    await d.press('enter');
+    await d.waitFor((x) => !x.includes('export failed'), 'the error to close');
+    await d.press('n');
+    await d.waitForText('page 2 · 50 per page');
+  });
+
+  it('a filter the appliance refuses shows in plain words with code and request id; c recovers', async () => {
+    d = renderDashboard({ server: s, screen: 'audit' });
+    await d.waitForText(tid(0));
+    await d.press('f');
+    await d.waitForText('Filter the audit trail');
+    await d.press('right', 'right', 'right', 'right', 'right'); // custom
+    await d.press('tab');
+    await d.type('2026-11-21 10:00');
+    await d.press('tab');
+    await d.type('2026-11-21 09:00'); // before the start: the appliance refuses it
+    await d.press('enter');
+    const f = await d.waitForText('SVC-ADMIN-400');
+    expect(f).toContain('✕ ERROR loading audit: The appliance rejected the request as invalid');
+    expect(f).toMatch(/code SVC-ADMIN-400 · request req_\w+/);
+    await d.press('c');
+    await d.waitForText(tid(0));
+    expect(d.frame()).not.toContain('SVC-ADMIN-400');
+  });
+
+  it('an auditor browsing, filtering and paging leaves no trace and changes nothing', async () => {
+    d = renderDashboard({ server: s, role: 'auditor', screen: 'audit' });
+    await d.waitForText(tid(0));
+    const before = all();
+    await d.press('n');
+    await d.waitForText('page 2 ·');
+    await d.press('f');
+    await d.waitForText('Filter the audit trail');
+    await d.press('tab', 'tab', 'tab');
+    await d.type('carol@corp.example');
+    await d.press('enter');
+    await d.waitForText('actor carol@corp.example');
+    await d.press('?');
+    await d.waitForText(/e\s+export/);
+    expect(d.frame()).not.toContain('changes the appliance');
+    await d.press('esc');
+    expect(all()).toEqual(before);
+  });
+});

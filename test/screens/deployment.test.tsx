@@ -1,0 +1,111 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Deployment, InstallPlan } from '../../src/contract/index.js';
+import { bytes } from '../../src/ui/format.js';
+import { widthOf } from '../../src/ui/text.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
+import { fixtureConfig } from '../helpers/fixtures.js';
+
+let s: TestServer;
+let d: DashboardHarness | undefined;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterEach(async () => {
+  await d?.unmount();
+  d = undefined;
+});
+afterAll(async () => {
+  await s.close();
+});
+
+const esc = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const MARK: Record<string, string> = { healthy: '●', done: '●', degraded: '▲', blocked: '▲', installing: '◌', pending: '◌', down: '✕' };
+
+async function fetchBoth(server: TestServer) {
+  const dep = (await server.call('GET', '/deployment')).json as Deployment;
+  const plan = (await server.call('GET', '/deployment/install-plan')).json as InstallPlan;
+  return { dep, plan };
+}
+
+describe('deployment screen', () => {
+  it('shows status, version, host facts, components, the install plan and its requirements', async () => {
+    const { dep, plan } = await fetchBoth(s);
+    d = renderDashboard({ server: s, screen: 'deployment', rows: 70 });
+    const f = await d.waitForText('Requirements');
+    expect(f).toMatch(new RegExp(`Deployment\\s+${MARK[dep.status]} ${dep.status}\\s+version ${esc(dep.version)}`));
+    expect(f).toMatch(/checked \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(\d+ s ago\)/);
+    expect(f).toMatch(new RegExp(`hostname\\s+${esc(dep.host.hostname)}`));
+    expect(f).toMatch(new RegExp(`cpus\\s+${dep.host.cpus}\\b`));
+    expect(f).toMatch(new RegExp(`memory\\s+${esc(bytes(dep.host.memory_bytes))}`));
+    expect(f).toMatch(new RegExp(`free disk\\s+${esc(bytes(dep.host.disk_free_bytes))}`));
+    expect(f).toMatch(dep.host.accelerators.length ? new RegExp(`accelerators\\s+${esc(dep.host.accelerators[0].name)}`) : /accelerators\s+none/);
+    for (const c of dep.components) {
+      expect(f).toMatch(new RegExp(`${MARK[c.status]} ${c.status}\\s+${esc(c.name)}\\s+${esc(c.version ?? '–')}${c.message ? `\\s+${esc(c.message.slice(0, 20))}` : ''}`));
+    }
+    const done = plan.steps.filter((x) => x.status === 'done').length;
+    expect(f).toContain(`Install plan   ${done} of ${plan.steps.length} steps done`);
+    for (const step of plan.steps) expect(f).toMatch(new RegExp(`${MARK[step.status]} ${step.status}\\s+${esc(step.title)}`));
+    expect(f).toMatch(/◌ pending\s+Single sign-on\s+not configured/);
+    for (const r of plan.requirements) {
+      expect(f).toMatch(new RegExp(`${esc(r.name)}\\s+${esc(r.required)}\\s+${esc(r.actual)}\\s+${r.ok ? '● ok' : '✕ not met'}`));
+    }
+    expect(f).not.toContain('lines 1–'); // it all fits: no scrolling
+  });
+
+  it('an unmet requirement and a blocked step read as such (no colour needed)', async () => {
+    const big = await startTestServer({ config: (root) => fixtureConfig(root, { requirements: { cpus: 4096, memory_bytes: 2 ** 50, disk_free_bytes: 1, accelerators: 0 } }) });
+    try {
+      const { dep, plan } = await fetchBoth(big);
+      d = renderDashboard({ server: big, screen: 'deployment', rows: 70 });
+      const f = await d.waitForText('Requirements');
+      expect(f).toMatch(/cpus\s+4096\s+\d+\s+✕ not met/);
+      expect(f).toMatch(/Requirements\s+2 not met/);
+      expect(f).toMatch(/disk_free\s+\S+ \S+\s+\S+ \S+\s+● ok/);
+      const blocked = plan.steps.find((x) => x.status === 'blocked');
+      if (blocked) expect(f).toMatch(new RegExp(`▲ blocked\\s+${esc(blocked.title)}`));
+      expect(f).toMatch(new RegExp(`Deployment\\s+${MARK[dep.status]} ${dep.status}`));
+    } finally {
+      await d?.unmount();
+      d = undefined;
+      await big.close();
+    }
+  });
+
+  it('fits 80 columns and scrolls with the arrows when taller than the screen', async () => {
+    d = renderDashboard({ server: s, screen: 'deployment', columns: 80, rows: 24 });
+    // both resources loaded: the install plan makes it much taller than 24 lines
+    const f = await d.waitFor((x) => Number(/lines 1–\d+ of (\d+)/.exec(x)?.[1]) > 30, 'the whole page');
+    for (const line of f.split('\n')) expect(widthOf(line)).toBeLessThanOrEqual(80);
+    const total = Number(/lines 1–\d+ of (\d+)/.exec(f)![1]);
+    await d.press('end');
+    const end = await d.waitForText(new RegExp(`lines \\d+–${total} of ${total}`));
+    expect(end).toMatch(/sqlite\s+available/);
+    const first = Number(/lines (\d+)–/.exec(end)![1]);
+    await d.press('up'); // moves at once: End did not leave the offset far below the content
+    await d.waitForText(`lines ${first - 1}–${total - 1} of ${total}`);
+    await d.press('pgdn');
+    await d.waitForText(new RegExp(`lines \\d+–${total} of ${total}`));
+    await d.press('home');
+    await d.waitForText(/lines 1–\d+ of/);
+    expect(d.frame()).toContain('Deployment');
+  });
+
+  it('an auditor sees the same and has nothing to change', async () => {
+    d = renderDashboard({ server: s, role: 'auditor', screen: 'deployment', rows: 70 });
+    await d.waitForText('READ-ONLY');
+    const f = await d.waitForText('Requirements');
+    expect(f).toContain('Install plan');
+    expect(f).not.toContain('✕ role');
+  });
+
+  it('a refused request shows in plain words with code and request id', async () => {
+    const { issueToken, revokeToken } = await import('../../src/server/tokens.js');
+    const { token } = issueToken(s.server.db, 'auditor', 'gone-auditor');
+    revokeToken(s.server.db, 'gone-auditor');
+    d = renderDashboard({ server: s, token, screen: 'deployment' });
+    const f = await d.waitForText(/code SVC-ADMIN-401 · request req_\w+/);
+    expect(f).toContain('ERROR loading deployment: The appliance did not accept the credential');
+    expect(f).toContain('No data: the request failed');
+  });
+});

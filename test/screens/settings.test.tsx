@@ -1,0 +1,83 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { widthOf } from '../../src/ui/text.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
+import { fixtureConfig } from '../helpers/fixtures.js';
+
+const SECRET = 'client-secret-never-shown-7f3a';
+let s: TestServer;
+let d: DashboardHarness | undefined;
+beforeAll(async () => {
+  s = await startTestServer({
+    config: (root) =>
+      fixtureConfig(root, {
+        sso: { issuer: 'https://login.example.com/realm', audience: 'urn:appliance-admin', role_claim: 'roles', subject_claim: 'sub', role_map: { admins: 'it_admin' }, client_id: 'console', client_secret: SECRET },
+      }),
+  });
+});
+afterEach(async () => {
+  await d?.unmount();
+  d = undefined;
+});
+afterAll(async () => {
+  await s.close();
+});
+
+describe('settings screen', () => {
+  it('shows every setting grouped by section, nested values as key paths, secrets as [redacted]', async () => {
+    d = renderDashboard({ server: s, screen: 'settings', rows: 120 });
+    const f = await d.waitForText('[server]');
+    expect(f).toContain("Read only: settings come from the appliance's own configuration and are changed on the appliance, not here.");
+    const sections = ((await s.call('GET', '/settings')).json as { sections: { name: string }[] }).sections.map((x) => x.name);
+    const shown = f.split('\n').filter((l) => /^\[[a-z_]+\]/.test(l)).map((l) => l.slice(1, l.indexOf(']')));
+    expect(shown).toEqual(sections);
+    expect(f).toMatch(/^ {2}name\s+test-appliance$/m);
+    expect(f).toMatch(/conn_docs\.sources\[0\]\.path\s+\/\S+\/sources\/docs/);
+    expect(f).toMatch(/conn_docs\.rbac_labels\[0\]\s+staff/);
+    expect(f).toMatch(/role_map\.admins\s+it_admin/);
+    expect(f).toMatch(/client_secret\s+\[redacted\] \(hidden by the appliance\)/);
+    expect(f).toMatch(/\d+ settings in \d+ sections · \/ filters/);
+    expect(d.allFrames()).not.toContain(SECRET);
+    // nothing to change here: the hints offer no action
+    expect(f.split('\n').at(-2)).toMatch(/^⏎ detail/);
+  });
+
+  it('filters with / and scrolls with the arrows, within 80 columns', async () => {
+    d = renderDashboard({ server: s, screen: 'settings', columns: 80, rows: 24 });
+    const f = await d.waitForText(/lines 1–\d+ of \d+/);
+    for (const line of f.split('\n')) expect(widthOf(line)).toBeLessThanOrEqual(80);
+    const total = Number(/lines 1–\d+ of (\d+)/.exec(f)![1]);
+    await d.press('end');
+    const end = await d.waitForText(`of ${total} ·`);
+    expect(end).toMatch(/sqlite_version\s+\d/);
+    const first = Number(/lines (\d+)–/.exec(end)![1]);
+    await d.press('up');
+    await d.waitForText(`lines ${first - 1}–`);
+    await d.press('/');
+    await d.type('identity_test');
+    await d.press('enter');
+    const g = await d.waitForText(/\d+ of \d+ settings match "identity_test"/);
+    expect(g).toContain('[identity_test]');
+    expect(g).toMatch(/allow_http\s+true/);
+    expect(g).not.toContain('[connectors]');
+    await d.press('esc');
+    await d.waitForText('[connectors]');
+  });
+
+  it('an auditor reads the same settings', async () => {
+    d = renderDashboard({ server: s, role: 'auditor', screen: 'settings', rows: 120 });
+    await d.waitForText('READ-ONLY');
+    const f = await d.waitForText('[server]');
+    expect(f).toMatch(/client_secret\s+\[redacted\]/);
+    expect(f).toContain('Read only:');
+  });
+
+  it('a refused request shows in plain words with code and request id', async () => {
+    const { issueToken, revokeToken } = await import('../../src/server/tokens.js');
+    const { token } = issueToken(s.server.db, 'it_admin', 'gone-admin');
+    revokeToken(s.server.db, 'gone-admin');
+    d = renderDashboard({ server: s, token, screen: 'settings' });
+    const f = await d.waitForText(/code SVC-ADMIN-401 · request req_\w+/);
+    expect(f).toContain('ERROR loading settings: The appliance did not accept the credential');
+  });
+});
