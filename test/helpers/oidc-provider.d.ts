@@ -5,5 +5,6 @@ declare module 'oidc-provider' {
     constructor(issuer: string, configuration?: Record<string, unknown>);
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
     on(event: string, listener: (...args: unknown[]) => void): this;
+    use<C>(middleware: (ctx: C, next: () => Promise<void>) => unknown): this;
   }
 }

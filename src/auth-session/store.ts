@@ -1,0 +1,168 @@
+import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, chmodSync, unlinkSync, writeSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { SessionFileError } from './errors.js';
+
+export const StoredSession = z.object({
+  version: z.literal(1),
+  issuer: z.string(),
+  client_id: z.string(),
+  scope: z.string().optional(),
+  audience: z.string().optional(),
+  resource: z.string().optional(),
+  appliance_url: z.string().optional(),
+  access_token: z.string().min(1),
+  refresh_token: z.string().optional(),
+  token_type: z.string().optional(),
+  /** ms since the epoch; null when the provider gave no lifetime */
+  expires_at: z.number().nullable(),
+  /** ms since the epoch when this access token was received (its lifetime is expires_at minus this) */
+  obtained_at: z.number().optional(),
+  subject: z.string().optional(),
+  name: z.string().optional(),
+  signed_in_at: z.string(),
+});
+export type StoredSession = z.infer<typeof StoredSession>;
+
+/** $XDG_CONFIG_HOME/appliance-admin/session.json, or ~/.config/… (XDG ignores a relative value). */
+export function defaultSessionFile(env: NodeJS.ProcessEnv = process.env): string {
+  const xdg = env.XDG_CONFIG_HOME;
+  const base = xdg && isAbsolute(xdg) ? xdg : join(env.HOME || homedir(), '.config');
+  return join(base, 'appliance-admin', 'session.json');
+}
+
+const modeText = (mode: number) => (mode & 0o777).toString(8).padStart(4, '0');
+
+/** The stored session, or null when there is none. Refuses a file others could read. */
+export function readSession(file: string): StoredSession | null {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new SessionFileError(`cannot read the session file ${file}: ${(err as Error).message}`);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new SessionFileError(`the session file ${file} is not a regular file`);
+    if (process.platform !== 'win32') {
+      if ((st.mode & 0o077) !== 0) {
+        throw new SessionFileError(
+          `the session file ${file} can be read by other users (mode ${modeText(st.mode)}), so it is not used; run: chmod 600 ${file} (or appliance-admin logout and sign in again)`,
+        );
+      }
+      if (process.getuid && st.uid !== process.getuid()) {
+        throw new SessionFileError(`the session file ${file} belongs to another user (uid ${st.uid}), so it is not used`);
+      }
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(fd, 'utf8'));
+    } catch {
+      parsed = undefined;
+    }
+    const session = StoredSession.safeParse(parsed);
+    if (!session.success) throw new SessionFileError(`the session file ${file} is damaged; run: appliance-admin logout, then sign in again`);
+    return session.data;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Writes the session atomically: a 0600 temp file in the 0700 folder, synced, renamed over. */
+export function writeSession(file: string, session: StoredSession): void {
+  const dir = dirname(file);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (process.platform !== 'win32' && (statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);
+  const tmp = join(dir, `.session.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const fd = openSync(tmp, 'wx', 0o600);
+  try {
+    writeSync(fd, `${JSON.stringify(StoredSession.parse(session), null, 2)}\n`);
+    fsyncSync(fd);
+  } catch (err) {
+    closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+  closeSync(fd);
+  try {
+    renameSync(tmp, file);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+  syncDir(dir);
+}
+
+/** Removes the session file; true when there was one. */
+export function removeSession(file: string): boolean {
+  try {
+    unlinkSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw new SessionFileError(`cannot remove the session file ${file}: ${(err as Error).message}`);
+  }
+  syncDir(dirname(file));
+  return true;
+}
+
+function syncDir(dir: string) {
+  try {
+    const fd = openSync(dir, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // not every platform can sync a directory; the rename itself is still atomic
+  }
+}
+
+/** A holder that runs longer than this is presumed gone (two provider requests, each with a timeout, fit well inside). */
+const LOCK_STALE_MS = 45_000;
+const LOCK_WAIT_MS = 50_000;
+
+/**
+ * Runs fn while holding `<file>.lock`, so that two processes sharing the session (two dashboards,
+ * a dashboard and a login) never both spend the same refresh token: a provider that rotates
+ * refresh tokens treats the second use as theft and revokes the whole sign-in.
+ */
+export async function withSessionLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
+  const lock = `${file}.lock`;
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      const fd = openSync(lock, 'wx', 0o600);
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new SessionFileError(`cannot lock the session file ${file}: ${(err as Error).message}`);
+    }
+    if (isStale(lock)) rmSync(lock, { force: true });
+    else if (Date.now() > deadline) throw new SessionFileError(`the session file ${file} stayed locked by another appliance-admin; if none runs, remove ${lock}`);
+    else await new Promise((resolve) => setTimeout(resolve, 25 + Math.random() * 50));
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
+/** A lock whose holder has exited (crashed mid-renewal) or that is older than any renewal takes. */
+function isStale(lock: string): boolean {
+  try {
+    if (Date.now() - statSync(lock).mtimeMs > LOCK_STALE_MS) return true;
+    const pid = Number(readFileSync(lock, 'utf8'));
+    if (!Number.isInteger(pid) || pid <= 0) return false; // being written right now
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
