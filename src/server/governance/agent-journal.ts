@@ -2,14 +2,17 @@ import type { JournalEntry, JournalQuery, Page } from '../../contract/index.js';
 import type { Db } from '../db/open.js';
 import type { CsvColumn } from './csv.js';
 import type { TableSpec } from './filters.js';
-import type { Row } from './keyset.js';
+import { columnIndex, type Row } from './keyset.js';
 import { listPage } from './list.js';
+
+const COLUMNS = ['seq', 'id', 'run_id', 'agent', 'channel', 'step', 'tool', 'status', 'started_at', 'started_ms', 'ended_at', 'duration_ms', 'input_tokens', 'output_tokens'] as const;
+const C = columnIndex(COLUMNS);
 
 export const journalSpec: TableSpec = {
   kind: 'journal',
   table: 'journal',
   timeColumn: 'started_ms',
-  select: 'seq, id, run_id, agent, channel, step, tool, status, started_at, started_ms, ended_at, duration_ms, input_tokens, output_tokens',
+  select: COLUMNS.join(', '),
   equals: [
     { name: 'run_id', column: 'run_id' },
     { name: 'agent', column: 'agent' },
@@ -19,23 +22,26 @@ export const journalSpec: TableSpec = {
 };
 
 export const toJournalEntry = (r: Row): JournalEntry => ({
-  id: r.id as string,
-  run_id: r.run_id as string,
-  agent: r.agent as string,
-  channel: r.channel as string,
-  step: r.step as number,
-  tool: (r.tool ?? null) as string | null,
-  status: r.status as JournalEntry['status'],
-  started_at: r.started_at as string,
-  ended_at: (r.ended_at ?? null) as string | null,
-  duration_ms: (r.duration_ms ?? null) as number | null,
-  input_tokens: r.input_tokens as number,
-  output_tokens: r.output_tokens as number,
+  id: r[C.id] as string,
+  run_id: r[C.run_id] as string,
+  agent: r[C.agent] as string,
+  channel: r[C.channel] as string,
+  step: r[C.step] as number,
+  tool: (r[C.tool] ?? null) as string | null,
+  status: r[C.status] as JournalEntry['status'],
+  started_at: r[C.started_at] as string,
+  ended_at: (r[C.ended_at] ?? null) as string | null,
+  duration_ms: (r[C.duration_ms] ?? null) as number | null,
+  input_tokens: r[C.input_tokens] as number,
+  output_tokens: r[C.output_tokens] as number,
 });
 
-export const journalCsvColumns: CsvColumn<JournalEntry>[] = (
+const INTEGER_COLUMNS = new Set(['step', 'duration_ms', 'input_tokens', 'output_tokens']);
+
+/** Every cell is its column as stored, as the list shows it. */
+export const journalCsvColumns: CsvColumn[] = (
   ['id', 'run_id', 'agent', 'channel', 'step', 'tool', 'status', 'started_at', 'ended_at', 'duration_ms', 'input_tokens', 'output_tokens'] as const
-).map((k) => ({ header: k, value: (e: JournalEntry) => e[k] }));
+).map((k) => ({ header: k, sql: k, ...(INTEGER_COLUMNS.has(k) ? { type: 'integer' as const } : {}) }));
 
 /** One page of the agent journal, most recently started first. */
 export const listJournal = (db: Db, q: JournalQuery): Page<JournalEntry> => listPage(db, journalSpec, q, toJournalEntry);

@@ -2,14 +2,17 @@ import type { AuditEntry, AuditQuery, Page } from '../../contract/index.js';
 import type { Db } from '../db/open.js';
 import type { CsvColumn } from './csv.js';
 import type { TableSpec } from './filters.js';
-import type { Row } from './keyset.js';
+import { columnIndex, type Row } from './keyset.js';
 import { listPage } from './list.js';
+
+const COLUMNS = ['seq', 'id', 'at', 'at_ms', 'actor_subject', 'actor_role', 'action', 'target_type', 'target_id', 'outcome', 'status', 'request_id', 'source_ip', 'details'] as const;
+const C = columnIndex(COLUMNS);
 
 export const auditSpec: TableSpec = {
   kind: 'audit',
   table: 'audit',
   timeColumn: 'at_ms',
-  select: 'seq, id, at, at_ms, actor_subject, actor_role, action, target_type, target_id, outcome, status, request_id, source_ip, details',
+  select: COLUMNS.join(', '),
   equals: [
     { name: 'action', column: 'action' },
     { name: 'actor', column: 'actor_subject' },
@@ -28,31 +31,48 @@ function parseDetails(text: unknown): Record<string, unknown> {
 }
 
 export const toAuditEntry = (r: Row): AuditEntry => ({
-  id: r.id as string,
-  at: r.at as string,
-  actor: { subject: r.actor_subject as string, role: (r.actor_role ?? null) as AuditEntry['actor']['role'] },
-  action: r.action as string,
-  target: { type: r.target_type as string, id: (r.target_id ?? null) as string | null },
-  outcome: r.outcome as AuditEntry['outcome'],
-  status: r.status as number,
-  request_id: r.request_id as string,
-  source_ip: (r.source_ip ?? null) as string | null,
-  details: parseDetails(r.details),
+  id: r[C.id] as string,
+  at: r[C.at] as string,
+  actor: { subject: r[C.actor_subject] as string, role: (r[C.actor_role] ?? null) as AuditEntry['actor']['role'] },
+  action: r[C.action] as string,
+  target: { type: r[C.target_type] as string, id: (r[C.target_id] ?? null) as string | null },
+  outcome: r[C.outcome] as AuditEntry['outcome'],
+  status: r[C.status] as number,
+  request_id: r[C.request_id] as string,
+  source_ip: (r[C.source_ip] ?? null) as string | null,
+  details: parseDetails(r[C.details]),
 });
 
-export const auditCsvColumns: CsvColumn<AuditEntry>[] = [
-  { header: 'id', value: (e) => e.id },
-  { header: 'at', value: (e) => e.at },
-  { header: 'actor.subject', value: (e) => e.actor.subject },
-  { header: 'actor.role', value: (e) => e.actor.role },
-  { header: 'action', value: (e) => e.action },
-  { header: 'target.type', value: (e) => e.target.type },
-  { header: 'target.id', value: (e) => e.target.id },
-  { header: 'outcome', value: (e) => e.outcome },
-  { header: 'status', value: (e) => e.status },
-  { header: 'request_id', value: (e) => e.request_id },
-  { header: 'source_ip', value: (e) => e.source_ip },
-  { header: 'details', value: (e) => JSON.stringify(e.details) },
+/**
+ * The details cell: the stored text when it is a JSON object (every writer stores JSON.stringify of
+ * an object; the select passes only valid JSON, as null otherwise), else what the list would show.
+ */
+function detailsCell(stored: unknown): string {
+  if (typeof stored === 'string' && stored.charCodeAt(0) === 0x7b) return stored;
+  return stored === null ? '{}' : JSON.stringify(parseDetails(stored));
+}
+
+const plain = (header: string, sql: string) => ({ header, sql });
+
+export const auditCsvColumns: CsvColumn[] = [
+  plain('id', 'id'),
+  plain('at', 'at'),
+  plain('actor.subject', 'actor_subject'),
+  plain('actor.role', 'actor_role'),
+  plain('action', 'action'),
+  plain('target.type', 'target_type'),
+  plain('target.id', 'target_id'),
+  plain('outcome', 'outcome'),
+  { header: 'status', sql: 'status', type: 'integer' },
+  plain('request_id', 'request_id'),
+  plain('source_ip', 'source_ip'),
+  {
+    header: 'details',
+    sql: 'CASE WHEN json_valid(details) THEN details END',
+    value: detailsCell,
+    // the stored object as a quoted cell; `{}` (no quote to escape) goes through detailsCell
+    cellSql: `CASE WHEN substr(details, 1, 1) = '{' AND instr(details, '"') AND json_valid(details) THEN '"' || replace(details, '"', '""') || '"' END`,
+  },
 ];
 
 /** One page of the audit trail, newest first. */

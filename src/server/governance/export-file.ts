@@ -1,8 +1,6 @@
 import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ExportFormat } from '../../contract/index.js';
-import { csvHeader, csvRecord, type CsvColumn } from './csv.js';
-import type { Row } from './keyset.js';
 
 export interface ExportFile { stream: Readable; filename: string; contentType: string }
 
@@ -16,26 +14,13 @@ export const exportFilename = (base: string, format: ExportFormat, nowMs: number
   `${base}-${new Date(nowMs).toISOString().slice(0, 19).replace(/[-:]/g, '')}Z.${format}`;
 
 /**
- * A download streamed in constant memory: one batch of rows is read and encoded only when the
- * response has room for it (Readable.from pulls on demand), and the event loop gets a turn
- * between batches so a long export does not starve other requests.
+ * A download streamed in constant memory: one chunk (a batch of encoded rows) is produced only when
+ * the response has room for it (Readable.from pulls on demand), and the event loop gets a turn
+ * between chunks so a long export does not starve other requests.
  */
-export function exportFile<E>(o: {
-  base: string;
-  format: ExportFormat;
-  nowMs: number;
-  batches: Iterable<Row[]>;
-  toEntry: (r: Row) => E;
-  columns: CsvColumn<E>[];
-}): ExportFile {
+export function exportFile(o: { base: string; format: ExportFormat; nowMs: number; chunks: Iterable<string> }): ExportFile {
   async function* encode(): AsyncGenerator<string> {
-    if (o.format === 'csv') yield csvHeader(o.columns);
-    for (const batch of o.batches) {
-      let chunk = '';
-      for (const row of batch) {
-        const entry = o.toEntry(row);
-        chunk += o.format === 'csv' ? csvRecord(o.columns, entry) : `${JSON.stringify(entry)}\n`;
-      }
+    for (const chunk of o.chunks) {
       yield chunk;
       await nextTurn();
     }

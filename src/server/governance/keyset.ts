@@ -3,7 +3,15 @@ import type { Db } from '../db/open.js';
 import type { Key } from './cursor.js';
 import type { Filters, TableSpec } from './filters.js';
 
-export type Row = Record<string, unknown> & { seq: number };
+/**
+ * A row as an array in the order of the select (better-sqlite3 raw mode): building an object per
+ * row costs about as much again as reading it (test/bench/server-scale).
+ */
+export type Row = unknown[];
+
+/** Each column's position in a row selected as `columns.join(', ')`. */
+export const columnIndex = <C extends string>(columns: readonly C[]): Record<C, number> =>
+  Object.fromEntries(columns.map((c, i) => [c, i])) as Record<C, number>;
 export type Direction = 'desc' | 'asc';
 
 /**
@@ -49,13 +57,55 @@ function armsFor(db: Db, spec: TableSpec, f: Filters): Arm[] {
   return values.map((v) => ({ equals: { ...f.equals, [column]: v } }));
 }
 
-interface Fetch { after?: Key; limit: number; dir: Direction; maxSeq?: number }
+interface Fetch {
+  after?: Key;
+  limit: number;
+  dir: Direction;
+  maxSeq?: number;
+  /** what to select instead of spec.select; must start with `seq, <timeColumn>` */
+  select?: string;
+}
+
+/** A count this high already means "common": probing further would cost more than it saves. */
+const PROBE_CAP = 5000;
+const PROBE_TTL_MS = 60_000;
+const probes = new WeakMap<Db, Map<string, { n: number; at: number }>>();
+
+/** How many rows hold column = value, counted through its index up to PROBE_CAP; cached a minute. */
+function probeCount(db: Db, spec: TableSpec, column: string, value: string): number {
+  let m = probes.get(db);
+  if (!m) probes.set(db, (m = new Map()));
+  const key = `${spec.table}|${column}|${value}`;
+  const now = Date.now();
+  const hit = m.get(key);
+  if (hit && now - hit.at < PROBE_TTL_MS) return hit.n;
+  const st = cached(db, `${spec.table}|probe|${column}`, () =>
+    `SELECT count(*) FROM (SELECT 1 FROM ${spec.table} WHERE ${column} = ? LIMIT ${PROBE_CAP})`).pluck();
+  const n = st.get(value) as number;
+  if (m.size > 1000) m.clear();
+  m.set(key, { n, at: now });
+  return n;
+}
+
+/**
+ * The equality columns present, the one driving the scan first. That is the spec's first unless
+ * another value is rare (under PROBE_CAP rows) and rarer: actor=<a service with half the rows> with
+ * outcome=denied reads the few denied rows, not half the table looking for them.
+ */
+function eqColumnsFor(db: Db, spec: TableSpec, arm: Arm): string[] {
+  const present = spec.equals.map((e) => e.column).filter((c) => arm.equals[c] !== undefined);
+  if (present.length < 2) return present;
+  const counts = present.map((c) => probeCount(db, spec, c, arm.equals[c]));
+  let best = 0;
+  for (let i = 1; i < present.length; i++) if (counts[i] < counts[best]) best = i;
+  return best === 0 ? present : [present[best], ...present.filter((_, i) => i !== best)];
+}
 
 function armStatement(db: Db, spec: TableSpec, f: Filters, arm: Arm, o: Fetch): Statement {
-  const eqColumns = spec.equals.map((e) => e.column).filter((c) => arm.equals[c] !== undefined);
+  const eqColumns = eqColumnsFor(db, spec, arm);
   const shape = [spec.table, o.dir, eqColumns.join(','), f.startMs !== undefined, f.endMs !== undefined,
-    o.after !== undefined, o.maxSeq !== undefined, arm.substrPrefix?.column ?? ''].join('|');
-  return cached(db, shape, () => {
+    o.after !== undefined, o.maxSeq !== undefined, arm.substrPrefix?.column ?? '', o.select ?? ''].join('|');
+  const st = cached(db, shape, () => {
     const t = spec.timeColumn;
     // The first equality drives the scan; a unary + keeps the planner off the other columns' indexes.
     const where = eqColumns.map((c, i) => `${i === 0 ? '' : '+'}${c} = @eq_${c}`);
@@ -65,9 +115,10 @@ function armStatement(db: Db, spec: TableSpec, f: Filters, arm: Arm, o: Fetch): 
     if (o.after) where.push(`(${t}, seq) ${o.dir === 'desc' ? '<' : '>'} (@after_t, @after_s)`);
     if (o.maxSeq !== undefined) where.push('+seq <= @max_seq');
     const d = o.dir.toUpperCase();
-    return `SELECT ${spec.select} FROM ${spec.table}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
+    return `SELECT ${o.select ?? spec.select} FROM ${spec.table}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
       ORDER BY ${t} ${d}, seq ${d} LIMIT @limit`;
   });
+  return st.raw(true);
 }
 
 function armParams(f: Filters, arm: Arm, o: Fetch): Record<string, unknown> {
@@ -96,16 +147,37 @@ export function explainPage(db: Db, spec: TableSpec, f: Filters, o: Fetch): stri
   });
 }
 
-export const keyOf = (spec: TableSpec, row: Row): Key => ({ t: row[spec.timeColumn] as number, s: row.seq });
+const positions = new WeakMap<TableSpec, { t: number; s: number }>();
+
+/**
+ * Where the time column and seq are in a row: found in spec.select (a list of column names); a
+ * select of one's own (an export's expressions) must start with `seq, <timeColumn>`.
+ */
+function keyPositions(spec: TableSpec, select: string): { t: number; s: number } {
+  if (select !== spec.select) {
+    if (!select.startsWith(`seq, ${spec.timeColumn},`)) throw new Error(`a select must start with seq, ${spec.timeColumn}: ${select}`);
+    return { s: 0, t: 1 };
+  }
+  let p = positions.get(spec);
+  if (!p) {
+    const names = select.split(',').map((c) => c.trim());
+    p = { t: names.indexOf(spec.timeColumn), s: names.indexOf('seq') };
+    if (p.t < 0 || p.s < 0) throw new Error(`${spec.table} select must include seq and ${spec.timeColumn}`);
+    positions.set(spec, p);
+  }
+  return p;
+}
+
+export function keyOf(spec: TableSpec, row: Row, select = spec.select): Key {
+  const p = keyPositions(spec, select);
+  return { t: row[p.t] as number, s: row[p.s] as number };
+}
 
 /** Compares in the direction's order: negative when a comes first. */
-function order(spec: TableSpec, dir: Direction) {
+function order(spec: TableSpec, dir: Direction, select = spec.select) {
+  const p = keyPositions(spec, select);
   const sign = dir === 'desc' ? -1 : 1;
-  return (a: Row, b: Row) => {
-    const ta = a[spec.timeColumn] as number;
-    const tb = b[spec.timeColumn] as number;
-    return sign * (ta !== tb ? ta - tb : a.seq - b.seq);
-  };
+  return (a: Row, b: Row) => sign * (((a[p.t] as number) - (b[p.t] as number)) || ((a[p.s] as number) - (b[p.s] as number)));
 }
 
 /** Up to `limit` rows after `after` in the given order, merged across the filter's arms. */
@@ -113,28 +185,46 @@ export function fetchPage(db: Db, spec: TableSpec, f: Filters, o: Fetch): Row[] 
   const arms = armsFor(db, spec, f);
   if (arms.length === 1) return fetchArm(db, spec, f, arms[0], o);
   const rows = arms.flatMap((arm) => fetchArm(db, spec, f, arm, o));
-  return rows.sort(order(spec, o.dir)).slice(0, o.limit);
+  return rows.sort(order(spec, o.dir, o.select)).slice(0, o.limit);
+}
+
+export interface Scan {
+  maxSeq: number;
+  batchSize: number;
+  /** what to select instead of spec.select; must start with `seq, <timeColumn>` */
+  select?: string;
 }
 
 /**
  * Every matching row with seq <= maxSeq, oldest first, in batches. Each batch is a fresh keyset
  * query, so no statement stays open between batches and writers are never held up.
  */
-export function* scanBatches(db: Db, spec: TableSpec, f: Filters, maxSeq: number, batchSize: number): Generator<Row[]> {
-  const cmp = order(spec, 'asc');
+export function* scanBatches(db: Db, spec: TableSpec, f: Filters, o: Scan): Generator<Row[]> {
+  const cmp = order(spec, 'asc', o.select);
+  const fetch: Omit<Fetch, 'after'> = { limit: o.batchSize, dir: 'asc', maxSeq: o.maxSeq, select: o.select };
   const arms = armsFor(db, spec, f).map((arm) => ({ arm, buf: [] as Row[], pos: 0, after: undefined as Key | undefined, done: false }));
   const head = (a: (typeof arms)[number]): Row | undefined => {
     if (a.pos === a.buf.length && !a.done) {
-      a.buf = fetchArm(db, spec, f, a.arm, { after: a.after, limit: batchSize, dir: 'asc', maxSeq });
+      a.buf = fetchArm(db, spec, f, a.arm, { ...fetch, after: a.after });
       a.pos = 0;
-      a.done = a.buf.length < batchSize;
-      if (a.buf.length) a.after = keyOf(spec, a.buf[a.buf.length - 1]);
+      a.done = a.buf.length < o.batchSize;
+      if (a.buf.length) a.after = keyOf(spec, a.buf[a.buf.length - 1], o.select);
     }
     return a.buf[a.pos];
   };
+  // one arm (no prefix filter, the common case): its batches as they come
+  if (arms.length === 1) {
+    for (;;) {
+      head(arms[0]);
+      const batch = arms[0].buf;
+      arms[0].pos = batch.length;
+      if (batch.length) yield batch;
+      if (batch.length < o.batchSize) return;
+    }
+  }
   for (;;) {
     const batch: Row[] = [];
-    while (batch.length < batchSize) {
+    while (batch.length < o.batchSize) {
       let best: (typeof arms)[number] | undefined;
       let bestRow: Row | undefined;
       for (const a of arms) {
@@ -146,7 +236,7 @@ export function* scanBatches(db: Db, spec: TableSpec, f: Filters, maxSeq: number
       batch.push(bestRow);
     }
     if (batch.length) yield batch;
-    if (batch.length < batchSize) return;
+    if (batch.length < o.batchSize) return;
   }
 }
 
