@@ -1,12 +1,35 @@
 // One esbuild bundle for the CLI: production React, code split so the server and screens
 // not shown load lazily. Native better-sqlite3 stays external.
+// Builds into a fresh folder and swaps it in, so a CLI already running from dist/ (a test, a
+// dashboard) never sees a half-written or missing bundle.
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+const root = fileURLToPath(new URL('..', import.meta.url));
+const next = `${root}dist.next-${process.pid}`;
+const old = `${root}dist.old-${process.pid}`;
+rmSync(next, { recursive: true, force: true });
+
+// Ink's layout engine (yoga-layout) embeds its WebAssembly as a data: URL and, wherever a global
+// fetch exists, reads it with fetch(): on Node that loads Node's internal undici first, ~10 ms
+// of every dashboard start. Its own synchronous base64 decoder does the same job without it.
+const YOGA_FETCH = 'function ya(){return w||"function"!=typeof fetch?';
+const yogaWithoutFetch = {
+  name: 'yoga-without-fetch',
+  setup(b) {
+    b.onLoad({ filter: /yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/ }, (args) => {
+      const code = readFileSync(args.path, 'utf8');
+      if (!code.includes(YOGA_FETCH)) return { contents: code, loader: 'js', warnings: [{ text: 'yoga-layout changed: its wasm is read with fetch() again (slower start)' }] };
+      return { contents: code.replace(YOGA_FETCH, 'function ya(){return true?'), loader: 'js' };
+    });
+  },
+};
+
 await build({
   entryPoints: { cli: 'src/cli/main.ts' },
-  outdir: 'dist',
+  absWorkingDir: root,
+  outdir: next,
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -18,5 +41,15 @@ await build({
   define: { 'process.env.NODE_ENV': '"production"' },
   external: ['better-sqlite3', 'react-devtools-core', 'oidc-provider'],
   banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  plugins: [yogaWithoutFetch],
   logLevel: 'warning',
 });
+// chunk names are content hashes, so files of the old bundle are never overwritten: the old
+// folder is moved aside (one rename), the new one moved in (one rename), then the old removed
+try {
+  renameSync(`${root}dist`, old);
+} catch (err) {
+  if (err.code !== 'ENOENT') throw err;
+}
+renameSync(next, `${root}dist`);
+rmSync(old, { recursive: true, force: true });

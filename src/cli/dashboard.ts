@@ -1,14 +1,14 @@
 import { parseArgs } from 'node:util';
-import { readFileSync, statSync } from 'node:fs';
 import { ROLES, type Role } from '../contract/common.js';
-import { UsageError } from './serve.js';
+import { UsageError } from './usage-error.js';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
+
+export { readTokenFile } from './connection.js';
 
 export const DASHBOARD_USAGE = `Usage: appliance-admin --url URL [--token-file FILE] [--ca-file FILE] [--read-only] [--refresh 2s]
        appliance-admin demo [--role it_admin|app_owner|auditor] [--read-only] [--refresh 2s]
 
-  --url URL          the appliance (http(s)://host:port, with or without /v1/admin)
-  --token-file FILE  a file holding the bearer token, mode 0600 (or set APPLIANCE_ADMIN_TOKEN)
-  --ca-file FILE     PEM CA certificate to trust for the appliance's TLS
+${CONNECTION_USAGE}
   --read-only        never offer changes, whatever the role
   --refresh 2s       poll interval (ms, s or m; default 2s)
   --screen NAME      the screen to start on
@@ -22,25 +22,6 @@ export function parseInterval(text: string): number {
   const ms = m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000;
   if (ms < 200 || ms > 3_600_000) throw new UsageError('--refresh must be between 200ms and 60m');
   return Math.round(ms);
-}
-
-/** Reads a token file, refusing one that group or others can read. */
-export function readTokenFile(file: string): string {
-  let st;
-  try {
-    st = statSync(file);
-  } catch {
-    throw new UsageError(`cannot read the token file ${file}`);
-  }
-  if (!st.isFile()) throw new UsageError(`the token file ${file} is not a regular file`);
-  if (process.platform !== 'win32' && (st.mode & 0o077) !== 0) {
-    const mode = (st.mode & 0o777).toString(8).padStart(4, '0');
-    throw new UsageError(`the token file ${file} is readable by group or others (mode ${mode}); run: chmod 600 ${file}`);
-  }
-  const token = readFileSync(file, 'utf8').trim();
-  if (!token) throw new UsageError(`the token file ${file} is empty`);
-  if (/\s/.test(token)) throw new UsageError(`the token file ${file} must hold one token on one line`);
-  return token;
 }
 
 interface Parsed {
@@ -58,9 +39,7 @@ export function parseDashboardArgs(argv: string[], env: NodeJS.ProcessEnv = proc
   const { values, positionals } = parseArgs({
     args: argv,
     options: {
-      url: { type: 'string' },
-      'token-file': { type: 'string' },
-      'ca-file': { type: 'string' },
+      ...CONNECTION_OPTIONS,
       'read-only': { type: 'boolean', default: false },
       refresh: { type: 'string', default: '2s' },
       role: { type: 'string' },
@@ -83,19 +62,11 @@ export function parseDashboardArgs(argv: string[], env: NodeJS.ProcessEnv = proc
     return base;
   }
   if (values.role) throw new UsageError('--role only applies to demo; against an appliance the role comes from the token');
-  if (!values.url) throw new UsageError(`--url URL is required (or run: appliance-admin demo)\n${DASHBOARD_USAGE}`);
-  const token = values['token-file'] ? readTokenFile(values['token-file']) : env.APPLIANCE_ADMIN_TOKEN?.trim();
-  if (!token) throw new UsageError('give the token with --token-file FILE or the APPLIANCE_ADMIN_TOKEN variable');
-  let ca: Buffer | undefined;
-  if (values['ca-file']) {
-    try {
-      ca = readFileSync(values['ca-file']);
-    } catch {
-      throw new UsageError(`cannot read the CA file ${values['ca-file']}`);
-    }
-  }
-  return { ...base, url: values.url, token, ca };
+  return { ...base, ...resolveConnection(values, env, DASHBOARD_USAGE) };
 }
+
+/** Longest wait for the first answers before the first frame (then it shows "Loading…"). */
+const FIRST_FRAME_WAIT_MS = 300;
 
 export async function dashboardCommand(argv: string[]): Promise<number> {
   const parsed = parseDashboardArgs(argv);
@@ -135,6 +106,10 @@ export async function dashboardCommand(argv: string[]): Promise<number> {
     }
     const deps = createDashboard({ client, token: token!, screens, refreshMs: parsed.refreshMs, readOnly: parsed.readOnly, initialScreen: parsed.screen });
     token = undefined;
+    // The first round of polls goes out before the first frame, which then shows the data
+    // instead of "Loading…" (one cold render less: test/bench/RESULTS.md, dashboard-start).
+    deps.poller.start();
+    await deps.poller.firstRound(FIRST_FRAME_WAIT_MS);
     return await runDashboard(deps);
   } finally {
     await stopDemo?.();

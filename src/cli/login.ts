@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
-import { UsageError } from './serve.js';
+import { UsageError } from './usage-error.js';
 import { AuthSessionError, currentSession, explainAuthFailure, getAccessToken, login, renderQr, type DevicePrompt, type SessionInfo } from '../auth-session/index.js';
 
 export const LOGIN_USAGE = `Usage: appliance-admin login --issuer URL --client-id ID [--scope S] [--audience A] [--resource R]

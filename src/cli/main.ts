@@ -1,4 +1,4 @@
-import { UsageError } from './serve.js';
+import { UsageError } from './usage-error.js';
 
 const USAGE = `appliance-admin: terminal dashboard and reference server for the appliance administration API
 
@@ -6,8 +6,10 @@ const USAGE = `appliance-admin: terminal dashboard and reference server for the 
   appliance-admin demo [--role auditor]                           dashboard on an embedded demo server
   appliance-admin serve --data DIR [--port P] [--demo]            the reference server
   appliance-admin token issue|list|revoke --data DIR …            on-host admin tokens
-  appliance-admin get SCREEN --json                               one screen's data
-  appliance-admin export audit|journal --format csv|jsonl -o FILE
+  appliance-admin login --issuer URL --client-id ID               sign in with the identity provider
+  appliance-admin logout                                          forget the stored sign-in
+  appliance-admin get SCREEN [--json] --url URL --token-file FILE  one screen's data
+  appliance-admin export audit|journal --format csv|jsonl [--since 7d] -o FILE --url URL --token-file FILE
 
 Run a command with --help for its options.`;
 
@@ -19,6 +21,14 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import('./serve.js')).serveCommand(rest);
       case 'token':
         return await (await import('./token.js')).tokenCommand(rest);
+      case 'login':
+        return await (await import('./login.js')).loginCommand(rest);
+      case 'logout':
+        return await (await import('./logout.js')).logoutCommand(rest);
+      case 'get':
+        return await (await import('./get.js')).getCommand(rest);
+      case 'export':
+        return await (await import('./export.js')).exportCommand(rest);
       case '--help':
       case '-h':
       case 'help':

@@ -4,6 +4,7 @@ import { buildServer } from '../server/app.js';
 import { loadConfig } from '../server/config.js';
 import { readFileSync } from 'node:fs';
 import { announceReady } from '../server/demo/ipc-ready.js';
+import { UsageError } from './usage-error.js';
 
 export const SERVE_USAGE = `Usage: appliance-admin serve --data DIR [--port 8080] [--host 127.0.0.1] [--demo] [--config FILE]
                             [--tls-cert FILE --tls-key FILE] [--log-level info]`;
@@ -82,7 +83,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
-export class UsageError extends Error {}
+export { UsageError };
 
 function readTlsFile(file: string): Buffer {
   try {

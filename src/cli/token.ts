@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { openDatabase } from '../server/db/open.js';
 import { issueToken, listTokens, revokeToken } from '../server/tokens.js';
 import { Role } from '../contract/index.js';
-import { UsageError } from './serve.js';
+import { UsageError } from './usage-error.js';
 
 export const TOKEN_USAGE = `Usage: appliance-admin token issue --data DIR --role it_admin|app_owner|auditor --name NAME [--ttl-days N]
        appliance-admin token list --data DIR

@@ -22,25 +22,25 @@ describe('dashboard command line', () => {
     const ok = parseDashboardArgs(['--url', 'http://127.0.0.1:8080', '--token-file', tokenFile(0o600), '--read-only', '--refresh', '500ms'], {});
     expect(ok).toMatchObject({ url: 'http://127.0.0.1:8080', token: 'aat_secret-token', readOnly: true, refreshMs: 500 });
     const loose = tokenFile(0o644);
-    expect(() => parseDashboardArgs(['--url', 'http://x', '--token-file', loose], {})).toThrow(/readable by group or others \(mode 0644\); run: chmod 600/);
-    expect(() => parseDashboardArgs(['--url', 'http://x', '--token-file', tokenFile(0o640)], {})).toThrow(/mode 0640/);
+    expect(() => parseDashboardArgs(['--url', 'https://x', '--token-file', loose], {})).toThrow(/readable by group or others \(mode 0644\); run: chmod 600/);
+    expect(() => parseDashboardArgs(['--url', 'https://x', '--token-file', tokenFile(0o640)], {})).toThrow(/mode 0640/);
   });
 
   it('takes the token from APPLIANCE_ADMIN_TOKEN, and never echoes it in errors', () => {
-    expect(parseDashboardArgs(['--url', 'http://x'], { APPLIANCE_ADMIN_TOKEN: 'aat_env' })).toMatchObject({ token: 'aat_env' });
+    expect(parseDashboardArgs(['--url', 'https://x'], { APPLIANCE_ADMIN_TOKEN: 'aat_env' })).toMatchObject({ token: 'aat_env' });
     let message = '';
     try {
-      parseDashboardArgs(['--url', 'http://x', '--token-file', tokenFile(0o600, 'aat_a b')], {});
+      parseDashboardArgs(['--url', 'https://x', '--token-file', tokenFile(0o600, 'aat_a b')], {});
     } catch (e) {
       message = (e as Error).message;
     }
     expect(message).toMatch(/one token on one line/);
     expect(message).not.toContain('aat_a');
-    expect(() => parseDashboardArgs(['--url', 'http://x'], {})).toThrow(/--token-file FILE or the APPLIANCE_ADMIN_TOKEN/);
+    expect(() => parseDashboardArgs(['--url', 'https://x'], {})).toThrow(/--token-file FILE or the APPLIANCE_ADMIN_TOKEN/);
   });
 
   it('rejects --role outside demo, and unknown commands', () => {
-    expect(() => parseDashboardArgs(['--url', 'http://x', '--role', 'auditor'], { APPLIANCE_ADMIN_TOKEN: 't' })).toThrow(/only applies to demo/);
+    expect(() => parseDashboardArgs(['--url', 'https://x', '--role', 'auditor'], { APPLIANCE_ADMIN_TOKEN: 't' })).toThrow(/only applies to demo/);
     expect(() => parseDashboardArgs(['frobnicate'], {})).toThrow(/unknown command/);
   });
 

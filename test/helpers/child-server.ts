@@ -135,6 +135,9 @@ const newestMtime = (dir: string): number =>
     return Math.max(max, e.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
   }, 0);
 
+/** The build bundles src/ and screens/: dist is stale when either changed. */
+const newestSource = () => Math.max(newestMtime(join(REPO, 'src')), newestMtime(join(REPO, 'screens')));
+
 const distMtime = () => {
   try {
     return statSync(DIST_ENTRY).mtimeMs;
@@ -150,7 +153,7 @@ const distMtime = () => {
 export async function ensureBuilt(): Promise<void> {
   const lock = join(tmpdir(), `appliance-admin-build-${createHash('sha1').update(REPO).digest('hex').slice(0, 8)}.lock`);
   for (const deadline = Date.now() + 120_000; ;) {
-    if (distMtime() >= newestMtime(join(REPO, 'src'))) return;
+    if (distMtime() >= newestSource()) return;
     try {
       mkdirSync(lock);
     } catch (err) {
@@ -163,7 +166,7 @@ export async function ensureBuilt(): Promise<void> {
       continue;
     }
     try {
-      if (distMtime() >= newestMtime(join(REPO, 'src'))) return;
+      if (distMtime() >= newestSource()) return;
       execFileSync(process.execPath, [join(REPO, 'scripts', 'build.mjs')], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
       return;
     } catch (err) {

@@ -1,0 +1,212 @@
+import { createReadStream } from 'node:fs';
+import { open, rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { routes } from '../contract/routes.js';
+import { bytes } from '../ui/format.js';
+import { sanitize } from '../ui/sanitize.js';
+import { clientFor, reportClientError } from './client-errors.js';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
+import { UsageError } from './usage-error.js';
+
+export const EXPORT_USAGE = `Usage: appliance-admin export audit|journal -o FILE [--format csv|jsonl] [--since 7d|RFC3339] [--until …]
+                              [filters] [--force] --url URL [--token-file FILE] [--ca-file FILE]
+
+Streams the appliance's export to FILE and prints a summary (rows, bytes, path, sha256) on stderr.
+  -o, --output FILE  where to write; an existing file is kept unless --force
+  --format FMT       csv (RFC 4180, with a header row; the default) or jsonl (one JSON object a line)
+  --since WHEN       from this time on (inclusive): a duration before now (90s, 30m, 12h, 7d, 2w)
+                     or an RFC 3339 time (2026-11-21T09:30:00Z, 2026-11-21T10:30:00+01:00, 2026-11-21)
+  --until WHEN       up to this time (exclusive), same forms
+  audit filters:     --actor SUBJECT  --action ACTION (exact, or a prefix: gateway.key.*)
+                     --outcome success|denied|failed
+  journal filters:   --agent NAME  --channel ID  --run-id ID  --status running|succeeded|failed|cancelled
+  --force            replace FILE if it exists
+${CONNECTION_USAGE}
+
+Exit status: 0 written, 1 the appliance refused, could not be reached or FILE could not be written,
+2 bad usage or FILE exists.`;
+
+const KINDS = {
+  audit: { route: 'exportAudit', filters: ['actor', 'action', 'outcome'] },
+  journal: { route: 'exportJournal', filters: ['agent', 'channel', 'run-id', 'status'] },
+} as const;
+type Kind = keyof typeof KINDS;
+const ALL_FILTERS = [...new Set(Object.values(KINDS).flatMap((k) => k.filters as readonly string[]))];
+
+/** Query parameter -> the option a user typed, for error messages. */
+const OPTION_OF: Record<string, string> = { start_time: '--since', end_time: '--until', run_id: '--run-id', format: '--format' };
+
+const DURATION_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/** `7d` (that long before now) or an RFC 3339 time / date, as an RFC 3339 UTC string. */
+export function parseWhen(text: string, option: string, now = Date.now()): string {
+  const t = text.trim();
+  const d = /^(\d+)\s*([smhdw])$/.exec(t);
+  let ms: number;
+  if (d) ms = now - Number(d[1]) * DURATION_MS[d[2]];
+  else if (/^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:\d{2}))?$/.test(t)) ms = Date.parse(t.replace(' ', 'T'));
+  else throw new UsageError(`${option} must be a duration like 7d, 12h, 30m or an RFC 3339 time like 2026-11-21T09:30:00Z, got ${sanitize(text, 60)}`);
+  if (!Number.isFinite(ms)) throw new UsageError(`${option}: ${sanitize(text, 60)} is not a valid time`);
+  return new Date(ms).toISOString().replace('.000Z', 'Z');
+}
+
+export interface ExportPlan {
+  kind: Kind;
+  query: Record<string, unknown>;
+  dest: string;
+  force: boolean;
+}
+
+export function parseExportArgs(argv: string[], now = Date.now()): { plan: ExportPlan; values: Record<string, unknown> } | 'help' {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: {
+      ...CONNECTION_OPTIONS,
+      output: { type: 'string', short: 'o' },
+      format: { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
+      force: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+      ...Object.fromEntries(ALL_FILTERS.map((f) => [f, { type: 'string' as const }])),
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (values.help) return 'help';
+  const [kindName, ...extra] = positionals;
+  if (!kindName || extra.length || !(kindName in KINDS)) throw new UsageError(`export what: audit or journal?\n${EXPORT_USAGE}`);
+  const kind = kindName as Kind;
+  const allowed = KINDS[kind].filters as readonly string[];
+  const given = values as Record<string, unknown>;
+  const misplaced = ALL_FILTERS.filter((f) => given[f] !== undefined && !allowed.includes(f));
+  if (misplaced.length) throw new UsageError(`${misplaced.map((f) => `--${f}`).join(', ')} does not filter the ${kind} export; its filters are ${allowed.map((f) => `--${f}`).join(', ')}`);
+  if (!values.output) throw new UsageError(`-o FILE is required\n${EXPORT_USAGE}`);
+  const query: Record<string, unknown> = { format: values.format ?? 'csv' };
+  if (values.since !== undefined) query.start_time = parseWhen(values.since, '--since', now);
+  if (values.until !== undefined) query.end_time = parseWhen(values.until, '--until', now);
+  for (const f of allowed) if (given[f] !== undefined) query[f.replace(/-/g, '_')] = given[f];
+  // The contract's own query schema decides what the server would accept.
+  const checked = routes[KINDS[kind].route].query.safeParse(query);
+  if (!checked.success) {
+    const first = checked.error.issues[0];
+    const name = String(first.path[0] ?? '');
+    const option = OPTION_OF[name] ?? `--${name.replace(/_/g, '-')}`;
+    const what = first.message === 'end_time must be after start_time' ? '--until must be after --since' : `${option}: ${first.message}`;
+    throw new UsageError(what);
+  }
+  return { plan: { kind, query, dest: resolve(values.output), force: values.force }, values: given };
+}
+
+export async function exportCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const parsed = parseExportArgs(argv);
+  if (parsed === 'help') {
+    console.log(EXPORT_USAGE);
+    return 0;
+  }
+  const { plan, values } = parsed;
+  const connection = resolveConnection(values as Parameters<typeof resolveConnection>[0], env, EXPORT_USAGE);
+  let claimed: boolean;
+  try {
+    claimed = await claim(plan.dest, plan.force);
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    process.stderr.write(`appliance-admin: cannot write ${plan.dest}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`);
+    return 1;
+  }
+  const client = clientFor(connection);
+  const controller = new AbortController();
+  const onSignal = () => controller.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const showProgress = Boolean(process.stderr.isTTY);
+  try {
+    const result = await client.download(
+      KINDS[plan.kind].route,
+      plan.query,
+      plan.dest,
+      showProgress ? (p) => process.stderr.write(`\r\x1b[Kexporting ${plan.kind}… ${bytes(p.bytes)}`) : undefined,
+      controller.signal,
+    );
+    if (showProgress) process.stderr.write('\r\x1b[K');
+    const rows = plan.query.format === 'jsonl' ? await countJsonl(plan.dest) : await countCsvRecords(plan.dest);
+    process.stderr.write(
+      [
+        `exported ${rows.toLocaleString('en-US')} ${plan.kind} row${rows === 1 ? '' : 's'} (${plan.query.format}, ${result.bytes.toLocaleString('en-US')} bytes)`,
+        `  file     ${result.path}`,
+        `  sha256   ${result.sha256}`,
+        ...(result.requestId ? [`  request  ${result.requestId}`] : []),
+      ].join('\n') + '\n',
+    );
+    return 0;
+  } catch (err) {
+    if (showProgress) process.stderr.write('\r\x1b[K');
+    if (claimed) await rm(plan.dest, { force: true });
+    if (controller.signal.aborted) {
+      process.stderr.write('appliance-admin: export interrupted; nothing was written\n');
+      return 130;
+    }
+    const e = err as NodeJS.ErrnoException;
+    if (e?.syscall && e.code) {
+      process.stderr.write(`appliance-admin: cannot write ${plan.dest}: ${e.code}\n`);
+      return 1;
+    }
+    return reportClientError(err, `export ${plan.kind}`);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await client.close();
+  }
+}
+
+/**
+ * Without --force, creates FILE exclusively (empty, 0600) so nothing else can take the name while
+ * the export streams into FILE.part; the finished download is renamed over it. Returns whether it
+ * created the file (and must remove it on failure).
+ */
+async function claim(dest: string, force: boolean): Promise<boolean> {
+  if (force) return false;
+  try {
+    const fh = await open(dest, 'wx', 0o600);
+    await fh.close();
+    return true;
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'EEXIST') throw new UsageError(`${dest} already exists; choose another file or add --force to replace it`);
+    throw err;
+  }
+}
+
+/** Records in an RFC 4180 file (a quoted cell may hold line breaks), minus the header row. */
+export async function countCsvRecords(file: string): Promise<number> {
+  let quoted = false;
+  let records = 0;
+  let pending = false; // characters since the last record ended
+  for await (const chunk of createReadStream(file)) {
+    for (const b of chunk as Buffer) {
+      if (b === 0x22) quoted = !quoted;
+      if (b === 0x0a && !quoted) {
+        records++;
+        pending = false;
+      } else if (b !== 0x0d) pending = true;
+    }
+  }
+  if (pending) records++;
+  return Math.max(0, records - 1);
+}
+
+/** Non-empty lines of a JSON Lines file. */
+export async function countJsonl(file: string): Promise<number> {
+  let rows = 0;
+  let pending = false;
+  for await (const chunk of createReadStream(file)) {
+    for (const b of chunk as Buffer) {
+      if (b === 0x0a) {
+        if (pending) rows++;
+        pending = false;
+      } else if (b !== 0x0d && b !== 0x20) pending = true;
+    }
+  }
+  return rows + (pending ? 1 : 0);
+}

@@ -1,0 +1,85 @@
+import { parseArgs } from 'node:util';
+import type { ApiClient } from '../client/api-client.js';
+import type { SchemaIssue } from '../client/errors.js';
+import { queryAt } from '../store/resources.js';
+import { EMPTY_SCREEN_STATE } from '../store/ui.js';
+import { sanitize } from '../ui/sanitize.js';
+import type { AnyScreen, ResourceRequest } from '../ui/screen-api.js';
+import { clientFor, reportClientError } from './client-errors.js';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
+import { UsageError } from './usage-error.js';
+
+export const GET_USAGE = `Usage: appliance-admin get SCREEN [--json] --url URL [--token-file FILE] [--ca-file FILE]
+
+Prints what one dashboard screen shows (its first page, with the screen's default filters) and exits.
+  --json             the data as JSON: a screen with one resource prints that resource's answer
+                     (e.g. {"data": [...], "next_cursor": null, "has_more": false}); a screen with
+                     several prints an object keyed by resource id ({"deployment": …, "plan": …})
+                     without it: a plain table of the screen's columns (full values: use --json)
+${CONNECTION_USAGE}
+
+Exit status: 0 done, 1 the appliance refused or could not be reached, 2 bad usage or unknown screen.`;
+
+interface Fetched { request: ResourceRequest; data: unknown; issues: SchemaIssue[] }
+
+export async function getCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { ...CONNECTION_OPTIONS, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (values.help) {
+    console.log(GET_USAGE);
+    return 0;
+  }
+  const { screens } = await import('../../screens/index.js');
+  const names = screens.map((s) => s.name).join(', ');
+  if (positionals.length !== 1) throw new UsageError(`name one screen: ${names}\n${GET_USAGE}`);
+  const screen = screens.find((s) => s.name === positionals[0]);
+  if (!screen) throw new UsageError(`unknown screen "${sanitize(positionals[0], 60)}"; the screens are: ${names}`);
+  const client = clientFor(resolveConnection(values, env, GET_USAGE));
+  let fetched: Fetched[];
+  try {
+    fetched = await fetchScreen(client, screen);
+  } catch (err) {
+    return reportClientError(err, `get ${screen.name}`);
+  } finally {
+    await client.close();
+  }
+  for (const f of fetched) {
+    if (f.issues.length) {
+      const first = f.issues[0];
+      process.stderr.write(`appliance-admin: note: the answer for ${f.request.id} does not fit the contract (${f.issues.length} issue${f.issues.length > 1 ? 's' : ''}), first ${first.path}: ${first.message}\n`);
+    }
+  }
+  const out = values.json ? `${JSON.stringify(screenJson(fetched), null, 2)}\n` : (await import('./plain-table.js')).screenText(screen, fetched);
+  await writeOut(out);
+  return 0;
+}
+
+/** Each of the screen's resources, as the dashboard polls them when it opens the screen. */
+export async function fetchScreen(client: ApiClient, screen: AnyScreen): Promise<Fetched[]> {
+  const out: Fetched[] = [];
+  for (const request of screen.resources(EMPTY_SCREEN_STATE)) {
+    const r = await client.call(request.route, { params: request.params, query: queryAt(request) });
+    out.push({ request, data: r.data, issues: r.issues });
+  }
+  return out;
+}
+
+/** One resource: its data; several: an object keyed by resource id. */
+export function screenJson(fetched: Fetched[]): unknown {
+  if (fetched.length === 1) return fetched[0].data;
+  return Object.fromEntries(fetched.map((f) => [f.request.id, f.data]));
+}
+
+/** Writes and waits until it is flushed, so a pipe gets everything before the exit. */
+export function writeOut(text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    process.stdout.once('error', () => undefined); // a reader that went away (| head) is not a failure
+    process.stdout.write(text, (err) => (err && (err as NodeJS.ErrnoException).code !== 'EPIPE' ? reject(err) : resolve()));
+  });
+}
+
+export type { Fetched };

@@ -1,0 +1,58 @@
+import { extractRows } from '../app/screen-data.js';
+import { EMPTY_SCREEN_STATE } from '../store/ui.js';
+import { flatten } from '../ui/flatten.js';
+import { sanitize } from '../ui/sanitize.js';
+import type { AnyScreen, Column } from '../ui/screen-api.js';
+import { cellText } from '../ui/table-layout.js';
+import { fit, widthOf } from '../ui/text.js';
+import type { Fetched } from './get.js';
+
+/**
+ * A screen as plain text for a terminal or a log: a list screen as its columns (the same cell
+ * text the dashboard shows, no colour, no cursor), any other screen as `field  value` lines.
+ */
+export function screenText(screen: AnyScreen, fetched: Fetched[]): string {
+  const out: string[] = [];
+  if (screen.list) {
+    const primaryId = screen.list.resource ?? fetched[0]?.request.id;
+    const primary = fetched.find((f) => f.request.id === primaryId);
+    const rows = extractRows(screen.list, primary?.data);
+    const summary = safe(() => screen.list!.summary?.(rows, { data: primary?.data, state: EMPTY_SCREEN_STATE }));
+    if (summary) out.push(sanitize(summary, 500), '');
+    if (rows.length === 0) out.push(sanitize(screen.list.empty ?? 'Nothing to show.', 500));
+    else out.push(...table(screen.list.columns, rows));
+    for (const f of fetched) if (f !== primary) out.push('', `${f.request.id}:`, ...fieldLines(f.data, '  '));
+  } else {
+    for (const f of fetched) {
+      if (fetched.length > 1) out.push(`${f.request.id}:`);
+      out.push(...fieldLines(f.data, fetched.length > 1 ? '  ' : ''), ...(fetched.length > 1 ? [''] : []));
+    }
+  }
+  return `${out.join('\n').trimEnd()}\n`;
+}
+
+function table(columns: Column<unknown>[], rows: unknown[]): string[] {
+  const cells = rows.map((r) => columns.map((c) => cellText(c, r)));
+  const widths = columns.map((c, i) => c.width ?? Math.min(c.maxWidth ?? 40, Math.max(widthOf(c.header), ...cells.map((row) => widthOf(row[i])))));
+  const line = (texts: string[]) =>
+    texts.map((t, i) => fit(t, widths[i], columns[i].align ?? 'left')).join('  ').trimEnd();
+  return [line(columns.map((c) => c.header)), ...cells.map(line)];
+}
+
+function fieldLines(data: unknown, indent: string): string[] {
+  const pairs = flatten(data);
+  const keyWidth = Math.min(40, Math.max(0, ...pairs.map(([k]) => widthOf(k))));
+  // keys are padded, never cut: a script may grep for them
+  return pairs.map(([k, v]) => {
+    const key = sanitize(k, 500);
+    return `${indent}${key}${' '.repeat(Math.max(0, keyWidth - widthOf(key)))}  ${sanitize(v, 2000)}`.trimEnd();
+  });
+}
+
+function safe<T>(f: () => T): T | undefined {
+  try {
+    return f();
+  } catch {
+    return undefined;
+  }
+}

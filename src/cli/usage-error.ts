@@ -1,0 +1,3 @@
+/** A mistake in the command line: the CLI prints its message and exits 2. Kept in its own module
+ * so that importing it never loads a command's code (serve.ts would load the whole server). */
+export class UsageError extends Error {}
