@@ -15,6 +15,7 @@ import { errorLines } from '../ui/ErrorBanner.js';
 import { useNow, useTerminalSize } from '../ui/hooks.js';
 import { colour } from '../ui/theme.js';
 import { sanitize } from '../ui/sanitize.js';
+import { truncate, wrapText } from '../ui/text.js';
 import type { AnyScreen } from '../ui/screen-api.js';
 import { runAction, whyNot } from './actions.js';
 import { DialogHost } from './DialogHost.js';
@@ -31,7 +32,12 @@ interface BannerLine { text: string; tone: 'bad' | 'warn' }
 /** Problems with the visible screen's data, in at most three lines. */
 function bannerLines(data: ScreenData, authError: string | null, connectionDown: boolean, connectionError: string | null): BannerLine[] {
   const out: BannerLine[] = [];
-  if (connectionDown) out.push({ text: `✕ connection lost: ${connectionError ?? 'no answer'}; showing the last data (r retries now)`, tone: 'bad' });
+  if (connectionDown) {
+    const text = data.primary.data === undefined
+      ? `✕ cannot connect: ${connectionError ?? 'no answer'} (r retries now)`
+      : `✕ connection lost: ${connectionError ?? 'no answer'}; showing the last data (r retries now)`;
+    out.push({ text, tone: 'bad' });
+  }
   if (authError) out.push({ text: `✕ ERROR ${authError}`, tone: 'bad' });
   for (const [id, e] of Object.entries(data.resources)) {
     if (e.status === 'error' && e.error && !(connectionDown && e.error instanceof TransportError)) {
@@ -44,6 +50,18 @@ function bannerLines(data: ScreenData, authError: string | null, connectionDown:
     }
   }
   return out.slice(0, 3);
+}
+
+/** Plain words run long: each problem gets up to two lines, the banner four in all. */
+function wrapBanner(lines: BannerLine[], width: number): BannerLine[] {
+  return lines
+    .flatMap((b) => {
+      const parts = wrapText(sanitize(b.text, 400), Math.max(20, width - 2));
+      const shown = parts.slice(0, 2);
+      if (parts.length > 2) shown[1] = truncate(parts.slice(1).join(' '), Math.max(20, width - 2));
+      return shown.map((text, i) => ({ text: i === 0 ? text : `  ${text}`, tone: b.tone }));
+    })
+    .slice(0, 4);
 }
 
 /**
@@ -72,7 +90,7 @@ export function Shell() {
   const tooSmall = size.columns < MIN_COLUMNS || size.rows < MIN_ROWS;
   const height = size.rows - 1; // a frame as tall as the terminal makes Ink clear the screen on every update
   const width = size.columns;
-  const banner = bannerLines(data, session.authError, connection.state === 'down', connection.error);
+  const banner = wrapBanner(bannerLines(data, session.authError, connection.state === 'down', connection.error), size.columns);
   const bodyHeight = Math.max(3, height - 2 - banner.length - 2);
   const summaryLines = screen.list?.summary ? 1 : 0;
   const page = visibleRows(bodyHeight - summaryLines);
@@ -80,7 +98,7 @@ export function Shell() {
   const row = screen.list ? data.rows[cursor] : undefined;
   const actions = screen.actions ?? [];
   const hintActions = actions.map((a) => ({ key: a.key, label: a.label, mutates: a.mutates, disabled: whyNot(deps, a, row)?.replace(/^disabled: /, '') ?? null }));
-  const detailValue = screen.list ? (row === undefined ? undefined : screen.detail ? screen.detail(row) : row) : data.primary.data;
+  const detailValue = screen.list ? (row === undefined ? undefined : detailOf(screen, row)) : data.primary.data;
   const detailTitle = screen.list && row !== undefined ? safeKey(screen, row) : screen.title;
 
   const setMode = (mode: typeof ui.mode) => deps.ui.setState({ mode, detailScroll: 0 });
@@ -203,6 +221,7 @@ export function Shell() {
         role={session.role}
         readOnly={readOnlyReason(session)}
         forcedReadOnly={session.forcedReadOnly}
+        insecure={deps.client.insecureHttp}
         connection={connection}
         freshness={{ fetchedAt: data.primary.fetchedAt, failed: data.primary.status === 'error', loading: data.primary.status === 'loading' }}
         intervalMs={deps.refreshMs}
@@ -212,7 +231,7 @@ export function Shell() {
         now={now}
       />
       {banner.map((b, i) => (
-        <Text key={i} color={colour(b.tone)} wrap="truncate">{sanitize(b.text, 400)}</Text>
+        <Text key={i} color={colour(b.tone)} wrap="truncate">{b.text}</Text>
       ))}
       <Box height={bodyHeight} flexDirection="column" overflow="hidden">
         {body}
@@ -293,6 +312,15 @@ function cursorOf(screen: AnyScreen, rows: unknown[], state: { cursor: number; s
     if (i >= 0) return i;
   }
   return Math.max(0, Math.min(state.cursor, rows.length - 1));
+}
+
+/** What Enter shows for a row: the screen's view of it, or the row itself if that view fails. */
+function detailOf(screen: AnyScreen, row: unknown): unknown {
+  try {
+    return screen.detail ? screen.detail(row) : row;
+  } catch {
+    return row;
+  }
 }
 
 function safeKey(screen: AnyScreen, row: unknown): string {

@@ -1,10 +1,12 @@
-import { Client, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Client } from './undici-client.js';
 import type { z } from 'zod';
 import { API_PREFIX, routes, type RouteDef, type RouteName } from '../contract/routes.js';
-import { sanitize, sanitizeDeep } from '../ui/sanitize.js';
+import { MAX_DEPTH, MAX_ITEMS, sanitize, sanitizeDeep, type Cuts } from '../ui/sanitize.js';
 import { ApiError, TransportError, toTransportError, type InvalidParam, type SchemaIssue } from './errors.js';
 import { readTolerantly } from './normalize.js';
 import { streamToFile, type DownloadProgress, type DownloadResult } from './download.js';
+import { isInsecureHttp } from './transport-policy.js';
 
 export interface ApiClientOptions {
   /** the appliance origin, with or without the /v1/admin suffix */
@@ -12,8 +14,10 @@ export interface ApiClientOptions {
   token: string;
   /** PEM of a CA to trust in addition to the system store (an appliance's own CA) */
   ca?: string | Buffer;
-  /** headers and body timeouts, each */
+  /** headers and body timeouts, each (the longest silence accepted) */
   timeoutMs?: number;
+  /** the whole answer, headers and body, must arrive within this (default 3 x timeoutMs) */
+  deadlineMs?: number;
   /** responses above this many bytes are aborted */
   maxBytes?: number;
 }
@@ -41,7 +45,7 @@ export type JsonRouteName = { [N in RouteName]: (typeof routes)[N]['response'] e
 export type FileRouteName = Exclude<RouteName, JsonRouteName>;
 export type RouteData<N extends JsonRouteName> = DataOf<N>;
 
-const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
 const ETAG_CACHE_MAX = 200;
 
@@ -84,9 +88,12 @@ export class ApiClient {
   readonly prefix: string;
   /** origin plus prefix, for the header */
   readonly displayUrl: string;
+  /** plain http to a host other than loopback (only with --insecure-http): the header says so */
+  readonly insecureHttp: boolean;
+  readonly timeoutMs: number;
+  readonly deadlineMs: number;
   readonly #token: string;
   readonly #client: Client;
-  readonly #timeoutMs: number;
   readonly #maxBytes: number;
   readonly #ca: string | Buffer | undefined;
   readonly #etags = new Map<string, { etag: string; data: unknown; issues: SchemaIssue[] }>();
@@ -96,8 +103,10 @@ export class ApiClient {
     this.origin = u.origin;
     this.prefix = u.prefix;
     this.displayUrl = u.display;
+    this.insecureHttp = isInsecureHttp(u.origin);
     this.#token = opts.token;
-    this.#timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.deadlineMs = opts.deadlineMs ?? 3 * this.timeoutMs;
     this.#maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
     this.#ca = opts.ca;
     this.#client = this.#newClient();
@@ -107,9 +116,9 @@ export class ApiClient {
     return new Client(this.origin, {
       pipelining: 1,
       keepAliveTimeout: 30_000,
-      headersTimeout: this.#timeoutMs,
-      bodyTimeout: this.#timeoutMs,
-      connect: { timeout: this.#timeoutMs, ...(this.#ca ? { ca: this.#ca } : {}) },
+      headersTimeout: this.timeoutMs,
+      bodyTimeout: this.timeoutMs,
+      connect: { timeout: this.timeoutMs, ...(this.#ca ? { ca: this.#ca } : {}) },
     });
   }
 
@@ -122,8 +131,29 @@ export class ApiClient {
     return { authorization: `Bearer ${this.#token}`, accept: 'application/json, application/problem+json', ...extra };
   }
 
-  /** Calls a contract route by name and returns its tolerantly parsed, sanitized answer. */
+  /**
+   * Calls a contract route by name and returns its tolerantly parsed, sanitized answer. The
+   * idle timeouts alone would let a server trickling one byte a second hold a call for ever,
+   * so the whole answer also has a deadline.
+   */
   async call<N extends JsonRouteName>(name: N, input: CallInput = {}): Promise<CallResult<RouteData<N>>> {
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.deadlineMs);
+    timer.unref?.();
+    const signal = input.signal ? AbortSignal.any([input.signal, deadline.signal]) : deadline.signal;
+    try {
+      return await this.#call(name, { ...input, signal });
+    } catch (err) {
+      if (deadline.signal.aborted && !input.signal?.aborted) {
+        throw new TransportError('timeout', `the appliance did not send its whole answer within ${this.deadlineMs / 1000} s`, 'DEADLINE');
+      }
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #call<N extends JsonRouteName>(name: N, input: CallInput): Promise<CallResult<RouteData<N>>> {
     const def = routes[name] as RouteDef;
     const path = buildPath(def, this.prefix, input.params, input.query);
     const cached = def.method === 'GET' ? this.#etags.get(path) : undefined;
@@ -150,10 +180,22 @@ export class ApiClient {
     try {
       raw = text === '' ? undefined : JSON.parse(text);
     } catch {
-      throw new TransportError('protocol', `the appliance answered ${def.method} ${def.path} with something that is not valid JSON`);
+      const what = looksLikeHtml(res.headers, text) ? 'an HTML page, not JSON (a proxy or sign-in page in between?)' : 'not valid JSON';
+      throw new TransportError('protocol', `the answer to ${def.method} ${def.path} is ${what}`);
     }
-    const { value, issues } = readTolerantly(def.response as z.ZodType, raw);
-    const data = sanitizeDeep(value) as RouteData<N>;
+    let value: unknown;
+    let issues: SchemaIssue[];
+    let data: RouteData<N>;
+    try {
+      ({ value, issues } = readTolerantly(def.response as z.ZodType, raw));
+      const cuts: Cuts = { depth: false, items: false };
+      data = sanitizeDeep(value, undefined, 0, cuts) as RouteData<N>;
+      if (cuts.items) issues = [...issues, { path: '(root)', message: `lists longer than ${MAX_ITEMS} items were cut` }];
+      if (cuts.depth) issues = [...issues, { path: '(root)', message: `values nested deeper than ${MAX_DEPTH} levels were cut` }];
+    } catch {
+      // e.g. JSON nested deeper than any reader's stack: unreadable, not a crash
+      throw new TransportError('protocol', `the answer to ${def.method} ${def.path} could not be read`);
+    }
     const etag = headerOf(res.headers, 'etag');
     if (def.method === 'GET' && etag) this.#remember(path, { etag, data, issues });
     return { data, status: res.statusCode, requestId, issues, notModified: false };
@@ -200,7 +242,7 @@ export class ApiClient {
     try {
       let res: Dispatcher.ResponseData;
       try {
-        res = await client.request({ path, method: 'GET', headers: this.#headers({ accept: '*/*' }), signal, bodyTimeout: this.#timeoutMs * 3 });
+        res = await client.request({ path, method: 'GET', headers: this.#headers({ accept: '*/*' }), signal, bodyTimeout: this.timeoutMs * 3 });
       } catch (err) {
         throw toTransportError(err);
       }
@@ -238,6 +280,17 @@ const requestIdOf = (headers: Record<string, string | string[] | undefined>) => 
   return v ? sanitize(v, 100) : undefined;
 };
 
+function looksLikeHtml(headers: Record<string, string | string[] | undefined>, text: string): boolean {
+  return /html/i.test(headerOf(headers, 'content-type') ?? '') || /^\s*</.test(text);
+}
+
+/** "502 Bad Gateway" out of a proxy's error page: its title, else its first words. */
+function htmlSummary(html: string): string {
+  const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1] ?? /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(html)?.[1];
+  const text = (title ?? html.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ')).replace(/&[a-z#0-9]+;/gi, ' ').replace(/\s+/g, ' ').trim();
+  return sanitize(text || 'an empty page', 120);
+}
+
 /** Decodes a problem+json (tolerantly) or any other error body into an ApiError. */
 export function problemFrom(status: number, headers: Record<string, string | string[] | undefined>, text: string, requestId?: string): ApiError {
   let p: Record<string, unknown> = {};
@@ -251,7 +304,9 @@ export function problemFrom(status: number, headers: Record<string, string | str
   const nestedError = p.error && typeof p.error === 'object' ? (p.error as Record<string, unknown>) : {};
   const code = str(p.code) ?? str(nestedError.code) ?? `HTTP-${status}`;
   const title = str(p.title) ?? `HTTP ${status}`;
-  const detail = str(p.detail) ?? str(p.message) ?? str(p.error) ?? str(nestedError.message) ?? (text && !text.trimStart().startsWith('{') ? sanitize(text, 200) : undefined);
+  const html = Object.keys(p).length === 0 && looksLikeHtml(headers, text);
+  const fromText = html ? `${htmlSummary(text)} (an HTML page from a proxy, not the appliance's answer)` : text && !text.trimStart().startsWith('{') ? sanitize(text, 200) : undefined;
+  const detail = str(p.detail) ?? str(p.message) ?? str(p.error) ?? str(nestedError.message) ?? fromText;
   const rawParams = p.invalid_params ?? p.invalidParams;
   const invalid: InvalidParam[] = Array.isArray(rawParams)
     ? rawParams.slice(0, 20).map((x) => ({ name: sanitize((x as InvalidParam)?.name, 100), reason: sanitize((x as InvalidParam)?.reason, 200) }))

@@ -70,8 +70,19 @@ export function toTransportError(err: unknown): TransportError {
   let kind: TransportKind = (code && KIND_BY_CODE[code]) || 'other';
   if (e?.name === 'AbortError') kind = 'aborted';
   if (kind === 'other' && code && (/^ERR_TLS|CERT|SSL/.test(code) || /certificate|self.signed|SSL|TLS/i.test(e?.message ?? ''))) kind = 'tls';
-  const msg = kind === 'tls' && e?.message ? `${PLAIN.tls}: ${e.message}` : PLAIN[kind];
-  return new TransportError(kind, code && kind !== 'tls' ? `${msg} (${code})` : msg, code);
+  if (kind === 'other' && code?.startsWith('HPE_')) return new TransportError('protocol', `the appliance's answer is not valid HTTP (${code})`, code);
+  if (kind === 'tls') return new TransportError(kind, tlsWords(code, e?.message), code);
+  return new TransportError(kind, code ? `${PLAIN[kind]} (${code})` : PLAIN[kind], code);
+}
+
+/** A certificate the client cannot verify says how to trust it; other TLS failures say what failed. */
+function tlsWords(code: string | undefined, message: string | undefined): string {
+  const why = message ? `: ${message}` : '';
+  const untrusted = /UNABLE_TO_VERIFY|SELF_SIGNED|UNABLE_TO_GET_ISSUER|CERT_UNTRUSTED/.test(code ?? '') || /self.signed|unable to (verify|get)/i.test(message ?? '');
+  if (untrusted) return `the appliance's TLS certificate is not trusted${why} (if the appliance uses its own CA, give it with --ca-file)`;
+  if (/ALTNAME|HOSTNAME/.test(code ?? '')) return `the appliance's TLS certificate is for another host name${why}`;
+  if (/EXPIRED|NOT_YET_VALID/.test(code ?? '')) return `the appliance's TLS certificate is not valid now${why}`;
+  return `${PLAIN.tls}${why}`;
 }
 
 /** Words for any error, for a banner or a dialog: what happened, then the code and request id. */
@@ -99,7 +110,9 @@ function plainStatus(err: ApiError): string {
       case 413: return 'The request was too large';
       case 422: return 'The appliance could not apply this request';
       case 429: return 'Too many requests';
+      case 502: return 'Bad gateway: a proxy in front of the appliance got no answer from it';
       case 503: return 'The appliance cannot do this right now';
+      case 504: return 'Gateway timeout: a proxy in front of the appliance gave up waiting for it';
       default: return err.status >= 500 ? 'The appliance failed to handle the request' : `The appliance answered ${err.status}`;
     }
   })();

@@ -104,7 +104,8 @@ export function normalize(schema: z.ZodType, value: unknown): unknown {
 
 function normalizeTime(value: unknown): unknown {
   if (typeof value === 'number' && Number.isFinite(value)) {
-    return new Date(value < 1e12 ? value * 1000 : value).toISOString();
+    const at = new Date(value < 1e12 ? value * 1000 : value);
+    return Number.isFinite(at.getTime()) ? at.toISOString() : value; // beyond year 275760: left as sent
   }
   if (typeof value === 'string' && !/Z$/.test(value)) {
     const ms = Date.parse(value);
@@ -131,7 +132,8 @@ function normalizeObject(shape: Record<string, z.ZodType>, value: unknown): unkn
     const sk = toSnake(k);
     const useful = known.has(sk) || aliasSources.has(sk) || [...known].some((t) => sk.startsWith(`${t}_`));
     const key = useful ? sk : k;
-    if (!(key in out)) out[key] = v;
+    // own keys only: "constructor" or "__proto__" from a server are data, kept as sent
+    if (!Object.hasOwn(out, key)) Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
   }
   for (const target of known) {
     if (target in out) continue;
@@ -175,7 +177,44 @@ export function validateLenient(schema: z.ZodType, value: unknown): { value: unk
   return { value, issues };
 }
 
-/** Normalize, then validate leniently. */
+/**
+ * Where an answer does not fit the contract, gives it the contract's containers: an object where
+ * an object belongs, a list where a list belongs (its wrong items as empty objects), text where
+ * text belongs (other values as their JSON). Readers then never call a list method on a number
+ * or read a field of null. Scalars are not invented: a missing or odd number stays as sent, and
+ * fields the contract does not know are kept.
+ */
+export function conform(schema: z.ZodType, value: unknown): unknown {
+  const { inner, nullable, optional } = unwrap(schema);
+  const d = defOf(inner);
+  const container = d.type === 'object' || d.type === 'array' || d.type === 'record';
+  if (value === undefined) return container && !optional && !nullable ? conform(schema, d.type === 'array' ? [] : {}) : value;
+  if (value === null) return nullable || !container ? null : conform(schema, d.type === 'array' ? [] : {});
+  switch (d.type) {
+    case 'object': {
+      const obj = isPlainObject(value) ? value : {};
+      const out: Record<string, unknown> = Object.fromEntries(Object.entries(obj));
+      for (const [k, s] of Object.entries(d.shape as Record<string, z.ZodType>)) {
+        const v = conform(s, out[k]);
+        if (v === undefined) delete out[k];
+        else out[k] = v;
+      }
+      return out;
+    }
+    case 'array':
+      return Array.isArray(value) ? value.map((v) => conform(d.element, v)) : conform(schema, []);
+    case 'record':
+      return isPlainObject(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, conform(d.valueType, v)])) : {};
+    case 'string':
+    case 'enum':
+      return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
+    default:
+      return value;
+  }
+}
+
+/** Normalize, then validate leniently; an answer with issues gets the contract's shape (conform). */
 export function readTolerantly(schema: z.ZodType, raw: unknown): { value: unknown; issues: SchemaIssue[] } {
-  return validateLenient(schema, normalize(schema, raw));
+  const { value, issues } = validateLenient(schema, normalize(schema, raw));
+  return { value: issues.length ? conform(schema, value) : value, issues };
 }

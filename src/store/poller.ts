@@ -25,6 +25,11 @@ export class Poller {
   #timer: NodeJS.Timeout | null = null;
   #running = false;
   #sessionInFlight = false;
+  #firstRoundStarted = false;
+  #firstRoundDone: () => void = () => undefined;
+  readonly #firstRound = new Promise<void>((resolve) => {
+    this.#firstRoundDone = resolve;
+  });
   readonly #o: Required<PollerOptions>;
 
   constructor(opts: PollerOptions) {
@@ -83,8 +88,28 @@ export class Poller {
     }
     this.#schedule(this.#o.intervalMs);
     const session = this.#o.session.getState();
-    if (!session.resolved && !session.authError) void this.#resolveSession();
-    await Promise.all(this.#wanted.map((r) => this.#fetch(r)));
+    const resolving = !session.resolved && !session.authError ? this.#resolveSession() : undefined;
+    const fetches = Promise.all(this.#wanted.map((r) => this.#fetch(r)));
+    if (!this.#firstRoundStarted) {
+      this.#firstRoundStarted = true;
+      void Promise.all([resolving, fetches]).then(this.#firstRoundDone);
+    }
+    await fetches;
+  }
+
+  /**
+   * Resolves when the first round of polls (the session and the visible screen's resources) has
+   * answered or failed, or after `ms`: the CLI draws its first frame then, with data in it.
+   */
+  firstRound(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      void this.#firstRound.then(done);
+    });
   }
 
   async #resolveSession() {
@@ -94,7 +119,7 @@ export class Poller {
       await resolveSession(this.#o.client, this.#o.token, this.#o.session);
       this.#connected();
     } catch (err) {
-      if (err instanceof TransportError) this.#disconnected(err);
+      if (isConnectionFailure(err)) this.#disconnected(err);
     } finally {
       this.#sessionInFlight = false;
     }
@@ -114,10 +139,10 @@ export class Poller {
     } catch (err) {
       const had = resources.getState().entries[key]?.data !== undefined;
       patchEntry(resources, key, { error: err, status: 'error', stale: had });
-      if (err instanceof TransportError) this.#disconnected(err);
-      else if (err instanceof ApiError) {
+      if (isConnectionFailure(err)) this.#disconnected(err);
+      else if (err instanceof ApiError || err instanceof TransportError) {
         this.#connected();
-        if (err.status === 401) this.#o.session.setState({ authError: `the appliance refused the token (401 ${err.code})` });
+        if (err instanceof ApiError && err.status === 401) this.#o.session.setState({ authError: `the appliance refused the token (401 ${err.code})` });
       }
     } finally {
       this.#inFlight.delete(key);
@@ -141,4 +166,12 @@ export class Poller {
     this.#o.resources.setState({ connection: { state: 'down', retryAt: Date.now() + wait, error: describeError(err).headline, failures } });
     this.#schedule(wait);
   }
+}
+
+/**
+ * The appliance could not be reached or did not answer in time. An answer that came but was
+ * unreadable (not JSON, too large) is that resource's error: the connection itself works.
+ */
+function isConnectionFailure(err: unknown): err is TransportError {
+  return err instanceof TransportError && err.kind !== 'protocol' && err.kind !== 'too-large';
 }

@@ -15,7 +15,7 @@ export interface DetailViewProps {
 /** Lines of the detail view for `value` at `width`; long values wrap onto following lines. */
 export function detailLines(value: unknown, width: number): string[] {
   const pairs = flatten(value).map(([k, v]) => [sanitize(k, 200), sanitize(v, 4000)] as const);
-  const keyWidth = Math.min(Math.max(8, ...pairs.map(([k]) => widthOf(k))), Math.floor(width / 3));
+  const keyWidth = Math.min(pairs.reduce((w, [k]) => Math.max(w, widthOf(k)), 8), Math.floor(width / 3));
   const valueWidth = Math.max(10, width - keyWidth - 3);
   const lines: string[] = [];
   for (const [k, v] of pairs) {

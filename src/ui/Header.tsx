@@ -19,6 +19,8 @@ export interface HeaderProps {
   /** why the session is read-only, or null */
   readOnly: string | null;
   forcedReadOnly: boolean;
+  /** plain http to a host other than loopback (--insecure-http) */
+  insecure?: boolean;
   connection: ConnectionInfo;
   freshness: Freshness;
   intervalMs: number;
@@ -72,6 +74,11 @@ export function Header(p: HeaderProps) {
         <Box flexGrow={1} flexShrink={1}>
           <Text bold wrap="truncate">appliance-admin  {sanitize(p.url, 200)}</Text>
         </Box>
+        {p.insecure ? (
+          <Box flexShrink={0} marginLeft={1}>
+            <Text bold inverse color={colour('bad')}>INSECURE HTTP</Text>
+          </Box>
+        ) : null}
         <Box flexShrink={0} marginLeft={2}>
           <Text>
             <Text bold>{who}</Text>

@@ -2,6 +2,7 @@
 
 export function ago(iso: string | number | null | undefined, now = Date.now()): string {
   if (iso === null || iso === undefined || iso === '') return 'never';
+  if (typeof iso !== 'string' && typeof iso !== 'number') return '?';
   const t = typeof iso === 'number' ? iso : Date.parse(iso);
   if (!Number.isFinite(t)) return String(iso);
   const s = Math.round((now - t) / 1000);
@@ -12,7 +13,8 @@ export function ago(iso: string | number | null | undefined, now = Date.now()): 
   return `${Math.floor(s / 86400)} d ago`;
 }
 
-export const limitText = (v: number | null | undefined): string => (v === null || v === undefined ? 'unlimited' : v.toLocaleString('en-US'));
+export const limitText = (v: number | null | undefined): string =>
+  v === null || v === undefined ? 'unlimited' : typeof v === 'number' ? v.toLocaleString('en-US') : String(v);
 
 export function bytes(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return '–';
@@ -29,6 +31,7 @@ export function bytes(n: number | null | undefined): string {
 /** 2026-11-21 09:30 (UTC), for tables; the detail view shows the exact value. */
 export function shortTime(iso: string | null | undefined): string {
   if (!iso) return '–';
+  if (typeof iso !== 'string') return '?';
   const t = Date.parse(iso);
   if (!Number.isFinite(t)) return iso;
   return new Date(t).toISOString().slice(0, 16).replace('T', ' ');

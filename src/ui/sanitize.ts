@@ -42,14 +42,29 @@ export function sanitize(value: unknown, max = DEFAULT_MAX_LENGTH): string {
   return s;
 }
 
+/** Deeper than this, or longer than this, a server's JSON is junk: it is cut, so no reader
+ * recurses without bound or spreads a million items into a call. */
+export const MAX_DEPTH = 64;
+export const MAX_ITEMS = 10_000;
+export const TOO_DEEP = '(nested too deeply)';
+
+/** What sanitizeDeep had to cut, for the caller to report. */
+export interface Cuts { depth: boolean; items: boolean }
+
 /** Sanitizes every string (and every object key) in a JSON-like value. */
-export function sanitizeDeep<T>(value: T, max = 4096): T {
+export function sanitizeDeep<T>(value: T, max = 4096, depth = 0, cuts?: Cuts): T {
   if (typeof value === 'string') return sanitize(value, max) as T;
-  if (Array.isArray(value)) return value.map((v) => sanitizeDeep(v, max)) as T;
+  if (value && typeof value === 'object' && depth >= MAX_DEPTH) {
+    if (cuts) cuts.depth = true;
+    return TOO_DEEP as T;
+  }
+  if (Array.isArray(value)) {
+    if (value.length > MAX_ITEMS && cuts) cuts.items = true;
+    return value.slice(0, MAX_ITEMS).map((v) => sanitizeDeep(v, max, depth + 1, cuts)) as T;
+  }
   if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[sanitize(k, 200)] = sanitizeDeep(v, max);
-    return out as T;
+    // fromEntries defines own properties: a "__proto__" key stays a key, not a prototype
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [sanitize(k, 200), sanitizeDeep(v, max, depth + 1, cuts)])) as T;
   }
   return value;
 }

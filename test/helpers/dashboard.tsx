@@ -12,11 +12,13 @@ import type { TestServer } from './server.js';
 /** A terminal of a given size, like ink-testing-library's, that can also be resized. */
 class FakeStdout extends EventEmitter {
   frames: string[] = [];
+  written = 0;
   isTTY = true;
   constructor(public columns: number, public rows: number) {
     super();
   }
   write = (frame: string) => {
+    this.written++;
     this.frames.push(frame);
     return true;
   };
@@ -72,6 +74,12 @@ export interface DashboardHarness {
   frame(): string;
   /** every frame written so far, joined (to assert something was never shown) */
   allFrames(): string;
+  /** drops the frames recorded so far (a real terminal keeps no history of them) */
+  forgetFrames(): void;
+  /** frames written so far (counting forgotten ones): wait for it to grow to see a render */
+  frameCount(): number;
+  /** the error the app exited with (its top-level boundary), or null while it runs */
+  crashed(): Error | null;
   waitForText(text: string | RegExp, timeoutMs?: number): Promise<string>;
   waitFor(pred: (frame: string) => boolean, what?: string, timeoutMs?: number): Promise<string>;
   resize(columns: number, rows: number): Promise<void>;
@@ -79,7 +87,8 @@ export interface DashboardHarness {
 }
 
 export interface DashboardOptions {
-  server: TestServer;
+  /** the server whose tokens and URL are used; optional when url and token are given */
+  server?: TestServer;
   role?: Role;
   /** a token other than the role's (e.g. a revoked one) */
   token?: string;
@@ -90,6 +99,12 @@ export interface DashboardOptions {
   screens?: AnyScreen[];
   columns?: number;
   rows?: number;
+  /** client idle timeouts (default 5000) and whole-answer deadline */
+  timeoutMs?: number;
+  deadlineMs?: number;
+  maxBytes?: number;
+  /** PEM CA to trust (--ca-file) */
+  ca?: string | Buffer;
 }
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
@@ -98,8 +113,10 @@ const keyGap = () => new Promise<void>((r) => setTimeout(r, 4));
 
 /** Renders the real shell against a running test server, with keys, frames and waits. */
 export function renderDashboard(o: DashboardOptions): DashboardHarness {
-  const token = o.token ?? o.server.tokens[o.role ?? 'it_admin'];
-  const client = new ApiClient({ url: o.url ?? o.server.url, token, timeoutMs: 5000 });
+  const token = o.token ?? o.server?.tokens[o.role ?? 'it_admin'];
+  const url = o.url ?? o.server?.url;
+  if (!token || !url) throw new Error('renderDashboard needs a server, or a url and a token');
+  const client = new ApiClient({ url, token, timeoutMs: o.timeoutMs ?? 5000, deadlineMs: o.deadlineMs, maxBytes: o.maxBytes, ca: o.ca });
   const clipboard: string[] = [];
   const deps = createDashboard({
     client,
@@ -120,6 +137,10 @@ export function renderDashboard(o: DashboardOptions): DashboardHarness {
     debug: true,
     exitOnCtrlC: false,
     patchConsole: false,
+  });
+  let crash: Error | null = null;
+  instance.waitUntilExit().catch((err: Error) => {
+    crash = err;
   });
 
   const waitFor = async (pred: (f: string) => boolean, what = 'condition', timeoutMs = 5000) => {
@@ -151,6 +172,11 @@ export function renderDashboard(o: DashboardOptions): DashboardHarness {
     },
     frame: () => stdout.lastFrame(),
     allFrames: () => stdout.frames.join('\n'),
+    forgetFrames: () => {
+      stdout.frames.length = 0;
+    },
+    crashed: () => crash,
+    frameCount: () => stdout.written,
     waitForText: (text, timeoutMs) =>
       waitFor((f) => (typeof text === 'string' ? f.includes(text) : text.test(f)), JSON.stringify(String(text)), timeoutMs),
     waitFor,

@@ -1,5 +1,5 @@
 import React, { useState } from 'react';
-import { Text, useInput } from 'ink';
+import { Text, Transform, useInput } from 'ink';
 import { Frame } from './Frame.js';
 import { colour } from '../theme.js';
 import { sanitize } from '../sanitize.js';
@@ -37,10 +37,31 @@ export function SecretDialog(p: SecretProps) {
         <Text key={i} wrap="wrap">{sanitize(l, 500)}</Text>
       ))}
       <Text> </Text>
-      <Text bold wrap="wrap">{sanitize(p.secret, 2000)}</Text>
+      <RevealedAtOutput secret={sanitize(p.secret, 2000)} />
       <Text> </Text>
       <Text color={colour('warn')} wrap="wrap">▲ This secret will not be shown again. Store it now; a lost secret means revoking the key and creating a new one.</Text>
       {copied ? <Text color={colour('ok')}>● copied to the clipboard (OSC 52)</Text> : null}
     </Frame>
+  );
+}
+
+const MASK = '•';
+
+/**
+ * Ink keeps every text it lays out in module-level caches (measure-text, wrap-text) for the
+ * life of the process. The secret must not become such a text: the layout sees a mask of the
+ * same length, and the secret replaces it only in the finished line, which nothing keeps.
+ */
+function RevealedAtOutput({ secret }: { secret: string }) {
+  const chars = [...secret].map((c) => (c === MASK ? '?' : c));
+  let next = 0;
+  const reveal = (line: string, index: number) => {
+    if (index === 0) next = 0;
+    return line.replace(/•/g, () => chars[next++] ?? MASK);
+  };
+  return (
+    <Transform transform={reveal}>
+      <Text bold wrap="wrap">{MASK.repeat(chars.length)}</Text>
+    </Transform>
   );
 }
