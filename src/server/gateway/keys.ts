@@ -40,7 +40,7 @@ const toKey = (r: KeyRow): GatewayKey => ({
 
 /** Newest first. Key counts are small (dozens), so the list is paged in memory. */
 export const listGatewayKeys = (db: Db): GatewayKey[] =>
-  (db.prepare(`SELECT ${COLUMNS} FROM gateway_keys ORDER BY seq DESC`).all() as KeyRow[]).map(toKey);
+  (db.prepare(`SELECT ${COLUMNS} FROM gateway_keys ORDER BY created_at DESC, seq DESC`).all() as KeyRow[]).map(toKey);
 
 export function getGatewayKey(db: Db, id: string): GatewayKey | undefined {
   const row = db.prepare(`SELECT ${COLUMNS} FROM gateway_keys WHERE id = ?`).get(id) as KeyRow | undefined;
