@@ -7,6 +7,7 @@ import { PickerDialog } from '../ui/dialogs/PickerDialog.js';
 import { MessageDialog } from '../ui/dialogs/MessageDialog.js';
 import { SecretDialog } from '../ui/dialogs/SecretDialog.js';
 import { ProgressDialog } from '../ui/dialogs/ProgressDialog.js';
+import { SignInDialog } from '../ui/dialogs/SignInDialog.js';
 import { closeDialog } from './dialogs.js';
 import { useDeps } from './deps.js';
 
@@ -33,5 +34,7 @@ export function DialogHost({ width, height }: { width: number; height: number })
       return <SecretDialog key={top.id} {...common} title={s.title} secret={s.secret} lines={s.lines} copy={deps.clipboard} onDone={done} />;
     case 'progress':
       return <ProgressDialog key={top.id} {...common} title={s.title} lines={s.lines} fraction={s.fraction} tone={s.tone} onCancel={() => done('cancelled')} />;
+    case 'signIn':
+      return <SignInDialog key={top.id} {...common} height={height} phase={s.phase} title={s.title} lines={s.lines} prompt={s.prompt} onDone={done} />;
   }
 }

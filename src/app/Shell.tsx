@@ -2,6 +2,7 @@ import React, { useEffect } from 'react';
 import { Box, Text, useApp, useInput, type Key } from 'ink';
 import { useStore } from 'zustand';
 import { TransportError } from '../client/errors.js';
+import type { ConnectionInfo } from '../store/resources.js';
 import { readOnlyReason } from '../store/session.js';
 import { flash, patchScreen, screenState } from '../store/ui.js';
 import { Header } from '../ui/Header.js';
@@ -29,15 +30,25 @@ const FLASH_MS = 8000;
 
 interface BannerLine { text: string; tone: 'bad' | 'warn' }
 
+interface SignedOut { title: string; message: string }
+
 /** Problems with the visible screen's data, in at most three lines. */
-function bannerLines(data: ScreenData, authError: string | null, connectionDown: boolean, connectionError: string | null): BannerLine[] {
+function bannerLines(data: ScreenData, authError: string | null, connection: ConnectionInfo, signedOut: SignedOut | null): BannerLine[] {
   const out: BannerLine[] = [];
-  if (connectionDown) {
+  const connectionError = connection.error;
+  if (signedOut) {
+    // Not an error of the dashboard: the sign-in ran its course. Its words, and the way back.
+    const last = data.primary.data === undefined ? '' : ' The last data stays on screen.';
+    out.push({ text: `▲ SIGNED OUT (r signs in again): ${signedOut.message}${last}`, tone: 'warn' });
+  } else if (connection.state === 'down' && connection.identityProvider) {
+    out.push({ text: `✕ cannot renew the sign-in for now: ${connectionError ?? 'no answer'}; a temporary problem, the sign-in is kept${data.primary.data === undefined ? '' : '; showing the last data'} (r retries now)`, tone: 'bad' });
+  } else if (connection.state === 'down') {
     const text = data.primary.data === undefined
       ? `✕ cannot connect: ${connectionError ?? 'no answer'} (r retries now)`
       : `✕ connection lost: ${connectionError ?? 'no answer'}; showing the last data (r retries now)`;
     out.push({ text, tone: 'bad' });
   }
+  const connectionDown = connection.state === 'down';
   if (authError) out.push({ text: `✕ ERROR ${authError}`, tone: 'bad' });
   for (const [id, e] of Object.entries(data.resources)) {
     if (e.status === 'error' && e.error && !(connectionDown && e.error instanceof TransportError)) {
@@ -90,7 +101,7 @@ export function Shell() {
   const tooSmall = size.columns < MIN_COLUMNS || size.rows < MIN_ROWS;
   const height = size.rows - 1; // a frame as tall as the terminal makes Ink clear the screen on every update
   const width = size.columns;
-  const banner = wrapBanner(bannerLines(data, session.authError, connection.state === 'down', connection.error), size.columns);
+  const banner = wrapBanner(bannerLines(data, session.authError, connection, session.signedOut), size.columns);
   const bodyHeight = Math.max(3, height - 2 - banner.length - 2);
   const summaryLines = screen.list?.summary ? 1 : 0;
   const page = visibleRows(bodyHeight - summaryLines);
@@ -143,6 +154,7 @@ export function Shell() {
     if (input === ':') return setMode('command');
     if (input === '?') return setMode('help');
     if (input === 'r') {
+      if (deps.session.getState().signedOut && deps.signIn) return deps.signIn.open();
       deps.poller.refreshNow();
       return flash(deps.ui, 'refreshing…');
     }
@@ -214,7 +226,7 @@ export function Shell() {
   );
 
   return (
-    <Box flexDirection="column" width={width} height={height} overflow="hidden">
+    <Box flexDirection="column" width={width} height={height} overflowY="hidden">
       <Header
         url={deps.client.displayUrl}
         subject={session.subject}
@@ -223,6 +235,7 @@ export function Shell() {
         forcedReadOnly={session.forcedReadOnly}
         insecure={deps.client.insecureHttp}
         connection={connection}
+        signedOut={session.signedOut !== null}
         freshness={{ fetchedAt: data.primary.fetchedAt, failed: data.primary.status === 'error', loading: data.primary.status === 'loading' }}
         intervalMs={deps.refreshMs}
         screens={deps.screens.map((s) => s.name)}
@@ -233,7 +246,7 @@ export function Shell() {
       {banner.map((b, i) => (
         <Text key={i} color={colour(b.tone)} wrap="truncate">{b.text}</Text>
       ))}
-      <Box height={bodyHeight} flexDirection="column" overflow="hidden">
+      <Box height={bodyHeight} flexDirection="column" overflowY="hidden">
         {body}
       </Box>
       <KeyHints actions={hintActions} width={width} />
@@ -308,6 +321,9 @@ function scrollAfter(scroll: number, cursor: number, page: number, count: number
 /** The selected row's index: where its key is now, else the remembered position. */
 function cursorOf(screen: AnyScreen, rows: unknown[], state: { cursor: number; selectedKey: string | null }): number {
   if (state.selectedKey !== null) {
+    // usually the row is still where the cursor left it: no search through a long list
+    const at = state.cursor < rows.length ? rows[state.cursor] : undefined;
+    if (at !== undefined && safeKey(screen, at) === state.selectedKey) return state.cursor;
     const i = rows.findIndex((r) => safeKey(screen, r) === state.selectedKey);
     if (i >= 0) return i;
   }

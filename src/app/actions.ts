@@ -59,6 +59,8 @@ export async function runAction(deps: DashboardDeps, screen: AnyScreen, action: 
     }
   } catch (err) {
     for (const id of progress) closeDialog(deps.dialogs, id);
+    // The stored sign-in expired: the sign-in dialog says so; the action is never re-run on its own.
+    if (deps.signIn?.handle(err, { label: action.label, key: action.key, mutates: action.mutates, partly: mutations.length > 0 })) return;
     const e = errorLines(err);
     await openDialog(deps.dialogs, {
       kind: 'message',

@@ -7,6 +7,7 @@ import { createUiStore, screenState, type UiStore } from '../store/ui.js';
 import type { AnyScreen } from '../ui/screen-api.js';
 import { createDialogStore, type DialogStore } from './dialogs.js';
 import { validateScreens } from './registry.js';
+import { SignIn, type SignInSetup } from './sign-in.js';
 
 /** Everything the shell and the actions share; one per dashboard (tests run several). */
 export interface DashboardDeps {
@@ -16,6 +17,8 @@ export interface DashboardDeps {
   ui: UiStore;
   dialogs: DialogStore;
   poller: Poller;
+  /** the stored sign-in's renewal prompt; absent for a token from a file or variable */
+  signIn?: SignIn;
   screens: AnyScreen[];
   refreshMs: number;
   /** writes to the terminal clipboard (OSC 52); injected so tests can see it */
@@ -26,7 +29,10 @@ export interface DashboardDeps {
 
 export interface DashboardOptions {
   client: ApiClient;
-  token: string;
+  /** the client's token, or what gives it (the stored sign-in) */
+  token: string | (() => Promise<string>);
+  /** the token comes from the stored sign-in: when it expires, a new device sign-in is offered */
+  session?: SignInSetup;
   screens: AnyScreen[];
   refreshMs: number;
   readOnly?: boolean;
@@ -43,7 +49,15 @@ export function createDashboard(o: DashboardOptions): DashboardDeps {
   const first = o.initialScreen && o.screens.some((s) => s.name === o.initialScreen) ? o.initialScreen : o.screens[0].name;
   const ui = createUiStore(first);
   const dialogs = createDialogStore();
-  const poller = new Poller({ client: o.client, resources, session, token: o.token, intervalMs: o.refreshMs });
+  let signIn: SignIn | undefined;
+  const poller = new Poller({
+    client: o.client,
+    resources,
+    session,
+    token: o.token,
+    intervalMs: o.refreshMs,
+    onAuthFailure: o.session ? (err) => signIn?.handle(err) ?? false : undefined,
+  });
 
   // Polling follows the visible screen and its state (filters, range, page): one place.
   let wantedKeys = '';
@@ -59,7 +73,7 @@ export function createDashboard(o: DashboardOptions): DashboardDeps {
   syncWanted();
   const unsubscribe = ui.subscribe(syncWanted);
 
-  return {
+  const deps: DashboardDeps = {
     client: o.client,
     session,
     resources,
@@ -75,6 +89,8 @@ export function createDashboard(o: DashboardOptions): DashboardDeps {
       await o.client.close();
     },
   };
+  if (o.session) deps.signIn = signIn = new SignIn(deps, o.session);
+  return deps;
 }
 
 export const DepsContext = createContext<DashboardDeps | null>(null);

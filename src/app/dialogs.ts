@@ -1,6 +1,7 @@
 import { createStore } from 'zustand/vanilla';
 import type { FormField } from '../ui/dialogs/form-model.js';
 import type { PickerItem } from '../ui/dialogs/PickerDialog.js';
+import type { SignInPhase, SignInPrompt } from '../ui/dialogs/SignInDialog.js';
 import type { Tone } from '../ui/theme.js';
 
 export type DialogSpec =
@@ -10,7 +11,8 @@ export type DialogSpec =
   | { kind: 'pick'; title: string; items: PickerItem[]; message?: string }
   | { kind: 'message'; title: string; lines: string[]; tone?: Tone }
   | { kind: 'secret'; title: string; secret: string; lines: string[] }
-  | { kind: 'progress'; title: string; lines: string[]; fraction?: number | null; tone?: Tone };
+  | { kind: 'progress'; title: string; lines: string[]; fraction?: number | null; tone?: Tone }
+  | { kind: 'signIn'; phase: SignInPhase; title: string; lines: string[]; prompt?: SignInPrompt };
 
 export interface OpenDialog {
   id: number;

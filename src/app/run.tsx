@@ -5,6 +5,17 @@ import { App } from './App.js';
 import { KeyStdin } from './key-stdin.js';
 import type { DashboardDeps } from './deps.js';
 
+/** How Ink draws frames (also used by the benchmarks in test/bench, which measure them). */
+export const FRAME_OPTIONS = {
+  // Polls land every couple of seconds and keys need to feel instant; 30 fps is plenty
+  // and keeps a slow SSH link from being flooded.
+  maxFps: 30,
+  // Ink 6.8 offers incrementalRendering, but with a trailing newline (any frame shorter than
+  // the terminal) it moves the cursor up one line too few, so every update leaves the old
+  // first line behind (reproduced in tmux). The full redraw is correct; keep it.
+  incrementalRendering: false,
+} as const;
+
 const ENTER_ALT_SCREEN = '\x1b[?1049h\x1b[H';
 const LEAVE_ALT_SCREEN = '\x1b[?1049l';
 
@@ -29,13 +40,7 @@ export async function runDashboard(deps: DashboardDeps): Promise<number> {
     stdin: new KeyStdin(process.stdin) as unknown as NodeJS.ReadStream,
     exitOnCtrlC: true,
     patchConsole: true,
-    // Polls land every couple of seconds and keys need to feel instant; 30 fps is plenty
-    // and keeps a slow SSH link from being flooded.
-    maxFps: 30,
-    // Ink 6.8 offers incrementalRendering, but with a trailing newline (any frame shorter than
-    // the terminal) it moves the cursor up one line too few, so every update leaves the old
-    // first line behind (reproduced in tmux). The full redraw is correct; keep it.
-    incrementalRendering: false,
+    ...FRAME_OPTIONS,
   });
 
   let crash: unknown = null;

@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { useMemo, useRef } from 'react';
 import { useStore } from 'zustand';
 import { emptyEntry, resourceKey, type ResourceEntry } from '../store/resources.js';
 import type { ScreenUiState } from '../store/ui.js';
@@ -30,8 +30,46 @@ export function extractRows(list: ListSpec<unknown>, data: unknown): unknown[] {
 }
 
 export function rowMatches(list: ListSpec<unknown>, row: unknown, filter: string): boolean {
+  return rowText(list, row).includes(filter.toLowerCase());
+}
+
+/** A row's cells, lower-cased, joined by a character no one types (a match stays in one cell). */
+function rowText(list: ListSpec<unknown>, row: unknown): string {
+  let t = '';
+  for (const c of list.columns) t += `${cellText(c, row).toLowerCase()}\u0000`;
+  return t;
+}
+
+/**
+ * Each row's text, computed the first time a filter reads it and kept as long as the rows are:
+ * typing a filter over 100,000 rows then scans strings instead of formatting every cell on
+ * every key (test/bench/RESULTS.md, dashboard-keys). Rows are the poller's immutable answers;
+ * a new answer is a new array.
+ */
+const rowTexts = new WeakMap<unknown[], { list: ListSpec<unknown>; texts: (string | undefined)[] }>();
+
+interface Filtered { all: unknown[]; filter: string; rows: unknown[]; at: number[] }
+
+/** Rows matching `filter`; when the filter only grew (typing on), only the last matches are read. */
+function filterRows(list: ListSpec<unknown>, all: unknown[], filter: string, last: Filtered | null): Filtered {
+  let cache = rowTexts.get(all);
+  if (!cache || cache.list !== list) rowTexts.set(all, (cache = { list, texts: new Array<string | undefined>(all.length) }));
+  const texts = cache.texts;
   const needle = filter.toLowerCase();
-  return list.columns.some((c) => cellText(c, row).toLowerCase().includes(needle));
+  const rows: unknown[] = [];
+  const at: number[] = [];
+  const narrowing = last !== null && last.all === all && last.filter !== '' && filter.startsWith(last.filter);
+  const n = narrowing ? last.at.length : all.length;
+  for (let k = 0; k < n; k++) {
+    const i = narrowing ? last.at[k] : k;
+    let t = texts[i];
+    if (t === undefined) texts[i] = t = rowText(list, all[i]);
+    if (t.includes(needle)) {
+      rows.push(all[i]);
+      at.push(i);
+    }
+  }
+  return { all, filter, rows, at };
 }
 
 /** The visible screen's resources and rows, from the stores. */
@@ -46,9 +84,11 @@ export function useScreenData(deps: DashboardDeps, screen: AnyScreen, state: Scr
   const primaryId = screen.list?.resource ?? reqs[0]?.id;
   const primary = (primaryId && resources[primaryId]) || emptyEntry('none');
   const all = useMemo(() => (screen.list ? extractRows(screen.list, primary.data) : []), [screen, primary.data]);
-  const rows = useMemo(
-    () => (screen.list && state.filter ? all.filter((r) => rowMatches(screen.list!, r, state.filter)) : all),
-    [screen, all, state.filter],
-  );
+  const lastFilter = useRef<Filtered | null>(null);
+  const rows = useMemo(() => {
+    if (!screen.list || !state.filter) return all;
+    lastFilter.current = filterRows(screen.list, all, state.filter, lastFilter.current);
+    return lastFilter.current.rows;
+  }, [screen, all, state.filter]);
   return { resources, primary, rows, all, total: all.length };
 }

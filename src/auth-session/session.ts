@@ -1,6 +1,7 @@
 import * as oidc from 'openid-client';
 import { deviceLogin, toTokenSet, type DeviceLoginOptions } from './device-login.js';
-import { IdentityProviderUnavailableError, NotSignedInError, SessionExpiredError, type LoginSettings } from './errors.js';
+import { IdentityProviderUnavailableError, NotSignedInError, SessionExpiredError } from './errors.js';
+import { describe, settingsOf, type SessionFileOption, type SessionInfo } from './info.js';
 import { oauthErrorCode, providerConfig, providerError } from './provider.js';
 import { defaultSessionFile, readSession, removeSession, withSessionLock, writeSession, type StoredSession } from './store.js';
 
@@ -12,24 +13,7 @@ import { defaultSessionFile, readSession, removeSession, withSessionLock, writeS
 export const REFRESH_MARGIN_MS = 60_000;
 const REVOKE_TIMEOUT_MS = 5_000;
 
-export interface SessionFileOption {
-  /** default: $XDG_CONFIG_HOME/appliance-admin/session.json (or ~/.config/…) */
-  file?: string;
-}
-
-/** What can be shown about the stored sign-in: never a token. */
-export interface SessionInfo {
-  issuer: string;
-  clientId: string;
-  subject?: string;
-  name?: string;
-  applianceUrl?: string;
-  /** when the current access token expires (it is renewed before that) */
-  expiresAt: Date | null;
-  canRenew: boolean;
-  signedInAt: string;
-  settings: LoginSettings;
-}
+export { currentSession, type SessionFileOption, type SessionInfo } from './info.js';
 
 export type LoginOptions = DeviceLoginOptions & SessionFileOption & { applianceUrl?: string };
 
@@ -56,12 +40,6 @@ export async function login(opts: LoginOptions): Promise<SessionInfo> {
   };
   await withSessionLock(file, async () => writeSession(file, session));
   return describe(session);
-}
-
-/** The stored sign-in, or null when there is none; throws SessionFileError for an unsafe file. */
-export function currentSession(opts: SessionFileOption = {}): SessionInfo | null {
-  const session = readSession(opts.file ?? defaultSessionFile());
-  return session && describe(session);
 }
 
 const inFlight = new Map<string, Promise<string>>();
@@ -171,22 +149,4 @@ async function revokeQuietly(session: StoredSession, refreshToken: string): Prom
   } finally {
     clearTimeout(timer);
   }
-}
-
-function settingsOf(s: StoredSession): LoginSettings {
-  return { issuer: s.issuer, clientId: s.client_id, scope: s.scope, audience: s.audience, resource: s.resource, applianceUrl: s.appliance_url };
-}
-
-function describe(s: StoredSession): SessionInfo {
-  return {
-    issuer: s.issuer,
-    clientId: s.client_id,
-    subject: s.subject,
-    name: s.name,
-    applianceUrl: s.appliance_url,
-    expiresAt: s.expires_at === null ? null : new Date(s.expires_at),
-    canRenew: Boolean(s.refresh_token),
-    signedInAt: s.signed_in_at,
-    settings: settingsOf(s),
-  };
 }

@@ -1,5 +1,7 @@
 import { ApiClient } from '../client/api-client.js';
 import { ApiError, TransportError, describeError } from '../client/errors.js';
+import { AuthSessionError, IdentityProviderUnavailableError, SessionExpiredError } from '../auth-session/errors.js';
+import { explainAuthFailure } from '../auth-session/explain.js';
 import { sanitize } from '../ui/sanitize.js';
 import type { Connection } from './connection.js';
 import { UsageError } from './usage-error.js';
@@ -15,13 +17,27 @@ export function clientFor(c: Connection): ApiClient {
 
 /**
  * An appliance or connection failure in plain words, then its code and request id, on stderr:
- * exit 1. Anything else is not ours to word and is rethrown.
+ * exit 1. With the stored sign-in (`credential` 'session'), a sign-in that expired or was
+ * refused says to run appliance-admin login (a one-shot command does not prompt). Anything
+ * else is not ours to word and is rethrown.
  */
-export function reportClientError(err: unknown, what: string): number {
+export function reportClientError(err: unknown, what: string, credential: Connection['credential'] = 'token'): number {
+  if (err instanceof AuthSessionError) return report([`appliance-admin: ${what} failed: ${sessionWords(err)}`]);
   if (!(err instanceof ApiError) && !(err instanceof TransportError)) throw err;
   const d = describeError(err);
   const ref = [d.code ? `code ${d.code}` : null, d.requestId ? `request ${d.requestId}` : null].filter(Boolean).join(', ');
-  const lines = [`appliance-admin: ${what} failed: ${d.headline}`, ...(ref ? [`  ${ref}`] : []), ...d.lines.map((l) => `  ${l}`)];
+  const why = credential === 'session' && err instanceof ApiError ? explainAuthFailure(err.status, err, 'session') : undefined;
+  const headline = why ? `${why.title}. ${why.message}${why.signInAgain ? ' Run: appliance-admin login' : ''}` : d.headline;
+  return report([`appliance-admin: ${what} failed: ${headline}`, ...(ref ? [`  ${ref}`] : []), ...d.lines.map((l) => `  ${l}`)]);
+}
+
+function sessionWords(err: AuthSessionError): string {
+  if (err instanceof SessionExpiredError) return `${err.message} (${err.reason})`;
+  if (err instanceof IdentityProviderUnavailableError) return `${err.message} (a temporary problem; try again in a moment)`;
+  return err.message;
+}
+
+function report(lines: string[]): number {
   process.stderr.write(`${lines.map((l) => sanitize(l, 600)).join('\n')}\n`);
   return 1;
 }

@@ -1,6 +1,9 @@
 import { readFileSync, statSync } from 'node:fs';
 import { UsageError } from './usage-error.js';
 import { plainHttpRefusal } from '../client/transport-policy.js';
+import { SessionFileError } from '../auth-session/errors.js';
+import { currentSession, type SessionInfo } from '../auth-session/info.js';
+import { defaultSessionFile } from '../auth-session/store.js';
 
 /**
  * How every client command (the dashboard, `get`, `export`) finds the appliance: the same
@@ -15,12 +18,24 @@ export const CONNECTION_OPTIONS = {
 
 export const CONNECTION_USAGE = `  --url URL          the appliance (http(s)://host:port, with or without /v1/admin)
   --token-file FILE  a file holding the bearer token, mode 0600 (or set APPLIANCE_ADMIN_TOKEN)
+                     without either: the stored sign-in of appliance-admin login, and its
+                     appliance when --url is not given
   --ca-file FILE     PEM CA certificate to trust for the appliance's TLS
   --insecure-http    allow plain http:// to a host other than this machine (the token travels unencrypted)`;
 
+export const NO_CREDENTIAL =
+  'no credential: give the token with --token-file FILE or the APPLIANCE_ADMIN_TOKEN variable, or sign in with: appliance-admin login --issuer URL --client-id ID [--url APPLIANCE]';
+
+/** A fixed bearer token, or a function giving a current one (the stored sign-in renews itself). */
+export type TokenSource = string | (() => Promise<string>);
+
 export interface Connection {
   url: string;
-  token: string;
+  token: TokenSource;
+  /** where the token comes from: a file or variable ('token'), or the stored sign-in ('session') */
+  credential: 'token' | 'session';
+  /** credential 'session': the session file and who is signed in (never a token) */
+  session?: { file: string; info: SessionInfo };
   ca?: Buffer;
   /** --insecure-http was given */
   insecureHttp?: boolean;
@@ -45,18 +60,42 @@ export function readTokenFile(file: string): string {
   return token;
 }
 
-/** URL, token (file or APPLIANCE_ADMIN_TOKEN) and CA from parsed CONNECTION_OPTIONS values. */
+/**
+ * URL, token and CA from parsed CONNECTION_OPTIONS values. The token comes from --token-file or
+ * APPLIANCE_ADMIN_TOKEN; without either, from the stored sign-in (whose appliance stands in for
+ * a missing --url), read afresh and renewed for every request.
+ */
 export function resolveConnection(
   values: { url?: string; 'token-file'?: string; 'ca-file'?: string; 'insecure-http'?: boolean },
   env: NodeJS.ProcessEnv,
   usage: string,
 ): Connection {
-  if (!values.url) throw new UsageError(`--url URL is required\n${usage}`);
+  const insecureHttp = Boolean(values['insecure-http']);
   // Checked before the token is read: the refusal does not depend on it, and nothing is sent.
-  const refusal = plainHttpRefusal(values.url, Boolean(values['insecure-http']));
-  if (refusal) throw new UsageError(refusal);
-  const token = values['token-file'] ? readTokenFile(values['token-file']) : env.APPLIANCE_ADMIN_TOKEN?.trim();
-  if (!token) throw new UsageError('give the token with --token-file FILE or the APPLIANCE_ADMIN_TOKEN variable');
+  const refuse = (url: string) => {
+    const refusal = plainHttpRefusal(url, insecureHttp);
+    if (refusal) throw new UsageError(refusal);
+  };
+  if (values.url) refuse(values.url);
+  const fixed = values['token-file'] ? readTokenFile(values['token-file']) : env.APPLIANCE_ADMIN_TOKEN?.trim();
+  let url = values.url;
+  let credential: Pick<Connection, 'token' | 'credential' | 'session'>;
+  if (fixed) {
+    credential = { token: fixed, credential: 'token' };
+  } else {
+    const file = defaultSessionFile(env);
+    const info = storedSession(file);
+    if (!info) throw new UsageError(url ? NO_CREDENTIAL : `--url URL is required, and ${NO_CREDENTIAL}\n${usage}`);
+    if (!url && info.applianceUrl) {
+      url = info.applianceUrl;
+      refuse(url);
+    }
+    credential = { token: sessionToken(file), credential: 'session', session: { file, info } };
+  }
+  if (!url) {
+    const hint = credential.credential === 'session' ? ' (the stored sign-in names no appliance; appliance-admin login --url APPLIANCE remembers one)' : '';
+    throw new UsageError(`--url URL is required${hint}\n${usage}`);
+  }
   let ca: Buffer | undefined;
   if (values['ca-file']) {
     try {
@@ -65,5 +104,23 @@ export function resolveConnection(
       throw new UsageError(`cannot read the CA file ${values['ca-file']}`);
     }
   }
-  return { url: values.url, token, ca, insecureHttp: Boolean(values['insecure-http']) };
+  return { url, ...credential, ca, insecureHttp };
+}
+
+function storedSession(file: string): SessionInfo | null {
+  try {
+    return currentSession({ file });
+  } catch (err) {
+    if (err instanceof SessionFileError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+/** getAccessToken for `file`; the OpenID client is loaded on the first request, not at start. */
+function sessionToken(file: string): () => Promise<string> {
+  let session: Promise<typeof import('../auth-session/session.js')> | undefined;
+  return async () => {
+    session ??= import('../auth-session/session.js');
+    return (await session).getAccessToken({ file });
+  };
 }

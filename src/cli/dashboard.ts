@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util';
 import { ROLES, type Role } from '../contract/common.js';
 import { UsageError } from './usage-error.js';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection, type Connection, type TokenSource } from './connection.js';
 
 export { readTokenFile } from './connection.js';
 
-export const DASHBOARD_USAGE = `Usage: appliance-admin --url URL [--token-file FILE] [--ca-file FILE] [--read-only] [--refresh 2s]
+export const DASHBOARD_USAGE = `Usage: appliance-admin [--url URL] [--token-file FILE] [--ca-file FILE] [--read-only] [--refresh 2s]
        appliance-admin demo [--role it_admin|app_owner|auditor] [--read-only] [--refresh 2s]
 
 ${CONNECTION_USAGE}
@@ -27,7 +27,9 @@ export function parseInterval(text: string): number {
 interface Parsed {
   demo: boolean;
   url?: string;
-  token?: string;
+  token?: TokenSource;
+  /** the token comes from the stored sign-in (no --token-file, no APPLIANCE_ADMIN_TOKEN) */
+  session?: Connection['session'];
   ca?: Buffer;
   readOnly: boolean;
   refreshMs: number;
@@ -78,7 +80,7 @@ export async function dashboardCommand(argv: string[]): Promise<number> {
     throw new UsageError('the dashboard needs an interactive terminal (for scripts: appliance-admin get SCREEN --json)');
   }
   let url = parsed.url;
-  let token = parsed.token;
+  let token: TokenSource | undefined = parsed.token;
   let stopDemo: (() => Promise<void>) | undefined;
   if (parsed.demo) {
     const { startEmbeddedDemo } = await import('../server/demo/embedded.js');
@@ -104,7 +106,8 @@ export async function dashboardCommand(argv: string[]): Promise<number> {
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
-    const deps = createDashboard({ client, token: token!, screens, refreshMs: parsed.refreshMs, readOnly: parsed.readOnly, initialScreen: parsed.screen });
+    const session = parsed.session && { file: parsed.session.file, settings: parsed.session.info.settings };
+    const deps = createDashboard({ client, token: token!, session, screens, refreshMs: parsed.refreshMs, readOnly: parsed.readOnly, initialScreen: parsed.screen });
     token = undefined;
     // The first round of polls goes out before the first frame, which then shows the data
     // instead of "Loading…" (one cold render less: test/bench/RESULTS.md, dashboard-start).

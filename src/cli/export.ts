@@ -10,7 +10,7 @@ import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './conne
 import { UsageError } from './usage-error.js';
 
 export const EXPORT_USAGE = `Usage: appliance-admin export audit|journal -o FILE [--format csv|jsonl] [--since 7d|RFC3339] [--until …]
-                              [filters] [--force] --url URL [--token-file FILE] [--ca-file FILE]
+                              [filters] [--force] [--url URL] [--token-file FILE] [--ca-file FILE]
 
 Streams the appliance's export to FILE and prints a summary (rows, bytes, path, sha256) on stderr.
   -o, --output FILE  where to write; an existing file is kept unless --force
@@ -152,7 +152,7 @@ export async function exportCommand(argv: string[], env: NodeJS.ProcessEnv = pro
       process.stderr.write(`appliance-admin: cannot write ${plan.dest}: ${e.code}\n`);
       return 1;
     }
-    return reportClientError(err, `export ${plan.kind}`);
+    return reportClientError(err, `export ${plan.kind}`, connection.credential);
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

@@ -9,7 +9,7 @@ import { clientFor, reportClientError } from './client-errors.js';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
 import { UsageError } from './usage-error.js';
 
-export const GET_USAGE = `Usage: appliance-admin get SCREEN [--json] --url URL [--token-file FILE] [--ca-file FILE]
+export const GET_USAGE = `Usage: appliance-admin get SCREEN [--json] [--url URL] [--token-file FILE] [--ca-file FILE]
 
 Prints what one dashboard screen shows (its first page, with the screen's default filters) and exits.
   --json             the data as JSON: a screen with one resource prints that resource's answer
@@ -38,12 +38,13 @@ export async function getCommand(argv: string[], env: NodeJS.ProcessEnv = proces
   if (positionals.length !== 1) throw new UsageError(`name one screen: ${names}\n${GET_USAGE}`);
   const screen = screens.find((s) => s.name === positionals[0]);
   if (!screen) throw new UsageError(`unknown screen "${sanitize(positionals[0], 60)}"; the screens are: ${names}`);
-  const client = clientFor(resolveConnection(values, env, GET_USAGE));
+  const connection = resolveConnection(values, env, GET_USAGE);
+  const client = clientFor(connection);
   let fetched: Fetched[];
   try {
     fetched = await fetchScreen(client, screen);
   } catch (err) {
-    return reportClientError(err, `get ${screen.name}`);
+    return reportClientError(err, `get ${screen.name}`, connection.credential);
   } finally {
     await client.close();
   }

@@ -3,6 +3,7 @@ import { UsageError } from './usage-error.js';
 const USAGE = `appliance-admin: terminal dashboard and reference server for the appliance administration API
 
   appliance-admin --url URL --token-file FILE                     the dashboard
+  appliance-admin [--url URL]                                     the dashboard, signed in with appliance-admin login
   appliance-admin demo [--role auditor]                           dashboard on an embedded demo server
   appliance-admin serve --data DIR [--port P] [--demo]            the reference server
   appliance-admin token issue|list|revoke --data DIR …            on-host admin tokens

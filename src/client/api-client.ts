@@ -11,7 +11,8 @@ import { isInsecureHttp } from './transport-policy.js';
 export interface ApiClientOptions {
   /** the appliance origin, with or without the /v1/admin suffix */
   url: string;
-  token: string;
+  /** a fixed bearer token, or a function called before each request for a current one (a stored sign-in renews itself) */
+  token: string | (() => Promise<string>);
   /** PEM of a CA to trust in addition to the system store (an appliance's own CA) */
   ca?: string | Buffer;
   /** headers and body timeouts, each (the longest silence accepted) */
@@ -92,7 +93,7 @@ export class ApiClient {
   readonly insecureHttp: boolean;
   readonly timeoutMs: number;
   readonly deadlineMs: number;
-  readonly #token: string;
+  readonly #token: string | (() => Promise<string>);
   readonly #client: Client;
   readonly #maxBytes: number;
   readonly #ca: string | Buffer | undefined;
@@ -127,8 +128,10 @@ export class ApiClient {
     return { url: this.displayUrl };
   }
 
-  #headers(extra: Record<string, string> = {}): Record<string, string> {
-    return { authorization: `Bearer ${this.#token}`, accept: 'application/json, application/problem+json', ...extra };
+  /** A failure to get a token (the stored sign-in expired, …) is thrown as is: nothing was sent. */
+  async #headers(extra: Record<string, string> = {}): Promise<Record<string, string>> {
+    const token = typeof this.#token === 'string' ? this.#token : await this.#token();
+    return { authorization: `Bearer ${token}`, accept: 'application/json, application/problem+json', ...extra };
   }
 
   /**
@@ -157,7 +160,7 @@ export class ApiClient {
     const def = routes[name] as RouteDef;
     const path = buildPath(def, this.prefix, input.params, input.query);
     const cached = def.method === 'GET' ? this.#etags.get(path) : undefined;
-    const headers = this.#headers(cached ? { 'if-none-match': cached.etag } : {});
+    const headers = await this.#headers(cached ? { 'if-none-match': cached.etag } : {});
     let body: string | undefined;
     if (input.body !== undefined) {
       body = JSON.stringify(input.body);
@@ -240,9 +243,10 @@ export class ApiClient {
     const path = buildPath(def, this.prefix, {}, query);
     const client = this.#newClient();
     try {
+      const headers = await this.#headers({ accept: '*/*' });
       let res: Dispatcher.ResponseData;
       try {
-        res = await client.request({ path, method: 'GET', headers: this.#headers({ accept: '*/*' }), signal, bodyTimeout: this.timeoutMs * 3 });
+        res = await client.request({ path, method: 'GET', headers, signal, bodyTimeout: this.timeoutMs * 3 });
       } catch (err) {
         throw toTransportError(err);
       }

@@ -2,16 +2,23 @@ import type { ApiClient } from '../client/api-client.js';
 import { ApiError, TransportError, describeError } from '../client/errors.js';
 import { patchEntry, queryAt, resourceKey, type ResourceRequest, type ResourceStore } from './resources.js';
 import { resolveSession, type SessionStore } from './session.js';
+import { IdentityProviderUnavailableError } from '../auth-session/errors.js';
 
 export interface PollerOptions {
   client: ApiClient;
   resources: ResourceStore;
   session: SessionStore;
-  /** the bearer token, only to read JWT claims when the appliance has no GET /session */
-  token: string;
+  /** the bearer token (or what gives it), only to read JWT claims when the appliance has no GET /session */
+  token: string | (() => Promise<string>);
   intervalMs: number;
   /** longest wait between retries after connection errors */
   maxBackoffMs?: number;
+  /**
+   * A request failed because of the credential (a 401, or the stored sign-in cannot give a
+   * token). Returns true when it takes over (asks for a new sign-in and pauses the poller);
+   * otherwise a 401 shows as the token being refused.
+   */
+  onAuthFailure?: (err: unknown) => boolean;
 }
 
 /**
@@ -25,12 +32,13 @@ export class Poller {
   #timer: NodeJS.Timeout | null = null;
   #running = false;
   #sessionInFlight = false;
+  #paused = false;
   #firstRoundStarted = false;
   #firstRoundDone: () => void = () => undefined;
   readonly #firstRound = new Promise<void>((resolve) => {
     this.#firstRoundDone = resolve;
   });
-  readonly #o: Required<PollerOptions>;
+  readonly #o: Required<Omit<PollerOptions, 'onAuthFailure'>> & Pick<PollerOptions, 'onAuthFailure'>;
 
   constructor(opts: PollerOptions) {
     this.#o = { maxBackoffMs: 30_000, ...opts };
@@ -52,11 +60,28 @@ export class Poller {
     this.#timer = null;
   }
 
+  /** Sends nothing until resume() (while a new sign-in is asked for: no stream of refusals). */
+  pause() {
+    this.#paused = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+  }
+
+  /** Polls again at once, the same resources as before the pause. */
+  resume() {
+    this.#paused = false;
+    this.refreshNow();
+  }
+
+  get paused() {
+    return this.#paused;
+  }
+
   /** The visible screen changed what it shows: fetch what is new right away. */
   setWanted(reqs: ResourceRequest[]) {
     const before = new Set(this.#wanted.map(resourceKey));
     this.#wanted = reqs;
-    if (!this.#running || this.#isWaitingToRetry()) return;
+    if (!this.#running || this.#paused || this.#isWaitingToRetry()) return;
     for (const r of reqs) if (!before.has(resourceKey(r))) void this.#fetch(r);
   }
 
@@ -80,7 +105,7 @@ export class Poller {
   }
 
   async #tick() {
-    if (!this.#running) return;
+    if (!this.#running || this.#paused) return;
     const { retryAt } = this.#o.resources.getState().connection;
     if (retryAt !== null && Date.now() < retryAt) {
       this.#schedule(retryAt - Date.now());
@@ -119,6 +144,7 @@ export class Poller {
       await resolveSession(this.#o.client, this.#o.token, this.#o.session);
       this.#connected();
     } catch (err) {
+      if (this.#credentialFailed(err)) return;
       if (isConnectionFailure(err)) this.#disconnected(err);
     } finally {
       this.#sessionInFlight = false;
@@ -137,16 +163,28 @@ export class Poller {
       patchEntry(resources, key, { data: res.data, error: null, fetchedAt: Date.now(), status: 'ok', stale: false, issues: res.issues, requestId: res.requestId });
       this.#connected();
     } catch (err) {
+      if (this.#credentialFailed(err)) {
+        // the last data stays as it was; the sign-in prompt says what happened
+        if (!before || before.status === 'idle') patchEntry(resources, key, { status: 'idle' });
+        return;
+      }
       const had = resources.getState().entries[key]?.data !== undefined;
       patchEntry(resources, key, { error: err, status: 'error', stale: had });
       if (isConnectionFailure(err)) this.#disconnected(err);
-      else if (err instanceof ApiError || err instanceof TransportError) {
-        this.#connected();
-        if (err instanceof ApiError && err.status === 401) this.#o.session.setState({ authError: `the appliance refused the token (401 ${err.code})` });
-      }
+      else if (err instanceof ApiError || err instanceof TransportError) this.#connected();
     } finally {
       this.#inFlight.delete(key);
     }
+  }
+
+  /** true when the credential's owner took the failure over; a plain 401 is worded here. */
+  #credentialFailed(err: unknown): boolean {
+    if (this.#o.onAuthFailure?.(err)) return true;
+    if (err instanceof ApiError && err.status === 401) {
+      // A token from a file or variable cannot be renewed from here: only a new one helps.
+      this.#o.session.setState({ authError: `the appliance refused the token (401 ${err.code}): unknown or revoked; an IT admin must issue a new token`, resolved: false });
+    }
+    return false;
   }
 
   #connected() {
@@ -156,14 +194,15 @@ export class Poller {
     }
   }
 
-  #disconnected(err: TransportError) {
+  #disconnected(err: TransportError | IdentityProviderUnavailableError) {
     const conn = this.#o.resources.getState().connection;
     // Several resources failing in one round count as one failure.
     if (conn.state === 'down' && conn.retryAt !== null && Date.now() < conn.retryAt) return;
     const failures = conn.failures + 1;
     const base = Math.max(1000, this.#o.intervalMs);
     const wait = Math.min(this.#o.maxBackoffMs, base * 2 ** (failures - 1));
-    this.#o.resources.setState({ connection: { state: 'down', retryAt: Date.now() + wait, error: describeError(err).headline, failures } });
+    const identityProvider = err instanceof IdentityProviderUnavailableError;
+    this.#o.resources.setState({ connection: { state: 'down', retryAt: Date.now() + wait, error: describeError(err).headline, failures, ...(identityProvider ? { identityProvider } : {}) } });
     this.#schedule(wait);
   }
 }
@@ -172,6 +211,9 @@ export class Poller {
  * The appliance could not be reached or did not answer in time. An answer that came but was
  * unreadable (not JSON, too large) is that resource's error: the connection itself works.
  */
-function isConnectionFailure(err: unknown): err is TransportError {
+function isConnectionFailure(err: unknown): err is TransportError | IdentityProviderUnavailableError {
+  // The stored sign-in's token ran out and the identity provider cannot renew it right now:
+  // nothing can be sent either, and it is as temporary as a lost connection.
+  if (err instanceof IdentityProviderUnavailableError) return true;
   return err instanceof TransportError && err.kind !== 'protocol' && err.kind !== 'too-large';
 }

@@ -40,6 +40,8 @@ export interface ConnectionInfo {
   retryAt: number | null;
   error: string | null;
   failures: number;
+  /** the identity provider, not the appliance, could not be reached (to renew the stored sign-in) */
+  identityProvider?: boolean;
 }
 
 export interface ResourcesState {

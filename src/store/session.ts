@@ -3,6 +3,7 @@ import { mayMutate, MUTATION_ACTIONS } from '../contract/index.js';
 import type { ApiClient } from '../client/api-client.js';
 import { ApiError, TransportError } from '../client/errors.js';
 import { sanitize } from '../ui/sanitize.js';
+import { AuthSessionError } from '../auth-session/errors.js';
 import { claimsOf } from './jwt.js';
 
 /** Where the session learned its role, in the order it tries them. */
@@ -23,6 +24,11 @@ export interface SessionState {
   learnedReadOnly: string | null;
   /** the credential itself was refused (401) */
   authError: string | null;
+  /**
+   * The stored sign-in needs a new device sign-in (it expired or was refused): why, in plain
+   * words. Polling pauses and nothing can be changed until the sign-in succeeds.
+   */
+  signedOut: { title: string; message: string } | null;
 }
 
 export type SessionStore = ReturnType<typeof createSessionStore>;
@@ -38,12 +44,14 @@ export function createSessionStore(opts: { forcedReadOnly?: boolean } = {}) {
     forcedReadOnly: opts.forcedReadOnly ?? false,
     learnedReadOnly: null,
     authError: null,
+    signedOut: null,
   }));
 }
 
 /** Why this session may not change anything, or null when it may. */
 export function readOnlyReason(s: SessionState): string | null {
   if (s.forcedReadOnly) return 'read-only session (--read-only)';
+  if (s.signedOut) return 'signed out: press r to sign in again';
   if (s.learnedReadOnly) return s.learnedReadOnly;
   if (s.role && (s.role === 'auditor' || (s.source !== 'unknown' && !mayMutate(s.role as never)))) return `role ${s.role} is read-only`;
   if (s.capabilities && !s.capabilities.some((c) => MUTATION_ACTIONS.includes(c))) return 'your session holds no change capabilities';
@@ -73,7 +81,7 @@ export function learnForbidden(store: SessionStore, err: ApiError) {
  * that the role stays unknown until the first 403 teaches it. Transport errors leave the
  * session unresolved so the poller tries again.
  */
-export async function resolveSession(client: ApiClient, token: string, store: SessionStore): Promise<void> {
+export async function resolveSession(client: ApiClient, token: string | (() => Promise<string>), store: SessionStore): Promise<void> {
   try {
     const { data } = await client.call('session');
     store.setState({
@@ -87,13 +95,12 @@ export async function resolveSession(client: ApiClient, token: string, store: Se
     });
   } catch (err) {
     if (err instanceof TransportError) throw err;
-    if (err instanceof ApiError && err.status === 401) {
-      store.setState({ authError: `the appliance refused the token (401 ${err.code})`, resolved: false });
-      throw err;
-    }
+    if (err instanceof ApiError && err.status === 401) throw err;
+    // The stored sign-in could not give a token: the caller asks for a new sign-in.
+    if (err instanceof AuthSessionError) throw err;
     if (err instanceof ApiError && err.status >= 500 && err.status !== 501) throw err;
     // No such route (404/405/501) or another refusal: fall back to the token's claims.
-    const claims = claimsOf(token);
+    const claims = claimsOf(typeof token === 'string' ? token : await token().catch(() => ''));
     if (claims?.role) {
       store.setState({ subject: claims.subject, role: claims.role, expiresAt: claims.expiresAt, capabilities: null, source: 'claims', resolved: true });
     } else {

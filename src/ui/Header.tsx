@@ -22,6 +22,8 @@ export interface HeaderProps {
   /** plain http to a host other than loopback (--insecure-http) */
   insecure?: boolean;
   connection: ConnectionInfo;
+  /** the stored sign-in expired and was not renewed: nothing is polled until it is */
+  signedOut?: boolean;
   freshness: Freshness;
   intervalMs: number;
   screens: string[];
@@ -63,7 +65,7 @@ function tabsText(screens: string[], current: string, width: number): string {
 
 /** Two lines, always visible: who and where, then the screens and how fresh the data is. */
 export function Header(p: HeaderProps) {
-  const conn = connectionText(p.connection, p.now);
+  const conn = p.signedOut ? { text: '▲ SIGNED OUT', tone: 'warn' as const } : connectionText(p.connection, p.now);
   const fresh = freshnessText(p.freshness, p.intervalMs, p.now);
   const who = p.subject ? `${truncate(sanitize(p.subject, 60), 24)} (${sanitize(p.role ?? 'role unknown', 30)})` : p.role ? `(${sanitize(p.role, 30)})` : 'identity unknown';
   const ro = p.readOnly ? (p.forcedReadOnly ? 'READ-ONLY (--read-only)' : 'READ-ONLY') : '';

@@ -12,7 +12,7 @@ export const GLOBAL_BINDINGS: [string, string][] = [
   ['Tab  Shift-Tab', 'next / previous screen'],
   [':', 'command line: a screen name (Tab completes), or q to quit'],
   ['/', 'filter the rows (Enter keeps it, Esc clears it)'],
-  ['r', 'refresh now (also skips a reconnect wait)'],
+  ['r', 'refresh now (also skips a reconnect wait; when signed out: sign in again)'],
   ['?', 'this help'],
   ['q  :q  Ctrl-C', 'quit'],
 ];

@@ -37,7 +37,7 @@ export function Table<Row>(p: TableProps<Row>) {
   const headerLine = ' '.repeat(GUTTER) + cols.map((c, i) => fit(c.header, widths[i], c.align)).join(sep);
 
   return (
-    <Box flexDirection="column" height={p.height} overflow="hidden">
+    <Box flexDirection="column" height={p.height} overflowY="hidden">
       <Text bold underline wrap="truncate">{headerLine}</Text>
       {p.rows.length === 0 ? <Text dimColor wrap="truncate">  {p.empty ?? 'Nothing to show.'}</Text> : null}
       {window.map((row, n) => {

@@ -2,17 +2,32 @@ import stringWidth from 'string-width';
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
-export const widthOf = (s: string): number => stringWidth(s);
+/**
+ * Display width, remembered: every frame measures the same cells again, and string-width's
+ * path for anything but plain ASCII (marks, dashes, …) costs microseconds per character.
+ */
+const widths = new Map<string, number>();
+const WIDTHS_MAX = 20_000;
+
+export function widthOf(s: string): number {
+  let w = widths.get(s);
+  if (w === undefined) {
+    if (widths.size >= WIDTHS_MAX) widths.clear();
+    w = stringWidth(s);
+    widths.set(s, w);
+  }
+  return w;
+}
 
 /** Cuts `s` to at most `width` terminal columns, ending in … when it had to cut. */
 export function truncate(s: string, width: number): string {
   if (width <= 0) return '';
-  if (stringWidth(s) <= width) return s;
+  if (widthOf(s) <= width) return s;
   if (width === 1) return '…';
   let out = '';
   let used = 0;
   for (const { segment } of segmenter.segment(s)) {
-    const w = stringWidth(segment);
+    const w = widthOf(segment);
     if (used + w > width - 1) break;
     out += segment;
     used += w;
@@ -23,14 +38,14 @@ export function truncate(s: string, width: number): string {
 /** Truncates then pads with spaces to exactly `width` columns. */
 export function fit(s: string, width: number, align: 'left' | 'right' = 'left'): string {
   const t = truncate(s, width);
-  const pad = ' '.repeat(Math.max(0, width - stringWidth(t)));
+  const pad = ' '.repeat(Math.max(0, width - widthOf(t)));
   return align === 'right' ? pad + t : t + pad;
 }
 
 /** Wraps `s` into lines of at most `width` columns, breaking at spaces where it can. */
 export function wrapText(s: string, width: number): string[] {
   if (width <= 0) return [s];
-  if (stringWidth(s) <= width) return [s];
+  if (widthOf(s) <= width) return [s];
   const out: string[] = [];
   let line = '';
   for (const word of s.split(/(?<= )/)) {

@@ -6,6 +6,7 @@ import { ApiClient } from '../../src/client/api-client.js';
 import { createDashboard, type DashboardDeps } from '../../src/app/deps.js';
 import { App } from '../../src/app/App.js';
 import type { AnyScreen } from '../../src/ui/screen-api.js';
+import type { SignInSetup } from '../../src/app/sign-in.js';
 import { screens as allScreens } from '../../screens/index.js';
 import type { TestServer } from './server.js';
 
@@ -90,8 +91,10 @@ export interface DashboardOptions {
   /** the server whose tokens and URL are used; optional when url and token are given */
   server?: TestServer;
   role?: Role;
-  /** a token other than the role's (e.g. a revoked one) */
-  token?: string;
+  /** a token other than the role's (e.g. a revoked one), or what gives one (the stored sign-in) */
+  token?: string | (() => Promise<string>);
+  /** the token comes from this stored sign-in: a new device sign-in is offered when it expires */
+  session?: SignInSetup;
   url?: string;
   refreshMs?: number;
   readOnly?: boolean;
@@ -121,6 +124,7 @@ export function renderDashboard(o: DashboardOptions): DashboardHarness {
   const deps = createDashboard({
     client,
     token,
+    session: o.session,
     screens: o.screens ?? allScreens,
     refreshMs: o.refreshMs ?? 200,
     readOnly: o.readOnly,
