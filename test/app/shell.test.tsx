@@ -1,22 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
+import { describe, expect, it } from 'vitest';
+import { startTestServer } from '../helpers/server.js';
+import { useScreenSuite } from '../helpers/screen-suite.js';
 import { startVariant } from '../helpers/appliance-variant.js';
 import { screens } from '../../screens/index.js';
 import { validateScreens } from '../../src/app/registry.js';
 
-let s: TestServer;
-let d: DashboardHarness | undefined;
-beforeAll(async () => {
-  s = await startTestServer();
-});
-afterEach(async () => {
-  await d?.unmount();
-  d = undefined;
-});
-afterAll(async () => {
-  await s.close();
-});
+const suite = useScreenSuite();
 
 const header = (f: string) => f.split('\n').slice(0, 2).join('\n');
 
@@ -27,7 +16,7 @@ describe('the shell', () => {
   });
 
   it('moves between screens with Tab, Shift-Tab and the : command line with completion', async () => {
-    d = renderDashboard({ server: s });
+    const d = suite.render();
     await d.waitForText('Team share');
     expect(header(d.frame())).toContain('[connectors]');
     await d.press('tab');
@@ -48,7 +37,7 @@ describe('the shell', () => {
   });
 
   it('keeps each screen\'s cursor and filter when switching away and back', async () => {
-    d = renderDashboard({ server: s });
+    const d = suite.render();
     await d.waitForText('Team share');
     await d.press('down', 'down');
     await d.waitFor((f) => f.split('\n').some((l) => l.startsWith('›') && l.includes('Cloud CRM')), 'third row selected');
@@ -68,7 +57,7 @@ describe('the shell', () => {
   });
 
   it('shows help with every binding and a detail view of every field', async () => {
-    d = renderDashboard({ server: s, screen: 'channels' });
+    const d = suite.render({ screen: 'channels' });
     await d.waitForText('Web chat');
     await d.press('?');
     const help = await d.waitForText('Keys everywhere');
@@ -82,20 +71,19 @@ describe('the shell', () => {
   });
 
   it('the detail view shows fields the contract does not know', async () => {
-    const v = await startVariant({ target: s.url, camelCase: true, extraFields: { vendor_region: 'eu-west', vendor_meta: { tier: 'gold' } } });
-    d = renderDashboard({ server: s, url: v.url, screen: 'channels' });
+    const v = await startVariant({ target: suite.server.url, camelCase: true, extraFields: { vendor_region: 'eu-west', vendor_meta: { tier: 'gold' } } });
+    const d = suite.render({ url: v.url, screen: 'channels' });
     await d.waitForText('Web chat');
     await d.press('enter');
     const f = await d.waitForText('vendorRegion');
     expect(f).toMatch(/vendorRegion\s+eu-west/);
     expect(f).toMatch(/vendorMeta\.tier\s+gold/);
-    await d.unmount();
-    d = undefined;
+    await suite.unmount();
     await v.close();
   });
 
   it('says so below 80x24 and follows the resize back', async () => {
-    d = renderDashboard({ server: s, screen: 'channels', columns: 100, rows: 30 });
+    const d = suite.render({ screen: 'channels', columns: 100, rows: 30 });
     await d.waitForText('Web chat');
     await d.resize(70, 20);
     await d.waitForText('needs at least 80x24');
@@ -106,7 +94,7 @@ describe('the shell', () => {
   });
 
   it('never draws a frame taller than the terminal', async () => {
-    d = renderDashboard({ server: s, screen: 'keys', columns: 80, rows: 24 });
+    const d = suite.render({ screen: 'keys', columns: 80, rows: 24 });
     await d.waitForText('keys');
     await d.press('n');
     await d.waitForText('Create a gateway key');
@@ -119,7 +107,7 @@ describe('the shell', () => {
 
   it('keeps the last data when the connection drops, marks it STALE and counts down to a retry', async () => {
     const own = await startTestServer();
-    d = renderDashboard({ server: own, screen: 'channels', refreshMs: 200 });
+    const d = suite.render({ server: own, screen: 'channels', refreshMs: 200 });
     await d.waitForText('Web chat');
     await d.waitForText('● connected');
     await own.close();
@@ -131,7 +119,7 @@ describe('the shell', () => {
   });
 
   it('marks data that has not been refreshed for two intervals', async () => {
-    d = renderDashboard({ server: s, screen: 'channels', refreshMs: 60_000 });
+    const d = suite.render({ screen: 'channels', refreshMs: 60_000 });
     await d.waitForText('Web chat');
     expect(d.frame()).not.toContain('(late)');
     d.deps.resources.setState((st) => ({
@@ -143,8 +131,8 @@ describe('the shell', () => {
 
 describe('role learned from the first 403', () => {
   it('an appliance without GET /session: the first refused change turns the session read-only', async () => {
-    const v = await startVariant({ target: s.url, noSession: true });
-    d = renderDashboard({ server: s, url: v.url, role: 'auditor', screen: 'channels' });
+    const v = await startVariant({ target: suite.server.url, noSession: true });
+    const d = suite.render({ url: v.url, role: 'auditor', screen: 'channels' });
     await d.waitForText('Web chat');
     await d.waitForText('identity unknown');
     expect(d.frame()).not.toContain('READ-ONLY');
@@ -158,13 +146,12 @@ describe('role learned from the first 403', () => {
     await d.press('enter');
     await d.waitForText('READ-ONLY');
     expect(d.frame()).toMatch(/t toggle ✕.*refused a change \(403 SVC-ADMIN-403\)/);
-    const denied = () => (s.server.db.prepare("SELECT COUNT(*) AS n FROM audit WHERE outcome = 'denied'").get() as { n: number }).n;
+    const denied = () => (suite.db.prepare("SELECT COUNT(*) AS n FROM audit WHERE outcome = 'denied'").get() as { n: number }).n;
     const before = denied();
     await d.press('t');
     await d.waitForText('Nothing was sent.');
     expect(denied()).toBe(before);
-    await d.unmount();
-    d = undefined;
+    await suite.unmount();
     await v.close();
   });
 });
@@ -179,7 +166,7 @@ describe('a screen that fails to draw', () => {
         throw new Error('kaboom');
       },
     };
-    d = renderDashboard({ server: s, screens: [...screens, broken], screen: 'broken' });
+    const d = suite.render({ screens: [...screens, broken], screen: 'broken' });
     await d.waitForText('the broken screen failed to draw: kaboom');
     await d.press('shift-tab');
     await d.waitForText(`[${screens.at(-1)!.name}]`);

@@ -2,14 +2,12 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { insertAuditBatch, type AuditSeed } from '../../src/server/governance/bulk.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
+import type { DashboardHarness } from '../helpers/dashboard.js';
+import { useScreenSuite } from '../helpers/screen-suite.js';
 import { tempDir } from '../helpers/fixtures.js';
 
-let s: TestServer;
-let d: DashboardHarness | undefined;
 let outDir: string;
 const NOW = Date.now();
 const SUBJECTS = [
@@ -38,22 +36,16 @@ function seed(i: number): AuditSeed {
   };
 }
 
-beforeAll(async () => {
-  s = await startTestServer();
-  insertAuditBatch(s.server.db, Array.from({ length: SEEDED }, (_, i) => seed(i)));
-  outDir = join(tempDir('aa-audit-export'), 'out');
-  mkdirSync(outDir);
-});
-afterEach(async () => {
-  await d?.unmount();
-  d = undefined;
-});
-afterAll(async () => {
-  await s.close();
+const suite = useScreenSuite({
+  setup: (s) => {
+    insertAuditBatch(s.server.db, Array.from({ length: SEEDED }, (_, i) => seed(i)));
+    outDir = join(tempDir('aa-audit-export'), 'out');
+    mkdirSync(outDir);
+  },
 });
 
 interface AuditRow { id: string; target_id: string | null; action: string; actor_subject: string; outcome: string; details: string }
-const db = () => s.server.db;
+const db = () => suite.db;
 const all = (where = '1 = 1', ...args: unknown[]) =>
   db().prepare(`SELECT id, target_id, action, actor_subject, outcome, details FROM audit WHERE ${where} ORDER BY at_ms DESC, seq DESC`).all(...args) as AuditRow[];
 const count = () => (db().prepare('SELECT COUNT(*) AS n FROM audit').get() as { n: number }).n;
@@ -65,7 +57,7 @@ const clearField = (h: DashboardHarness, n = 48) => h.press(...Array<string>(n).
 
 describe('audit screen', () => {
   it('lists entries newest first with time, actor (role), action, target, outcome badge and status', async () => {
-    d = renderDashboard({ server: s, screen: 'audit' });
+    const d = suite.render({ screen: 'audit' });
     const f = await d.waitForText(tid(0));
     const time = new Date(NOW - 10 * 60_000).toISOString().slice(0, 19).replace('T', ' ');
     expect(firstRow(f)).toMatch(new RegExp(`${time}\\s+alice@corp\\.example \\(it_admin\\)\\s+gateway\\.key\\.create\\s+gateway_key ${tid(0)}\\s+▲ denied\\s+403`));
@@ -75,7 +67,7 @@ describe('audit screen', () => {
   });
 
   it('filters on the server by actor, action prefix and outcome', async () => {
-    d = renderDashboard({ server: s, screen: 'audit' });
+    const d = suite.render({ screen: 'audit' });
     await d.waitForText(tid(0));
     await d.press('f');
     await d.waitForText('Filter the audit trail');
@@ -113,7 +105,7 @@ describe('audit screen', () => {
   });
 
   it('pages through the whole history to the oldest entry and back', async () => {
-    d = renderDashboard({ server: s, screen: 'audit' });
+    const d = suite.render({ screen: 'audit' });
     await d.waitForText(tid(0));
     const everything = all();
     await d.press('n');
@@ -152,7 +144,7 @@ describe('audit screen', () => {
   });
 
   it('pages a "last day" range from a start frozen when paging begins', async () => {
-    d = renderDashboard({ server: s, screen: 'audit' });
+    const d = suite.render({ screen: 'audit' });
     await d.waitForText(tid(0));
     await d.press('f');
     await d.waitForText('Filter the audit trail');
@@ -168,7 +160,7 @@ describe('audit screen', () => {
   });
 
   it('exports the filtered trail for an auditor: csv rows match the server, with rows, bytes, path and sha256', async () => {
-    d = renderDashboard({ server: s, role: 'auditor', screen: 'audit' });
+    const d = suite.render({ role: 'auditor', screen: 'audit' });
     await d.waitForText('READ-ONLY');
     await d.waitForText(tid(0));
     expect(d.frame()).toMatch(/e export {2}/);
@@ -211,7 +203,7 @@ describe('audit screen', () => {
   });
 
   it('exports jsonl with the current filters', async () => {
-    d = renderDashboard({ server: s, screen: 'audit' });
+    const d = suite.render({ screen: 'audit' });
     await d.waitForText(tid(0));
     await d.press('f');
     await d.waitForText('Filter the audit trail');
@@ -235,7 +227,7 @@ describe('audit screen', () => {
   });
 
   it('a write that cannot happen is explained, nothing is exported, and the screen keeps working', async () => {
-    d = renderDashboard({ server: s, screen: 'audit' });
+    const d = suite.render({ screen: 'audit' });
     await d.waitForText(tid(0));
     const before = count();
     await d.press('e');
@@ -254,7 +246,7 @@ describe('audit screen', () => {
   });
 
   it('a filter the appliance refuses shows in plain words with code and request id; c recovers', async () => {
-    d = renderDashboard({ server: s, screen: 'audit' });
+    const d = suite.render({ screen: 'audit' });
     await d.waitForText(tid(0));
     await d.press('f');
     await d.waitForText('Filter the audit trail');
@@ -273,7 +265,7 @@ describe('audit screen', () => {
   });
 
   it('an auditor browsing, filtering and paging leaves no trace and changes nothing', async () => {
-    d = renderDashboard({ server: s, role: 'auditor', screen: 'audit' });
+    const d = suite.render({ role: 'auditor', screen: 'audit' });
     await d.waitForText(tid(0));
     const before = all();
     await d.press('n');

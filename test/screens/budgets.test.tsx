@@ -1,35 +1,20 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, snapshot, type TestServer } from '../helpers/server.js';
-import { renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
+import { describe, expect, it } from 'vitest';
+import { snapshot } from '../helpers/server.js';
+import type { DashboardHarness } from '../helpers/dashboard.js';
+import { useScreenSuite, selectRow } from '../helpers/screen-suite.js';
 import { recordJournal } from '../../src/server/governance/journal-writer.js';
 
-let s: TestServer;
-let d: DashboardHarness | undefined;
 const DEFAULTS = { tokens_per_run: 20000, tool_calls_per_run: 20, seconds_per_run: 300, tokens_per_day: null };
-beforeAll(async () => {
-  s = await startTestServer();
-  const put = await s.call('PUT', '/agent/budgets', { body: { defaults: DEFAULTS, agents: { 'hr-assistant': { tokens_per_day: 50000 } } } });
-  expect(put.status).toBe(200);
-  recordJournal(s.server.db, { run_id: 'run_1', agent: 'finance-analyst', channel: 'chan_web', step: 0, status: 'succeeded', started_ms: Date.now() - 60_000, ended_ms: Date.now() - 59_000, input_tokens: 10, output_tokens: 5 });
-});
-afterEach(async () => {
-  await d?.unmount();
-  d = undefined;
-});
-afterAll(async () => {
-  await s.close();
+const suite = useScreenSuite({
+  setup: async (s) => {
+    const put = await s.call('PUT', '/agent/budgets', { body: { defaults: DEFAULTS, agents: { 'hr-assistant': { tokens_per_day: 50000 } } } });
+    expect(put.status).toBe(200);
+    recordJournal(s.server.db, { run_id: 'run_1', agent: 'finance-analyst', channel: 'chan_web', step: 0, status: 'succeeded', started_ms: Date.now() - 60_000, ended_ms: Date.now() - 59_000, input_tokens: 10, output_tokens: 5 });
+  },
 });
 
 interface Doc { defaults: Record<string, number | null>; agents: Record<string, Record<string, number | null>> }
-const stored = () => JSON.parse(s.server.db.prepare("SELECT value FROM app_state WHERE key = 'budgets'").pluck().get() as string) as Doc;
-const auditRows = () => snapshot(s, 'audit') as { action: string; outcome: string; request_id: string; status: number }[];
-
-async function select(h: DashboardHarness, text: string) {
-  await h.press('/');
-  await h.type(text);
-  await h.press('enter');
-  await h.waitFor((f) => f.split('\n').some((l) => l.startsWith('›') && l.includes(text)), `row ${text} selected`);
-}
+const stored = () => JSON.parse(suite.db.prepare("SELECT value FROM app_state WHERE key = 'budgets'").pluck().get() as string) as Doc;
 
 /** Clears the focused form field. */
 async function clear(h: DashboardHarness, n = 12) {
@@ -38,7 +23,7 @@ async function clear(h: DashboardHarness, n = 12) {
 
 describe('budgets screen', () => {
   it('shows the defaults and each override; unlimited and inherited values in words', async () => {
-    d = renderDashboard({ server: s, screen: 'budgets' });
+    const d = suite.render({ screen: 'budgets' });
     const f = await d.waitForText('hr-assistant');
     expect(f).toMatch(/\(defaults\)\s+20,000\s+20\s+300\s+unlimited/);
     expect(f).toMatch(/hr-assistant\s+= default\s+= default\s+= default\s+50,000/);
@@ -46,14 +31,14 @@ describe('budgets screen', () => {
   });
 
   it('edits the defaults through a form, on top of the latest document (a concurrent override survives)', async () => {
-    d = renderDashboard({ server: s, screen: 'budgets' });
+    const d = suite.render({ screen: 'budgets' });
     await d.waitForText('hr-assistant');
     await d.press('d');
     const form = await d.waitForText('Default agent budgets');
     expect(form).toMatch(/Tokens \/ run\s+20000/);
     expect(form).toMatch(/Tokens \/ day\s+unlimited/);
     // someone else adds an override while the form is open
-    expect((await s.call('PUT', '/agent/budgets', { role: 'app_owner', body: { ...stored(), agents: { ...stored().agents, 'ops-bot': { seconds_per_run: 60 } } } })).status).toBe(200);
+    expect((await suite.server.call('PUT', '/agent/budgets', { role: 'app_owner', body: { ...stored(), agents: { ...stored().agents, 'ops-bot': { seconds_per_run: 60 } } } })).status).toBe(200);
     await d.press('tab', 'tab');
     await clear(d);
     await d.press('tab');
@@ -71,14 +56,14 @@ describe('budgets screen', () => {
   });
 
   it('adds an override for a typed agent name: empty fields stay absent (inherit), "unlimited" is null', async () => {
-    d = renderDashboard({ server: s, screen: 'budgets' });
+    const d = suite.render({ screen: 'budgets' });
     await d.waitForText('hr-assistant');
     await d.press('n');
     await d.waitForText('Budget override for which agent?');
     expect(d.frame()).toContain('finance-analyst'); // seen in the journal
     await d.press('enter'); // Type an agent name…
     await d.waitForText('New budget override');
-    const before = auditRows().length;
+    const before = suite.auditRows().length;
     await d.type('bad name!');
     await d.press('enter');
     await d.waitForText('letters, digits, . _ - ; starting with a letter or digit');
@@ -91,7 +76,7 @@ describe('budgets screen', () => {
     await d.type('lots');
     await d.press('enter');
     await d.waitForText('Tool calls / run: a whole number, "unlimited", or empty');
-    expect(auditRows()).toHaveLength(before); // an invalid form sends nothing
+    expect(suite.auditRows()).toHaveLength(before); // an invalid form sends nothing
     await clear(d);
     await d.type('unlimited');
     await d.press('enter');
@@ -104,7 +89,7 @@ describe('budgets screen', () => {
   });
 
   it('picks an agent seen in the journal for a new override', async () => {
-    d = renderDashboard({ server: s, screen: 'budgets' });
+    const d = suite.render({ screen: 'budgets' });
     await d.waitForText('hr-assistant');
     await d.press('n');
     await d.waitForText('finance-analyst');
@@ -118,9 +103,9 @@ describe('budgets screen', () => {
   });
 
   it('edits an existing override: clearing a field makes it inherit again', async () => {
-    d = renderDashboard({ server: s, screen: 'budgets' });
+    const d = suite.render({ screen: 'budgets' });
     await d.waitForText('hr-assistant');
-    await select(d, 'hr-assistant');
+    await selectRow(d, 'hr-assistant');
     await d.press('e');
     const form = await d.waitForText('Budget override for hr-assistant');
     expect(form).toMatch(/Tokens \/ day\s+50000/);
@@ -139,9 +124,9 @@ describe('budgets screen', () => {
   });
 
   it('removes an override only after confirming (Cancel is the default)', async () => {
-    d = renderDashboard({ server: s, screen: 'budgets' });
+    const d = suite.render({ screen: 'budgets' });
     await d.waitForText('ops-bot');
-    await select(d, 'ops-bot');
+    await selectRow(d, 'ops-bot');
     await d.press('x');
     await d.waitForText('Remove the budget override for ops-bot?');
     await d.press('enter');
@@ -156,34 +141,34 @@ describe('budgets screen', () => {
   });
 
   it('an auditor sees every budget change disabled with the reason, and pressing them sends nothing', async () => {
-    d = renderDashboard({ server: s, role: 'auditor', screen: 'budgets' });
+    const d = suite.render({ role: 'auditor', screen: 'budgets' });
     await d.waitForText('READ-ONLY');
     await d.waitForText('hr-assistant');
-    await select(d, 'hr-assistant');
+    await selectRow(d, 'hr-assistant');
     expect(d.frame()).toMatch(/d defaults ✕\s+e edit ✕\s+n add ✕\s+x remove ✕.*role auditor is read-only/);
-    const audit = auditRows();
-    const state = snapshot(s, 'app_state');
+    const audit = suite.auditRows();
+    const state = snapshot(suite.server, 'app_state');
     for (const k of ['d', 'e', 'n', 'x']) {
       await d.press(k);
       await d.waitForText('Nothing was sent.');
       expect(d.frame()).not.toMatch(/Default agent budgets|Budget override for|Remove the budget/);
     }
     await new Promise((r) => setTimeout(r, 250));
-    expect(auditRows()).toEqual(audit);
-    expect(snapshot(s, 'app_state')).toEqual(state);
+    expect(suite.auditRows()).toEqual(audit);
+    expect(snapshot(suite.server, 'app_state')).toEqual(state);
   });
 
   it('shows the appliance refusing the document in plain words with code and request id', async () => {
     // a stored document with an agent name the PUT contract refuses (written by hand or an older version)
     const doc = { ...stored(), agents: { ...stored().agents, 'legacy agent': { tokens_per_run: 1 } } };
-    s.server.db.prepare("UPDATE app_state SET value = ? WHERE key = 'budgets'").run(JSON.stringify(doc));
-    d = renderDashboard({ server: s, screen: 'budgets' });
+    suite.db.prepare("UPDATE app_state SET value = ? WHERE key = 'budgets'").run(JSON.stringify(doc));
+    const d = suite.render({ screen: 'budgets' });
     await d.waitForText('legacy agent');
     await d.press('d');
     await d.waitForText('Default agent budgets');
     await d.press('enter');
     const f = await d.waitForText('defaults failed');
-    const failed = auditRows().filter((r) => r.action === 'agent.budgets.update' && r.outcome === 'failed').at(-1)!;
+    const failed = suite.auditRows().filter((r) => r.action === 'agent.budgets.update' && r.outcome === 'failed').at(-1)!;
     expect(failed.status).toBe(400);
     expect(f).toContain('code SVC-ADMIN-400');
     expect(f).toContain(`request ${failed.request_id}`);

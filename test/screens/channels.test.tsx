@@ -1,34 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, snapshot, type TestServer } from '../helpers/server.js';
-import { renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
+import { describe, expect, it } from 'vitest';
+import { snapshot } from '../helpers/server.js';
+import { useScreenSuite, selectRow } from '../helpers/screen-suite.js';
 
-let s: TestServer;
-let d: DashboardHarness | undefined;
-beforeAll(async () => {
-  s = await startTestServer();
-});
-afterEach(async () => {
-  await d?.unmount();
-  d = undefined;
-});
-afterAll(async () => {
-  await s.close();
-});
+const suite = useScreenSuite();
 
-const enabled = (id: string) => (s.server.db.prepare('SELECT enabled FROM channels WHERE id = ?').get(id) as { enabled: number }).enabled;
-const auditRows = () => snapshot(s, 'audit') as { action: string; outcome: string; request_id: string; target_id: string }[];
-
-/** Puts the cursor on a row by filtering for it. */
-async function select(h: DashboardHarness, text: string) {
-  await h.press('/');
-  await h.type(text);
-  await h.press('enter');
-  await h.waitFor((f) => f.split('\n').some((l) => l.startsWith('›') && l.includes(text)), `row ${text} selected`);
-}
+const enabled = (id: string) => (suite.db.prepare('SELECT enabled FROM channels WHERE id = ?').get(id) as { enabled: number }).enabled;
 
 describe('channels screen', () => {
   it('shows each channel with an enabled/disabled badge', async () => {
-    d = renderDashboard({ server: s, screen: 'channels' });
+    const d = suite.render({ screen: 'channels' });
     const f = await d.waitForText('Email');
     expect(f).toMatch(/Web chat\s+chan_web\s+● enabled/);
     expect(f).toMatch(/Email\s+chan_mail\s+○ disabled/);
@@ -38,24 +18,24 @@ describe('channels screen', () => {
   });
 
   it('toggles a channel only after confirming; Enter alone cancels', async () => {
-    d = renderDashboard({ server: s, screen: 'channels' });
+    const d = suite.render({ screen: 'channels' });
     await d.waitForText('Web chat');
-    await select(d, 'Web chat');
-    const before = auditRows().length;
+    await selectRow(d, 'Web chat');
+    const before = suite.auditRows().length;
 
     await d.press('t');
     await d.waitForText('Disable channel Web chat?');
     await d.press('enter'); // the focus starts on Cancel
     await d.waitFor((f) => !f.includes('Disable channel Web chat?'), 'the dialog to close');
     expect(enabled('chan_web')).toBe(1);
-    expect(auditRows()).toHaveLength(before);
+    expect(suite.auditRows()).toHaveLength(before);
 
     await d.press('t');
     await d.waitForText('Disable channel Web chat?');
     await d.press('right', 'enter');
     const result = await d.waitForText('Audit entry aud_');
     expect(enabled('chan_web')).toBe(0);
-    const entry = auditRows().find((r) => r.action === 'channel.update' && r.outcome === 'success');
+    const entry = suite.auditRows().find((r) => r.action === 'channel.update' && r.outcome === 'success');
     expect(entry).toBeDefined();
     expect(result).toContain('Channel disabled');
     expect(result).toContain(entry!.request_id);
@@ -72,14 +52,14 @@ describe('channels screen', () => {
   });
 
   it('an auditor sees the toggle disabled with the reason, and pressing it sends nothing', async () => {
-    d = renderDashboard({ server: s, role: 'auditor', screen: 'channels' });
+    const d = suite.render({ role: 'auditor', screen: 'channels' });
     const f = await d.waitForText('READ-ONLY');
     await d.waitForText('Web chat');
     expect(d.frame()).toContain('aude-auditor (auditor) READ-ONLY');
     expect(d.frame()).toMatch(/t toggle ✕.*role auditor is read-only/);
     expect(f).toBeTruthy();
-    const audit = auditRows();
-    const channels = snapshot(s, 'channels');
+    const audit = suite.auditRows();
+    const channels = snapshot(suite.server, 'channels');
     await d.press('t');
     await d.waitForText('toggle: disabled: role auditor is read-only. Nothing was sent.');
     expect(d.frame()).not.toContain('Disable channel');
@@ -88,17 +68,17 @@ describe('channels screen', () => {
     await d.press('esc');
     // nothing reached the server: no denied entry, no change
     await new Promise((r) => setTimeout(r, 300));
-    expect(auditRows()).toEqual(audit);
-    expect(snapshot(s, 'channels')).toEqual(channels);
+    expect(suite.auditRows()).toEqual(audit);
+    expect(snapshot(suite.server, 'channels')).toEqual(channels);
   });
 
   it('--read-only disables changes even for it_admin', async () => {
-    d = renderDashboard({ server: s, role: 'it_admin', screen: 'channels', readOnly: true });
+    const d = suite.render({ role: 'it_admin', screen: 'channels', readOnly: true });
     await d.waitForText('READ-ONLY (--read-only)');
     await d.waitForText('Web chat');
-    const audit = auditRows();
+    const audit = suite.auditRows();
     await d.press('t');
     await d.waitForText('Nothing was sent.');
-    expect(auditRows()).toEqual(audit);
+    expect(suite.auditRows()).toEqual(audit);
   });
 });

@@ -1,33 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, snapshot, type TestServer } from '../helpers/server.js';
-import { renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
+import { describe, expect, it } from 'vitest';
+import { useScreenSuite, selectRow } from '../helpers/screen-suite.js';
 
-let s: TestServer;
-let d: DashboardHarness | undefined;
-beforeAll(async () => {
-  s = await startTestServer();
-});
-afterEach(async () => {
-  await d?.unmount();
-  d = undefined;
-});
-afterAll(async () => {
-  await s.close();
-});
+const suite = useScreenSuite();
 
-const jobs = () => s.server.db.prepare('SELECT job_id, connector_id, source_id, state FROM jobs ORDER BY seq').all() as { job_id: string; connector_id: string; source_id: string; state: string }[];
-const auditRows = () => snapshot(s, 'audit') as { action: string; outcome: string; request_id: string }[];
-
-async function select(h: DashboardHarness, text: string) {
-  await h.press('/');
-  await h.type(text);
-  await h.press('enter');
-  await h.waitFor((f) => f.split('\n').some((l) => l.startsWith('›') && l.includes(text)), `row ${text} selected`);
-}
+const jobs = () => suite.db.prepare('SELECT job_id, connector_id, source_id, state FROM jobs ORDER BY seq').all() as { job_id: string; connector_id: string; source_id: string; state: string }[];
 
 describe('connectors screen', () => {
   it('shows state, last sync and RBAC labels', async () => {
-    d = renderDashboard({ server: s, screen: 'connectors' });
+    const d = suite.render({ screen: 'connectors' });
     const f = await d.waitForText('ERP database');
     expect(f).toMatch(/Team share\s+document-sharing\s+healthy\s+never\s+staff\s+1/);
     expect(f).toMatch(/ERP database\s+relational-database\s+\w+\s+never\s+finance/);
@@ -35,9 +15,9 @@ describe('connectors screen', () => {
   });
 
   it('ingests a chosen source and follows the job until it completes', async () => {
-    d = renderDashboard({ server: s, screen: 'connectors' });
+    const d = suite.render({ screen: 'connectors' });
     await d.waitForText('Team share');
-    await select(d, 'Team share');
+    await selectRow(d, 'Team share');
     await d.press('i');
     await d.waitForText('Ingest from Team share');
     expect(d.frame()).toContain('src_docs');
@@ -47,7 +27,7 @@ describe('connectors screen', () => {
     expect(job).toMatchObject({ connector_id: 'conn_docs', source_id: 'src_docs', state: 'succeeded' });
     expect(done).toContain(job.job_id);
     expect(done).toMatch(/items\s+3/);
-    const entry = auditRows().find((r) => r.action === 'connector.ingest' && r.outcome === 'success')!;
+    const entry = suite.auditRows().find((r) => r.action === 'connector.ingest' && r.outcome === 'success')!;
     expect(done).toContain(`request  ${entry.request_id}`);
     await d.press('enter');
     // the connector's last sync now shows the job's items
@@ -55,9 +35,9 @@ describe('connectors screen', () => {
   });
 
   it('shows a failed job as failed, with its error', async () => {
-    d = renderDashboard({ server: s, screen: 'connectors' });
+    const d = suite.render({ screen: 'connectors' });
     await d.waitForText('Cloud CRM');
-    await select(d, 'Cloud CRM');
+    await selectRow(d, 'Cloud CRM');
     await d.press('i');
     await d.waitForText('Ingest from Cloud CRM');
     await d.press('enter');
@@ -68,24 +48,24 @@ describe('connectors screen', () => {
   });
 
   it('an auditor cannot start an ingestion: explained, nothing sent', async () => {
-    d = renderDashboard({ server: s, role: 'auditor', screen: 'connectors' });
+    const d = suite.render({ role: 'auditor', screen: 'connectors' });
     await d.waitForText('READ-ONLY');
     await d.waitForText('Team share');
     expect(d.frame()).toMatch(/i ingest ✕.*role auditor is read-only/);
-    const before = { audit: auditRows(), jobs: jobs() };
+    const before = { audit: suite.auditRows(), jobs: jobs() };
     await d.press('i');
     await d.waitForText('ingest: disabled: role auditor is read-only. Nothing was sent.');
     expect(d.frame()).not.toContain('Ingest from');
     await new Promise((r) => setTimeout(r, 300));
-    expect(auditRows()).toEqual(before.audit);
+    expect(suite.auditRows()).toEqual(before.audit);
     expect(jobs()).toEqual(before.jobs);
   });
 
   it('a refused token shows in plain words with code and request id', async () => {
     const { issueToken, revokeToken } = await import('../../src/server/tokens.js');
-    const { token } = issueToken(s.server.db, 'it_admin', 'soon-revoked');
-    revokeToken(s.server.db, 'soon-revoked');
-    d = renderDashboard({ server: s, token, screen: 'connectors' });
+    const { token } = issueToken(suite.db, 'it_admin', 'soon-revoked');
+    revokeToken(suite.db, 'soon-revoked');
+    const d = suite.render({ token, screen: 'connectors' });
     const f = await d.waitForText('SVC-ADMIN-401');
     expect(f).toContain('refused the token (401 SVC-ADMIN-401)');
     await d.waitForText(/request req_\w+/);

@@ -1,23 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Deployment, InstallPlan } from '../../src/contract/index.js';
 import { bytes } from '../../src/ui/format.js';
 import { widthOf } from '../../src/ui/text.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
+import { useScreenSuite } from '../helpers/screen-suite.js';
 import { fixtureConfig } from '../helpers/fixtures.js';
 
-let s: TestServer;
-let d: DashboardHarness | undefined;
-beforeAll(async () => {
-  s = await startTestServer();
-});
-afterEach(async () => {
-  await d?.unmount();
-  d = undefined;
-});
-afterAll(async () => {
-  await s.close();
-});
+const suite = useScreenSuite();
 
 const esc = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const MARK: Record<string, string> = { healthy: '●', done: '●', degraded: '▲', blocked: '▲', installing: '◌', pending: '◌', down: '✕' };
@@ -30,8 +19,8 @@ async function fetchBoth(server: TestServer) {
 
 describe('deployment screen', () => {
   it('shows status, version, host facts, components, the install plan and its requirements', async () => {
-    const { dep, plan } = await fetchBoth(s);
-    d = renderDashboard({ server: s, screen: 'deployment', rows: 70 });
+    const { dep, plan } = await fetchBoth(suite.server);
+    const d = suite.render({ screen: 'deployment', rows: 70 });
     const f = await d.waitForText('Requirements');
     expect(f).toMatch(new RegExp(`Deployment\\s+${MARK[dep.status]} ${dep.status}\\s+version ${esc(dep.version)}`));
     expect(f).toMatch(/checked \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(\d+ s ago\)/);
@@ -57,7 +46,7 @@ describe('deployment screen', () => {
     const big = await startTestServer({ config: (root) => fixtureConfig(root, { requirements: { cpus: 4096, memory_bytes: 2 ** 50, disk_free_bytes: 1, accelerators: 0 } }) });
     try {
       const { dep, plan } = await fetchBoth(big);
-      d = renderDashboard({ server: big, screen: 'deployment', rows: 70 });
+      const d = suite.render({ server: big, screen: 'deployment', rows: 70 });
       const f = await d.waitForText('Requirements');
       expect(f).toMatch(/cpus\s+4096\s+\d+\s+✕ not met/);
       expect(f).toMatch(/Requirements\s+2 not met/);
@@ -66,14 +55,13 @@ describe('deployment screen', () => {
       if (blocked) expect(f).toMatch(new RegExp(`▲ blocked\\s+${esc(blocked.title)}`));
       expect(f).toMatch(new RegExp(`Deployment\\s+${MARK[dep.status]} ${dep.status}`));
     } finally {
-      await d?.unmount();
-      d = undefined;
+      await suite.unmount();
       await big.close();
     }
   });
 
   it('fits 80 columns and scrolls with the arrows when taller than the screen', async () => {
-    d = renderDashboard({ server: s, screen: 'deployment', columns: 80, rows: 24 });
+    const d = suite.render({ screen: 'deployment', columns: 80, rows: 24 });
     // both resources loaded: the install plan makes it much taller than 24 lines
     const f = await d.waitFor((x) => Number(/lines 1–\d+ of (\d+)/.exec(x)?.[1]) > 30, 'the whole page');
     for (const line of f.split('\n')) expect(widthOf(line)).toBeLessThanOrEqual(80);
@@ -92,7 +80,7 @@ describe('deployment screen', () => {
   });
 
   it('an auditor sees the same and has nothing to change', async () => {
-    d = renderDashboard({ server: s, role: 'auditor', screen: 'deployment', rows: 70 });
+    const d = suite.render({ role: 'auditor', screen: 'deployment', rows: 70 });
     await d.waitForText('READ-ONLY');
     const f = await d.waitForText('Requirements');
     expect(f).toContain('Install plan');
@@ -101,9 +89,9 @@ describe('deployment screen', () => {
 
   it('a refused request shows in plain words with code and request id', async () => {
     const { issueToken, revokeToken } = await import('../../src/server/tokens.js');
-    const { token } = issueToken(s.server.db, 'auditor', 'gone-auditor');
-    revokeToken(s.server.db, 'gone-auditor');
-    d = renderDashboard({ server: s, token, screen: 'deployment' });
+    const { token } = issueToken(suite.db, 'auditor', 'gone-auditor');
+    revokeToken(suite.db, 'gone-auditor');
+    const d = suite.render({ token, screen: 'deployment' });
     const f = await d.waitForText(/code SVC-ADMIN-401 · request req_\w+/);
     expect(f).toContain('ERROR loading deployment: The appliance did not accept the credential');
     expect(f).toContain('No data: the request failed');

@@ -1,18 +1,23 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, snapshot, type TestServer } from '../helpers/server.js';
-import { renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer } from '../helpers/server.js';
+import type { DashboardHarness } from '../helpers/dashboard.js';
+import { useScreenSuite } from '../helpers/screen-suite.js';
 import { startOidcProvider, type OidcPeer } from '../helpers/oidc.js';
 import { startHttpPeer, type HttpPeer } from '../helpers/http-peer.js';
 import { samlMetadata, testCertificate } from '../helpers/saml.js';
 
-let s: TestServer;
 let idp: OidcPeer;
 let saml: HttpPeer;
 let closed: HttpPeer;
-let d: DashboardHarness | undefined;
 
+const suite = useScreenSuite({
+  start: async () => {
+    const [s, provider] = await Promise.all([startTestServer(), startOidcProvider()]);
+    idp = provider;
+    return s;
+  },
+});
 beforeAll(async () => {
-  [s, idp] = await Promise.all([startTestServer(), startOidcProvider()]);
   const cert = await testCertificate(-1, 30);
   saml = await startHttpPeer((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/samlmetadata+xml' });
@@ -21,18 +26,13 @@ beforeAll(async () => {
   closed = await startHttpPeer(() => undefined);
   await closed.close(); // a port nothing listens on any more
 });
-afterEach(async () => {
-  await d?.unmount();
-  d = undefined;
-});
 afterAll(async () => {
-  await Promise.all([s.close(), idp.close(), saml.close()]);
+  await Promise.all([idp.close(), saml.close()]);
 });
 
 const NOTE = 'A passing check means the identity provider is reachable and its metadata is valid. It does not mean single sign-on is set up: federation is configured in the identity provider, not here.';
 /** The frame's text with line breaks, borders and indentation folded into single spaces. */
 const flat = (f: string) => f.replace(/[│\s]+/g, ' ');
-const auditRows = () => snapshot(s, 'audit') as { action: string; outcome: string; request_id: string; details: string; target_id: string }[];
 
 async function runCheck(h: DashboardHarness, url: string, provider: 'oidc' | 'saml' = 'oidc') {
   await h.press('t');
@@ -45,7 +45,7 @@ async function runCheck(h: DashboardHarness, url: string, provider: 'oidc' | 'sa
 
 describe('identity screen', () => {
   it('says plainly, before any check, that a pass does not mean single sign-on is set up', async () => {
-    d = renderDashboard({ server: s, screen: 'identity' });
+    const d = suite.render({ screen: 'identity' });
     const f = await d.waitForText('Identity-provider connectivity pre-check');
     expect(flat(f)).toContain(NOTE);
     expect(f).toContain('No check run yet in this session.');
@@ -54,7 +54,7 @@ describe('identity screen', () => {
   });
 
   it('runs the OIDC check against a real provider: every step passed, audited, and the result stays', async () => {
-    d = renderDashboard({ server: s, screen: 'identity' });
+    const d = suite.render({ screen: 'identity' });
     await d.waitForText('Identity-provider connectivity pre-check');
     const calls = idp.requests();
     await runCheck(d, idp.issuer);
@@ -64,7 +64,7 @@ describe('identity screen', () => {
     expect(done).toMatch(/passed: resolve, discovery, [a-z, -]*jwks/);
     expect(done).toContain('This does NOT set up single sign-on');
     expect(done).toContain('identity.test');
-    const entry = auditRows().filter((r) => r.action === 'identity.test').at(-1)!;
+    const entry = suite.auditRows().filter((r) => r.action === 'identity.test').at(-1)!;
     expect(entry.outcome).toBe('success');
     expect(done).toContain(entry.request_id);
     expect(idp.requests()).toBeGreaterThan(calls); // the appliance really called the provider
@@ -82,7 +82,7 @@ describe('identity screen', () => {
   });
 
   it('runs the SAML check against served metadata', async () => {
-    d = renderDashboard({ server: s, screen: 'identity' });
+    const d = suite.render({ screen: 'identity' });
     await d.waitForText('Identity-provider connectivity pre-check');
     await runCheck(d, `${saml.url}/metadata`, 'saml');
     const done = await d.waitForText('Audit entry aud_', 10_000);
@@ -94,7 +94,7 @@ describe('identity screen', () => {
   });
 
   it('shows a failing target as failed steps', async () => {
-    d = renderDashboard({ server: s, screen: 'identity' });
+    const d = suite.render({ screen: 'identity' });
     await d.waitForText('Identity-provider connectivity pre-check');
     await runCheck(d, closed.url);
     const done = await d.waitForText('Identity check failed', 10_000);
@@ -108,7 +108,7 @@ describe('identity screen', () => {
   });
 
   it('a URL the appliance refuses shows in plain words with code and request id; the screen keeps working', async () => {
-    d = renderDashboard({ server: s, screen: 'identity' });
+    const d = suite.render({ screen: 'identity' });
     await d.waitForText('Identity-provider connectivity pre-check');
     await runCheck(d, `${idp.issuer}/?tenant=1`);
     const f = await d.waitForText('run check failed', 10_000);
@@ -120,24 +120,24 @@ describe('identity screen', () => {
   });
 
   it('keeps credentials out: a URL with user:password@ is refused before anything is sent', async () => {
-    d = renderDashboard({ server: s, screen: 'identity' });
+    const d = suite.render({ screen: 'identity' });
     await d.waitForText('Identity-provider connectivity pre-check');
-    const before = auditRows().length;
+    const before = suite.auditRows().length;
     await runCheck(d, 'https://user:hunter2@idp.example.com');
     await d.waitForText('no user:password@ in the URL');
     await d.press('esc');
     await d.waitForText('No check run yet');
-    expect(auditRows()).toHaveLength(before);
+    expect(suite.auditRows()).toHaveLength(before);
     expect(JSON.stringify(d.deps.ui.getState())).not.toContain('hunter2');
   });
 
   it('an auditor sees the check disabled with the reason; pressing it sends nothing', async () => {
-    d = renderDashboard({ server: s, role: 'auditor', screen: 'identity' });
+    const d = suite.render({ role: 'auditor', screen: 'identity' });
     await d.waitForText('READ-ONLY');
     const f = await d.waitForText('Identity-provider connectivity pre-check');
     expect(flat(f)).toContain(NOTE);
     await d.waitForText(/t run check ✕.*role auditor is read-only/);
-    const audit = auditRows();
+    const audit = suite.auditRows();
     const calls = idp.requests();
     await d.press('t');
     await d.waitForText('run check: disabled: role auditor is read-only. Nothing was sent.');
@@ -146,7 +146,7 @@ describe('identity screen', () => {
     await d.waitForText(/t\s+run check \(changes the appliance\) — ✕ role auditor is read-only/);
     await d.press('esc');
     await new Promise((r) => setTimeout(r, 300));
-    expect(auditRows()).toEqual(audit);
+    expect(suite.auditRows()).toEqual(audit);
     expect(idp.requests()).toBe(calls);
   });
 });

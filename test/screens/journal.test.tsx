@@ -2,15 +2,13 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { insertJournalBatch } from '../../src/server/governance/bulk.js';
 import type { JournalRecord } from '../../src/server/governance/journal-writer.js';
-import { startTestServer, snapshot, type TestServer } from '../helpers/server.js';
-import { renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
+import { snapshot } from '../helpers/server.js';
+import { useScreenSuite } from '../helpers/screen-suite.js';
 import { tempDir } from '../helpers/fixtures.js';
 
-let s: TestServer;
-let d: DashboardHarness | undefined;
 const NOW = Date.now();
 const AGENTS = ['hr-assistant', 'it-helpdesk', 'finance-analyst'];
 const TOOLS = [null, 'search_docs', null, 'create_ticket'];
@@ -34,27 +32,21 @@ function seedRows(): JournalRecord[] {
   return rows;
 }
 
-beforeAll(async () => {
-  s = await startTestServer();
-  insertJournalBatch(s.server.db, seedRows());
-});
-afterEach(async () => {
-  await d?.unmount();
-  d = undefined;
-});
-afterAll(async () => {
-  await s.close();
+const suite = useScreenSuite({
+  setup: (s) => {
+    insertJournalBatch(s.server.db, seedRows());
+  },
 });
 
 interface Row { id: string; run_id: string; agent: string; status: string; step: number }
 const journal = (where = '1 = 1') =>
-  s.server.db.prepare(`SELECT id, run_id, agent, status, step FROM journal WHERE ${where} ORDER BY started_ms DESC, seq DESC`).all() as Row[];
+  suite.db.prepare(`SELECT id, run_id, agent, status, step FROM journal WHERE ${where} ORDER BY started_ms DESC, seq DESC`).all() as Row[];
 const tableRows = (f: string) => f.split('\n').filter((l) => /^[› ] \d{4}-\d\d-\d\d \d\d:\d\d:\d\d /.test(l));
 const firstRow = (f: string) => tableRows(f)[0] ?? '';
 
 describe('journal screen', () => {
   it('lists steps newest first: time, agent, step, tool, status badge, elapsed, tokens, channel, run', async () => {
-    d = renderDashboard({ server: s, screen: 'journal', columns: 140 });
+    const d = suite.render({ screen: 'journal', columns: 140 });
     const f = await d.waitForText(runId(0));
     const time = new Date(NOW - 5 * 60_000 + 3 * 2000).toISOString().slice(0, 19).replace('T', ' ');
     // run 0, step 3: failed (0 % 5 === 0), 1503 ms, 3000 in / 30 out
@@ -65,7 +57,7 @@ describe('journal screen', () => {
   });
 
   it('filters by agent and status on the server', async () => {
-    d = renderDashboard({ server: s, screen: 'journal' });
+    const d = suite.render({ screen: 'journal' });
     await d.waitForText(runId(0));
     await d.press('f');
     await d.waitForText('Filter the agent journal');
@@ -86,7 +78,7 @@ describe('journal screen', () => {
   });
 
   it('pages to older steps and back', async () => {
-    d = renderDashboard({ server: s, screen: 'journal' });
+    const d = suite.render({ screen: 'journal' });
     await d.waitForText(runId(0));
     const all = journal();
     await d.press('n');
@@ -102,7 +94,7 @@ describe('journal screen', () => {
   });
 
   it('u shows only the selected step\'s run', async () => {
-    d = renderDashboard({ server: s, screen: 'journal' });
+    const d = suite.render({ screen: 'journal' });
     await d.waitForText(runId(0));
     await d.press('/');
     await d.type(runId(7));
@@ -119,12 +111,12 @@ describe('journal screen', () => {
 
   it('exports csv for an auditor; rows match the server and nothing is disabled', async () => {
     const dest = join(tempDir('aa-journal-export'), 'journal.csv');
-    d = renderDashboard({ server: s, role: 'auditor', screen: 'journal' });
+    const d = suite.render({ role: 'auditor', screen: 'journal' });
     await d.waitForText('READ-ONLY');
     await d.waitForText(runId(0));
     const hints = d.frame().split('\n').find((l) => l.includes('e export'))!;
     expect(hints).not.toContain('✕');
-    const journalBefore = snapshot(s, 'journal');
+    const journalBefore = snapshot(suite.server, 'journal');
     await d.press('f');
     await d.waitForText('Filter the agent journal');
     await d.press('tab', 'tab', 'tab');
@@ -146,14 +138,14 @@ describe('journal screen', () => {
     expect(done).toContain(`rows    ${expected.length}`);
     expect(done).toContain(`sha256  ${createHash('sha256').update(text).digest('hex')}`);
     expect(done).toContain(`path    ${dest}`);
-    expect(snapshot(s, 'journal')).toEqual(journalBefore);
-    const entry = s.server.db.prepare("SELECT actor_subject, outcome, details FROM audit WHERE action = 'journal.export' ORDER BY seq DESC").get() as { actor_subject: string; outcome: string; details: string };
+    expect(snapshot(suite.server, 'journal')).toEqual(journalBefore);
+    const entry = suite.db.prepare("SELECT actor_subject, outcome, details FROM audit WHERE action = 'journal.export' ORDER BY seq DESC").get() as { actor_subject: string; outcome: string; details: string };
     expect(entry).toMatchObject({ actor_subject: 'aude-auditor', outcome: 'success' });
     expect(JSON.parse(entry.details)).toMatchObject({ format: 'csv', filters: { agent: 'finance-analyst' } });
   });
 
   it('a range the appliance refuses shows in plain words with code and request id', async () => {
-    d = renderDashboard({ server: s, screen: 'journal' });
+    const d = suite.render({ screen: 'journal' });
     await d.waitForText(runId(0));
     await d.press('f');
     await d.waitForText('Filter the agent journal');

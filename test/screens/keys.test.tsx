@@ -1,44 +1,28 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, snapshot, type TestServer } from '../helpers/server.js';
-import { renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
+import { describe, expect, it } from 'vitest';
+import { snapshot } from '../helpers/server.js';
+import { useScreenSuite, selectRow } from '../helpers/screen-suite.js';
 
-let s: TestServer;
-let d: DashboardHarness | undefined;
-beforeAll(async () => {
-  s = await startTestServer();
-  const res = await s.call('POST', '/gateway/keys', { body: { name: 'seeded-key', quota: { requests_per_minute: 30 } } });
-  expect(res.status).toBe(201);
-});
-afterEach(async () => {
-  await d?.unmount();
-  d = undefined;
-});
-afterAll(async () => {
-  await s.close();
+const suite = useScreenSuite({
+  setup: async (s) => {
+    const res = await s.call('POST', '/gateway/keys', { body: { name: 'seeded-key', quota: { requests_per_minute: 30 } } });
+    expect(res.status).toBe(201);
+  },
 });
 
 interface KeyRow { id: string; name: string; status: string; requests_per_minute: number | null; tokens_per_minute: number | null; tokens_per_day: number | null }
-const keyNamed = (name: string) => s.server.db.prepare('SELECT * FROM gateway_keys WHERE name = ? ORDER BY seq DESC').get(name) as KeyRow | undefined;
-const auditRows = () => snapshot(s, 'audit') as { action: string; outcome: string; request_id: string }[];
-
-async function select(h: DashboardHarness, text: string) {
-  await h.press('/');
-  await h.type(text);
-  await h.press('enter');
-  await h.waitFor((f) => f.split('\n').some((l) => l.startsWith('›') && l.includes(text)), `row ${text} selected`);
-}
+const keyNamed = (name: string) => suite.db.prepare('SELECT * FROM gateway_keys WHERE name = ? ORDER BY seq DESC').get(name) as KeyRow | undefined;
 
 describe('keys screen', () => {
   it('lists keys with status, prefix, quota and last use', async () => {
-    d = renderDashboard({ server: s, screen: 'keys' });
+    const d = suite.render({ screen: 'keys' });
     const f = await d.waitForText('seeded-key');
     const row = keyNamed('seeded-key')!;
-    const prefix = (s.server.db.prepare('SELECT prefix FROM gateway_keys WHERE id = ?').get(row.id) as { prefix: string }).prefix;
+    const prefix = (suite.db.prepare('SELECT prefix FROM gateway_keys WHERE id = ?').get(row.id) as { prefix: string }).prefix;
     expect(f).toMatch(new RegExp(`seeded-key\\s+active\\s+${prefix}\\s+30 / ∞ / ∞\\s+never`));
   });
 
   it('creates a key: the secret is shown once, copyable, and gone when the dialog closes', async () => {
-    d = renderDashboard({ server: s, screen: 'keys' });
+    const d = suite.render({ screen: 'keys' });
     await d.waitForText('seeded-key');
     await d.press('n');
     await d.waitForText('Create a gateway key');
@@ -75,13 +59,13 @@ describe('keys screen', () => {
     const kept = JSON.stringify([d.deps.resources.getState(), d.deps.ui.getState(), d.deps.dialogs.getState(), d.deps.session.getState()]);
     expect(kept).not.toContain(secret!);
     // nor the audit trail
-    expect(JSON.stringify(snapshot(s, 'audit'))).not.toContain(secret!);
+    expect(JSON.stringify(suite.auditRows())).not.toContain(secret!);
   });
 
   it('sets a quota through a form prefilled with the current one', async () => {
-    d = renderDashboard({ server: s, screen: 'keys' });
+    const d = suite.render({ screen: 'keys' });
     await d.waitForText('seeded-key');
-    await select(d, 'seeded-key');
+    await selectRow(d, 'seeded-key');
     await d.press('u');
     await d.waitForText('Quota for seeded-key');
     expect(d.frame()).toMatch(/Requests \/ minute\s+30/);
@@ -95,10 +79,10 @@ describe('keys screen', () => {
   });
 
   it('revokes only when the key name is typed exactly', async () => {
-    await s.call('POST', '/gateway/keys', { body: { name: 'to-revoke' } });
-    d = renderDashboard({ server: s, screen: 'keys' });
+    await suite.server.call('POST', '/gateway/keys', { body: { name: 'to-revoke' } });
+    const d = suite.render({ screen: 'keys' });
     await d.waitForText('to-revoke');
-    await select(d, 'to-revoke');
+    await selectRow(d, 'to-revoke');
     await d.press('x');
     await d.waitForText('Type to-revoke to confirm');
     await d.type('to-revok');
@@ -117,7 +101,7 @@ describe('keys screen', () => {
   });
 
   it('shows a refused change in plain words with code and request id, and keeps working', async () => {
-    d = renderDashboard({ server: s, screen: 'keys' });
+    const d = suite.render({ screen: 'keys' });
     await d.waitForText('seeded-key');
     await d.press('n');
     await d.waitForText('Create a gateway key');
@@ -127,7 +111,7 @@ describe('keys screen', () => {
     expect(f).toContain('Conflict with the current state');
     expect(f).toContain('already exists');
     expect(f).toContain('code SVC-ADMIN-409');
-    const failed = auditRows().filter((r) => r.action === 'gateway.key.create' && r.outcome === 'failed').at(-1)!;
+    const failed = suite.auditRows().filter((r) => r.action === 'gateway.key.create' && r.outcome === 'failed').at(-1)!;
     expect(f).toContain(`request ${failed.request_id}`);
     await d.press('enter');
     await d.waitFor((x) => !x.includes('new key failed'), 'the error to close');
@@ -136,19 +120,19 @@ describe('keys screen', () => {
   });
 
   it('an auditor cannot create, limit or revoke: dimmed, explained, nothing sent', async () => {
-    d = renderDashboard({ server: s, role: 'auditor', screen: 'keys' });
+    const d = suite.render({ role: 'auditor', screen: 'keys' });
     await d.waitForText('READ-ONLY');
     await d.waitForText('seeded-key');
     expect(d.frame()).toMatch(/n new key ✕\s+u set quota ✕\s+x revoke ✕.*role auditor is read-only/);
-    const audit = auditRows();
-    const keys = snapshot(s, 'gateway_keys');
+    const audit = suite.auditRows();
+    const keys = snapshot(suite.server, 'gateway_keys');
     for (const k of ['n', 'u', 'x']) {
       await d.press(k);
       await d.waitForText('Nothing was sent.');
       expect(d.frame()).not.toMatch(/Create a gateway key|Quota for|Type .* to confirm/);
     }
     await new Promise((r) => setTimeout(r, 300));
-    expect(auditRows()).toEqual(audit);
-    expect(snapshot(s, 'gateway_keys')).toEqual(keys);
+    expect(suite.auditRows()).toEqual(audit);
+    expect(snapshot(suite.server, 'gateway_keys')).toEqual(keys);
   });
 });

@@ -1,34 +1,15 @@
 import { rmSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, snapshot, type TestServer } from '../helpers/server.js';
-import { renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
+import { describe, expect, it } from 'vitest';
+import { snapshot } from '../helpers/server.js';
+import { useScreenSuite, selectRow } from '../helpers/screen-suite.js';
 
-let s: TestServer;
-let d: DashboardHarness | undefined;
-beforeAll(async () => {
-  s = await startTestServer();
-});
-afterEach(async () => {
-  await d?.unmount();
-  d = undefined;
-});
-afterAll(async () => {
-  await s.close();
-});
+const suite = useScreenSuite();
 
-const storedActive = () => s.server.db.prepare("SELECT value FROM app_state WHERE key = 'active_model'").pluck().get() as string | undefined;
-const auditRows = () => snapshot(s, 'audit') as { action: string; outcome: string; request_id: string; target_id: string; status: number }[];
-
-async function select(h: DashboardHarness, text: string) {
-  await h.press('/');
-  await h.type(text);
-  await h.press('enter');
-  await h.waitFor((f) => f.split('\n').some((l) => l.startsWith('›') && l.includes(text)), `row ${text} selected`);
-}
+const storedActive = () => suite.db.prepare("SELECT value FROM app_state WHERE key = 'active_model'").pluck().get() as string | undefined;
 
 describe('models screen', () => {
   it('shows every model with parameters, quantization, size, state and the active one marked in words', async () => {
-    d = renderDashboard({ server: s, screen: 'models' });
+    const d = suite.render({ screen: 'models' });
     const f = await d.waitForText('Not downloaded 70B');
     expect(f).toMatch(/Llama 3\.1 8B Instruct\s+● present\s+◆ ACTIVE\s+8\.0 B\s+q4_k_m\s+2\.0 KiB\s+llama\s+llama-3\.1-8b/);
     expect(f).toMatch(/Mistral 7B Instruct\s+● present\s+7\.2 B\s+q5_k_m\s+4\.0 KiB\s+mistral/);
@@ -38,23 +19,23 @@ describe('models screen', () => {
   });
 
   it('offers no activation for a missing or already active model, and says why', async () => {
-    d = renderDashboard({ server: s, screen: 'models' });
+    const d = suite.render({ screen: 'models' });
     await d.waitForText('Not downloaded 70B');
-    const audit = auditRows();
-    await select(d, 'Not downloaded');
+    const audit = suite.auditRows();
+    await selectRow(d, 'Not downloaded');
     await d.press('a');
     await d.waitForText('activate: its files are not on the appliance');
     await d.press('esc');
-    await select(d, 'Llama');
+    await selectRow(d, 'Llama');
     await d.press('a');
     await d.waitForText('activate: it is already the active model');
-    expect(auditRows()).toEqual(audit);
+    expect(suite.auditRows()).toEqual(audit);
   });
 
   it('activates a model after confirming (Cancel is the default); the list then shows it active', async () => {
-    d = renderDashboard({ server: s, screen: 'models' });
+    const d = suite.render({ screen: 'models' });
     await d.waitForText('Mistral 7B Instruct');
-    await select(d, 'Mistral');
+    await selectRow(d, 'Mistral');
     await d.press('a');
     await d.waitForText('Activate Mistral 7B Instruct?');
     await d.press('enter'); // Cancel
@@ -66,42 +47,42 @@ describe('models screen', () => {
     await d.press('right', 'enter');
     const result = await d.waitForText('Audit entry aud_');
     expect(storedActive()).toBe('mistral-7b');
-    const entry = auditRows().find((r) => r.action === 'model.activate' && r.outcome === 'success')!;
+    const entry = suite.auditRows().find((r) => r.action === 'model.activate' && r.outcome === 'success')!;
     expect(result).toContain('Model activated');
     expect(result).toContain('Previously active: llama-3.1-8b.');
     expect(result).toContain(entry.request_id);
     await d.press('enter');
     await d.press('esc'); // clear the filter
     await d.waitFor((f) => /Mistral 7B Instruct\s+● present\s+◆ ACTIVE/.test(f) && !/Llama 3\.1 8B Instruct\s+● present\s+◆ ACTIVE/.test(f), 'the list to mark Mistral active');
-    expect((await s.call('GET', '/models')).json.data.find((m: { active: boolean }) => m.active).id).toBe('mistral-7b');
+    expect((await suite.server.call('GET', '/models')).json.data.find((m: { active: boolean }) => m.active).id).toBe('mistral-7b');
   });
 
   it('an auditor sees activate disabled with the reason, and pressing it sends nothing', async () => {
-    d = renderDashboard({ server: s, role: 'auditor', screen: 'models' });
+    const d = suite.render({ role: 'auditor', screen: 'models' });
     await d.waitForText('READ-ONLY');
     await d.waitForText('Llama 3.1 8B Instruct');
-    await select(d, 'Llama');
+    await selectRow(d, 'Llama');
     expect(d.frame()).toMatch(/a activate ✕.*role auditor is read-only/);
-    const audit = auditRows();
-    const state = snapshot(s, 'app_state');
+    const audit = suite.auditRows();
+    const state = snapshot(suite.server, 'app_state');
     await d.press('a');
     await d.waitForText('activate: disabled: role auditor is read-only. Nothing was sent.');
     expect(d.frame()).not.toContain('Activate Llama');
     await new Promise((r) => setTimeout(r, 250));
-    expect(auditRows()).toEqual(audit);
-    expect(snapshot(s, 'app_state')).toEqual(state);
+    expect(suite.auditRows()).toEqual(audit);
+    expect(snapshot(suite.server, 'app_state')).toEqual(state);
   });
 
   it('a model deleted from disk between the list and the activation is refused: 422 in plain words', async () => {
-    d = renderDashboard({ server: s, screen: 'models' });
+    const d = suite.render({ screen: 'models' });
     await d.waitForText('Llama 3.1 8B Instruct');
-    await select(d, 'Llama');
+    await selectRow(d, 'Llama');
     await d.press('a');
     await d.waitForText('Activate Llama 3.1 8B Instruct?');
-    rmSync(s.config.models.find((m) => m.id === 'llama-3.1-8b')!.path);
+    rmSync(suite.server.config.models.find((m) => m.id === 'llama-3.1-8b')!.path);
     await d.press('right', 'enter');
     const f = await d.waitForText('activate failed');
-    const failed = auditRows().filter((r) => r.action === 'model.activate' && r.outcome === 'failed').at(-1)!;
+    const failed = suite.auditRows().filter((r) => r.action === 'model.activate' && r.outcome === 'failed').at(-1)!;
     expect(failed.status).toBe(422);
     expect(f).toContain('code SVC-ADMIN-422');
     expect(f).toContain(`request ${failed.request_id}`);

@@ -1,35 +1,16 @@
 import { rmSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, snapshot, type TestServer } from '../helpers/server.js';
-import { renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
+import { describe, expect, it } from 'vitest';
+import { snapshot } from '../helpers/server.js';
+import { useScreenSuite, selectRow } from '../helpers/screen-suite.js';
 
-let s: TestServer;
-let d: DashboardHarness | undefined;
-beforeAll(async () => {
-  s = await startTestServer();
-});
-afterEach(async () => {
-  await d?.unmount();
-  d = undefined;
-});
-afterAll(async () => {
-  await s.close();
-});
+const suite = useScreenSuite();
 
 interface RoutingRow { workload: string; model_id: string | null; updated_at: string | null; updated_by: string | null }
-const routingRow = (workload: string) => s.server.db.prepare('SELECT * FROM routing WHERE workload = ?').get(workload) as RoutingRow;
-const auditRows = () => snapshot(s, 'audit') as { action: string; outcome: string; request_id: string; status: number }[];
-
-async function select(h: DashboardHarness, text: string) {
-  await h.press('/');
-  await h.type(text);
-  await h.press('enter');
-  await h.waitFor((f) => f.split('\n').some((l) => l.startsWith('›') && l.includes(text)), `row ${text} selected`);
-}
+const routingRow = (workload: string) => suite.db.prepare('SELECT * FROM routing WHERE workload = ?').get(workload) as RoutingRow;
 
 describe('routing screen', () => {
   it('shows each workload, its model or that it follows the active one, and the effective model', async () => {
-    d = renderDashboard({ server: s, screen: 'routing' });
+    const d = suite.render({ screen: 'routing' });
     const f = await d.waitForText('summarize');
     expect(f).toMatch(/chat\s+↻ follows active\s+llama-3\.1-8b\s+never \(config\)\s+–/);
     expect(f).toMatch(/summarize\s+mistral-7b\s+mistral-7b\s+never \(config\)/);
@@ -38,9 +19,9 @@ describe('routing screen', () => {
   });
 
   it('reroutes a workload to a present model picked from the list (missing models are not offered)', async () => {
-    d = renderDashboard({ server: s, screen: 'routing' });
+    const d = suite.render({ screen: 'routing' });
     await d.waitForText('chat');
-    await select(d, 'chat');
+    await selectRow(d, 'chat');
     await d.press('e');
     const pick = await d.waitForText('Route workload chat');
     expect(pick).toContain('↻ Follow the active model');
@@ -50,7 +31,7 @@ describe('routing screen', () => {
     await d.press('down', 'down', 'enter');
     const result = await d.waitForText('Audit entry aud_');
     expect(routingRow('chat')).toMatchObject({ model_id: 'mistral-7b', updated_by: 'alice-admin' });
-    const entry = auditRows().find((r) => r.action === 'routing.update' && r.outcome === 'success')!;
+    const entry = suite.auditRows().find((r) => r.action === 'routing.update' && r.outcome === 'success')!;
     expect(result).toContain('chat: routed to mistral-7b.');
     expect(result).toContain(entry.request_id);
     await d.press('enter');
@@ -58,9 +39,9 @@ describe('routing screen', () => {
   });
 
   it('sets a workload back to following the active model (null)', async () => {
-    d = renderDashboard({ server: s, screen: 'routing' });
+    const d = suite.render({ screen: 'routing' });
     await d.waitForText('summarize');
-    await select(d, 'summarize');
+    await selectRow(d, 'summarize');
     await d.press('e');
     await d.waitForText('Route workload summarize');
     expect(d.frame()).toMatch(/Mistral 7B Instruct\s+mistral-7b\s+\(current\)/);
@@ -72,31 +53,31 @@ describe('routing screen', () => {
   });
 
   it('an auditor sees the change disabled with the reason, and pressing it sends nothing', async () => {
-    d = renderDashboard({ server: s, role: 'auditor', screen: 'routing' });
+    const d = suite.render({ role: 'auditor', screen: 'routing' });
     await d.waitForText('READ-ONLY');
     await d.waitForText('embed');
     expect(d.frame()).toMatch(/e change model ✕.*role auditor is read-only/);
-    const audit = auditRows();
-    const routing = snapshot(s, 'routing');
+    const audit = suite.auditRows();
+    const routing = snapshot(suite.server, 'routing');
     await d.press('e');
     await d.waitForText('change model: disabled: role auditor is read-only. Nothing was sent.');
     expect(d.frame()).not.toContain('Route workload');
     await new Promise((r) => setTimeout(r, 250));
-    expect(auditRows()).toEqual(audit);
-    expect(snapshot(s, 'routing')).toEqual(routing);
+    expect(suite.auditRows()).toEqual(audit);
+    expect(snapshot(suite.server, 'routing')).toEqual(routing);
   });
 
   it('routing to a model that went missing after the pick is refused: 422 in plain words, nothing changed', async () => {
-    d = renderDashboard({ server: s, screen: 'routing' });
+    const d = suite.render({ screen: 'routing' });
     await d.waitForText('embed');
-    await select(d, 'embed');
+    await selectRow(d, 'embed');
     const before = routingRow('embed');
     await d.press('e');
     await d.waitForText('Route workload embed');
-    rmSync(s.config.models.find((m) => m.id === 'mistral-7b')!.path);
+    rmSync(suite.server.config.models.find((m) => m.id === 'mistral-7b')!.path);
     await d.press('down', 'down', 'enter');
     const f = await d.waitForText('change model failed');
-    const failed = auditRows().filter((r) => r.action === 'routing.update' && r.outcome === 'failed').at(-1)!;
+    const failed = suite.auditRows().filter((r) => r.action === 'routing.update' && r.outcome === 'failed').at(-1)!;
     expect(failed.status).toBe(422);
     expect(f).toContain('code SVC-ADMIN-422');
     expect(f).toContain(`request ${failed.request_id}`);

@@ -1,34 +1,26 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { widthOf } from '../../src/ui/text.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
+import { startTestServer } from '../helpers/server.js';
+import { useScreenSuite } from '../helpers/screen-suite.js';
 import { fixtureConfig } from '../helpers/fixtures.js';
 
 const SECRET = 'client-secret-never-shown-7f3a';
-let s: TestServer;
-let d: DashboardHarness | undefined;
-beforeAll(async () => {
-  s = await startTestServer({
-    config: (root) =>
-      fixtureConfig(root, {
-        sso: { issuer: 'https://login.example.com/realm', audience: 'urn:appliance-admin', role_claim: 'roles', subject_claim: 'sub', role_map: { admins: 'it_admin' }, client_id: 'console', client_secret: SECRET },
-      }),
-  });
-});
-afterEach(async () => {
-  await d?.unmount();
-  d = undefined;
-});
-afterAll(async () => {
-  await s.close();
+const suite = useScreenSuite({
+  start: () =>
+    startTestServer({
+      config: (root) =>
+        fixtureConfig(root, {
+          sso: { issuer: 'https://login.example.com/realm', audience: 'urn:appliance-admin', role_claim: 'roles', subject_claim: 'sub', role_map: { admins: 'it_admin' }, client_id: 'console', client_secret: SECRET },
+        }),
+    }),
 });
 
 describe('settings screen', () => {
   it('shows every setting grouped by section, nested values as key paths, secrets as [redacted]', async () => {
-    d = renderDashboard({ server: s, screen: 'settings', rows: 120 });
+    const d = suite.render({ screen: 'settings', rows: 120 });
     const f = await d.waitForText('[server]');
     expect(f).toContain("Read only: settings come from the appliance's own configuration and are changed on the appliance, not here.");
-    const sections = ((await s.call('GET', '/settings')).json as { sections: { name: string }[] }).sections.map((x) => x.name);
+    const sections = ((await suite.server.call('GET', '/settings')).json as { sections: { name: string }[] }).sections.map((x) => x.name);
     const shown = f.split('\n').filter((l) => /^\[[a-z_]+\]/.test(l)).map((l) => l.slice(1, l.indexOf(']')));
     expect(shown).toEqual(sections);
     expect(f).toMatch(/^ {2}name\s+test-appliance$/m);
@@ -43,7 +35,7 @@ describe('settings screen', () => {
   });
 
   it('filters with / and scrolls with the arrows, within 80 columns', async () => {
-    d = renderDashboard({ server: s, screen: 'settings', columns: 80, rows: 24 });
+    const d = suite.render({ screen: 'settings', columns: 80, rows: 24 });
     const f = await d.waitForText(/lines 1–\d+ of \d+/);
     for (const line of f.split('\n')) expect(widthOf(line)).toBeLessThanOrEqual(80);
     const total = Number(/lines 1–\d+ of (\d+)/.exec(f)![1]);
@@ -65,7 +57,7 @@ describe('settings screen', () => {
   });
 
   it('an auditor reads the same settings', async () => {
-    d = renderDashboard({ server: s, role: 'auditor', screen: 'settings', rows: 120 });
+    const d = suite.render({ role: 'auditor', screen: 'settings', rows: 120 });
     await d.waitForText('READ-ONLY');
     const f = await d.waitForText('[server]');
     expect(f).toMatch(/client_secret\s+\[redacted\]/);
@@ -74,9 +66,9 @@ describe('settings screen', () => {
 
   it('a refused request shows in plain words with code and request id', async () => {
     const { issueToken, revokeToken } = await import('../../src/server/tokens.js');
-    const { token } = issueToken(s.server.db, 'it_admin', 'gone-admin');
-    revokeToken(s.server.db, 'gone-admin');
-    d = renderDashboard({ server: s, token, screen: 'settings' });
+    const { token } = issueToken(suite.db, 'it_admin', 'gone-admin');
+    revokeToken(suite.db, 'gone-admin');
+    const d = suite.render({ token, screen: 'settings' });
     const f = await d.waitForText(/code SVC-ADMIN-401 · request req_\w+/);
     expect(f).toContain('ERROR loading settings: The appliance did not accept the credential');
   });

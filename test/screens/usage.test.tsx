@@ -1,38 +1,29 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, snapshot, type TestServer } from '../helpers/server.js';
-import { renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
+import { describe, expect, it } from 'vitest';
+import { useScreenSuite } from '../helpers/screen-suite.js';
 import { recordUsage, epochMinute } from '../../src/server/gateway/metering.js';
 import { issueToken, revokeToken } from '../../src/server/tokens.js';
 import { groupSums, hoursPerMark, usageWindow } from '../../screens/usage.js';
 
 const HOUR = 3_600_000;
-let s: TestServer;
-let d: DashboardHarness | undefined;
 let ciSecret: string;
 
-beforeAll(async () => {
-  s = await startTestServer();
-  const ci = (await s.call('POST', '/gateway/keys', { body: { name: 'ci-bot' } })).json;
-  ciSecret = ci.secret;
-  const reporting = (await s.call('POST', '/gateway/keys', { body: { name: 'reporting' } })).json;
-  const old = (await s.call('POST', '/gateway/keys', { body: { name: 'old-widget' } })).json;
-  await s.call('POST', `/gateway/keys/${old.id}/revoke`);
-  // history, written the way the gateway meters it: per key and minute
-  const now = Date.now();
-  recordUsage(s.server.db, ci.id, epochMinute(now - 5 * HOUR), { requests: 40, input_tokens: 40_000, output_tokens: 12_000 });
-  recordUsage(s.server.db, ci.id, epochMinute(now - 72 * HOUR), { requests: 100, rejected: 7, input_tokens: 2_500_000, output_tokens: 100 });
-  recordUsage(s.server.db, reporting.id, epochMinute(now - 2 * HOUR), { requests: 10, input_tokens: 900, output_tokens: 300 });
-  recordUsage(s.server.db, old.id, epochMinute(now - 100 * HOUR), { requests: 5 });
-});
-afterEach(async () => {
-  await d?.unmount();
-  d = undefined;
-});
-afterAll(async () => {
-  await s.close();
+const suite = useScreenSuite({
+  setup: async (s) => {
+    const ci = (await s.call('POST', '/gateway/keys', { body: { name: 'ci-bot' } })).json;
+    ciSecret = ci.secret;
+    const reporting = (await s.call('POST', '/gateway/keys', { body: { name: 'reporting' } })).json;
+    const old = (await s.call('POST', '/gateway/keys', { body: { name: 'old-widget' } })).json;
+    await s.call('POST', `/gateway/keys/${old.id}/revoke`);
+    // history, written the way the gateway meters it: per key and minute
+    const now = Date.now();
+    recordUsage(s.server.db, ci.id, epochMinute(now - 5 * HOUR), { requests: 40, input_tokens: 40_000, output_tokens: 12_000 });
+    recordUsage(s.server.db, ci.id, epochMinute(now - 72 * HOUR), { requests: 100, rejected: 7, input_tokens: 2_500_000, output_tokens: 100 });
+    recordUsage(s.server.db, reporting.id, epochMinute(now - 2 * HOUR), { requests: 10, input_tokens: 900, output_tokens: 300 });
+    recordUsage(s.server.db, old.id, epochMinute(now - 100 * HOUR), { requests: 5 });
+  },
 });
 
-const gatewayCall = () => s.call('POST', '/v1/gateway/chat', { role: null, token: ciSecret, body: { max_tokens: 50 } });
+const gatewayCall = () => suite.server.call('POST', '/v1/gateway/chat', { role: null, token: ciSecret, body: { max_tokens: 50 } });
 
 describe('usage windows', () => {
   it('end with the current minute; the day and week start on an hour', () => {
@@ -52,7 +43,7 @@ describe('usage windows', () => {
 
 describe('usage screen', () => {
   it('shows the last 24 hours per key by name: requests, rejected, tokens and an hourly sparkline', async () => {
-    d = renderDashboard({ server: s, screen: 'usage' });
+    const d = suite.render({ screen: 'usage' });
     const f = await d.waitForText('ci-bot');
     expect(f).toMatch(/Last 24 hours · \d{4}-\d\d-\d\d \d\d:00 → (\d{4}-\d\d-\d\d )?\d\d:\d\d UTC/);
     expect(f).toContain('Requests per hour, oldest → now');
@@ -65,7 +56,7 @@ describe('usage screen', () => {
   });
 
   it('switches to the last hour (totals only), says when there is no traffic, and follows live gateway calls', async () => {
-    d = renderDashboard({ server: s, screen: 'usage' });
+    const d = suite.render({ screen: 'usage' });
     await d.waitForText('ci-bot');
     await d.press('h');
     const empty = await d.waitForText('No traffic in this range');
@@ -78,7 +69,7 @@ describe('usage screen', () => {
   });
 
   it('switches to the last 7 days, with rejected calls and revoked keys named as such', async () => {
-    d = renderDashboard({ server: s, screen: 'usage' });
+    const d = suite.render({ screen: 'usage' });
     await d.waitForText('ci-bot');
     await d.press('w');
     const f = await d.waitForText('Last 7 days');
@@ -89,7 +80,7 @@ describe('usage screen', () => {
   });
 
   it('fits 80 columns without wrapping', async () => {
-    d = renderDashboard({ server: s, screen: 'usage', columns: 80, rows: 24 });
+    const d = suite.render({ screen: 'usage', columns: 80, rows: 24 });
     const f = await d.waitForText('ci-bot');
     for (const line of f.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
     expect(f).toMatch(/ci-bot\s+\d+\s+0\s+/);
@@ -101,22 +92,22 @@ describe('usage screen', () => {
   });
 
   it('an auditor sees the same data; changing the range is not a change, so it stays enabled', async () => {
-    d = renderDashboard({ server: s, role: 'auditor', screen: 'usage' });
+    const d = suite.render({ role: 'auditor', screen: 'usage' });
     await d.waitForText('READ-ONLY');
     await d.waitForText('ci-bot');
-    const audit = snapshot(s, 'audit');
+    const audit = suite.auditRows();
     expect(d.frame()).toMatch(/h hour\s+d day\s+w 7 days\s+│/);
     expect(d.frame()).not.toContain('✕');
     await d.press('w');
     await d.waitForText('Last 7 days');
-    expect(snapshot(s, 'audit')).toEqual(audit);
+    expect(suite.auditRows()).toEqual(audit);
   });
 
   it('keeps the last data and shows a refused poll in plain words with code and request id', async () => {
-    const { token } = issueToken(s.server.db, 'auditor', 'short-lived');
-    d = renderDashboard({ server: s, token, screen: 'usage' });
+    const { token } = issueToken(suite.db, 'auditor', 'short-lived');
+    const d = suite.render({ token, screen: 'usage' });
     await d.waitForText('ci-bot');
-    revokeToken(s.server.db, 'short-lived');
+    revokeToken(suite.db, 'short-lived');
     const f = await d.waitForText('ERROR loading usage (showing the last data)');
     expect(f).toMatch(/code SVC-ADMIN-401 · request req_\w+/);
     expect(f).toContain('ci-bot');

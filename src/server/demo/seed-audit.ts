@@ -3,6 +3,7 @@ import type { Db } from '../db/open.js';
 import type { ServerConfig } from '../config.js';
 import { iso } from '../ids.js';
 import type { AuditSeed } from '../governance/bulk.js';
+import { notPresentMessage } from '../models/catalog.js';
 import type { Quota, Role } from '../../contract/index.js';
 import { HOUR, MINUTE, sampleBusyTime } from './activity.js';
 import { IDP_PROBE, SIEM, TERRAFORM, actorFor, admins, auditors, type Actor } from './actors.js';
@@ -30,7 +31,6 @@ const SIEM_AUDIT_EVERY = 90_000;
 const SIEM_JOURNAL_EVERY = 10 * MINUTE;
 const PROBE_EVERY = HOUR;
 const IDP_HOST = 'login.northwind.example';
-const NOT_PRESENT = 'only models present on the appliance can be activated or routed to; copy the model files onto the appliance first (the service does not download models)';
 
 interface Ctx {
   rng: Rng;
@@ -264,10 +264,10 @@ function failures(c: Ctx): void {
       const id = c.rng.pick(revoked).id;
       return ['gateway.key.quota', { type: 'gateway_key', id }, 409, fail('SVC-ADMIN-409', `gateway key ${id} is revoked; its quota can no longer change`)];
     },
-    () => ['model.activate', { type: 'model', id: missing }, 422, fail('SVC-ADMIN-422', `model ${missing} is not present on the appliance: ${NOT_PRESENT}`)],
+    () => ['model.activate', { type: 'model', id: missing }, 422, fail('SVC-ADMIN-422', notPresentMessage(missing))],
     () => {
       const w = c.rng.pick(c.config.workloads)?.id ?? 'chat';
-      return ['routing.update', { type: 'routing', id: w }, 422, fail('SVC-ADMIN-422', `model ${missing} is not present on the appliance: ${NOT_PRESENT}`)];
+      return ['routing.update', { type: 'routing', id: w }, 422, fail('SVC-ADMIN-422', notPresentMessage(missing))];
     },
     () => ['channel.update', { type: 'channel', id: 'chan_whatsapp' }, 404, fail('SVC-ADMIN-404', 'no channel chan_whatsapp; nothing was changed')],
     () => ['agent.budgets.update', { type: 'budgets', id: null }, 422, fail('SVC-BOUNDARY-1', 'the appliance accepts metadata only; this body carries content')],

@@ -5,6 +5,7 @@ import type { Db } from '../db/open.js';
 import type { ConnectorConfig, ServerConfig, SourceConfig } from '../config.js';
 import { iso } from '../ids.js';
 import { outcomeState } from '../ingest/job-store.js';
+import { missingPathReason, quoteIdent, remoteSourceError, userTables } from '../ingest/sources.js';
 import type { AuditSeed } from '../governance/bulk.js';
 import { HOUR, MINUTE, sampleBusyTime } from './activity.js';
 import type { Rng } from './prng.js';
@@ -36,7 +37,10 @@ interface SeedJob {
   error: string | null;
 }
 
-/** What a real ingestion of the source would count now (files, or rows of user tables). */
+/**
+ * What a real ingestion of the source would count now (files, or rows of the tables it counts).
+ * Synchronous: it runs inside the seeding transaction, where the runner's async readers cannot.
+ */
 function countItems(source: SourceConfig): number {
   try {
     if (source.type === 'directory' && source.path) {
@@ -45,8 +49,7 @@ function countItems(source: SourceConfig): number {
     if (source.type === 'sqlite' && source.path) {
       const db = new Database(source.path, { readonly: true, fileMustExist: true });
       try {
-        const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[];
-        return tables.reduce((n, t) => n + (db.prepare(`SELECT count(*) FROM "${t.replace(/"/g, '""')}"`).pluck().get() as number), 0);
+        return userTables(db).reduce((n, t) => n + (db.prepare(`SELECT count(*) FROM ${quoteIdent(t)}`).pluck().get() as number), 0);
       } finally {
         db.close();
       }
@@ -56,18 +59,6 @@ function countItems(source: SourceConfig): number {
   }
   return -1;
 }
-
-/** The same words the ingestion runner uses, so seeded history reads like real history. */
-const remoteError = (c: ConnectorConfig, s: SourceConfig) => {
-  let where = 'this source (no url configured)';
-  try {
-    const u = new URL(s.url ?? '');
-    where = `${u.protocol}//${u.host}${u.pathname === '/' ? '' : u.pathname}`;
-  } catch {
-    // keep the generic wording
-  }
-  return `no ${c.kind} driver is installed on this host to reach ${where}`;
-};
 
 /**
  * Ingestion history: scheduled syncs of every source by the on-host scheduler plus manual runs by
@@ -88,12 +79,13 @@ export function seedIngestion(db: Db, config: ServerConfig, rng: Rng, from: numb
     let error: string | null = null;
     let n = Math.max(0, items);
     let took = s.type === 'sqlite' ? rng.int(25, 180) : rng.int(15, 40) + n * rng.int(1, 6);
+    // the same words the ingestion runner uses, so seeded history reads like real history
     if (s.type === 'remote') {
-      [state, error, n, took] = ['failed', remoteError(c, s), 0, rng.int(2, 25)];
+      [state, error, n, took] = ['failed', remoteSourceError(c, s), 0, rng.int(2, 25)];
     } else if (items < 0) {
-      [state, error, n] = ['failed', `${s.path} does not exist (ENOENT)`, 0];
+      [state, error, n] = ['failed', missingPathReason(s.path!), 0];
     } else if (c.id === 'conn_eng_share' && created >= outage.from && created < outage.to) {
-      [state, error, n, took] = ['failed', `${s.path} does not exist (ENOENT)`, 0, 1 + (took % 6)];
+      [state, error, n, took] = ['failed', missingPathReason(s.path!), 0, 1 + (took % 6)];
     }
     jobs.push({ job_id: rng.id('job'), connector_id: c.id, source_id: s.id, created_ms: created, started_ms: started, finished_ms: started + took, state, items: n, error, actor });
   };

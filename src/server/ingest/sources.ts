@@ -19,10 +19,12 @@ export interface ReadLimits {
 /** A failure whose message is fit to show an operator as the job's error. */
 export class SourceReadError extends Error {}
 
+export const missingPathReason = (path: string) => `${path} does not exist (ENOENT)`;
+
 const fsReason = (err: unknown, path: string): string => {
   const e = err as NodeJS.ErrnoException;
   switch (e.code) {
-    case 'ENOENT': return `${path} does not exist (ENOENT)`;
+    case 'ENOENT': return missingPathReason(path);
     case 'EACCES':
     case 'EPERM': return `permission denied reading ${path} (${e.code})`;
     case 'ENOTDIR': return `${path} is not a directory (ENOTDIR)`;
@@ -83,7 +85,14 @@ export async function readDirectory(root: string, limits: ReadLimits): Promise<R
   return { items: files, bytes, note: notes.length ? `partial read: ${notes.join('; ')}` : undefined };
 }
 
-const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
+export const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/** The tables an ingestion counts rows of: user tables only (not views, virtual or shadow tables). */
+export function userTables(db: Database.Database): string[] {
+  return (db.pragma('table_list') as { schema: string; name: string; type: string }[])
+    .filter((t) => t.schema === 'main' && t.type === 'table' && !t.name.startsWith('sqlite_'))
+    .map((t) => t.name);
+}
 
 /**
  * Opens a SQLite file read-only and counts the rows of its user tables (not views, virtual or
@@ -106,9 +115,7 @@ export async function readSqlite(file: string, limits: ReadLimits): Promise<Read
   try {
     let tables: string[];
     try {
-      tables = (db.pragma('table_list') as { schema: string; name: string; type: string }[])
-        .filter((t) => t.schema === 'main' && t.type === 'table' && !t.name.startsWith('sqlite_'))
-        .map((t) => t.name);
+      tables = userTables(db);
     } catch (err) {
       throw new SourceReadError(`cannot read ${file} as SQLite: ${(err as Error).message}`);
     }
@@ -139,6 +146,10 @@ function displayUrl(url: string | undefined): string {
   }
 }
 
+/** Why a remote source cannot be read: no driver for its kind ships with the appliance. */
+export const remoteSourceError = (connector: ConnectorConfig, source: SourceConfig) =>
+  `no ${connector.kind} driver is installed on this host to reach ${displayUrl(source.url)}`;
+
 /** Reads one configured source the way its type says. Throws SourceReadError with a clear reason. */
 export async function readSource(connector: ConnectorConfig, source: SourceConfig, limits: ReadLimits): Promise<ReadResult> {
   switch (source.type) {
@@ -149,6 +160,6 @@ export async function readSource(connector: ConnectorConfig, source: SourceConfi
       if (!source.path) throw new SourceReadError('sqlite source has no path configured');
       return readSqlite(source.path, limits);
     case 'remote':
-      throw new SourceReadError(`no ${connector.kind} driver is installed on this host to reach ${displayUrl(source.url)}`);
+      throw new SourceReadError(remoteSourceError(connector, source));
   }
 }

@@ -16,6 +16,10 @@ export interface CatalogModel {
   source: 'config' | 'models_dir';
 }
 
+/** Why a change may not point at a model whose files are missing (the API's 422 detail). */
+export const notPresentMessage = (modelId: string) =>
+  `model ${modelId} is not present on the appliance: only models present on the appliance can be activated or routed to; copy the model files onto the appliance first (the service does not download models)`;
+
 const TTL_MS = 5000;
 /** Bounds the walk of a model folder, so a mistaken models_dir (say, /) cannot stall a request. */
 const MAX_WALK_ENTRIES = 20_000;

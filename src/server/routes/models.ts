@@ -1,7 +1,7 @@
 import type { GroupFactory } from '../http/route-kit.js';
 import { notFound, unprocessable } from '../errors.js';
 import { pageArray } from '../http/paging.js';
-import { modelCatalog, type CatalogModel } from '../models/catalog.js';
+import { modelCatalog, notPresentMessage, type CatalogModel } from '../models/catalog.js';
 import { activeModelId, storeActiveModel } from '../models/active.js';
 import { isWorkload, routingEntries, routingEntry, seedRouting, storeRouting } from '../models/routing.js';
 
@@ -16,8 +16,6 @@ const toWire = (m: CatalogModel, activeId: string | null) => ({
   active: m.id === activeId,
 });
 
-const NOT_PRESENT = 'only models present on the appliance can be activated or routed to; copy the model files onto the appliance first (the service does not download models)';
-
 export const modelsGroup: GroupFactory = ({ db, config }) => {
   const catalog = modelCatalog(config);
   seedRouting(db, config);
@@ -25,7 +23,7 @@ export const modelsGroup: GroupFactory = ({ db, config }) => {
   /** A change may only point at a present model; checked against the disk as it is now. */
   const requirePresent = (model: CatalogModel): void => {
     if (model.state !== 'present') {
-      throw unprocessable(`model ${model.id} is not present on the appliance: ${NOT_PRESENT}`, [{ name: 'model_id', reason: 'model files are missing' }]);
+      throw unprocessable(notPresentMessage(model.id), [{ name: 'model_id', reason: 'model files are missing' }]);
     }
   };
 
