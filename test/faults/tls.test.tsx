@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
-import { generate } from 'selfsigned';
 import { parseDashboardArgs } from '../../src/cli/dashboard.js';
 import { isLoopbackHost } from '../../src/client/transport-policy.js';
 import { fixtureConfig, tempDir } from '../helpers/fixtures.js';
+import { makeCertificates } from '../helpers/tls.js';
 import { issueToken, start, type ChildServer } from '../helpers/child-server.js';
 import { runCli, writeTokenFile } from '../helpers/cli.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -23,27 +23,9 @@ let caPem: string;
 let token: string;
 let d: DashboardHarness | undefined;
 
-/** A private CA and a certificate it signed for 127.0.0.1, as an appliance would have. */
-async function makeCertificates() {
-  const ca = await generate([{ name: 'commonName', value: 'appliance-admin faults CA' }], {
-    keyType: 'ec', algorithm: 'sha256',
-    extensions: [{ name: 'basicConstraints', cA: true, critical: true }, { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true }],
-  });
-  const leaf = await generate([{ name: 'commonName', value: 'appliance.test' }], {
-    keyType: 'ec', algorithm: 'sha256', ca: { key: ca.private, cert: ca.cert },
-    extensions: [
-      { name: 'basicConstraints', cA: false },
-      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
-      { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] },
-    ],
-  });
-  return { ca: ca.cert, cert: leaf.cert, key: leaf.private };
-}
-
 beforeAll(async () => {
   const root = tempDir('aa-faults-tls');
-  const pems = await makeCertificates();
+  const pems = await makeCertificates('appliance-admin faults CA');
   caPem = pems.ca;
   caFile = join(root, 'ca.pem');
   writeFileSync(caFile, pems.ca);

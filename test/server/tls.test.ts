@@ -1,33 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generate } from 'selfsigned';
 import { Agent, request } from 'undici';
 import { tempDir } from '../helpers/fixtures.js';
+import { makeCertificates } from '../helpers/tls.js';
 import { issueToken, start, type ChildServer } from '../helpers/child-server.js';
 
 /** Issue 5, point 8 (server half): `serve --tls-cert FILE --tls-key FILE` serves HTTPS. */
 let server: ChildServer;
 let caCert: string;
 let token: string;
-
-/** A private CA and a server certificate it signed for 127.0.0.1 and localhost, as an appliance would have. */
-async function makeCertificates() {
-  const ca = await generate([{ name: 'commonName', value: 'appliance-admin test CA' }], {
-    keyType: 'ec', algorithm: 'sha256',
-    extensions: [{ name: 'basicConstraints', cA: true, critical: true }, { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true }],
-  });
-  const leaf = await generate([{ name: 'commonName', value: 'appliance.test' }], {
-    keyType: 'ec', algorithm: 'sha256', ca: { key: ca.private, cert: ca.cert },
-    extensions: [
-      { name: 'basicConstraints', cA: false },
-      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
-      { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }, { type: 2, value: 'localhost' }] },
-    ],
-  });
-  return { ca: ca.cert, cert: leaf.cert, key: leaf.private };
-}
 
 beforeAll(async () => {
   const root = tempDir('aa-tls');
