@@ -26,6 +26,21 @@ const yogaWithoutFetch = {
   },
 };
 
+// Ink keeps the size of every text it ever laid out in a module-level Map that is never cleared:
+// a dashboard showing new rows all day grows by that much (test/bench/RESULTS.md,
+// dashboard-memory). Bounded here: cleared when it holds 10,000 texts (a frame has ~100).
+const INK_MEASURE = 'cache.set(text, dimensions);';
+const inkMeasureBounded = {
+  name: 'ink-measure-cache-bounded',
+  setup(b) {
+    b.onLoad({ filter: /ink[\\/]build[\\/]measure-text\.js$/ }, (args) => {
+      const code = readFileSync(args.path, 'utf8');
+      if (!code.includes(INK_MEASURE)) return { contents: code, loader: 'js', warnings: [{ text: 'ink changed: its text measure cache is unbounded again' }] };
+      return { contents: code.replace(INK_MEASURE, `if (cache.size >= 10000) cache.clear(); ${INK_MEASURE}`), loader: 'js' };
+    });
+  },
+};
+
 await build({
   entryPoints: { cli: 'src/cli/main.ts' },
   absWorkingDir: root,
@@ -41,7 +56,7 @@ await build({
   define: { 'process.env.NODE_ENV': '"production"' },
   external: ['better-sqlite3', 'react-devtools-core', 'oidc-provider'],
   banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-  plugins: [yogaWithoutFetch],
+  plugins: [yogaWithoutFetch, inkMeasureBounded],
   logLevel: 'warning',
 });
 // chunk names are content hashes, so files of the old bundle are never overwritten: the old

@@ -1,6 +1,6 @@
 import type { ApiClient } from '../client/api-client.js';
 import { ApiError, TransportError, describeError } from '../client/errors.js';
-import { patchEntry, queryAt, resourceKey, type ResourceRequest, type ResourceStore } from './resources.js';
+import { confirmEntry, patchEntry, queryAt, resourceKey, type ResourceRequest, type ResourceStore } from './resources.js';
 import { resolveSession, type SessionStore } from './session.js';
 import { IdentityProviderUnavailableError } from '../auth-session/errors.js';
 
@@ -160,7 +160,9 @@ export class Poller {
     if (!before || before.status === 'idle') patchEntry(resources, key, { status: 'loading' });
     try {
       const res = await this.#o.client.call(r.route, { params: r.params, query: queryAt(r) });
-      patchEntry(resources, key, { data: res.data, error: null, fetchedAt: Date.now(), status: 'ok', stale: false, issues: res.issues, requestId: res.requestId });
+      if (!(res.notModified && confirmEntry(resources, key, res.data, Date.now(), res.requestId))) {
+        patchEntry(resources, key, { data: res.data, error: null, fetchedAt: Date.now(), status: 'ok', stale: false, issues: res.issues, requestId: res.requestId });
+      }
       this.#connected();
     } catch (err) {
       if (this.#credentialFailed(err)) {

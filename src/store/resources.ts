@@ -75,3 +75,17 @@ export function createResourceStore() {
 export function patchEntry(store: ResourceStore, key: string, patch: Partial<ResourceEntry>) {
   store.setState((s) => ({ entries: { ...s.entries, [key]: { ...(s.entries[key] ?? emptyEntry(key)), ...patch } } }));
 }
+
+/**
+ * A poll answered 304 for an entry shown as it is: only its age changes, and the shell's
+ * once-a-second clock redraws the age anyway, so subscribers are not woken for it. Redrawing
+ * the whole dashboard for each 304 as well cost a third of its idle CPU (test/bench/RESULTS.md,
+ * dashboard-idle). Returns false (nothing done) when the entry is not plainly ok.
+ */
+export function confirmEntry(store: ResourceStore, key: string, data: unknown, at: number, requestId: string | undefined): boolean {
+  const entries = store.getState().entries;
+  const e = entries[key];
+  if (!e || e.status !== 'ok' || e.stale || e.error !== null || e.data !== data) return false;
+  entries[key] = { ...e, fetchedAt: at, requestId };
+  return true;
+}

@@ -7,7 +7,7 @@ const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
  * path for anything but plain ASCII (marks, dashes, …) costs microseconds per character.
  */
 const widths = new Map<string, number>();
-const WIDTHS_MAX = 20_000;
+const WIDTHS_MAX = 5000;
 
 export function widthOf(s: string): number {
   let w = widths.get(s);

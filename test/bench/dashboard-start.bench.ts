@@ -1,0 +1,144 @@
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureDist, REPO } from './lib/cli-server.js';
+import { bytesByPackage, dashboardLoadGraph, forbiddenIn } from './lib/bundle-graph.js';
+import { CONNECTOR_TEXT, launchInPty, startFixtureServer, timeExit } from './lib/dashboard-pty.js';
+import { loadAverage, median, percentile } from './lib/stats.js';
+import type { BenchContext, Figure } from './lib/types.js';
+
+/**
+ * Issue 4, point 1: from launching the built CLI (`node bin/appliance-admin.js --url …
+ * --token-file …`, in a real pseudo-terminal through util-linux `script`) to the first frame that
+ * shows connector data from a running local server (the built CLI server in its own process, the
+ * test fixtures' connectors), against the wall time of `node -e 0`; runs interleaved, medians.
+ * Breakdown runs preload lib/start-probe.mjs (not in the timed runs) to split the time into node
+ * boot, module loading, requests and rendering. The dashboard's load graph is read from dist/.
+ */
+export const name = 'dashboard-start';
+
+interface ProbeMarks {
+  probe: number;
+  connected?: number;
+  firstWrite?: number;
+  firstFrame?: number;
+  dataFrame: number;
+  requests: { path: string; created: number; sent?: number; headers?: number; done?: number; status?: number }[];
+  node: { bootstrapComplete: number; loopStart: number };
+}
+
+const ms = (v: number) => `${v.toFixed(1)} ms`;
+
+export async function run(ctx: BenchContext): Promise<Figure[]> {
+  ensureDist();
+  const rounds = ctx.quick ? 5 : 15;
+  const probeRuns = ctx.quick ? 3 : 7;
+  const load0 = loadAverage();
+  const graph = dashboardLoadGraph(join(REPO, 'dist'));
+  const forbidden = forbiddenIn(graph);
+  const top = bytesByPackage(join(REPO, 'dist'), graph).slice(0, 6).map(([p, b]) => `${p} ${Math.round(b / 1024)}`).join(', ');
+
+  const srv = await startFixtureServer(ctx.outDir, 'start');
+  const args = ['--url', srv.url, '--token-file', srv.tokenFile];
+  const dashboardOnce = async (nodeArgs: string[] = [], env: NodeJS.ProcessEnv = {}) => {
+    const p = launchInPty(args, { nodeArgs, env });
+    try {
+      return await p.waitFor(CONNECTOR_TEXT);
+    } finally {
+      await p.quit();
+    }
+  };
+  const ptyNodeOnce = async () => {
+    const p = launchInPty([], { command: [process.execPath, '-e', 'process.stdout.write("ready")'] });
+    const t = await p.waitFor('ready');
+    await p.exited;
+    return t;
+  };
+
+  const node0: number[] = [];
+  const dash: number[] = [];
+  const pty0: number[] = [];
+  const probes: ProbeMarks[] = [];
+  try {
+    // warm the page cache and the server's routes
+    for (let i = 0; i < 2; i++) {
+      await timeExit([process.execPath, '-e', '0']);
+      await dashboardOnce();
+    }
+    ctx.log(`${rounds} interleaved rounds: node -e 0, the dashboard, node -e 0 in a pty`);
+    for (let i = 0; i < rounds; i++) {
+      node0.push(await timeExit([process.execPath, '-e', '0']));
+      dash.push(await dashboardOnce());
+      pty0.push(await ptyNodeOnce());
+    }
+    ctx.log(`${probeRuns} breakdown runs with lib/start-probe.mjs`);
+    const probeFile = join(ctx.outDir, `start-probe-${process.pid}.json`);
+    for (let i = 0; i < probeRuns; i++) {
+      rmSync(probeFile, { force: true });
+      await dashboardOnce(['--import', join(REPO, 'test/bench/lib/start-probe.mjs')], { BENCH_PROBE_OUT: probeFile, BENCH_PROBE_TEXT: CONNECTOR_TEXT });
+      probes.push(JSON.parse(readFileSync(probeFile, 'utf8')) as ProbeMarks);
+    }
+    rmSync(probeFile, { force: true });
+  } finally {
+    await srv.close();
+  }
+
+  const baseline = { label: `node -e 0, median of ${rounds}`, value: median(node0) };
+  const med = (f: (m: ProbeMarks) => number | undefined) => median(probes.map(f).filter((v): v is number => v !== undefined));
+  const firstReq = (m: ProbeMarks) => m.requests[0]?.created;
+  const req = (m: ProbeMarks, re: RegExp) => m.requests.find((r) => re.test(r.path));
+  const boot = med((m) => m.node.bootstrapComplete);
+  const toReq = med(firstReq);
+  const toFirstFrame = med((m) => m.firstFrame);
+  const toData = med((m) => m.dataFrame);
+  const sessionRt = med((m) => { const r = req(m, /\/session$/); return r?.headers !== undefined ? r.headers - r.created : undefined; });
+  const connRt = med((m) => { const r = req(m, /\/connectors/); return r?.done !== undefined ? r.done - r.created : undefined; });
+  const afterResponse = med((m) => { const r = req(m, /\/connectors/); return r?.done !== undefined ? m.dataFrame - r.done : undefined; });
+  const load1 = loadAverage();
+
+  return [
+    {
+      label: `launch to first frame with connector data, median of ${rounds}`,
+      value: median(dash),
+      unit: 'ms',
+      baseline,
+      target: { maxRatio: 2 },
+      note: `node bin/appliance-admin.js --url … --token-file … in script(1), 120x32; p10 ${ms(percentile(dash, 10))}, p90 ${ms(percentile(dash, 90))}; node -e 0 p10 ${ms(percentile(node0, 10))}; load ${load0} -> ${load1}`,
+    },
+    {
+      label: 'the pseudo-terminal alone: script + stty + node printing one word',
+      value: median(pty0),
+      unit: 'ms',
+      baseline,
+      note: 'part of the figure above that is the harness, not the dashboard',
+    },
+    {
+      label: 'breakdown: node boot (bootstrap complete)',
+      value: boot,
+      unit: 'ms',
+      note: `medians of ${probeRuns} runs with lib/start-probe.mjs preloaded, ms since the process started`,
+    },
+    { label: 'breakdown: bundle loaded, first request created', value: toReq, unit: 'ms', note: `module loading and setup: ${ms(toReq - boot)} after boot` },
+    { label: 'breakdown: GET /session, request to response headers', value: sessionRt, unit: 'ms' },
+    { label: 'breakdown: GET /connectors, request to whole answer', value: connRt, unit: 'ms' },
+    { label: 'breakdown: connectors answer to the frame showing them', value: afterResponse, unit: 'ms', note: 'reading the answer, the first (cold) React/Ink render, the write' },
+    {
+      label: 'breakdown: frame with connector data written',
+      value: toData,
+      unit: 'ms',
+      note: `first frame of any kind at ${ms(toFirstFrame)}; the probe itself adds a little to every step`,
+    },
+    {
+      label: 'code loaded before the first frame (dist chunks)',
+      value: graph.bytes / 1024,
+      unit: 'KiB',
+      note: `${graph.chunks.length} chunks, ${graph.lazy.length} left lazy; largest sources (KiB): ${top}`,
+    },
+    {
+      label: 'server, fastify, better-sqlite3, pino, oidc, qrcode sources on that path',
+      value: forbidden.length,
+      unit: 'files',
+      target: { max: 0 },
+      note: forbidden.length ? `e.g. ${forbidden.slice(0, 4).join(', ')}` : 'none: they load only for serve/demo/login',
+    },
+  ];
+}

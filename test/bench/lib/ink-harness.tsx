@@ -1,0 +1,113 @@
+import { EventEmitter } from 'node:events';
+import React from 'react';
+import { render } from 'ink';
+import { App } from '../../../src/app/App.js';
+import type { DashboardDeps } from '../../../src/app/deps.js';
+import { KeyStdin } from '../../../src/app/key-stdin.js';
+import { FRAME_OPTIONS } from '../../../src/app/run.js';
+import { stripAnsi } from './dashboard-pty.js';
+import { nowMs } from './stats.js';
+
+/**
+ * The real dashboard App rendered by Ink with the CLI's own frame options (FRAME_OPTIONS: maxFps,
+ * incremental rendering) into an in-memory terminal, keys going through the CLI's KeyStdin. Every
+ * frame Ink renders calls onRender (Ink's render option), which timestamps it; `press` measures
+ * from handing a key to stdin to the frame that follows it.
+ */
+
+class FakeTty extends EventEmitter {
+  isTTY = true;
+  writes = 0;
+  lastFrame = '';
+  /** most lines any written frame had */
+  tallest = 0;
+  constructor(public columns: number, public rows: number) {
+    super();
+  }
+  write = (data: string) => {
+    this.writes++;
+    const text = stripAnsi(String(data));
+    if (text.trim()) {
+      this.lastFrame = text;
+      this.tallest = Math.max(this.tallest, text.replace(/\n$/, '').split('\n').length);
+    }
+    return true;
+  };
+}
+
+/** What KeyStdin wraps: the terminal's raw stdin. */
+class FakeRawStdin extends EventEmitter {
+  isTTY = true;
+  setEncoding() {}
+  setRawMode() {}
+  resume() {}
+  pause() {}
+  ref() {}
+  unref() {}
+}
+
+export interface InkHarness {
+  stdout: FakeTty;
+  /** frames rendered so far */
+  frames(): number;
+  /** ms from writing `key` to the next rendered frame; null when no frame came within `waitMs` */
+  press(key: string, waitMs?: number): Promise<number | null>;
+  /** waits until the last frame contains `text` */
+  waitForText(text: string, timeoutMs?: number): Promise<void>;
+  /** Ink's own measure of its last render (renderTime, ms): building the output from the tree */
+  lastRenderTime(): number;
+  unmount(): void;
+}
+
+export function renderApp(deps: DashboardDeps, columns = 120, rows = 40): InkHarness {
+  const stdout = new FakeTty(columns, rows);
+  const raw = new FakeRawStdin();
+  let frames = 0;
+  let renderTime = 0;
+  let waiter: ((t: number) => void) | null = null;
+  const instance = render(<App deps={deps} />, {
+    stdout: stdout as unknown as NodeJS.WriteStream,
+    stderr: new FakeTty(columns, rows) as unknown as NodeJS.WriteStream,
+    stdin: new KeyStdin(raw as unknown as NodeJS.ReadStream) as unknown as NodeJS.ReadStream,
+    exitOnCtrlC: false,
+    patchConsole: false,
+    ...FRAME_OPTIONS,
+    onRender: ({ renderTime: rt }) => {
+      const t = nowMs();
+      frames++;
+      renderTime = rt;
+      const w = waiter;
+      waiter = null;
+      w?.(t);
+    },
+  });
+  return {
+    stdout,
+    frames: () => frames,
+    async press(key, waitMs = 1000) {
+      const next = new Promise<number | null>((resolve) => {
+        const timer = setTimeout(() => {
+          waiter = null;
+          resolve(null);
+        }, waitMs);
+        waiter = (t) => {
+          clearTimeout(timer);
+          resolve(t);
+        };
+      });
+      const t0 = nowMs();
+      raw.emit('data', key);
+      const t = await next;
+      return t === null ? null : t - t0;
+    },
+    async waitForText(text, timeoutMs = 30_000) {
+      const end = Date.now() + timeoutMs;
+      while (!stdout.lastFrame.includes(text)) {
+        if (Date.now() > end) throw new Error(`"${text}" not on screen after ${timeoutMs} ms; last frame:\n${stdout.lastFrame}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    lastRenderTime: () => renderTime,
+    unmount: () => instance.unmount(),
+  };
+}
