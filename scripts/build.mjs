@@ -5,6 +5,7 @@
 import { build } from 'esbuild';
 import { readFileSync, renameSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { inkFrame } from './ink-frame.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const next = `${root}dist.next-${process.pid}`;
@@ -56,7 +57,7 @@ await build({
   define: { 'process.env.NODE_ENV': '"production"' },
   external: ['better-sqlite3', 'react-devtools-core', 'oidc-provider'],
   banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-  plugins: [yogaWithoutFetch, inkMeasureBounded],
+  plugins: [yogaWithoutFetch, inkMeasureBounded, inkFrame],
   logLevel: 'warning',
 });
 // chunk names are content hashes, so files of the old bundle are never overwritten: the old

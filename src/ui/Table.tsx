@@ -1,5 +1,6 @@
-import React, { useMemo } from 'react';
+import React, { memo, useMemo } from 'react';
 import { Box, Text } from 'ink';
+import chalk from 'chalk';
 import type { Column } from './screen-api.js';
 import { cellText, layoutColumns, scrollFor, GUTTER, SEPARATOR } from './table-layout.js';
 import { fit } from './text.js';
@@ -31,34 +32,17 @@ export function Table<Row>(p: TableProps<Row>) {
   const scroll = scrollFor(p.cursor, p.scroll, visible, p.rows.length);
   const sample = useMemo(() => p.rows.slice(0, 500), [p.rows]);
   const widths = useMemo(() => layoutColumns(p.columns, sample, p.width), [p.columns, sample, p.width]);
-  const cols = p.columns.slice(0, widths.length);
+  const cols = useMemo(() => p.columns.slice(0, widths.length), [p.columns, widths]);
   const window = p.rows.slice(scroll, scroll + visible);
-  const sep = ' '.repeat(SEPARATOR);
-  const headerLine = ' '.repeat(GUTTER) + cols.map((c, i) => fit(c.header, widths[i], c.align)).join(sep);
+  const headerLine = ' '.repeat(GUTTER) + cols.map((c, i) => fit(c.header, widths[i], c.align)).join(SEP);
 
   return (
     <Box flexDirection="column" height={p.height} overflowY="hidden">
       <Text bold underline wrap="truncate">{headerLine}</Text>
       {p.rows.length === 0 ? <Text dimColor wrap="truncate">  {p.empty ?? 'Nothing to show.'}</Text> : null}
-      {window.map((row, n) => {
-        const index = scroll + n;
-        const selected = index === p.cursor;
-        return (
-          <Text key={safeKey(p.rowKey, row, index)} inverse={selected && p.focused !== false} bold={selected} wrap="truncate">
-            {selected ? '› ' : '  '}
-            {cols.map((c, i) => {
-              const text = fit(cellText(c, row), widths[i], c.align);
-              const tone = safeTone(c, row);
-              return (
-                <Text key={i} color={colour(tone)}>
-                  {i > 0 ? sep : ''}
-                  {text}
-                </Text>
-              );
-            })}
-          </Text>
-        );
-      })}
+      {window.map((row, n) => (
+        <TableRow key={safeKey(p.rowKey, row, scroll + n)} row={row} selected={scroll + n === p.cursor} focused={p.focused !== false} cols={cols} widths={widths} />
+      ))}
       <Box flexGrow={1} />
       <Text dimColor wrap="truncate">
         {p.rows.length === 0 ? ' ' : `  row ${p.cursor + 1} of ${p.rows.length}${p.rows.length > visible ? `  (showing ${scroll + 1}–${scroll + window.length})` : ''}`}
@@ -66,6 +50,33 @@ export function Table<Row>(p: TableProps<Row>) {
     </Box>
   );
 }
+
+interface RowProps<Row> { row: Row; selected: boolean; focused: boolean; cols: Column<Row>[]; widths: number[] }
+
+/**
+ * One line, built once as one styled string. Memoized: a cursor move or the header's clock redraws
+ * the frame, and rows that did not change are neither recomputed nor diffed again; one string
+ * instead of a Text per cell leaves Ink a tenth of the nodes to walk each frame
+ * (test/bench/RESULTS.md, dashboard-keys). Colours come from chalk, as Ink's own Text colours do.
+ */
+const TableRow = memo(function TableRow<Row>({ row, selected, focused, cols, widths }: RowProps<Row>) {
+  let line = selected ? '› ' : '  ';
+  cols.forEach((c, i) => {
+    line += paint(`${i > 0 ? SEP : ''}${fit(cellText(c, row), widths[i], c.align)}`, colour(safeTone(c, row)));
+  });
+  return (
+    <Text inverse={selected && focused} bold={selected} wrap="truncate">
+      {line}
+    </Text>
+  );
+}) as <Row>(p: RowProps<Row>) => React.ReactElement;
+
+function paint(text: string, color: string | undefined): string {
+  const style = color ? (chalk as unknown as Record<string, ((s: string) => string) | undefined>)[color] : undefined;
+  return typeof style === 'function' ? style(text) : text;
+}
+
+const SEP = ' '.repeat(SEPARATOR);
 
 function safeKey<Row>(rowKey: (r: Row) => string, row: Row, index: number): string {
   try {

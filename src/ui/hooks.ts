@@ -1,14 +1,20 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import { useStdout } from 'ink';
 
-/** The current time, refreshed every `ms` (for "updated 4 s ago" and countdowns). */
+/**
+ * The time of this render, for "updated 4 s ago" and countdowns: the component renders again
+ * when `ms` pass without any other render. A clock on its own interval would draw a frame of its
+ * own every second, and a key landing just after it would wait for Ink's next frame slot (up to
+ * 1000/maxFps ms: the key-to-frame p99 in test/bench/RESULTS.md); while keys or answers redraw
+ * the screen anyway, each of those frames shows the current time.
+ */
 export function useNow(ms = 1000): number {
-  const [now, setNow] = useState(() => Date.now());
+  const [, tick] = useReducer((n: number) => n + 1, 0);
   useEffect(() => {
-    const t = setInterval(() => setNow(Date.now()), ms);
-    return () => clearInterval(t);
-  }, [ms]);
-  return now;
+    const t = setTimeout(tick, ms);
+    return () => clearTimeout(t);
+  });
+  return Date.now();
 }
 
 export interface TerminalSize { columns: number; rows: number }

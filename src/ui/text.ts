@@ -1,4 +1,6 @@
 import stringWidth from 'string-width';
+import { BoundedMap } from './bounded-map.js';
+import { displayWidth } from './display-width.js';
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
@@ -6,24 +8,34 @@ const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
  * Display width, remembered: every frame measures the same cells again, and string-width's
  * path for anything but plain ASCII (marks, dashes, …) costs microseconds per character.
  */
-const widths = new Map<string, number>();
-const WIDTHS_MAX = 5000;
+const widths = new BoundedMap<string, number>(5000);
 
 export function widthOf(s: string): number {
   let w = widths.get(s);
   if (w === undefined) {
-    if (widths.size >= WIDTHS_MAX) widths.clear();
-    w = stringWidth(s);
+    w = displayWidth(s);
     widths.set(s, w);
   }
   return w;
 }
 
-/** Cuts `s` to at most `width` terminal columns, ending in … when it had to cut. */
+const cuts = new BoundedMap<string, string>(5000);
+
+/** Cuts `s` to at most `width` terminal columns, ending in … when it had to cut. Remembered. */
 export function truncate(s: string, width: number): string {
   if (width <= 0) return '';
   if (widthOf(s) <= width) return s;
   if (width === 1) return '…';
+  const key = `${width}\u0000${s}`;
+  let cut = cuts.get(key);
+  if (cut === undefined) {
+    cut = cutTo(s, width);
+    cuts.set(key, cut);
+  }
+  return cut;
+}
+
+function cutTo(s: string, width: number): string {
   let out = '';
   let used = 0;
   for (const { segment } of segmenter.segment(s)) {

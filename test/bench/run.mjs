@@ -115,7 +115,8 @@ function runOne(bench) {
   return new Promise((resolve) => {
     const child = fork(CHILD, [bench.file, OUT_DIR], {
       cwd: REPO,
-      execArgv: ['--import', 'tsx'],
+      // the bundle's Ink frame builder (scripts/ink-frame.mjs) for code run from source
+      execArgv: ['--import', 'tsx', '--import', './scripts/ink-frame-register.mjs'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env: { ...process.env, BENCH_QUICK: flags.has('--quick') ? '1' : '0', NODE_OPTIONS: '' },
     });

@@ -108,3 +108,21 @@ describe('Table', () => {
     expect(widths.reduce((a, b) => a + b, 0) + 2 + 2 * (widths.length - 1)).toBeLessThanOrEqual(60);
   });
 });
+
+describe('Table colours', () => {
+  it("colours each cell by its column's tone, as Ink's own coloured Text would, and the cursor row in inverse", async () => {
+    const { default: chalk } = await import('chalk');
+    const level = chalk.level;
+    chalk.level = 1;
+    try {
+      const toned: Column<Row>[] = [...columns.slice(0, 2), { header: 'N', value: (r) => r.n, tone: (r) => (r.n % 2 ? 'bad' : 'ok'), width: 6 }];
+      const { lastFrame, unmount } = render(<Table columns={toned} rows={rows.slice(0, 3)} rowKey={(r) => r.id} cursor={1} scroll={0} height={6} width={60} />);
+      const lines = lastFrame()!.split('\n');
+      expect(lines[1]).toMatch(/\x1b\[32m {2}0 +\x1b\[39m/);
+      expect(lines[2]).toMatch(/^\x1b\[7m\x1b\[1m› row-0001.*\x1b\[31m {2}1 +\x1b\[39m/);
+      unmount();
+    } finally {
+      chalk.level = level;
+    }
+  });
+});
