@@ -36,7 +36,7 @@ export function ScreenView({ screen, state, data, width, height }: { screen: Any
         <Table
           columns={list.columns}
           rows={data.rows}
-          rowKey={list.rowKey}
+          layoutRows={data.all}
           cursor={state.cursor}
           scroll={state.scroll}
           height={height - (list.summary ? 1 : 0)}

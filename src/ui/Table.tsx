@@ -9,7 +9,6 @@ import { colour } from './theme.js';
 export interface TableProps<Row> {
   columns: Column<Row>[];
   rows: Row[];
-  rowKey: (row: Row) => string;
   cursor: number;
   scroll: number;
   /** lines available: header + rows + position line */
@@ -18,6 +17,11 @@ export interface TableProps<Row> {
   empty?: string;
   /** dims the cursor when another panel has the focus */
   focused?: boolean;
+  /**
+   * the rows column widths are measured on (default `rows`): the list before its filter, so that
+   * columns stay put while a filter is typed and are not measured again on every key
+   */
+  layoutRows?: Row[];
 }
 
 /** Rows a table of `height` lines shows at once. */
@@ -30,7 +34,8 @@ export const visibleRows = (height: number) => Math.max(1, height - 2);
 export function Table<Row>(p: TableProps<Row>) {
   const visible = visibleRows(p.height);
   const scroll = scrollFor(p.cursor, p.scroll, visible, p.rows.length);
-  const sample = useMemo(() => p.rows.slice(0, 500), [p.rows]);
+  const layoutRows = p.layoutRows ?? p.rows;
+  const sample = useMemo(() => layoutRows.slice(0, 500), [layoutRows]);
   const widths = useMemo(() => layoutColumns(p.columns, sample, p.width), [p.columns, sample, p.width]);
   const cols = useMemo(() => p.columns.slice(0, widths.length), [p.columns, widths]);
   const window = p.rows.slice(scroll, scroll + visible);
@@ -40,8 +45,11 @@ export function Table<Row>(p: TableProps<Row>) {
     <Box flexDirection="column" height={p.height} overflowY="hidden">
       <Text bold underline wrap="truncate">{headerLine}</Text>
       {p.rows.length === 0 ? <Text dimColor wrap="truncate">  {p.empty ?? 'Nothing to show.'}</Text> : null}
+      {/* Keyed by index modulo the window: scrolling by one moves one line and redraws the one
+          that came in, and paging by a window redraws the lines in place; neither remounts
+          them (test/bench/RESULTS.md, dashboard-keys). */}
       {window.map((row, n) => (
-        <TableRow key={safeKey(p.rowKey, row, scroll + n)} row={row} selected={scroll + n === p.cursor} focused={p.focused !== false} cols={cols} widths={widths} />
+        <TableRow key={(scroll + n) % visible} row={row} selected={scroll + n === p.cursor} focused={p.focused !== false} cols={cols} widths={widths} />
       ))}
       <Box flexGrow={1} />
       <Text dimColor wrap="truncate">
@@ -77,14 +85,6 @@ function paint(text: string, color: string | undefined): string {
 }
 
 const SEP = ' '.repeat(SEPARATOR);
-
-function safeKey<Row>(rowKey: (r: Row) => string, row: Row, index: number): string {
-  try {
-    return `${rowKey(row)}#${index}`;
-  } catch {
-    return `#${index}`;
-  }
-}
 
 function safeTone<Row>(c: Column<Row>, row: Row) {
   try {

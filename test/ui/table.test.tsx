@@ -30,7 +30,7 @@ function Navigable({ height, data = rows }: { height: number; data?: Row[] }) {
     c = Math.max(0, Math.min(data.length - 1, c));
     return { cursor: c, scroll: scrollFor(c, scroll, page, data.length) };
   }));
-  return <Table columns={columns} rows={data} rowKey={(r) => r.id} cursor={pos.cursor} scroll={pos.scroll} height={height} width={60} />;
+  return <Table columns={columns} rows={data} cursor={pos.cursor} scroll={pos.scroll} height={height} width={60} />;
 }
 
 const tick = () => new Promise((r) => setTimeout(r, 5));
@@ -87,7 +87,7 @@ describe('Table', () => {
       { id: 'row-0001', name: '東京都の非常に長いコネクタ名前がここに続きます東京都の非常に長い', n: 1 },
       { id: 'row-0002', name: 'plain', n: 22 },
     ];
-    const { lastFrame, unmount } = render(<Table columns={columns} rows={wide} rowKey={(r) => r.id} cursor={1} scroll={0} height={6} width={50} />);
+    const { lastFrame, unmount } = render(<Table columns={columns} rows={wide} cursor={1} scroll={0} height={6} width={50} />);
     const lines = lastFrame()!.split('\n').slice(0, 3);
     expect(lines[1]).toContain('…');
     // every row, wide characters included, occupies exactly the table width
@@ -96,7 +96,7 @@ describe('Table', () => {
   });
 
   it('shows what an empty list means', () => {
-    const { lastFrame, unmount } = render(<Table columns={columns} rows={[]} rowKey={(r) => r.id} cursor={0} scroll={0} height={5} width={50} empty="No connector is configured." />);
+    const { lastFrame, unmount } = render(<Table columns={columns} rows={[]} cursor={0} scroll={0} height={5} width={50} empty="No connector is configured." />);
     expect(lastFrame()).toContain('No connector is configured.');
     unmount();
   });
@@ -116,7 +116,7 @@ describe('Table colours', () => {
     chalk.level = 1;
     try {
       const toned: Column<Row>[] = [...columns.slice(0, 2), { header: 'N', value: (r) => r.n, tone: (r) => (r.n % 2 ? 'bad' : 'ok'), width: 6 }];
-      const { lastFrame, unmount } = render(<Table columns={toned} rows={rows.slice(0, 3)} rowKey={(r) => r.id} cursor={1} scroll={0} height={6} width={60} />);
+      const { lastFrame, unmount } = render(<Table columns={toned} rows={rows.slice(0, 3)} cursor={1} scroll={0} height={6} width={60} />);
       const lines = lastFrame()!.split('\n');
       expect(lines[1]).toMatch(/\x1b\[32m {2}0 +\x1b\[39m/);
       expect(lines[2]).toMatch(/^\x1b\[7m\x1b\[1m› row-0001.*\x1b\[31m {2}1 +\x1b\[39m/);

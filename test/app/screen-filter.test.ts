@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { filterRows } from '../../src/app/screen-data.js';
+import type { ListSpec } from '../../src/ui/screen-api.js';
+
+interface Row { id: string; actor: string; n: number }
+const list = {
+  resource: 'rows',
+  columns: [
+    { header: 'ID', value: (r: Row) => r.id },
+    { header: 'Actor', value: (r: Row) => r.actor },
+    { header: 'N', value: (r: Row) => r.n },
+  ],
+  rowKey: (r: Row) => r.id,
+} as unknown as ListSpec<unknown>;
+
+/** What the filter means: a row matches when one of its cells contains the text, ignoring case. */
+const naive = (rows: Row[], filter: string) => rows.filter((r) => [r.id, r.actor, String(r.n)].some((c) => c.toLowerCase().includes(filter.toLowerCase())));
+
+const text = fc.array(fc.constantFrom('a', 'B', 'z', '0', '5', '9', '.', '-', ' ', 'é', '…', '_', 'Q'), { maxLength: 6 }).map((c) => c.join(''));
+
+describe('filtering a list', () => {
+  it('matches what the filter means, through any sequence of typing, deleting and retyping', () => {
+    fc.assert(
+      fc.property(fc.array(fc.record({ id: text, actor: text, n: fc.integer({ min: 0, max: 99999 }) }), { maxLength: 60 }), fc.array(text, { minLength: 1, maxLength: 12 }), (rows, typed) => {
+        // one answer (array) across all the filters, as while a person types
+        for (const word of typed) {
+          for (let n = 1; n <= word.length; n++) expect(filterRows(list, rows, word.slice(0, n))).toEqual(naive(rows, word.slice(0, n)));
+          for (let n = word.length - 1; n >= 1; n--) expect(filterRows(list, rows, word.slice(0, n))).toEqual(naive(rows, word.slice(0, n)));
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('a match never spans two cells', () => {
+    const rows = [{ id: 'ab', actor: 'cd', n: 1 }];
+    expect(filterRows(list, rows, 'bc')).toEqual([]);
+    expect(filterRows(list, rows, 'CD')).toEqual(rows);
+  });
+});
