@@ -28,6 +28,13 @@ export interface CallInput {
   query?: Record<string, unknown>;
   body?: unknown;
   signal?: AbortSignal;
+  /**
+   * A stable name for a query whose URL moves (a rolling "last 24 hours" window): the ETag of the
+   * last answer under this name is offered too, so an unchanged answer to the moved window comes
+   * back 304 instead of being sent, read and drawn again. The server's ETag is its answer's hash,
+   * so a 304 means the bytes are the same.
+   */
+  revalidateAs?: string;
 }
 
 export interface CallResult<T> {
@@ -159,7 +166,9 @@ export class ApiClient {
   async #call<N extends JsonRouteName>(name: N, input: CallInput): Promise<CallResult<RouteData<N>>> {
     const def = routes[name] as RouteDef;
     const path = buildPath(def, this.prefix, input.params, input.query);
-    const cached = def.method === 'GET' ? this.#etags.get(path) : undefined;
+    // a moving query is remembered under its name only: one answer kept per window, not one per URL
+    const cacheKey = input.revalidateAs === undefined ? path : `as:${input.revalidateAs}`;
+    const cached = def.method === 'GET' ? this.#etags.get(cacheKey) : undefined;
     const headers = await this.#headers(cached ? { 'if-none-match': cached.etag } : {});
     let body: string | undefined;
     if (input.body !== undefined) {
@@ -200,7 +209,7 @@ export class ApiClient {
       throw new TransportError('protocol', `the answer to ${def.method} ${def.path} could not be read`);
     }
     const etag = headerOf(res.headers, 'etag');
-    if (def.method === 'GET' && etag) this.#remember(path, { etag, data, issues });
+    if (def.method === 'GET' && etag) this.#remember(cacheKey, { etag, data, issues });
     return { data, status: res.statusCode, requestId, issues, notModified: false };
   }
 

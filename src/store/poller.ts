@@ -159,7 +159,7 @@ export class Poller {
     const before = resources.getState().entries[key];
     if (!before || before.status === 'idle') patchEntry(resources, key, { status: 'loading' });
     try {
-      const res = await this.#o.client.call(r.route, { params: r.params, query: queryAt(r) });
+      const res = await this.#o.client.call(r.route, { params: r.params, query: queryAt(r), ...(r.rolling ? { revalidateAs: key } : {}) });
       if (!(res.notModified && confirmEntry(resources, key, res.data, Date.now(), res.requestId))) {
         patchEntry(resources, key, { data: res.data, error: null, fetchedAt: Date.now(), status: 'ok', stale: false, issues: res.issues, requestId: res.requestId });
       }

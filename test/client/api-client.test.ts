@@ -34,6 +34,28 @@ describe('ApiClient', () => {
     await c.close();
   });
 
+  it('a moving window (rolling start time) is answered 304 when its entries did not change, and 200 when one came in', async () => {
+    const c = client(s.tokens.auditor);
+    const start = (ms: number) => new Date(Date.parse('2020-01-01T00:00:00Z') + ms).toISOString();
+    const enableWeb = () => s.call('PUT', '/v1/admin/channels', { role: 'it_admin', body: { channels: [{ id: 'chan_web', enabled: true }] } });
+    await enableWeb();
+    const first = await c.call('listAudit', { query: { limit: 5, start_time: start(0) }, revalidateAs: 'audit-24h' });
+    expect(first.status).toBe(200);
+    expect(first.data.data.length).toBeGreaterThan(0);
+    // the window moved by 10 s: another URL, the same entries
+    const moved = await c.call('listAudit', { query: { limit: 5, start_time: start(10_000) }, revalidateAs: 'audit-24h' });
+    expect(moved.status).toBe(304);
+    expect(moved.data).toEqual(first.data);
+    // without the name, the moved URL is read whole
+    expect((await client(s.tokens.auditor).call('listAudit', { query: { limit: 5, start_time: start(20_000) } })).status).toBe(200);
+    // a mutation adds an audit entry: the next window is a new answer
+    await enableWeb();
+    const changed = await c.call('listAudit', { query: { limit: 5, start_time: start(30_000) }, revalidateAs: 'audit-24h' });
+    expect(changed.status).toBe(200);
+    expect(changed.data.data[0].id).not.toBe(first.data.data[0].id);
+    await c.close();
+  });
+
   it('accepts the URL with or without /v1/admin', async () => {
     const c = new ApiClient({ url: `${s.url}/v1/admin/`, token: s.tokens.auditor });
     expect((await c.call('session')).data.role).toBe('auditor');
