@@ -29,7 +29,11 @@ export function ScreenView({ screen, state, data, width, height }: { screen: Any
     } catch {
       summary = null;
     }
-    const filterNote = state.filter ? `  ·  ${data.rows.length} of ${data.total} match "${state.filter}"` : '';
+    const filterNote = !state.filter
+      ? ''
+      : data.searching
+        ? `  ·  searching ${data.total} rows for "${state.filter}"…`
+        : `  ·  ${data.rows.length} of ${data.total} match "${state.filter}"`;
     return (
       <Box flexDirection="column" height={height}>
         {list.summary ? <Text wrap="truncate">{sanitize(summary ?? '', 300)}{filterNote}</Text> : null}
@@ -37,6 +41,7 @@ export function ScreenView({ screen, state, data, width, height }: { screen: Any
           columns={list.columns}
           rows={data.rows}
           layoutRows={data.all}
+          counting={data.searching}
           cursor={state.cursor}
           scroll={state.scroll}
           height={height - (list.summary ? 1 : 0)}

@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { useMemo, useReducer } from 'react';
 import { useStore } from 'zustand';
 import { emptyEntry, resourceKey, type ResourceEntry } from '../store/resources.js';
 import type { ScreenUiState } from '../store/ui.js';
@@ -11,6 +11,8 @@ export interface ScreenData {
   primary: ResourceEntry;
   /** list screens: rows after the filter */
   rows: unknown[];
+  /** a filter's search goes on: `rows` are its first matches */
+  searching: boolean;
   /** list screens: every row, before the filter */
   all: unknown[];
   total: number;
@@ -53,6 +55,19 @@ interface SearchIndex {
   masks: Uint32Array;
   /** results by filter text, for typing on and deleting back (Backspace) */
   results: Map<string, number[]>;
+  /** the search the last key started, while it goes on between frames */
+  pending: Search | null;
+}
+
+interface Search {
+  needle: string;
+  want: number;
+  /** the rows searched: a shorter filter's result, or null for all */
+  from: number[] | null;
+  /** how far the search got in them */
+  k: number;
+  at: number[];
+  scheduled: boolean;
 }
 const indexes = new WeakMap<unknown[], SearchIndex>();
 const RESULTS_KEPT = 64;
@@ -63,7 +78,7 @@ function searchIndex(list: ListSpec<unknown>, all: unknown[]): SearchIndex {
     const texts = all.map((row) => rowText(list, row));
     const masks = new Uint32Array(texts.length);
     texts.forEach((t, i) => (masks[i] = maskOf(t)));
-    indexes.set(all, (index = { list, texts, masks, results: new Map() }));
+    indexes.set(all, (index = { list, texts, masks, results: new Map(), pending: null }));
   }
   return index;
 }
@@ -81,29 +96,71 @@ function bitOf(code: number): number {
   return 1 << 31;
 }
 
-/** Indexes of the rows matching `needle` (lower-cased), from the longest filter already answered that it extends. */
-function matching(index: SearchIndex, needle: string): number[] {
-  const known = index.results.get(needle);
-  if (known) return known;
+/** A new search for `needle`, over the result of the longest filter already answered that it extends. */
+function startSearch(index: SearchIndex, needle: string): Search {
   let from: number[] | null = null;
   for (let n = needle.length - 1; n > 0 && !from; n--) from = index.results.get(needle.slice(0, n)) ?? null;
-  const want = maskOf(needle);
+  return { needle, want: maskOf(needle), from, k: 0, at: [], scheduled: false };
+}
+
+/** Searches on until the end, `enough` matches, or `untilMs`; true at the end. */
+function advance(index: SearchIndex, s: Search, enough: number, untilMs: number): boolean {
   const { texts, masks } = index;
-  const at: number[] = [];
+  const { from, want, needle, at } = s;
   const total = from ? from.length : texts.length;
-  for (let k = 0; k < total; k++) {
-    const i = from ? from[k] : k;
-    if (((masks[i] & want) >>> 0) === want && texts[i].includes(needle)) at.push(i);
+  while (s.k < total) {
+    const end = Math.min(total, s.k + 2048);
+    for (let k = s.k; k < end; k++) {
+      const i = from ? from[k] : k;
+      if (((masks[i] & want) >>> 0) === want && texts[i].includes(needle)) at.push(i);
+    }
+    s.k = end;
+    if (s.k < total && (at.length >= enough || performance.now() >= untilMs)) return false;
   }
   if (index.results.size >= RESULTS_KEPT) index.results.clear();
   index.results.set(needle, at);
-  return at;
+  if (index.pending === s) index.pending = null;
+  return true;
 }
 
-/** The rows whose cells contain `filter`, ignoring case. */
-export function filterRows(list: ListSpec<unknown>, all: unknown[], filter: string): unknown[] {
-  const at = matching(searchIndex(list, all), filter.toLowerCase());
-  return at.map((i) => all[i]);
+/** Matches shown by the first frame of a search over a long list: more than a screenful. */
+const FIRST_MATCHES = 300;
+/** Time a search takes at once, on a key and then between frames. */
+const SLICE_MS = 3;
+
+export interface Filtered {
+  rows: unknown[];
+  /** false while the search goes on: `rows` are the first matches, in list order */
+  complete: boolean;
+}
+
+/**
+ * The rows whose cells contain `filter`, ignoring case. Without `onComplete` the whole list is
+ * searched at once. With it, a key's frame gets the first matches (enough to fill the screen)
+ * and the search goes on in slices between frames, then calls `onComplete`: on a list of
+ * 100,000 rows a common word matches most of them, and reading them all on each key made the
+ * frame wait (test/bench/RESULTS.md, dashboard-keys).
+ */
+export function filterRows(list: ListSpec<unknown>, all: unknown[], filter: string, onComplete?: () => void): Filtered {
+  const index = searchIndex(list, all);
+  const needle = filter.toLowerCase();
+  const rowsOf = (at: number[]) => at.map((i) => all[i]);
+  const known = index.results.get(needle);
+  if (known) return { rows: rowsOf(known), complete: true };
+  const s = index.pending?.needle === needle ? index.pending : startSearch(index, needle);
+  index.pending = s;
+  if (advance(index, s, onComplete ? FIRST_MATCHES : Infinity, onComplete ? performance.now() + SLICE_MS : Infinity)) return { rows: rowsOf(s.at), complete: true };
+  if (!s.scheduled) {
+    s.scheduled = true;
+    const step = () => {
+      // a later key started another search: this one is dropped
+      if (index.pending !== s) return;
+      if (advance(index, s, Infinity, performance.now() + SLICE_MS)) onComplete!();
+      else setImmediate(step);
+    };
+    setImmediate(step);
+  }
+  return { rows: rowsOf(s.at), complete: false };
 }
 
 /** The visible screen's resources and rows, from the stores. */
@@ -118,6 +175,12 @@ export function useScreenData(deps: DashboardDeps, screen: AnyScreen, state: Scr
   const primaryId = screen.list?.resource ?? reqs[0]?.id;
   const primary = (primaryId && resources[primaryId]) || emptyEntry('none');
   const all = useMemo(() => (screen.list ? extractRows(screen.list, primary.data) : []), [screen, primary.data]);
-  const rows = useMemo(() => (screen.list && state.filter ? filterRows(screen.list, all, state.filter) : all), [screen, all, state.filter]);
-  return { resources, primary, rows, all, total: all.length };
+  const [searched, searchDone] = useReducer((n: number) => n + 1, 0);
+  const filtered = useMemo(
+    () => (screen.list && state.filter ? filterRows(screen.list, all, state.filter, searchDone) : { rows: all, complete: true }),
+    // `searched` changes when a search that went on between frames is complete
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [screen, all, state.filter, searched],
+  );
+  return { resources, primary, rows: filtered.rows, searching: !filtered.complete, all, total: all.length };
 }

@@ -22,6 +22,8 @@ export interface TableProps<Row> {
    * columns stay put while a filter is typed and are not measured again on every key
    */
   layoutRows?: Row[];
+  /** more rows are coming (a filter still searching): the count is shown as "at least" */
+  counting?: boolean;
 }
 
 /** Rows a table of `height` lines shows at once. */
@@ -53,7 +55,7 @@ export function Table<Row>(p: TableProps<Row>) {
       ))}
       <Box flexGrow={1} />
       <Text dimColor wrap="truncate">
-        {p.rows.length === 0 ? ' ' : `  row ${p.cursor + 1} of ${p.rows.length}${p.rows.length > visible ? `  (showing ${scroll + 1}–${scroll + window.length})` : ''}`}
+        {p.rows.length === 0 ? ' ' : `  row ${p.cursor + 1} of ${p.rows.length}${p.counting ? '+' : ''}${p.rows.length > visible ? `  (showing ${scroll + 1}–${scroll + window.length})` : ''}`}
       </Text>
     </Box>
   );

@@ -25,8 +25,8 @@ describe('filtering a list', () => {
       fc.property(fc.array(fc.record({ id: text, actor: text, n: fc.integer({ min: 0, max: 99999 }) }), { maxLength: 60 }), fc.array(text, { minLength: 1, maxLength: 12 }), (rows, typed) => {
         // one answer (array) across all the filters, as while a person types
         for (const word of typed) {
-          for (let n = 1; n <= word.length; n++) expect(filterRows(list, rows, word.slice(0, n))).toEqual(naive(rows, word.slice(0, n)));
-          for (let n = word.length - 1; n >= 1; n--) expect(filterRows(list, rows, word.slice(0, n))).toEqual(naive(rows, word.slice(0, n)));
+          for (let n = 1; n <= word.length; n++) expect(filterRows(list, rows, word.slice(0, n)).rows).toEqual(naive(rows, word.slice(0, n)));
+          for (let n = word.length - 1; n >= 1; n--) expect(filterRows(list, rows, word.slice(0, n)).rows).toEqual(naive(rows, word.slice(0, n)));
         }
       }),
       { numRuns: 400 },
@@ -35,7 +35,32 @@ describe('filtering a list', () => {
 
   it('a match never spans two cells', () => {
     const rows = [{ id: 'ab', actor: 'cd', n: 1 }];
-    expect(filterRows(list, rows, 'bc')).toEqual([]);
-    expect(filterRows(list, rows, 'CD')).toEqual(rows);
+    expect(filterRows(list, rows, 'bc').rows).toEqual([]);
+    expect(filterRows(list, rows, 'CD').rows).toEqual(rows);
+  });
+
+  it('over a long list, a key gets the first matches at once and the search completes between frames', async () => {
+    const rows: Row[] = Array.from({ length: 200_000 }, (_, i) => ({ id: `row-${i}`, actor: i % 3 ? 'svc-ingest' : 'alice', n: i }));
+    let completed = 0;
+    const first = filterRows(list, rows, 'svc', () => completed++);
+    expect(first.complete).toBe(false);
+    // the first matches, in list order: enough to fill a screen
+    expect(first.rows.length).toBeGreaterThanOrEqual(300);
+    expect(first.rows.slice(0, 3)).toEqual([rows[1], rows[2], rows[4]]);
+    await new Promise<void>((resolve) => {
+      const wait = () => (completed ? resolve() : setTimeout(wait, 5));
+      wait();
+    });
+    expect(completed).toBe(1);
+    const done = filterRows(list, rows, 'svc', () => completed++);
+    expect(done.complete).toBe(true);
+    expect(done.rows).toEqual(naive(rows, 'svc'));
+    // a search dropped for a newer key never completes into the screen
+    let dropped = 0;
+    filterRows(list, rows, 'svc-i', () => dropped++);
+    const newer = filterRows(list, rows, 'svc-in', () => completed++);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(dropped).toBe(0);
+    expect(filterRows(list, rows, 'svc-in').rows).toHaveLength(newer.complete ? newer.rows.length : naive(rows, 'svc-in').length);
   });
 });

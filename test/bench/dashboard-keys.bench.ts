@@ -7,7 +7,7 @@ import { patchScreen, screenState } from '../../src/store/ui.js';
 import type { AuditEntry } from '../../src/contract/index.js';
 import { screens } from '../../screens/index.js';
 import { auditScreen } from '../../screens/audit.js';
-import { startTestServer } from '../helpers/server.js';
+import { issueToken, startServer } from './lib/cli-server.js';
 import { copyAuditDb, ensureAuditDb } from './lib/audit-db.js';
 import { renderApp, type InkHarness } from './lib/ink-harness.js';
 import { loadAverage, median, percentile } from './lib/stats.js';
@@ -17,6 +17,7 @@ import type { BenchContext, Figure } from './lib/types.js';
  * Issue 4, point 2: keypress to rendered frame on the audit screen holding 100,000 entries. The
  * real App (shell, audit screen, Table) is rendered by Ink with the CLI's frame options into a
  * 120x40 in-memory terminal; keys go through the CLI's KeyStdin; Ink's onRender marks the frame.
+ * The server is the built CLI's `serve` in its own process, on the cached 100,000-entry trail.
  * The audit screen pages by cursor, at most 500 entries a page, so it never holds 100,000 rows
  * from the server by itself: the benchmark reads all 100,000 from a real server (200 pages of
  * 500 through the same client) and puts them into the screen's resource, polling stopped; the
@@ -69,9 +70,12 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
   const load0 = loadAverage();
   const cached = ensureAuditDb(ctx.outDir, 100_000, ctx.log);
   const dataDir = copyAuditDb(cached, ctx.outDir, `keys-${process.pid}`);
-  const srv = await startTestServer({ dataDir });
-  const client = new ApiClient({ url: srv.url, token: srv.tokens.auditor });
-  const deps: DashboardDeps = createDashboard({ client, token: srv.tokens.auditor, screens, refreshMs: 2000, initialScreen: 'audit', clipboard: () => undefined });
+  // the built server in its own process, as on the appliance: its work answering polls must not
+  // land on the dashboard's thread
+  const srv = await startServer(dataDir);
+  const token = issueToken(dataDir, 'auditor', 'bench-keys');
+  const client = new ApiClient({ url: srv.url, token });
+  const deps: DashboardDeps = createDashboard({ client, token, screens, refreshMs: 2000, initialScreen: 'audit', clipboard: () => undefined });
   // the largest page the screen offers
   patchScreen(deps.ui, 'audit', { extra: { pageSize: 500 } });
   const h = renderApp(deps, COLUMNS, ROWS);
@@ -138,7 +142,7 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
   } finally {
     h.unmount();
     await deps.close();
-    await srv.close();
+    await srv.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
