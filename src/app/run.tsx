@@ -7,17 +7,18 @@ import type { DashboardDeps } from './deps.js';
 
 /** How Ink draws frames (also used by the benchmarks in test/bench, which measure them). */
 export const FRAME_OPTIONS = {
-  // Ink draws at most one frame per 1000/maxFps ms; a key landing just after another frame (the
-  // header's clock draws one a second) waits for the rest of that window. A frame costs about
-  // 10 ms, so 60 fps still merges bursts (a paste, answers landing together) and keeps a slow SSH
-  // link from being flooded, while cutting that wait from 33 to 17 ms: key-to-frame p99 on the
-  // audit screen went from 47–55 ms at 30 fps to 29–41 ms (test/bench/RESULTS.md, dashboard-keys).
+  // Ink draws at most one frame per 1000/maxFps ms and holds a later one for the rest of that
+  // window. 60 merges bursts (a paste, answers landing together) and keeps a slow SSH link from
+  // being flooded; keys rarely meet a held frame since the header's clock draws only when
+  // nothing else did for a second (useNow). A frame costs 1-3 ms with the dashboard's frame
+  // builder (src/ui/ink-frame/), so a lower limit would only add waiting (test/bench/RESULTS.md,
+  // dashboard-keys).
   maxFps: 60,
   // Ink 6.8 offers incrementalRendering, but with a trailing newline (any frame shorter than
   // the terminal) it moves the cursor up one line too few, so every update leaves the old
   // first line behind (reproduced in tmux). The full redraw is correct; keep it. It would not make
-  // keys faster either: it only writes fewer bytes, while the time goes into building the frame
-  // (Ink's renderTime, ~10 ms at 120x40, is measured before the write).
+  // keys faster either: it writes fewer bytes once the frame is built, and the frame builder
+  // already keeps the rows that did not change.
   incrementalRendering: false,
 } as const;
 
