@@ -83,6 +83,17 @@ describe("the dashboard's Ink frame builder", () => {
     );
   });
 
+  it('gives the same frames for table-like rows: one simple line a row from the left edge, styled or trailing spaces included', () => {
+    const simpleLine = fc.array(fc.oneof(simplePiece, fc.constant(' '), fc.constant('\x1b[7m  ')), { maxLength: 50 }).map((p) => p.join(''));
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 60 }), fc.array(simpleLine, { minLength: 1, maxLength: 6 }), (width, lines) => {
+        const ops: Op[] = lines.map((text, y) => ({ type: 'write', x: 0, y, text, transformers: y % 2 ? [0] : [] }));
+        expect(draw(FrameOutput, width, lines.length, ops)).toEqual(draw(InkOutput, width, lines.length, ops));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('a table moving its cursor up and down gives the frames Ink gives', () => {
     const rows = Array.from({ length: 30 }, (_, i) => `  ${String(i).padStart(3)}  entry ${i} ✓ – gateway.key.create …`);
     const frameWith = (cursor: number): Op[] =>

@@ -2,6 +2,7 @@ import sliceAnsi from 'slice-ansi';
 import { diffAnsiCodes, ansiCodesToString, reduceAnsiCodesIncremental, styledCharsFromTokens, tokenize, type AnsiCode, type StyledChar } from '@alcalzone/ansi-tokenize';
 import { BoundedMap } from '../bounded-map.js';
 import { displayWidth, NARROW_CLASS } from '../display-width.js';
+import widestLine from './widest-line.js';
 
 /**
  * Ink's frame builder (ink/build/output.js, Ink 6.8) with its result kept between frames.
@@ -30,23 +31,12 @@ interface Piece { x: number; line: string }
 const finishedRows = new BoundedMap<string, string>(4000);
 const styledLines = new BoundedMap<string, StyledChar[]>(4000);
 const widths = new BoundedMap<string, number>(20_000);
-const blockWidths = new BoundedMap<string, number>(4000);
 
 function widthOf(text: string): number {
   let w = widths.get(text);
   if (w === undefined) {
     w = displayWidth(text);
     widths.set(text, w);
-  }
-  return w;
-}
-
-function widestLineOf(text: string): number {
-  let w = blockWidths.get(text);
-  if (w === undefined) {
-    w = 0;
-    for (const line of text.split('\n')) w = Math.max(w, widthOf(line));
-    blockWidths.set(text, w);
   }
   return w;
 }
@@ -113,6 +103,12 @@ function styledCharsToString(chars: StyledChar[]): string {
 
 /** One row as Ink builds it: blanks, then each piece's characters placed in order. */
 function buildRow(width: number, pieces: Piece[]): string {
+  // One simple line from the left edge (a table row): the blanks after it would only be trimmed
+  // off again, after the same closing codes.
+  if (pieces.length === 1 && pieces[0].x === 0 && SIMPLE_LINE.test(pieces[0].line)) {
+    const chars = styledCharsOf(pieces[0].line);
+    if (chars.length <= width) return styledCharsToString(chars).trimEnd();
+  }
   const row: StyledChar[] = [];
   for (let x = 0; x < width; x++) row.push(blank());
   for (const { x, line } of pieces) {
@@ -174,7 +170,7 @@ export default class Output {
         const clipHorizontally = typeof clip.x1 === 'number' && typeof clip.x2 === 'number';
         const clipVertically = typeof clip.y1 === 'number' && typeof clip.y2 === 'number';
         if (clipHorizontally) {
-          const width = widestLineOf(text);
+          const width = widestLine(text);
           if (x + width < clip.x1! || x > clip.x2!) continue;
         }
         if (clipVertically) {
