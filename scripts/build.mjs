@@ -29,7 +29,7 @@ const yogaWithoutFetch = {
 
 // Ink keeps the size of every text it ever laid out in a module-level Map that is never cleared:
 // a dashboard showing new rows all day grows by that much (test/bench/RESULTS.md,
-// dashboard-memory). Bounded here: cleared when it holds 10,000 texts (a frame has ~100).
+// dashboard-memory). Bounded here: cleared when it holds 2,000 texts (a frame has ~100).
 const INK_MEASURE = 'cache.set(text, dimensions);';
 const inkMeasureBounded = {
   name: 'ink-measure-cache-bounded',
@@ -37,7 +37,24 @@ const inkMeasureBounded = {
     b.onLoad({ filter: /ink[\\/]build[\\/]measure-text\.js$/ }, (args) => {
       const code = readFileSync(args.path, 'utf8');
       if (!code.includes(INK_MEASURE)) return { contents: code, loader: 'js', warnings: [{ text: 'ink changed: its text measure cache is unbounded again' }] };
-      return { contents: code.replace(INK_MEASURE, `if (cache.size >= 10000) cache.clear(); ${INK_MEASURE}`), loader: 'js' };
+      return { contents: code.replace(INK_MEASURE, `if (cache.size >= 2000) cache.clear(); ${INK_MEASURE}`), loader: 'js' };
+    });
+  },
+};
+
+// Ink also keeps every text it cut or wrapped to fit (wrap-text.js, a plain object never
+// emptied): a long key-hint line or summary that changes with the data adds one each time.
+const INK_WRAP = 'cache[cacheKey] = wrappedText;';
+const inkWrapBounded = {
+  name: 'ink-wrap-cache-bounded',
+  setup(b) {
+    b.onLoad({ filter: /ink[\\/]build[\\/]wrap-text\.js$/ }, (args) => {
+      const code = readFileSync(args.path, 'utf8');
+      if (!code.includes(INK_WRAP) || !code.includes('const cache = {};')) return { contents: code, loader: 'js', warnings: [{ text: 'ink changed: its wrap cache is unbounded again' }] };
+      const bounded = code
+        .replace('const cache = {};', 'let cache = {}; let cacheSize = 0;')
+        .replace(INK_WRAP, `if (++cacheSize > 2000) { cache = {}; cacheSize = 1; } ${INK_WRAP}`);
+      return { contents: bounded, loader: 'js' };
     });
   },
 };
@@ -57,7 +74,7 @@ await build({
   define: { 'process.env.NODE_ENV': '"production"' },
   external: ['better-sqlite3', 'react-devtools-core', 'oidc-provider'],
   banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-  plugins: [yogaWithoutFetch, inkMeasureBounded, inkFrame],
+  plugins: [yogaWithoutFetch, inkMeasureBounded, inkWrapBounded, inkFrame],
   logLevel: 'warning',
 });
 // chunk names are content hashes, so files of the old bundle are never overwritten: the old

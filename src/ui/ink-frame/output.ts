@@ -27,10 +27,13 @@ type Operation = { type: 'write'; x: number; y: number; text: string; transforme
 /** What is written to one row: each piece is a line placed at a column. */
 interface Piece { x: number; line: string }
 
-// Bounded so that a dashboard showing new rows all day does not grow; a frame has ~40 rows.
-const finishedRows = new BoundedMap<string, string>(4000);
-const styledLines = new BoundedMap<string, StyledChar[]>(4000);
-const widths = new BoundedMap<string, number>(20_000);
+// Bounded so that a dashboard showing new rows all day does not grow (a frame has ~40 rows; all
+// twelve screens ~500): finished rows are strings, a few hundred bytes each. Styled characters
+// are objects, ~50 bytes a character, so only lines that take ansi-tokenize's slow path are
+// kept (test/bench/RESULTS.md, dashboard-memory).
+const finishedRows = new BoundedMap<string, string>(1500);
+const styledLines = new BoundedMap<string, StyledChar[]>(300);
+const widths = new BoundedMap<string, number>(5000);
 
 function widthOf(text: string): number {
   let w = widths.get(text);
@@ -42,9 +45,10 @@ function widthOf(text: string): number {
 }
 
 function styledCharsOf(line: string): StyledChar[] {
+  if (SIMPLE_LINE.test(line)) return simpleStyledChars(line);
   let chars = styledLines.get(line);
   if (chars === undefined) {
-    chars = SIMPLE_LINE.test(line) ? simpleStyledChars(line) : styledCharsFromTokens(tokenize(line));
+    chars = styledCharsFromTokens(tokenize(line));
     styledLines.set(line, chars);
   }
   return chars;

@@ -6,7 +6,7 @@ import { BoundedMap } from '../bounded-map.js';
  * twice (for layout in measure-text, then to decide whether to wrap or cut it) and again on every
  * frame; one cache for both. Replaces widest-line in those two Ink modules (scripts/ink-frame.mjs).
  */
-const cache = new BoundedMap<string, number>(8000);
+const cache = new BoundedMap<string, number>(2000);
 
 export default function widestLine(text: string): number {
   let width = cache.get(text);
