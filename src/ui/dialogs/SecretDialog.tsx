@@ -3,6 +3,7 @@ import { Text, Transform, useInput } from 'ink';
 import { Frame } from './Frame.js';
 import { colour } from '../theme.js';
 import { sanitize } from '../sanitize.js';
+import { keepOut } from '../ink-frame/keep-out.js';
 
 export interface SecretProps {
   title: string;
@@ -50,7 +51,8 @@ const MASK = '•';
 /**
  * Ink keeps every text it lays out in module-level caches (measure-text, wrap-text) for the
  * life of the process. The secret must not become such a text: the layout sees a mask of the
- * same length, and the secret replaces it only in the finished line, which nothing keeps.
+ * same length, and the secret replaces it only in the finished line, which the frame builder is
+ * told not to keep (keepOut).
  */
 function RevealedAtOutput({ secret }: { secret: string }) {
   const chars = [...secret].map((c) => (c === MASK ? '?' : c));
@@ -60,7 +62,7 @@ function RevealedAtOutput({ secret }: { secret: string }) {
     return line.replace(/•/g, () => chars[next++] ?? MASK);
   };
   return (
-    <Transform transform={reveal}>
+    <Transform transform={keepOut(reveal)}>
       <Text bold wrap="wrap">{MASK.repeat(chars.length)}</Text>
     </Transform>
   );

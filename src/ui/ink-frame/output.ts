@@ -3,6 +3,7 @@ import { diffAnsiCodes, ansiCodesToString, reduceAnsiCodesIncremental, styledCha
 import { BoundedMap } from '../bounded-map.js';
 import { displayWidth, NARROW_CLASS } from '../display-width.js';
 import widestLine from './widest-line.js';
+import { isKeptOut } from './keep-out.js';
 
 /**
  * Ink's frame builder (ink/build/output.js, Ink 6.8) with its result kept between frames.
@@ -25,7 +26,7 @@ interface Clip { x1?: number; x2?: number; y1?: number; y2?: number }
 type Operation = { type: 'write'; x: number; y: number; text: string; transformers: Transformer[] } | { type: 'clip'; clip: Clip } | { type: 'unclip' };
 
 /** What is written to one row: each piece is a line placed at a column. */
-interface Piece { x: number; line: string }
+interface Piece { x: number; line: string; keptOut?: boolean }
 
 // Bounded so that a dashboard showing new rows all day does not grow (a frame has ~40 rows; all
 // twelve screens ~500): finished rows are strings, a few hundred bytes each. Styled characters
@@ -201,13 +202,19 @@ export default class Output {
         const row = rows[y + offsetY];
         // Ink skips a line outside the frame without moving on to the next row
         if (!row) continue;
-        for (const transformer of transformers) line = transformer(line, index);
-        row.push({ x, line });
+        let keptOut = false;
+        for (const transformer of transformers) {
+          line = transformer(line, index);
+          keptOut ||= isKeptOut(transformer);
+        }
+        row.push(keptOut ? { x, line, keptOut } : { x, line });
         offsetY++;
       }
     }
     const output = rows
       .map((pieces) => {
+        // a line revealing a secret (keepOut) is drawn and forgotten
+        if (pieces.some((p) => p.keptOut)) return buildRow(this.width, pieces);
         const key = rowKey(this.width, pieces);
         let finished = finishedRows.get(key);
         if (finished === undefined) {
