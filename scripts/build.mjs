@@ -12,52 +12,55 @@ const next = `${root}dist.next-${process.pid}`;
 const old = `${root}dist.old-${process.pid}`;
 rmSync(next, { recursive: true, force: true });
 
+/**
+ * An esbuild plugin that edits one dependency file as it is bundled: each [find, replace] must
+ * be found, else the file is bundled as it is with `changed` as a warning (the dependency moved on
+ * and the patch needs looking at; the product still works, only slower or larger).
+ */
+function sourcePatch(name, file, edits, changed) {
+  return {
+    name,
+    setup(b) {
+      b.onLoad({ filter: file }, (args) => {
+        const code = readFileSync(args.path, 'utf8');
+        if (!edits.every(([find]) => code.includes(find))) return { contents: code, loader: 'js', warnings: [{ text: changed }] };
+        return { contents: edits.reduce((c, [find, replace]) => c.replace(find, replace), code), loader: 'js' };
+      });
+    },
+  };
+}
+
 // Ink's layout engine (yoga-layout) embeds its WebAssembly as a data: URL and, wherever a global
 // fetch exists, reads it with fetch(): on Node that loads Node's internal undici first, ~10 ms
 // of every dashboard start. Its own synchronous base64 decoder does the same job without it.
-const YOGA_FETCH = 'function ya(){return w||"function"!=typeof fetch?';
-const yogaWithoutFetch = {
-  name: 'yoga-without-fetch',
-  setup(b) {
-    b.onLoad({ filter: /yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/ }, (args) => {
-      const code = readFileSync(args.path, 'utf8');
-      if (!code.includes(YOGA_FETCH)) return { contents: code, loader: 'js', warnings: [{ text: 'yoga-layout changed: its wasm is read with fetch() again (slower start)' }] };
-      return { contents: code.replace(YOGA_FETCH, 'function ya(){return true?'), loader: 'js' };
-    });
-  },
-};
+const yogaWithoutFetch = sourcePatch(
+  'yoga-without-fetch',
+  /yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/,
+  [['function ya(){return w||"function"!=typeof fetch?', 'function ya(){return true?']],
+  'yoga-layout changed: its wasm is read with fetch() again (slower start)',
+);
 
 // Ink keeps the size of every text it ever laid out in a module-level Map that is never cleared:
 // a dashboard showing new rows all day grows by that much (test/bench/RESULTS.md,
 // dashboard-memory). Bounded here: cleared when it holds 2,000 texts (a frame has ~100).
-const INK_MEASURE = 'cache.set(text, dimensions);';
-const inkMeasureBounded = {
-  name: 'ink-measure-cache-bounded',
-  setup(b) {
-    b.onLoad({ filter: /ink[\\/]build[\\/]measure-text\.js$/ }, (args) => {
-      const code = readFileSync(args.path, 'utf8');
-      if (!code.includes(INK_MEASURE)) return { contents: code, loader: 'js', warnings: [{ text: 'ink changed: its text measure cache is unbounded again' }] };
-      return { contents: code.replace(INK_MEASURE, `if (cache.size >= 2000) cache.clear(); ${INK_MEASURE}`), loader: 'js' };
-    });
-  },
-};
+const inkMeasureBounded = sourcePatch(
+  'ink-measure-cache-bounded',
+  /ink[\\/]build[\\/]measure-text\.js$/,
+  [['cache.set(text, dimensions);', 'if (cache.size >= 2000) cache.clear(); cache.set(text, dimensions);']],
+  'ink changed: its text measure cache is unbounded again',
+);
 
 // Ink also keeps every text it cut or wrapped to fit (wrap-text.js, a plain object never
 // emptied): a long key-hint line or summary that changes with the data adds one each time.
-const INK_WRAP = 'cache[cacheKey] = wrappedText;';
-const inkWrapBounded = {
-  name: 'ink-wrap-cache-bounded',
-  setup(b) {
-    b.onLoad({ filter: /ink[\\/]build[\\/]wrap-text\.js$/ }, (args) => {
-      const code = readFileSync(args.path, 'utf8');
-      if (!code.includes(INK_WRAP) || !code.includes('const cache = {};')) return { contents: code, loader: 'js', warnings: [{ text: 'ink changed: its wrap cache is unbounded again' }] };
-      const bounded = code
-        .replace('const cache = {};', 'let cache = {}; let cacheSize = 0;')
-        .replace(INK_WRAP, `if (++cacheSize > 2000) { cache = {}; cacheSize = 1; } ${INK_WRAP}`);
-      return { contents: bounded, loader: 'js' };
-    });
-  },
-};
+const inkWrapBounded = sourcePatch(
+  'ink-wrap-cache-bounded',
+  /ink[\\/]build[\\/]wrap-text\.js$/,
+  [
+    ['const cache = {};', 'let cache = {}; let cacheSize = 0;'],
+    ['cache[cacheKey] = wrappedText;', 'if (++cacheSize > 2000) { cache = {}; cacheSize = 1; } cache[cacheKey] = wrappedText;'],
+  ],
+  'ink changed: its wrap cache is unbounded again',
+);
 
 await build({
   entryPoints: { cli: 'src/cli/main.ts' },

@@ -31,10 +31,6 @@ export function extractRows(list: ListSpec<unknown>, data: unknown): unknown[] {
   return Array.isArray(d) ? d : [];
 }
 
-export function rowMatches(list: ListSpec<unknown>, row: unknown, filter: string): boolean {
-  return rowText(list, row).includes(filter.toLowerCase());
-}
-
 /** A row's cells, lower-cased, joined by a character no one types (a match stays in one cell). */
 function rowText(list: ListSpec<unknown>, row: unknown): string {
   let t = '';

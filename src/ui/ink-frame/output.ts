@@ -13,9 +13,10 @@ import { isKeptOut } from './keep-out.js';
  * string. Its caches live for one frame. On the dashboard one key changes two or three rows of
  * forty, so this version groups what is written by row and keeps each row's finished string,
  * keyed by exactly what was written to it (x, text after transformers) and the frame width: an
- * unchanged row costs a lookup. A row that changed is built the way Ink builds it, from
- * remembered styled characters and widths. The output is identical to Ink's, character for
- * character (test/ui/ink-frame-output.test.ts compares the two on random frames).
+ * unchanged row costs a lookup. A row that changed is built the way Ink builds it, with a fast
+ * path for lines of one-column characters and SGR codes, and remembered widths. The output is
+ * identical to Ink's, character for character (test/ui/ink-frame-output.test.ts compares the two
+ * on random frames).
  *
  * It replaces Ink's module in the bundle (scripts/ink-frame.mjs, used by scripts/build.mjs and
  * by the benchmarks' module hook); the interface is Ink's: write, clip, unclip, get.
