@@ -6,7 +6,7 @@ import type { TestServer } from '../helpers/server.js';
 import { ensureBuilt } from '../helpers/child-server.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
-import { CLIENT_ID, sessionPath, signIn, startAppliance, startProvider } from './world.js';
+import { revokeRefreshToken, sessionPath, signIn, startAppliance, startProvider, stored } from './world.js';
 import { writeSession } from '../../src/auth-session/store.js';
 
 let op: OidcPeer;
@@ -20,7 +20,6 @@ afterAll(async () => {
   await Promise.all([s?.close(), op?.close()]);
 });
 
-const stored = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 const envFor = (file: string) => ({ XDG_CONFIG_HOME: dirname(dirname(file)) });
 
 // The built CLI as a child, with the stored sign-in in a temporary XDG_CONFIG_HOME.
@@ -57,12 +56,7 @@ describe.concurrent('get and export with the stored sign-in (no token option)', 
   it('an expired sign-in says to run appliance-admin login (no prompt in a one-shot command)', async () => {
     const file = sessionPath();
     await signIn(op, 'alice', file, { applianceUrl: s.url });
-    const res = await fetch(`${op.issuer}/token/revocation`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ token: stored(file).refresh_token, client_id: CLIENT_ID, token_type_hint: 'refresh_token' }),
-    });
-    expect(res.status).toBe(200);
+    expect(await revokeRefreshToken(op, file)).toBe(true);
     writeSession(file, { ...stored(file), obtained_at: Date.now() - 700_000, expires_at: Date.now() - 100_000 });
     const r = await runCli(['get', 'connectors', '--json'], { env: envFor(file) });
     expect(r.code).toBe(1);

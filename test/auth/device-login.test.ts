@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { OidcPeer } from '../helpers/oidc.js';
 import type { TestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/fixtures.js';
-import { ACCOUNTS, AUDIENCE, CLIENT_ID, sessionPath, signIn, startAppliance, startProvider } from './world.js';
+import { ACCOUNTS, AUDIENCE, CLIENT_ID, sessionPath, signIn, startAppliance, startProvider, stored } from './world.js';
 import { deviceLogin, DeviceLoginError, getAccessToken, IdentityProviderUnavailableError, type DevicePrompt } from '../../src/auth-session/index.js';
 import { main } from '../../src/cli/main.js';
 
@@ -19,7 +19,6 @@ afterAll(async () => {
   await Promise.all([s?.close(), op?.close()]);
 });
 
-const stored = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 
 // Each case has its own session file and device code, so they run side by side (polls wait 1 s).
 describe.concurrent('device sign-in against a real OpenID provider and the real appliance', () => {

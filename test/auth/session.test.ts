@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { OidcPeer } from '../helpers/oidc.js';
 import type { TestServer } from '../helpers/server.js';
 import { revokeToken } from '../../src/server/tokens.js';
-import { AUDIENCE, CLIENT_ID, sessionPath, signIn, startAppliance, startProvider } from './world.js';
+import { AUDIENCE, CLIENT_ID, revokeRefreshToken, sessionPath, signIn, startAppliance, startProvider, stored } from './world.js';
 import {
   currentSession,
   explainAuthFailure,
@@ -31,7 +31,6 @@ afterAll(async () => {
   await Promise.all([s?.close(), op?.close()]);
 });
 
-const stored = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 const REFRESH = 'refresh_token';
 
 /** Asks the provider's token endpoint directly whether a refresh token is still good. */
@@ -134,12 +133,7 @@ describe.concurrent('when the sign-in can no longer be renewed', () => {
   it('throws SessionExpiredError for a revoked refresh token, keeping what a new sign-in needs', async () => {
     const file = sessionPath();
     await signIn(op, 'alice', file, { applianceUrl: s.url });
-    const res = await fetch(`${op.issuer}/token/revocation`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ token: stored(file).refresh_token, client_id: CLIENT_ID, token_type_hint: 'refresh_token' }),
-    });
-    expect(res.status).toBe(200);
+    expect(await revokeRefreshToken(op, file)).toBe(true);
     const err = await getAccessToken({ file, refreshMarginMs: 60_000 }).catch((e) => e);
     expect(err).toBeInstanceOf(SessionExpiredError);
     expect(err.message).toBe('your sign-in has expired; run appliance-admin login again');

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startOidcProvider, type OidcPeer } from '../helpers/oidc.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -47,4 +48,17 @@ export function signIn(op: OidcPeer, account: Account, file: string, extra: { ap
     ...extra,
     onPrompt: (p) => op.approveDevice(p.verificationUriComplete!, account),
   });
+}
+
+/** The stored sign-in file, as written. */
+export const stored = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
+
+/** Revokes the stored sign-in's refresh token at the provider (its revocation endpoint); true when it answered 200. */
+export async function revokeRefreshToken(op: OidcPeer, file: string): Promise<boolean> {
+  const res = await fetch(`${op.issuer}/token/revocation`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token: stored(file).refresh_token, client_id: CLIENT_ID, token_type_hint: 'refresh_token' }),
+  });
+  return res.status === 200;
 }
