@@ -4,11 +4,11 @@ import stripAnsi from 'strip-ansi';
 /**
  * Characters string-width counts as one column each, one code point per grapheme, that the
  * dashboard and the data it shows use most: printable ASCII, Latin-1 and Latin Extended-A
- * letters, general punctuation (– — ‘ ’ “ ” • … ‰ ′), arrows, box drawing, block elements and
+ * letters, general punctuation (– — ‘ ’ “ ” • … ‰ ′), arrows, the ⏎ of the key hints, box drawing, block elements and
  * geometric shapes (● ▲ ◌ ○ ◆), and the ✓ ✕ ✗ marks. test/ui/display-width.test.ts checks every
  * one of them against string-width.
  */
-export const NARROW_CLASS = '\\u0020-\\u007E\\u00A0-\\u00AC\\u00AE-\\u017F\\u2010-\\u2027\\u2030-\\u205E\\u2190-\\u21FF\\u2500-\\u25FC\\u2713\\u2715\\u2717';
+export const NARROW_CLASS = '\\u0020-\\u007E\\u00A0-\\u00AC\\u00AE-\\u017F\\u2010-\\u2027\\u2030-\\u205E\\u2190-\\u21FF\\u23CE\\u2500-\\u25FC\\u2713\\u2715\\u2717';
 const NARROW_ONLY = new RegExp(`^[${NARROW_CLASS}]*$`);
 
 /**

@@ -1,8 +1,7 @@
 import stringWidth from 'string-width';
 import { BoundedMap } from './bounded-map.js';
 import { displayWidth } from './display-width.js';
-
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+import { graphemes } from './graphemes.js';
 
 /**
  * Display width, remembered: every frame measures the same cells again, and string-width's
@@ -38,7 +37,7 @@ export function truncate(s: string, width: number): string {
 function cutTo(s: string, width: number): string {
   let out = '';
   let used = 0;
-  for (const { segment } of segmenter.segment(s)) {
+  for (const { segment } of graphemes(s)) {
     const w = widthOf(segment);
     if (used + w > width - 1) break;
     out += segment;
@@ -70,7 +69,7 @@ export function wrapText(s: string, width: number): string[] {
     let rest = word;
     while (stringWidth(rest) > width) {
       let cut = '';
-      for (const { segment } of segmenter.segment(rest)) {
+      for (const { segment } of graphemes(rest)) {
         if (stringWidth(cut + segment) > width) break;
         cut += segment;
       }

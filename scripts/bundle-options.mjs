@@ -1,0 +1,95 @@
+// The esbuild settings of the CLI bundle: production React, the dependency edits below and the
+// dashboard's frame builder. Used by scripts/build.mjs, and by the start benchmark and the
+// bundle test, so they measure and check exactly what ships.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { inkFrame } from './ink-frame.mjs';
+
+/**
+ * An esbuild plugin that edits one dependency file as it is bundled: each [find, replace] must
+ * be found, else the file is bundled as it is with `changed` as a warning (the dependency moved on
+ * and the patch needs looking at; the product still works, only slower or larger).
+ */
+export function sourcePatch(name, file, edits, changed) {
+  return {
+    name,
+    setup(b) {
+      b.onLoad({ filter: file }, (args) => {
+        const code = readFileSync(args.path, 'utf8');
+        if (!edits.every(([find]) => code.includes(find))) return { contents: code, loader: 'js', warnings: [{ text: changed }] };
+        return { contents: edits.reduce((c, [find, replace]) => c.replace(find, replace), code), loader: 'js' };
+      });
+    },
+  };
+}
+
+// Ink's layout engine (yoga-layout) embeds its WebAssembly as a data: URL and, wherever a global
+// fetch exists, reads it with fetch(): on Node that loads Node's internal undici first, ~10 ms
+// of every dashboard start. Its own synchronous base64 decoder does the same job without it.
+export const yogaWithoutFetch = sourcePatch(
+  'yoga-without-fetch',
+  /yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/,
+  [['function ya(){return w||"function"!=typeof fetch?', 'function ya(){return true?']],
+  'yoga-layout changed: its wasm is read with fetch() again (slower start)',
+);
+
+// Ink keeps the size of every text it ever laid out in a module-level Map that is never cleared:
+// a dashboard showing new rows all day grows by that much (test/bench/RESULTS.md,
+// dashboard-memory). Bounded here: cleared when it holds 2,000 texts (a frame has ~100).
+export const inkMeasureBounded = sourcePatch(
+  'ink-measure-cache-bounded',
+  /ink[\\/]build[\\/]measure-text\.js$/,
+  [['cache.set(text, dimensions);', 'if (cache.size >= 2000) cache.clear(); cache.set(text, dimensions);']],
+  'ink changed: its text measure cache is unbounded again',
+);
+
+// Ink also keeps every text it cut or wrapped to fit (wrap-text.js, a plain object never
+// emptied): a long key-hint line or summary that changes with the data adds one each time.
+export const inkWrapBounded = sourcePatch(
+  'ink-wrap-cache-bounded',
+  /ink[\\/]build[\\/]wrap-text\.js$/,
+  [
+    ['const cache = {};', 'let cache = {}; let cacheSize = 0;'],
+    ['cache[cacheKey] = wrappedText;', 'if (++cacheSize > 2000) { cache = {}; cacheSize = 1; } cache[cacheKey] = wrappedText;'],
+  ],
+  'ink changed: its wrap cache is unbounded again',
+);
+
+// Unicode data loaded at start for text the dashboard rarely shows: string-width, slice-ansi and
+// ansi-tokenize each make an Intl.Segmenter when loaded (the first Intl object loads ICU's data,
+// 15–30 ms), and string-width builds its \p{RGI_Emoji} expression (14 ms). They get
+// src/ui/graphemes.ts's segmenter instead (ASCII without ICU, the Intl one made on first use),
+// and the expression is built the first time a character needs it.
+const LAZY_SEGMENTER_FILES = /node_modules[\\/](?:string-width[\\/]index|wrap-ansi[\\/]node_modules[\\/]string-width[\\/]index|slice-ansi[\\/]tokenize-ansi|@alcalzone[\\/]ansi-tokenize[\\/]build[\\/]tokenize)\.js$/;
+const RGI_EMOJI = ['const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;', 'let rgiEmojiMade; const rgiEmojiRegex = { test: (text) => (rgiEmojiMade ??= /^\\p{RGI_Emoji}$/v).test(text) };'];
+const graphemesModule = JSON.stringify(fileURLToPath(new URL('../src/ui/graphemes.ts', import.meta.url)));
+export const lazyUnicodeData = {
+  name: 'lazy-unicode-data',
+  setup(b) {
+    b.onLoad({ filter: LAZY_SEGMENTER_FILES }, (args) => {
+      const code = readFileSync(args.path, 'utf8');
+      let lazy = code.replace(/new Intl\.Segmenter\(([^()]*)\)/g, '__lazySegmenter($1)');
+      const changed = [];
+      if (lazy === code) changed.push('its segmenter loads ICU at start again');
+      if (lazy.includes(RGI_EMOJI[0])) lazy = lazy.replace(...RGI_EMOJI);
+      else if (lazy.includes('\\p{RGI_Emoji}$/v')) changed.push('its emoji expression is built at start again');
+      const warnings = changed.map((what) => ({ text: `${args.path} changed: ${what} (slower start)` }));
+      return { contents: `import { lazySegmenter as __lazySegmenter } from ${graphemesModule};\n${lazy}`, loader: 'js', warnings };
+    });
+  },
+};
+
+/** Options shared by every bundle of the dashboard's code (the CLI, the benchmark's Ink program). */
+export const BUNDLE_OPTIONS = {
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.18',
+  minifySyntax: true,
+  legalComments: 'none',
+  define: { 'process.env.NODE_ENV': '"production"' },
+  external: ['better-sqlite3', 'react-devtools-core', 'oidc-provider'],
+  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  plugins: [yogaWithoutFetch, inkMeasureBounded, inkWrapBounded, lazyUnicodeData, inkFrame],
+};
+

@@ -1,0 +1,54 @@
+/**
+ * Grapheme segmentation that loads ICU only for text that needs it. The first Intl object a
+ * process makes loads ICU's data: 15–30 ms on the appliance's CPUs (test/bench/RESULTS.md,
+ * dashboard-start). string-width, slice-ansi and ansi-tokenize each made one when loaded, and the
+ * frame builder segments every colour code it meets, so every start paid it before its first
+ * frame. In ASCII every character is a grapheme of its own but for CR LF (UAX #29, GB3-GB5 and
+ * GB999), so ASCII text is segmented here without ICU; any other text goes to Intl.Segmenter,
+ * made on first use. The bundle gives the dependencies these segmenters instead of their own
+ * (scripts/build.mjs).
+ */
+
+type Options = Intl.SegmenterOptions | undefined;
+
+const ASCII_WITHOUT_CRLF = /^[\0-\x7F]*$/;
+
+function isSimple(text: string): boolean {
+  return ASCII_WITHOUT_CRLF.test(text) && !text.includes('\r\n');
+}
+
+function asciiSegments(input: string): Intl.Segments {
+  const data = (index: number): Intl.SegmentData => ({ segment: input[index], index, input });
+  return {
+    containing(codeUnitIndex = 0) {
+      const index = Math.trunc(Number(codeUnitIndex) || 0);
+      return index >= 0 && index < input.length ? data(index) : undefined;
+    },
+    *[Symbol.iterator]() {
+      for (let index = 0; index < input.length; index++) yield data(index);
+    },
+  } as Intl.Segments;
+}
+
+export interface LazySegmenter {
+  segment(text: string): Intl.Segments;
+}
+
+/** A stand-in for `new Intl.Segmenter(locales, options)` with grapheme granularity. */
+export function lazySegmenter(locales?: string | string[], options?: Options): LazySegmenter {
+  let made: Intl.Segmenter | undefined;
+  const graphemeGranularity = (options?.granularity ?? 'grapheme') === 'grapheme';
+  return {
+    segment(text: string) {
+      if (graphemeGranularity && isSimple(text)) return asciiSegments(text);
+      made ??= new Intl.Segmenter(locales, options);
+      return made.segment(text);
+    },
+  };
+}
+
+const shared = lazySegmenter(undefined, { granularity: 'grapheme' });
+
+export function graphemes(text: string): Intl.Segments {
+  return shared.segment(text);
+}
