@@ -1,11 +1,12 @@
-// One esbuild bundle for the CLI: production React, code split so the server and screens
-// not shown load lazily. Native better-sqlite3 stays external.
+// The CLI's esbuild bundles: production React; the commands as ES modules, code split so the
+// server loads only for serve/demo; the dashboard app as one CommonJS file loaded with a code
+// cache. Native better-sqlite3 stays external.
 // Builds into a fresh folder and swaps it in, so a CLI already running from dist/ (a test, a
 // dashboard) never sees a half-written or missing bundle.
 import { build } from 'esbuild';
 import { renameSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { BUNDLE_OPTIONS } from './bundle-options.mjs';
+import { BUNDLE_OPTIONS, DASHBOARD_BUNDLE_OPTIONS } from './bundle-options.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const next = `${root}dist.next-${process.pid}`;
@@ -18,6 +19,20 @@ await build({
   absWorkingDir: root,
   outdir: next,
   splitting: true,
+  sourcemap: 'linked',
+  logLevel: 'warning',
+});
+// The dashboard app as one CommonJS file, loaded with V8's code cache (src/cli/code-cache.ts);
+// its name carries its content hash, which keys the cache.
+await build({
+  entryPoints: { dashboard: 'src/app/start.ts' },
+  ...DASHBOARD_BUNDLE_OPTIONS,
+  absWorkingDir: root,
+  outdir: next,
+  entryNames: '[name]-[hash]',
+  outExtension: { '.js': '.cjs' },
+  minifyWhitespace: true,
+  minifyIdentifiers: true,
   sourcemap: 'linked',
   logLevel: 'warning',
 });

@@ -93,3 +93,40 @@ export const BUNDLE_OPTIONS = {
   plugins: [yogaWithoutFetch, inkMeasureBounded, inkWrapBounded, lazyUnicodeData, inkFrame],
 };
 
+// The dashboard's CommonJS bundle (dist/dashboard-HASH.cjs): CommonJS so that it can be loaded with
+// V8's code cache on Node 20 (src/cli/code-cache.ts), which rules out a top-level await. Two
+// dependencies have one: yoga-layout instantiates its WebAssembly with it, here it fills its
+// object when done and src/app/yoga-ready.ts becomes that promise; Ink's reconciler awaits
+// React devtools when DEV=true, here they are left out (Ink then says so).
+const yogaWithoutTopLevelAwait = sourcePatch(
+  'yoga-without-top-level-await',
+  /yoga-layout[\\/]dist[\\/]src[\\/]index\.js$/,
+  [['const Yoga = wrapAssembly(await loadYoga());', 'const Yoga = {}; export const yogaReady = loadYoga().then((lib) => { Object.assign(Yoga, wrapAssembly(lib)); });']],
+  'yoga-layout changed: its top-level await cannot be bundled as CommonJS (the build fails after this)',
+);
+const inkWithoutDevtools = sourcePatch(
+  'ink-without-devtools',
+  /ink[\\/]build[\\/]reconciler\.js$/,
+  [
+    ["await import('./devtools.js');", "throw Object.assign(new Error('React devtools are not in the dashboard bundle'), { code: 'ERR_MODULE_NOT_FOUND' });"],
+    ['? await loadPackageJson()', "? { name: 'ink', version: undefined }"],
+  ],
+  'ink changed: its reconciler top-level await cannot be bundled as CommonJS (the build fails after this)',
+);
+const yogaReadyFromYoga = {
+  name: 'yoga-ready-from-yoga',
+  setup(b) {
+    b.onResolve({ filter: /[\\/]yoga-ready\.js$/ }, (args) => (/[\\/]src[\\/]app$/.test(args.resolveDir) ? { path: 'yoga-ready', namespace: 'yoga-ready' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'yoga-ready' }, () => ({ contents: "export { yogaReady } from 'yoga-layout';", loader: 'js', resolveDir: fileURLToPath(new URL('..', import.meta.url)) }));
+  },
+};
+
+/** Options of the dashboard's CommonJS bundle, entry src/app/start.ts. */
+export const DASHBOARD_BUNDLE_OPTIONS = {
+  ...BUNDLE_OPTIONS,
+  format: 'cjs',
+  banner: {},
+  // drawn only by a sign-in that asks again (src/app/sign-in.ts): required from node_modules then
+  external: [...BUNDLE_OPTIONS.external, 'qrcode'],
+  plugins: [yogaWithoutTopLevelAwait, inkWithoutDevtools, yogaReadyFromYoga, ...BUNDLE_OPTIONS.plugins],
+};

@@ -30,7 +30,7 @@ const LEAVE_ALT_SCREEN = '\x1b[?1049l';
  * shell's scrollback intact; raw mode, cursor and screen are restored on exit, on a signal and
  * after a crash, which ends with one short message instead of a stack trace.
  */
-export async function runDashboard(deps: DashboardDeps): Promise<number> {
+export async function runDashboard(deps: DashboardDeps, onFirstFrame?: () => void): Promise<number> {
   const { stdout, stderr } = process;
   const tty = Boolean(stdout.isTTY);
   let leftAlt = !tty;
@@ -48,6 +48,8 @@ export async function runDashboard(deps: DashboardDeps): Promise<number> {
     patchConsole: true,
     ...FRAME_OPTIONS,
   });
+  // Ink draws the first frame within render()
+  onFirstFrame?.();
 
   let crash: unknown = null;
   const fatal = (err: unknown) => {

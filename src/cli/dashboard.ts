@@ -1,79 +1,34 @@
-import { parseArgs } from 'node:util';
-import { ROLES, type Role } from '../contract/common.js';
+import { readdirSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type * as DashboardApp from '../app/start.js';
+import type { TokenSource } from './connection.js';
+import { requireWithCodeCache } from './code-cache.js';
 import { UsageError } from './usage-error.js';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection, type Connection, type TokenSource } from './connection.js';
 
-export { readTokenFile } from './connection.js';
+type App = typeof DashboardApp;
 
-export const DASHBOARD_USAGE = `Usage: appliance-admin [--url URL] [--token-file FILE] [--ca-file FILE] [--read-only] [--refresh 2s]
-       appliance-admin demo [--role it_admin|app_owner|auditor] [--read-only] [--refresh 2s]
-
-${CONNECTION_USAGE}
-  --read-only        never offer changes, whatever the role
-  --refresh 2s       poll interval (ms, s or m; default 2s)
-  --screen NAME      the screen to start on
-  demo               run against an embedded demo appliance on loopback (what npm start does)`;
-
-/** `2s`, `500ms`, `1m`, or a bare number of seconds. */
-export function parseInterval(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/.exec(text.trim());
-  if (!m) throw new UsageError(`--refresh must look like 2s, 500ms or 1m, got ${text}`);
-  const n = Number(m[1]);
-  const ms = m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000;
-  if (ms < 200 || ms > 3_600_000) throw new UsageError('--refresh must be between 200ms and 60m');
-  return Math.round(ms);
+/**
+ * The dashboard app: from dist/, the CommonJS bundle through the code cache (src/cli/code-cache.ts);
+ * run from source (tests, benchmarks), the module itself.
+ */
+async function loadApp(): Promise<{ app: App; saveCodeCache(): void }> {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const bundle = basename(here) === 'dist' ? readdirSync(here).find((f) => /^dashboard-\w+\.cjs$/.test(f)) : undefined;
+  if (!bundle) return { app: await import('../app/start.js'), saveCodeCache: () => undefined };
+  const loaded = requireWithCodeCache<App>(join(here, bundle));
+  return { app: loaded.exports, saveCodeCache: () => loaded.save() };
 }
 
-interface Parsed {
-  demo: boolean;
-  url?: string;
-  token?: TokenSource;
-  /** the token comes from the stored sign-in (no --token-file, no APPLIANCE_ADMIN_TOKEN) */
-  session?: Connection['session'];
-  ca?: Buffer;
-  readOnly: boolean;
-  refreshMs: number;
-  role: Role;
-  screen?: string;
-}
-
-export function parseDashboardArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): Parsed | 'help' {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      ...CONNECTION_OPTIONS,
-      'read-only': { type: 'boolean', default: false },
-      refresh: { type: 'string', default: '2s' },
-      role: { type: 'string' },
-      screen: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    allowPositionals: true,
-    strict: true,
-  });
-  if (values.help) return 'help';
-  const [cmd, ...extra] = positionals;
-  if (extra.length || (cmd !== undefined && cmd !== 'demo')) throw new UsageError(`unknown command ${positionals.join(' ')}\n${DASHBOARD_USAGE}`);
-  const demo = cmd === 'demo';
-  const refreshMs = parseInterval(values.refresh);
-  const role = (values.role ?? 'it_admin') as Role;
-  if (!(ROLES as readonly string[]).includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
-  const base = { demo, readOnly: values['read-only'], refreshMs, role, screen: values.screen };
-  if (demo) {
-    if (values.url || values['token-file']) throw new UsageError('demo runs its own appliance; it takes no --url or --token-file');
-    return base;
-  }
-  if (values.role) throw new UsageError('--role only applies to demo; against an appliance the role comes from the token');
-  return { ...base, ...resolveConnection(values, env, DASHBOARD_USAGE) };
-}
-
-/** Longest wait for the first answers before the first frame (then it shows "Loading…"). */
-const FIRST_FRAME_WAIT_MS = 300;
-
+/**
+ * `appliance-admin [demo] …`: everything but the embedded demo server (ES modules, loaded only
+ * for demo) is in the dashboard's bundle, so that nothing of it is compiled twice.
+ */
 export async function dashboardCommand(argv: string[]): Promise<number> {
-  const parsed = parseDashboardArgs(argv);
+  const { app, saveCodeCache } = await loadApp();
+  const parsed = app.parseDashboardArgs(argv);
   if (parsed === 'help') {
-    console.log(DASHBOARD_USAGE);
+    console.log(app.DASHBOARD_USAGE);
     return 0;
   }
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
@@ -93,27 +48,22 @@ export async function dashboardCommand(argv: string[]): Promise<number> {
   // Ink draws nothing until exit when it believes it runs in CI; this is an interactive terminal.
   for (const v of ['CI', 'CONTINUOUS_INTEGRATION']) if (process.env[v] !== undefined) process.env[v] = '0';
   try {
-    // Loaded only now: the React/Ink half of the bundle is not needed for --help or errors.
-    const [{ ApiClient }, { createDashboard }, { runDashboard }, { screens }] = await Promise.all([
-      import('../client/api-client.js'),
-      import('../app/deps.js'),
-      import('../app/run.js'),
-      import('../../screens/index.js'),
-    ]);
-    let client;
-    try {
-      client = new ApiClient({ url: url!, token: token!, ca: parsed.ca });
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
     const session = parsed.session && { file: parsed.session.file, settings: parsed.session.info.settings };
-    const deps = createDashboard({ client, token: token!, session, screens, refreshMs: parsed.refreshMs, readOnly: parsed.readOnly, initialScreen: parsed.screen });
-    token = undefined;
-    // The first round of polls goes out before the first frame, which then shows the data
-    // instead of "Loading…" (one cold render less: test/bench/RESULTS.md, dashboard-start).
-    deps.poller.start();
-    await deps.poller.firstRound(FIRST_FRAME_WAIT_MS);
-    return await runDashboard(deps);
+    return await app.startDashboard({
+      url: url!,
+      token: token!,
+      ca: parsed.ca,
+      session,
+      refreshMs: parsed.refreshMs,
+      readOnly: parsed.readOnly,
+      initialScreen: parsed.screen,
+      // The cache keeps the code compiled up to the first frame: a second after it, or at exit for
+      // a shorter run (never for --help or an error: a cache is not made again while it works).
+      onFirstFrame: () => {
+        setTimeout(saveCodeCache, 1000).unref();
+        process.once('exit', saveCodeCache);
+      },
+    });
   } finally {
     await stopDemo?.();
   }

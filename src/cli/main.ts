@@ -40,7 +40,8 @@ export async function main(argv: string[]): Promise<number> {
       }
     }
   } catch (err) {
-    if (err instanceof UsageError || (err as NodeJS.ErrnoException).code?.startsWith?.('ERR_PARSE_ARGS')) {
+    // by name too: the dashboard's bundle has its own copy of the class (src/app/start.ts)
+    if (err instanceof UsageError || (err as Error)?.name === 'UsageError' || (err as NodeJS.ErrnoException).code?.startsWith?.('ERR_PARSE_ARGS')) {
       process.stderr.write(`appliance-admin: ${(err as Error).message}\n`);
       return 2;
     }

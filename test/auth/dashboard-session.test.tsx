@@ -5,7 +5,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { fixtureConfig, tempDir } from '../helpers/fixtures.js';
 import { renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
 import { type Account, revokeRefreshToken, sessionPath, signIn, startAppliance, startProvider, stored } from './world.js';
-import { parseDashboardArgs } from '../../src/cli/dashboard.js';
+import { parseDashboardArgs } from '../../src/cli/dashboard-args.js';
 import { recordAudit } from '../../src/server/audit.js';
 import { renderQr } from '../../src/auth-session/index.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseDashboardArgs, parseInterval } from '../../src/cli/dashboard.js';
+import { parseDashboardArgs, parseInterval } from '../../src/cli/dashboard-args.js';
 import { tempDir } from '../helpers/fixtures.js';
 
 const tokenFile = (mode: number, text = 'aat_secret-token\n') => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
-import { parseDashboardArgs } from '../../src/cli/dashboard.js';
+import { parseDashboardArgs } from '../../src/cli/dashboard-args.js';
 import { isLoopbackHost } from '../../src/client/transport-policy.js';
 import { fixtureConfig, tempDir } from '../helpers/fixtures.js';
 import { makeCertificates } from '../helpers/tls.js';

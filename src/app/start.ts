@@ -1,0 +1,45 @@
+import { ApiClient } from '../client/api-client.js';
+import type { TokenSource } from '../cli/connection.js';
+import { screens } from '../../screens/index.js';
+import { createDashboard } from './deps.js';
+import type { SignInSetup } from './sign-in.js';
+import { runDashboard } from './run.js';
+import { yogaReady } from './yoga-ready.js';
+
+export { DASHBOARD_USAGE, parseDashboardArgs } from '../cli/dashboard-args.js';
+
+export interface StartOptions {
+  url: string;
+  token: TokenSource;
+  ca?: Buffer;
+  /** the stored sign-in the token came from, renewed and asked again through it */
+  session?: SignInSetup;
+  refreshMs: number;
+  readOnly: boolean;
+  initialScreen?: string;
+  /** called once, after the first frame is on screen */
+  onFirstFrame?: () => void;
+}
+
+/** Longest wait for the first answers before the first frame (then it shows "Loading…"). */
+const FIRST_FRAME_WAIT_MS = 300;
+
+/**
+ * The dashboard itself, from connecting to quitting; its exit code. The entry of the dashboard's
+ * bundle (dist/dashboard-HASH.cjs, loaded with a code cache by src/cli/dashboard.ts). A URL the
+ * client refuses throws an error named UsageError.
+ */
+export async function startDashboard(o: StartOptions): Promise<number> {
+  let client: ApiClient;
+  try {
+    client = new ApiClient({ url: o.url, token: o.token, ca: o.ca });
+  } catch (err) {
+    throw Object.assign(new Error((err as Error).message), { name: 'UsageError' });
+  }
+  const deps = createDashboard({ client, token: o.token, session: o.session, screens, refreshMs: o.refreshMs, readOnly: o.readOnly, initialScreen: o.initialScreen });
+  // The first round of polls goes out before the first frame, which then shows the data
+  // instead of "Loading…" (one cold render less: test/bench/RESULTS.md, dashboard-start).
+  deps.poller.start();
+  await Promise.all([yogaReady, deps.poller.firstRound(FIRST_FRAME_WAIT_MS)]);
+  return runDashboard(deps, o.onFirstFrame);
+}

@@ -1,0 +1,7 @@
+/**
+ * Resolves once Ink's layout engine can be used. Loaded as ES modules (tests, benchmarks),
+ * yoga-layout is ready when imported (it instantiates its WebAssembly with a top-level await).
+ * The dashboard's CommonJS bundle cannot have a top-level await: there the build swaps this
+ * module for the patched yoga-layout's own promise (scripts/bundle-options.mjs, dashboardBundle).
+ */
+export const yogaReady: Promise<void> = Promise.resolve();

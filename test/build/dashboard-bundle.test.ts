@@ -1,0 +1,46 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { build } from 'esbuild';
+// @ts-expect-error: a plain .mjs build script without types
+import { DASHBOARD_BUNDLE_OPTIONS } from '../../scripts/bundle-options.mjs';
+
+/**
+ * The dashboard's CommonJS bundle settings (scripts/bundle-options.mjs): the parts that run only
+ * later (a sign-in asked again from the dashboard: openid-client, the QR code from node_modules)
+ * work as CommonJS, and yoga-layout without its top-level await is ready once yogaReady is.
+ */
+// inside the repository, so that the bundle finds node_modules as dist/ does
+const dir = mkdtempSync(join(process.cwd(), 'node_modules', '.aa-dashboard-bundle-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function bundle(contents: string): Promise<Record<string, unknown>> {
+  const out = await build({ ...DASHBOARD_BUNDLE_OPTIONS, stdin: { contents, resolveDir: join(process.cwd(), 'src/app'), loader: 'ts' }, write: false, logLevel: 'silent' });
+  expect(out.warnings).toEqual([]);
+  const file = join(dir, `b${Math.random().toString(36).slice(2)}.cjs`);
+  writeFileSync(file, out.outputFiles![0].text);
+  return createRequire(file)(file) as Record<string, unknown>;
+}
+
+describe("the dashboard's CommonJS bundle", () => {
+  it('runs the sign-in parts as CommonJS: the QR code and the identity provider client', async () => {
+    const m = await bundle("export const load = () => import('../auth-session/index.js');");
+    const { renderQr, login } = await (m.load as () => Promise<{ renderQr(t: string, o: object): string[]; login: unknown }>)();
+    expect(typeof login).toBe('function');
+    const qr = renderQr('https://idp.example/device?code=ABCD', { color: false });
+    expect(qr.length).toBeGreaterThan(10);
+    expect(qr.join('')).toMatch(/[█▀▄]/);
+  });
+
+  it('lays out with yoga once yogaReady resolved (no top-level await in CommonJS)', async () => {
+    const m = await bundle("import Yoga from 'yoga-layout'; export { yogaReady } from './yoga-ready.js'; export { Yoga };");
+    await m.yogaReady;
+    const Yoga = m.Yoga as { Node: { create(): { setWidth(n: number): void; calculateLayout(): void; getComputedWidth(): number; free(): void } } };
+    const node = Yoga.Node.create();
+    node.setWidth(42);
+    node.calculateLayout();
+    expect(node.getComputedWidth()).toBe(42);
+    node.free();
+  });
+});
