@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../../src/server/db/sqlite-driver.js';
 import { ServerConfig } from '../../src/server/config.js';
 
 export const tempDir = (label = 'aa') => mkdtempSync(join(tmpdir(), `${label}-`));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../../src/server/db/sqlite-driver.js';
 import { Pool } from 'undici';
 import { DB_FILE } from '../../src/server/db/open.js';
 import { fixtureConfig, tempDir } from '../helpers/fixtures.js';

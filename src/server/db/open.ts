@@ -1,12 +1,14 @@
-import Database from 'better-sqlite3';
+import Database, { type Db as SqliteDb } from './sqlite-driver.js';
 import { mkdirSync, accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
 import { migrations } from './migrations.js';
 
-export type Db = Database.Database;
+export type Db = SqliteDb;
 export const DB_FILE = 'appliance-admin.db';
 
-export class DataDirError extends Error {}
+export class DataDirError extends Error {
+  override name = 'DataDirError';
+}
 
 /** Opens (creating if needed) the database in dataDir, in WAL mode, and applies pending migrations. */
 export function openDatabase(dataDir: string): Db {

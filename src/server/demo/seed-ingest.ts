@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../db/sqlite-driver.js';
 import type { Db } from '../db/open.js';
 import type { ConnectorConfig, ServerConfig, SourceConfig } from '../config.js';
 import { iso } from '../ids.js';

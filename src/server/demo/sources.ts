@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../db/sqlite-driver.js';
 import { createRng } from './prng.js';
 import { COUNTRIES, accountingExportFiles, crmExportFiles, engineeringShareFiles, hrShareFiles, officeExportFiles } from './documents.js';
 

@@ -1,6 +1,6 @@
 import { lstat, opendir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import Database, { type Db as SqliteDb } from '../db/sqlite-driver.js';
 import type { ConnectorConfig, SourceConfig } from '../config.js';
 
 /** What one read of a source found. `note` marks a partial read (limit reached, parts unreadable). */
@@ -88,7 +88,7 @@ export async function readDirectory(root: string, limits: ReadLimits): Promise<R
 export const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /** The tables an ingestion counts rows of: user tables only (not views, virtual or shadow tables). */
-export function userTables(db: Database.Database): string[] {
+export function userTables(db: SqliteDb): string[] {
   return (db.pragma('table_list') as { schema: string; name: string; type: string }[])
     .filter((t) => t.schema === 'main' && t.type === 'table' && !t.name.startsWith('sqlite_'))
     .map((t) => t.name);
@@ -106,7 +106,7 @@ export async function readSqlite(file: string, limits: ReadLimits): Promise<Read
     if (err instanceof SourceReadError) throw err;
     throw new SourceReadError(fsReason(err, file));
   }
-  let db: Database.Database;
+  let db: SqliteDb;
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
   } catch (err) {
