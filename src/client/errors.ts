@@ -75,9 +75,13 @@ export function toTransportError(err: unknown): TransportError {
   return new TransportError(kind, code ? `${PLAIN[kind]} (${code})` : PLAIN[kind], code);
 }
 
+// Node 24 appends advice about its own --use-system-ca flag, which is not how the dashboard trusts
+// an appliance's CA (--ca-file says that): left out.
+const NODE_CA_ADVICE = /;\s*if the root CA is installed locally, try running Node\.js with --use-system-ca\.?$/;
+
 /** A certificate the client cannot verify says how to trust it; other TLS failures say what failed. */
 function tlsWords(code: string | undefined, message: string | undefined): string {
-  const why = message ? `: ${message}` : '';
+  const why = message ? `: ${message.replace(NODE_CA_ADVICE, '')}` : '';
   const untrusted = /UNABLE_TO_VERIFY|SELF_SIGNED|UNABLE_TO_GET_ISSUER|CERT_UNTRUSTED/.test(code ?? '') || /self.signed|unable to (verify|get)/i.test(message ?? '');
   if (untrusted) return `the appliance's TLS certificate is not trusted${why} (if the appliance uses its own CA, give it with --ca-file)`;
   if (/ALTNAME|HOSTNAME/.test(code ?? '')) return `the appliance's TLS certificate is for another host name${why}`;

@@ -3,7 +3,7 @@ import { generate } from 'selfsigned';
 import { buildServer, type AdminServer } from '../../src/server/app.js';
 import { issueToken } from '../../src/server/tokens.js';
 import { ApiClient } from '../../src/client/api-client.js';
-import { TransportError } from '../../src/client/errors.js';
+import { TransportError, toTransportError } from '../../src/client/errors.js';
 import { fixtureConfig, tempDir } from '../helpers/fixtures.js';
 
 /** `--ca-file`: the client trusts an appliance's own CA, and only then. */
@@ -49,5 +49,15 @@ describe('TLS', () => {
     const c = new ApiClient({ url, token, ca });
     expect((await c.call('session')).data).toMatchObject({ subject: 'tls-auditor', role: 'auditor' });
     await c.close();
+  });
+});
+
+describe('certificate errors in plain words, whatever Node adds to them', () => {
+  it("leaves out Node 24's advice about its own --use-system-ca flag and points to --ca-file", () => {
+    // the message Node 24 gives for a certificate from an unknown CA
+    const node24 = Object.assign(new Error('unable to verify the first certificate; if the root CA is installed locally, try running Node.js with --use-system-ca'), { code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
+    const e = toTransportError(node24);
+    expect(e.kind).toBe('tls');
+    expect(e.message).toBe("the appliance's TLS certificate is not trusted: unable to verify the first certificate (if the appliance uses its own CA, give it with --ca-file)");
   });
 });
