@@ -14,6 +14,9 @@ const USAGE = `appliance-admin: terminal dashboard and reference server for the 
 
 Run a command with --help for its options.`;
 
+/** Errors whose message tells the operator what to do: printed as they are, exit 1, no stack. */
+const OPERATOR_ERRORS = new Set(['DataDirError', 'ConfigError', 'EmbeddedDemoError']);
+
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   try {
@@ -45,9 +48,8 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`appliance-admin: ${(err as Error).message}\n`);
       return 2;
     }
-    const e = err as Error & { name?: string };
-    if (e.name === 'DataDirError' || e.name === 'ConfigError' || e.constructor?.name === 'DataDirError' || e.constructor?.name === 'ConfigError') {
-      process.stderr.write(`appliance-admin: ${e.message}\n`);
+    if (OPERATOR_ERRORS.has((err as Error)?.name)) {
+      process.stderr.write(`appliance-admin: ${(err as Error).message}\n`);
       return 1;
     }
     throw err;

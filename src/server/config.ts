@@ -88,7 +88,9 @@ export const ServerConfig = z.strictObject({
 });
 export type ServerConfig = z.infer<typeof ServerConfig>;
 
-export class ConfigError extends Error {}
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
 
 /** Reads and validates a JSON config file; relative paths in it resolve against its folder. */
 export function loadConfig(file: string | undefined): ServerConfig {

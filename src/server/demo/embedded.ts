@@ -21,7 +21,9 @@ export interface EmbeddedDemo {
   stop(): Promise<void>;
 }
 
-export class EmbeddedDemoError extends Error {}
+export class EmbeddedDemoError extends Error {
+  override name = 'EmbeddedDemoError';
+}
 
 /**
  * How to run the CLI in a child: the bundled bin next to dist/ (production), or the sources under
