@@ -22,6 +22,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.{ts,tsx}'],
     exclude: ['test/bench/**', 'node_modules/**'],
+    globalSetup: ['test/helpers/global-temp.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',

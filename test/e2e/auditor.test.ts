@@ -116,7 +116,8 @@ describe.skipIf(!hasTmux())(title, () => {
     await t.waitForScreen('Export the agent journal');
     await t.sendKeys('enter');
     const done = await t.waitForScreen(/Export written[\s\S]*sha256\s+[0-9a-f]{64}/);
-    const path = /path\s+(\/\S+)/.exec(done)?.[1] ?? '';
+    // a long path goes on a line of its own under "path"
+    const path = /path\s+(?:│\s+)*(\/\S+)/.exec(done)?.[1] ?? '';
     expect(existsSync(path)).toBe(true);
     expect(done).toContain(createHash('sha256').update(readFileSync(path)).digest('hex'));
     expect(done).toMatch(/rows\s+3\b/);

@@ -212,7 +212,8 @@ describe.skipIf(!hasTmux())(title, () => {
     await t.waitForScreen('Export the audit trail');
     await t.sendKeys('enter'); // csv, to the default file name in the dashboard's directory
     const done = await t.waitForScreen(/Export written[\s\S]*sha256\s+[0-9a-f]{64}/);
-    const path = /path\s+(\/\S+\.csv)/.exec(done)?.[1] ?? '';
+    // a long path goes on a line of its own under "path"
+    const path = /path\s+(?:│\s+)*(\/\S+\.csv)/.exec(done)?.[1] ?? '';
     const body = readFileSync(path);
     expect(done).toContain(`sha256  ${createHash('sha256').update(body).digest('hex')}`);
     expect(done).toContain(`bytes   ${body.length.toLocaleString('en-US')}`);
