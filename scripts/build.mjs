@@ -6,7 +6,7 @@
 import { build } from 'esbuild';
 import { renameSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { BUNDLE_OPTIONS, DASHBOARD_BUNDLE_OPTIONS } from './bundle-options.mjs';
+import { BUNDLE_OPTIONS, DASHBOARD_BUNDLE_OPTIONS, LAUNCH_OPTIONS } from './bundle-options.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const next = `${root}dist.next-${process.pid}`;
@@ -14,7 +14,8 @@ const old = `${root}dist.old-${process.pid}`;
 rmSync(next, { recursive: true, force: true });
 
 await build({
-  entryPoints: { cli: 'src/cli/main.ts' },
+  // demo: the embedded demo server, which the launcher imports for `appliance-admin demo`
+  entryPoints: { cli: 'src/cli/main.ts', demo: 'src/server/demo/embedded.ts' },
   ...BUNDLE_OPTIONS,
   absWorkingDir: root,
   outdir: next,
@@ -33,6 +34,17 @@ await build({
   outExtension: { '.js': '.cjs' },
   minifyWhitespace: true,
   minifyIdentifiers: true,
+  sourcemap: 'linked',
+  logLevel: 'warning',
+});
+// The CLI's entry (bin/appliance-admin.cjs): CommonJS, so that the dashboard starts without the ES
+// module loader; it loads the dashboard's bundle, or hands other commands to cli.js.
+await build({
+  entryPoints: { launch: 'src/cli/launch.ts' },
+  ...LAUNCH_OPTIONS,
+  absWorkingDir: root,
+  outdir: next,
+  outExtension: { '.js': '.cjs' },
   sourcemap: 'linked',
   logLevel: 'warning',
 });

@@ -130,3 +130,24 @@ export const DASHBOARD_BUNDLE_OPTIONS = {
   external: [...BUNDLE_OPTIONS.external, 'qrcode'],
   plugins: [yogaWithoutTopLevelAwait, inkWithoutDevtools, yogaReadyFromYoga, ...BUNDLE_OPTIONS.plugins],
 };
+
+// The launcher's imports that must stay outside it: the demo server (the ES modules' demo.js) and
+// the dashboard app's source (used only when run from source; in dist/ the bundle is loaded).
+const launchExternals = {
+  name: 'launch-externals',
+  setup(b) {
+    b.onResolve({ filter: /[\\/]server[\\/]demo[\\/]embedded\.js$/ }, () => ({ path: './demo.js', external: true }));
+    b.onResolve({ filter: /[\\/]app[\\/]start\.js$/ }, () => ({ path: './app-source-not-in-dist.js', external: true }));
+  },
+};
+
+/** Options of the CLI's CommonJS launcher, entry src/cli/launch.ts (small: no dependency). */
+export const LAUNCH_OPTIONS = {
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20.18',
+  minifySyntax: true,
+  legalComments: 'none',
+  plugins: [launchExternals],
+};

@@ -1,6 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { basename, join } from 'node:path';
 import type * as DashboardApp from '../app/start.js';
 import type { TokenSource } from './connection.js';
 import { requireWithCodeCache } from './code-cache.js';
@@ -9,23 +8,23 @@ import { UsageError } from './usage-error.js';
 type App = typeof DashboardApp;
 
 /**
- * The dashboard app: from dist/, the CommonJS bundle through the code cache (src/cli/code-cache.ts);
+ * The dashboard app: in dist/, the CommonJS bundle through the code cache (src/cli/code-cache.ts);
  * run from source (tests, benchmarks), the module itself.
  */
-async function loadApp(): Promise<{ app: App; saveCodeCache(): void }> {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const bundle = basename(here) === 'dist' ? readdirSync(here).find((f) => /^dashboard-\w+\.cjs$/.test(f)) : undefined;
+async function loadApp(dir: string): Promise<{ app: App; saveCodeCache(): void }> {
+  const bundle = basename(dir) === 'dist' ? readdirSync(dir).find((f) => /^dashboard-\w+\.cjs$/.test(f)) : undefined;
   if (!bundle) return { app: await import('../app/start.js'), saveCodeCache: () => undefined };
-  const loaded = requireWithCodeCache<App>(join(here, bundle));
+  const loaded = requireWithCodeCache<App>(join(dir, bundle));
   return { app: loaded.exports, saveCodeCache: () => loaded.save() };
 }
 
 /**
- * `appliance-admin [demo] …`: everything but the embedded demo server (ES modules, loaded only
- * for demo) is in the dashboard's bundle, so that nothing of it is compiled twice.
+ * `appliance-admin [demo] …`, run from `dir` (dist/, or src/cli from source): everything but the
+ * embedded demo server (ES modules, loaded only for demo) is in the dashboard's bundle, so that
+ * nothing of it is compiled twice.
  */
-export async function dashboardCommand(argv: string[]): Promise<number> {
-  const { app, saveCodeCache } = await loadApp();
+export async function dashboardCommand(argv: string[], dir: string): Promise<number> {
+  const { app, saveCodeCache } = await loadApp(dir);
   const parsed = app.parseDashboardArgs(argv);
   if (parsed === 'help') {
     console.log(app.DASHBOARD_USAGE);

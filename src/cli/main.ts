@@ -1,4 +1,6 @@
-import { UsageError } from './usage-error.js';
+import { fileURLToPath } from 'node:url';
+import { isDashboard } from './commands.js';
+import { reportFailure } from './failure.js';
 
 const USAGE = `appliance-admin: terminal dashboard and reference server for the appliance administration API
 
@@ -14,12 +16,13 @@ const USAGE = `appliance-admin: terminal dashboard and reference server for the 
 
 Run a command with --help for its options.`;
 
-/** Errors whose message tells the operator what to do: printed as they are, exit 1, no stack. */
-const OPERATOR_ERRORS = new Set(['DataDirError', 'ConfigError', 'EmbeddedDemoError']);
-
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   try {
+    if (isDashboard(argv)) {
+      // from source (tests, development); from dist, bin/appliance-admin.cjs runs the dashboard itself
+      return await (await import('./dashboard.js')).dashboardCommand(argv, fileURLToPath(new URL('.', import.meta.url)));
+    }
     switch (cmd) {
       case 'serve':
         return await (await import('./serve.js')).serveCommand(rest);
@@ -38,20 +41,10 @@ export async function main(argv: string[]): Promise<number> {
       case 'help':
         console.log(USAGE);
         return 0;
-      default: {
-        return await (await import('./dashboard.js')).dashboardCommand(argv);
-      }
+      default:
+        throw new Error(`command ${cmd} is listed in commands.ts but not run here`);
     }
   } catch (err) {
-    // by name too: the dashboard's bundle has its own copy of the class (src/app/start.ts)
-    if (err instanceof UsageError || (err as Error)?.name === 'UsageError' || (err as NodeJS.ErrnoException).code?.startsWith?.('ERR_PARSE_ARGS')) {
-      process.stderr.write(`appliance-admin: ${(err as Error).message}\n`);
-      return 2;
-    }
-    if (OPERATOR_ERRORS.has((err as Error)?.name)) {
-      process.stderr.write(`appliance-admin: ${(err as Error).message}\n`);
-      return 1;
-    }
-    throw err;
+    return reportFailure(err);
   }
 }

@@ -8,7 +8,7 @@ import { loadAverage, median, percentile } from './lib/stats.js';
 import type { BenchContext, Figure } from './lib/types.js';
 
 /**
- * Issue 4, point 1: from launching the built CLI (`node bin/appliance-admin.js --url …
+ * Issue 4, point 1: from launching the built CLI (`node bin/appliance-admin.cjs --url …
  * --token-file …`, in a real pseudo-terminal through util-linux `script`) to the first frame that
  * shows connector data from a running local server (the built CLI server in its own process, the
  * test fixtures' connectors), against the wall time of `node -e 0`; runs interleaved, medians.
@@ -124,7 +124,7 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       unit: 'ms',
       baseline,
       target: { maxRatio: 2 },
-      note: `node bin/appliance-admin.js --url … --token-file … in script(1), 120x32, its code cache made by the first launch; p10 ${ms(percentile(dash, 10))}, p90 ${ms(percentile(dash, 90))}; node -e 0 p10 ${ms(percentile(node0, 10))}; load ${load0} -> ${load1}`,
+      note: `node bin/appliance-admin.cjs --url … --token-file … in script(1), 120x32, its code cache made by the first launch; p10 ${ms(percentile(dash, 10))}, p90 ${ms(percentile(dash, 90))}; node -e 0 p10 ${ms(percentile(node0, 10))}; load ${load0} -> ${load1}`,
     },
     {
       label: `first start after an install or upgrade (no code cache yet), median of ${rounds}`,

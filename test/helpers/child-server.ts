@@ -14,7 +14,7 @@ import { tempDir } from './fixtures.js';
  * prints, and hands back its pid, its output and ways to stop, kill and restart it.
  */
 export const REPO = fileURLToPath(new URL('../..', import.meta.url));
-export const CLI = join(REPO, 'bin', 'appliance-admin.js');
+export const CLI = join(REPO, 'bin', 'appliance-admin.cjs');
 const DIST_ENTRY = join(REPO, 'dist', 'cli.js');
 const START_TIMEOUT_MS = 20_000;
 const STOP_TIMEOUT_MS = 10_000;

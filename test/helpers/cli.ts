@@ -7,7 +7,7 @@ import { tempDir } from './fixtures.js';
 export interface CliRun { code: number | null; stdout: string; stderr: string }
 
 /**
- * Runs the built CLI (bin/appliance-admin.js) as a child and collects its output. Asynchronous
+ * Runs the built CLI (bin/appliance-admin.cjs) as a child and collects its output. Asynchronous
  * on purpose: the server under test usually lives in this same process and must keep answering.
  * Call ensureBuilt() (child-server.ts) once before.
  */

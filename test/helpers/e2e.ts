@@ -22,7 +22,7 @@ export function e2eTitle(name: string): string {
 export const TROUBLE = /✕ ERROR|✕ STALE|✕ NO DATA|No data: the request failed|failed to draw|does not fit the contract|DISCONNECTED|connection lost|stopped after an unexpected error/;
 
 /**
- * The BUILT dashboard (node bin/appliance-admin.js --url … --token-file …) in a 120x40 tmux
+ * The BUILT dashboard (node bin/appliance-admin.cjs --url … --token-file …) in a 120x40 tmux
  * pane, signed in as `role` with a token from a 0600 file, working in `cwd` (a fresh temporary
  * directory unless given: exports with their default file name land there). Run ensureBuilt() first.
  */

@@ -35,7 +35,7 @@ function cliEntry(): { script: string; execArgv: string[]; cwd: string | undefin
     return { script: join(dirname(here), 'serve-entry.ts'), execArgv: ['--import', 'tsx'], cwd: resolve(dirname(here), '../../..') };
   }
   // bundled: this code lives in a chunk directly under dist/
-  const script = fileURLToPath(new URL('../bin/appliance-admin.js', import.meta.url));
+  const script = fileURLToPath(new URL('../bin/appliance-admin.cjs', import.meta.url));
   return { script, execArgv: [], cwd: undefined };
 }
 

@@ -6,7 +6,7 @@ import type { Role } from '../../../src/contract/index.js';
 
 /** The built CLI (`npm run bench` builds dist first) as the server under test, in its own process. */
 export const REPO = fileURLToPath(new URL('../../..', import.meta.url));
-const CLI = join(REPO, 'bin', 'appliance-admin.js');
+const CLI = join(REPO, 'bin', 'appliance-admin.cjs');
 const START_TIMEOUT_MS = 120_000;
 
 export function ensureDist(): void {

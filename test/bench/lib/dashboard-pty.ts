@@ -6,13 +6,13 @@ import { issueToken, REPO, startServer, type CliServer } from './cli-server.js';
 import { nowMs } from './stats.js';
 
 /**
- * The built dashboard (`node bin/appliance-admin.js --url … --token-file …`) in a real
+ * The built dashboard (`node bin/appliance-admin.cjs --url … --token-file …`) in a real
  * pseudo-terminal, through util-linux `script`: what a person runs, nothing injected. The
  * benchmark reads the terminal's output (escape sequences stripped) to see frames, and types
  * through script's stdin, which script copies to the terminal.
  */
 
-export const CLI = join(REPO, 'bin', 'appliance-admin.js');
+export const CLI = join(REPO, 'bin', 'appliance-admin.cjs');
 /** the first connector of test/helpers/fixtures.ts: on screen only once connector data arrived */
 export const CONNECTOR_TEXT = 'Team share';
 
@@ -54,7 +54,7 @@ export interface PtyOptions {
   command?: string[];
 }
 
-/** `script -qfc "stty cols C rows R; exec node [nodeArgs] bin/appliance-admin.js ARGS" /dev/null` */
+/** `script -qfc "stty cols C rows R; exec node [nodeArgs] bin/appliance-admin.cjs ARGS" /dev/null` */
 export function launchInPty(args: string[], o: PtyOptions = {}): PtyProcess {
   requireScript();
   const argv = o.command ?? [process.execPath, ...(o.nodeArgs ?? []), CLI, ...args];

@@ -1,4 +1,4 @@
-// Preloaded (`node --import ./test/bench/lib/start-probe.mjs bin/appliance-admin.js …`) by the
+// Preloaded (`node --import ./test/bench/lib/start-probe.mjs bin/appliance-admin.cjs …`) by the
 // dashboard-start benchmark's breakdown runs only; the timed runs load nothing extra. Notes when
 // node finished booting, each undici request (diagnostics channels), and the first frames the
 // dashboard writes, then writes them as JSON to BENCH_PROBE_OUT once connector data is on screen.

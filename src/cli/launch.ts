@@ -1,0 +1,22 @@
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { isDashboard } from './commands.js';
+import { dashboardCommand } from './dashboard.js';
+import { reportFailure } from './failure.js';
+
+/**
+ * The CLI's entry, bundled as dist/launch.cjs for bin/appliance-admin.cjs. CommonJS, so that the
+ * dashboard, the command run most, starts without Node's ES module loader (test/bench/RESULTS.md,
+ * dashboard-start); every other command is handed to main.ts in the ES modules (dist/cli.js).
+ */
+export async function launch(argv: string[], dist: string): Promise<number> {
+  if (!isDashboard(argv)) {
+    const { main } = (await import(pathToFileURL(join(dist, 'cli.js')).href)) as typeof import('./main.js');
+    return main(argv);
+  }
+  try {
+    return await dashboardCommand(argv, dist);
+  } catch (err) {
+    return reportFailure(err);
+  }
+}
