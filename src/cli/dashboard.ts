@@ -24,6 +24,9 @@ async function loadApp(dir: string): Promise<{ app: App; saveCodeCache(): void }
  * nothing of it is compiled twice.
  */
 export async function dashboardCommand(argv: string[], dir: string): Promise<number> {
+  // Ink draws nothing until exit when it believes it runs in CI (is-in-ci reads CI and
+  // CONTINUOUS_INTEGRATION once, when the bundle below loads); this is an interactive terminal.
+  for (const v of ['CI', 'CONTINUOUS_INTEGRATION']) if (process.env[v] !== undefined) process.env[v] = '0';
   const { app, saveCodeCache } = await loadApp(dir);
   const parsed = app.parseDashboardArgs(argv);
   if (parsed === 'help') {
@@ -44,8 +47,6 @@ export async function dashboardCommand(argv: string[], dir: string): Promise<num
     token = demo.tokens[parsed.role];
     stopDemo = demo.stop;
   }
-  // Ink draws nothing until exit when it believes it runs in CI; this is an interactive terminal.
-  for (const v of ['CI', 'CONTINUOUS_INTEGRATION']) if (process.env[v] !== undefined) process.env[v] = '0';
   try {
     const session = parsed.session && { file: parsed.session.file, settings: parsed.session.info.settings };
     return await app.startDashboard({

@@ -32,8 +32,9 @@ export function startDashboard(s: TestServer, role: Role, session: string, o: { 
     name: session,
     cwd: o.cwd ?? tempDir('aa-e2e-cwd'),
     command: [process.execPath, CLI, '--url', s.url, '--token-file', tokenFile, ...(o.args ?? [])],
-    // its own code cache (src/cli/code-cache.ts), not the user's
-    env: { NODE_OPTIONS: '', APPLIANCE_ADMIN_DEBUG: '1', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', XDG_CACHE_HOME: tempDir('aa-e2e-cache') },
+    // its own code cache (src/cli/code-cache.ts), not the user's; CI set as CI runners set it,
+    // which must not keep Ink from drawing
+    env: { NODE_OPTIONS: '', APPLIANCE_ADMIN_DEBUG: '1', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', XDG_CACHE_HOME: tempDir('aa-e2e-cache'), CI: 'true', CONTINUOUS_INTEGRATION: 'true' },
   });
 }
 
