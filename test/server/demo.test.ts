@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fork } from 'node:child_process';
 import { request } from 'undici';
+import { pino } from 'pino';
 import { buildServer, type AdminServer } from '../../src/server/app.js';
 import { CONNECTOR_KINDS, MUTATION_ACTIONS } from '../../src/contract/index.js';
 import { loadDemoConfig } from '../../src/server/demo/config.js';
@@ -22,7 +23,7 @@ async function until<T>(what: string, probe: () => T | Promise<T>, ms = 10_000):
   for (;;) {
     const v = await probe();
     if (v) return v as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the servers' warnings: ${warnings.length ? warnings.join('\n') : 'none'}`);
     await sleep(100);
   }
 }
@@ -36,8 +37,12 @@ interface Running {
   post(path: string, body: unknown): Promise<{ status: number; json: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
+/** What the servers of this file warned about (the traffic generator logs a failed tick), for failure messages. */
+const warnings: string[] = [];
+const warningLog = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(line.slice(0, 2000)) });
+
 async function start(dataDir: string, config: ServerConfig, demo: boolean): Promise<Running> {
-  const server = await buildServer({ dataDir, config, demo });
+  const server = await buildServer({ dataDir, config, demo, logger: warningLog });
   await server.app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(server.app.server.address() as { port: number }).port}`;
   const token = issueToken(server.db, 'it_admin', 'test-admin').token;
