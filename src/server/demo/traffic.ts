@@ -177,7 +177,8 @@ export function startTraffic(app: FastifyInstance, db: Db, config: ServerConfig,
         beginStep(run, Math.min(now, end + run.plan.steps[run.index].gap_ms));
       }
     }
-    if (runs.length < MAX_LIVE_RUNS && rng.chance(0.6)) {
+    // with no run live a new one always starts, so the journal moves on every tick
+    if (runs.length === 0 || (runs.length < MAX_LIVE_RUNS && rng.chance(0.6))) {
       const run: LiveRun = { plan: planRun(rng, config), runId: newId('run'), index: 0, stepId: '', stepStarted: now };
       runs.push(run);
       stats.runsStarted++;
