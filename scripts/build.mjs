@@ -13,41 +13,24 @@ const next = `${root}dist.next-${process.pid}`;
 const old = `${root}dist.old-${process.pid}`;
 rmSync(next, { recursive: true, force: true });
 
-await build({
-  // demo: the embedded demo server, which the launcher imports for `appliance-admin demo`
-  entryPoints: { cli: 'src/cli/main.ts', demo: 'src/server/demo/embedded.ts' },
-  ...BUNDLE_OPTIONS,
-  absWorkingDir: root,
-  outdir: next,
-  splitting: true,
-  sourcemap: 'linked',
-  logLevel: 'warning',
-});
+/** One bundle into the new folder, with source maps; `options` say what and how. */
+const bundle = (options) => build({ ...options, absWorkingDir: root, outdir: next, sourcemap: 'linked', logLevel: 'warning' });
+
+// demo: the embedded demo server, which the launcher imports for `appliance-admin demo`
+await bundle({ ...BUNDLE_OPTIONS, entryPoints: { cli: 'src/cli/main.ts', demo: 'src/server/demo/embedded.ts' }, splitting: true });
 // The dashboard app as one CommonJS file, loaded with V8's code cache (src/cli/code-cache.ts);
 // its name carries its content hash, which keys the cache.
-await build({
-  entryPoints: { dashboard: 'src/app/start.ts' },
+await bundle({
   ...DASHBOARD_BUNDLE_OPTIONS,
-  absWorkingDir: root,
-  outdir: next,
+  entryPoints: { dashboard: 'src/app/start.ts' },
   entryNames: '[name]-[hash]',
   outExtension: { '.js': '.cjs' },
   minifyWhitespace: true,
   minifyIdentifiers: true,
-  sourcemap: 'linked',
-  logLevel: 'warning',
 });
 // The CLI's entry (bin/appliance-admin.cjs): CommonJS, so that the dashboard starts without the ES
 // module loader; it loads the dashboard's bundle, or hands other commands to cli.js.
-await build({
-  entryPoints: { launch: 'src/cli/launch.ts' },
-  ...LAUNCH_OPTIONS,
-  absWorkingDir: root,
-  outdir: next,
-  outExtension: { '.js': '.cjs' },
-  sourcemap: 'linked',
-  logLevel: 'warning',
-});
+await bundle({ ...LAUNCH_OPTIONS, entryPoints: { launch: 'src/cli/launch.ts' }, outExtension: { '.js': '.cjs' } });
 // chunk names are content hashes, so files of the old bundle are never overwritten: the old
 // folder is moved aside (one rename), the new one moved in (one rename), then the old removed
 try {
