@@ -1,8 +1,7 @@
 import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, chmodSync, unlinkSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { SessionFileError } from './errors.js';
 
 export const StoredSession = z.object({
@@ -76,7 +75,7 @@ export function writeSession(file: string, session: StoredSession): void {
   const dir = dirname(file);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (process.platform !== 'win32' && (statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);
-  const tmp = join(dir, `.session.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const tmp = join(dir, `.session.${process.pid}.${Buffer.from(crypto.getRandomValues(new Uint8Array(4))).toString('hex')}.tmp`);
   const fd = openSync(tmp, 'wx', 0o600);
   try {
     writeSync(fd, `${JSON.stringify(StoredSession.parse(session), null, 2)}\n`);

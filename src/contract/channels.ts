@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Timestamp, page } from './common.js';
 
 export const Channel = z.object({ id: z.string(), name: z.string(), enabled: z.boolean(), updated_at: Timestamp });

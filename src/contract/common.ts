@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const ROLES = ['it_admin', 'app_owner', 'auditor'] as const;
 export const Role = z.enum(ROLES);

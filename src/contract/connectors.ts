@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Timestamp, page } from './common.js';
 
 export const CONNECTOR_KINDS = ['document-sharing', 'office-suite', 'crm', 'accounting', 'relational-database'] as const;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Timestamp } from './common.js';
 
 export const Accelerator = z.object({ name: z.string(), kind: z.string(), memory_bytes: z.number().int().nullable() });

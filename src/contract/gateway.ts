@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DisplayName, Limit, Timestamp, endAfterStart, END_AFTER_START, page } from './common.js';
 
 export const Quota = z.strictObject({

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Limit, PageQuery, Role, Timestamp, endAfterStart, END_AFTER_START, page } from './common.js';
 
 export const Outcome = z.enum(['success', 'denied', 'failed']);

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Role, Timestamp } from './common.js';
 
 const Url = z.string().max(2048).pipe(z.url({ protocol: /^https?$/ }));

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Timestamp, page } from './common.js';
 
 export const ModelState = z.enum(['present', 'missing']);

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { API_PREFIX, routes, type RouteDef } from './routes.js';
 import { Problem } from './common.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { PageQuery, Problem } from './common.js';
 import { ConnectorList, IngestAccepted, IngestRequest, Job, JobParams } from './connectors.js';
 import { ChannelList, ChannelsUpdate } from './channels.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { badRequest } from '../errors.js';
 import { decodeCursor, encodeCursor } from '../http/paging.js';
 

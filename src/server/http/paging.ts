@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { badRequest } from '../errors.js';
 import type { Page } from '../../contract/index.js';
 
