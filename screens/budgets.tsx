@@ -54,7 +54,7 @@ function writable(doc: Budgets): { defaults: BudgetValues; agents: Record<string
 const isAgentName = (s: string) => SetBudgets.shape.agents.keyType.safeParse(s).success;
 
 /** Override fields: empty inherits the default, "unlimited" overrides with no limit. */
-const OVERRIDE_INPUT = /^(?:|unlimited|∞|[0-9][0-9_,]*)$/i;
+const OVERRIDE_INPUT = /^(?:|unlimited|\u221E|[0-9][0-9_,]*)$/i;
 const overrideFields = (current: Override, defaults: BudgetValues): FormField[] =>
   FIELDS.map((f) => ({
     kind: 'text',
@@ -74,7 +74,7 @@ function overrideOf(values: Record<string, unknown>): Override {
   for (const f of FIELDS) {
     const s = String(values[f.name] ?? '').trim();
     if (s === '') continue;
-    out[f.name] = /^(unlimited|∞)$/i.test(s) ? null : Number(s.replace(/[_,]/g, ''));
+    out[f.name] = /^(unlimited|\u221E)$/i.test(s) ? null : Number(s.replace(/[_,]/g, ''));
   }
   return out;
 }

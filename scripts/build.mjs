@@ -25,8 +25,6 @@ await bundle({
   entryPoints: { dashboard: 'src/app/start.ts' },
   entryNames: '[name]-[hash]',
   outExtension: { '.js': '.cjs' },
-  minifyWhitespace: true,
-  minifyIdentifiers: true,
 });
 // The CLI's entry (bin/appliance-admin.cjs): CommonJS, so that the dashboard starts without the ES
 // module loader; it loads the dashboard's bundle, or hands other commands to cli.js.

@@ -79,6 +79,39 @@ export const lazyUnicodeData = {
   },
 };
 
+// Node built-ins the dashboard's first frame does not use, loaded when first called instead of at
+// start (process.getBuiltinModule, Node 20.16+): undici's HTTP/2 client, with Node's http2, tls
+// and crypto behind it (3.6 ms; only used with allowH2, which the client never sets), and
+// terminal-size's child_process (0.5 ms; it runs tput only when the output is not a terminal).
+// The HTTP/2 constants undici reads at load are written out; test/build checks them against
+// Node's own.
+export const HTTP2_CONSTANTS = {
+  HTTP2_HEADER_AUTHORITY: ':authority',
+  HTTP2_HEADER_METHOD: ':method',
+  HTTP2_HEADER_PATH: ':path',
+  HTTP2_HEADER_SCHEME: ':scheme',
+  HTTP2_HEADER_CONTENT_LENGTH: 'content-length',
+  HTTP2_HEADER_EXPECT: 'expect',
+  HTTP2_HEADER_STATUS: ':status',
+  HTTP2_HEADER_PROTOCOL: ':protocol',
+  NGHTTP2_REFUSED_STREAM: 7,
+  NGHTTP2_CANCEL: 8,
+};
+export const builtinsOnUse = [
+  sourcePatch(
+    'undici-http2-on-use',
+    /undici[\\/]lib[\\/]dispatcher[\\/]client-h2\.js$/,
+    [["http2 = require('node:http2')", `http2 = { constants: ${JSON.stringify(HTTP2_CONSTANTS)}, connect: (...args) => process.getBuiltinModule('node:http2').connect(...args) }`]],
+    'undici changed: its HTTP/2 client loads node:http2 (and tls, crypto) at start again',
+  ),
+  sourcePatch(
+    'terminal-size-child-process-on-use',
+    /terminal-size[\\/]index\.js$/,
+    [["import {execFileSync} from 'node:child_process';", "const execFileSync = (...args) => process.getBuiltinModule('node:child_process').execFileSync(...args);"]],
+    'terminal-size changed: it loads node:child_process at start again',
+  ),
+];
+
 /** Options shared by every bundle of the dashboard's code (the CLI, the benchmark's Ink program). */
 export const BUNDLE_OPTIONS = {
   bundle: true,
@@ -90,7 +123,7 @@ export const BUNDLE_OPTIONS = {
   define: { 'process.env.NODE_ENV': '"production"' },
   external: ['better-sqlite3', 'react-devtools-core', 'oidc-provider'],
   banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-  plugins: [yogaWithoutFetch, inkMeasureBounded, inkWrapBounded, lazyUnicodeData, inkFrame],
+  plugins: [yogaWithoutFetch, inkMeasureBounded, inkWrapBounded, lazyUnicodeData, ...builtinsOnUse, inkFrame],
 };
 
 // The dashboard's CommonJS bundle (dist/dashboard-HASH.cjs): CommonJS so that it can be loaded with
@@ -129,6 +162,10 @@ export const DASHBOARD_BUNDLE_OPTIONS = {
   // drawn only by a sign-in that asks again (src/app/sign-in.ts): required from node_modules then
   external: [...BUNDLE_OPTIONS.external, 'qrcode'],
   plugins: [yogaWithoutTopLevelAwait, inkWithoutDevtools, yogaReadyFromYoga, ...BUNDLE_OPTIONS.plugins],
+  // less to read and to deserialize with the code cache; without comments the file is ASCII, so
+  // V8 holds it as a one-byte string
+  minifyWhitespace: true,
+  minifyIdentifiers: true,
 };
 
 // The launcher's imports that must stay outside it: the demo server (the ES modules' demo.js) and

@@ -3,7 +3,6 @@
  * cursor paging through the whole history (a stack of `after` cursors), and the export.
  */
 import { createReadStream } from 'node:fs';
-import { access, constants, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { FileRouteName } from '../../src/client/api-client.js';
@@ -351,6 +350,8 @@ async function runExport(ctx: ActionContext, spec: HistorySpec, h: HistoryState,
 
 /** Refuses a destination that cannot be written, in words; true when a file is already there. */
 async function checkDestination(dest: string): Promise<boolean> {
+  // node:fs/promises loads here, not with the dashboard: an export is rare, every start is not
+  const { access, constants, stat } = await import('node:fs/promises');
   const dir = dirname(dest);
   const st = await stat(dir).catch((err: NodeJS.ErrnoException) => {
     throw new Error(err.code === 'ENOENT' ? `cannot write ${dest}: the directory ${dir} does not exist. Nothing was exported.` : `cannot write ${dest}: ${fsWords(err)}. Nothing was exported.`);

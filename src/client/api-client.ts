@@ -5,7 +5,7 @@ import { API_PREFIX, routes, type RouteDef, type RouteName } from '../contract/r
 import { MAX_DEPTH, MAX_ITEMS, sanitize, sanitizeDeep, type Cuts } from '../ui/sanitize.js';
 import { ApiError, TransportError, toTransportError, type InvalidParam, type SchemaIssue } from './errors.js';
 import { readTolerantly } from './normalize.js';
-import { streamToFile, type DownloadProgress, type DownloadResult } from './download.js';
+import type { DownloadProgress, DownloadResult } from './download.js';
 import { isInsecureHttp } from './transport-policy.js';
 
 export interface ApiClientOptions {
@@ -261,6 +261,8 @@ export class ApiClient {
       }
       const requestId = requestIdOf(res.headers);
       if (res.statusCode >= 400) throw problemFrom(res.statusCode, res.headers, await this.#readCapped(res), requestId);
+      // loaded on the first download: its node:crypto and node:fs/promises are not needed to start
+      const { streamToFile } = await import('./download.js');
       return await streamToFile(res, dest, onProgress, requestId);
     } finally {
       await client.close().catch(() => undefined);

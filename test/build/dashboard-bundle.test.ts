@@ -1,10 +1,12 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { constants as http2Constants } from 'node:http2';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { build } from 'esbuild';
 // @ts-expect-error: a plain .mjs build script without types
-import { DASHBOARD_BUNDLE_OPTIONS } from '../../scripts/bundle-options.mjs';
+import { DASHBOARD_BUNDLE_OPTIONS, HTTP2_CONSTANTS } from '../../scripts/bundle-options.mjs';
 
 /**
  * The dashboard's CommonJS bundle settings (scripts/bundle-options.mjs): the parts that run only
@@ -15,11 +17,17 @@ import { DASHBOARD_BUNDLE_OPTIONS } from '../../scripts/bundle-options.mjs';
 const dir = mkdtempSync(join(process.cwd(), 'node_modules', '.aa-dashboard-bundle-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function bundle(contents: string): Promise<Record<string, unknown>> {
+async function bundleFile(contents: string): Promise<{ file: string; text: string }> {
   const out = await build({ ...DASHBOARD_BUNDLE_OPTIONS, stdin: { contents, resolveDir: join(process.cwd(), 'src/app'), loader: 'ts' }, write: false, logLevel: 'silent' });
   expect(out.warnings).toEqual([]);
   const file = join(dir, `b${Math.random().toString(36).slice(2)}.cjs`);
-  writeFileSync(file, out.outputFiles![0].text);
+  const text = out.outputFiles![0].text;
+  writeFileSync(file, text);
+  return { file, text };
+}
+
+async function bundle(contents: string): Promise<Record<string, unknown>> {
+  const { file } = await bundleFile(contents);
   return createRequire(file)(file) as Record<string, unknown>;
 }
 
@@ -42,5 +50,19 @@ describe("the dashboard's CommonJS bundle", () => {
     node.calculateLayout();
     expect(node.getComputedWidth()).toBe(42);
     node.free();
+  });
+
+  it('loads without the built-ins its first frame does not need, and is ASCII (one-byte source)', async () => {
+    const { file, text } = await bundleFile("export * from './start.js';");
+    // a fresh process: this one has loaded half of Node already
+    const loaded = JSON.parse(execFileSync(process.execPath, ['-e', `require(${JSON.stringify(file)}); process.stdout.write(JSON.stringify(process.moduleLoadList))`], { encoding: 'utf8' })) as string[];
+    const builtins = new Set(loaded.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length)));
+    expect(builtins.has('http')).toBe(true); // the check sees what the bundle loads
+    for (const lazy of ['http2', 'tls', 'crypto', 'child_process', 'fs/promises', 'zlib']) expect(builtins.has(lazy), lazy).toBe(false);
+    expect(text).toMatch(/^[\x00-\x7f]*$/);
+  });
+
+  it("gives undici's HTTP/2 client Node's own HTTP/2 constants", () => {
+    for (const [name, value] of Object.entries(HTTP2_CONSTANTS as Record<string, unknown>)) expect(http2Constants[name as keyof typeof http2Constants], name).toBe(value);
   });
 });

@@ -59,7 +59,7 @@ function RevealedAtOutput({ secret }: { secret: string }) {
   let next = 0;
   const reveal = (line: string, index: number) => {
     if (index === 0) next = 0;
-    return line.replace(/•/g, () => chars[next++] ?? MASK);
+    return line.replace(/\u2022/g, () => chars[next++] ?? MASK);
   };
   return (
     <Transform transform={keepOut(reveal)}>
