@@ -1,6 +1,6 @@
 import Database, { type Db as SqliteDb } from './sqlite-driver.js';
-import { mkdirSync, accessSync, constants } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, accessSync, constants, existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { migrations } from './migrations.js';
 
 export type Db = SqliteDb;
@@ -13,7 +13,7 @@ export class DataDirError extends Error {
 /** Opens (creating if needed) the database in dataDir, in WAL mode, and applies pending migrations. */
 export function openDatabase(dataDir: string): Db {
   try {
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    makeDirs(dataDir);
     accessSync(dataDir, constants.W_OK);
   } catch (err) {
     throw new DataDirError(`data directory ${dataDir} is not writable (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
@@ -25,6 +25,23 @@ export function openDatabase(dataDir: string): Db {
   db.pragma('busy_timeout = 5000');
   migrate(db);
   return db;
+}
+
+/**
+ * mkdir -p, one level at a time. Node's recursive mkdirSync retries for ever where mkdir answers
+ * ENOENT under a parent that exists (anywhere under /proc): here that is an error like any other.
+ */
+function makeDirs(dir: string): void {
+  const missing: string[] = [];
+  for (let d = resolve(dir); !existsSync(d) && dirname(d) !== d; d = dirname(d)) missing.unshift(d);
+  for (const d of missing) {
+    try {
+      mkdirSync(d, { mode: 0o700 });
+    } catch (err) {
+      // made meanwhile by another process: fine, the write check that follows decides
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
 }
 
 export function migrate(db: Db): void {
