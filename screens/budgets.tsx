@@ -1,5 +1,5 @@
 import type { BudgetValues, Budgets } from '../src/contract/index.js';
-import { SetBudgets } from '../src/contract/index.js';
+import { AgentName } from '../src/contract/common.js';
 import { defineScreen, type ActionContext, type FormField } from '../src/ui/screen-api.js';
 import { limitText, shortTime } from '../src/ui/format.js';
 
@@ -51,7 +51,7 @@ function writable(doc: Budgets): { defaults: BudgetValues; agents: Record<string
   };
 }
 
-const isAgentName = (s: string) => SetBudgets.shape.agents.keyType.safeParse(s).success;
+const isAgentName = (s: string) => AgentName.safeParse(s).success;
 
 /** Override fields: empty inherits the default, "unlimited" overrides with no limit. */
 const OVERRIDE_INPUT = /^(?:|unlimited|\u221E|[0-9][0-9_,]*)$/i;

@@ -1,5 +1,5 @@
 import type { GatewayKey, Quota } from '../src/contract/index.js';
-import { DisplayName } from '../src/contract/index.js';
+import { DisplayName } from '../src/contract/common.js';
 import { defineScreen, type FormField } from '../src/ui/screen-api.js';
 import { ago, limitText, shortTime } from '../src/ui/format.js';
 import { toneOf } from '../src/ui/theme.js';

@@ -1,4 +1,4 @@
-import { routes, type RouteDef } from '../contract/routes.js';
+import { ROUTE_META, type RouteMeta } from '../contract/route-meta.js';
 import { ApiError } from '../client/errors.js';
 import { actionBlockReason, learnForbidden } from '../store/session.js';
 import { flash, patchScreen, screenState } from '../store/ui.js';
@@ -105,7 +105,7 @@ function makeContext(deps: DashboardDeps, screen: AnyScreen, mutations: Mutation
       };
     },
     async call(route, input = {}) {
-      const def = routes[route] as RouteDef;
+      const def: RouteMeta = ROUTE_META[route];
       try {
         const res = await deps.client.call(route, input);
         if (def.mutates) mutations.push({ route, action: def.action ?? route, requestId: res.requestId });

@@ -1,5 +1,5 @@
 import { RESERVED_KEYS, type AnyScreen } from '../ui/screen-api.js';
-import { routes } from '../contract/routes.js';
+import { MUTATION_ACTIONS } from '../contract/route-meta.js';
 
 /** Fails fast on a screen list that would confuse the shell (run at start-up and in tests). */
 export function validateScreens(screens: AnyScreen[]): void {
@@ -16,7 +16,7 @@ export function validateScreens(screens: AnyScreen[]): void {
       if ((RESERVED_KEYS as readonly string[]).includes(a.key)) throw new Error(`screen ${s.name}: key ${a.key} is reserved by the shell`);
       if (keys.has(a.key)) throw new Error(`screen ${s.name}: key ${a.key} used twice`);
       keys.add(a.key);
-      if (a.mutates && a.capability && !Object.values(routes).some((r) => 'action' in r && r.action === a.capability)) {
+      if (a.mutates && a.capability && !MUTATION_ACTIONS.includes(a.capability)) {
         throw new Error(`screen ${s.name}: action ${a.label} names unknown capability ${a.capability}`);
       }
     }

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { openDatabase } from '../server/db/open.js';
 import { issueToken, listTokens, revokeToken } from '../server/tokens.js';
-import { Role } from '../contract/index.js';
+import { Role } from '../contract/common.js';
 import { UsageError } from './usage-error.js';
 
 export const TOKEN_USAGE = `Usage: appliance-admin token issue --data DIR --role it_admin|app_owner|auditor --name NAME [--ttl-days N]

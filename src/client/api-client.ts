@@ -1,7 +1,9 @@
 import type { Dispatcher } from 'undici';
 import { Client } from './undici-client.js';
 import type { z } from 'zod';
-import { API_PREFIX, routes, type RouteDef, type RouteName } from '../contract/routes.js';
+import { API_PREFIX, ROUTE_META, type RouteMeta, type RouteName } from '../contract/route-meta.js';
+import type { routes } from '../contract/routes.js';
+import { routeSchemas } from './route-schemas.js';
 import { MAX_DEPTH, MAX_ITEMS, sanitize, sanitizeDeep, type Cuts } from '../ui/sanitize.js';
 import { ApiError, TransportError, toTransportError, type InvalidParam, type SchemaIssue } from './errors.js';
 import { readTolerantly } from './normalize.js';
@@ -72,7 +74,7 @@ export function parseApplianceUrl(url: string): { origin: string; prefix: string
 }
 
 /** Builds `/v1/admin/gateway/keys/key_1/revoke?x=y` from a route and its inputs. */
-export function buildPath(def: RouteDef, prefix: string, params: Record<string, string> = {}, query: Record<string, unknown> = {}): string {
+export function buildPath(def: RouteMeta, prefix: string, params: Record<string, string> = {}, query: Record<string, unknown> = {}): string {
   const path = def.path.replace(/:([A-Za-z_]+)/g, (_m, name: string) => {
     const v = params[name];
     if (v === undefined || v === '') throw new Error(`route ${def.name} needs parameter ${name}`);
@@ -164,7 +166,7 @@ export class ApiClient {
   }
 
   async #call<N extends JsonRouteName>(name: N, input: CallInput): Promise<CallResult<RouteData<N>>> {
-    const def = routes[name] as RouteDef;
+    const def: RouteMeta = ROUTE_META[name];
     const path = buildPath(def, this.prefix, input.params, input.query);
     // a moving query is remembered under its name only: one answer kept per window, not one per URL
     const cacheKey = input.revalidateAs === undefined ? path : `as:${input.revalidateAs}`;
@@ -195,11 +197,12 @@ export class ApiClient {
       const what = looksLikeHtml(res.headers, text) ? 'an HTML page, not JSON (a proxy or sign-in page in between?)' : 'not valid JSON';
       throw new TransportError('protocol', `the answer to ${def.method} ${def.path} is ${what}`);
     }
+    const schema = (await routeSchemas(name)).response as z.ZodType;
     let value: unknown;
     let issues: SchemaIssue[];
     let data: RouteData<N>;
     try {
-      ({ value, issues } = readTolerantly(def.response as z.ZodType, raw));
+      ({ value, issues } = readTolerantly(schema, raw));
       const cuts: Cuts = { depth: false, items: false };
       data = sanitizeDeep(value, undefined, 0, cuts) as RouteData<N>;
       if (cuts.items) issues = [...issues, { path: '(root)', message: `lists longer than ${MAX_ITEMS} items were cut` }];
@@ -248,8 +251,7 @@ export class ApiClient {
    * short-lived connection so a long download never holds up the dashboard's polling.
    */
   async download(name: FileRouteName, query: Record<string, unknown>, dest: string, onProgress?: (p: DownloadProgress) => void, signal?: AbortSignal): Promise<DownloadResult> {
-    const def = routes[name] as RouteDef;
-    const path = buildPath(def, this.prefix, {}, query);
+    const path = buildPath(ROUTE_META[name], this.prefix, {}, query);
     const client = this.#newClient();
     try {
       const headers = await this.#headers({ accept: '*/*' });

@@ -22,6 +22,9 @@ export const DisplayName = z
   .max(64)
   .regex(/^[^\p{Cc}\p{Cf}]+$/u, 'must not contain control or format characters');
 
+/** An agent's name, as budgets key their overrides by it. */
+export const AgentName = z.string().min(1).max(100).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, . _ -');
+
 export const InvalidParam = z.object({ name: z.string(), reason: z.string() });
 
 /** RFC 9457 problem details, with this API's `code`, `request_id` and `invalid_params`. */

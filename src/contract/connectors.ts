@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { Timestamp, page } from './common.js';
+import type { AreaRoutes } from './route-meta.js';
+import { Timestamp, page, PageQuery } from './common.js';
 
 export const CONNECTOR_KINDS = ['document-sharing', 'office-suite', 'crm', 'accounting', 'relational-database'] as const;
 export const ConnectorKind = z.enum(CONNECTOR_KINDS);
@@ -46,3 +47,10 @@ export const Job = z.object({
 });
 export type Job = z.infer<typeof Job>;
 export const JobParams = z.strictObject({ job_id: z.string().min(1).max(100) });
+
+/** The schemas of this area's routes (routes.ts joins them with route-meta.ts). */
+export const connectorRoutes = {
+  listConnectors: { query: PageQuery, response: ConnectorList },
+  ingest: { body: IngestRequest, response: IngestAccepted },
+  getJob: { params: JobParams, response: Job },
+} as const satisfies AreaRoutes<'connectors'>;

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { AreaRoutes } from './route-meta.js';
 import { Timestamp } from './common.js';
 
 export const Accelerator = z.object({ name: z.string(), kind: z.string(), memory_bytes: z.number().int().nullable() });
@@ -37,3 +38,10 @@ export const Settings = z.object({
   sections: z.array(z.object({ name: z.string(), values: z.record(z.string(), z.unknown()) })),
 });
 export type Settings = z.infer<typeof Settings>;
+
+/** The schemas of this area's routes (routes.ts joins them with route-meta.ts). */
+export const deploymentRoutes = {
+  deployment: { response: Deployment },
+  installPlan: { response: InstallPlan },
+  settings: { response: Settings },
+} as const satisfies AreaRoutes<'deployment'>;

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { DisplayName, Limit, Timestamp, endAfterStart, END_AFTER_START, page } from './common.js';
+import type { AreaRoutes } from './route-meta.js';
+import { DisplayName, Limit, Timestamp, endAfterStart, END_AFTER_START, page, PageQuery } from './common.js';
 
 export const Quota = z.strictObject({
   requests_per_minute: Limit,
@@ -75,3 +76,12 @@ export const GatewayCallResult = z.object({
   metered: z.object({ requests: z.literal(1), input_tokens: z.number().int(), output_tokens: z.number().int() }),
 });
 export type GatewayCallResult = z.infer<typeof GatewayCallResult>;
+
+/** The schemas of this area's routes (routes.ts joins them with route-meta.ts). */
+export const gatewayRoutes = {
+  listKeys: { query: PageQuery, response: GatewayKeyList },
+  createKey: { body: CreateKey, response: CreatedKey },
+  revokeKey: { params: KeyParams, response: GatewayKey },
+  setQuota: { params: KeyParams, body: SetQuota, response: GatewayKey },
+  usage: { query: UsageQuery, response: Usage },
+} as const satisfies AreaRoutes<'gateway'>;

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { Limit, PageQuery, Role, Timestamp, endAfterStart, END_AFTER_START, page } from './common.js';
+import type { AreaRoutes } from './route-meta.js';
+import { Limit, PageQuery, Role, Timestamp, endAfterStart, END_AFTER_START, page, AgentName } from './common.js';
 
 export const Outcome = z.enum(['success', 'denied', 'failed']);
 export type Outcome = z.infer<typeof Outcome>;
@@ -78,7 +79,6 @@ export const BudgetValues = z.strictObject({
   tokens_per_day: Limit,
 });
 export type BudgetValues = z.infer<typeof BudgetValues>;
-const AgentName = z.string().min(1).max(100).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, . _ -');
 export const SetBudgets = z.strictObject({
   defaults: BudgetValues,
   agents: z.record(AgentName, BudgetValues.partial()),
@@ -91,3 +91,13 @@ export const Budgets = z.object({
   updated_by: z.string().nullable(),
 });
 export type Budgets = z.infer<typeof Budgets>;
+
+/** The schemas of this area's routes (routes.ts joins them with route-meta.ts). */
+export const governanceRoutes = {
+  listAudit: { query: AuditQuery, response: AuditList },
+  exportAudit: { query: AuditExportQuery, response: 'file' },
+  listJournal: { query: JournalQuery, response: JournalList },
+  exportJournal: { query: JournalExportQuery, response: 'file' },
+  getBudgets: { response: Budgets },
+  setBudgets: { body: SetBudgets, response: Budgets },
+} as const satisfies AreaRoutes<'governance'>;

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { AreaRoutes } from './route-meta.js';
 import { Role, Timestamp } from './common.js';
 
 const Url = z.string().max(2048).pipe(z.url({ protocol: /^https?$/ }));
@@ -27,3 +28,9 @@ export const Session = z.object({
   capabilities: z.array(z.string()),
 });
 export type Session = z.infer<typeof Session>;
+
+/** The schemas of this area's routes (routes.ts joins them with route-meta.ts). */
+export const identityRoutes = {
+  session: { response: Session },
+  identityTest: { body: IdentityTestRequest, response: IdentityTestResult },
+} as const satisfies AreaRoutes<'identity'>;

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { Timestamp, page } from './common.js';
+import type { AreaRoutes } from './route-meta.js';
+import { Timestamp, page, PageQuery } from './common.js';
 
 export const ModelState = z.enum(['present', 'missing']);
 export const Model = z.object({
@@ -35,3 +36,11 @@ export type RoutingEntry = z.infer<typeof RoutingEntry>;
 export const RoutingList = page(RoutingEntry);
 export const RoutingParams = z.strictObject({ workload: z.string().min(1).max(100) });
 export const SetRouting = z.strictObject({ model_id: z.string().min(1).max(200).nullable() });
+
+/** The schemas of this area's routes (routes.ts joins them with route-meta.ts). */
+export const modelRoutes = {
+  listModels: { query: PageQuery, response: ModelList },
+  activateModel: { body: ActivateModel, response: ActivateResult },
+  listRouting: { query: PageQuery, response: RoutingList },
+  setRouting: { params: RoutingParams, body: SetRouting, response: RoutingEntry },
+} as const satisfies AreaRoutes<'models'>;

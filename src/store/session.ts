@@ -1,5 +1,6 @@
 import { createStore } from 'zustand/vanilla';
-import { mayMutate, MUTATION_ACTIONS } from '../contract/index.js';
+import { mayMutate } from '../contract/common.js';
+import { MUTATION_ACTIONS } from '../contract/route-meta.js';
 import type { ApiClient } from '../client/api-client.js';
 import { ApiError, TransportError } from '../client/errors.js';
 import { sanitize } from '../ui/sanitize.js';
