@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import { Client } from './undici-client.js';
 import type { z } from 'zod';
 import { API_PREFIX, ROUTE_META, type RouteMeta, type RouteName } from '../contract/route-meta.js';
-import type { routes } from '../contract/routes.js';
+import type { RouteResponse, routes } from '../contract/routes.js';
 import { routeSchemas } from './route-schemas.js';
 import { MAX_DEPTH, MAX_ITEMS, sanitize, sanitizeDeep, type Cuts } from '../ui/sanitize.js';
 import { ApiError, TransportError, toTransportError, type InvalidParam, type SchemaIssue } from './errors.js';
@@ -50,10 +50,9 @@ export interface CallResult<T> {
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-type DataOf<N extends RouteName> = (typeof routes)[N]['response'] extends z.ZodType<infer T, any> ? T : never;
 export type JsonRouteName = { [N in RouteName]: (typeof routes)[N]['response'] extends 'file' ? never : N }[RouteName];
 export type FileRouteName = Exclude<RouteName, JsonRouteName>;
-export type RouteData<N extends JsonRouteName> = DataOf<N>;
+export type RouteData<N extends JsonRouteName> = RouteResponse<N>;
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
