@@ -125,6 +125,8 @@ export class ApiClient {
     return new Client(this.origin, {
       pipelining: 1,
       keepAliveTimeout: 30_000,
+      // Node's default, written here: without it undici loads node:http to read it (start time)
+      maxHeaderSize: 16 * 1024,
       headersTimeout: this.timeoutMs,
       bodyTimeout: this.timeoutMs,
       connect: { timeout: this.timeoutMs, ...(this.#ca ? { ca: this.#ca } : {}) },
