@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import { readTolerantly, toSnake } from '../../src/client/normalize.js';
 import { Budgets, ConnectorList, GatewayKeyList, IngestAccepted, Job, Settings } from '../../src/contract/index.js';
 
@@ -13,6 +14,22 @@ const connector = {
 };
 
 describe('tolerant reading', () => {
+  it("checks a schema's first answer (without zod's compiled fast path) as strictly as later ones", () => {
+    const Item = z.object({ id: z.string(), n: z.number().int(), tags: z.array(z.object({ k: z.string() })) });
+    const Page = z.object({ data: z.array(Item), next_cursor: z.string().nullable(), has_more: z.boolean() });
+    const bad = { data: [{ id: 'a', n: 1.5, tags: [{ k: 'x' }, {}] }], next_cursor: null, has_more: false };
+    const good = { data: [{ id: 'a', n: 1, tags: [{ k: 'x' }] }], next_cursor: null, has_more: false };
+    const first = readTolerantly(Page, bad).issues;
+    expect(first.map((i) => i.path)).toEqual(['data.0.n', 'data.0.tags.1.k']);
+    for (let i = 0; i < 3; i++) {
+      expect(readTolerantly(Page, bad).issues).toEqual(first);
+      expect(readTolerantly(Page, good).issues).toEqual([]);
+    }
+    const Other = z.object({ data: z.array(Item), next_cursor: z.string().nullable(), has_more: z.boolean() });
+    expect(readTolerantly(Other, good).issues).toEqual([]);
+    expect(readTolerantly(Other, bad).issues).toEqual(first);
+  });
+
   it('snake-cases camelCase names', () => {
     expect(toSnake('lastSyncAt')).toBe('last_sync_at');
     expect(toSnake('rbacLabels')).toBe('rbac_labels');
