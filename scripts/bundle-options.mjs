@@ -109,9 +109,9 @@ export const HTTP2_CONSTANTS = {
 const ASSERT_METHODS = Object.keys(createRequire(import.meta.url)('node:assert'));
 const LAZY_ASSERT = `'use strict';
 const real = () => process.getBuiltinModule('node:assert');
-function assert(...args) { if (!args[0]) real()(...args); }
+function assert(value) { if (!value) Reflect.apply(real(), undefined, arguments); }
 assert.ok = assert;
-assert.equal = (a, b, ...rest) => { if (a != b && !(a !== a && b !== b)) real().equal(a, b, ...rest); };
+assert.equal = function equal(a, b) { if (a != b && !(a !== a && b !== b)) Reflect.apply(real().equal, undefined, arguments); };
 for (const name of ${JSON.stringify(ASSERT_METHODS)}) if (!Object.hasOwn(assert, name)) Object.defineProperty(assert, name, { get: () => real()[name], enumerable: true });
 module.exports = assert;`;
 const assertOnFailure = {
