@@ -350,8 +350,10 @@ async function runExport(ctx: ActionContext, spec: HistorySpec, h: HistoryState,
 
 /** Refuses a destination that cannot be written, in words; true when a file is already there. */
 async function checkDestination(dest: string): Promise<boolean> {
-  // node:fs/promises loads here, not with the dashboard: an export is rare, every start is not
-  const { access, constants, stat } = await import('node:fs/promises');
+  // node:fs/promises loads here, not with the dashboard: an export is rare, every start is not.
+  // Not with import(): the dashboard's bundle runs from V8's code cache, where Node 20 has no
+  // loader for a dynamic import (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING from the second start on).
+  const { access, constants, stat } = process.getBuiltinModule('node:fs/promises');
   const dir = dirname(dest);
   const st = await stat(dir).catch((err: NodeJS.ErrnoException) => {
     throw new Error(err.code === 'ENOENT' ? `cannot write ${dest}: the directory ${dir} does not exist. Nothing was exported.` : `cannot write ${dest}: ${fsWords(err)}. Nothing was exported.`);
