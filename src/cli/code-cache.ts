@@ -2,7 +2,7 @@ import { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, read
 import { createRequire, Module } from 'node:module';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { Script, constants as vmConstants } from 'node:vm';
+import { Script } from 'node:vm';
 
 /**
  * Loads a CommonJS bundle with V8's code cache: the compiled code of its last start is read back
@@ -80,11 +80,9 @@ export function requireWithCodeCache<T>(file: string, cacheDir: string | null = 
   const source = readFileSync(file, 'utf8');
   const cacheFile = cacheDir && privateDir(cacheDir) ? join(cacheDir, `${basename(file)}${suffix()}`) : null;
   const cachedData = cacheFile ? readPrivate(cacheFile) : undefined;
-  const script = new Script(Module.wrap(source), {
-    filename: file,
-    cachedData,
-    importModuleDynamically: vmConstants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-  });
+  // No dynamic import() loader: on Node 20 code read back from a cache loses it, so the bundle
+  // holds no import() at all (test/build/dashboard-bundle.test.ts checks it).
+  const script = new Script(Module.wrap(source), { filename: file, cachedData });
   const cache = !cacheFile ? 'off' : !cachedData ? 'none' : script.cachedDataRejected ? 'rejected' : 'used';
   const mod = new Module(file);
   mod.filename = file;
