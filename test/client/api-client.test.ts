@@ -100,6 +100,39 @@ describe('ApiClient', () => {
     await small.close();
   });
 
+  it('sends a read while the answer before it still streams, on the same connection; never a change', async () => {
+    const seen: { what: string; socket: unknown; whilePending: string[] }[] = [];
+    const pending = new Set<string>();
+    const server = createServer((req, res) => {
+      const what = `${req.method} ${req.url!.replace(/\?.*/, '')}`;
+      seen.push({ what, socket: req.socket, whilePending: [...pending] });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (req.method !== 'GET') return res.end('{"data":[]}');
+      // headers now, the rest of the body 150 ms later
+      pending.add(what);
+      res.write('{"data":[');
+      setTimeout(() => {
+        pending.delete(what);
+        res.end(']}');
+      }, 150);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const c = new ApiClient({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, token: 't' });
+    try {
+      await Promise.all([c.call('listConnectors'), c.call('listChannels')]);
+      expect(seen.map((x) => x.what)).toEqual(['GET /v1/admin/connectors', 'GET /v1/admin/channels']);
+      expect(seen[1].whilePending).toEqual(['GET /v1/admin/connectors']);
+      expect(seen[1].socket).toBe(seen[0].socket);
+
+      await Promise.all([c.call('listConnectors'), c.call('updateChannels', { body: { channels: [] } })]);
+      expect(seen[3].what).toBe('PUT /v1/admin/channels');
+      expect(seen[3].whilePending).toEqual([]);
+    } finally {
+      await c.close();
+      server.close();
+    }
+  });
+
   it('keeps the token out of what it prints', () => {
     const c = client();
     expect(JSON.stringify(c)).not.toContain(s.tokens.it_admin);
