@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { constants as http2Constants } from 'node:http2';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -113,6 +113,32 @@ describe("the dashboard's CommonJS bundle", () => {
     expect(Object.keys(assert)).toEqual(expect.arrayContaining(Object.keys(real)));
     const script = `const { assert } = require(${JSON.stringify(file)}); assert(true); assert.equal(typeof assert, 'function'); process.stdout.write(JSON.stringify(process.moduleLoadList))`;
     expect(JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }))).not.toContain('NativeModule assert');
+  });
+
+  it('copies the exports of React and node:process once for all their importers, as each saw them', async () => {
+    // two ES modules importing the same CommonJS module get one namespace object, not one each
+    const at = join(dir, `interop-${Math.random().toString(36).slice(2)}`);
+    mkdirSync(at);
+    writeFileSync(join(at, 'package.json'), '{"type":"module"}');
+    const importer = (name: string) => `import React, { useState } from 'react'; import * as ReactNs from 'react'; import process, { env } from 'node:process'; import * as processNs from 'process'; export const ${name} = { React, useState, ReactNs, process, env, processNs };`;
+    writeFileSync(join(at, 'a.js'), importer('a'));
+    writeFileSync(join(at, 'b.js'), importer('b'));
+    const { file } = await bundleFile(`export { a } from ${JSON.stringify(join(at, 'a.js'))}; export { b } from ${JSON.stringify(join(at, 'b.js'))};`);
+    type Seen = { React: Record<string, unknown>; useState: unknown; ReactNs: Record<string, unknown>; process: NodeJS.Process; env: unknown; processNs: Record<string, unknown> };
+    const { a, b } = createRequire(file)(file) as { a: Seen; b: Seen };
+    expect(a.ReactNs).toBe(b.ReactNs);
+    expect(a.processNs).toBe(b.processNs);
+    for (const seen of [a, b]) {
+      expect(seen.ReactNs.default).toBe(seen.React);
+      expect(seen.useState).toBe(seen.React.useState);
+      expect(Object.keys(seen.ReactNs).sort()).toEqual([...Object.keys(seen.React), 'default'].sort());
+      for (const key of Object.keys(seen.React)) expect(seen.ReactNs[key], key).toBe(seen.React[key]);
+      expect(seen.process).toBe(process);
+      expect(seen.env).toBe(process.env);
+      expect(seen.processNs.default).toBe(process);
+      expect(seen.processNs.env).toBe(process.env);
+      expect(seen.processNs.argv).toBe(process.argv);
+    }
   });
 
   it("gives undici's HTTP/2 client Node's own HTTP/2 constants", () => {
