@@ -32,8 +32,10 @@ export function queryUsage(db: Db, q: UsageRequest, nowMs: number): Usage {
   const size = BUCKET_MINUTES[q.bucket];
   const fromMinute = Math.ceil(startMs / MINUTE_MS);
   const toMinute = Math.ceil(endMs / MINUTE_MS); // exclusive
-  const firstBucket = Math.floor(fromMinute / size);
-  const lastBucket = Math.floor((Math.max(toMinute, fromMinute + 1) - 1) / size);
+  // the buckets the range overlaps, by time: a range starting in an hour's last minute still
+  // lists that hour, so a rolling 24 h always has 25 hourly buckets (24 when on the hour)
+  const firstBucket = Math.floor(startMs / (size * MINUTE_MS));
+  const lastBucket = Math.floor((endMs - 1) / (size * MINUTE_MS));
   const bucketCount = lastBucket - firstBucket + 1;
   if (bucketCount > MAX_BUCKETS) {
     throw badRequest(`the range spans ${bucketCount} ${q.bucket} buckets; at most ${MAX_BUCKETS}`, [
