@@ -4,6 +4,7 @@
 import { requireWithCodeCache } from '../../src/cli/code-cache.js';
 
 const [file, dir, save] = process.argv.slice(2);
-const loaded = requireWithCodeCache<{ answer(): number }>(file, dir);
+const loaded = requireWithCodeCache<{ answer?(): number; text?: string }>(file, dir);
 if (save === 'save') loaded.save();
-process.stdout.write(JSON.stringify({ cache: loaded.cache, answer: loaded.exports.answer() }));
+const { answer, text } = loaded.exports;
+process.stdout.write(JSON.stringify({ cache: loaded.cache, answer: answer?.(), text }));

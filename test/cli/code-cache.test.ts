@@ -26,7 +26,7 @@ function bundle(dir: string, name: string, answer: number): string {
 type Exports = { answer(): number; name: string };
 
 /** requireWithCodeCache in a fresh node process: its cache outcome and the bundle's answer */
-function loadInChild(file: string, dir: string, save = false): { cache: string; answer: number } {
+function loadInChild(file: string, dir: string, save = false): { cache: string; answer?: number; text?: string } {
   const child = join(import.meta.dirname, 'code-cache-child.ts');
   const out = execFileSync(process.execPath, ['--import', 'tsx', child, file, dir, ...(save ? ['save'] : [])], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
   return JSON.parse(out);
@@ -84,6 +84,17 @@ describe('requireWithCodeCache', () => {
     const b = requireWithCodeCache<Exports>(file, mine);
     expect(b.cache).toBe('none');
     expect(b.exports.answer()).toBe(1);
+  });
+
+  it('reads a bundle that is not all ASCII as UTF-8, with or without its cache', () => {
+    const dist = temp();
+    const cache = join(temp(), 'c');
+    const file = join(dist, 'dashboard-CCCC3333.cjs');
+    writeFileSync(file, "exports.text = 'Café 東京 ✓';\n");
+    const first = requireWithCodeCache<{ text: string }>(file, cache);
+    expect(first.exports.text).toBe('Café 東京 ✓');
+    first.save();
+    expect(loadInChild(file, cache)).toEqual({ cache: 'used', text: 'Café 東京 ✓' });
   });
 
   it('keeps the caches of the three newest builds of a bundle', () => {
