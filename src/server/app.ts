@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyError } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -7,7 +7,7 @@ import { VERSION } from '../version.js';
 import { openDatabase, type Db } from './db/open.js';
 import { createAuthenticator } from './auth.js';
 import { ApiError } from './errors.js';
-import { registerRoutes, sendProblem, etagOf, auditFailure, type GroupContext, type Handlers, type RouteGroup } from './http/route-kit.js';
+import { registerRoutes, sendProblem, etagOf, auditFailure, unroutedMutation, type GroupContext, type Handlers, type RouteGroup } from './http/route-kit.js';
 import { routeGroups } from './routes/index.js';
 import { recordAudit } from './audit.js';
 import { newId } from './ids.js';
@@ -40,6 +40,16 @@ function refuseUnsafeMembers(key: string, value: unknown): unknown {
   return value;
 }
 
+/**
+ * JSON.parse's message quotes up to ten characters of the body, which may be part of a key secret
+ * or a token, and a failed mutation's detail goes into the audit trail: only the position is kept.
+ */
+function malformedJson(err: unknown): string {
+  if (err instanceof RangeError) return 'malformed JSON: nested too deeply';
+  const at = /at position (\d+)/.exec((err as Error).message)?.[1];
+  return at ? `malformed JSON at position ${at}` : 'malformed JSON';
+}
+
 /** Errors answered by Node or fastify before any route runs, as problem+json like every other error. */
 function clientErrorProblem(err: NodeJS.ErrnoException, socket: Duplex): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
@@ -63,6 +73,22 @@ function asApiError(err: FastifyError | ApiError): ApiError | null {
 export async function buildServer(options: ServerOptions): Promise<AdminServer> {
   const log: Logger = options.logger ?? pino({ level: 'silent' });
   const db = openDatabase(options.dataDir);
+  const authenticate = createAuthenticator(db, options.config);
+
+  // The router could not read the path (FST_ERR_BAD_URL: bad percent-encoding;
+  // FST_ERR_MAX_PARAM_LENGTH: a path parameter over 100 characters, the contract's id limit): a bad
+  // parameter, 400, but only for a caller with a valid token, and audited as the mutation it was
+  // meant to be (an auditor's is denied, 403), as when the contract's own schema refuses an id.
+  const refuseUnroutable = async (req: FastifyRequest, reply: FastifyReply, problem: ApiError) => {
+    try {
+      req.principal = await authenticate(req.headers.authorization);
+    } catch (err) {
+      return sendProblem(reply, asApiError(err as FastifyError) ?? new ApiError(500, 'internal error; see the server log with the request id'));
+    }
+    req.mutation = unroutedMutation(req.method, req.url);
+    return sendProblem(reply, auditFailure(db, log, req, problem) as ApiError);
+  };
+
   const app = Fastify({
     loggerInstance: log,
     bodyLimit: BODY_LIMIT,
@@ -72,11 +98,9 @@ export async function buildServer(options: ServerOptions): Promise<AdminServer> 
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     clientErrorHandler: clientErrorProblem,
-    frameworkErrors: (err, _req, reply) => {
-      // FST_ERR_BAD_URL (bad percent-encoding) and FST_ERR_MAX_PARAM_LENGTH (a path parameter over
-      // 100 characters, the contract's id limit): both are a bad parameter, 400.
-      if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendProblem(reply, new ApiError(400, 'a path parameter is longer than 100 characters'));
-      if (err.code === 'FST_ERR_BAD_URL') return sendProblem(reply, new ApiError(400, 'the URL is not validly percent-encoded'));
+    frameworkErrors: (err, req, reply) => {
+      if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return void refuseUnroutable(req, reply, new ApiError(400, 'a path parameter is longer than 100 characters'));
+      if (err.code === 'FST_ERR_BAD_URL') return void refuseUnroutable(req, reply, new ApiError(400, 'the URL is not validly percent-encoded'));
       return sendProblem(reply, new ApiError(500, 'internal error; see the server log with the request id'));
     },
     ...(options.tls ? { https: options.tls } : {}),
@@ -106,8 +130,7 @@ export async function buildServer(options: ServerOptions): Promise<AdminServer> 
     try {
       done(null, JSON.parse(s, refuseUnsafeMembers));
     } catch (err) {
-      const reason = err instanceof ApiError ? err.detail : err instanceof RangeError ? 'nested too deeply' : (err as Error).message;
-      done(new ApiError(400, `malformed JSON: ${reason}`), undefined);
+      done(err instanceof ApiError ? new ApiError(400, `malformed JSON: ${err.detail}`) : new ApiError(400, malformedJson(err)), undefined);
     }
   });
 
@@ -123,24 +146,25 @@ export async function buildServer(options: ServerOptions): Promise<AdminServer> 
   });
   app.setNotFoundHandler((req, reply) => sendProblem(reply, new ApiError(404, `no route ${req.method} ${req.url.split('?')[0]}`)));
 
-  const authenticate = createAuthenticator(db, options.config);
   const g: GroupContext = { app, db, config: options.config, log, options, authenticate };
   const groups: RouteGroup[] = routeGroups.map((make) => make(g));
   const handlers: Partial<Handlers> = Object.assign({}, ...groups.map((x) => x.handlers));
   registerRoutes(g, handlers);
 
-  // Settings are read only: any write is 405 with Allow, and the attempt is audited.
+  // Settings are read only: any write is 405 with Allow, for every role, and the attempt is
+  // audited. Answered on request, before the body is read: whatever the body, the answer is the same.
   app.route({
     method: ['POST', 'PUT', 'PATCH', 'DELETE'],
     url: `${API_PREFIX}/settings`,
-    handler: async (req, reply) => {
+    onRequest: async (req) => {
       const p = await authenticate(req.headers.authorization);
       recordAudit(db, {
         actor: { subject: p.subject, role: p.role }, action: 'settings.update', target: { type: 'settings', id: null },
         outcome: 'failed', status: 405, request_id: String(req.id), source_ip: req.ip ?? null, details: { method: req.method },
       });
-      return sendProblem(reply, new ApiError(405, 'settings are read only', { headers: { Allow: 'GET, HEAD' } }));
+      throw new ApiError(405, 'settings are read only', { headers: { Allow: 'GET, HEAD' } });
     },
+    handler: async () => undefined,
   });
 
   const openapi = JSON.stringify(buildOpenApi(VERSION));

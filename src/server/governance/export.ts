@@ -30,7 +30,8 @@ export function startExport<E>(
 ): ExportFile {
   const { db, principal } = ctx;
   const nowMs = Date.now();
-  recordAudit(db, {
+  // a HEAD request gets the file's headers only: no export took place
+  if (!ctx.head) recordAudit(db, {
     actor: { subject: principal.subject, role: principal.role },
     action: `${spec.kind}.export`,
     target: { type: spec.kind, id: null },

@@ -30,6 +30,8 @@ export interface HandlerContext {
   log: Logger;
   /** runs after the mutation's transaction commits (start background work here) */
   afterCommit(fn: () => void): void;
+  /** a HEAD request: the answer's headers are sent, never its body */
+  head: boolean;
 }
 
 export interface Target { type: string; id: string | null }
@@ -74,11 +76,13 @@ export interface RouteGroup {
 }
 export type GroupFactory = (g: GroupContext) => RouteGroup;
 
-const zodIssues = (err: z.ZodError, prefix: string): InvalidParam[] =>
-  err.issues.slice(0, 20).map((i) => ({
-    name: [prefix, ...i.path.map(String)].filter(Boolean).join('.') || prefix || '(body)',
-    reason: i.message,
-  }));
+/** One entry per offending field, named by its path (an unknown field by its own name). */
+const zodIssues = (err: z.ZodError, where: string): InvalidParam[] =>
+  err.issues.slice(0, 20).flatMap((i) => {
+    const at = i.path.map(String);
+    const paths = i.code === 'unrecognized_keys' ? i.keys.map((k) => [...at, k]) : [at];
+    return paths.map((path) => ({ name: path.join('.') || `(${where})`, reason: i.message }));
+  });
 
 function parsePart(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
   if (!schema) {
@@ -88,7 +92,7 @@ function parsePart(schema: z.ZodType | undefined, value: unknown, where: string)
     return undefined;
   }
   const r = schema.safeParse(value ?? (where === 'body' ? undefined : {}));
-  if (!r.success) throw badRequest(`invalid ${where}`, zodIssues(r.error, where === 'body' ? '' : ''));
+  if (!r.success) throw badRequest(`invalid ${where}`, zodIssues(r.error, where));
   return r.data;
 }
 
@@ -119,6 +123,20 @@ declare module 'fastify' {
     /** for auditing a failed mutation: its action and target */
     mutation?: { action: string; target(): Target };
   }
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const routePattern = (def: RouteDef) => new RegExp(`^${escapeRegExp(API_PREFIX + def.path).replace(/:\w+/g, '[^/]*')}$`);
+
+/**
+ * The mutation a request would have reached had the router been able to read its path (an id
+ * badly percent-encoded or over 100 characters), so that the attempt is answered and audited like
+ * any other: the id itself is unknown.
+ */
+export function unroutedMutation(method: string, url: string): FastifyRequest['mutation'] {
+  const path = url.split('?')[0];
+  const def = (Object.values(routes) as RouteDef[]).find((d) => d.mutates && d.method === method && routePattern(d).test(path));
+  return def && { action: def.action ?? def.name, target: () => defaultTarget(def, undefined) };
 }
 
 /** Records a mutation refused for the caller's role and returns the 403 to answer with. */
@@ -191,7 +209,7 @@ export function registerRoutes(g: GroupContext, handlers: Partial<Handlers>): vo
           req.audited = true;
         };
         const after: (() => void)[] = [];
-        const ctx: HandlerContext = { db, config: g.config, principal, requestId, sourceIp: req.ip ?? null, log: req.log as unknown as Logger, afterCommit: (fn) => after.push(fn) };
+        const ctx: HandlerContext = { db, config: g.config, principal, requestId, sourceIp: req.ip ?? null, log: req.log as unknown as Logger, afterCommit: (fn) => after.push(fn), head: req.method === 'HEAD' };
         if (def.mutates) assertMetadataOnly(req.body);
         const input = {
           params: parsePart(def.params, req.params, 'params'),
