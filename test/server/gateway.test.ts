@@ -274,6 +274,12 @@ describe('gateway usage', () => {
     expect(res.status).toBe(200);
     expect(res.json.bucket).toBe('hour');
     expect(Date.parse(res.json.end_time) - Date.parse(res.json.start_time)).toBe(24 * 3600_000);
+    // the range ends with the current minute, so polling an unchanged appliance gets 304
+    expect(Date.parse(res.json.end_time) % 60_000).toBe(0);
+    expect(Date.parse(res.json.end_time) - Date.now()).toBeGreaterThan(0);
+    expect(Date.parse(res.json.end_time) - Date.now()).toBeLessThanOrEqual(60_000);
+    const again = await s.call('GET', `/gateway/usage?key_id=${key.id}`, { role: 'auditor', headers: { 'if-none-match': String(res.headers.etag) } });
+    expect(again.status).toBe(304);
     const [entry] = res.json.data;
     expect(entry).toMatchObject({ key_id: key.id, requests: 3, rejected: 0, input_tokens: input, output_tokens: 30 });
     // every hour the last 24 h touch, zeros included: 25, or 24 when the range starts on the hour

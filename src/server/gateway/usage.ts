@@ -17,16 +17,18 @@ export interface UsageRequest {
 }
 
 /**
- * Usage per key over [start, end). A minute row counts when its minute starts inside the range.
- * Buckets are aligned to UTC hours or days, so the first one may start before start_time; every
- * bucket that overlaps the range is listed, empty ones with zeros. Keys with no rows in the range
- * are left out: an empty `data` means no traffic.
+ * Usage per key over [start, end). Usage is metered per minute: a call counts at the start of its
+ * minute, so a minute row counts when its minute starts inside the range (a range on whole
+ * minutes is exact). Without end_time the range ends with the current minute, so an idle appliance
+ * gives the same answer, and ETag, for a minute. Buckets are aligned to UTC hours or days, so the
+ * first one may start before start_time; every bucket that overlaps the range is listed, empty
+ * ones with zeros. Keys with no rows in the range are left out: an empty `data` means no traffic.
  */
 export function queryUsage(db: Db, q: UsageRequest, nowMs: number): Usage {
-  const endMs = q.end_time !== undefined ? Date.parse(q.end_time) : nowMs;
+  const endMs = q.end_time !== undefined ? Date.parse(q.end_time) : Math.floor(nowMs / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
   const startMs = q.start_time !== undefined ? Date.parse(q.start_time) : endMs - DEFAULT_RANGE_MS;
   if (endMs <= startMs) {
-    throw badRequest('end_time must be after start_time (end_time defaults to now)', [{ name: 'end_time', reason: 'must be after start_time' }]);
+    throw badRequest('end_time must be after start_time (end_time defaults to the end of the current minute)', [{ name: 'end_time', reason: 'must be after start_time' }]);
   }
 
   const size = BUCKET_MINUTES[q.bucket];

@@ -13,8 +13,12 @@ export interface HostFacts {
   read_at: number;
 }
 
-/** Polling reads the same facts for this long, so repeated GETs are cheap and keep their ETag. */
-const FACTS_TTL_MS = 2000;
+/**
+ * Host facts are read again after this long. They change slowly, but free disk space changes with
+ * every write: read at each 2 s poll, the deployment status would never answer 304. The status's
+ * components are computed on every request.
+ */
+const FACTS_TTL_MS = 30_000;
 
 function osName(): string {
   const kernel = `${os.type()} ${os.release()}`;
