@@ -121,13 +121,13 @@ describe('routing', () => {
     expect(JSON.parse(lastAudit('routing.update').details as string)).toEqual({ from: 'llama-3.1-8b', to: null });
   });
 
-  it('answers 404 for an unknown workload, 422 for an unknown or missing model, and stores nothing', async () => {
+  it('answers 404 for an unknown workload or model, 422 for a model missing on disk, and stores nothing', async () => {
     const before = snapshot(s, 'routing');
     const noWorkload = await s.call('PUT', '/routing/translate', { body: { model_id: 'mistral-7b' } });
     expect(noWorkload.status).toBe(404);
     const noModel = await s.call('PUT', '/routing/chat', { body: { model_id: 'gpt-17' } });
-    expect(noModel.status).toBe(422);
-    expect(noModel.json).toMatchObject({ code: 'SVC-ADMIN-422', invalid_params: [{ name: 'model_id', reason: 'unknown model' }] });
+    expect(noModel.status).toBe(404);
+    expect(noModel.json).toMatchObject({ code: 'SVC-ADMIN-404', detail: 'unknown model gpt-17' });
     const missing = await s.call('PUT', '/routing/chat', { body: { model_id: 'ghost-70b' } });
     expect(missing.status).toBe(422);
     expect(missing.json.code).toBe('SVC-ADMIN-422');

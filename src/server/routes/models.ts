@@ -66,9 +66,9 @@ export const modelsGroup: GroupFactory = ({ db, config }) => {
         run: ({ params, body }, { principal }) => {
           if (!isWorkload(config, params.workload)) throw notFound(`unknown workload ${params.workload}`);
           if (body.model_id !== null) {
-            // The workload in the path exists, so an unknown model in the body is a semantic error (422), not 404.
+            // As for activation: an unknown model is 404; a known one missing on disk is 422 (requirePresent).
             const model = catalog.get(body.model_id, { fresh: true });
-            if (!model) throw unprocessable(`model ${body.model_id} is not a model of this appliance`, [{ name: 'model_id', reason: 'unknown model' }]);
+            if (!model) throw notFound(`unknown model ${body.model_id}`);
             requirePresent(model);
           }
           const from = routingEntry(db, config, params.workload)!.model_id;
