@@ -22,6 +22,9 @@ export const FRAME_OPTIONS = {
   incrementalRendering: false,
 } as const;
 
+/** runDashboard's exit code when the terminal went away (128 + SIGHUP) */
+export const TERMINAL_HUNG_UP = 129;
+
 const ENTER_ALT_SCREEN = '\x1b[?1049h\x1b[H';
 const LEAVE_ALT_SCREEN = '\x1b[?1049l';
 
@@ -34,8 +37,9 @@ export async function runDashboard(deps: DashboardDeps, onFirstFrame?: () => voi
   const { stdout, stderr } = process;
   const tty = Boolean(stdout.isTTY);
   let leftAlt = !tty;
+  let terminalGone = false;
   const leaveAlt = () => {
-    if (leftAlt) return;
+    if (leftAlt || terminalGone) return;
     leftAlt = true;
     stdout.write(LEAVE_ALT_SCREEN);
   };
@@ -57,10 +61,23 @@ export async function runDashboard(deps: DashboardDeps, onFirstFrame?: () => voi
     instance.unmount(err instanceof Error ? err : new Error(String(err)));
   };
   const stop = () => instance.unmount();
+  // A closed terminal (SSH dropped, terminal window closed) fails every write with EIO or EPIPE:
+  // then nothing more is drawn or reported, but the shutdown still runs (the embedded demo
+  // server removes its data directory). Left in place until exit, for the last writes.
+  const onWriteError = (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EIO' && err.code !== 'EPIPE' && err.code !== 'ENXIO') return fatal(err);
+    terminalGone = true;
+    stop();
+  };
+  stdout.on('error', onWriteError);
+  stderr.on('error', onWriteError);
   process.on('uncaughtException', fatal);
   process.on('unhandledRejection', fatal);
   process.on('SIGTERM', stop);
   process.on('SIGHUP', stop);
+  // Ctrl-C is a key while the terminal is raw; a SIGINT comes from kill, or from a terminal that
+  // left raw mode: the same clean stop either way
+  process.on('SIGINT', stop);
   try {
     await instance.waitUntilExit();
   } catch (err) {
@@ -70,9 +87,11 @@ export async function runDashboard(deps: DashboardDeps, onFirstFrame?: () => voi
     process.off('unhandledRejection', fatal);
     process.off('SIGTERM', stop);
     process.off('SIGHUP', stop);
+    process.off('SIGINT', stop);
     await deps.close().catch(() => undefined);
     leaveAlt();
   }
+  if (terminalGone) return TERMINAL_HUNG_UP;
   if (crash) {
     const e = crash as Error;
     stderr.write(`appliance-admin stopped after an unexpected error: ${sanitize(e?.message ?? String(crash), 300)}\n`);

@@ -7,6 +7,7 @@ import { runDashboard } from './run.js';
 import { yogaReady } from './yoga-ready.js';
 
 export { DASHBOARD_USAGE, parseDashboardArgs } from '../cli/dashboard-args.js';
+export { TERMINAL_HUNG_UP } from './run.js';
 
 export interface StartOptions {
   url: string;

@@ -47,9 +47,10 @@ export async function dashboardCommand(argv: string[], dir: string): Promise<num
     token = demo.tokens[parsed.role];
     stopDemo = demo.stop;
   }
+  let code: number;
   try {
     const session = parsed.session && { file: parsed.session.file, settings: parsed.session.info.settings };
-    return await app.startDashboard({
+    code = await app.startDashboard({
       url: url!,
       token: token!,
       ca: parsed.ca,
@@ -67,4 +68,12 @@ export async function dashboardCommand(argv: string[], dir: string): Promise<num
   } finally {
     await stopDemo?.();
   }
+  // The terminal hung up: once everything is cleaned up, end as a process does on SIGHUP. An
+  // ordinary exit would have Node 20 restore the settings of a terminal that is gone, which fails
+  // an assertion and aborts with a core dump (nodejs/node#51519, fixed in later Node versions).
+  if (code === app.TERMINAL_HUNG_UP) {
+    process.removeAllListeners('SIGHUP'); // signal-exit's (Ink's), whose exit hooks would only write to the gone terminal
+    process.kill(process.pid, 'SIGHUP');
+  }
+  return code;
 }

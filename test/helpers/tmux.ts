@@ -153,6 +153,16 @@ export class TmuxSession {
     }
   }
 
+  /** The pid of the pane's shell wrapper (the program runs as its child). */
+  async panePid(): Promise<number> {
+    return Number((await tmux('display-message', '-p', '-t', this.name, '#{pane_pid}')).trim());
+  }
+
+  /** Closes the terminal under the program, as a dropped SSH session does (SIGHUP, then EIO); keeps stderr() readable. */
+  async hangUp(): Promise<void> {
+    await tmux('kill-session', '-t', this.name);
+  }
+
   async kill(): Promise<void> {
     await tmux('kill-session', '-t', this.name).catch(() => undefined);
     rmSync(this.dir, { recursive: true, force: true });
