@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ROLES, type Role } from '../contract/common.js';
+import { screens } from '../../screens/index.js';
+import { sanitize } from '../ui/sanitize.js';
 import { UsageError } from './usage-error.js';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection, type Connection, type TokenSource } from './connection.js';
 
@@ -54,6 +56,9 @@ export function parseDashboardArgs(argv: string[], env: NodeJS.ProcessEnv = proc
   if (extra.length || (cmd !== undefined && cmd !== 'demo')) throw new UsageError(`unknown command ${positionals.join(' ')}\n${DASHBOARD_USAGE}`);
   const demo = cmd === 'demo';
   const refreshMs = parseInterval(values.refresh);
+  if (values.screen !== undefined && !screens.some((s) => s.name === values.screen)) {
+    throw new UsageError(`unknown screen "${sanitize(values.screen, 60)}"; the screens are: ${screens.map((s) => s.name).join(', ')}`);
+  }
   const role = (values.role ?? 'it_admin') as Role;
   if (!(ROLES as readonly string[]).includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
   const base = { demo, readOnly: values['read-only'], refreshMs, role, screen: values.screen };

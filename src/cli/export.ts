@@ -107,15 +107,17 @@ export async function exportCommand(argv: string[], env: NodeJS.ProcessEnv = pro
   }
   const { plan, values } = parsed;
   const connection = resolveConnection(values as Parameters<typeof resolveConnection>[0], env, EXPORT_USAGE);
+  // Before FILE is claimed: a malformed --url must not leave an empty FILE behind.
+  const client = clientFor(connection);
   let claimed: boolean;
   try {
     claimed = await claim(plan.dest, plan.force);
   } catch (err) {
+    await client.close();
     if (err instanceof UsageError) throw err;
     process.stderr.write(`appliance-admin: cannot write ${plan.dest}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`);
     return 1;
   }
-  const client = clientFor(connection);
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);

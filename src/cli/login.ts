@@ -2,10 +2,12 @@ import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { UsageError } from './usage-error.js';
+import { parseApplianceUrl } from '../client/api-client.js';
+import { plainHttpRefusal } from '../client/transport-policy.js';
 import { AuthSessionError, currentSession, explainAuthFailure, getAccessToken, login, renderQr, type DevicePrompt, type SessionInfo } from '../auth-session/index.js';
 
 export const LOGIN_USAGE = `Usage: appliance-admin login --issuer URL --client-id ID [--scope S] [--audience A] [--resource R]
-                            [--url APPLIANCE [--ca-file FILE]] [--no-qr]
+                            [--url APPLIANCE [--ca-file FILE] [--insecure-http]] [--no-qr]
 
   Signs in with the identity provider's device flow: open the page shown on any device (or scan
   the QR code), enter the code, approve. The session is kept in
@@ -19,6 +21,8 @@ export const LOGIN_USAGE = `Usage: appliance-admin login --issuer URL --client-i
   --resource R       sent as resource= (RFC 8707 resource indicator, the appliance's SSO audience)
   --url APPLIANCE    also ask this appliance which role it gives you, and remember it
   --ca-file FILE     PEM CA certificate to trust for the appliance's TLS
+  --insecure-http    allow plain http:// to an appliance other than this machine (the token
+                     travels unencrypted; later commands with this sign-in need it too)
   --no-qr            do not draw the QR code`;
 
 /** Human instructions go to stderr, so they show even when stdout is redirected. */
@@ -35,6 +39,7 @@ export async function loginCommand(argv: string[]): Promise<number> {
       resource: { type: 'string' },
       url: { type: 'string' },
       'ca-file': { type: 'string' },
+      'insecure-http': { type: 'boolean', default: false },
       qr: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -55,6 +60,9 @@ export async function loginCommand(argv: string[]): Promise<number> {
   const issuer = values.issuer ?? fromPrevious?.issuer;
   const clientId = values['client-id'] ?? fromPrevious?.clientId;
   if (!issuer || !clientId) throw new UsageError(`--issuer URL and --client-id ID are required\n${LOGIN_USAGE}`);
+  const applianceUrl = values.url ?? fromPrevious?.applianceUrl;
+  // Before anything is signed in or sent: the new token goes to this appliance (GET /session).
+  if (applianceUrl) checkApplianceUrl(applianceUrl, values['insecure-http']);
   const ca = values['ca-file'] ? readCa(values['ca-file']) : undefined;
 
   try {
@@ -64,7 +72,7 @@ export async function loginCommand(argv: string[]): Promise<number> {
       scope: values.scope ?? fromPrevious?.scope,
       audience: values.audience ?? fromPrevious?.audience,
       resource: values.resource ?? fromPrevious?.resource,
-      applianceUrl: values.url ?? fromPrevious?.applianceUrl,
+      applianceUrl,
       onPrompt: (prompt) => showPrompt(prompt, values.qr),
     });
     const name = who.name && who.name !== who.subject ? `${who.name} (${who.subject})` : (who.subject ?? 'an unnamed account');
@@ -100,6 +108,17 @@ function showPrompt(p: DevicePrompt, qr: boolean | undefined) {
     say(`(or open ${p.verificationUriComplete}, which has the code filled in)`);
   }
   say(`Waiting for the approval (the code is valid until ${until}; Ctrl-C to stop)…`);
+}
+
+/** The same rules as get, export and the dashboard: a well-formed URL, and no plain http beyond this machine unless allowed. */
+function checkApplianceUrl(url: string, insecureHttp: boolean): void {
+  try {
+    parseApplianceUrl(url);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const refusal = plainHttpRefusal(url, insecureHttp);
+  if (refusal) throw new UsageError(refusal);
 }
 
 function readCa(file: string): Buffer {

@@ -3,6 +3,8 @@ import pino from 'pino';
 import { buildServer } from '../server/app.js';
 import { loadConfig } from '../server/config.js';
 import { readFileSync } from 'node:fs';
+import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
+import { createSecureContext } from 'node:tls';
 import { announceReady } from '../server/demo/ipc-ready.js';
 import { UsageError } from './usage-error.js';
 
@@ -41,19 +43,15 @@ export async function serveCommand(argv: string[]): Promise<number> {
   if (Boolean(values['tls-cert']) !== Boolean(values['tls-key'])) throw new UsageError('--tls-cert and --tls-key go together: give both, or neither for plain http');
   const logger = pino({ level }, pino.destination(2));
   const { loadDemoConfig } = values.demo ? await import('../server/demo/config.js') : { loadDemoConfig: undefined };
+  const tls = values['tls-cert'] && values['tls-key'] ? readTls(values['tls-cert'], values['tls-key']) : undefined;
   const config = values.config ? loadConfig(values.config) : loadDemoConfig ? loadDemoConfig(values.data) : loadConfig(undefined);
-  const tls = values['tls-cert'] && values['tls-key']
-    ? { cert: readTlsFile(values['tls-cert']), key: readTlsFile(values['tls-key']) }
-    : undefined;
   const server = await buildServer({ dataDir: values.data, config, demo: values.demo, logger, tls });
   try {
     await server.app.listen({ port, host: values.host });
   } catch (err) {
     await server.close();
     const e = err as NodeJS.ErrnoException;
-    if (e.code === 'EADDRINUSE') throw new UsageError(`port ${port} on ${values.host} is already in use`);
-    if (e.code === 'EACCES') throw new UsageError(`not allowed to listen on port ${port}`);
-    throw err;
+    throw new UsageError(listenFailure(e, values.host, port));
   }
   const addr = server.app.server.address();
   const actualPort = typeof addr === 'object' && addr ? addr.port : port;
@@ -84,6 +82,53 @@ export async function serveCommand(argv: string[]): Promise<number> {
 }
 
 export { UsageError };
+
+/** Why the server cannot listen on host:port, in one line (every listen failure is a start-up error). */
+function listenFailure(e: NodeJS.ErrnoException, host: string, port: number): string {
+  switch (e.code) {
+    case 'EADDRINUSE':
+      return `port ${port} on ${host} is already in use`;
+    case 'EACCES':
+      return `not allowed to listen on port ${port}`;
+    case 'EADDRNOTAVAIL':
+      return `cannot listen on ${host}: it is not an address of this machine`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_NONAME':
+      return `cannot listen on ${host}: no such host (${e.code})`;
+    default:
+      return `cannot listen on ${host} port ${port}: ${e.code ?? e.message}`;
+  }
+}
+
+/**
+ * The PEM certificate and key, checked here so that a wrong file is one line naming it, not the
+ * TLS library's stack when the server starts: each file holds what it should, and they belong together.
+ */
+function readTls(certFile: string, keyFile: string): { cert: Buffer; key: Buffer } {
+  const cert = readTlsFile(certFile);
+  const key = readTlsFile(keyFile);
+  let x509: X509Certificate;
+  try {
+    x509 = new X509Certificate(cert);
+  } catch {
+    throw new UsageError(`--tls-cert ${certFile} holds no PEM certificate${/PRIVATE KEY-----/.test(cert.toString('latin1')) ? ' (it holds a private key: are --tls-cert and --tls-key swapped?)' : ''}`);
+  }
+  let privateKey: KeyObject;
+  try {
+    privateKey = createPrivateKey(key);
+  } catch (err) {
+    const why = (err as NodeJS.ErrnoException).code === 'ERR_MISSING_PASSPHRASE' ? ' (it is encrypted; give an unencrypted key)' : /CERTIFICATE-----/.test(key.toString('latin1')) ? ' (it holds a certificate)' : '';
+    throw new UsageError(`--tls-key ${keyFile} holds no PEM private key${why}`);
+  }
+  if (!x509.checkPrivateKey(privateKey)) throw new UsageError(`--tls-key ${keyFile} is not the key of the certificate in --tls-cert ${certFile}`);
+  try {
+    createSecureContext({ cert, key });
+  } catch (err) {
+    throw new UsageError(`cannot use --tls-cert ${certFile} with --tls-key ${keyFile}: ${(err as Error).message}`);
+  }
+  return { cert, key };
+}
 
 function readTlsFile(file: string): Buffer {
   try {

@@ -1,8 +1,13 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { openDatabase } from '../server/db/open.js';
+import { DB_FILE, openDatabase } from '../server/db/open.js';
 import { issueToken, listTokens, revokeToken } from '../server/tokens.js';
 import { Role } from '../contract/common.js';
+import { sanitize } from '../ui/sanitize.js';
 import { UsageError } from './usage-error.js';
+
+const SUBCOMMANDS = ['issue', 'list', 'revoke'];
 
 export const TOKEN_USAGE = `Usage: appliance-admin token issue --data DIR --role it_admin|app_owner|auditor --name NAME [--ttl-days N]
        appliance-admin token list --data DIR
@@ -14,6 +19,7 @@ export async function tokenCommand(argv: string[]): Promise<number> {
     console.log(TOKEN_USAGE);
     return sub ? 0 : 2;
   }
+  if (!SUBCOMMANDS.includes(sub)) throw new UsageError(`unknown token command "${sanitize(sub, 60)}"\n${TOKEN_USAGE}`);
   const { values, positionals } = parseArgs({
     args: rest,
     options: {
@@ -26,34 +32,42 @@ export async function tokenCommand(argv: string[]): Promise<number> {
     strict: true,
   });
   if (!values.data) throw new UsageError(`--data DIR is required\n${TOKEN_USAGE}`);
+  // Every argument is checked before the database is opened (which creates it where missing).
+  let issue: { role: Role; name: string; ttl?: number } | undefined;
+  if (sub === 'issue') {
+    const role = Role.safeParse(values.role);
+    if (!role.success) throw new UsageError(`--role must be one of it_admin, app_owner, auditor`);
+    if (!values.name) throw new UsageError('--name NAME is required');
+    const ttl = values['ttl-days'] ? Number(values['ttl-days']) * 86_400_000 : undefined;
+    if (ttl !== undefined && !(ttl > 0)) throw new UsageError('--ttl-days must be a positive number');
+    issue = { role: role.data, name: values.name, ttl };
+  }
+  const target = positionals[0];
+  if (sub === 'revoke' && !target) throw new UsageError('token revoke needs a token id or name');
+  // list and revoke read an existing appliance's database: a DIR without one is a mistyped --data
+  if (sub !== 'issue' && !existsSync(join(values.data, DB_FILE))) {
+    throw new UsageError(`${values.data} holds no appliance database (${DB_FILE}); check --data`);
+  }
   const db = openDatabase(values.data);
   try {
-    if (sub === 'issue') {
-      const role = Role.safeParse(values.role);
-      if (!role.success) throw new UsageError(`--role must be one of it_admin, app_owner, auditor`);
-      if (!values.name) throw new UsageError('--name NAME is required');
-      const ttl = values['ttl-days'] ? Number(values['ttl-days']) * 86_400_000 : undefined;
-      if (ttl !== undefined && !(ttl > 0)) throw new UsageError('--ttl-days must be a positive number');
-      const { token, row } = issueToken(db, role.data, values.name, ttl);
+    if (issue) {
+      const { token, row } = issueToken(db, issue.role, issue.name, issue.ttl);
       process.stderr.write(`issued ${row.id} (${row.role}) for ${row.name}; it is shown only now\n`);
       process.stdout.write(`${token}\n`);
       return 0;
     }
     if (sub === 'list') {
+      const now = Date.now();
       for (const t of listTokens(db)) {
-        console.log([t.id, t.name, t.role, t.created_at, t.expires_at ?? '-', t.revoked_at ? `revoked ${t.revoked_at}` : 'active'].join('\t'));
+        const state = t.revoked_at ? `revoked ${t.revoked_at}` : t.expires_at && Date.parse(t.expires_at) <= now ? 'expired' : 'active';
+        console.log([t.id, t.name, t.role, t.created_at, t.expires_at ?? '-', state].join('\t'));
       }
       return 0;
     }
-    if (sub === 'revoke') {
-      const target = positionals[0];
-      if (!target) throw new UsageError('token revoke needs a token id or name');
-      const n = revokeToken(db, target);
-      if (n === 0) throw new UsageError(`no active token ${target}`);
-      console.log(`revoked ${n} token(s)`);
-      return 0;
-    }
-    throw new UsageError(TOKEN_USAGE);
+    const n = revokeToken(db, target!);
+    if (n === 0) throw new UsageError(`no active token ${target}`);
+    console.log(`revoked ${n} token(s)`);
+    return 0;
   } finally {
     db.close();
   }

@@ -1,8 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseDashboardArgs, parseInterval } from '../../src/cli/dashboard-args.js';
+import { screens } from '../../screens/index.js';
 import { tempDir } from '../helpers/fixtures.js';
+import { startHttpPeer } from '../helpers/http-peer.js';
+import { runCli } from '../helpers/cli.js';
+import { ensureBuilt } from '../helpers/child-server.js';
+
+// the built CLI (bin/appliance-admin.cjs), as a user runs it
+beforeAll(ensureBuilt, 180_000);
 
 const tokenFile = (mode: number, text = 'aat_secret-token\n') => {
   const f = join(tempDir('aa-tok'), 'token');
@@ -51,5 +58,25 @@ describe('dashboard command line', () => {
     expect(parseInterval('3')).toBe(3000);
     expect(() => parseInterval('fast')).toThrow();
     expect(() => parseInterval('10ms')).toThrow(/between/);
+  });
+
+  it('--screen must name a screen, like get SCREEN; demo too', () => {
+    const names = screens.map((x) => x.name).join(', ');
+    expect(names).toMatch(/^connectors, channels, keys/);
+    const env = { APPLIANCE_ADMIN_TOKEN: 't' };
+    expect(() => parseDashboardArgs(['--url', 'https://x', '--screen', 'nosuch'], env)).toThrow(`unknown screen "nosuch"; the screens are: ${names}`);
+    expect(() => parseDashboardArgs(['demo', '--screen', 'nosuch'], {})).toThrow(`unknown screen "nosuch"; the screens are: ${names}`);
+    expect(parseDashboardArgs(['--url', 'https://x', '--screen', 'keys'], env)).toMatchObject({ screen: 'keys' });
+  });
+
+  it('the dashboard with an unknown --screen exits 2 with the screen names, before connecting', async () => {
+    const peer = await startHttpPeer((_req, res) => res.end());
+    try {
+      const r = await runCli(['--screen', 'nosuch', '--url', peer.url], { env: { APPLIANCE_ADMIN_TOKEN: 'aat_unused' } });
+      expect(r).toEqual({ code: 2, stdout: '', stderr: `appliance-admin: unknown screen "nosuch"; the screens are: ${screens.map((x) => x.name).join(', ')}\n` });
+      expect(peer.connections()).toBe(0);
+    } finally {
+      await peer.close();
+    }
   });
 });

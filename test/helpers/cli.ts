@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, ensureBuilt, REPO } from './child-server.js';
@@ -23,24 +23,40 @@ export async function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; ti
 }
 
 function runOnce(args: string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<CliRun> {
+  const run = spawnCli(args, opts);
+  const ms = opts.timeoutMs ?? 15_000;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      run.child.kill('SIGKILL');
+      reject(new Error(`appliance-admin ${args.join(' ')} did not finish in ${ms} ms\nstderr: ${run.stderr()}`));
+    }, ms);
+  });
+  return Promise.race([run.done, timeout]).finally(() => clearTimeout(timer));
+}
+
+export interface CliProcess {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** resolves with the exit code and all output once the process has ended */
+  done: Promise<CliRun>;
+}
+
+/** The built CLI started as a child, for a test that talks to it while it runs (a sign-in, a server). */
+export function spawnCli(args: string[], opts: { env?: NodeJS.ProcessEnv } = {}): CliProcess {
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '', APPLIANCE_ADMIN_TOKEN: undefined, ...opts.env };
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`appliance-admin ${args.join(' ')} did not finish in ${opts.timeoutMs ?? 15_000} ms\nstderr: ${stderr}`));
-    }, opts.timeoutMs ?? 15_000);
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+  const done = new Promise<CliRun>((resolve, reject) => {
     child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
   });
+  return { child, stdout: () => stdout, stderr: () => stderr, done };
 }
 
 /** A token in a fresh 0600 file, the way an operator hands it to the CLI. */

@@ -1,5 +1,5 @@
 import Database, { type Db as SqliteDb } from './sqlite-driver.js';
-import { mkdirSync, accessSync, constants, existsSync } from 'node:fs';
+import { mkdirSync, accessSync, constants, existsSync, closeSync, openSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { migrations } from './migrations.js';
 
@@ -12,19 +12,43 @@ export class DataDirError extends Error {
 
 /** Opens (creating if needed) the database in dataDir, in WAL mode, and applies pending migrations. */
 export function openDatabase(dataDir: string): Db {
+  ensureDataDir(dataDir);
+  const file = join(dataDir, DB_FILE);
+  // Made 0600 before SQLite creates it with 0644 (minus the umask); its -wal and -shm files
+  // take the database file's mode.
+  try {
+    closeSync(openSync(file, 'wx', 0o600));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new DataDirError(`cannot create ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  let db: Db | undefined;
+  try {
+    db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    migrate(db);
+    return db;
+  } catch (err) {
+    db?.close();
+    // a damaged or foreign file, a full disk: the operator's to fix, said in one line
+    if ((err as Error).name === 'SqliteError') throw new DataDirError(`cannot open the database ${file}: ${(err as Error).message} (${(err as NodeJS.ErrnoException).code})`);
+    throw err;
+  }
+}
+
+/**
+ * The data directory, created with mode 0700 (and its missing parents) if it does not exist; an
+ * existing one keeps its mode. Call it before anything writes into the directory.
+ */
+export function ensureDataDir(dataDir: string): void {
   try {
     makeDirs(dataDir);
     accessSync(dataDir, constants.W_OK);
   } catch (err) {
     throw new DataDirError(`data directory ${dataDir} is not writable (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
-  const db = new Database(join(dataDir, DB_FILE));
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  migrate(db);
-  return db;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { join, resolve } from 'node:path';
 import { ServerConfig } from '../config.js';
+import { ensureDataDir } from '../db/open.js';
 import { DEMO_MODELS, createDemoModelFiles, createDemoSources } from './sources.js';
 
 export const DEMO_SOURCES_DIR = 'demo-sources';
@@ -12,6 +13,7 @@ export const DEMO_MODELS_DIR = 'demo-models';
  */
 export function loadDemoConfig(dataDir: string): ServerConfig {
   const root = resolve(dataDir);
+  ensureDataDir(root); // 0700 before the demo's sources and models are written into it
   const src = createDemoSources(join(root, DEMO_SOURCES_DIR));
   const modelsDir = join(root, DEMO_MODELS_DIR);
   createDemoModelFiles(modelsDir);
