@@ -5,8 +5,8 @@ import { API_PREFIX, ROUTE_META, type RouteMeta, type RouteName } from '../contr
 import type { RouteResponse, routes } from '../contract/routes.js';
 import { routeSchemas } from './route-schemas.js';
 import { MAX_DEPTH, MAX_ITEMS, sanitize, sanitizeDeep, type Cuts } from '../ui/sanitize.js';
-import { ApiError, TransportError, toTransportError, type InvalidParam, type SchemaIssue } from './errors.js';
-import { readTolerantly } from './normalize.js';
+import { ApiError, NOT_THIS_API, REDIRECTED, TransportError, toTransportError, type InvalidParam, type SchemaIssue } from './errors.js';
+import { foreignAnswer, readTolerantly } from './normalize.js';
 import type { DownloadProgress, DownloadResult } from './download.js';
 import { isInsecureHttp } from './transport-policy.js';
 
@@ -193,6 +193,7 @@ export class ApiClient {
       return { data: cached.data as RouteData<N>, status: 304, requestId, issues: cached.issues, notModified: true };
     }
     const text = await this.#readCapped(res);
+    if (isRedirect(res.statusCode)) throw redirectError(`the answer to ${def.method} ${def.path}`, res, `${this.origin}${path}`);
     if (res.statusCode >= 400) throw problemFrom(res.statusCode, res.headers, text, requestId);
     let raw: unknown;
     try {
@@ -202,6 +203,9 @@ export class ApiClient {
       throw new TransportError('protocol', `the answer to ${def.method} ${def.path} is ${what}`);
     }
     const schema = (await routeSchemas(name)).response as z.ZodType;
+    // an answer without this API's envelope would otherwise be mended into an empty list
+    const foreign = foreignAnswer(schema, raw);
+    if (foreign) throw new TransportError('protocol', `the answer to ${def.method} ${def.path} is not from the appliance API: ${sanitize(foreign, 300)}`, NOT_THIS_API);
     let value: unknown;
     let issues: SchemaIssue[];
     let data: RouteData<N>;
@@ -266,9 +270,23 @@ export class ApiClient {
         throw toTransportError(err);
       }
       const requestId = requestIdOf(res.headers);
+      if (isRedirect(res.statusCode)) {
+        discard(res);
+        throw redirectError(`the answer to GET ${ROUTE_META[name].path}`, res, `${this.origin}${path}`);
+      }
       if (res.statusCode >= 400) throw problemFrom(res.statusCode, res.headers, await this.#readCapped(res), requestId);
       // loaded on the first download: its node:crypto and node:fs/promises are not needed to start
-      const { streamToFile } = await import('./download.js');
+      const { streamToFile, exportTypeProblem } = await import('./download.js');
+      const format = String(query.format ?? 'csv');
+      const contentType = headerOf(res.headers, 'content-type');
+      const wrongType = exportTypeProblem(format, contentType);
+      if (wrongType) {
+        // checked before anything is written: no file, not even a partial one, holds a stranger's page
+        let page = '';
+        if (looksLikeHtml(res.headers, '')) page = ` (an HTML page: ${htmlSummary(await readPrefix(res, 16 * 1024))})`;
+        else discard(res);
+        throw new TransportError('protocol', `the answer is not an export from an appliance: ${wrongType}${page}`, NOT_THIS_API);
+      }
       return await streamToFile(res, dest, onProgress, requestId);
     } finally {
       await client.close().catch(() => undefined);
@@ -289,6 +307,52 @@ export class ApiClient {
 function discard(res: Dispatcher.ResponseData) {
   res.body.on('error', () => undefined);
   res.body.destroy();
+}
+
+/** Any 3xx: a 304 revalidating a cached answer is handled before, so a 304 here revalidated nothing. */
+const isRedirect = (status: number) => status >= 300 && status < 400;
+
+/**
+ * A redirect is not followed (undici does not, and must not: the bearer token would go to the
+ * redirect's target), so it is a failure naming where it points: a sign-in proxy in front of the
+ * appliance, or a --url that is not the appliance. The query is left out (sign-in state).
+ */
+function redirectError(what: string, res: Dispatcher.ResponseData, requestUrl: string): TransportError {
+  if (res.statusCode === 304) return new TransportError('protocol', `${what} is 304 Not Modified, though nothing was offered to revalidate`, REDIRECTED);
+  const location = headerOf(res.headers, 'location');
+  let where = 'without a Location';
+  if (location) {
+    let target = location;
+    try {
+      const u = new URL(location, requestUrl);
+      if (u.protocol === 'http:' || u.protocol === 'https:') target = `${u.origin}${u.pathname}${u.search ? '?…' : ''}`;
+    } catch {
+      /* not a URL: named as sent */
+    }
+    where = `to ${sanitize(target, 200)}`;
+  }
+  return new TransportError(
+    'protocol',
+    `${what} is a redirect (${res.statusCode}) ${where}; not followed, the token goes only to the appliance's URL (a sign-in proxy in front of it, or not the appliance's URL?)`,
+    REDIRECTED,
+  );
+}
+
+/** Up to `max` bytes of a body we will not keep (to name an HTML page), the rest dropped. */
+async function readPrefix(res: Dispatcher.ResponseData, max: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let n = 0;
+  try {
+    for await (const chunk of res.body) {
+      chunks.push(chunk as Buffer);
+      n += (chunk as Buffer).length;
+      if (n >= max) break;
+    }
+  } catch {
+    /* what arrived is enough to name it */
+  }
+  discard(res);
+  return Buffer.concat(chunks).subarray(0, max).toString('utf8');
 }
 
 export function headerOf(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {

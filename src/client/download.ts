@@ -27,6 +27,27 @@ export interface DownloadResult {
   requestId: string | undefined;
 }
 
+/**
+ * The media types an export of each format may come as: what the reference server sends
+ * (src/server/governance/export-file.ts) and the other registered or common names of the same
+ * format. Anything else (an HTML page, text/plain, application/json, a generic octet-stream, no
+ * Content-Type at all) is not an export the client can vouch for.
+ */
+export const EXPORT_TYPES: Record<string, readonly string[]> = {
+  csv: ['text/csv', 'application/csv', 'text/x-csv', 'text/comma-separated-values'],
+  jsonl: ['application/x-ndjson', 'application/ndjson', 'application/jsonl', 'application/x-jsonl', 'application/jsonlines', 'application/x-jsonlines'],
+};
+
+/** Why `contentType` is not an export in `format`, or undefined when it is. */
+export function exportTypeProblem(format: string, contentType: string | undefined): string | undefined {
+  const accepted = EXPORT_TYPES[format];
+  if (!accepted) return undefined; // a format the contract does not know: the server's answer decides
+  const essence = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  if (accepted.includes(essence)) return undefined;
+  const got = contentType ? `Content-Type ${sanitize(contentType, 100)}` : 'no Content-Type';
+  return `${got}, where a ${format} export is ${accepted[0]}`;
+}
+
 const header = (h: Record<string, string | string[] | undefined>, n: string) => {
   const v = h[n];
   return Array.isArray(v) ? v[0] : v;

@@ -28,6 +28,10 @@ export class TransportError extends Error {
   }
 }
 
+/** TransportError.causeCode of an answer that is not from this API (a redirect, another server's page or JSON). */
+export const NOT_THIS_API = 'NOT_THIS_API';
+export const REDIRECTED = 'REDIRECTED';
+
 /** The answer parsed but does not fit the contract (kept visible, never a crash). */
 export interface SchemaIssue { path: string; message: string }
 

@@ -114,6 +114,13 @@ function normalizeTime(value: unknown): unknown {
   return value;
 }
 
+/** Whether a snake-cased key names a field of `shape`: its own name, an alias, or a flattened member (last_sync_at). */
+function contractNames(shape: Record<string, z.ZodType>): (snakeKey: string) => boolean {
+  const known = new Set(Object.keys(shape));
+  const aliasSources = new Set(Object.entries(ALIASES).filter(([t]) => known.has(t)).flatMap(([, s]) => s));
+  return (sk) => known.has(sk) || aliasSources.has(sk) || [...known].some((t) => sk.startsWith(`${t}_`));
+}
+
 function normalizeObject(shape: Record<string, z.ZodType>, value: unknown): unknown {
   if (isPageShape(shape)) {
     if (Array.isArray(value)) value = { data: value };
@@ -125,13 +132,12 @@ function normalizeObject(shape: Record<string, z.ZodType>, value: unknown): unkn
   if (!isPlainObject(value)) return value;
 
   const known = new Set(Object.keys(shape));
-  const aliasSources = new Set(Object.entries(ALIASES).filter(([t]) => known.has(t)).flatMap(([, s]) => s));
+  const useful = contractNames(shape);
   // Snake-case the keys the contract can use; keep every other key exactly as sent.
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
     const sk = toSnake(k);
-    const useful = known.has(sk) || aliasSources.has(sk) || [...known].some((t) => sk.startsWith(`${t}_`));
-    const key = useful ? sk : k;
+    const key = useful(sk) ? sk : k;
     // own keys only: "constructor" or "__proto__" from a server are data, kept as sent
     if (!Object.hasOwn(out, key)) Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
   }
@@ -225,4 +231,48 @@ export function conform(schema: z.ZodType, value: unknown): unknown {
 export function readTolerantly(schema: z.ZodType, raw: unknown): { value: unknown; issues: SchemaIssue[] } {
   const { value, issues } = validateLenient(schema, normalize(schema, raw));
   return { value: issues.length ? conform(schema, value) : value, issues };
+}
+
+const kindOf = (v: unknown): string =>
+  v === undefined ? 'an empty answer' : v === null ? 'null' : Array.isArray(v) ? 'a JSON array' : typeof v === 'object' ? 'a JSON object' : typeof v === 'string' ? 'a JSON string' : `a JSON ${typeof v}`;
+
+const valueKind = (v: unknown): string => (v === null ? 'null' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
+
+/** "(its fields: hello, status)": what the object held instead, for the operator to recognise. */
+function fieldsOf(v: Record<string, unknown>): string {
+  const keys = Object.keys(v);
+  if (!keys.length) return ' (it is empty)';
+  const shown = keys.slice(0, 5).map((k) => JSON.stringify(k.slice(0, 40))).join(', ');
+  return ` (its fields: ${shown}${keys.length > 5 ? ', …' : ''})`;
+}
+
+/**
+ * Why a parsed answer cannot be this API's answer for `schema` at all, or undefined when it may be.
+ * Tolerant reading mends an answer that has the contract's envelope with differences inside it;
+ * an answer without the envelope would be mended into an empty list or an empty object, which
+ * says something false. So:
+ * - a paged list (`{data: [], next_cursor, has_more}`) needs its items as a list: a bare JSON
+ *   array, or an object whose `data` or `items` (any case) is an array. Missing paging fields are
+ *   mended; a missing or non-list `data`/`items`, an empty body or a scalar is not this API.
+ * - any other object answer needs a JSON object with at least one field the contract names (by
+ *   its name, a known alias, or a flattened member like last_sync_at, in any case). Missing or
+ *   odd fields are mended and reported as contract issues; an object sharing no field at all, an
+ *   array, a scalar or an empty body is not this API.
+ */
+export function foreignAnswer(schema: z.ZodType, raw: unknown): string | undefined {
+  const inner = unwrap(schema).inner;
+  const d = defOf(inner);
+  if (d.type !== 'object') return undefined;
+  const shape = d.shape as Record<string, z.ZodType>;
+  if (isPageShape(shape)) {
+    if (Array.isArray(raw)) return undefined;
+    if (!isPlainObject(raw)) return `${kindOf(raw)} where a list belongs`;
+    const listKey = Object.keys(raw).find((k) => toSnake(k) === 'data') ?? Object.keys(raw).find((k) => toSnake(k) === 'items');
+    if (listKey === undefined) return `a JSON object without a "data" list${fieldsOf(raw)}`;
+    return Array.isArray(raw[listKey]) ? undefined : `a JSON object whose "${listKey.slice(0, 40)}" is ${valueKind(raw[listKey])}, not a list`;
+  }
+  if (!isPlainObject(raw)) return `${kindOf(raw)} where an object belongs`;
+  const useful = contractNames(shape);
+  if (Object.keys(raw).some((k) => useful(toSnake(k)))) return undefined;
+  return `a JSON object with none of the fields of this answer${fieldsOf(raw)}`;
 }

@@ -2,7 +2,7 @@ import { createStore } from 'zustand/vanilla';
 import { mayMutate } from '../contract/common.js';
 import { MUTATION_ACTIONS } from '../contract/route-meta.js';
 import type { ApiClient } from '../client/api-client.js';
-import { ApiError, TransportError } from '../client/errors.js';
+import { ApiError, NOT_THIS_API, TransportError } from '../client/errors.js';
 import { sanitize } from '../ui/sanitize.js';
 import { AuthSessionError } from '../auth-session/errors.js';
 import { claimsOf } from './jwt.js';
@@ -78,9 +78,9 @@ export function learnForbidden(store: SessionStore, err: ApiError) {
 }
 
 /**
- * GET /session; when the appliance has no such route (404), the token's JWT claims; failing
- * that the role stays unknown until the first 403 teaches it. Transport errors leave the
- * session unresolved so the poller tries again.
+ * GET /session; when the appliance has no such route (404, or JSON that is no session at all),
+ * the token's JWT claims; failing that the role stays unknown until the first 403 teaches it.
+ * Other transport errors leave the session unresolved so the poller tries again.
  */
 export async function resolveSession(client: ApiClient, token: string | (() => Promise<string>), store: SessionStore): Promise<void> {
   try {
@@ -95,7 +95,8 @@ export async function resolveSession(client: ApiClient, token: string | (() => P
       authError: null,
     });
   } catch (err) {
-    if (err instanceof TransportError) throw err;
+    // JSON that is no session answer at all (see foreignAnswer): the route is not there, as a 404 says
+    if (err instanceof TransportError && err.causeCode !== NOT_THIS_API) throw err;
     if (err instanceof ApiError && err.status === 401) throw err;
     // The stored sign-in could not give a token: the caller asks for a new sign-in.
     if (err instanceof AuthSessionError) throw err;
