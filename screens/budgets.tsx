@@ -52,6 +52,10 @@ function writable(doc: Budgets): { defaults: BudgetValues; agents: Record<string
 }
 
 const isAgentName = (s: string) => AgentName.safeParse(s).success;
+/** An agent's own override: "constructor" or "toString" is an agent name, not Object.prototype's member. */
+const overrideFor = (agents: Record<string, Override> | undefined, agent: string): Override | undefined =>
+  agents && Object.hasOwn(agents, agent) ? agents[agent] : undefined;
+const hasOverride = (agents: Record<string, Override> | undefined, agent: string) => overrideFor(agents, agent) !== undefined;
 
 /** Override fields: empty inherits the default, "unlimited" overrides with no limit. */
 const OVERRIDE_INPUT = /^(?:|unlimited|\u221E|[0-9][0-9_,]*)$/i;
@@ -90,9 +94,9 @@ async function latest(ctx: ActionContext) {
 /** Edits one agent's override on top of the latest document; empty fields inherit. */
 async function editOverride(ctx: ActionContext, agent: string, isNew: boolean) {
   const before = await latest(ctx);
-  const current = before.agents[agent] ?? {};
+  const current = overrideFor(before.agents, agent) ?? {};
   const v = await ctx.form({
-    title: `${isNew && !before.agents[agent] ? 'New budget override' : 'Budget override'} for ${agent}`,
+    title: `${isNew && !hasOverride(before.agents, agent) ? 'New budget override' : 'Budget override'} for ${agent}`,
     message: [`Defaults: ${describe(before.defaults, false)}.`, 'Empty = inherit the default; "unlimited" = no limit for this agent.'],
     fields: overrideFields(current, before.defaults),
     submitLabel: 'save',
@@ -100,7 +104,7 @@ async function editOverride(ctx: ActionContext, agent: string, isNew: boolean) {
   if (!v) return;
   const override = overrideOf(v);
   const doc = await latest(ctx); // read-modify-write on what the appliance has now
-  const had = agent in doc.agents;
+  const had = hasOverride(doc.agents, agent);
   if (Object.keys(override).length === 0) {
     if (!had) return { title: 'Nothing saved', summary: [`Every field inherits the defaults, so ${agent} needs no override.`] };
     delete doc.agents[agent];
@@ -109,7 +113,7 @@ async function editOverride(ctx: ActionContext, agent: string, isNew: boolean) {
   }
   const saved = await ctx.call('setBudgets', { body: doc });
   ctx.refresh();
-  const now = saved.agents?.[agent];
+  const now = overrideFor(saved.agents, agent);
   return {
     title: 'Budgets saved',
     summary: now ? [`Override for ${agent}:`, ...describeLines(now, true)] : [`${agent} has no override now; it follows the defaults.`],
@@ -194,7 +198,7 @@ export const budgetsScreen = defineScreen<BudgetRow>({
           message: 'Agents seen in the journal without an override, or type a name.',
           items: [
             { value: { agent: null }, label: 'Type an agent name…' },
-            ...seen.filter((a) => !(a in doc.agents)).map((a) => ({ value: { agent: a }, label: a, hint: 'seen in the journal' })),
+            ...seen.filter((a) => !hasOverride(doc.agents, a)).map((a) => ({ value: { agent: a }, label: a, hint: 'seen in the journal' })),
           ],
         });
         if (!picked) return;
@@ -228,7 +232,7 @@ export const budgetsScreen = defineScreen<BudgetRow>({
         });
         if (!ok) return;
         const doc = await latest(ctx);
-        if (!(agent in doc.agents)) return { title: 'Nothing removed', summary: [`${agent} has no override any more (someone removed it meanwhile).`] };
+        if (!hasOverride(doc.agents, agent)) return { title: 'Nothing removed', summary: [`${agent} has no override any more (someone removed it meanwhile).`] };
         delete doc.agents[agent];
         await ctx.call('setBudgets', { body: doc });
         ctx.refresh();

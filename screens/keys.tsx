@@ -31,13 +31,16 @@ export const keysScreen = defineScreen<GatewayKey>({
   title: 'Gateway keys',
   resources: () => [{ id: 'keys', route: 'listKeys', query: { limit: 500 } }],
   list: {
+    // At 80 columns the minimums add up to the width exactly: the prefix (what tells keys apart),
+    // the day of creation and "12 min" (the header says "ago") stay whole, the name gives way
+    // first. Enter shows the exact times.
     columns: [
-      { header: 'Name', value: (k) => k.name, grow: true, minWidth: 18, maxWidth: 32 },
-      { header: 'Status', value: (k) => k.status, tone: (k) => toneOf(k.status) },
-      { header: 'Prefix', value: (k) => k.prefix, maxWidth: 16 },
+      { header: 'Name', value: (k) => k.name, grow: true, minWidth: 15, maxWidth: 32 },
+      { header: 'Status', value: (k) => k.status, tone: (k) => toneOf(k.status), minWidth: 7 },
+      { header: 'Prefix', value: (k) => k.prefix, minWidth: 16, maxWidth: 16 },
       { header: 'Quota rpm/tpm/tpd', value: (k) => quotaText(k.quota), minWidth: 17, maxWidth: 24 },
-      { header: 'Last used', value: (k) => ago(k.last_used_at) },
-      { header: 'Created', value: (k) => shortTime(k.created_at) },
+      { header: 'Last used', value: (k) => ago(k.last_used_at).replace(/ ago$/, ''), minWidth: 7 },
+      { header: 'Created', value: (k) => shortTime(k.created_at).slice(0, 10), width: 10 },
     ],
     rowKey: (k) => k.id,
     empty: 'No gateway keys yet. Press n to create one.',

@@ -49,4 +49,5 @@ export const settingsScreen = defineScreen({
     const body = rows.length ? lines(rows, width) : [[seg(needle ? '  No setting matches the filter.' : '  The appliance reported no settings.', { dim: true })]];
     return <LineView fixed={fixed} lines={body} width={width} height={height} scroll={state.scroll} setScroll={setScroll} />;
   },
+  filter: true,
 });

@@ -69,13 +69,16 @@ const NUM = { requests: 8, rejected: 8, input: 7, output: 7 };
 /** indent, gaps around the name and the chart (2) and between the numbers (1) */
 const FIXED = 2 + 2 + NUM.requests + 1 + NUM.rejected + 1 + NUM.input + 1 + NUM.output + 2;
 
-function UsageView({ usage, keys, range, width, height, scroll }: { usage: Usage; keys: Map<string, KeyInfo>; range: UsageRange; width: number; height: number; scroll: number }) {
-  const rows: KeyUsage[] = Array.isArray(usage.data) ? usage.data : [];
+function UsageView({ usage, keys, range, filter, width, height, scroll }: { usage: Usage; keys: Map<string, KeyInfo>; range: UsageRange; filter: string; width: number; height: number; scroll: number }) {
+  const all: KeyUsage[] = Array.isArray(usage.data) ? usage.data : [];
   const fullLabel = (u: KeyUsage) => {
     const k = keys.get(u.key_id);
     return sanitize(k ? `${k.name}${k.revoked ? REVOKED : ''}` : u.key_id, 100);
   };
-  const longest = Math.max(8, ...rows.map((u) => widthOf(fullLabel(u))));
+  // `/` narrows the keys by name or id; the columns stay sized for all of them
+  const needle = filter.toLowerCase();
+  const rows = needle ? all.filter((u) => `${fullLabel(u)}\u0000${u.key_id}`.toLowerCase().includes(needle)) : all;
+  const longest = Math.max(8, ...all.map((u) => widthOf(fullLabel(u))));
   const hourly = RANGES[range].hours !== null;
   // the chart keeps a day of hourly marks; long key names give way first
   const nameWidth = Math.max(8, Math.min(longest, 32, width - FIXED - (hourly ? 24 : 10) - 1));
@@ -85,11 +88,11 @@ function UsageView({ usage, keys, range, width, height, scroll }: { usage: Usage
     const k = keys.get(u.key_id);
     return k?.revoked ? `${truncate(sanitize(k.name, 100), nameWidth - REVOKED.length)}${REVOKED}` : fullLabel(u);
   };
-  const buckets = rows[0]?.buckets?.length ?? 0;
+  const buckets = all[0]?.buckets?.length ?? 0;
   const perMark = hoursPerMark(buckets, chartWidth);
   const per = `Requests per ${perMark === 1 ? 'hour' : `${perMark} h`}`;
   const chartTitle = hourly ? (widthOf(`${per}, oldest → now`) <= chartWidth ? `${per}, oldest → now` : per) : 'Requests, relative';
-  const maxRequests = Math.max(0, ...rows.map((u) => u.requests ?? 0));
+  const maxRequests = Math.max(0, ...all.map((u) => u.requests ?? 0));
 
   const totals = rows.reduce(
     (t, u) => ({ requests: t.requests + (u.requests ?? 0), rejected: t.rejected + (u.rejected ?? 0), input: t.input + (u.input_tokens ?? 0), output: t.output + (u.output_tokens ?? 0) }),
@@ -116,7 +119,9 @@ function UsageView({ usage, keys, range, width, height, scroll }: { usage: Usage
         {line('Key', 'Requests', 'Rejected', 'In tok', 'Out tok', chartTitle)}
       </Text>
       {rows.length === 0 ? (
-        <Text dimColor wrap="truncate">  No traffic in this range: no gateway key made a request between these times.</Text>
+        <Text dimColor wrap="truncate">
+          {all.length === 0 ? '  No traffic in this range: no gateway key made a request between these times.' : `  No key with traffic in this range matches "${filter}" (Esc clears the filter).`}
+        </Text>
       ) : null}
       {shown.map((u) => {
         const values = (u.buckets ?? []).map((b) => b.requests ?? 0);
@@ -132,7 +137,7 @@ function UsageView({ usage, keys, range, width, height, scroll }: { usage: Usage
       <Text dimColor wrap="truncate">
         {rows.length === 0
           ? ' '
-          : `  ${rows.length} key${rows.length === 1 ? '' : 's'}${rows.length > room ? ` (${top + 1}–${top + shown.length} shown)` : ''} · ${count(totals.requests)} requests · ${count(totals.rejected)} rejected · tokens ${compact(totals.input)} in, ${compact(totals.output)} out`}
+          : `  ${needle ? `${rows.length} of ${all.length} keys match "${filter}"` : `${rows.length} key${rows.length === 1 ? '' : 's'}`}${rows.length > room ? ` (${top + 1}–${top + shown.length} shown)` : ''} · ${count(totals.requests)} requests · ${count(totals.rejected)} rejected · tokens ${compact(totals.input)} in, ${compact(totals.output)} out`}
       </Text>
     </Box>
   );
@@ -160,7 +165,8 @@ export const usageScreen = defineScreen<unknown>({
   render: ({ resources, width, height, state }) => {
     const usage = resources.usage?.data as Usage | undefined;
     if (!usage) return <Text dimColor>Loading…</Text>;
-    return <UsageView usage={usage} keys={keyNames(resources.keys)} range={rangeOf(state.extra)} width={width} height={height} scroll={state.scroll} />;
+    return <UsageView usage={usage} keys={keyNames(resources.keys)} range={rangeOf(state.extra)} filter={state.filter} width={width} height={height} scroll={state.scroll} />;
   },
+  filter: true,
   actions: [rangeAction('hour'), rangeAction('day'), rangeAction('week')],
 });

@@ -124,14 +124,18 @@ export function historyResources(spec: HistorySpec, state: ScreenUiState): Resou
   return [{ ...base, query: listQuery(h, null) }];
 }
 
-/** "last 7 days · actor alice · outcome denied", or "all time, no filters". */
-export function describeFilters(spec: HistorySpec, h: HistoryState): string {
+/**
+ * "last 7 days · actor alice · outcome denied", or "all time, no filters"; `start` names the exact
+ * start of a "last …" range (the one an export sends) instead of the rolling label.
+ */
+export function describeFilters(spec: HistorySpec, h: HistoryState, start: string | null = null): string {
   const r = rangeOf(h.range);
+  const since = start ?? (h.cursors.length ? h.anchor : null);
   let range: string;
   if (r.id === 'custom') {
     range = h.from || h.until ? [h.from ? `from ${tableTime(h.from)}` : '', h.until ? `until ${tableTime(h.until)}` : ''].filter(Boolean).join(' ') : 'all time';
-  } else if (r.ms !== null && h.cursors.length && h.anchor) {
-    range = `since ${tableTime(h.anchor)} (${r.label})`;
+  } else if (r.ms !== null && since) {
+    range = `since ${tableTime(since)} (${r.label})`;
   } else range = r.label;
   const named = spec.filters.filter((f) => h.filters[f.name]).map((f) => `${f.label.toLowerCase()} ${h.filters[f.name]}`);
   return named.length ? [range, ...named].join(' · ') : `${range}, no other filters`;
@@ -161,10 +165,19 @@ export function parseTimeInput(raw: string): string | null {
   if (!Number.isFinite(ms) || new Date(ms).toISOString().slice(0, 10) !== m[1]) return null;
   return value;
 }
-const timeField = (name: string, label: string, initial: string | null, hint: string): FormField => ({
+const timeField = (name: string, label: string, initial: string | null, hint: string, after?: (form: Record<string, string>, value: string) => string | null): FormField => ({
   kind: 'text', name, label, initial: initial ?? '', maxLength: 40, hint,
-  validate: (s) => (s === '' || parseTimeInput(s) ? null : 'a UTC time like 2026-11-21T09:30:00Z or 2026-11-21 09:30'),
+  validate: (s, form) => (s === '' ? null : parseTimeInput(s) ? (after && form ? after(form, s) : null) : 'a UTC time like 2026-11-21T09:30:00Z or 2026-11-21 09:30'),
 });
+
+/** A custom range must end after it starts: said next to Until, before anything is sent. */
+function untilAfterFrom(form: Record<string, string>, until: string): string | null {
+  if (form.range !== 'custom') return null;
+  const from = parseTimeInput(form.from ?? '');
+  const end = parseTimeInput(until);
+  if (!from || !end || Date.parse(end) > Date.parse(from)) return null;
+  return `must be after From (${tableTime(from)})`;
+}
 
 const selectOptions = (values: string[]) => values.map((v) => ({ value: v, label: v === '' ? 'any' : v }));
 
@@ -172,7 +185,7 @@ function filterFields(spec: HistorySpec, h: HistoryState): FormField[] {
   return [
     { kind: 'select', name: 'range', label: 'Time range', initial: h.range, options: RANGES.map((r) => ({ value: r.id, label: r.label })) },
     timeField('from', 'From (custom)', h.from, 'custom range only: inclusive, UTC, e.g. 2026-11-21T09:30:00Z; empty = no lower bound'),
-    timeField('until', 'Until (custom)', h.until, 'custom range only: exclusive, UTC; empty = up to now'),
+    timeField('until', 'Until (custom)', h.until, 'custom range only: exclusive, UTC; empty = up to now', untilAfterFrom),
     ...spec.filters.map((f): FormField =>
       f.options
         ? { kind: 'select', name: f.name, label: f.label, initial: h.filters[f.name] ?? '', options: selectOptions(f.options), hint: f.hint }
@@ -277,10 +290,13 @@ function exportAction<Row>(spec: HistorySpec): ScreenAction<Row> {
     capability: spec.exportCapability,
     async run(ctx) {
       const h = historyState(ctx.state.extra);
+      // The range of the pages on screen: past page 1 the start frozen when paging began, on
+      // page 1 the rolling start as of now; the dialog, the request and the result all say this one.
+      const start = h.cursors.length && h.anchor ? h.anchor : rollingStart(h, Date.now());
       const defaultPath = `./${spec.kind}-${fileStamp(Date.now())}.csv`;
       const v = await ctx.form({
         title: `Export the ${spec.title}`,
-        message: [`Filters: ${describeFilters(spec, h)}.`, 'Every match is written (all pages), oldest first.'],
+        message: [`Filters: ${describeFilters(spec, h, start)}.`, 'Every match is written (all pages), oldest first.'],
         fields: [
           { kind: 'select', name: 'format', label: 'Format', options: [{ value: 'csv', label: 'csv (RFC 4180, header row)' }, { value: 'jsonl', label: 'jsonl (one JSON object per line)' }] },
           { kind: 'text', name: 'path', label: 'File', initial: defaultPath, required: true, maxLength: 1024, hint: `relative to ${process.cwd()}` },
@@ -296,13 +312,12 @@ function exportAction<Row>(spec: HistorySpec): ScreenAction<Row> {
         const replace = await ctx.confirm({ title: 'Replace the file?', message: [`${dest} already exists.`, 'The export would replace it.'], confirmLabel: 'Replace', danger: true });
         if (!replace) return;
       }
-      return await runExport(ctx, spec, h, format, dest);
+      return await runExport(ctx, spec, h, start, format, dest);
     },
   };
 }
 
-async function runExport(ctx: ActionContext, spec: HistorySpec, h: HistoryState, format: 'csv' | 'jsonl', dest: string) {
-  const start = rollingStart(h, Date.now());
+async function runExport(ctx: ActionContext, spec: HistorySpec, h: HistoryState, start: string | null, format: 'csv' | 'jsonl', dest: string) {
   const query = { format, ...fixedTime(h), ...(start ? { start_time: start } : {}), ...h.filters };
   const p = ctx.progress({ title: `Exporting the ${spec.title} (${format})`, lines: ['waiting for the appliance…', `to ${dest}`] });
   const began = Date.now();
@@ -342,7 +357,7 @@ async function runExport(ctx: ActionContext, spec: HistorySpec, h: HistoryState,
       `path    ${result.path}`,
       `sha256  ${result.sha256}`,
       '',
-      `${format}, oldest first; ${describeFilters(spec, h)}.`,
+      `${format}, oldest first; ${describeFilters(spec, h, start)}.`,
       `The appliance records the export itself in the audit trail (${spec.kind}.export${result.requestId ? `, request ${result.requestId}` : ''}).`,
     ],
   };

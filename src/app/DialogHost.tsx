@@ -11,14 +11,14 @@ import { SignInDialog } from '../ui/dialogs/SignInDialog.js';
 import { closeDialog } from './dialogs.js';
 import { useDeps } from './deps.js';
 
-/** Renders the top dialog of the stack; it alone gets the keys. */
-export function DialogHost({ width, height }: { width: number; height: number }) {
+/** Renders the top dialog of the stack; it alone gets the keys (none while `isActive` is false). */
+export function DialogHost({ width, height, isActive = true }: { width: number; height: number; isActive?: boolean }) {
   const deps = useDeps();
   const top = useStore(deps.dialogs, (s) => s.stack[s.stack.length - 1]);
   if (!top) return null;
   const done = (v?: unknown) => closeDialog(deps.dialogs, top.id, v);
   const s = top.spec;
-  const common = { width, isActive: true };
+  const common = { width, isActive };
   switch (s.kind) {
     case 'confirm':
       return <ConfirmDialog key={top.id} {...common} title={s.title} message={s.message} confirmLabel={s.confirmLabel} danger={s.danger} onDone={done} />;

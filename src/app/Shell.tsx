@@ -1,5 +1,5 @@
-import React, { useEffect } from 'react';
-import { Box, Text, useApp, useInput, type Key } from 'ink';
+import React, { useEffect, useRef } from 'react';
+import { Box, Text, useApp, useInput, useStdout, type Key } from 'ink';
 import { useStore } from 'zustand';
 import { TransportError } from '../client/errors.js';
 import type { ConnectionInfo } from '../store/resources.js';
@@ -17,7 +17,7 @@ import { useNow, useTerminalSize } from '../ui/hooks.js';
 import { colour } from '../ui/theme.js';
 import { sanitize } from '../ui/sanitize.js';
 import { truncate, wrapText } from '../ui/text.js';
-import type { AnyScreen } from '../ui/screen-api.js';
+import { offersFilter, type AnyScreen } from '../ui/screen-api.js';
 import { runAction, whyNot } from './actions.js';
 import { DialogHost } from './DialogHost.js';
 import { useDeps } from './deps.js';
@@ -53,7 +53,9 @@ function bannerLines(data: ScreenData, authError: string | null, connection: Con
   for (const [id, e] of Object.entries(data.resources)) {
     if (e.status === 'error' && e.error && !(connectionDown && e.error instanceof TransportError)) {
       const l = errorLines(e.error);
-      out.push({ text: `✕ ERROR loading ${id}${e.stale ? ' (showing the last data)' : ''}: ${l.headline}`, tone: 'bad' });
+      // the first reason the appliance gave (a refused filter: which parameter, and why)
+      const why = l.details[0] ? ` (${l.details[0]})` : '';
+      out.push({ text: `✕ ERROR loading ${id}${e.stale ? ' (showing the last data)' : ''}: ${l.headline}${why}`, tone: 'bad' });
       if (l.reference) out.push({ text: `  ${l.reference}`, tone: 'bad' });
     } else if (e.issues.length) {
       const first = e.issues[0];
@@ -84,6 +86,7 @@ export function Shell() {
   const deps = useDeps();
   const { exit } = useApp();
   const size = useTerminalSize();
+  const { stdout } = useStdout();
   const now = useNow(1000);
   const ui = useStore(deps.ui);
   const session = useStore(deps.session);
@@ -99,18 +102,46 @@ export function Shell() {
   }, [deps]);
 
   const tooSmall = size.columns < MIN_COLUMNS || size.rows < MIN_ROWS;
-  const height = size.rows - 1; // a frame as tall as the terminal makes Ink clear the screen on every update
-  const width = size.columns;
-  const banner = wrapBanner(bannerLines(data, session.authError, connection, session.signedOut), size.columns);
+  // The terminal now: input handlers change after a render's effects, and a key can come first.
+  const tooSmallNow = () => (stdout.columns || 80) < MIN_COLUMNS || (stdout.rows || 24) < MIN_ROWS;
+  // Too small, the frame stays mounted but hidden, laid out at the smallest size it supports: an
+  // open dialog, form or command line keeps what was typed and is back when the window grows.
+  const height = Math.max(size.rows, MIN_ROWS) - 1; // a frame as tall as the terminal makes Ink clear the screen on every update
+  const width = Math.max(size.columns, MIN_COLUMNS);
+  const banner = wrapBanner(bannerLines(data, session.authError, connection, session.signedOut), width);
   const bodyHeight = Math.max(3, height - 2 - banner.length - 2);
   const summaryLines = screen.list?.summary ? 1 : 0;
   const page = visibleRows(bodyHeight - summaryLines);
-  const cursor = cursorOf(screen, data.rows, state);
-  const row = screen.list ? data.rows[cursor] : undefined;
+  const located = locateRow(screen, data.rows, state);
+  const cursor = located.index;
+  // The open detail's record left the list: it is not replaced by whatever row took its place.
+  const gone = Boolean(screen.list) && ui.mode === 'detail' && state.selectedKey !== null && !located.found && data.primary.data !== undefined;
+  const row = screen.list && !gone ? data.rows[cursor] : undefined;
   const actions = screen.actions ?? [];
   const hintActions = actions.map((a) => ({ key: a.key, label: a.label, mutates: a.mutates, disabled: whyNot(deps, a, row)?.replace(/^disabled: /, '') ?? null }));
-  const detailValue = screen.list ? (row === undefined ? undefined : detailOf(screen, row)) : data.primary.data;
-  const detailTitle = screen.list && row !== undefined ? safeKey(screen, row) : screen.title;
+  const lastSeen = useRef<{ screen: string; key: string; value: unknown } | null>(null);
+  const seen = lastSeen.current?.screen === screen.name && lastSeen.current.key === state.selectedKey ? lastSeen.current : null;
+  const detailValue = !screen.list ? data.primary.data : gone ? seen?.value : row === undefined ? undefined : detailOf(screen, row);
+  const detailTitle = gone ? state.selectedKey! : screen.list && row !== undefined ? safeKey(screen, row) : screen.title;
+  if (ui.mode === 'detail' && screen.list && row !== undefined) lastSeen.current = { screen: screen.name, key: safeKey(screen, row), value: detailValue };
+  const detailHeight = gone ? bodyHeight - 1 : bodyHeight;
+
+  // Once the operator has moved the cursor or opened a record, the cursor holds that record, not
+  // a position: new rows above it (a journal, the audit trail) move it down with its record
+  // (locateRow). An untouched cursor stays on the first row, the newest. When the record leaves
+  // the list, the cursor takes the row now in its place, and says so.
+  useEffect(() => {
+    if (!screen.list || data.primary.data === undefined || data.rows.length === 0) return;
+    const fresh = deps.ui.getState();
+    const st = screenState(fresh, screen.name);
+    if (st.selectedKey === null || fresh.mode === 'detail') return;
+    const at = locateRow(screen, data.rows, st);
+    if (at.found) return;
+    const key = safeKey(screen, data.rows[at.index]);
+    if (key === st.selectedKey) return;
+    flash(deps.ui, `${sanitize(st.selectedKey, 60)} is no longer in the list; the cursor is on the row now in its place`, 'warn');
+    patchScreen(deps.ui, screen.name, { cursor: at.index, selectedKey: key });
+  });
 
   const setMode = (mode: typeof ui.mode) => deps.ui.setState({ mode, detailScroll: 0 });
   const go = (name: string) => {
@@ -128,7 +159,7 @@ export function Shell() {
       const next = to(fresh.scroll);
       return patchScreen(deps.ui, screen.name, { scroll: Math.max(0, Number.isFinite(next) ? next : 0) });
     }
-    const c = Math.max(0, Math.min(data.rows.length - 1, to(cursorOf(screen, data.rows, fresh))));
+    const c = Math.max(0, Math.min(data.rows.length - 1, to(locateRow(screen, data.rows, fresh).index)));
     const selectedKey = data.rows[c] === undefined ? null : safeKey(screen, data.rows[c]);
     patchScreen(deps.ui, screen.name, { cursor: c, selectedKey, scroll: scrollAfter(fresh.scroll, c, page, data.rows.length) });
   };
@@ -136,14 +167,10 @@ export function Shell() {
   const handleKey = (input: string, key: Key) => {
     // The store, not this render: a key can arrive before React re-subscribes this handler.
     const fresh = deps.ui.getState();
-    if (fresh.mode === 'command' || fresh.mode === 'filter' || deps.dialogs.getState().stack.length) return;
+    if (tooSmallNow() || fresh.mode === 'command' || fresh.mode === 'filter' || deps.dialogs.getState().stack.length) return;
     // A key for a screen this render does not show yet: only moving on or quitting is safe.
     if (fresh.screen !== screen.name && !key.tab && input !== 'q') return;
     if (fresh.flash) deps.ui.setState({ flash: null });
-    if (tooSmall) {
-      if (input === 'q') exit();
-      return;
-    }
     if (fresh.mode === 'help') {
       if (key.escape || input === '?') setMode('normal');
       else if (input === 'q') exit();
@@ -160,7 +187,7 @@ export function Shell() {
     }
     if (fresh.mode === 'detail') {
       const lines = detailLines(detailValue, width - 2).length;
-      const room = bodyHeight - 2;
+      const room = detailHeight - 2;
       const max = Math.max(0, lines - room);
       const s = deps.ui.getState().detailScroll;
       let next = s;
@@ -174,13 +201,15 @@ export function Shell() {
       else return tryAction(input);
       return deps.ui.setState({ detailScroll: Math.max(0, Math.min(max, next)) });
     }
-    if (input === '/') return setMode('filter');
+    if (input === '/') return offersFilter(screen) ? setMode('filter') : flash(deps.ui, `the ${screen.name} screen has no / filter`);
     if (key.escape) {
       if (state.filter) patchScreen(deps.ui, screen.name, { filter: '', cursor: 0, selectedKey: null, scroll: 0 });
       return;
     }
     if (key.return) {
       if (detailValue === undefined) return flash(deps.ui, 'nothing to show in detail yet');
+      // the detail holds this record from now on, whatever arrives above it
+      if (screen.list && row !== undefined) patchScreen(deps.ui, screen.name, { cursor, selectedKey: safeKey(screen, row) });
       return setMode('detail');
     }
     if (key.upArrow || input === 'k') return moveCursor((c) => c - 1);
@@ -193,7 +222,13 @@ export function Shell() {
   };
 
   // One key per call: KeyStdin (src/app/key-stdin.ts) splits a terminal's bursts.
-  useInput(handleKey, { isActive: !topDialog && ui.mode !== 'command' && ui.mode !== 'filter' });
+  useInput(handleKey, { isActive: !tooSmall && !topDialog && ui.mode !== 'command' && ui.mode !== 'filter' });
+  // Always listening: Ink turns raw mode off when no input hook is active, and the terminal would
+  // then echo keys and hold them for later. While the window is too small this is the only one
+  // listening (dialogs and the command line wait, hidden): q and Ctrl-C quit, other keys are dropped.
+  useInput((input, key) => {
+    if (tooSmallNow() && (input === 'q' || (key.ctrl && input === 'c'))) exit();
+  });
 
   function tryAction(input: string) {
     const action = actions.find((a) => a.key === input);
@@ -201,61 +236,69 @@ export function Shell() {
     void runAction(deps, screen, action, row);
   }
 
-  if (tooSmall) {
-    return (
-      <Box flexDirection="column">
-        <Text bold>appliance-admin</Text>
-        <Text>
-          The terminal is {size.columns}x{size.rows}; the dashboard needs at least {MIN_COLUMNS}x{MIN_ROWS}.
-        </Text>
-        <Text>Make the window larger (it follows resizes), or press q to quit.</Text>
-      </Box>
-    );
-  }
-
+  const detail = <DetailView title={detailTitle} value={detailValue} width={width} height={detailHeight} scroll={ui.detailScroll} />;
   const body = topDialog ? (
     <Box height={bodyHeight} flexDirection="column" justifyContent="center" overflow="hidden">
-      <DialogHost width={width} height={bodyHeight} />
+      <DialogHost width={width} height={bodyHeight} isActive={!tooSmall} />
     </Box>
   ) : ui.mode === 'help' ? (
-    <HelpOverlay screen={screen.name} actions={hintActions} width={width} height={bodyHeight} />
+    <HelpOverlay screen={screen.name} actions={hintActions} width={width} height={bodyHeight} filter={offersFilter(screen)} isActive={!tooSmall} />
+  ) : ui.mode === 'detail' && gone ? (
+    <Box flexDirection="column" height={bodyHeight}>
+      <Text color={colour('warn')} wrap="truncate">
+        ▲ no longer in the list (removed, or moved off this page){seen ? '; as last seen' : ''}. Esc goes back to the list.
+      </Text>
+      {detail}
+    </Box>
   ) : ui.mode === 'detail' ? (
-    <DetailView title={detailTitle} value={detailValue} width={width} height={bodyHeight} scroll={ui.detailScroll} />
+    detail
   ) : (
     <ScreenView screen={screen} state={{ ...state, cursor }} data={data} width={width} height={bodyHeight} />
   );
 
+  // One tree whatever the size (the message comes and goes in its own slot), so nothing remounts.
   return (
-    <Box flexDirection="column" width={width} height={height} overflowY="hidden">
-      <Header
-        url={deps.client.displayUrl}
-        subject={session.subject}
-        role={session.role}
-        readOnly={readOnlyReason(session)}
-        forcedReadOnly={session.forcedReadOnly}
-        insecure={deps.client.insecureHttp}
-        connection={connection}
-        signedOut={session.signedOut !== null}
-        freshness={{ fetchedAt: data.primary.fetchedAt, failed: data.primary.status === 'error', loading: data.primary.status === 'loading' }}
-        intervalMs={deps.refreshMs}
-        screens={deps.screens.map((s) => s.name)}
-        current={screen.name}
-        width={width}
-        now={now}
-      />
-      {banner.map((b, i) => (
-        <Text key={i} color={colour(b.tone)} wrap="truncate">{b.text}</Text>
-      ))}
-      <Box height={bodyHeight} flexDirection="column" overflowY="hidden">
-        {body}
+    <>
+      {tooSmall ? (
+        <Box flexDirection="column">
+          <Text bold>appliance-admin</Text>
+          <Text>
+            The terminal is {size.columns}x{size.rows}; the dashboard needs at least {MIN_COLUMNS}x{MIN_ROWS}.
+          </Text>
+          <Text>Make the window larger (it follows resizes), or press q to quit.</Text>
+        </Box>
+      ) : null}
+      <Box display={tooSmall ? 'none' : 'flex'} flexDirection="column" width={width} height={height} overflowY="hidden">
+        <Header
+          url={deps.client.displayUrl}
+          subject={session.subject}
+          role={session.role}
+          readOnly={readOnlyReason(session)}
+          forcedReadOnly={session.forcedReadOnly}
+          insecure={deps.client.insecureHttp}
+          connection={connection}
+          signedOut={session.signedOut !== null}
+          freshness={{ fetchedAt: data.primary.fetchedAt, failed: data.primary.status === 'error', loading: data.primary.status === 'loading' }}
+          intervalMs={deps.refreshMs}
+          screens={deps.screens.map((s) => s.name)}
+          current={screen.name}
+          width={width}
+          now={now}
+        />
+        {banner.map((b, i) => (
+          <Text key={i} color={colour(b.tone)} wrap="truncate">{b.text}</Text>
+        ))}
+        <Box height={bodyHeight} flexDirection="column" overflowY="hidden">
+          {body}
+        </Box>
+        <KeyHints actions={hintActions} width={width} filter={offersFilter(screen)} />
+        <StatusLine screen={screen} filter={state.filter} width={width} inputActive={!tooSmall} />
       </Box>
-      <KeyHints actions={hintActions} width={width} />
-      <StatusLine screen={screen} filter={state.filter} width={width} />
-    </Box>
+    </>
   );
 }
 
-function StatusLine({ screen, filter, width }: { screen: AnyScreen; filter: string; width: number }) {
+function StatusLine({ screen, filter, width, inputActive }: { screen: AnyScreen; filter: string; width: number; inputActive: boolean }) {
   const deps = useDeps();
   const { exit } = useApp();
   const mode = useStore(deps.ui, (s) => s.mode);
@@ -267,7 +310,7 @@ function StatusLine({ screen, filter, width }: { screen: AnyScreen; filter: stri
     return (
       <CommandLine
         commands={commands}
-        isActive={!dialogOpen}
+        isActive={!dialogOpen && inputActive}
         width={width}
         onCancel={() => deps.ui.setState({ mode: 'normal' })}
         onRun={(cmd) => {
@@ -290,7 +333,7 @@ function StatusLine({ screen, filter, width }: { screen: AnyScreen; filter: stri
         /
         <TextInput
           value={filter}
-          isActive={!dialogOpen}
+          isActive={!dialogOpen && inputActive}
           width={width - 30}
           placeholder="type to filter rows"
           onChange={(v) => patchScreen(deps.ui, screen.name, { filter: v, cursor: 0, selectedKey: null, scroll: 0 })}
@@ -318,16 +361,19 @@ function scrollAfter(scroll: number, cursor: number, page: number, count: number
   return Math.max(0, Math.min(s, Math.max(0, count - page)));
 }
 
-/** The selected row's index: where its key is now, else the remembered position. */
-function cursorOf(screen: AnyScreen, rows: unknown[], state: { cursor: number; selectedKey: string | null }): number {
+/**
+ * The selected row's index: where its key is now (found), else the remembered position (not
+ * found: no key yet, or its record left the list).
+ */
+function locateRow(screen: AnyScreen, rows: unknown[], state: { cursor: number; selectedKey: string | null }): { index: number; found: boolean } {
   if (state.selectedKey !== null) {
     // usually the row is still where the cursor left it: no search through a long list
     const at = state.cursor < rows.length ? rows[state.cursor] : undefined;
-    if (at !== undefined && safeKey(screen, at) === state.selectedKey) return state.cursor;
+    if (at !== undefined && safeKey(screen, at) === state.selectedKey) return { index: state.cursor, found: true };
     const i = rows.findIndex((r) => safeKey(screen, r) === state.selectedKey);
-    if (i >= 0) return i;
+    if (i >= 0) return { index: i, found: true };
   }
-  return Math.max(0, Math.min(state.cursor, rows.length - 1));
+  return { index: Math.max(0, Math.min(state.cursor, rows.length - 1)), found: false };
 }
 
 /** What Enter shows for a row: the screen's view of it, or the row itself if that view fails. */
@@ -339,9 +385,10 @@ function detailOf(screen: AnyScreen, row: unknown): unknown {
   }
 }
 
+/** Always a string, so that a key compares equal to itself (an id sent as NaN or an object would not). */
 function safeKey(screen: AnyScreen, row: unknown): string {
   try {
-    return screen.list ? screen.list.rowKey(row) : screen.title;
+    return screen.list ? String(screen.list.rowKey(row)) : screen.title;
   } catch {
     return screen.title;
   }

@@ -63,18 +63,51 @@ function tabsText(screens: string[], current: string, width: number): string {
   return truncate(text(), width);
 }
 
+const BRAND = 'appliance-admin  ';
+
+/**
+ * The first line's "where" and "who", shortened until they fit: the appliance's host:port stays
+ * readable. In order: the program name, the subject (to 12), the URL's scheme, its path, the
+ * subject (to 6, then only the role); only then is the address itself cut.
+ */
+export function whereAndWho(p: Pick<HeaderProps, 'url' | 'subject' | 'role' | 'readOnly' | 'forcedReadOnly' | 'insecure' | 'width'>, connText: string) {
+  const url = sanitize(p.url, 200);
+  const scheme = /^[a-z]+:\/\//i.exec(url)?.[0] ?? '';
+  const hostPort = url.slice(scheme.length).split('/')[0];
+  const path = url.slice(scheme.length + hostPort.length);
+  const ro = p.readOnly ? (p.forcedReadOnly ? 'READ-ONLY (--read-only)' : 'READ-ONLY') : '';
+  const whoText = (subjectWidth: number) =>
+    p.subject && subjectWidth > 0 ? `${truncate(sanitize(p.subject, 60), subjectWidth)} (${sanitize(p.role ?? 'role unknown', 30)})` : p.role ? `(${sanitize(p.role, 30)})` : p.subject ? '' : 'identity unknown';
+  // right of the address: the badge, then who, read-only, a separator and the connection
+  const rightWidth = (who: string) => (p.insecure ? 1 + widthOf('INSECURE HTTP') : 0) + 2 + widthOf(who) + (ro ? 1 + widthOf(ro) : 0) + 5 + widthOf(connText);
+  const steps: [brand: string, url: string, subjectWidth: number][] = [
+    [BRAND, url, 24],
+    ['', url, 24],
+    ['', url, 12],
+    ['', `${hostPort}${path}`, 12],
+    ['', path ? `${hostPort}/…` : hostPort, 12],
+    ['', hostPort, 6],
+    ['', hostPort, 0],
+  ];
+  for (const [brand, where, subjectWidth] of steps) {
+    const who = whoText(subjectWidth);
+    if (widthOf(brand) + widthOf(where) + rightWidth(who) <= p.width) return { where: `${brand}${where}`, who, ro };
+  }
+  const who = whoText(0);
+  return { where: truncate(hostPort, Math.max(8, p.width - rightWidth(who))), who, ro };
+}
+
 /** Two lines, always visible: who and where, then the screens and how fresh the data is. */
 export function Header(p: HeaderProps) {
   const conn = p.signedOut ? { text: '▲ SIGNED OUT', tone: 'warn' as const } : connectionText(p.connection, p.now);
   const fresh = freshnessText(p.freshness, p.intervalMs, p.now);
-  const who = p.subject ? `${truncate(sanitize(p.subject, 60), 24)} (${sanitize(p.role ?? 'role unknown', 30)})` : p.role ? `(${sanitize(p.role, 30)})` : 'identity unknown';
-  const ro = p.readOnly ? (p.forcedReadOnly ? 'READ-ONLY (--read-only)' : 'READ-ONLY') : '';
+  const { where, who, ro } = whereAndWho(p, conn.text);
   const freshWidth = widthOf(fresh.text);
   return (
     <Box flexDirection="column" width={p.width}>
       <Box width={p.width}>
         <Box flexGrow={1} flexShrink={1}>
-          <Text bold wrap="truncate">appliance-admin  {sanitize(p.url, 200)}</Text>
+          <Text bold wrap="truncate">{where}</Text>
         </Box>
         {p.insecure ? (
           <Box flexShrink={0} marginLeft={1}>

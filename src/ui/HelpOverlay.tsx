@@ -1,5 +1,5 @@
-import React from 'react';
-import { Box, Text } from 'ink';
+import React, { useState } from 'react';
+import { Box, Text, useInput } from 'ink';
 import { fit, truncate } from './text.js';
 import type { HintAction } from './KeyHints.js';
 
@@ -17,11 +17,22 @@ export const GLOBAL_BINDINGS: [string, string][] = [
   ['q  :q  Ctrl-C', 'quit'],
 ];
 
-export function HelpOverlay({ screen, actions, width, height }: { screen: string; actions: (HintAction & { mutates: boolean; unavailable?: string | null })[]; width: number; height: number }) {
+interface HelpProps {
+  screen: string;
+  actions: (HintAction & { mutates: boolean; unavailable?: string | null })[];
+  width: number;
+  height: number;
+  /** the screen offers `/` (src/ui/screen-api.ts offersFilter) */
+  filter?: boolean;
+  /** false while the shell shows something else in its place (a window too small) */
+  isActive?: boolean;
+}
+
+export function HelpOverlay({ screen, actions, width, height, filter = true, isActive = true }: HelpProps) {
   const keyWidth = 16;
   const rows: { key: string; text: string; dim?: boolean; head?: boolean }[] = [
     { key: '', text: 'Keys everywhere', head: true },
-    ...GLOBAL_BINDINGS.map(([k, t]) => ({ key: k, text: t })),
+    ...GLOBAL_BINDINGS.filter(([k]) => filter || k !== '/').map(([k, t]) => ({ key: k, text: t })),
     { key: '', text: '' },
     { key: '', text: `Actions on this screen (${screen})`, head: true },
     ...(actions.length ? [] : [{ key: '', text: 'none: this screen only shows data', dim: true }]),
@@ -31,18 +42,41 @@ export function HelpOverlay({ screen, actions, width, height }: { screen: string
       dim: !!a.disabled,
     })),
   ];
+  // Taller than the room (80x24 with many actions): it scrolls, and a last line says what is hidden.
+  const room = Math.max(1, height - 1);
+  const scrolls = rows.length > room;
+  const shown = scrolls ? Math.max(1, room - 1) : room;
+  const maxTop = Math.max(0, rows.length - shown);
+  const [wantedTop, setTop] = useState(0);
+  const top = Math.min(wantedTop, maxTop);
+  // Functional updates: keys can come faster than this handler is re-subscribed after a render.
+  useInput(
+    (input, key) => {
+      const clamp = (n: number) => Math.max(0, Math.min(maxTop, n));
+      if (key.upArrow || input === 'k') setTop((t) => clamp(Math.min(t, maxTop) - 1));
+      else if (key.downArrow || input === 'j') setTop((t) => clamp(Math.min(t, maxTop) + 1));
+      else if (key.pageUp) setTop((t) => clamp(Math.min(t, maxTop) - shown));
+      else if (key.pageDown) setTop((t) => clamp(t + shown));
+      else if (key.home || input === 'g') setTop(0);
+      else if (key.end || input === 'G') setTop(maxTop);
+    },
+    { isActive: scrolls && isActive },
+  );
+  const below = rows.length - top - shown;
+  const marker = below > 0 ? `… ${below} more below (↓ PgDn)${top > 0 ? `, ${top} above` : ''}` : `… ${top} above (↑ PgUp)`;
   return (
     <Box flexDirection="column" height={height} overflow="hidden">
-      <Text bold>Help · Esc or ? to close</Text>
-      {rows.slice(0, height - 1).map((r, i) =>
+      <Text bold wrap="truncate">Help · Esc or ? to close{scrolls ? ' · ↑↓ PgUp PgDn scroll' : ''}</Text>
+      {rows.slice(top, top + shown).map((r, i) =>
         r.head ? (
-          <Text key={i} bold underline wrap="truncate">{r.text}</Text>
+          <Text key={top + i} bold underline wrap="truncate">{r.text}</Text>
         ) : (
-          <Text key={i} dimColor={r.dim} wrap="truncate">
+          <Text key={top + i} dimColor={r.dim} wrap="truncate">
             {'  '}{fit(r.key, keyWidth)}{truncate(r.text, Math.max(10, width - keyWidth - 4))}
           </Text>
         ),
       )}
+      {scrolls ? <Text dimColor wrap="truncate">{marker}</Text> : null}
     </Box>
   );
 }

@@ -6,11 +6,11 @@ export interface HintAction { key: string; label: string; disabled: string | nul
 
 /**
  * One line: the screen's actions (disabled ones dimmed, with the reason once), then the
- * shell's keys.
+ * shell's keys (`/ filter` only where the screen has a filter).
  */
-export function KeyHints({ actions, width, extra }: { actions: HintAction[]; width: number; extra?: string }) {
+export function KeyHints({ actions, width, extra, filter = true }: { actions: HintAction[]; width: number; extra?: string; filter?: boolean }) {
   const reasons = [...new Set(actions.map((a) => a.disabled).filter((r): r is string => !!r))];
-  const globals = extra ?? '⏎ detail  / filter  : screen  Tab next  ? help  r refresh  q quit';
+  const globals = extra ?? `⏎ detail  ${filter ? '/ filter  ' : ''}: screen  Tab next  ? help  r refresh  q quit`;
   const parts: React.ReactNode[] = [];
   let used = 0;
   for (const a of actions) {

@@ -143,6 +143,11 @@ export interface ScreenDef<Row = unknown> {
   list?: ListSpec<Row>;
   /** … or a custom view (deployment, usage) */
   render?: (props: ScreenRenderProps) => ReactNode;
+  /**
+   * a custom view that filters what it shows by `state.filter` says true; the shell then offers
+   * `/` (a list is always filtered by the shell, a custom view without it never is)
+   */
+  filter?: boolean;
   /** what Enter shows for a row (default: the row as the server sent it) */
   detail?: (row: Row) => unknown;
   actions?: ScreenAction<Row>[];
@@ -153,5 +158,8 @@ export const RESERVED_KEYS = ['q', 'r', '?', ':', '/', 'j', 'k', 'g', 'G'] as co
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyScreen = ScreenDef<any>;
+
+/** Whether `/` filters this screen: every list, and a custom view that says it reads the filter. */
+export const offersFilter = (screen: AnyScreen): boolean => Boolean(screen.list) || screen.filter === true;
 
 export const defineScreen = <Row>(d: ScreenDef<Row>): ScreenDef<Row> => d;

@@ -135,7 +135,7 @@ describe('the dashboard against hostile answers', () => {
   it('a problem+json 503 with Retry-After: plain words, code and request id', async () => {
     await fault(
       json({ type: 'about:blank', title: 'Service Unavailable', status: 503, code: 'SVC-ADMIN-503', detail: 'maintenance window', request_id: 'req_hostile503' }, 503, { 'retry-after': '5' }),
-      /The appliance cannot do this right now: maintenance window code SVC-ADMIN-503 · request req_hostile503/,
+      /The appliance cannot do this right now: maintenance window \(retry after 5 s\) code SVC-ADMIN-503 · request req_hostile503/,
     );
   });
 

@@ -39,8 +39,14 @@ class FakeStdin extends EventEmitter {
     this.data = null;
     return d;
   };
+  /** what Ink last asked of the terminal, and how often it turned raw mode off */
+  rawMode = false;
+  rawModeOffs = 0;
   setEncoding() {}
-  setRawMode() {}
+  setRawMode(on: boolean) {
+    this.rawMode = on;
+    if (!on) this.rawModeOffs++;
+  }
   resume() {}
   pause() {}
   ref() {}
@@ -81,6 +87,10 @@ export interface DashboardHarness {
   frameCount(): number;
   /** the error the app exited with (its top-level boundary), or null while it runs */
   crashed(): Error | null;
+  /** true once the app has exited (quit, or crashed) */
+  exited(): boolean;
+  /** whether the terminal is in raw mode now, and how many times Ink has turned it off */
+  rawMode(): { on: boolean; offs: number };
   waitForText(text: string | RegExp, timeoutMs?: number): Promise<string>;
   waitFor(pred: (frame: string) => boolean, what?: string, timeoutMs?: number): Promise<string>;
   resize(columns: number, rows: number): Promise<void>;
@@ -143,9 +153,16 @@ export function renderDashboard(o: DashboardOptions): DashboardHarness {
     patchConsole: false,
   });
   let crash: Error | null = null;
-  instance.waitUntilExit().catch((err: Error) => {
-    crash = err;
-  });
+  let exited = false;
+  instance.waitUntilExit().then(
+    () => {
+      exited = true;
+    },
+    (err: Error) => {
+      exited = true;
+      crash = err;
+    },
+  );
 
   const waitFor = async (pred: (f: string) => boolean, what = 'condition', timeoutMs = 5000) => {
     const end = Date.now() + timeoutMs;
@@ -180,6 +197,8 @@ export function renderDashboard(o: DashboardOptions): DashboardHarness {
       stdout.frames.length = 0;
     },
     crashed: () => crash,
+    exited: () => exited,
+    rawMode: () => ({ on: stdin.rawMode, offs: stdin.rawModeOffs }),
     frameCount: () => stdout.written,
     waitForText: (text, timeoutMs) =>
       waitFor((f) => (typeof text === 'string' ? f.includes(text) : text.test(f)), JSON.stringify(String(text)), timeoutMs),

@@ -7,6 +7,8 @@ import { insertAuditBatch, type AuditSeed } from '../../src/server/governance/bu
 import type { DashboardHarness } from '../helpers/dashboard.js';
 import { useScreenSuite } from '../helpers/screen-suite.js';
 import { tempDir } from '../helpers/fixtures.js';
+import { patchScreen } from '../../src/store/ui.js';
+import { isoSeconds } from '../../screens/shared/history.js';
 
 let outDir: string;
 const NOW = Date.now();
@@ -17,6 +19,7 @@ const SUBJECTS = [
 ] as const;
 const ACTIONS = ['gateway.key.create', 'gateway.key.revoke', 'channel.update', 'model.activate'];
 const SEEDED = 1200;
+const DAY = 24 * 60 * 60_000;
 const tid = (i: number) => `key_seed${String(i).padStart(4, '0')}`;
 
 /** Entry i is i minutes older than the newest (10 minutes ago): 1,200 entries over 20 hours. */
@@ -245,23 +248,100 @@ describe('audit screen', () => {
     await d.waitForText('page 2 · 50 per page');
   });
 
-  it('a filter the appliance refuses shows in plain words with code and request id; c recovers', async () => {
+  it('a custom range that ends before it starts is refused in the form, next to Until, and nothing is sent', async () => {
     const d = suite.render({ screen: 'audit' });
     await d.waitForText(tid(0));
     await d.press('f');
     await d.waitForText('Filter the audit trail');
     await d.press('right', 'right', 'right', 'right', 'right'); // custom
     await d.press('tab');
-    await d.type('2026-11-21 10:00');
+    await d.type('2026-11-22 12:00');
     await d.press('tab');
-    await d.type('2026-11-21 09:00'); // before the start: the appliance refuses it
+    await d.type('2026-11-22 11:00');
     await d.press('enter');
+    const f = await d.waitForText('✕ Until (custom): must be after From (2026-11-22 12:00:00)');
+    expect(f).toContain('Filter the audit trail'); // still open
+    expect(f).toMatch(/› Until \(custom\)\s+2026-11-22 11:00/); // the focus is on the field to fix
+    const asked = () => Object.keys(d.deps.resources.getState().entries).join('\n');
+    expect(asked()).not.toContain('2026-11-22T11:00'); // never polled
+    // an Until after From is accepted
+    await d.press(...Array<string>(5).fill('backspace'));
+    await d.type('13:00');
+    await d.press('enter');
+    await d.waitForText('from 2026-11-22 12:00:00 until 2026-11-22 13:00:00');
+    expect(asked()).toContain('end_time:"2026-11-22T13:00:00Z"');
+    expect(asked()).not.toContain('2026-11-22T11:00');
+  });
+
+  it('a filter the appliance refuses shows in plain words with code and request id; c recovers', async () => {
+    const d = suite.render({ screen: 'audit' });
+    await d.waitForText(tid(0));
+    // a state the form no longer produces (e.g. kept from an older dashboard): the appliance refuses it
+    patchScreen(d.deps.ui, 'audit', { extra: { range: 'custom', from: '2026-11-21T10:00:00Z', until: '2026-11-21T09:00:00Z' } });
     const f = await d.waitForText('SVC-ADMIN-400');
     expect(f).toContain('✕ ERROR loading audit: The appliance rejected the request as invalid');
+    // and why: the first reason the appliance gave
+    expect(f.replace(/\s+/g, ' ')).toMatch(/end_time\W+must be after start_time/);
     expect(f).toMatch(/code SVC-ADMIN-400 · request req_\w+/);
     await d.press('c');
     await d.waitForText(tid(0));
     expect(d.frame()).not.toContain('SVC-ADMIN-400');
+  });
+
+  it('exports exactly the range of the pages on screen: the start frozen when paging began, not a new one', async () => {
+    const d = suite.render({ role: 'auditor', screen: 'audit' });
+    await d.waitForText(tid(0));
+    // As if the operator chose "last day", pressed n a minute ago and has looked at page 2 since.
+    const anchor = isoSeconds(Math.floor((Date.now() - DAY - 60_000) / 10_000) * 10_000);
+    const page1 = await suite.server.call('GET', `/audit?limit=50&start_time=${anchor}&action=gateway.key.*`, { role: 'auditor' });
+    const cursor = (page1.json as { next_cursor: string }).next_cursor;
+    expect(cursor).toBeTruthy();
+    patchScreen(d.deps.ui, 'audit', { extra: { range: '24h', filters: { action: 'gateway.key.*' }, anchor, cursors: [cursor] } });
+    const since = `since ${anchor.slice(0, 19).replace('T', ' ')} (last day)`;
+    await d.waitForText(`page 2 · 50 per page · more (n older) · ${since} · action gateway.key.*`);
+    const before = count();
+
+    await d.press('e');
+    const form = await d.waitForText('Export the audit trail');
+    expect(form).toContain(`Filters: ${since} · action gateway.key.*.`);
+    const dest = join(outDir, 'paged-range.csv');
+    await d.press('tab');
+    await clearField(d, 40);
+    await d.type(dest);
+    await d.press('enter');
+    const done = await d.waitForText('Export written', 10_000);
+    expect(done).toContain(since);
+
+    const added = all().slice(0, count() - before);
+    expect(added).toHaveLength(1);
+    expect(added[0].action).toBe('audit.export');
+    expect(JSON.parse(added[0].details).filters).toEqual({ start_time: anchor, action: 'gateway.key.*' });
+    const expected = all("action LIKE 'gateway.key.%' AND at_ms >= ?", Date.parse(anchor)).reverse();
+    const records = parse(readFileSync(dest), { columns: true }) as Record<string, string>[];
+    expect(records.map((r) => r.id)).toEqual(expected.map((e) => e.id));
+  });
+
+  it('on page 1 of a rolling range the export states the exact start it sends', async () => {
+    const d = suite.render({ role: 'auditor', screen: 'audit' });
+    await d.waitForText(tid(0));
+    await d.press('f');
+    await d.waitForText('Filter the audit trail');
+    await d.press('right', 'right'); // last day
+    await d.press('enter');
+    await d.waitForText('page 1 · 50 per page · more (n older) · last day');
+    const before = count();
+    await d.press('e');
+    const form = await d.waitForText('Export the audit trail');
+    const stated = /Filters: since (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) \(last day\), no other filters\./.exec(form)?.[1];
+    expect(stated).toBeDefined();
+    await d.press('tab');
+    await clearField(d, 40);
+    await d.type(join(outDir, 'page1-range.csv'));
+    await d.press('enter');
+    const done = await d.waitForText('Export written', 10_000);
+    expect(done).toContain(`since ${stated} (last day)`);
+    const added = all().slice(0, count() - before);
+    expect(JSON.parse(added[0].details).filters).toEqual({ start_time: `${stated!.replace(' ', 'T')}Z` });
   });
 
   it('an auditor browsing, filtering and paging leaves no trace and changes nothing', async () => {

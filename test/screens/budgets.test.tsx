@@ -140,6 +140,59 @@ describe('budgets screen', () => {
     expect(stored().agents['hr-assistant']).toEqual({ tokens_per_run: 8000 });
   });
 
+  it('agents named like Object.prototype members (constructor, toString, valueOf) are agents like any other', async () => {
+    recordJournal(suite.db, { run_id: 'run_2', agent: 'valueOf', channel: 'chan_web', step: 0, status: 'succeeded', started_ms: Date.now() - 30_000, ended_ms: Date.now() - 29_000, input_tokens: 1, output_tokens: 1 });
+    const d = suite.render({ screen: 'budgets' });
+    await d.waitForText('hr-assistant');
+    const before = suite.auditRows().length;
+    const agents = stored().agents;
+    const typeAgent = async (name: string) => {
+      await d.press('n');
+      await d.waitForText('Budget override for which agent?');
+      await d.press('enter'); // Type an agent name…
+      await d.waitForText('New budget override');
+      await d.type(name);
+      await d.press('enter');
+    };
+
+    // every field empty: nothing to save, nothing sent
+    await typeAgent('constructor');
+    await d.waitForText('New budget override for constructor');
+    await d.press('enter');
+    const nothing = await d.waitForText('Nothing saved');
+    expect(nothing).toContain('Every field inherits the defaults, so constructor needs no override.');
+    expect(suite.auditRows()).toHaveLength(before);
+    expect(Object.hasOwn(stored().agents, 'constructor')).toBe(false);
+    await d.press('enter');
+
+    // a real override is created, shown, edited and removed
+    await typeAgent('toString');
+    await d.waitForText('New budget override for toString');
+    await d.type('100');
+    await d.press('enter');
+    const saved = await d.waitForText('Budgets saved');
+    expect(saved).toContain('Override for toString:');
+    expect(saved).toMatch(/Tokens \/ run\s+100\s/);
+    expect(stored().agents).toEqual({ ...agents, toString: { tokens_per_run: 100 } });
+    await d.press('enter');
+    await d.waitFor((x) => /toString\s+100\s+= default/.test(x), 'the toString row');
+    await selectRow(d, 'toString');
+    await d.press('x');
+    await d.waitForText('Remove the budget override for toString?');
+    await d.press('right', 'enter');
+    await d.waitForText('Override removed');
+    expect(stored().agents).toEqual(agents);
+    await d.press('enter');
+
+    // a journal agent named valueOf has no override, so it is offered
+    await d.press('n');
+    const pick = await d.waitForText('Budget override for which agent?');
+    expect(pick).toContain('valueOf');
+    await d.press('esc');
+    const added = suite.auditRows().slice(before);
+    expect(added.map((r) => r.action)).toEqual(['agent.budgets.update', 'agent.budgets.update']);
+  });
+
   it('an auditor sees every budget change disabled with the reason, and pressing them sends nothing', async () => {
     const d = suite.render({ role: 'auditor', screen: 'budgets' });
     await d.waitForText('READ-ONLY');

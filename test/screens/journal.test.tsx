@@ -8,6 +8,7 @@ import type { JournalRecord } from '../../src/server/governance/journal-writer.j
 import { snapshot } from '../helpers/server.js';
 import { useScreenSuite } from '../helpers/screen-suite.js';
 import { tempDir } from '../helpers/fixtures.js';
+import { patchScreen } from '../../src/store/ui.js';
 
 const NOW = Date.now();
 const AGENTS = ['hr-assistant', 'it-helpdesk', 'finance-analyst'];
@@ -144,7 +145,7 @@ describe('journal screen', () => {
     expect(JSON.parse(entry.details)).toMatchObject({ format: 'csv', filters: { agent: 'finance-analyst' } });
   });
 
-  it('a range the appliance refuses shows in plain words with code and request id', async () => {
+  it('a custom range that ends before it starts is refused in the form and nothing is sent', async () => {
     const d = suite.render({ screen: 'journal' });
     await d.waitForText(runId(0));
     await d.press('f');
@@ -155,6 +156,19 @@ describe('journal screen', () => {
     await d.press('tab');
     await d.type('2026-11-20');
     await d.press('enter');
+    const f = await d.waitForText('✕ Until (custom): must be after From (2026-11-21 00:00:00)');
+    expect(f).toContain('Filter the agent journal');
+    expect(Object.keys(d.deps.resources.getState().entries).join('\n')).not.toContain('2026-11-20');
+    await d.press('esc');
+    await d.waitFor((x) => !x.includes('Filter the agent journal'), 'the form to close');
+    expect(d.frame()).toContain('all time, no other filters');
+  });
+
+  it('a range the appliance refuses shows in plain words with code and request id', async () => {
+    const d = suite.render({ screen: 'journal' });
+    await d.waitForText(runId(0));
+    // a state the form no longer produces (e.g. kept from an older dashboard): the appliance refuses it
+    patchScreen(d.deps.ui, 'journal', { extra: { range: 'custom', from: '2026-11-21T00:00:00Z', until: '2026-11-20T00:00:00Z' } });
     const f = await d.waitForText('SVC-ADMIN-400');
     expect(f).toContain('✕ ERROR loading journal: The appliance rejected the request as invalid');
     expect(f).toMatch(/code SVC-ADMIN-400 · request req_\w+/);

@@ -103,6 +103,26 @@ describe('usage screen', () => {
     expect(suite.auditRows()).toEqual(audit);
   });
 
+  it('/ narrows the keys by name; Esc shows them all again', async () => {
+    const d = suite.render({ screen: 'usage' });
+    const all = await d.waitForText('reporting');
+    expect(all.split('\n').at(-2)).toContain('/ filter');
+    await d.press('/');
+    await d.type('CI-');
+    await d.press('enter');
+    const f = await d.waitForText('1 of 2 keys match "CI-"');
+    expect(f).toMatch(/ci-bot\s+\d+/);
+    expect(f).not.toContain('reporting');
+    expect(f).toContain('filter: CI-');
+    await d.press('esc');
+    await d.waitForText('reporting');
+    await d.press('/');
+    await d.type('nobody');
+    await d.press('enter');
+    const none = await d.waitForText('No key with traffic in this range matches "nobody"');
+    expect(none).not.toContain('ci-bot');
+  });
+
   it('keeps the last data and shows a refused poll in plain words with code and request id', async () => {
     const { token } = issueToken(suite.db, 'auditor', 'short-lived');
     const d = suite.render({ token, screen: 'usage' });

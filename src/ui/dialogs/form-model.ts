@@ -6,7 +6,8 @@ interface FieldBase {
   hint?: string;
 }
 export type FormField =
-  | (FieldBase & { kind: 'text'; initial?: string; required?: boolean; maxLength?: number; validate?: (v: string) => string | null })
+  /** `validate` also gets the whole form as typed, for a rule across fields (until after from) */
+  | (FieldBase & { kind: 'text'; initial?: string; required?: boolean; maxLength?: number; validate?: (v: string, form?: Record<string, string>) => string | null })
   /** a whole number >= 0, or empty for unlimited (null) */
   | (FieldBase & { kind: 'limit'; initial?: number | null })
   | (FieldBase & { kind: 'number'; initial?: number; min?: number; max?: number; required?: boolean })
@@ -27,13 +28,13 @@ export const initialText = (f: FormField): string => {
 const WHOLE = /^\d+$/;
 
 /** Parses what the user typed; an error is a short phrase shown under the field. */
-export function parseField(f: FormField, raw: string): { value: FormValue } | { error: string } {
+export function parseField(f: FormField, raw: string, form?: Record<string, string>): { value: FormValue } | { error: string } {
   const t = raw.trim();
   switch (f.kind) {
     case 'text': {
       if (f.required && t === '') return { error: 'required' };
       if (f.maxLength !== undefined && t.length > f.maxLength) return { error: `at most ${f.maxLength} characters` };
-      const custom = f.validate?.(t);
+      const custom = f.validate?.(t, form);
       return custom ? { error: custom } : { value: t };
     }
     case 'limit': {
@@ -60,7 +61,7 @@ export function parseForm(fields: FormField[], raw: Record<string, string>): { v
   const values: FormValues = {};
   const errors: Record<string, string> = {};
   for (const f of fields) {
-    const r = parseField(f, raw[f.name] ?? '');
+    const r = parseField(f, raw[f.name] ?? '', raw);
     if ('error' in r) errors[f.name] = r.error;
     else values[f.name] = r.value;
   }

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { useScreenSuite } from '../helpers/screen-suite.js';
+import { startTestServer } from '../helpers/server.js';
+import { whereAndWho } from '../../src/ui/Header.js';
+import { widthOf } from '../../src/ui/text.js';
+
+const suite = useScreenSuite({
+  setup: async (s) => {
+    for (const name of ['narrow-key', 'a-key-with-a-name-longer-than-the-column']) {
+      const res = await s.call('POST', '/gateway/keys', { body: { name, quota: { requests_per_minute: 30, tokens_per_minute: 40_000, tokens_per_day: 1_500_000 } } });
+      expect(res.status).toBe(201);
+    }
+    const revoked = (await s.call('GET', '/gateway/keys')).json.data.find((k: { name: string }) => k.name === 'narrow-key');
+    expect((await s.call('POST', `/gateway/keys/${revoked.id}/revoke`)).status).toBe(200);
+  },
+});
+
+const helpRow = (f: string, key: string, label: string) => new RegExp(`^ {2}${key} +${label}`, 'm').test(f);
+
+describe('an 80x24 terminal', () => {
+  it('help reaches every binding of the journal: a "more" marker, arrows and PgDn scroll, Esc closes', async () => {
+    const d = suite.render({ screen: 'journal', columns: 80, rows: 24 });
+    await d.waitForText('[journal]');
+    await d.press('?');
+    const first = await d.waitForText('Keys everywhere');
+    expect(first).toMatch(/… \d+ more below \(↓ PgDn\)/);
+    expect(first).toContain('↑↓ PgUp PgDn scroll');
+    expect(helpRow(first, 'u', 'this run')).toBe(false);
+    await d.press('pgdn');
+    const end = await d.waitFor((f) => helpRow(f, 'u', 'this run'), 'u this run after PgDn');
+    for (const [k, label] of [['t', 'newest'], ['e', 'export'], ['f', 'filter']]) expect(helpRow(end, k, label)).toBe(true);
+    expect(end).toMatch(/… \d+ above \(↑ PgUp\)/);
+    expect(end.split('\n').length).toBeLessThan(24);
+    await d.press('home');
+    await d.waitFor((f) => !helpRow(f, 'u', 'this run') && f.includes('more below'), 'back at the top');
+    await d.press('down', 'j');
+    await d.waitForText(/… 2 more below \(↓ PgDn\), 2 above/);
+    await d.press('esc');
+    await d.waitFor((f) => !f.includes('Help · Esc'), 'help closed');
+    await d.press('?');
+    await d.waitForText('Help · Esc');
+    await d.press('?');
+    await d.waitFor((f) => !f.includes('Help · Esc'), 'help closed by ?');
+  });
+
+  it('keys: every prefix whole and the day each key was created', async () => {
+    const d = suite.render({ screen: 'keys', columns: 80, rows: 24 });
+    const f = await d.waitForText('narrow-key');
+    const keys = suite.db.prepare('SELECT name, prefix, created_at FROM gateway_keys').all() as { name: string; prefix: string; created_at: string }[];
+    expect(keys.length).toBe(2);
+    for (const k of keys) {
+      const line = f.split('\n').find((l) => l.includes(k.name.slice(0, 12)))!;
+      expect(line).toContain(` ${k.prefix} `);
+      expect(line).toMatch(new RegExp(`${k.created_at.slice(0, 10)}\\s*$`));
+      expect(widthOf(line)).toBeLessThanOrEqual(80);
+    }
+    expect(f).toMatch(/narrow-key\s+revoked\s/);
+  });
+
+  it('the header keeps host:port readable, for a long subject, read-only and while disconnected', async () => {
+    const own = await startTestServer();
+    const hostPort = own.url.replace(/^http:\/\//, '').replace(/\/.*$/, '');
+    const d = suite.render({ server: own, role: 'auditor', screen: 'keys', columns: 80, rows: 24 });
+    const ok = await d.waitForText('● connected');
+    expect(ok.split('\n')[0]).toContain(hostPort);
+    await own.close();
+    const down = await d.waitForText('DISCONNECTED');
+    expect(down.split('\n')[0]).toContain(hostPort);
+    expect(down.split('\n')[0]).toMatch(/READ-ONLY\s+·\s+✕ DISCONNECTED · retry in \d+ s/);
+  });
+
+  it('the header shortens the program name, subject, scheme and path before the address', () => {
+    const base = { subject: 'alice.martin@northwind.example', role: 'auditor', readOnly: 'role auditor', forcedReadOnly: false, width: 80 };
+    const conn = '✕ DISCONNECTED · retry in 30 s';
+    const wide = whereAndWho({ ...base, url: 'http://127.0.0.1:32741', width: 160 }, conn);
+    expect(wide.where).toBe('appliance-admin  http://127.0.0.1:32741');
+    expect(wide.who).toBe('alice.martin@northwind.… (auditor)');
+    const narrow = whereAndWho({ ...base, url: 'https://appliance.example:8443/admin-api' }, conn);
+    expect(narrow.where).toMatch(/^appliance\.example:8443/);
+    expect(narrow.who).toBe('(auditor)');
+    const connected = whereAndWho({ ...base, url: 'https://appliance.example:8443/admin-api' }, '● connected');
+    expect(connected.where).toBe('appliance.example:8443/…');
+    expect(connected.who).toBe('alice.marti… (auditor)');
+    const fits = whereAndWho({ ...base, url: 'http://127.0.0.1:32741' }, conn);
+    expect(fits.where).toContain('127.0.0.1:32741');
+    for (const w of [fits, narrow]) {
+      const right = 2 + widthOf(w.who) + 1 + widthOf(w.ro) + 5 + widthOf(conn);
+      expect(widthOf(w.where) + right).toBeLessThanOrEqual(80);
+    }
+  });
+
+  it('help that fits shows no marker and does not scroll', async () => {
+    const d = suite.render({ screen: 'journal', columns: 100, rows: 40 });
+    await d.waitForText('[journal]');
+    await d.press('?');
+    const f = await d.waitForText('Keys everywhere');
+    expect(helpRow(f, 'u', 'this run')).toBe(true);
+    expect(f).not.toContain('more below');
+    expect(f).not.toContain('PgDn scroll');
+    await d.press('esc');
+  });
+});

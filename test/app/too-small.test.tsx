@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { useScreenSuite } from '../helpers/screen-suite.js';
+
+const suite = useScreenSuite();
+
+/**
+ * Waits for a frame after the current one. Input hooks follow a render in its effects, which
+ * React runs before the next render: then the keys go where that render said.
+ */
+async function nextFrame(d: ReturnType<typeof suite.render>) {
+  const before = d.frameCount();
+  await d.waitFor(() => d.frameCount() > before, 'the next frame (the clock draws one a second)', 3000);
+}
+
+async function resize(d: ReturnType<typeof suite.render>, columns: number, rows: number, text: string) {
+  await d.resize(columns, rows);
+  const f = await d.waitForText(text);
+  await nextFrame(d);
+  return f;
+}
+
+describe('a window below 80x24', () => {
+  it('keeps an open form with what was typed, ignores keys while small, stays raw, and shows it again', async () => {
+    const d = suite.render({ screen: 'keys', columns: 80, rows: 24 });
+    await d.waitForText('keys');
+    await d.press('n');
+    await d.waitForText('Create a gateway key');
+    await d.type('alice');
+    await d.waitForText('alice');
+    const offs = d.rawMode().offs;
+
+    const small = await resize(d, 70, 20, 'needs at least 80x24');
+    expect(small).not.toContain('Create a gateway key');
+    // Esc would close the form, Enter submit it, letters land in the field: none of them may
+    await d.press('esc', 'x', 'enter', ':');
+    await nextFrame(d);
+    expect(d.rawMode()).toEqual({ on: true, offs });
+    expect(d.exited()).toBe(false);
+
+    const back = await resize(d, 80, 24, 'Create a gateway key');
+    expect(back).toMatch(/Name\s+alice(?!x)/);
+    expect(back).not.toContain('alicex');
+    // the form has the keys again
+    await d.type('-b');
+    await d.waitForText('alice-b');
+    expect(d.rawMode()).toEqual({ on: true, offs });
+  });
+
+  it('q quits while small, even with a form open', async () => {
+    const d = suite.render({ screen: 'keys', columns: 80, rows: 24 });
+    await d.waitForText('keys');
+    await d.press('n');
+    await d.waitForText('Create a gateway key');
+    await resize(d, 70, 20, 'press q to quit');
+    await d.press('q');
+    await d.waitFor(() => d.exited(), 'the dashboard to quit');
+    expect(d.crashed()).toBeNull();
+  });
+
+  it('keeps the : command line and quits on Ctrl-C while small', async () => {
+    const d = suite.render({ screen: 'channels', columns: 80, rows: 24 });
+    await d.waitForText('Web chat');
+    await d.press(':');
+    await d.type('ke');
+    await d.waitForText(':ke');
+    await resize(d, 79, 30, 'needs at least 80x24');
+    await d.press('y', 'enter');
+    await nextFrame(d);
+    expect(d.rawMode().on).toBe(true);
+    const back = await resize(d, 80, 24, ':ke');
+    expect(back).not.toContain(':key');
+    expect(back).toContain('[channels]');
+    await resize(d, 60, 24, 'needs at least 80x24');
+    await d.press('\x03');
+    await d.waitFor(() => d.exited(), 'Ctrl-C to quit');
+    expect(d.crashed()).toBeNull();
+  });
+});
