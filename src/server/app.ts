@@ -4,7 +4,8 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { API_PREFIX, buildOpenApi } from '../contract/index.js';
 import { VERSION } from '../version.js';
-import { openDatabase, type Db } from './db/open.js';
+import { ensureDataDir, openDatabase, type Db } from './db/open.js';
+import { lockDataDir } from './db/lock.js';
 import { createAuthenticator } from './auth.js';
 import { ApiError } from './errors.js';
 import { registerRoutes, sendProblem, etagOf, auditFailure, unroutedMutation, type GroupContext, type Handlers, type RouteGroup } from './http/route-kit.js';
@@ -72,6 +73,17 @@ function asApiError(err: FastifyError | ApiError): ApiError | null {
 
 export async function buildServer(options: ServerOptions): Promise<AdminServer> {
   const log: Logger = options.logger ?? pino({ level: 'silent' });
+  ensureDataDir(options.dataDir);
+  const unlock = lockDataDir(options.dataDir);
+  try {
+    return await buildLockedServer(options, log, unlock);
+  } catch (err) {
+    unlock();
+    throw err;
+  }
+}
+
+async function buildLockedServer(options: ServerOptions, log: Logger, unlock: () => void): Promise<AdminServer> {
   const db = openDatabase(options.dataDir);
   const authenticate = createAuthenticator(db, options.config);
 
@@ -186,6 +198,7 @@ export async function buildServer(options: ServerOptions): Promise<AdminServer> 
       for (const x of groups) await x.close?.();
       await app.close();
       db.close();
+      unlock();
     },
   };
 }
