@@ -92,6 +92,8 @@ async function buildLockedServer(options: ServerOptions, log: Logger, unlock: ()
   // parameter, 400, but only for a caller with a valid token, and audited as the mutation it was
   // meant to be (an auditor's is denied, 403), as when the contract's own schema refuses an id.
   const refuseUnroutable = async (req: FastifyRequest, reply: FastifyReply, problem: ApiError) => {
+    // the gateway's front door has keys of its own: an unreadable workload there is unknown, 404
+    if (!req.url.startsWith(`${API_PREFIX}/`)) return sendProblem(reply, problem.status === 400 && /longer than/.test(problem.detail) ? new ApiError(404, 'no such workload') : problem);
     try {
       req.principal = await authenticate(req.headers.authorization);
     } catch (err) {

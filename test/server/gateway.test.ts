@@ -1,3 +1,4 @@
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -256,10 +257,39 @@ describe('gateway front door', () => {
     expect((await gateway('chat', perMinute.secret, { max_tokens: 20 })).status).toBe(200);
 
     const perDay = await create('tokens-per-day', { tokens_per_day: 50 });
-    const day = await gateway('chat', perDay.secret, { max_tokens: 100 });
+    expect((await gateway('chat', perDay.secret, { max_tokens: 30 })).status).toBe(200); // 34 of 50
+    const day = await gateway('chat', perDay.secret, { max_tokens: 30 });
     expect(day.status).toBe(429);
     const toMidnight = 86_400 - (Date.now() % 86_400_000) / 1000;
     expect(Math.abs(Number(day.headers['retry-after']) - toMidnight)).toBeLessThan(3);
+  });
+
+  it('gives no Retry-After to a call its quota can never let through', async () => {
+    await awayFromMinuteEdge();
+    const none = await create('no-calls', { requests_per_minute: 0 });
+    const blocked = await gateway('chat', none.secret);
+    expect(blocked.status).toBe(429);
+    expect(blocked.headers['retry-after']).toBeUndefined();
+    expect(blocked.json.detail).toContain('lets no call through');
+    const small = await create('small-quota', { tokens_per_minute: 100, tokens_per_day: 200 });
+    for (const max_tokens of [150, 300]) {
+      const alone = await gateway('chat', small.secret, { max_tokens });
+      expect(alone.status).toBe(429);
+      expect(alone.headers['retry-after']).toBeUndefined();
+      expect(alone.json.detail).toContain('this call alone needs');
+    }
+  });
+
+  it('refuses a body without a Content-Type, and answers an unreadable workload as unknown, not as a bad key', async () => {
+    const key = await create('front-door-edges');
+    const untyped = await request(`${s.url}/v1/gateway/chat`, { method: 'POST', headers: { authorization: `Bearer ${key.secret}` }, body: 'hello' });
+    expect(untyped.statusCode).toBe(400);
+    expect(((await untyped.body.json()) as { detail: string }).detail).toBe('a request body needs a Content-Type header');
+    const long = await gateway('w'.repeat(101), key.secret);
+    expect(long.status).toBe(404);
+    const badEscape = await gateway('%zz', key.secret);
+    expect(badEscape.status).toBe(400);
+    expect(badEscape.headers['www-authenticate']).toBeUndefined();
   });
 });
 

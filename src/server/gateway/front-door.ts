@@ -63,6 +63,8 @@ export function registerFrontDoor(app: FastifyInstance, db: Db, config: ServerCo
       const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
       const key = m ? findActiveKeyBySecret(db, m[1]) : undefined;
       if (!key) throw unauthorized();
+      // the catch-all parser also takes a body sent with no Content-Type at all
+      if (Buffer.isBuffer(req.body) && req.body.length > 0 && !req.headers['content-type']) throw badRequest('a request body needs a Content-Type header');
 
       // the same resolution GET /routing shows: the workload's model, or null following the active one
       const route = routingEntry(db, config, workload);
@@ -74,7 +76,8 @@ export function registerFrontDoor(app: FastifyInstance, db: Db, config: ServerCo
       const verdict = meterCall(db, key.id, key.quota, tokens, Date.now());
       if (!verdict.ok) {
         req.log.info({ key_id: key.id, workload, limit: verdict.limit }, 'gateway call throttled');
-        throw new ApiError(429, verdict.detail, { headers: { 'Retry-After': String(verdict.retryAfterSeconds) } });
+        // no Retry-After for a call this quota never lets through: retrying would not help
+        throw new ApiError(429, verdict.detail, verdict.retryAfterSeconds === null ? {} : { headers: { 'Retry-After': String(verdict.retryAfterSeconds) } });
       }
       req.log.debug({ key_id: key.id, workload, model_id, ...tokens }, 'gateway call metered');
       const result = GatewayCallResult.parse({ workload, model_id, key_id: key.id, served: false, metered: { requests: 1, ...tokens } });

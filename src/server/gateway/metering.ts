@@ -41,7 +41,8 @@ export function recordUsage(db: Db, keyId: string, minute: number, counts: Usage
 
 export type MeterOutcome =
   | { ok: true }
-  | { ok: false; limit: keyof Quota; retryAfterSeconds: number; detail: string };
+  /** retryAfterSeconds is null for a call the quota can never let through (no Retry-After then) */
+  | { ok: false; limit: keyof Quota; retryAfterSeconds: number | null; detail: string };
 
 /**
  * Checks the quota against the current windows and records the call (or its rejection) in one
@@ -66,10 +67,11 @@ function checkQuota(db: Db, keyId: string, quota: Quota, minute: number, callTok
       .get(keyId, minute) as { requests: number; tokens: number } | undefined;
     const used = row ?? { requests: 0, tokens: 0 };
     if (quota.requests_per_minute !== null && used.requests + 1 > quota.requests_per_minute) {
+      if (quota.requests_per_minute === 0) return { ok: false, limit: 'requests_per_minute', retryAfterSeconds: null, detail: 'the quota of 0 requests per minute lets no call through' };
       return { ok: false, limit: 'requests_per_minute', retryAfterSeconds: toNextMinute, detail: `quota of ${quota.requests_per_minute} requests per minute reached` };
     }
     if (quota.tokens_per_minute !== null && used.tokens + callTokens > quota.tokens_per_minute) {
-      return { ok: false, limit: 'tokens_per_minute', retryAfterSeconds: toNextMinute, detail: tooMany(quota.tokens_per_minute, 'minute', callTokens) };
+      return { ok: false, limit: 'tokens_per_minute', retryAfterSeconds: callTokens > quota.tokens_per_minute ? null : toNextMinute, detail: tooMany(quota.tokens_per_minute, 'minute', callTokens) };
     }
   }
   if (quota.tokens_per_day !== null) {
@@ -77,7 +79,8 @@ function checkQuota(db: Db, keyId: string, quota: Quota, minute: number, callTok
     const used = db.prepare('SELECT COALESCE(SUM(input_tokens + output_tokens), 0) FROM usage_minutes WHERE key_id = ? AND minute >= ? AND minute <= ?')
       .pluck().get(keyId, dayStart, minute) as number;
     if (used + callTokens > quota.tokens_per_day) {
-      return { ok: false, limit: 'tokens_per_day', retryAfterSeconds: secondsUntil((dayStart + DAY_MINUTES) * MINUTE_MS, nowMs), detail: tooMany(quota.tokens_per_day, 'day', callTokens) };
+      const retryAfterSeconds = callTokens > quota.tokens_per_day ? null : secondsUntil((dayStart + DAY_MINUTES) * MINUTE_MS, nowMs);
+      return { ok: false, limit: 'tokens_per_day', retryAfterSeconds, detail: tooMany(quota.tokens_per_day, 'day', callTokens) };
     }
   }
   return { ok: true };
