@@ -19,22 +19,31 @@ function parameters(def: RouteDef) {
   return out;
 }
 
+const ETAG = { description: 'the version of this answer, for If-None-Match', schema: { type: 'string' } };
+const IF_NONE_MATCH = {
+  name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' },
+  description: 'the ETag of the answer the caller holds: unchanged, the answer is 304 with no body (cheap polling)',
+};
+
 /** The OpenAPI 3.1 document, generated from the same zod schemas the server validates with. */
 export function buildOpenApi(version: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   const problem = { content: { 'application/problem+json': { schema: json(Problem, 'output') } } };
   for (const def of Object.values(routes) as RouteDef[]) {
+    // every GET with a JSON answer carries an ETag, and If-None-Match that matches is a bodiless 304
+    const polled = def.method === 'GET' && def.response !== 'file';
     const op: Record<string, unknown> = {
       operationId: def.name,
       summary: def.summary,
       ...(def.action ? { 'x-action': def.action } : {}),
       'x-mutates': def.mutates,
       security: [{ bearer: [] }],
-      parameters: parameters(def),
+      parameters: [...parameters(def), ...(polled ? [IF_NONE_MATCH] : [])],
       responses: {
         [def.status]: def.response === 'file'
           ? { description: 'file download', content: { 'text/csv': {}, 'application/x-ndjson': {} } }
-          : { description: 'success', content: { 'application/json': { schema: json(def.response, 'output') } } },
+          : { description: 'success', ...(polled ? { headers: { ETag: ETAG } } : {}), content: { 'application/json': { schema: json(def.response, 'output') } } },
+        ...(polled ? { 304: { description: 'not modified: the answer still has the ETag sent in If-None-Match', headers: { ETag: ETAG } } } : {}),
         default: { description: 'problem', ...problem },
       },
     };

@@ -45,6 +45,20 @@ describe('session and authentication', () => {
     }
   });
 
+  it('documents the 304 of every GET with a JSON answer, which the server gives', async () => {
+    const doc = (await s.call('GET', '/openapi.json', { role: null })).json;
+    const gets = Object.entries(doc.paths as Record<string, { get?: { parameters: { name: string; in: string }[]; responses: Record<string, { headers?: object; content?: Record<string, unknown> }> } }>)
+      .filter(([, ops]) => ops.get?.responses['200']?.content?.['application/json']);
+    expect(gets.length).toBeGreaterThan(10);
+    for (const [path, { get }] of gets) {
+      expect(get!.responses, path).toHaveProperty('304');
+      expect(get!.responses['200'].headers, path).toHaveProperty('ETag');
+      expect(get!.parameters, path).toContainEqual(expect.objectContaining({ name: 'If-None-Match', in: 'header' }));
+    }
+    const first = await s.call('GET', '/models');
+    expect((await s.call('GET', '/models', { headers: { 'if-none-match': String(first.headers.etag) } })).status).toBe(304);
+  });
+
   it('keeps VERSION equal to package.json', () => {
     expect(JSON.parse(readFileSync('package.json', 'utf8')).version).toBe(VERSION);
   });
