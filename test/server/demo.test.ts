@@ -11,6 +11,7 @@ import { demoSeedRecord, seedDemo } from '../../src/server/demo/seed.js';
 import { startTraffic, TRAFFIC_ACTOR } from '../../src/server/demo/traffic.js';
 import { startEmbeddedDemo } from '../../src/server/demo/embedded.js';
 import { issueToken } from '../../src/server/tokens.js';
+import { recordJournal } from '../../src/server/governance/journal-writer.js';
 import { fixtureConfig, tempDir } from '../helpers/fixtures.js';
 import { ServerConfig } from '../../src/server/config.js';
 
@@ -272,9 +273,12 @@ describe('seeded demo appliance', () => {
     expect(before).toEqual({ keys: record.keys, usage: record.usage_rows, audit: record.audit, journal: record.journal, jobs: record.jobs });
     const oldTraffic = s.server.db.prepare("SELECT id FROM gateway_keys WHERE created_by = ? AND status = 'active'").pluck().all(TRAFFIC_ACTOR) as string[];
     expect(oldTraffic).toHaveLength(3);
+    // a step the server was killed in the middle of (kill -9 leaves it running)
+    recordJournal(s.server.db, { id: 'jrn_orphan', run_id: 'run_orphan', agent: 'hr-assistant', channel: 'chan_web', step: 0, tool: null, status: 'running', started_ms: Date.now(), ended_ms: null, input_tokens: 7, output_tokens: 0 });
 
     await s.server.close();
     s = await start(dataDir, loadDemoConfig(dataDir), true);
+    await until('the orphaned step ended', () => s.server.db.prepare("SELECT status FROM journal WHERE id = 'jrn_orphan'").pluck().get() === 'cancelled');
     expect(demoSeedRecord(s.server.db)).toEqual(record);
     expect(seededRows()).toEqual(before);
     await until('rotation', () => count(s.server, "SELECT count(*) FROM gateway_keys WHERE created_by = ? AND status = 'active' AND id NOT IN (SELECT value FROM json_each(?))", TRAFFIC_ACTOR, JSON.stringify(oldTraffic)) === 3);

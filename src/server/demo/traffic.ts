@@ -85,6 +85,7 @@ export function startTraffic(app: FastifyInstance, db: Db, config: ServerConfig,
         await app.ready();
         if (stopped) return;
         rotateKeys();
+        endOrphanedSteps(Date.now());
         started = true;
       }
       stats.ticks++;
@@ -94,6 +95,17 @@ export function startTraffic(app: FastifyInstance, db: Db, config: ServerConfig,
     } catch (err) {
       opts.log?.warn({ err }, 'demo traffic tick failed');
     }
+  };
+
+  /**
+   * Steps an earlier demo server left running (killed before it could finish them) end as
+   * cancelled: this generator is the journal's only writer in a demo, and it has no run live yet.
+   */
+  const endOrphanedSteps = (now: number) => {
+    const orphans = db.prepare("SELECT id, started_at, input_tokens FROM journal WHERE status = 'running'").all() as { id: string; started_at: string; input_tokens: number }[];
+    db.transaction(() => {
+      for (const o of orphans) finishStep(o.id, 'cancelled', Date.parse(o.started_at), now, o.input_tokens, 0);
+    })();
   };
 
   /** Revokes this generator's keys from an earlier run and creates fresh ones, audited like any change. */
