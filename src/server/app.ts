@@ -94,12 +94,13 @@ async function buildLockedServer(options: ServerOptions, log: Logger, unlock: ()
   const refuseUnroutable = async (req: FastifyRequest, reply: FastifyReply, problem: ApiError) => {
     // the gateway's front door has keys of its own: an unreadable workload there is unknown, 404
     if (!req.url.startsWith(`${API_PREFIX}/`)) return sendProblem(reply, problem.status === 400 && /longer than/.test(problem.detail) ? new ApiError(404, 'no such workload') : problem);
+    req.mutation = unroutedMutation(req.method, req.url);
     try {
       req.principal = await authenticate(req.headers.authorization);
     } catch (err) {
-      return sendProblem(reply, asApiError(err as FastifyError) ?? new ApiError(500, 'internal error; see the server log with the request id'));
+      // a role-less SSO token's mutation attempt is audited as denied (auditFailure)
+      return sendProblem(reply, asApiError(auditFailure(db, log, req, err) as FastifyError) ?? new ApiError(500, 'internal error; see the server log with the request id'));
     }
-    req.mutation = unroutedMutation(req.method, req.url);
     return sendProblem(reply, auditFailure(db, log, req, problem) as ApiError);
   };
 
@@ -171,7 +172,9 @@ async function buildLockedServer(options: ServerOptions, log: Logger, unlock: ()
     method: ['POST', 'PUT', 'PATCH', 'DELETE'],
     url: `${API_PREFIX}/settings`,
     onRequest: async (req) => {
-      const p = await authenticate(req.headers.authorization);
+      req.mutation = { action: 'settings.update', target: () => ({ type: 'settings', id: null }) };
+      const p = await authenticate(req.headers.authorization); // a role-less SSO token: 403, audited as denied
+      req.audited = true;
       recordAudit(db, {
         actor: { subject: p.subject, role: p.role }, action: 'settings.update', target: { type: 'settings', id: null },
         outcome: 'failed', status: 405, request_id: String(req.id), source_ip: req.ip ?? null, details: { method: req.method },

@@ -1,6 +1,6 @@
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Db } from './db/open.js';
-import type { ServerConfig } from './config.js';
+import { isSecureProviderUrl, type ServerConfig } from './config.js';
 import { ApiError } from './errors.js';
 import { findToken, TOKEN_PREFIX } from './tokens.js';
 import { ROLES, type Role } from '../contract/index.js';
@@ -14,6 +14,16 @@ export interface Principal {
 
 const unauthorized = (detail: string) =>
   new ApiError(401, detail, { headers: { 'WWW-Authenticate': 'Bearer realm="appliance-admin"' } });
+
+/**
+ * A verified SSO token that maps to no role: refused (403) on every route. It still names a
+ * caller, so a mutation attempt with it is audited as denied under `subject` (with no role).
+ */
+export class RolelessToken extends ApiError {
+  constructor(readonly subject: string, roleClaim: string) {
+    super(403, `token carries no role in claim ${roleClaim}`);
+  }
+}
 
 /** Highest role first: a subject holding several gets the strongest it was granted. */
 const RANK: Role[] = ['it_admin', 'app_owner', 'auditor'];
@@ -67,6 +77,7 @@ export function createAuthenticator(db: Db, config: ServerConfig): Authenticator
       if (!res.ok) throw new ProviderUnavailable(`discovery answered ${res.status}`);
       uri = ((await res.json().catch(() => ({}))) as { jwks_uri?: string }).jwks_uri;
       if (!uri) throw new ProviderUnavailable('discovery has no jwks_uri');
+      if (!URL.canParse(uri) || !isSecureProviderUrl(new URL(uri))) throw new ProviderUnavailable('discovery names a jwks_uri that is not https');
     }
     jwks = createRemoteJWKSet(new URL(uri));
     return jwks;
@@ -82,9 +93,20 @@ export function createAuthenticator(db: Db, config: ServerConfig): Authenticator
       return { subject: row.name, role: row.role, kind: 'token', expires_at: row.expires_at };
     }
     if (sso && credential.split('.').length === 3) {
+      // Read before verifying, so that only a plausible token from our issuer costs an outbound
+      // fetch of the provider's keys (or a 503 while it is down); anything else is 401 at once.
+      let unverified: JWTPayload;
+      try {
+        const header = decodeProtectedHeader(credential);
+        if (typeof header.alg !== 'string' || header.alg === 'none') throw new Error('unsigned');
+        unverified = decodeJwt(credential);
+      } catch {
+        throw unauthorized('identity-provider token rejected: not a signed JWT');
+      }
+      if (unverified.iss !== sso.issuer) throw unauthorized('identity-provider token rejected: unexpected "iss" claim value');
       let payload: JWTPayload;
       try {
-        ({ payload } = await jwtVerify(credential, await getJwks(), { issuer: sso.issuer, audience: sso.audience }));
+        ({ payload } = await jwtVerify(credential, await getJwks(), { issuer: sso.issuer, audience: sso.audience, requiredClaims: ['exp'] }));
       } catch (err) {
         if (isProviderUnavailable(err)) {
           const cause = (err as Error).cause as Error | undefined;
@@ -93,10 +115,12 @@ export function createAuthenticator(db: Db, config: ServerConfig): Authenticator
         }
         throw unauthorized(`identity-provider token rejected: ${(err as Error).message}`);
       }
+      const rawSubject = payload[sso.subject_claim];
+      const subject = typeof rawSubject === 'string' ? rawSubject : typeof rawSubject === 'number' && Number.isFinite(rawSubject) ? String(rawSubject) : '';
+      if (!subject.trim()) throw unauthorized(`identity-provider token rejected: no subject in claim ${sso.subject_claim}`);
       const role = rolesFromClaims(payload, sso);
-      if (!role) throw new ApiError(403, `token carries no role in claim ${sso.role_claim}`);
-      const subject = String(payload[sso.subject_claim] ?? payload.sub ?? 'unknown');
-      return { subject, role, kind: 'sso', expires_at: payload.exp ? new Date(payload.exp * 1000).toISOString() : null };
+      if (!role) throw new RolelessToken(subject, sso.role_claim);
+      return { subject, role, kind: 'sso', expires_at: new Date(payload.exp! * 1000).toISOString() };
     }
     throw unauthorized('unknown credential');
   };

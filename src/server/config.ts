@@ -40,6 +40,14 @@ export type ModelConfig = z.infer<typeof ModelEntry>;
 
 const Limit = z.number().int().min(0).nullable();
 
+const isLoopbackHost = (host: string) => host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+/** Where the identity provider's signing keys come from: over plain http anyone on the path could serve their own. */
+export const isSecureProviderUrl = (url: URL) => url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname));
+const IdentityProviderUrl = z.url().refine(
+  (u) => !URL.canParse(u) || isSecureProviderUrl(new URL(u)), // not a URL at all: z.url() has said so
+  'must be an https URL (plain http only for a loopback host)',
+);
+
 export const ServerConfig = z.strictObject({
   appliance: z.strictObject({ name: z.string().default('appliance'), site: z.string().optional() }).default({ name: 'appliance' }),
   connectors: z.array(Connector).default([]),
@@ -73,10 +81,10 @@ export const ServerConfig = z.strictObject({
     .default({ allow_http: false, allow_private_addresses: false, timeout_ms: 5000, max_bytes: 2 ** 20 }),
   sso: z
     .strictObject({
-      issuer: z.string().url(),
+      issuer: IdentityProviderUrl,
       audience: z.string().min(1),
       /** defaults to the issuer's discovered jwks_uri */
-      jwks_uri: z.string().url().optional(),
+      jwks_uri: IdentityProviderUrl.optional(),
       role_claim: z.string().default('roles'),
       subject_claim: z.string().default('sub'),
       /** claim value -> role; a claim value equal to a role name maps to itself */

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateKeyPair, importJWK, SignJWT, type JWTPayload } from 'jose';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { fixtureConfig } from '../helpers/fixtures.js';
+import { fixtureConfig, tempDir } from '../helpers/fixtures.js';
+import { loadConfig } from '../../src/server/config.js';
 import { startHttpPeer } from '../helpers/http-peer.js';
 import { startOidcProvider, type OidcPeer } from '../helpers/oidc.js';
 
@@ -54,6 +55,13 @@ async function signWithProviderKey(claims: JWTPayload, opts: { issuer?: string; 
     .setIssuedAt(opts.expiresAt ? opts.expiresAt - 600 : now)
     .setExpirationTime(opts.expiresAt ?? now + 600)
     .sign(key);
+  issued.push(t);
+  return t;
+}
+
+/** A token signed with the provider's key carrying exactly `claims`: nothing is added. */
+async function signExactly(claims: JWTPayload) {
+  const t = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: op.signingKey.kid, typ: 'at+jwt' }).sign(await importJWK(op.signingKey, 'RS256'));
   issued.push(t);
   return t;
 }
@@ -138,6 +146,65 @@ describe('SSO access tokens from a real OpenID provider', () => {
     }
   });
 
+  it('audits a mutation attempt by a token without a mapped role as denied under its subject, with no role', async () => {
+    const before = (await s.call('GET', '/channels')).json;
+    for (const client of ['norole-cli', 'stranger-cli']) {
+      const res = await s.call('PUT', '/channels', { token: await token(client), body: { channels: [{ id: 'chan_web', enabled: false }] } });
+      expect(res.status, client).toBe(403);
+      expect(res.json.code).toBe('SVC-ADMIN-403');
+      expect(res.json.detail).toMatch(/no role in claim groups/);
+      const row = s.server.db.prepare('SELECT actor_subject, actor_role, action, outcome, status, details FROM audit WHERE request_id = ?').get(res.json.request_id);
+      expect(row, client).toEqual({
+        actor_subject: client, actor_role: null, action: 'channel.update', outcome: 'denied', status: 403,
+        details: JSON.stringify({ reason: 'token carries no role in claim groups' }),
+      });
+    }
+    expect((await s.call('GET', '/channels')).json).toEqual(before);
+    // served by the audit API as stored: a null role is a valid actor in the contract
+    const listed = await s.call('GET', '/audit?actor=stranger-cli', { role: 'auditor' });
+    expect(listed.status).toBe(200);
+    expect(listed.json.data).toMatchObject([{ actor: { subject: 'stranger-cli', role: null }, action: 'channel.update', outcome: 'denied', status: 403 }]);
+  });
+
+  it('audits it too on a settings write and on a path the router cannot read', async () => {
+    const tok = await token('stranger-cli');
+    for (const [method, path] of [['PUT', '/settings'], ['POST', `/gateway/keys/${'k'.repeat(101)}/revoke`]]) {
+      const res = await s.call(method, path, { token: tok, body: {} });
+      expect(res.status, path).toBe(403);
+      const row = s.server.db.prepare('SELECT actor_subject, actor_role, outcome, status FROM audit WHERE request_id = ?').get(res.json.request_id);
+      expect(row, path).toEqual({ actor_subject: 'stranger-cli', actor_role: null, outcome: 'denied', status: 403 });
+    }
+  });
+
+  it('does not audit a mutation attempt with a token that fails verification (401)', async () => {
+    const count = () => (s.server.db.prepare("SELECT count(*) AS n FROM audit WHERE action = 'channel.update'").get() as { n: number }).n;
+    const n = count();
+    const res = await s.call('PUT', '/channels', { token: await token('admin-cli', 'urn:some-other-api'), body: { channels: [{ id: 'chan_web', enabled: false }] } });
+    expect(res.status).toBe(401);
+    expect(count()).toBe(n);
+  });
+
+  it('refuses a provider-signed token without exp, or without a subject, with 401', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const base = { iss: op.issuer, aud: AUDIENCE, groups: ['aa-admins'] };
+    const noExp = await s.call('GET', '/session', { token: await signExactly({ ...base, sub: 'crafted' }) });
+    expect(noExp.status).toBe(401);
+    expect(noExp.json.detail).toMatch(/"exp"/);
+    for (const sub of [undefined, '', '   ']) {
+      const res = await s.call('GET', '/session', { token: await signExactly({ ...base, exp: now + 600, ...(sub === undefined ? {} : { sub }) }) });
+      expect(res.status, JSON.stringify(sub)).toBe(401);
+      expect(res.json.detail).toMatch(/no subject in claim sub/);
+      expect(res.headers['www-authenticate']).toMatch(/^Bearer/);
+    }
+    // nor may such a token create anything
+    const create = await s.call('POST', '/gateway/keys', { token: await signExactly(base), body: { name: 'never-expiring' } });
+    expect(create.status).toBe(401);
+    // control: the same claims with exp and sub are accepted
+    const ok = await s.call('GET', '/session', { token: await signExactly({ ...base, sub: 'crafted', exp: now + 600 }) });
+    expect(ok.status).toBe(200);
+    expect(ok.json).toMatchObject({ subject: 'crafted', role: 'it_admin', expires_at: new Date((now + 600) * 1000).toISOString() });
+  });
+
   it('keeps on-host tokens working beside SSO', async () => {
     const res = await s.call('GET', '/session', { role: 'auditor' });
     expect(res.status).toBe(200);
@@ -183,6 +250,83 @@ describe('SSO configuration variants', () => {
       expect((await offline.call('GET', '/session')).status).toBe(200);
     } finally {
       await offline.close();
+    }
+  });
+
+  it('answers 401 without contacting the identity provider for a bearer that is not a signed JWT from its issuer', async () => {
+    const down = await startHttpPeer((_req, res) => res.writeHead(503).end());
+    const server = await startTestServer({
+      config: (root) => fixtureConfig(root, { sso: { issuer: down.url, audience: AUDIENCE, role_claim: 'groups', subject_claim: 'sub', role_map: ROLE_MAP } }),
+    });
+    try {
+      const enc = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+      const unsigned = `${enc({ alg: 'none' })}.${enc({ iss: down.url, aud: AUDIENCE, sub: 'mallory', groups: ['aa-admins'], exp: Math.floor(Date.now() / 1000) + 600 })}.`;
+      for (const [what, bearer] of [
+        ['not a JWT', 'x.y.z'],
+        ['undecodable payload', `${enc({ alg: 'RS256' })}.not-json.sig`],
+        ['unsigned', unsigned],
+        ['another issuer', await signWithProviderKey({}, { issuer: 'https://evil.example.com' })],
+        ['no issuer', await signExactly({ aud: AUDIENCE, sub: 'x', exp: Math.floor(Date.now() / 1000) + 600 })],
+      ] as const) {
+        const res = await server.call('GET', '/session', { token: bearer });
+        expect(res.status, what).toBe(401);
+        expect(res.headers['www-authenticate'], what).toMatch(/^Bearer/);
+      }
+      expect(down.paths).toEqual([]);
+      // a plausible token from the configured issuer is what may wait on the provider
+      const res = await server.call('GET', '/session', { token: await signWithProviderKey({}, { issuer: down.url }) });
+      expect(res.status).toBe(503);
+      expect(res.json.detail).toMatch(/discovery answered 503/);
+      expect(down.paths).toEqual(['/.well-known/openid-configuration']);
+    } finally {
+      await Promise.all([server.close(), down.close()]);
+    }
+  });
+});
+
+describe('SSO discovery', () => {
+  it('does not fetch signing keys from a discovered jwks_uri over plain http to another host', async () => {
+    const idp = await startHttpPeer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ issuer: idp.url, jwks_uri: 'http://keys.example.invalid/jwks' }));
+    });
+    const server = await startTestServer({
+      config: (root) => fixtureConfig(root, { sso: { issuer: idp.url, audience: AUDIENCE, role_claim: 'groups', subject_claim: 'sub', role_map: ROLE_MAP } }),
+    });
+    try {
+      const res = await server.call('GET', '/session', { token: await signWithProviderKey({}, { issuer: idp.url }) });
+      expect(res.status).toBe(503);
+      expect(res.json.detail).toMatch(/discovery names a jwks_uri that is not https/);
+    } finally {
+      await Promise.all([server.close(), idp.close()]);
+    }
+  });
+});
+
+describe('SSO configuration file', () => {
+  const load = (sso: object) => {
+    const file = join(tempDir('aa-sso-cfg'), 'config.json');
+    writeFileSync(file, JSON.stringify({ sso: { audience: AUDIENCE, ...sso } }));
+    return () => loadConfig(file);
+  };
+
+  it('refuses an issuer or jwks_uri over plain http to a host that is not loopback, naming the field in one line', () => {
+    for (const [field, sso] of [
+      ['sso.issuer', { issuer: 'http://login.example.com/realms/acme' }],
+      ['sso.issuer', { issuer: 'http://10.0.0.5:8080' }],
+      ['sso.issuer', { issuer: 'http://127.0.0.1.nip.io' }],
+      ['sso.issuer', { issuer: 'ftp://login.example.com' }],
+      ['sso.jwks_uri', { issuer: 'https://login.example.com', jwks_uri: 'http://keys.example.com/jwks' }],
+    ] as const) {
+      expect(load(sso), JSON.stringify(sso)).toThrow(expect.objectContaining({
+        name: 'ConfigError',
+        message: expect.stringMatching(new RegExp(`^invalid config \\S+: ${field.replace('.', '\\.')}: must be an https URL \\(plain http only for a loopback host\\)$`)),
+      }));
+    }
+  });
+
+  it('accepts https anywhere and plain http on loopback', () => {
+    for (const issuer of ['https://login.example.com/realms/acme', 'http://127.0.0.1:8080', 'http://127.9.9.9', 'http://localhost:9000/realm', 'http://[::1]:8080']) {
+      expect(load({ issuer, jwks_uri: `${issuer}/jwks` })().sso?.issuer, issuer).toBe(issuer);
     }
   });
 });

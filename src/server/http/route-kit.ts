@@ -6,8 +6,8 @@ import type { z } from 'zod';
 import { API_PREFIX, mayMutate, routes, type RouteDef, type RouteName } from '../../contract/index.js';
 import type { Db } from '../db/open.js';
 import type { ServerConfig } from '../config.js';
-import type { Authenticator, Principal } from '../auth.js';
-import { recordAudit } from '../audit.js';
+import { RolelessToken, type Authenticator, type Principal } from '../auth.js';
+import { recordAudit, type AuditRecord } from '../audit.js';
 import { assertMetadataOnly } from '../boundary.js';
 import { ApiError, badRequest, type InvalidParam } from '../errors.js';
 import type { ServerOptions } from '../options.js';
@@ -142,12 +142,16 @@ export function unroutedMutation(method: string, url: string): FastifyRequest['m
 /** Records a mutation refused for the caller's role and returns the 403 to answer with. */
 function denyMutation(db: Db, req: FastifyRequest): ApiError {
   const p = req.principal!;
+  recordDenied(db, req, { subject: p.subject, role: p.role }, `role ${p.role} may not mutate`);
+  return new ApiError(403, `role ${p.role} may not perform ${req.mutation!.action}`);
+}
+
+function recordDenied(db: Db, req: FastifyRequest, actor: AuditRecord['actor'], reason: string): void {
   req.audited = true;
   recordAudit(db, {
-    actor: { subject: p.subject, role: p.role }, action: req.mutation!.action, target: req.mutation!.target(), outcome: 'denied',
-    status: 403, request_id: String(req.id), source_ip: req.ip ?? null, details: { reason: `role ${p.role} may not mutate` },
+    actor, action: req.mutation!.action, target: req.mutation!.target(), outcome: 'denied',
+    status: 403, request_id: String(req.id), source_ip: req.ip ?? null, details: { reason },
   });
-  return new ApiError(403, `role ${p.role} may not perform ${req.mutation!.action}`);
 }
 
 /**
@@ -157,6 +161,15 @@ function denyMutation(db: Db, req: FastifyRequest): ApiError {
  * unreadable: the answer to an auditor's mutation never depends on the body.
  */
 export function auditFailure(db: Db, log: Logger, req: FastifyRequest, err: unknown): unknown {
+  if (err instanceof RolelessToken && req.mutation && !req.audited) {
+    // a verified token that names its caller but grants no role: denied, under its subject
+    try {
+      recordDenied(db, req, { subject: err.subject, role: null }, err.detail);
+    } catch (auditErr) {
+      log.error({ err: auditErr }, 'could not audit a denied mutation');
+    }
+    return err;
+  }
   if (!req.principal || !req.mutation || req.audited) return err;
   try {
     if (!mayMutate(req.principal.role)) return denyMutation(db, req);
@@ -189,11 +202,11 @@ export function registerRoutes(g: GroupContext, handlers: Partial<Handlers>): vo
       method: def.method,
       url: API_PREFIX + def.path,
       onRequest: async (req: FastifyRequest) => {
-        const principal = await g.authenticate(req.headers.authorization);
-        req.principal = principal;
-        if (!def.mutates) return;
-        const rawParams = (req.params ?? {}) as Record<string, string>;
-        req.mutation = { action, target: () => handler.target?.({ params: rawParams, body: req.body }) ?? defaultTarget(def, rawParams) };
+        if (def.mutates) {
+          const rawParams = (req.params ?? {}) as Record<string, string>;
+          req.mutation = { action, target: () => handler.target?.({ params: rawParams, body: req.body }) ?? defaultTarget(def, rawParams) };
+        }
+        req.principal = await g.authenticate(req.headers.authorization);
       },
       preValidation: async (req: FastifyRequest) => {
         if (def.mutates && !mayMutate(req.principal!.role)) throw denyMutation(db, req);
