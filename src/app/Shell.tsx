@@ -14,6 +14,7 @@ import { DetailView, detailLines } from '../ui/DetailView.js';
 import { visibleRows } from '../ui/Table.js';
 import { errorLines } from '../ui/ErrorBanner.js';
 import { useNow, useTerminalSize } from '../ui/hooks.js';
+import { usePasteIgnored } from '../ui/paste.js';
 import { colour } from '../ui/theme.js';
 import { sanitize } from '../ui/sanitize.js';
 import { truncate, wrapText } from '../ui/text.js';
@@ -229,6 +230,8 @@ export function Shell() {
   useInput((input, key) => {
     if (tooSmallNow() && (input === 'q' || (key.ctrl && input === 'c'))) exit();
   });
+  // A paste is text, never keys (src/app/key-stdin.ts): with no text field focused it is dropped.
+  usePasteIgnored(() => flash(deps.ui, 'paste ignored: no text field has the focus (/ filters, : goes to a screen)', 'warn'));
 
   function tryAction(input: string) {
     const action = actions.find((a) => a.key === input);

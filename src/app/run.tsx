@@ -27,24 +27,27 @@ export const TERMINAL_HUNG_UP = 129;
 
 const ENTER_ALT_SCREEN = '\x1b[?1049h\x1b[H';
 const LEAVE_ALT_SCREEN = '\x1b[?1049l';
+// The terminal wraps a paste in ESC[200~ … ESC[201~, so KeyStdin can tell it from typed keys.
+const BRACKETED_PASTE_ON = '\x1b[?2004h';
+const BRACKETED_PASTE_OFF = '\x1b[?2004l';
 
 /**
  * Runs the dashboard in this terminal until the user quits. The alternate screen keeps the
- * shell's scrollback intact; raw mode, cursor and screen are restored on exit, on a signal and
- * after a crash, which ends with one short message instead of a stack trace.
+ * shell's scrollback intact; raw mode, cursor, screen and paste mode are restored on exit, on a
+ * signal and after a crash, which ends with one short message instead of a stack trace.
  */
 export async function runDashboard(deps: DashboardDeps, onFirstFrame?: () => void): Promise<number> {
   const { stdout, stderr } = process;
   const tty = Boolean(stdout.isTTY);
-  let leftAlt = !tty;
+  let restored = !tty;
   let terminalGone = false;
-  const leaveAlt = () => {
-    if (leftAlt || terminalGone) return;
-    leftAlt = true;
-    stdout.write(LEAVE_ALT_SCREEN);
+  const restoreTerminal = () => {
+    if (restored || terminalGone) return;
+    restored = true;
+    stdout.write(BRACKETED_PASTE_OFF + LEAVE_ALT_SCREEN);
   };
-  if (tty) stdout.write(ENTER_ALT_SCREEN);
-  process.once('exit', leaveAlt);
+  if (tty) stdout.write(ENTER_ALT_SCREEN + BRACKETED_PASTE_ON);
+  process.once('exit', restoreTerminal);
 
   const instance = render(<App deps={deps} />, {
     stdin: new KeyStdin(process.stdin) as unknown as NodeJS.ReadStream,
@@ -89,7 +92,7 @@ export async function runDashboard(deps: DashboardDeps, onFirstFrame?: () => voi
     process.off('SIGHUP', stop);
     process.off('SIGINT', stop);
     await deps.close().catch(() => undefined);
-    leaveAlt();
+    restoreTerminal();
   }
   if (terminalGone) return TERMINAL_HUNG_UP;
   if (crash) {

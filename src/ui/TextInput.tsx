@@ -1,7 +1,8 @@
 import React, { useRef } from 'react';
 import { Text, useInput } from 'ink';
-import { editText } from './dialogs/edit.js';
-import { truncate } from './text.js';
+import { editText, insertPaste } from './dialogs/edit.js';
+import { usePaste } from './paste.js';
+import { truncateStart } from './text.js';
 
 export interface TextInputProps {
   value: string;
@@ -16,7 +17,7 @@ export interface TextInputProps {
   maxLength?: number;
 }
 
-/** One-line input; the caret stays at the end. Pasted text arrives whole and is sanitized. */
+/** One-line input; the caret stays at the end. A paste arrives whole, as one line (insertPaste). */
 export function TextInput(p: TextInputProps) {
   // The newest value, even before the parent re-renders with it (see useLiveState).
   const latest = useRef(p.value);
@@ -35,6 +36,17 @@ export function TextInput(p: TextInputProps) {
     },
     { isActive: p.isActive },
   );
+  usePaste(
+    (text) => {
+      const next = insertPaste(latest.current, text, p.maxLength ?? 500);
+      if (next && next.value !== latest.current) {
+        latest.current = next.value;
+        p.onChange(next.value);
+      }
+      return true;
+    },
+    { isActive: p.isActive },
+  );
   const shown = p.value === '' && p.placeholder ? p.placeholder : p.value;
   const visible = p.width ? truncateStart(shown, p.width - 1) : shown;
   return (
@@ -43,12 +55,4 @@ export function TextInput(p: TextInputProps) {
       {p.isActive ? <Text inverse> </Text> : null}
     </Text>
   );
-}
-
-/** Keeps the end of a long value visible (where the caret is). */
-function truncateStart(s: string, width: number): string {
-  if (width <= 1) return '';
-  const reversed = [...s].reverse().join('');
-  const cut = truncate(reversed, width);
-  return cut === reversed ? s : [...cut].reverse().join('');
 }

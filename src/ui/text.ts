@@ -46,6 +46,21 @@ function cutTo(s: string, width: number): string {
   return `${out}…`;
 }
 
+/**
+ * Cuts `s` to at most `width` columns keeping its END, starting with … when it had to cut: a
+ * field being typed into shows where the caret is.
+ */
+export function truncateStart(s: string, width: number): string {
+  if (width <= 0) return '';
+  if (widthOf(s) <= width) return s;
+  if (width === 1) return '…';
+  const parts = Array.from(graphemes(s), (g) => g.segment);
+  let used = 0;
+  let from = parts.length;
+  while (from > 0 && used + widthOf(parts[from - 1]) <= width - 1) used += widthOf(parts[--from]);
+  return `…${parts.slice(from).join('')}`;
+}
+
 /** Truncates then pads with spaces to exactly `width` columns. */
 export function fit(s: string, width: number, align: 'left' | 'right' = 'left'): string {
   const t = truncate(s, width);

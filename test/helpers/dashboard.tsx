@@ -5,6 +5,7 @@ import type { Role } from '../../src/contract/index.js';
 import { ApiClient } from '../../src/client/api-client.js';
 import { createDashboard, type DashboardDeps } from '../../src/app/deps.js';
 import { App } from '../../src/app/App.js';
+import { KeyStdin, PASTE_END, PASTE_START } from '../../src/app/key-stdin.js';
 import type { AnyScreen } from '../../src/ui/screen-api.js';
 import type { SignInSetup } from '../../src/app/sign-in.js';
 import { screens as allScreens } from '../../screens/index.js';
@@ -78,6 +79,10 @@ export interface DashboardHarness {
   press(...keys: string[]): Promise<void>;
   /** types text one character at a time */
   type(text: string): Promise<void>;
+  /** what a terminal sends, in one read (with keyStdin, split as the real terminal's input is) */
+  write(raw: string): Promise<void>;
+  /** a bracketed paste, in one read (needs keyStdin to arrive as a paste) */
+  paste(text: string): Promise<void>;
   frame(): string;
   /** every frame written so far, joined (to assert something was never shown) */
   allFrames(): string;
@@ -118,6 +123,8 @@ export interface DashboardOptions {
   maxBytes?: number;
   /** PEM CA to trust (--ca-file) */
   ca?: string | Buffer;
+  /** input through the CLI's KeyStdin (src/app/key-stdin.ts), as in a real terminal */
+  keyStdin?: boolean;
 }
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
@@ -146,7 +153,7 @@ export function renderDashboard(o: DashboardOptions): DashboardHarness {
   const stderr = new FakeStdout(120, 32);
   const instance = render(<App deps={deps} />, {
     stdout: stdout as unknown as NodeJS.WriteStream,
-    stdin: stdin as unknown as NodeJS.ReadStream,
+    stdin: (o.keyStdin ? new KeyStdin(stdin as unknown as NodeJS.ReadStream) : stdin) as unknown as NodeJS.ReadStream,
     stderr: stderr as unknown as NodeJS.WriteStream,
     debug: true,
     exitOnCtrlC: false,
@@ -190,6 +197,14 @@ export function renderDashboard(o: DashboardOptions): DashboardHarness {
         stdin.write(ch);
         await keyGap();
       }
+    },
+    async write(raw) {
+      stdin.write(raw);
+      await keyGap();
+    },
+    async paste(text) {
+      stdin.write(PASTE_START + text + PASTE_END);
+      await keyGap();
     },
     frame: () => stdout.lastFrame(),
     allFrames: () => stdout.frames.join('\n'),

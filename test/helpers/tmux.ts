@@ -102,6 +102,17 @@ export class TmuxSession {
     await pause(KEY_PACE_MS);
   }
 
+  /**
+   * Pastes `text` as a terminal does (tmux paste-buffer -p): inside ESC[200~ … ESC[201~ when the
+   * program turned bracketed paste on, else as plain typed input. Line feeds arrive as CR.
+   */
+  async paste(text: string): Promise<void> {
+    const buffer = `paste-${this.name}`;
+    await tmux('set-buffer', '-b', buffer, '--', text);
+    await tmux('paste-buffer', '-p', '-d', '-b', buffer, '-t', this.name);
+    await pause(KEY_PACE_MS);
+  }
+
   /** What the terminal shows now, as plain text. */
   capture(): Promise<string> {
     return tmux('capture-pane', '-p', '-t', this.name);

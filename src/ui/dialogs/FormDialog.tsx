@@ -2,11 +2,12 @@ import React from 'react';
 import { useLiveState } from '../hooks.js';
 import { Box, Text, useInput } from 'ink';
 import { Frame, innerWidth, lines } from './Frame.js';
-import { editText } from './edit.js';
+import { applyEdit, insertPaste, type Edited } from './edit.js';
 import { initialText, parseForm, type FormField, type FormValues } from './form-model.js';
 import { colour } from '../theme.js';
 import { sanitize } from '../sanitize.js';
-import { fit, truncate } from '../text.js';
+import { usePaste } from '../paste.js';
+import { fit, truncate, truncateStart } from '../text.js';
 
 export interface FormProps {
   title: string;
@@ -20,21 +21,37 @@ export interface FormProps {
   onDone(values: FormValues | null): void;
 }
 
+/** How many characters a typed field takes. */
+const limitOf = (f: FormField) => (f.kind === 'text' ? (f.maxLength ?? 200) : 24);
+
 /**
  * Fields: text, limit (whole number or empty for unlimited), number, select (←/→ to change).
  * Tab/Shift-Tab or ↑↓ move between fields; Enter submits (or shows what to fix); Esc cancels.
+ * A paste goes into the focused typed field as one line. The focused field shows its end (the
+ * caret), and says so when its limit cut what was typed or pasted.
  */
 export function FormDialog(p: FormProps) {
   const [raw, setRaw, getRaw] = useLiveState<Record<string, string>>(() => Object.fromEntries(p.fields.map((f) => [f.name, initialText(f)])));
   const [focus, setFocus, getFocus] = useLiveState(0);
   const [errors, setErrors, getErrors] = useLiveState<Record<string, string>>({});
+  // the field whose limit cut the last thing typed or pasted into it
+  const [clipped, setClipped] = useLiveState<string | null>(null);
+
+  const store = (field: FormField, edited: Edited | null) => {
+    if (edited === null) return;
+    const raw = getRaw();
+    const errors = getErrors();
+    setClipped(edited.clipped ? field.name : null);
+    if (edited.value === raw[field.name]) return;
+    setRaw({ ...raw, [field.name]: edited.value });
+    if (errors[field.name]) setErrors({ ...errors, [field.name]: '' });
+  };
 
   useInput(
     (input, key) => {
       if (key.escape) return p.onDone(null);
       const raw = getRaw();
       const focus = getFocus();
-      const errors = getErrors();
       const field = p.fields[focus];
       if (key.return) {
         const r = parseForm(p.fields, raw);
@@ -43,7 +60,10 @@ export function FormDialog(p: FormProps) {
         setFocus(p.fields.findIndex((f) => r.errors[f.name]));
         return;
       }
-      const move = (d: number) => setFocus((focus + d + p.fields.length) % p.fields.length);
+      const move = (d: number) => {
+        setClipped(null);
+        setFocus((focus + d + p.fields.length) % p.fields.length);
+      };
       if (key.tab) return move(key.shift ? -1 : 1);
       if (key.upArrow) return move(-1);
       if (key.downArrow) return move(1);
@@ -57,11 +77,16 @@ export function FormDialog(p: FormProps) {
         }
         return;
       }
-      const next = editText(raw[field.name] ?? '', input, key, field.kind === 'text' ? (field.maxLength ?? 200) : 24);
-      if (next !== null) {
-        setRaw({ ...raw, [field.name]: next });
-        if (errors[field.name]) setErrors({ ...errors, [field.name]: '' });
-      }
+      store(field, applyEdit(raw[field.name] ?? '', input, key, limitOf(field)));
+    },
+    { isActive: p.isActive },
+  );
+  usePaste(
+    (text) => {
+      const field = p.fields[getFocus()];
+      if (!field || field.kind === 'select') return false;
+      store(field, insertPaste(getRaw()[field.name] ?? '', text, limitOf(field)));
+      return true;
     },
     { isActive: p.isActive },
   );
@@ -90,15 +115,18 @@ export function FormDialog(p: FormProps) {
               ? 'unlimited'
               : v;
         const dim = f.kind === 'limit' && v === '';
+        const typed = active && f.kind !== 'select' && !dim;
         return (
           <Box key={f.name} flexDirection="column">
             <Text wrap="truncate">
               <Text bold={active}>{active ? '› ' : '  '}{fit(f.label, labelWidth)}</Text>
-              <Text dimColor={dim} underline={active}>{truncate(shown, valueWidth - 1)}</Text>
+              <Text dimColor={dim} underline={active}>{typed ? truncateStart(shown, valueWidth - 1) : truncate(shown, valueWidth - 1)}</Text>
               {active && f.kind !== 'select' ? <Text inverse> </Text> : null}
             </Text>
             {errors[f.name] ? (
               <Text color={colour('bad')} wrap="truncate">    ✕ {f.label}: {errors[f.name]}</Text>
+            ) : active && clipped === f.name ? (
+              <Text color={colour('warn')} wrap="truncate">    ▲ at most {limitOf(f)} characters: the rest was not added</Text>
             ) : active && f.hint ? (
               <Text dimColor wrap="truncate">    {f.hint}</Text>
             ) : null}

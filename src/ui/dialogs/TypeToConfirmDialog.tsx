@@ -2,10 +2,11 @@ import React, { useState } from 'react';
 import { useLiveState } from '../hooks.js';
 import { Box, Text, useInput } from 'ink';
 import { Frame, innerWidth, lines } from './Frame.js';
-import { editText } from './edit.js';
+import { editText, insertPaste } from './edit.js';
+import { usePaste } from '../paste.js';
 import { colour } from '../theme.js';
 import { sanitize } from '../sanitize.js';
-import { truncate } from '../text.js';
+import { truncate, truncateStart } from '../text.js';
 
 export interface TypeToConfirmProps {
   title: string;
@@ -35,6 +36,17 @@ export function TypeToConfirmDialog(p: TypeToConfirmProps) {
     },
     { isActive: p.isActive },
   );
+  usePaste(
+    (text) => {
+      const next = insertPaste(getValue(), text, 200);
+      if (next) {
+        setValue(next.value);
+        setWrong(false);
+      }
+      return true;
+    },
+    { isActive: p.isActive },
+  );
   const w = innerWidth(p.width);
   return (
     <Frame title={p.title} tone="bad" width={p.width} footer="Enter confirm · Esc cancel">
@@ -45,7 +57,7 @@ export function TypeToConfirmDialog(p: TypeToConfirmProps) {
         Type <Text bold>{truncate(p.expected, w - 20)}</Text> to confirm:
       </Text>
       <Box>
-        <Text>{'> '}{truncate(value, w - 4)}</Text>
+        <Text>{'> '}{truncateStart(value, w - 4)}</Text>
         <Text inverse> </Text>
       </Box>
       {wrong ? <Text color={colour('bad')}>✕ does not match; nothing was sent</Text> : null}

@@ -1,4 +1,5 @@
 /** Form fields and their parsing, apart from rendering so both can be tested on their own. */
+import { charCount } from './edit.js';
 
 interface FieldBase {
   name: string;
@@ -33,7 +34,7 @@ export function parseField(f: FormField, raw: string, form?: Record<string, stri
   switch (f.kind) {
     case 'text': {
       if (f.required && t === '') return { error: 'required' };
-      if (f.maxLength !== undefined && t.length > f.maxLength) return { error: `at most ${f.maxLength} characters` };
+      if (f.maxLength !== undefined && charCount(t) > f.maxLength) return { error: `at most ${f.maxLength} characters` };
       const custom = f.validate?.(t, form);
       return custom ? { error: custom } : { value: t };
     }

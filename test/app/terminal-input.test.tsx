@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { useScreenSuite } from '../helpers/screen-suite.js';
+import type { DashboardHarness } from '../helpers/dashboard.js';
+
+/**
+ * The whole dashboard fed the way a terminal feeds it (through the CLI's KeyStdin): keys Ink
+ * cannot name, bracketed pastes, Esc batched with the next key.
+ */
+const suite = useScreenSuite();
+const header = (f: string) => f.split('\n').slice(0, 2).join('\n');
+const statusLine = (f: string) => f.split('\n').at(-1) ?? '';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function keysForm(d: DashboardHarness) {
+  await d.waitFor((f) => header(f).includes('[keys]') && /updated \d+ s ago/.test(f), 'the keys screen');
+  await d.press('n');
+  return d.waitForText('Create a gateway key');
+}
+
+/** The Name field's line in the key form. */
+const nameLine = (f: string) => f.split('\n').find((l) => l.includes('› Name')) ?? '';
+
+describe('keys Ink cannot name (Ctrl+F1-F4, F13+, …)', () => {
+  const unnamed = ['\x1b[1;5P', '\x1b[1;5Q', '\x1b[1;5R', '\x1b[1;5S', '\x1b[1;6S', '\x1b[1;2P', '\x1b[25~', '\x1b[29~', '\x1b[m'];
+
+  it('do nothing on a screen, nor in an open form: the dashboard goes on', async () => {
+    const d = suite.render({ keyStdin: true, screen: 'keys' });
+    await d.waitFor((f) => header(f).includes('[keys]') && /updated \d+ s ago/.test(f), 'the keys screen');
+    for (const seq of unnamed) await d.write(seq);
+    await sleep(30);
+    expect(d.crashed()).toBeNull();
+    expect(d.exited()).toBe(false);
+    await d.press('n');
+    await d.waitForText('Create a gateway key');
+    await d.type('bot');
+    for (const seq of unnamed) await d.write(seq);
+    await d.type('!');
+    await sleep(30);
+    expect(d.crashed()).toBeNull();
+    expect(nameLine(d.frame())).toMatch(/Name\s+bot!/);
+    // and the keys around them still work
+    await d.press('esc');
+    await d.waitFor((f) => !f.includes('Create a gateway key'), 'the form closed');
+    expect(d.exited()).toBe(false);
+  });
+});
+
+describe('a bracketed paste is text, never keys', () => {
+  it('into the / filter: one line, no Enter, no commands (the audit ran an ingestion this way)', async () => {
+    const d = suite.render({ keyStdin: true, screen: 'connectors' });
+    await d.waitForText('Team share');
+    const audited = suite.auditRows().length;
+    await d.press('/');
+    await d.waitForText('type to filter rows');
+    await d.paste('database\ringest now\r');
+    const f = await d.waitForText('/database ingest now');
+    expect(f).toContain('Enter keep · Esc clear'); // still typing the filter
+    await sleep(100);
+    expect(d.frame()).not.toMatch(/Ingest from|Ingestion/);
+    expect(suite.auditRows().length).toBe(audited);
+    await d.press('esc');
+    await d.waitForText('Team share');
+  });
+
+  it('into a form field: the rest of the paste neither submits the form nor closes a secret', async () => {
+    const d = suite.render({ keyStdin: true, screen: 'keys' });
+    await keysForm(d);
+    const audited = suite.auditRows().length;
+    await d.paste('ops-bot-7\rowner: finance team\r');
+    await d.waitFor((f) => /Name\s+ops-bot-7 owner: finance team/.test(nameLine(f)), 'the pasted name');
+    await sleep(100);
+    expect(d.frame()).toContain('Create a gateway key');
+    expect(d.frame()).not.toContain('will not be shown again');
+    expect(suite.auditRows().length).toBe(audited);
+    await d.press('esc');
+  });
+
+  it('with no text field focused it is dropped, with a note; a paste of q does not quit', async () => {
+    const d = suite.render({ keyStdin: true, screen: 'connectors' });
+    await d.waitForText('Team share');
+    await d.paste('q');
+    await d.waitFor((f) => statusLine(f).includes('paste ignored'), 'the note');
+    expect(d.exited()).toBe(false);
+    await d.press('tab');
+    await d.waitFor((f) => header(f).includes('[channels]'), 'keys still work');
+  });
+
+  it('3,000 characters land at once, and Esc right after is handled at once', async () => {
+    const d = suite.render({ keyStdin: true, screen: 'connectors' });
+    await d.waitForText('Team share');
+    await d.press('/');
+    await d.waitForText('type to filter rows');
+    const t0 = Date.now();
+    await d.paste('database ingest now\r'.repeat(150));
+    // the filter takes 500 characters and shows their end
+    await d.waitForText(/\/…[a-z ]*database ingest now/, 2000);
+    await d.press('esc');
+    await d.waitForText('Team share', 2000);
+    expect(Date.now() - t0).toBeLessThan(1500);
+  });
+});
+
+describe('Esc batched with the next key (tmux, a slow link)', () => {
+  it('is Esc, then that key: the form closes and the key acts', async () => {
+    const d = suite.render({ keyStdin: true, screen: 'keys' });
+    await keysForm(d);
+    await d.write('\x1b?');
+    const f = await d.waitForText('Keys everywhere');
+    expect(f).not.toContain('Create a gateway key');
+  });
+});
