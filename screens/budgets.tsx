@@ -2,6 +2,7 @@ import type { BudgetValues, Budgets } from '../src/contract/index.js';
 import { AgentName } from '../src/contract/common.js';
 import { defineScreen, type ActionContext, type FormField } from '../src/ui/screen-api.js';
 import { limitText, shortTime } from '../src/ui/format.js';
+import { confirmOverwrite, mergeValues } from './shared/merge.js';
 
 type Field = keyof BudgetValues;
 type Override = Partial<BudgetValues>;
@@ -82,18 +83,21 @@ function overrideOf(values: Record<string, unknown>): Override {
   }
   return out;
 }
+const overrideText = (v: number | null | undefined) => (v === undefined ? INHERITED : limitText(v));
 const valueText = (v: Override, f: Field, inherit: boolean) => (v[f] === undefined && inherit ? INHERITED : limitText(v[f]));
 const describe = (v: Override, inherit: boolean) => FIELDS.map((f) => `${f.label} ${valueText(v, f.name, inherit)}`).join(', ');
 /** One line per value, for a result. */
 const describeLines = (v: Override, inherit: boolean) => FIELDS.map((f) => `  ${f.label.padEnd(18)}${valueText(v, f.name, inherit)}`);
 
+/** The latest document (only what a PUT may send), and who changed it last. */
 async function latest(ctx: ActionContext) {
-  return writable(await ctx.call('getBudgets'));
+  const got = await ctx.call('getBudgets');
+  return { doc: writable(got), by: got.updated_by ? `${got.updated_by}${got.updated_at ? ` at ${got.updated_at}` : ''}` : null };
 }
 
 /** Edits one agent's override on top of the latest document; empty fields inherit. */
 async function editOverride(ctx: ActionContext, agent: string, isNew: boolean) {
-  const before = await latest(ctx);
+  const { doc: before } = await latest(ctx);
   const current = overrideFor(before.agents, agent) ?? {};
   const v = await ctx.form({
     title: `${isNew && !hasOverride(before.agents, agent) ? 'New budget override' : 'Budget override'} for ${agent}`,
@@ -102,15 +106,22 @@ async function editOverride(ctx: ActionContext, agent: string, isNew: boolean) {
     submitLabel: 'save',
   });
   if (!v) return;
-  const override = overrideOf(v);
-  const doc = await latest(ctx); // read-modify-write on what the appliance has now
+  const mine = overrideOf(v);
+  // read-modify-write on what the appliance has now: only the fields changed here are written
+  const { doc, by } = await latest(ctx);
   const had = hasOverride(doc.agents, agent);
-  if (Object.keys(override).length === 0) {
-    if (!had) return { title: 'Nothing saved', summary: [`Every field inherits the defaults, so ${agent} needs no override.`] };
-    delete doc.agents[agent];
-  } else {
-    doc.agents[agent] = override;
+  const m = mergeValues(FIELDS, current, mine, overrideFor(doc.agents, agent) ?? {});
+  if (m.changed.length === 0) {
+    const why = Object.keys(mine).length === 0 && !had ? `Every field inherits the defaults, so ${agent} needs no override.` : `You changed no value of ${agent}'s override; nothing was sent.`;
+    return { title: 'Nothing saved', summary: [why] };
   }
+  if (m.conflicts.length && !(await confirmOverwrite(ctx, { what: `The override for ${agent}`, conflicts: m.conflicts, show: overrideText, by }))) {
+    return { title: 'Nothing saved', tone: 'warn' as const, summary: [`Nothing was sent: the override for ${agent} keeps the other change. Open the form again to start from the latest values.`] };
+  }
+  if (m.same) return { title: 'Nothing saved', summary: [`The appliance already has these values for ${agent}; nothing was sent.`] };
+  const override = m.merged as Override;
+  if (Object.keys(override).length === 0) delete doc.agents[agent];
+  else doc.agents[agent] = override;
   const saved = await ctx.call('setBudgets', { body: doc });
   ctx.refresh();
   const now = overrideFor(saved.agents, agent);
@@ -157,7 +168,7 @@ export const budgetsScreen = defineScreen<BudgetRow>({
       mutates: true,
       capability: 'agent.budgets.update',
       async run(ctx) {
-        const before = await latest(ctx);
+        const { doc: before } = await latest(ctx);
         const v = await ctx.form({
           title: 'Default agent budgets',
           message: 'Every agent without an override for a value gets these. Empty means unlimited.',
@@ -165,8 +176,16 @@ export const budgetsScreen = defineScreen<BudgetRow>({
           submitLabel: 'save',
         });
         if (!v) return;
-        const doc = await latest(ctx);
-        doc.defaults = Object.fromEntries(FIELDS.map((f) => [f.name, (v[f.name] as number | null) ?? null])) as BudgetValues;
+        const mine = Object.fromEntries(FIELDS.map((f) => [f.name, (v[f.name] as number | null) ?? null])) as BudgetValues;
+        // only the values changed here are written onto what the appliance has now
+        const { doc, by } = await latest(ctx);
+        const m = mergeValues(FIELDS, before.defaults, mine, doc.defaults);
+        if (m.changed.length === 0) return { title: 'Nothing saved', summary: ['You changed no default; nothing was sent.'] };
+        if (m.conflicts.length && !(await confirmOverwrite(ctx, { what: 'The default budgets', conflicts: m.conflicts, show: limitText, by }))) {
+          return { title: 'Nothing saved', tone: 'warn' as const, summary: ['Nothing was sent: the defaults keep the other change. Open the form again to start from the latest values.'] };
+        }
+        if (m.same) return { title: 'Nothing saved', summary: ['The appliance already has these defaults; nothing was sent.'] };
+        doc.defaults = { ...doc.defaults, ...m.merged } as BudgetValues;
         const saved = await ctx.call('setBudgets', { body: doc });
         ctx.refresh();
         return { title: 'Default budgets saved', summary: ['Defaults:', ...describeLines(saved.defaults, false)] };
@@ -187,7 +206,7 @@ export const budgetsScreen = defineScreen<BudgetRow>({
       mutates: true,
       capability: 'agent.budgets.update',
       async run(ctx) {
-        const doc = await latest(ctx);
+        const { doc } = await latest(ctx);
         // Agents the journal has seen are offered; a journal the appliance does not have just means typing the name.
         const seen = await ctx
           .call('listJournal', { query: { limit: 500 } })
@@ -231,7 +250,7 @@ export const budgetsScreen = defineScreen<BudgetRow>({
           danger: true,
         });
         if (!ok) return;
-        const doc = await latest(ctx);
+        const { doc } = await latest(ctx);
         if (!hasOverride(doc.agents, agent)) return { title: 'Nothing removed', summary: [`${agent} has no override any more (someone removed it meanwhile).`] };
         delete doc.agents[agent];
         await ctx.call('setBudgets', { body: doc });

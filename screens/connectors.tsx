@@ -1,5 +1,7 @@
 import type { Connector, Job } from '../src/contract/index.js';
+import { ApiError, TransportError } from '../src/client/errors.js';
 import { defineScreen, type ActionContext } from '../src/ui/screen-api.js';
+import { errorLines } from '../src/ui/ErrorBanner.js';
 import { ago } from '../src/ui/format.js';
 import { toneOf } from '../src/ui/theme.js';
 
@@ -22,23 +24,68 @@ function jobLines(job: Job, connector: string, source: string): string[] {
   ];
 }
 
-/** Follows a job until it finishes or the user stops following (Esc). */
-async function followJob(ctx: ActionContext, jobId: string, connector: string, source: string): Promise<Job | null> {
+/**
+ * How long following a job keeps trying through a stalled or unreachable appliance: the job
+ * runs on the appliance whatever happens to this connection. Exported for tests.
+ */
+export const followPolicy = { patienceMs: 120_000, firstRetryMs: 500, maxRetryMs: 8_000 };
+
+/** A failure to read the job that may pass: no answer, a dropped connection, a busy or restarting appliance. */
+function passing(err: unknown): boolean {
+  if (err instanceof TransportError) return ['timeout', 'refused', 'reset', 'dns', 'other'].includes(err.kind);
+  return err instanceof ApiError && (err.status === 429 || err.status >= 500);
+}
+
+type Followed = { job: Job; lost?: undefined } | { job: Job | null; lost: string } | null;
+
+/**
+ * Follows a job until it finishes or the user stops following (Esc: null). Reading the job may
+ * fail for a while (a stall, a restart): it retries with backoff, and after `patienceMs` without
+ * an answer (or a failure that will not pass) it reports why it lost track; the job itself was
+ * started either way.
+ */
+async function followJob(ctx: ActionContext, jobId: string, connector: string, source: string): Promise<Followed> {
   const p = ctx.progress({ title: `Ingestion: ${connector}`, lines: [`QUEUED  job ${jobId}`] });
   let job: Job | null = null;
+  let failingSince: number | null = null;
+  let delay = followPolicy.firstRetryMs;
+  let lost: string | null = null;
   while (!p.signal.aborted) {
-    job = await ctx.call('getJob', { params: { job_id: jobId }, signal: p.signal }).catch((err) => {
-      if (p.signal.aborted) return job;
-      throw err;
-    });
-    if (!job) break;
+    try {
+      job = await ctx.call('getJob', { params: { job_id: jobId }, signal: p.signal });
+    } catch (err) {
+      if (p.signal.aborted) break;
+      const e = errorLines(err);
+      const why = `${e.headline}${e.reference ? ` (${e.reference})` : ''}`;
+      failingSince ??= Date.now();
+      const waited = Date.now() - failingSince;
+      if (!passing(err) || waited >= followPolicy.patienceMs) {
+        lost = why;
+        break;
+      }
+      p.update({
+        lines: [
+          ...(job ? jobLines(job, connector, source) : [`QUEUED  job ${jobId}`]),
+          '',
+          `▲ cannot read the job's state: ${e.headline}`,
+          `  retrying for ${Math.ceil((followPolicy.patienceMs - waited) / 1000)} s more; the job runs on the appliance meanwhile`,
+        ],
+        tone: 'warn',
+      });
+      await ctx.sleep(delay, p.signal);
+      delay = Math.min(delay * 2, followPolicy.maxRetryMs);
+      continue;
+    }
+    failingSince = null;
+    delay = followPolicy.firstRetryMs;
     p.update({ lines: jobLines(job, connector, source), fraction: null, tone: toneOf(job.state) });
     if (FINAL.has(job.state)) break;
     await ctx.sleep(Math.min(1000, ctx.refreshIntervalMs), p.signal);
   }
   const stopped = p.signal.aborted;
   p.close();
-  return stopped ? null : job;
+  if (stopped) return null;
+  return lost !== null ? { job, lost } : { job: job! };
 }
 
 export const connectorsScreen = defineScreen<Connector>({
@@ -80,13 +127,26 @@ export const connectorsScreen = defineScreen<Connector>({
         if (!source) return;
         const accepted = await ctx.call('ingest', { body: { connector_id: connector.id, source_id: source.id } });
         ctx.refresh();
-        const job = await followJob(ctx, accepted.job_id, connector.name, source.name);
-        if (!job) {
+        const followed = await followJob(ctx, accepted.job_id, connector.name, source.name);
+        if (!followed) {
           return {
             title: 'Ingestion started',
             summary: [`Job ${accepted.job_id} is running; you stopped following it.`, 'The connector\'s last sync updates when it completes.'],
           };
         }
+        // The 202 came: the ingestion started. Losing sight of it is not its failure.
+        if (followed.lost !== undefined) {
+          return {
+            title: 'Ingestion started; could not follow it',
+            tone: 'warn',
+            summary: [
+              `Started job ${accepted.job_id}; could not follow it: ${followed.lost}.`,
+              ...(followed.job ? [`Last seen ${followed.job.state}.`] : []),
+              'The connectors screen shows its state: the connector\'s last sync updates when it completes.',
+            ],
+          };
+        }
+        const job = followed.job;
         return {
           title: job.state === 'succeeded' ? 'Ingestion finished' : 'Ingestion failed',
           tone: job.state === 'succeeded' ? 'ok' : 'bad',

@@ -1,6 +1,7 @@
 import type { GatewayKey, Quota } from '../src/contract/index.js';
 import { DisplayName } from '../src/contract/common.js';
-import { defineScreen, type FormField } from '../src/ui/screen-api.js';
+import { defineScreen, type ActionContext, type FormField } from '../src/ui/screen-api.js';
+import { confirmOverwrite, mergeValues } from './shared/merge.js';
 import { ago, limitText, shortTime } from '../src/ui/format.js';
 import { toneOf } from '../src/ui/theme.js';
 
@@ -24,6 +25,39 @@ const quotaOf = (v: Record<string, unknown>): Quota => ({
   tokens_per_minute: (v.tokens_per_minute as number | null) ?? null,
   tokens_per_day: (v.tokens_per_day as number | null) ?? null,
 });
+const QUOTA_FIELDS = [
+  { name: 'requests_per_minute', label: 'Requests / minute' },
+  { name: 'tokens_per_minute', label: 'Tokens / minute' },
+  { name: 'tokens_per_day', label: 'Tokens / day' },
+] as const;
+const quotaWords = (q: Quota) => `${limitText(q.requests_per_minute)} requests/min, ${limitText(q.tokens_per_minute)} tokens/min, ${limitText(q.tokens_per_day)} tokens/day`;
+
+/** The key as the appliance has it now (the list is paged), or undefined when it is gone. */
+async function currentKey(ctx: ActionContext, id: string): Promise<GatewayKey | undefined> {
+  for (let after: string | undefined, pages = 0; pages < 100; pages++) {
+    const page = await ctx.call('listKeys', { query: { limit: 500, ...(after ? { after } : {}) } });
+    const found = (page.data ?? []).find((k) => k.id === id);
+    if (found || !page.has_more || !page.next_cursor) return found;
+    after = page.next_cursor;
+  }
+  return undefined;
+}
+
+/** Who revoked the key first, from the audit trail around its revocation time (best effort). */
+async function revokedBy(ctx: ActionContext, key: GatewayKey): Promise<string | null> {
+  const at = key.revoked_at ? Date.parse(key.revoked_at) : NaN;
+  if (!Number.isFinite(at)) return null;
+  try {
+    const found = await ctx.call('listAudit', {
+      query: { action: 'gateway.key.revoke', outcome: 'success', start_time: new Date(at - 5000).toISOString(), end_time: new Date(at + 5000).toISOString(), limit: 500 },
+    });
+    const first = (found.data ?? []).find((e) => e.target?.id === key.id && e.details?.already_revoked !== true);
+    return first ? `${first.actor.subject}${first.actor.role ? ` (${first.actor.role})` : ''}` : null;
+  } catch {
+    return null;
+  }
+}
+
 const revoked = (k: GatewayKey | undefined) => (k?.status === 'revoked' ? 'the key is revoked; its quota is frozen' : null);
 
 export const keysScreen = defineScreen<GatewayKey>({
@@ -86,21 +120,30 @@ export const keysScreen = defineScreen<GatewayKey>({
       unavailable: revoked,
       async run(ctx, k) {
         const key = k!;
-        const q = key.quota;
+        // the form starts from what the appliance has now, not from the last poll
+        const fresh = await currentKey(ctx, key.id);
+        if (fresh?.status === 'revoked') return { title: 'Nothing to change', tone: 'warn', summary: [`${key.name} was revoked meanwhile; its quota is frozen.`] };
+        const base = fresh?.quota ?? key.quota;
         const v = await ctx.form({
           title: `Quota for ${key.name}`,
-          message: `Now: ${limitText(q?.requests_per_minute)} requests/min, ${limitText(q?.tokens_per_minute)} tokens/min, ${limitText(q?.tokens_per_day)} tokens/day.`,
-          fields: quotaFields(q),
+          message: `Now: ${quotaWords(base)}.`,
+          fields: quotaFields(base),
           submitLabel: 'save',
         });
         if (!v) return;
-        const updated = await ctx.call('setQuota', { params: { id: key.id }, body: quotaOf(v) });
-        return {
-          title: 'Quota saved',
-          summary: [
-            `${updated.name}: ${limitText(updated.quota.requests_per_minute)} requests/min, ${limitText(updated.quota.tokens_per_minute)} tokens/min, ${limitText(updated.quota.tokens_per_day)} tokens/day.`,
-          ],
-        };
+        const mine = quotaOf(v);
+        // only the values changed here are written onto the latest quota
+        const now = await currentKey(ctx, key.id);
+        if (now?.status === 'revoked') return { title: 'Nothing saved', tone: 'warn', summary: [`${key.name} was revoked while the form was open; its quota is frozen. Nothing was sent.`] };
+        const theirs = now?.quota ?? base;
+        const m = mergeValues(QUOTA_FIELDS, base, mine, theirs);
+        if (m.changed.length === 0) return { title: 'Nothing saved', summary: [`You changed no value of ${key.name}'s quota; nothing was sent.`] };
+        if (m.conflicts.length && !(await confirmOverwrite(ctx, { what: `The quota of ${key.name}`, conflicts: m.conflicts, show: limitText }))) {
+          return { title: 'Nothing saved', tone: 'warn', summary: [`Nothing was sent: ${key.name} keeps the other change (${quotaWords(theirs)}). Open the form again to start from the latest values.`] };
+        }
+        if (m.same) return { title: 'Nothing saved', summary: [`${key.name} already has this quota; nothing was sent.`] };
+        const updated = await ctx.call('setQuota', { params: { id: key.id }, body: { ...theirs, ...m.merged } as Quota });
+        return { title: 'Quota saved', summary: [`${updated.name}: ${quotaWords(updated.quota)}.`] };
       },
     },
     {
@@ -119,6 +162,17 @@ export const keysScreen = defineScreen<GatewayKey>({
         });
         if (!ok) return;
         const after = await ctx.call('revokeKey', { params: { id: key.id } });
+        // The appliance answers a second revoke like the first; its audit entry says it changed nothing.
+        if ((await ctx.audit('revokeKey'))?.details?.already_revoked === true) {
+          const by = await revokedBy(ctx, after);
+          return {
+            title: 'Key was already revoked',
+            tone: 'warn',
+            summary: [
+              `${after.name} (${after.id}) had already been revoked${by ? ` by ${by}` : ''}${after.revoked_at ? ` at ${after.revoked_at}` : ''}; your revoke changed nothing.`,
+            ],
+          };
+        }
         return { title: 'Key revoked', summary: [`${after.name} (${after.id}) is ${after.status}${after.revoked_at ? ` since ${after.revoked_at}` : ''}.`] };
       },
     },

@@ -5,6 +5,7 @@
  */
 import type { ReactNode } from 'react';
 import type { CallInput, FileRouteName, JsonRouteName, RouteData } from '../client/api-client.js';
+import type { AuditEntry } from '../contract/index.js';
 import type { DownloadProgress, DownloadResult } from '../client/download.js';
 import type { ResourceEntry, ResourceRequest } from '../store/resources.js';
 import type { SessionState } from '../store/session.js';
@@ -81,7 +82,11 @@ export interface ActionContext {
   confirm(o: { title: string; message: string | string[]; confirmLabel?: string; danger?: boolean }): Promise<boolean>;
   /** The user must type `expected` exactly. */
   typeToConfirm(o: { title: string; message: string | string[]; expected: string }): Promise<boolean>;
-  /** Resolves with the values, or null when cancelled. */
+  /**
+   * Resolves with the values, or null when cancelled. If the appliance refuses what was sent
+   * (400/409/413/422) before anything changed, the shell runs the action again and this form
+   * opens with what was sent and the reason: write actions so that running them again is safe.
+   */
   form<V extends FormValues = FormValues>(o: { title: string; fields: FormField[]; submitLabel?: string; message?: string | string[] }): Promise<V | null>;
   pick<T>(o: { title: string; items: PickItem<T>[]; message?: string }): Promise<T | null>;
   message(o: { title: string; lines: string[]; tone?: Tone }): Promise<void>;
@@ -97,6 +102,12 @@ export interface ActionContext {
    * turns the session read-only. Successful changes are remembered for the audit lookup.
    */
   call<N extends JsonRouteName>(route: N, input?: Omit<CallInput, 'signal'> & { signal?: AbortSignal }): Promise<RouteData<N>>;
+  /**
+   * The audit entry the last successful change through `route` in this run produced (its
+   * `details` say e.g. that nothing changed), or null when it cannot be found. The shell shows
+   * the same entry in the result.
+   */
+  audit(route: JsonRouteName): Promise<AuditEntry | null>;
   download(route: FileRouteName, query: Record<string, unknown>, dest: string, onProgress?: (p: DownloadProgress) => void, signal?: AbortSignal): Promise<DownloadResult>;
   /** Polls the screen's resources now. */
   refresh(): void;

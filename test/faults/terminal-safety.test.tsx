@@ -193,6 +193,10 @@ describe('terminal safety', () => {
       await d.waitForText('new key failed');
       await d.waitForText(`${MARK}-detail`);
       await d.press('enter');
+      // the refused form comes back with what was sent and the reason: given up with Esc
+      await d.waitForText('Not accepted');
+      await d.press('esc');
+      await d.waitFor((f) => !f.includes('Create a gateway key'), 'the form closed');
       // the identity check's result, step details included, in the dialog and on the screen
       h.set('/identity/test', json({ ok: false, provider: 'oidc', target: PAYLOAD, checked_at: PAYLOAD, duration_ms: 3, steps: [{ id: PAYLOAD, status: 'failed', duration_ms: 1, detail: `${MARK}-step ${PAYLOAD}` }] }));
       await d.press(':');

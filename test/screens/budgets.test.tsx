@@ -219,6 +219,8 @@ describe('budgets screen', () => {
     await d.waitForText('legacy agent');
     await d.press('d');
     await d.waitForText('Default agent budgets');
+    await d.press('tab', 'tab', 'tab');
+    await d.type('777'); // a change, or nothing would be sent
     await d.press('enter');
     const f = await d.waitForText('defaults failed');
     const failed = suite.auditRows().filter((r) => r.action === 'agent.budgets.update' && r.outcome === 'failed').at(-1)!;
@@ -228,6 +230,9 @@ describe('budgets screen', () => {
     expect(f).toContain('legacy agent');
     expect(stored()).toEqual(doc);
     await d.press('enter');
-    await d.waitFor((x) => !x.includes('defaults failed') && x.includes('hr-assistant'), 'the screen to keep working');
+    // the form comes back with what was sent; Esc gives up
+    await d.waitFor((x) => x.includes('Default agent budgets') && /Tokens \/ day\s+\d*777\b/.test(x), 'the form again, as sent');
+    await d.press('esc');
+    await d.waitFor((x) => !x.includes('defaults failed') && !x.includes('Default agent budgets') && x.includes('hr-assistant'), 'the screen to keep working');
   });
 });

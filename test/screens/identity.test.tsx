@@ -116,6 +116,10 @@ describe('identity screen', () => {
     expect(f).toMatch(/code SVC-ADMIN-400 · request req_\w+/);
     expect(f).toContain('issuer_url: must not contain ? or #');
     await d.press('enter');
+    // the form comes back with what was sent, to correct it; Esc gives up
+    const again = await d.waitForText('✕ Not accepted');
+    expect(again).toContain(`${idp.issuer}/?tenant=1`);
+    await d.press('esc');
     await d.waitForText('No check run yet in this session.');
   });
 

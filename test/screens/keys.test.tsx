@@ -114,7 +114,9 @@ describe('keys screen', () => {
     const failed = suite.auditRows().filter((r) => r.action === 'gateway.key.create' && r.outcome === 'failed').at(-1)!;
     expect(f).toContain(`request ${failed.request_id}`);
     await d.press('enter');
-    await d.waitFor((x) => !x.includes('new key failed'), 'the error to close');
+    await d.waitFor((x) => !x.includes('new key failed') && x.includes('Create a gateway key'), 'the error to close and the form to come back');
+    await d.press('esc');
+    await d.waitFor((x) => !x.includes('Create a gateway key'), 'the form to close');
     await d.press('down');
     expect(d.frame()).toContain('seeded-key');
   });

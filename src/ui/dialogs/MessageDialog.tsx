@@ -1,4 +1,4 @@
-import React from 'react';
+import React, { useState } from 'react';
 import { Text, useInput } from 'ink';
 import { Frame, innerWidth } from './Frame.js';
 import { wrapText } from '../text.js';
@@ -17,26 +17,44 @@ export interface MessageProps {
 
 const BADGE: Partial<Record<Tone, string>> = { ok: 'DONE', bad: 'ERROR', warn: 'NOTE' };
 
-/** A result or an explanation; Enter or Esc closes it. */
+/**
+ * A result or an explanation; Enter or Esc closes it. Taller than the room (a result with its
+ * audit entry at 80x24): it scrolls with ↑↓ PgUp PgDn Home End, and a last line says what is hidden.
+ */
 export function MessageDialog(p: MessageProps) {
+  const all = p.lines.flatMap((l, i) => wrapText(sanitize(l, 2000) || ' ', innerWidth(p.width)).map((text) => ({ text, first: i === 0 })));
+  // border, title, two margins and the footer take 6 lines; the "more" line one
+  const shown = Math.max(1, p.height - 7);
+  const scrolls = all.length > shown;
+  const maxTop = Math.max(0, all.length - shown);
+  const [wantedTop, setTop] = useState(0);
+  const top = Math.min(wantedTop, maxTop);
+  // Functional updates: keys can come faster than this handler is re-subscribed after a render.
   useInput(
-    (_input, key) => {
-      if (key.escape || key.return) p.onDone();
+    (input, key) => {
+      if (key.escape || key.return) return p.onDone();
+      if (!scrolls) return;
+      const clamp = (n: number) => Math.max(0, Math.min(maxTop, n));
+      if (key.upArrow || input === 'k') setTop((t) => clamp(Math.min(t, maxTop) - 1));
+      else if (key.downArrow || input === 'j') setTop((t) => clamp(Math.min(t, maxTop) + 1));
+      else if (key.pageUp) setTop((t) => clamp(Math.min(t, maxTop) - shown));
+      else if (key.pageDown) setTop((t) => clamp(t + shown));
+      else if (key.home || input === 'g') setTop(0);
+      else if (key.end || input === 'G') setTop(maxTop);
     },
     { isActive: p.isActive },
   );
   const badge = p.tone && BADGE[p.tone] ? `${markOf(p.tone)} ${BADGE[p.tone]}  ` : '';
-  const room = Math.max(1, p.height - 7);
-  const all = p.lines.flatMap((l, i) => wrapText(sanitize(l, 2000) || ' ', innerWidth(p.width)).map((text) => ({ text, first: i === 0 })));
-  const shown = all.slice(0, room);
+  const below = all.length - top - shown;
+  const marker = below > 0 ? `… ${below} more below (↓ PgDn)${top > 0 ? `, ${top} above` : ''}` : `… ${top} above (↑ PgUp)`;
   return (
-    <Frame title={`${badge}${p.title}`} tone={p.tone} width={p.width} footer="Enter or Esc to close">
-      {shown.map((l, i) => (
-        <Text key={i} wrap="truncate" color={l.first && p.tone === 'bad' ? colour('bad') : undefined}>
+    <Frame title={`${badge}${p.title}`} tone={p.tone} width={p.width} footer={scrolls ? '↑↓ PgUp PgDn scroll · Enter or Esc to close' : 'Enter or Esc to close'}>
+      {all.slice(top, top + shown).map((l, i) => (
+        <Text key={top + i} wrap="truncate" color={l.first && p.tone === 'bad' ? colour('bad') : undefined}>
           {l.text}
         </Text>
       ))}
-      {all.length > shown.length ? <Text dimColor>… {all.length - shown.length} more lines (make the window taller)</Text> : null}
+      {scrolls ? <Text dimColor wrap="truncate">{marker}</Text> : null}
     </Frame>
   );
 }
