@@ -91,9 +91,9 @@ async function buildLockedServer(options: ServerOptions, log: Logger, unlock: ()
   // FST_ERR_MAX_PARAM_LENGTH: a path parameter over 100 characters, the contract's id limit): a bad
   // parameter, 400, but only for a caller with a valid token, and audited as the mutation it was
   // meant to be (an auditor's is denied, 403), as when the contract's own schema refuses an id.
-  const refuseUnroutable = async (req: FastifyRequest, reply: FastifyReply, problem: ApiError) => {
-    // the gateway's front door has keys of its own: an unreadable workload there is unknown, 404
-    if (!req.url.startsWith(`${API_PREFIX}/`)) return sendProblem(reply, problem.status === 400 && /longer than/.test(problem.detail) ? new ApiError(404, 'no such workload') : problem);
+  const refuseUnroutable = async (req: FastifyRequest, reply: FastifyReply, problem: ApiError, outsideAdmin: ApiError = problem) => {
+    // the gateway's front door has keys of its own: its answer needs no admin token
+    if (!req.url.startsWith(`${API_PREFIX}/`)) return sendProblem(reply, outsideAdmin);
     req.mutation = unroutedMutation(req.method, req.url);
     try {
       req.principal = await authenticate(req.headers.authorization);
@@ -114,7 +114,10 @@ async function buildLockedServer(options: ServerOptions, log: Logger, unlock: ()
     forceCloseConnections: 'idle',
     clientErrorHandler: clientErrorProblem,
     frameworkErrors: (err, req, reply) => {
-      if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return void refuseUnroutable(req, reply, new ApiError(400, 'a path parameter is longer than 100 characters'));
+      if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+        // at the gateway, a workload name that long is one it does not have
+        return void refuseUnroutable(req, reply, new ApiError(400, 'a path parameter is longer than 100 characters'), new ApiError(404, 'no such workload'));
+      }
       if (err.code === 'FST_ERR_BAD_URL') return void refuseUnroutable(req, reply, new ApiError(400, 'the URL is not validly percent-encoded'));
       return sendProblem(reply, new ApiError(500, 'internal error; see the server log with the request id'));
     },
