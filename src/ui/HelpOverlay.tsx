@@ -1,6 +1,7 @@
-import React, { useState } from 'react';
+import React from 'react';
 import { Box, Text, useInput } from 'ink';
 import { fit, truncate } from './text.js';
+import { useScrollWindow } from './scroll-window.js';
 import type { HintAction } from './KeyHints.js';
 
 export const GLOBAL_BINDINGS: [string, string][] = [
@@ -46,24 +47,8 @@ export function HelpOverlay({ screen, actions, width, height, filter = true, isA
   const room = Math.max(1, height - 1);
   const scrolls = rows.length > room;
   const shown = scrolls ? Math.max(1, room - 1) : room;
-  const maxTop = Math.max(0, rows.length - shown);
-  const [wantedTop, setTop] = useState(0);
-  const top = Math.min(wantedTop, maxTop);
-  // Functional updates: keys can come faster than this handler is re-subscribed after a render.
-  useInput(
-    (input, key) => {
-      const clamp = (n: number) => Math.max(0, Math.min(maxTop, n));
-      if (key.upArrow || input === 'k') setTop((t) => clamp(Math.min(t, maxTop) - 1));
-      else if (key.downArrow || input === 'j') setTop((t) => clamp(Math.min(t, maxTop) + 1));
-      else if (key.pageUp) setTop((t) => clamp(Math.min(t, maxTop) - shown));
-      else if (key.pageDown) setTop((t) => clamp(t + shown));
-      else if (key.home || input === 'g') setTop(0);
-      else if (key.end || input === 'G') setTop(maxTop);
-    },
-    { isActive: scrolls && isActive },
-  );
-  const below = rows.length - top - shown;
-  const marker = below > 0 ? `… ${below} more below (↓ PgDn)${top > 0 ? `, ${top} above` : ''}` : `… ${top} above (↑ PgUp)`;
+  const { top, onKey, marker } = useScrollWindow(rows.length, shown);
+  useInput((input, key) => void onKey(input, key), { isActive: scrolls && isActive });
   return (
     <Box flexDirection="column" height={height} overflow="hidden">
       <Text bold wrap="truncate">Help · Esc or ? to close{scrolls ? ' · ↑↓ PgUp PgDn scroll' : ''}</Text>

@@ -1,9 +1,10 @@
-import React, { useState } from 'react';
+import React from 'react';
 import { Text, useInput } from 'ink';
 import { Frame, innerWidth } from './Frame.js';
 import { wrapText } from '../text.js';
 import { colour, markOf, type Tone } from '../theme.js';
 import { sanitize } from '../sanitize.js';
+import { useScrollWindow } from '../scroll-window.js';
 
 export interface MessageProps {
   title: string;
@@ -26,27 +27,15 @@ export function MessageDialog(p: MessageProps) {
   // border, title, two margins and the footer take 6 lines; the "more" line one
   const shown = Math.max(1, p.height - 7);
   const scrolls = all.length > shown;
-  const maxTop = Math.max(0, all.length - shown);
-  const [wantedTop, setTop] = useState(0);
-  const top = Math.min(wantedTop, maxTop);
-  // Functional updates: keys can come faster than this handler is re-subscribed after a render.
+  const { top, onKey, marker } = useScrollWindow(all.length, shown);
   useInput(
     (input, key) => {
       if (key.escape || key.return) return p.onDone();
-      if (!scrolls) return;
-      const clamp = (n: number) => Math.max(0, Math.min(maxTop, n));
-      if (key.upArrow || input === 'k') setTop((t) => clamp(Math.min(t, maxTop) - 1));
-      else if (key.downArrow || input === 'j') setTop((t) => clamp(Math.min(t, maxTop) + 1));
-      else if (key.pageUp) setTop((t) => clamp(Math.min(t, maxTop) - shown));
-      else if (key.pageDown) setTop((t) => clamp(t + shown));
-      else if (key.home || input === 'g') setTop(0);
-      else if (key.end || input === 'G') setTop(maxTop);
+      if (scrolls) onKey(input, key);
     },
     { isActive: p.isActive },
   );
   const badge = p.tone && BADGE[p.tone] ? `${markOf(p.tone)} ${BADGE[p.tone]}  ` : '';
-  const below = all.length - top - shown;
-  const marker = below > 0 ? `… ${below} more below (↓ PgDn)${top > 0 ? `, ${top} above` : ''}` : `… ${top} above (↑ PgUp)`;
   return (
     <Frame title={`${badge}${p.title}`} tone={p.tone} width={p.width} footer={scrolls ? '↑↓ PgUp PgDn scroll · Enter or Esc to close' : 'Enter or Esc to close'}>
       {all.slice(top, top + shown).map((l, i) => (
