@@ -1,7 +1,10 @@
-import React, { memo, useMemo } from 'react';
+import React, { useEffect, useMemo } from 'react';
 import { Box, Text } from 'ink';
 import chalk from 'chalk';
+import sliceAnsi from 'slice-ansi';
 import type { Column } from './screen-api.js';
+import { BoundedMap } from './bounded-map.js';
+import widestLine from './ink-frame/widest-line.js';
 import { cellText, layoutColumns, scrollFor, GUTTER, SEPARATOR } from './table-layout.js';
 import { fit } from './text.js';
 import { colour } from './theme.js';
@@ -29,9 +32,18 @@ export interface TableProps<Row> {
 /** Rows a table of `height` lines shows at once. */
 export const visibleRows = (height: number) => Math.max(1, height - 2);
 
+/** Finished lines kept per table layout: the window and the pages on either side, many times over. */
+const LINES_KEPT = 2000;
+
 /**
  * A navigable list: only the visible window of rows is rendered, columns are sized by display
  * width, long cells end in …, and the selected row carries a › marker as well as inverse video.
+ *
+ * The window is one Text of finished lines, not a Text per row: a page of new rows is one node for
+ * React, Yoga and Ink to update instead of thirty or more, and Ink's frame builder still redraws
+ * only the lines that changed (test/bench/RESULTS.md, dashboard-keys). Each row's line is built
+ * once per layout and kept; after a frame the pages on either side are built while the dashboard
+ * waits for the next key, so PgDn/PgUp and j/k at a page's edge find their lines ready.
  */
 export function Table<Row>(p: TableProps<Row>) {
   const visible = visibleRows(p.height);
@@ -39,20 +51,24 @@ export function Table<Row>(p: TableProps<Row>) {
   const layoutRows = p.layoutRows ?? p.rows;
   const sample = useMemo(() => layoutRows.slice(0, 500), [layoutRows]);
   const widths = useMemo(() => layoutColumns(p.columns, sample, p.width), [p.columns, sample, p.width]);
-  const cols = useMemo(() => p.columns.slice(0, widths.length), [p.columns, widths]);
+  const lines = useMemo(() => new RowLines(p.columns.slice(0, widths.length), widths), [p.columns, widths]);
+  const headerLine = ' '.repeat(GUTTER) + lines.cols.map((c, i) => fit(c.header, widths[i], c.align)).join(SEP);
+  const focused = p.focused !== false;
   const window = p.rows.slice(scroll, scroll + visible);
-  const headerLine = ' '.repeat(GUTTER) + cols.map((c, i) => fit(c.header, widths[i], c.align)).join(SEP);
+  const body = fitWidth(window.map((row, n) => marked(lines.of(row), scroll + n === p.cursor, focused)).join('\n'), p.width);
+
+  const { rows } = p;
+  useEffect(() => {
+    const ahead = setImmediate(() => {
+      for (let i = Math.max(0, scroll - visible); i < Math.min(rows.length, scroll + 2 * visible); i++) lines.of(rows[i]);
+    });
+    return () => clearImmediate(ahead);
+  }, [rows, scroll, visible, lines]);
 
   return (
     <Box flexDirection="column" height={p.height} overflowY="hidden">
       <Text bold underline wrap="truncate">{headerLine}</Text>
-      {p.rows.length === 0 ? <Text dimColor wrap="truncate">  {p.empty ?? 'Nothing to show.'}</Text> : null}
-      {/* Keyed by index modulo the window: scrolling by one moves one line and redraws the one
-          that came in, and paging by a window redraws the lines in place; neither remounts
-          them (test/bench/RESULTS.md, dashboard-keys). */}
-      {window.map((row, n) => (
-        <TableRow key={(scroll + n) % visible} row={row} selected={scroll + n === p.cursor} focused={p.focused !== false} cols={cols} widths={widths} />
-      ))}
+      {p.rows.length === 0 ? <Text dimColor wrap="truncate">  {p.empty ?? 'Nothing to show.'}</Text> : <Text wrap="truncate">{body}</Text>}
       <Box flexGrow={1} />
       <Text dimColor wrap="truncate">
         {p.rows.length === 0 ? ' ' : `  row ${p.cursor + 1} of ${p.rows.length}${p.counting ? '+' : ''}${p.rows.length > visible ? `  (showing ${scroll + 1}–${scroll + window.length})` : ''}`}
@@ -61,25 +77,43 @@ export function Table<Row>(p: TableProps<Row>) {
   );
 }
 
-interface RowProps<Row> { row: Row; selected: boolean; focused: boolean; cols: Column<Row>[]; widths: number[] }
+/** Each row's line for one set of columns and widths, built on first use and kept. */
+class RowLines<Row> {
+  private readonly kept = new BoundedMap<Row, string>(LINES_KEPT);
+  constructor(
+    readonly cols: Column<Row>[],
+    private readonly widths: number[],
+  ) {}
+
+  /** The row's cells, fitted and coloured (colours from chalk, as Ink's own Text colours are). */
+  of(row: Row): string {
+    let line = this.kept.get(row);
+    if (line === undefined) {
+      line = '';
+      this.cols.forEach((c, i) => {
+        line += paint(`${i > 0 ? SEP : ''}${fit(cellText(c, row), this.widths[i], c.align)}`, colour(safeTone(c, row)));
+      });
+      this.kept.set(row, line);
+    }
+    return line;
+  }
+}
+
+/** The gutter, and for the selected row bold and (when the table has the focus) inverse video, as Ink's Text applies them. */
+function marked(line: string, selected: boolean, focused: boolean): string {
+  if (!selected) return `  ${line}`;
+  const bold = chalk.bold(`› ${line}`);
+  return focused ? chalk.inverse(bold) : bold;
+}
 
 /**
- * One line, built once as one styled string. Memoized: a cursor move or the header's clock redraws
- * the frame, and rows that did not change are neither recomputed nor diffed again; one string
- * instead of a Text per cell leaves Ink a tenth of the nodes to walk each frame
- * (test/bench/RESULTS.md, dashboard-keys). Colours come from chalk, as Ink's own Text colours do.
+ * Lines are fitted to the table's width by construction. Ink would cut a text wider than its box
+ * as one line, losing every line after the first, so a line that is somehow wider is cut here.
  */
-const TableRow = memo(function TableRow<Row>({ row, selected, focused, cols, widths }: RowProps<Row>) {
-  let line = selected ? '› ' : '  ';
-  cols.forEach((c, i) => {
-    line += paint(`${i > 0 ? SEP : ''}${fit(cellText(c, row), widths[i], c.align)}`, colour(safeTone(c, row)));
-  });
-  return (
-    <Text inverse={selected && focused} bold={selected} wrap="truncate">
-      {line}
-    </Text>
-  );
-}) as <Row>(p: RowProps<Row>) => React.ReactElement;
+function fitWidth(body: string, width: number): string {
+  if (widestLine(body) <= width) return body;
+  return body.split('\n').map((l) => sliceAnsi(l, 0, width)).join('\n');
+}
 
 function paint(text: string, color: string | undefined): string {
   const style = color ? (chalk as unknown as Record<string, ((s: string) => string) | undefined>)[color] : undefined;

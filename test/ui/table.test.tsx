@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import React, { useState } from 'react';
-import { useInput } from 'ink';
+import { Box, useInput } from 'ink';
 import { render } from 'ink-testing-library';
 import stringWidth from 'string-width';
 import { Table, visibleRows } from '../../src/ui/Table.js';
@@ -16,7 +16,7 @@ const columns: Column<Row>[] = [
 ];
 
 /** A table with cursor keys, as the shell wires it. */
-function Navigable({ height, data = rows }: { height: number; data?: Row[] }) {
+function Navigable({ height, data = rows, cols = columns }: { height: number; data?: Row[]; cols?: Column<Row>[] }) {
   const [pos, setPos] = useState({ cursor: 0, scroll: 0 });
   const page = visibleRows(height);
   useInput((input, key) => setPos(({ cursor, scroll }) => {
@@ -30,7 +30,7 @@ function Navigable({ height, data = rows }: { height: number; data?: Row[] }) {
     c = Math.max(0, Math.min(data.length - 1, c));
     return { cursor: c, scroll: scrollFor(c, scroll, page, data.length) };
   }));
-  return <Table columns={columns} rows={data} cursor={pos.cursor} scroll={pos.scroll} height={height} width={60} />;
+  return <Table columns={cols} rows={data} cursor={pos.cursor} scroll={pos.scroll} height={height} width={60} />;
 }
 
 const tick = () => new Promise((r) => setTimeout(r, 5));
@@ -98,6 +98,41 @@ describe('Table', () => {
   it('shows what an empty list means', () => {
     const { lastFrame, unmount } = render(<Table columns={columns} rows={[]} cursor={0} scroll={0} height={5} width={50} empty="No connector is configured." />);
     expect(lastFrame()).toContain('No connector is configured.');
+    unmount();
+  });
+
+  it('builds the pages on either side while waiting, so PgDn finds its rows ready', async () => {
+    const built: number[] = [];
+    const counted: Column<Row>[] = [{ header: 'ID', value: (r) => (built.push(r.n), r.id) }, ...columns.slice(1)];
+    const { lastFrame, stdin, unmount } = render(<Navigable height={10} cols={counted} />);
+    // the columns are measured on the first 500 rows, the window (0-7) is built, then the next page
+    await until(() => built.filter((n) => n === 15).length === 2, 'the next page built ahead');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(built.slice(built.lastIndexOf(7) + 1).sort((a, b) => a - b)).toEqual([8, 9, 10, 11, 12, 13, 14, 15]);
+    expect(lastFrame()).not.toContain('row-0008');
+    for (const [press, shown] of [[1, 'row 9 of 1000'], [2, 'row 17 of 1000'], [3, 'row 25 of 1000']] as const) {
+      const before = built.length;
+      stdin.write('\x1b[6~');
+      await until(() => lastFrame()!.includes(shown), `page ${press + 1}`);
+      const window = dataLines(lastFrame()!).map((l) => Number(/row-(\d{4})/.exec(l)![1]));
+      expect(window).toHaveLength(8);
+      // none of the rows now on screen was built for this frame: they were ready
+      expect(built.slice(before).filter((n) => window.includes(n))).toEqual([]);
+      await until(() => built.includes(window[7] + 8), 'the page after it built ahead');
+    }
+    unmount();
+  });
+
+  it('cuts each row, not the whole window, when fixed columns are wider than the table', () => {
+    const fixed: Column<Row>[] = [{ header: 'ID', value: (r) => `${r.id} ${'x'.repeat(30)}`, width: 40 }];
+    const { lastFrame, unmount } = render(
+      <Box width={20}>
+        <Table columns={fixed} rows={rows} cursor={0} scroll={0} height={6} width={20} />
+      </Box>,
+    );
+    const data = dataLines(lastFrame()!);
+    expect(data.map((l) => l.slice(2, 10))).toEqual(['row-0000', 'row-0001', 'row-0002', 'row-0003']);
+    for (const l of data) expect(stringWidth(l)).toBe(20);
     unmount();
   });
 
