@@ -66,18 +66,22 @@ function styledCharsOf(line: string): StyledChar[] {
 const SIMPLE_LINE = new RegExp(`^(?:[${NARROW_CLASS}]|\u001B\\[[0-9;]*m)*$`);
 const sgrTokens = new BoundedMap<string, AnsiCode[]>(500);
 
+function sgrCodes(sequence: string): AnsiCode[] {
+  let codes = sgrTokens.get(sequence);
+  if (codes === undefined) {
+    codes = tokenize(sequence) as AnsiCode[];
+    sgrTokens.set(sequence, codes);
+  }
+  return codes;
+}
+
 function simpleStyledChars(line: string): StyledChar[] {
   const chars: StyledChar[] = [];
   let styles: AnsiCode[] = NO_STYLES;
   for (let i = 0; i < line.length; ) {
     if (line.charCodeAt(i) === 0x1b) {
       const end = line.indexOf('m', i) + 1;
-      const sequence = line.slice(i, end);
-      let codes = sgrTokens.get(sequence);
-      if (codes === undefined) {
-        codes = tokenize(sequence) as AnsiCode[];
-        sgrTokens.set(sequence, codes);
-      }
+      const codes = sgrCodes(line.slice(i, end));
       for (const code of codes) styles = reduceAnsiCodesIncremental(styles, [code]);
       i = end;
     } else {
@@ -107,13 +111,42 @@ function styledCharsToString(chars: StyledChar[]): string {
   return out;
 }
 
+/**
+ * styledCharsToString(simpleStyledChars(line)) for a simple line, without a character object each:
+ * the text between two SGR sequences shares one style list, so it is copied as one run. Undefined
+ * when the line has more than `width` characters.
+ */
+function simpleLineString(line: string, width: number): string | undefined {
+  let out = '';
+  let styles: AnsiCode[] = NO_STYLES;
+  let last: AnsiCode[] | undefined; // the style list of the last character written
+  let count = 0;
+  for (let i = 0; i < line.length; ) {
+    if (line.charCodeAt(i) === 0x1b) {
+      const end = line.indexOf('m', i) + 1;
+      for (const code of sgrCodes(line.slice(i, end))) styles = reduceAnsiCodesIncremental(styles, [code]);
+      i = end;
+      continue;
+    }
+    let end = line.indexOf('\u001B', i);
+    if (end < 0) end = line.length;
+    count += end - i;
+    if (count > width) return undefined;
+    out += last === undefined ? ansiCodesToString(styles) : last !== styles ? ansiCodesToString(diffAnsiCodes(last, styles)) : '';
+    out += line.slice(i, end);
+    last = styles;
+    i = end;
+  }
+  return last === undefined ? out : out + ansiCodesToString(diffAnsiCodes(last, []));
+}
+
 /** One row as Ink builds it: blanks, then each piece's characters placed in order. */
 function buildRow(width: number, pieces: Piece[]): string {
   // One simple line from the left edge (a table row): the blanks after it would only be trimmed
   // off again, after the same closing codes.
   if (pieces.length === 1 && pieces[0].x === 0 && SIMPLE_LINE.test(pieces[0].line)) {
-    const chars = styledCharsOf(pieces[0].line);
-    if (chars.length <= width) return styledCharsToString(chars).trimEnd();
+    const built = simpleLineString(pieces[0].line, width);
+    if (built !== undefined) return built.trimEnd();
   }
   const row: StyledChar[] = [];
   for (let x = 0; x < width; x++) row.push(blank());
