@@ -12,6 +12,7 @@ import { CommandLine } from '../ui/CommandLine.js';
 import { TextInput } from '../ui/TextInput.js';
 import { DetailView, detailLines } from '../ui/DetailView.js';
 import { visibleRows } from '../ui/Table.js';
+import { scrollFor } from '../ui/table-layout.js';
 import { errorLines } from '../ui/ErrorBanner.js';
 import { useNow, useTerminalSize } from '../ui/hooks.js';
 import { usePasteIgnored } from '../ui/paste.js';
@@ -162,7 +163,7 @@ export function Shell() {
     }
     const c = Math.max(0, Math.min(data.rows.length - 1, to(locateRow(screen, data.rows, fresh).index)));
     const selectedKey = data.rows[c] === undefined ? null : safeKey(screen, data.rows[c]);
-    patchScreen(deps.ui, screen.name, { cursor: c, selectedKey, scroll: scrollAfter(fresh.scroll, c, page, data.rows.length) });
+    patchScreen(deps.ui, screen.name, { cursor: c, selectedKey, scroll: scrollFor(c, fresh.scroll, page, data.rows.length) });
   };
 
   const handleKey = (input: string, key: Key) => {
@@ -355,13 +356,6 @@ function StatusLine({ screen, filter, width, inputActive }: { screen: AnyScreen;
   if (busy) return <Text color={colour('info')} wrap="truncate">◌ {busy}…</Text>;
   if (filter) return <Text wrap="truncate">filter: {filter}  <Text dimColor>(/ to edit, Esc clears)</Text></Text>;
   return <Text> </Text>;
-}
-
-function scrollAfter(scroll: number, cursor: number, page: number, count: number): number {
-  let s = scroll;
-  if (cursor < s) s = cursor;
-  if (cursor >= s + page) s = cursor - page + 1;
-  return Math.max(0, Math.min(s, Math.max(0, count - page)));
 }
 
 /**
