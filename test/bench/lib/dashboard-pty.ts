@@ -24,12 +24,30 @@ export function requireScript(): void {
 // eslint-disable-next-line no-control-regex
 const ANSI = /\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78cM]/g;
 export const stripAnsi = (s: string) => s.replace(ANSI, '');
+const SEQUENCE_AT = new RegExp(ANSI.source, 'y');
+/** a whole escape sequence starts at `at` */
+function startsWithSequence(s: string, at: number): boolean {
+  SEQUENCE_AT.lastIndex = at;
+  return SEQUENCE_AT.test(s);
+}
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * Written by the shell inside the pseudo-terminal just before it execs the program: an empty
+ * window-title sequence, invisible on a terminal. Its arrival is when the program was launched.
+ */
+const EXEC_MARK = '\x1b]2;\x07';
 
 export interface PtyProcess {
   /** hrtime ms when spawn was called */
   readonly startedAt: number;
+  /**
+   * ms since start when the shell inside the terminal exec'd the program (script's start, its
+   * pseudo-terminal and stty before it): subtract it from waitFor's answer for the time since the
+   * program was launched. Both crossed the same pseudo-terminal, so its copying cancels out.
+   */
+  execAt(): number;
   readonly child: ChildProcess;
   /** everything the terminal showed so far, escape sequences stripped */
   text(): string;
@@ -54,11 +72,11 @@ export interface PtyOptions {
   command?: string[];
 }
 
-/** `script -qfc "stty cols C rows R; exec node [nodeArgs] bin/appliance-admin.cjs ARGS" /dev/null` */
+/** `script -qfc "stty cols C rows R; printf EXEC_MARK; exec node [nodeArgs] bin/appliance-admin.cjs ARGS" /dev/null` */
 export function launchInPty(args: string[], o: PtyOptions = {}): PtyProcess {
   requireScript();
   const argv = o.command ?? [process.execPath, ...(o.nodeArgs ?? []), CLI, ...args];
-  const cmd = `stty cols ${o.cols ?? 120} rows ${o.rows ?? 32}; exec ${argv.map(quote).join(' ')}`;
+  const cmd = `stty cols ${o.cols ?? 120} rows ${o.rows ?? 32}; printf '\\033]2;\\007'; exec ${argv.map(quote).join(' ')}`;
   const startedAt = nowMs();
   const child = spawn('script', ['-q', '-f', '-E', 'never', '-c', cmd, '/dev/null'], {
     cwd: REPO,
@@ -69,14 +87,16 @@ export function launchInPty(args: string[], o: PtyOptions = {}): PtyProcess {
   process.once('exit', killOnExit);
   let text = '';
   let pending = '';
+  let execAt: number | undefined;
   const waiters: { needle: string; resolve(t: number): void }[] = [];
   const seen = new Map<string, number>();
   child.stdout!.setEncoding('utf8').on('data', (d: string) => {
     const at = nowMs() - startedAt;
     // an escape sequence may be split between reads: strip whole ones only
     const raw = pending + d;
+    if (execAt === undefined && raw.includes(EXEC_MARK)) execAt = at;
     const cut = raw.lastIndexOf('\x1b');
-    const keep = cut >= 0 && raw.length - cut < 32 ? raw.slice(cut) : '';
+    const keep = cut >= 0 && raw.length - cut < 32 && !startsWithSequence(raw, cut) ? raw.slice(cut) : '';
     pending = keep;
     text += stripAnsi(keep ? raw.slice(0, cut) : raw);
     if (text.length > 2_000_000) text = text.slice(-1_000_000);
@@ -96,6 +116,10 @@ export function launchInPty(args: string[], o: PtyOptions = {}): PtyProcess {
   }));
   return {
     startedAt,
+    execAt() {
+      if (execAt === undefined) throw new Error('the program has not been launched in the terminal yet');
+      return execAt;
+    },
     child,
     text: () => text,
     exited,
