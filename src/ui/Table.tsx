@@ -32,8 +32,8 @@ export interface TableProps<Row> {
 /** Rows a table of `height` lines shows at once. */
 export const visibleRows = (height: number) => Math.max(1, height - 2);
 
-/** Finished lines kept per table layout: the window and the pages on either side, many times over. */
-const LINES_KEPT = 2000;
+/** Finished lines kept per table layout: the window and the pages on either side, several times over. */
+const LINES_KEPT = 1000;
 
 /**
  * A navigable list: only the visible window of rows is rendered, columns are sized by display
@@ -60,6 +60,8 @@ export function Table<Row>(p: TableProps<Row>) {
   const { rows } = p;
   useEffect(() => {
     const ahead = setImmediate(() => {
+      // a full store empties itself: better here, between keys, than while a key is drawn
+      lines.reserve(3 * visible);
       for (let i = Math.max(0, scroll - visible); i < Math.min(rows.length, scroll + 2 * visible); i++) lines.of(rows[i]);
     });
     return () => clearImmediate(ahead);
@@ -84,6 +86,11 @@ class RowLines<Row> {
     readonly cols: Column<Row>[],
     private readonly widths: number[],
   ) {}
+
+  /** Empties the store if `count` more lines might not fit in it. */
+  reserve(count: number) {
+    if (this.kept.size + count > this.kept.limit) this.kept.clear();
+  }
 
   /** The row's cells, fitted and coloured (colours from chalk, as Ink's own Text colours are). */
   of(row: Row): string {

@@ -102,23 +102,32 @@ describe('Table', () => {
   });
 
   it('builds the pages on either side while waiting, so PgDn finds its rows ready', async () => {
-    const built: number[] = [];
-    const counted: Column<Row>[] = [{ header: 'ID', value: (r) => (built.push(r.n), r.id) }, ...columns.slice(1)];
-    const { lastFrame, stdin, unmount } = render(<Navigable height={10} cols={counted} />);
-    // the columns are measured on the first 500 rows, the window (0-7) is built, then the next page
-    await until(() => built.filter((n) => n === 15).length === 2, 'the next page built ahead');
+    // each row built, and how many frames had been drawn then
+    const built: { n: number; frames: number }[] = [];
+    let frames = () => 0;
+    const counted: Column<Row>[] = [{ header: 'ID', value: (r) => (built.push({ n: r.n, frames: frames() }), r.id) }, ...columns.slice(1)];
+    const many: Row[] = Array.from({ length: 1500 }, (_, i) => ({ id: `row-${String(i).padStart(4, '0')}`, name: `name ${i}`, n: i }));
+    const { lastFrame, stdin, stdout, unmount } = render(<Navigable height={9} cols={counted} data={many} />);
+    frames = () => stdout.frames.length;
+    const builtAfter = (frame: number) => built.filter((b) => b.frames >= frame).map((b) => b.n);
+    // the columns are measured on the first 500 rows and the window (0-6) built for the first
+    // frame; after it, the next page (nothing before the first row)
+    await until(() => builtAfter(1).includes(13), 'the next page built ahead');
     await new Promise((r) => setTimeout(r, 20));
-    expect(built.slice(built.lastIndexOf(7) + 1).sort((a, b) => a - b)).toEqual([8, 9, 10, 11, 12, 13, 14, 15]);
-    expect(lastFrame()).not.toContain('row-0008');
-    for (const [press, shown] of [[1, 'row 9 of 1000'], [2, 'row 17 of 1000'], [3, 'row 25 of 1000']] as const) {
-      const before = built.length;
+    expect(builtAfter(1).sort((a, b) => a - b)).toEqual([7, 8, 9, 10, 11, 12, 13]);
+    expect(lastFrame()).not.toContain('row-0007');
+    // then page by page to the end, more lines than the table keeps (1,000): it empties its store
+    // between keys, not while a key is drawn
+    for (let press = 1; press * 7 < many.length; press++) {
+      const before = frames();
+      const from = built.length;
       stdin.write('\x1b[6~');
-      await until(() => lastFrame()!.includes(shown), `page ${press + 1}`);
+      await until(() => lastFrame()!.includes(`row ${press * 7 + 1} of 1500`), `page ${press + 1}`);
       const window = dataLines(lastFrame()!).map((l) => Number(/row-(\d{4})/.exec(l)![1]));
-      expect(window).toHaveLength(8);
-      // none of the rows now on screen was built for this frame: they were ready
-      expect(built.slice(before).filter((n) => window.includes(n))).toEqual([]);
-      await until(() => built.includes(window[7] + 8), 'the page after it built ahead');
+      expect(window).toEqual(Array.from({ length: 7 }, (_, i) => press * 7 - 6 + i));
+      // none of the rows now on screen was built while this frame was drawn: they were ready
+      expect(built.slice(from).filter((b) => b.frames === before).map((b) => b.n)).toEqual([]);
+      await until(() => builtAfter(before + 1).includes(Math.min(many.length - 1, window[6] + 7)), 'the page after it built ahead');
     }
     unmount();
   });
