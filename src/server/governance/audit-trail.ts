@@ -70,8 +70,8 @@ export const auditCsvColumns: CsvColumn[] = [
     header: 'details',
     sql: 'CASE WHEN json_valid(details) THEN details END',
     value: detailsCell,
-    // the stored object as a quoted cell; `{}` (no quote to escape) goes through detailsCell
-    cellSql: `CASE WHEN substr(details, 1, 1) = '{' AND instr(details, '"') AND json_valid(details) THEN '"' || replace(details, '"', '""') || '"' END`,
+    // the stored object, quoted as it holds a `"`; `{}` (no quote, so no quotes) goes through detailsCell
+    quoted: { sql: 'details', when: `substr(details, 1, 1) = '{' AND instr(details, '"') AND json_valid(details)` },
   },
 ];
 

@@ -1,69 +1,56 @@
 import type { CsvColumn } from './csv.js';
 
 /**
- * CSV records mostly assembled by SQLite: reading 12 values a row into JavaScript and encoding each
- * cost about 1.5x what reading two strings and checking them does (test/bench/server-scale).
+ * CSV records assembled by SQLite, one string a row: reading 12 values a row into JavaScript and
+ * encoding each costs about 1.5x what this does, and SQLite's `concat()` makes the record in one
+ * allocation where `a || ',' || b …` makes one per operator (test/bench/server-scale).
  *
- * Consecutive columns without `value` are joined by SQLite into one string, `a || ',' || b …`
- * (null as empty, an integer in decimal, as csvCell writes them). That string is exactly those
- * cells' CSV when it holds one comma per separator (so no cell holds a comma) and no `"`, CR or LF,
- * and no cell starts with = + - @ TAB or CR: one count and one regular expression tell. A column
- * with `value` contributes its `cellSql`. Any other row (a NULL part, a failed check) is encoded by
- * the generic path from its plain values: encode() returns null for it.
+ * SQLite writes each cell as the generic encoder (csv.ts) would when the cell needs neither quotes
+ * nor a formula guard: null as empty, an integer in decimal. A column with `quoted` is written in
+ * quotes, its quotes doubled. Whether a record is exactly the generic one then depends only on
+ * what the cells hold (no comma, `"`, CR or LF in a plain cell, none starting with = + - @ TAB or
+ * CR), which one regular expression checks in JavaScript; a record it cannot vouch for, or one
+ * SQLite declines (NULL: an integer column holding something else, a `quoted` condition false),
+ * is encoded by the generic path from the row's plain values.
  */
-const UNSAFE = /["\r\n]|(?:^|,)[=+\-@\t\r]/;
-
-interface Part { sql: string; /** separators in a joined run; -1 for a finished cell */ commas: number }
-
 export interface FastCsv {
-  /** the expressions to select, one per part */
-  select: string[];
-  /** the record (CRLF-terminated) from the parts selected at row[offset…], or null */
-  encode(row: unknown[], offset: number): string | null;
+  /** SQL giving the row's record, CRLF-terminated, or NULL where only the generic path can */
+  record: string;
+  /** Whether `text` is exactly `count` records, each what the generic encoder writes for its row. */
+  vouches(text: string, count: number): boolean;
 }
 
-const plainSql = (c: CsvColumn) =>
-  c.type === 'integer'
-    ? `CASE typeof(${c.sql}) WHEN 'integer' THEN ${c.sql} WHEN 'null' THEN '' END` // a real or text: generic path
-    : `coalesce(${c.sql}, '')`;
+const PLAIN_CELL = '(?:[^,"\\r\\n=+\\-@\\t][^,"\\r\\n]*)?';
+const INTEGER_CELL = '-?[0-9]*';
+const QUOTED_CELL = '"[^"]*(?:""[^"]*)*"';
 
-/** Whether `s` holds exactly `n` commas. */
-function hasCommas(s: string, n: number): boolean {
-  let p = -1;
-  for (let i = 0; i <= n; i++) {
-    p = s.indexOf(',', p + 1);
-    if (p === -1) return i === n;
-  }
-  return false;
+interface Cell { sql: string[]; pattern: string; guard?: string }
+
+function cellOf(c: CsvColumn): Cell {
+  if (c.quoted) return { sql: [`'"'`, `replace(${c.quoted.sql}, '"', '""')`, `'"'`], pattern: QUOTED_CELL, guard: c.quoted.when };
+  // a column whose value is made in JavaScript has no fast form: every row takes the generic path
+  if (c.value) return { sql: [], pattern: '', guard: 'FALSE' };
+  if (c.type === 'integer') return { sql: [c.sql], pattern: INTEGER_CELL, guard: `typeof(${c.sql}) IN ('integer', 'null')` };
+  return { sql: [c.sql], pattern: PLAIN_CELL };
 }
 
 export function fastCsv(columns: CsvColumn[]): FastCsv {
-  const parts: Part[] = [];
-  let run: CsvColumn[] = [];
-  const flush = () => {
-    if (run.length) parts.push({ sql: run.map(plainSql).join(` || ',' || `), commas: run.length - 1 });
-    run = [];
-  };
-  for (const c of columns) {
-    if (c.value === undefined) run.push(c);
-    else {
-      flush();
-      parts.push({ sql: c.cellSql ?? 'NULL', commas: -1 });
-    }
-  }
-  flush();
+  const cells = columns.map(cellOf);
+  const parts = cells.flatMap((c, i) => (i === 0 ? c.sql : [`','`, ...c.sql]));
+  const guards = cells.flatMap((c) => (c.guard ? [c.guard] : []));
+  const concat = `concat(${[...parts, 'char(13, 10)'].join(', ')})`;
+  const record = guards.length ? `CASE WHEN ${guards.join(' AND ')} THEN ${concat} END` : concat;
+  const one = new RegExp(`${cells.map((c) => c.pattern).join(',')}\\r\\n`, 'y');
   return {
-    select: parts.map((p) => p.sql),
-    encode(row, offset) {
-      let line = '';
-      for (let i = 0; i < parts.length; i++) {
-        const v = row[offset + i];
-        if (typeof v !== 'string') return null;
-        const { commas } = parts[i];
-        if (commas >= 0 && (!hasCommas(v, commas) || UNSAFE.test(v))) return null;
-        line += i === 0 ? v : `,${v}`;
+    record,
+    vouches(text, count) {
+      one.lastIndex = 0;
+      try {
+        for (let i = 0; i < count; i++) if (!one.test(text)) return false;
+      } catch {
+        return false; // a cell too large for the expression's backtracking: let the generic path write it
       }
-      return `${line}\r\n`;
+      return one.lastIndex === text.length;
     },
   };
 }

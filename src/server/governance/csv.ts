@@ -14,8 +14,11 @@ export interface CsvColumn {
   type?: 'text' | 'integer';
   /** the cell's value from what `sql` selects, when that is not the value as is */
   value?: (v: unknown) => CsvValue;
-  /** with `value`: SQL giving the finished cell for most rows, NULL where `value` must decide (csv-fast.ts) */
-  cellSql?: string;
+  /**
+   * With `value`: where `when` holds, the cell is `sql`'s text in quotes with its quotes doubled,
+   * as `value` and csvCell would write it (csv-fast.ts); elsewhere `value` decides.
+   */
+  quoted?: { sql: string; when: string };
 }
 
 const NEEDS_QUOTES = /[",\r\n]/;

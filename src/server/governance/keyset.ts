@@ -59,6 +59,8 @@ function armsFor(db: Db, spec: TableSpec, f: Filters): Arm[] {
 
 interface Fetch {
   after?: Key;
+  /** the last key to include */
+  upTo?: Key;
   limit: number;
   dir: Direction;
   maxSeq?: number;
@@ -101,11 +103,12 @@ function eqColumnsFor(db: Db, spec: TableSpec, arm: Arm): string[] {
   return best === 0 ? present : [present[best], ...present.filter((_, i) => i !== best)];
 }
 
-function armStatement(db: Db, spec: TableSpec, f: Filters, arm: Arm, o: Fetch): Statement {
+/** One arm's scan: a key for its statements and its `FROM … ORDER BY …` (armParams gives the values). */
+function armScan(db: Db, spec: TableSpec, f: Filters, arm: Arm, o: Fetch): { shape: string; from: () => string } {
   const eqColumns = eqColumnsFor(db, spec, arm);
   const shape = [spec.table, o.dir, eqColumns.join(','), f.startMs !== undefined, f.endMs !== undefined,
-    o.after !== undefined, o.maxSeq !== undefined, arm.substrPrefix?.column ?? '', o.select ?? ''].join('|');
-  const st = cached(db, shape, () => {
+    o.after !== undefined, o.upTo !== undefined, o.maxSeq !== undefined, arm.substrPrefix?.column ?? '', o.select ?? ''].join('|');
+  const from = () => {
     const t = spec.timeColumn;
     // The first equality drives the scan; a unary + keeps the planner off the other columns' indexes.
     const where = eqColumns.map((c, i) => `${i === 0 ? '' : '+'}${c} = @eq_${c}`);
@@ -113,12 +116,18 @@ function armStatement(db: Db, spec: TableSpec, f: Filters, arm: Arm, o: Fetch): 
     if (f.startMs !== undefined) where.push(`${t} >= @start`);
     if (f.endMs !== undefined) where.push(`${t} < @end`);
     if (o.after) where.push(`(${t}, seq) ${o.dir === 'desc' ? '<' : '>'} (@after_t, @after_s)`);
+    if (o.upTo) where.push(`(${t}, seq) ${o.dir === 'desc' ? '>=' : '<='} (@upto_t, @upto_s)`);
     if (o.maxSeq !== undefined) where.push('+seq <= @max_seq');
     const d = o.dir.toUpperCase();
-    return `SELECT ${o.select ?? spec.select} FROM ${spec.table}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
-      ORDER BY ${t} ${d}, seq ${d} LIMIT @limit`;
-  });
-  return st.raw(true);
+    return `FROM ${spec.table}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
+      ORDER BY ${t} ${d}, seq ${d}`;
+  };
+  return { shape, from };
+}
+
+function armStatement(db: Db, spec: TableSpec, f: Filters, arm: Arm, o: Fetch): Statement {
+  const scan = armScan(db, spec, f, arm, o);
+  return cached(db, scan.shape, () => `SELECT ${o.select ?? spec.select} ${scan.from()} LIMIT @limit`).raw(true);
 }
 
 function armParams(f: Filters, arm: Arm, o: Fetch): Record<string, unknown> {
@@ -131,6 +140,7 @@ function armParams(f: Filters, arm: Arm, o: Fetch): Record<string, unknown> {
   if (f.startMs !== undefined) params.start = f.startMs;
   if (f.endMs !== undefined) params.end = f.endMs;
   if (o.after) Object.assign(params, { after_t: o.after.t, after_s: o.after.s });
+  if (o.upTo) Object.assign(params, { upto_t: o.upTo.t, upto_s: o.upTo.s });
   if (o.maxSeq !== undefined) params.max_seq = o.maxSeq;
   return params;
 }
@@ -238,6 +248,49 @@ export function* scanBatches(db: Db, spec: TableSpec, f: Filters, o: Scan): Gene
     if (batch.length) yield batch;
     if (batch.length < o.batchSize) return;
   }
+}
+
+export interface AggregateBatch {
+  /** the aggregate's row over the batch's rows */
+  value: Row;
+  /** the batch's rows themselves, as `select` gives them */
+  rows(select: string): Row[];
+}
+
+/**
+ * The rows scanBatches gives, each batch reduced by SQLite to one row: `aggregate` over the
+ * batch's rows as `select` gives them, in order (`SELECT <aggregate> FROM (SELECT <select> …
+ * ORDER BY … LIMIT n)`: an ordered subquery with a limit is read in its order). A batch runs from
+ * the last key of the one before to the key of its batchSize-th row, which the index gives first.
+ * Null when the filters need several arms: only scanBatches merges those.
+ */
+export function aggregateBatches(db: Db, spec: TableSpec, f: Filters, o: { maxSeq: number; batchSize: number; select: string; aggregate: string }): Iterable<AggregateBatch> | null {
+  const arms = armsFor(db, spec, f);
+  if (arms.length !== 1) return null;
+  const arm = arms[0];
+  const lastKeyOf = (range: Fetch): Key | undefined => {
+    const scan = armScan(db, spec, f, arm, range);
+    const st = cached(db, `last|${scan.shape}`, () => `SELECT ${spec.timeColumn}, seq ${scan.from()} LIMIT 1 OFFSET @limit - 1`).raw(true);
+    const row = st.get(armParams(f, arm, range)) as [number, number] | undefined;
+    return row && { t: row[0], s: row[1] };
+  };
+  const aggregateOf = (range: Fetch): Row => {
+    const scan = armScan(db, spec, f, arm, range);
+    const st = cached(db, `aggregate|${o.aggregate}|${o.select}|${scan.shape}`, () =>
+      `SELECT ${o.aggregate} FROM (SELECT ${o.select} ${scan.from()} LIMIT @limit)`).raw(true);
+    return st.get(armParams(f, arm, range)) as Row;
+  };
+  return (function* batches() {
+    let after: Key | undefined;
+    for (;;) {
+      const rest: Fetch = { limit: o.batchSize, dir: 'asc', maxSeq: o.maxSeq, after };
+      const upTo = lastKeyOf(rest);
+      const range: Fetch = { ...rest, upTo };
+      yield { value: aggregateOf(range), rows: (select) => fetchArm(db, spec, f, arm, { ...range, select }) };
+      if (!upTo) return;
+      after = upTo;
+    }
+  })();
 }
 
 /** The highest seq now: an export stops there, so rows written while it streams are left out. */
