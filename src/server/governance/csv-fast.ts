@@ -2,8 +2,9 @@ import type { CsvColumn } from './csv.js';
 
 /**
  * CSV records assembled by SQLite, one string a row: reading 12 values a row into JavaScript and
- * encoding each costs about 1.5x what this does, and SQLite's `concat()` makes the record in one
- * allocation where `a || ',' || b …` makes one per operator (test/bench/server-scale).
+ * encoding each costs more than SQLite making the record, and `concat()` makes it in one
+ * allocation where `a || ',' || b …` makes one per operator (test/bench/RESULTS.md, ninth round).
+ * `printf()` would be as fast but cuts a value at a NUL character.
  *
  * SQLite writes each cell as the generic encoder (csv.ts) would when the cell needs neither quotes
  * nor a formula guard: null as empty, an integer in decimal. A column with `quoted` is written in
