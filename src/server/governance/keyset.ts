@@ -268,18 +268,26 @@ export function aggregateBatches(db: Db, spec: TableSpec, f: Filters, o: { maxSe
   const arms = armsFor(db, spec, f);
   if (arms.length !== 1) return null;
   const arm = arms[0];
+  // A batch's statements depend only on whether it has a lower and an upper key: looked up once
+  // each, so that a batch does not re-probe the filter's columns or rebuild a cache key of the SQL.
+  const statements = new Map<string, Statement>();
+  const statement = (kind: 'last' | 'aggregate', range: Fetch): Statement => {
+    const local = `${kind}|${range.after !== undefined}|${range.upTo !== undefined}`;
+    let st = statements.get(local);
+    if (!st) {
+      const scan = armScan(db, spec, f, arm, range);
+      st = kind === 'last'
+        ? cached(db, `last|${scan.shape}`, () => `SELECT ${spec.timeColumn}, seq ${scan.from()} LIMIT 1 OFFSET @limit - 1`)
+        : cached(db, `aggregate|${o.aggregate}|${o.select}|${scan.shape}`, () => `SELECT ${o.aggregate} FROM (SELECT ${o.select} ${scan.from()} LIMIT @limit)`);
+      statements.set(local, (st = st.raw(true)));
+    }
+    return st;
+  };
   const lastKeyOf = (range: Fetch): Key | undefined => {
-    const scan = armScan(db, spec, f, arm, range);
-    const st = cached(db, `last|${scan.shape}`, () => `SELECT ${spec.timeColumn}, seq ${scan.from()} LIMIT 1 OFFSET @limit - 1`).raw(true);
-    const row = st.get(armParams(f, arm, range)) as [number, number] | undefined;
+    const row = statement('last', range).get(armParams(f, arm, range)) as [number, number] | undefined;
     return row && { t: row[0], s: row[1] };
   };
-  const aggregateOf = (range: Fetch): Row => {
-    const scan = armScan(db, spec, f, arm, range);
-    const st = cached(db, `aggregate|${o.aggregate}|${o.select}|${scan.shape}`, () =>
-      `SELECT ${o.aggregate} FROM (SELECT ${o.select} ${scan.from()} LIMIT @limit)`).raw(true);
-    return st.get(armParams(f, arm, range)) as Row;
-  };
+  const aggregateOf = (range: Fetch): Row => statement('aggregate', range).get(armParams(f, arm, range)) as Row;
   return (function* batches() {
     let after: Key | undefined;
     for (;;) {
