@@ -1,12 +1,13 @@
 import { createContext, useContext } from 'react';
 import type { ApiClient } from '../client/api-client.js';
 import { Poller } from '../store/poller.js';
-import { createResourceStore, resourceKey, type ResourceStore } from '../store/resources.js';
+import { createResourceStore, type ResourceStore } from '../store/resources.js';
 import { createSessionStore, type SessionStore } from '../store/session.js';
 import { createUiStore, screenState, type UiStore } from '../store/ui.js';
 import type { AnyScreen } from '../ui/screen-api.js';
 import { createDialogStore, type DialogStore } from './dialogs.js';
 import { validateScreens } from './registry.js';
+import { screenResources, type ScreenResources } from './screen-resources.js';
 import { SignIn, type SignInSetup } from './sign-in.js';
 
 /** Everything the shell and the actions share; one per dashboard (tests run several). */
@@ -60,15 +61,18 @@ export function createDashboard(o: DashboardOptions): DashboardDeps {
   });
 
   // Polling follows the visible screen and its state (filters, range, page): one place.
+  let wanted: ScreenResources | null = null;
   let wantedKeys = '';
   const syncWanted = () => {
     const s = ui.getState();
     const screen = o.screens.find((x) => x.name === s.screen) ?? o.screens[0];
-    const wanted = screen.resources(screenState(s, screen.name));
-    const keys = wanted.map(resourceKey).join('|');
+    const now = screenResources(screen, screenState(s, screen.name));
+    if (now === wanted) return;
+    wanted = now;
+    const keys = now.keys.join('|');
     if (keys === wantedKeys) return;
     wantedKeys = keys;
-    poller.setWanted(wanted);
+    poller.setWanted(now.requests);
   };
   syncWanted();
   const unsubscribe = ui.subscribe(syncWanted);

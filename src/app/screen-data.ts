@@ -1,10 +1,11 @@
 import { useMemo, useReducer } from 'react';
 import { useStore } from 'zustand';
-import { emptyEntry, resourceKey, type ResourceEntry } from '../store/resources.js';
+import { emptyEntry, type ResourceEntry } from '../store/resources.js';
 import type { ScreenUiState } from '../store/ui.js';
 import type { AnyScreen, ListSpec } from '../ui/screen-api.js';
 import { cellText } from '../ui/table-layout.js';
 import type { DashboardDeps } from './deps.js';
+import { screenResources } from './screen-resources.js';
 
 export interface ScreenData {
   resources: Record<string, ResourceEntry>;
@@ -162,12 +163,9 @@ export function filterRows(list: ListSpec<unknown>, all: unknown[], filter: stri
 /** The visible screen's resources and rows, from the stores. */
 export function useScreenData(deps: DashboardDeps, screen: AnyScreen, state: ScreenUiState): ScreenData {
   const entries = useStore(deps.resources, (s) => s.entries);
-  const reqs = useMemo(() => screen.resources(state), [screen, state]);
+  const { requests: reqs, keys } = screenResources(screen, state);
   const resources: Record<string, ResourceEntry> = {};
-  for (const r of reqs) {
-    const key = resourceKey(r);
-    resources[r.id] = entries[key] ?? emptyEntry(key);
-  }
+  reqs.forEach((r, i) => (resources[r.id] = entries[keys[i]] ?? emptyEntry(keys[i])));
   const primaryId = screen.list?.resource ?? reqs[0]?.id;
   const primary = (primaryId && resources[primaryId]) || emptyEntry('none');
   const all = useMemo(() => (screen.list ? extractRows(screen.list, primary.data) : []), [screen, primary.data]);

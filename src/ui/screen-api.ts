@@ -148,7 +148,7 @@ export interface ScreenDef<Row = unknown> {
   /** the `:` name */
   name: string;
   title: string;
-  /** what it polls, derived from its state (filters, range, page) */
+  /** what it polls, from its filter and `extra` (range, page): it is not given the cursor or scroll (src/app/screen-resources.ts) */
   resources(state: ScreenUiState): ResourceRequest[];
   /** a standard list … */
   list?: ListSpec<Row>;

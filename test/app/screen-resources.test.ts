@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { screenResources } from '../../src/app/screen-resources.js';
+import { resourceKey } from '../../src/store/resources.js';
+import type { ScreenUiState } from '../../src/store/ui.js';
+import { defineScreen, type AnyScreen } from '../../src/ui/screen-api.js';
+
+function countingScreen() {
+  const seen: ScreenUiState[] = [];
+  const screen = defineScreen<unknown>({
+    name: 'counting',
+    title: 'Counting',
+    resources: (state) => {
+      seen.push(state);
+      return [{ id: 'audit', route: 'listAudit', query: { limit: 50, ...(state.filter ? { action: state.filter } : {}), ...(state.extra.page ? { after: String(state.extra.page) } : {}) } }];
+    },
+    render: () => null,
+  }) as AnyScreen;
+  return { screen, seen };
+}
+
+const at = (patch: Partial<ScreenUiState>): ScreenUiState => ({ cursor: 0, selectedKey: null, scroll: 0, filter: '', extra: {}, ...patch });
+
+describe("a screen's resources", () => {
+  it('are derived once per filter and extra, not on every cursor move', () => {
+    const { screen, seen } = countingScreen();
+    const extra = { page: 'c1' };
+    const first = screenResources(screen, at({ extra }));
+    for (let c = 1; c < 50; c++) expect(screenResources(screen, at({ extra, cursor: c, scroll: c, selectedKey: `k${c}` }))).toBe(first);
+    expect(seen).toHaveLength(1);
+    expect(first.keys).toEqual(first.requests.map(resourceKey));
+
+    const filtered = screenResources(screen, at({ extra, filter: 'gateway.key.revoke' }));
+    expect(filtered).not.toBe(first);
+    expect(filtered.requests[0].query).toMatchObject({ action: 'gateway.key.revoke', after: 'c1' });
+    const paged = screenResources(screen, at({ extra: { page: 'c2' }, filter: 'gateway.key.revoke' }));
+    expect(paged.requests[0].query).toMatchObject({ after: 'c2' });
+    expect(seen).toHaveLength(3);
+  });
+
+  it('are not given the cursor, the selected row or the scroll', () => {
+    const { screen, seen } = countingScreen();
+    screenResources(screen, at({ cursor: 7, scroll: 3, selectedKey: 'k7', filter: 'x' }));
+    expect(seen[0]).toMatchObject({ cursor: 0, scroll: 0, selectedKey: null, filter: 'x' });
+  });
+});
