@@ -1,4 +1,4 @@
-import React from 'react';
+import React, { memo } from 'react';
 import { Box, Text } from 'ink';
 import type { ConnectionInfo } from '../store/resources.js';
 import { colour } from './theme.js';
@@ -97,8 +97,29 @@ export function whereAndWho(p: Pick<HeaderProps, 'url' | 'subject' | 'role' | 'r
   return { where: truncate(hostPort, Math.max(8, p.width - rightWidth(who))), who, ro };
 }
 
-/** Two lines, always visible: who and where, then the screens and how fresh the data is. */
-export function Header(p: HeaderProps) {
+/**
+ * Two lines, always visible: who and where, then the screens and how fresh the data is. The shell
+ * renders on every key; the header's words change at most once a second, so it is drawn again
+ * only when they would (test/bench/RESULTS.md, dashboard-keys).
+ */
+export const Header = memo(HeaderView, sameWords);
+
+/** Whether two renders of the header would say the same: `now` matters only through its texts. */
+function sameWords(a: HeaderProps, b: HeaderProps): boolean {
+  for (const k of Object.keys(b) as (keyof HeaderProps)[]) {
+    if (k !== 'now' && k !== 'freshness' && k !== 'screens' && a[k] !== b[k]) return false;
+  }
+  const fa = a.freshness;
+  const fb = b.freshness;
+  return (
+    a.screens.join('\n') === b.screens.join('\n') &&
+    fa.fetchedAt === fb.fetchedAt && fa.failed === fb.failed && fa.loading === fb.loading &&
+    freshnessText(fa, a.intervalMs, a.now).text === freshnessText(fb, b.intervalMs, b.now).text &&
+    connectionText(a.connection, a.now).text === connectionText(b.connection, b.now).text
+  );
+}
+
+function HeaderView(p: HeaderProps) {
   const conn = p.signedOut ? { text: '▲ SIGNED OUT', tone: 'warn' as const } : connectionText(p.connection, p.now);
   const fresh = freshnessText(p.freshness, p.intervalMs, p.now);
   const { where, who, ro } = whereAndWho(p, conn.text);

@@ -1,14 +1,22 @@
-import React from 'react';
+import React, { memo } from 'react';
 import { Text } from 'ink';
 import { truncate } from './text.js';
 
 export interface HintAction { key: string; label: string; disabled: string | null }
 
+interface KeyHintsProps { actions: HintAction[]; width: number; extra?: string; filter?: boolean }
+
 /**
  * One line: the screen's actions (disabled ones dimmed, with the reason once), then the
- * shell's keys (`/ filter` only where the screen has a filter).
+ * shell's keys (`/ filter` only where the screen has a filter). The shell makes new action lists
+ * on every key; the line is drawn again only when what they say changed.
  */
-export function KeyHints({ actions, width, extra, filter = true }: { actions: HintAction[]; width: number; extra?: string; filter?: boolean }) {
+export const KeyHints = memo(KeyHintsLine, (a: KeyHintsProps, b: KeyHintsProps) => a.width === b.width && a.extra === b.extra && a.filter === b.filter && sameActions(a.actions, b.actions));
+
+const sameActions = (a: HintAction[], b: HintAction[]) =>
+  a.length === b.length && a.every((x, i) => x.key === b[i].key && x.label === b[i].label && x.disabled === b[i].disabled);
+
+function KeyHintsLine({ actions, width, extra, filter = true }: KeyHintsProps) {
   const reasons = [...new Set(actions.map((a) => a.disabled).filter((r): r is string => !!r))];
   const globals = extra ?? `⏎ detail  ${filter ? '/ filter  ' : ''}: screen  Tab next  ? help  r refresh  q quit`;
   const parts: React.ReactNode[] = [];

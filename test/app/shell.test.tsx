@@ -118,6 +118,22 @@ describe('the shell', () => {
     await d.waitFor((x) => /retry in [1-9]\d* s/.test(x), 'a backoff countdown');
   });
 
+  it('the header keeps counting the data\'s age while keys move the cursor', async () => {
+    const d = suite.render({ screen: 'channels', refreshMs: 60_000 });
+    await d.waitForText('Web chat');
+    await d.waitFor((f) => /updated 0 s ago/.test(header(f)), 'fresh data');
+    const ages = new Set<string>();
+    const end = Date.now() + 2600;
+    for (let i = 0; Date.now() < end; i++) {
+      await d.press(i % 2 ? 'k' : 'j');
+      await new Promise((r) => setTimeout(r, 80));
+      ages.add(/updated (\d+) s ago/.exec(header(d.frame()))?.[1] ?? '?');
+    }
+    // a key every 80 ms leaves the clock no quiet second of its own: the key's frame must show it
+    expect(ages).toContain('1');
+    expect(ages).toContain('2');
+  });
+
   it('marks data that has not been refreshed for two intervals', async () => {
     const d = suite.render({ screen: 'channels', refreshMs: 60_000 });
     await d.waitForText('Web chat');

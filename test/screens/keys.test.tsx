@@ -100,6 +100,29 @@ describe('keys screen', () => {
     await d.waitForText('revoke: the key is already revoked.');
   });
 
+  it('the key hints follow the selected row: a revoked key says why revoke is off, an active one does not', async () => {
+    const gone = await suite.server.call('POST', '/gateway/keys', { body: { name: 'hint-gone' } });
+    expect((await suite.server.call('POST', `/gateway/keys/${gone.json.id}/revoke`)).status).toBe(200);
+    expect((await suite.server.call('POST', '/gateway/keys', { body: { name: 'hint-live' } })).status).toBe(201);
+    const d = suite.render({ screen: 'keys' });
+    const hints = (f: string) => f.split('\n').find((l) => l.startsWith('n new key')) ?? '';
+    const selectedName = (f: string) => /hint-(gone|live)/.exec(f.split('\n').find((l) => l.startsWith('›')) ?? '')?.[0];
+    await selectRow(d, 'hint-');
+    // top, second, top, second: each move must redraw the hints for the row it lands on
+    for (const key of ['g', 'j', 'g', 'j']) {
+      const before = selectedName(d.frame());
+      await d.press(key);
+      const f = await d.waitFor((x) => selectedName(x) !== undefined && (key === 'g' ? true : selectedName(x) !== before) && hints(x).includes('already revoked') === (selectedName(x) === 'hint-gone'), `hints for the row after ${key}`);
+      if (selectedName(f) === 'hint-gone') expect(hints(f)).toContain('the key is already revoked');
+      else expect(hints(f)).not.toContain('already revoked');
+    }
+    // both rows were visited
+    await d.press('g');
+    const top = selectedName(await d.waitFor((x) => selectedName(x) !== undefined, 'a row'));
+    await d.press('j');
+    expect(selectedName(await d.waitFor((x) => selectedName(x) !== top, 'the other row'))).not.toBe(top);
+  });
+
   it('shows a refused change in plain words with code and request id, and keeps working', async () => {
     const d = suite.render({ screen: 'keys' });
     await d.waitForText('seeded-key');
