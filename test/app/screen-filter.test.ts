@@ -63,4 +63,26 @@ describe('filtering a list', () => {
     expect(dropped).toBe(0);
     expect(filterRows(list, rows, 'svc-in').rows).toHaveLength(newer.complete ? newer.rows.length : naive(rows, 'svc-in').length);
   });
+
+  it("the first search over a long list reads the rows' cells in slices, once each, not all on the key", async () => {
+    let reads = 0;
+    const counted = { ...list, columns: list.columns.map((c) => ({ ...c, value: (r: unknown) => (reads++, c.value(r)) })) } as ListSpec<unknown>;
+    const rows: Row[] = Array.from({ length: 100_000 }, (_, i) => ({ id: `row-${i}`, actor: 'svc-ingest', n: i }));
+    const cells = rows.length * counted.columns.length;
+    let completed = 0;
+    // a word no row holds: the whole list must be read before the search can say so
+    const first = filterRows(counted, rows, 'nobody', () => completed++);
+    expect(first).toEqual({ rows: [], complete: false });
+    expect(reads).toBeGreaterThan(0);
+    expect(reads).toBeLessThan(cells / 2);
+    await new Promise<void>((resolve) => {
+      const wait = () => (completed ? resolve() : setTimeout(wait, 5));
+      wait();
+    });
+    expect(reads).toBe(cells);
+    // kept: another word reads no cell again, and finds what the filter means
+    const found = filterRows(counted, rows, 'ROW-9999');
+    expect(found.rows).toEqual(naive(rows, 'row-9999'));
+    expect(reads).toBe(cells);
+  });
 });
