@@ -112,7 +112,7 @@ function advance(index: SearchIndex, s: Search, enough: number, untilMs: number)
   const total = from ? from.length : texts.length;
   while (s.k < total) {
     // making a row's text costs far more than testing its mask: shorter steps between clock reads
-    const end = Math.min(total, s.k + (index.made < all.length ? 128 : 2048));
+    const end = Math.min(total, s.k + (index.made < all.length ? 32 : 2048));
     for (let k = s.k; k < end; k++) {
       const i = from ? from[k] : k;
       let mask = masks[i];
@@ -134,8 +134,13 @@ function advance(index: SearchIndex, s: Search, enough: number, untilMs: number)
 
 /** Matches shown by the first frame of a search over a long list: more than a screenful. */
 const FIRST_MATCHES = 300;
-/** Time a search takes at once, on a key and then between frames. */
+/** Time a search takes on a key, for the key's frame. */
 const SLICE_MS = 3;
+/**
+ * Time it then takes at once between frames: a key that arrives meanwhile waits for the slice to
+ * end, and the first search over 100,000 rows runs for about a second of these.
+ */
+const BETWEEN_FRAMES_MS = 1;
 
 export interface Filtered {
   rows: unknown[];
@@ -164,7 +169,7 @@ export function filterRows(list: ListSpec<unknown>, all: unknown[], filter: stri
     const step = () => {
       // a later key started another search: this one is dropped
       if (index.pending !== s) return;
-      if (advance(index, s, Infinity, performance.now() + SLICE_MS)) onComplete!();
+      if (advance(index, s, Infinity, performance.now() + BETWEEN_FRAMES_MS)) onComplete!();
       else setImmediate(step);
     };
     setImmediate(step);
