@@ -109,12 +109,9 @@ function sameWords(a: HeaderProps, b: HeaderProps): boolean {
   for (const k of Object.keys(b) as (keyof HeaderProps)[]) {
     if (k !== 'now' && k !== 'freshness' && k !== 'screens' && a[k] !== b[k]) return false;
   }
-  const fa = a.freshness;
-  const fb = b.freshness;
   return (
     a.screens.join('\n') === b.screens.join('\n') &&
-    fa.fetchedAt === fb.fetchedAt && fa.failed === fb.failed && fa.loading === fb.loading &&
-    freshnessText(fa, a.intervalMs, a.now).text === freshnessText(fb, b.intervalMs, b.now).text &&
+    freshnessText(a.freshness, a.intervalMs, a.now).text === freshnessText(b.freshness, b.intervalMs, b.now).text &&
     connectionText(a.connection, a.now).text === connectionText(b.connection, b.now).text
   );
 }

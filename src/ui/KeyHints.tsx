@@ -11,10 +11,10 @@ interface KeyHintsProps { actions: HintAction[]; width: number; extra?: string; 
  * shell's keys (`/ filter` only where the screen has a filter). The shell makes new action lists
  * on every key; the line is drawn again only when what they say changed.
  */
-export const KeyHints = memo(KeyHintsLine, (a: KeyHintsProps, b: KeyHintsProps) => a.width === b.width && a.extra === b.extra && a.filter === b.filter && sameActions(a.actions, b.actions));
-
 const sameActions = (a: HintAction[], b: HintAction[]) =>
   a.length === b.length && a.every((x, i) => x.key === b[i].key && x.label === b[i].label && x.disabled === b[i].disabled);
+
+export const KeyHints = memo(KeyHintsLine, (a: KeyHintsProps, b: KeyHintsProps) => a.width === b.width && a.extra === b.extra && a.filter === b.filter && sameActions(a.actions, b.actions));
 
 function KeyHintsLine({ actions, width, extra, filter = true }: KeyHintsProps) {
   const reasons = [...new Set(actions.map((a) => a.disabled).filter((r): r is string => !!r))];
