@@ -7,12 +7,14 @@ import { KeyStdin } from '../../../src/app/key-stdin.js';
 import { FRAME_OPTIONS } from '../../../src/app/run.js';
 import { stripAnsi } from './dashboard-pty.js';
 import { nowMs } from './stats.js';
+import { disturbance, schedMark, type Disturbance, type SchedMark } from './thread-sched.js';
 
 /**
  * The real dashboard App rendered by Ink with the CLI's own frame options (FRAME_OPTIONS: maxFps,
  * incremental rendering) into an in-memory terminal, keys going through the CLI's KeyStdin. Every
  * frame Ink renders calls onRender (Ink's render option), which timestamps it; `press` measures
- * from handing a key to stdin to the frame that follows it.
+ * from handing a key to stdin to the frame that follows it, and tells whether the OS or the
+ * hypervisor took the core from the thread meanwhile (thread-sched.ts).
  */
 
 class FakeTty extends EventEmitter {
@@ -46,12 +48,18 @@ class FakeRawStdin extends EventEmitter {
   unref() {}
 }
 
+export interface KeyTiming {
+  ms: number;
+  /** null on Linux when the thread kept its core throughout; undefined where that is unknown */
+  disturbed: Disturbance | undefined;
+}
+
 export interface InkHarness {
   stdout: FakeTty;
   /** frames rendered so far */
   frames(): number;
-  /** ms from writing `key` to the next rendered frame; null when no frame came within `waitMs` */
-  press(key: string, waitMs?: number): Promise<number | null>;
+  /** from writing `key` to the next rendered frame; null when no frame came within `waitMs` */
+  press(key: string, waitMs?: number): Promise<KeyTiming | null>;
   /** waits until the last frame contains `text` */
   waitForText(text: string, timeoutMs?: number): Promise<void>;
   /** Ink's own measure of its last render (renderTime, ms): building the output from the tree */
@@ -64,7 +72,7 @@ export function renderApp(deps: DashboardDeps, columns = 120, rows = 40): InkHar
   const raw = new FakeRawStdin();
   let frames = 0;
   let renderTime = 0;
-  let waiter: ((t: number) => void) | null = null;
+  let waiter: ((t: number, mark: SchedMark | null) => void) | null = null;
   const instance = render(<App deps={deps} />, {
     stdout: stdout as unknown as NodeJS.WriteStream,
     stderr: new FakeTty(columns, rows) as unknown as NodeJS.WriteStream,
@@ -78,27 +86,30 @@ export function renderApp(deps: DashboardDeps, columns = 120, rows = 40): InkHar
       renderTime = rt;
       const w = waiter;
       waiter = null;
-      w?.(t);
+      // read after the timestamp: reading /proc must not count as the frame's time
+      if (w) w(t, schedMark());
     },
   });
   return {
     stdout,
     frames: () => frames,
     async press(key, waitMs = 1000) {
-      const next = new Promise<number | null>((resolve) => {
+      const next = new Promise<{ t: number; mark: SchedMark | null } | null>((resolve) => {
         const timer = setTimeout(() => {
           waiter = null;
           resolve(null);
         }, waitMs);
-        waiter = (t) => {
+        waiter = (t, mark) => {
           clearTimeout(timer);
-          resolve(t);
+          resolve({ t, mark });
         };
       });
+      const mark0 = schedMark();
       const t0 = nowMs();
       raw.emit('data', key);
-      const t = await next;
-      return t === null ? null : t - t0;
+      const end = await next;
+      if (end === null) return null;
+      return { ms: end.t - t0, disturbed: mark0 && end.mark ? disturbance(mark0, end.mark) : undefined };
     },
     async waitForText(text, timeoutMs = 30_000) {
       const end = Date.now() + timeoutMs;
