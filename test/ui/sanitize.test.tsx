@@ -64,6 +64,20 @@ describe('sanitize', () => {
     );
   });
 
+  it('keeps printable ASCII as it is, and still catches one control character in it (property)', () => {
+    const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 80 });
+    const control = fc.oneof(fc.integer({ min: 0, max: 0x1f }), fc.constant(0x7f)).map((c) => String.fromCharCode(c));
+    fc.assert(
+      fc.property(printable, printable, control, (a, b, c) => {
+        expect(sanitize(a + b)).toBe(a + b);
+        const out = sanitize(`${a}${c}${b}`);
+        expect(out).not.toMatch(DANGEROUS);
+        expect(out.length).toBeLessThanOrEqual(a.length + b.length + 1);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('a hostile server string renders through Ink without any escape sequence', () => {
     const hostile = `name${ESC}]52;c;ZXZpbA==\x07${ESC}[2J\u202Eevil\rX`;
     const { lastFrame, unmount } = render(<Text>{sanitize(hostile)}</Text>);
