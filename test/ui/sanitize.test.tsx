@@ -64,6 +64,19 @@ describe('sanitize', () => {
     );
   });
 
+  it('removes or replaces every control, format, separator and lone surrogate code point in ordinary text', () => {
+    const unsafe = /[\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]/u;
+    const kept: string[] = [];
+    for (let c = 0; c <= 0xffff; c++) {
+      const ch = String.fromCharCode(c);
+      const out = sanitize(`ok ${ch} é ●`);
+      expect(out).not.toMatch(unsafe);
+      if (!unsafe.test(ch) && out !== `ok ${ch} é ●`) kept.push(ch);
+    }
+    // the rest shows as it came
+    expect(kept).toEqual([]);
+  });
+
   it('keeps printable ASCII as it is, and still catches one control character in it (property)', () => {
     const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 80 });
     const control = fc.oneof(fc.integer({ min: 0, max: 0x1f }), fc.constant(0x7f)).map((c) => String.fromCharCode(c));
