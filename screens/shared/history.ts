@@ -65,15 +65,9 @@ export function historyState(extra: Record<string, unknown>): HistoryState {
 /** RFC 3339 UTC, whole seconds. */
 export const isoSeconds = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
-// The appliance's own form: UTC, a day no month lacks, an hour Date would not roll over. A table
-// cuts it as it is, without Date, which took a quarter of a filter's first pass over 100,000
-// entries (test/bench/RESULTS.md, eleventh round); anything else goes through Date.
-const PLAIN_UTC = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1\d|2[0-8])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?Z$/;
-
 /** 2026-11-21 09:30:12: the table's time, UTC, to the second (the detail view has the exact value). */
 export function tableTime(iso: string | null | undefined): string {
   if (!iso) return '–';
-  if (PLAIN_UTC.test(iso)) return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
   const t = Date.parse(iso);
   return Number.isFinite(t) ? new Date(t).toISOString().slice(0, 19).replace('T', ' ') : iso;
 }

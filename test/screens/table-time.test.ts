@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { tableTime } from '../../screens/shared/history.js';
 
-// What tableTime showed before it cut the appliance's own form without Date: every input must
-// still show the same.
+// The table's time is what Date makes of the text, in UTC, to the second; text Date cannot read
+// shows as it came. A faster tableTime must show the same for every input.
 const viaDate = (iso: string) => {
   const t = Date.parse(iso);
   return Number.isFinite(t) ? new Date(t).toISOString().slice(0, 19).replace('T', ' ') : iso;
