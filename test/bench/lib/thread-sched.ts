@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
  * moments, from Linux's /proc: a key's time to frame counts the dashboard's own work only when
  * the thread was neither preempted (an involuntary context switch, time in the run queue waiting
  * for a core) nor descheduled by the hypervisor (steal time of the virtual CPU it ran on). The
- * kernel reports steal in 10 ms units, so a short steal can go unseen: "undisturbed" keys may
+ * kernel reports steal in 10 ms units, so a short steal can go unseen: keys counted as kept may
  * still hold some, which errs towards a higher figure, never a lower one.
  */
 export interface SchedMark {
