@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { request } from 'undici';
 import { screens } from '../../screens/index.js';
 import { ensureBuilt } from '../helpers/child-server.js';
-import { e2eTitle, escapeRegExp, startDashboard, TROUBLE, until } from '../helpers/e2e.js';
+import { e2eTitle, escapeRegExp, startDashboard, TROUBLE } from '../helpers/e2e.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { hasTmux, killTmuxServer, type TmuxSession } from '../helpers/tmux.js';
 
@@ -75,22 +74,6 @@ describe.skipIf(!hasTmux())(title, () => {
     });
     return { status: r.statusCode, json: (await r.body.json()) as Record<string, unknown> };
   };
-
-  it.runIf(process.platform === 'linux')('draws on the main thread while V8\'s background threads yield it the core (SCHED_IDLE)', async () => {
-    const dashboard = Number(execFileSync('pgrep', ['-P', String(await t.panePid())], { encoding: 'utf8' }).trim());
-    const policies = () => readdirSync(`/proc/${dashboard}/task`).map((tid) => {
-      const stat = readFileSync(`/proc/${dashboard}/task/${tid}/stat`, 'utf8');
-      // stat's field 41, counted from the state (field 3)
-      return { tid: Number(tid), policy: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[38]) };
-    });
-    const SCHED_IDLE = 5;
-    // demoted just after the first frame, by a process of its own
-    await until('the background threads under SCHED_IDLE', () => policies().filter((p) => p.policy === SCHED_IDLE).length >= 4, 5_000);
-    const all = policies();
-    expect(all.find((p) => p.tid === dashboard)?.policy).toBe(0);
-    // Node's V8 platform: its four workers and its timer thread at least
-    expect(all.filter((p) => p.policy === SCHED_IDLE).length).toBeGreaterThanOrEqual(5);
-  });
 
   it('creates a key: the secret is shown once in a dialog that says so, and is gone when it closes', async () => {
     await go('keys');
