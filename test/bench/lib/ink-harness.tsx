@@ -7,7 +7,7 @@ import { KeyStdin } from '../../../src/app/key-stdin.js';
 import { FRAME_OPTIONS } from '../../../src/app/run.js';
 import { stripAnsi } from './dashboard-pty.js';
 import { nowMs } from './stats.js';
-import { disturbance, schedMark, type Disturbance, type SchedMark } from './thread-sched.js';
+import { disturbance, othersBusy, schedMark, type Disturbance, type SchedMark } from './thread-sched.js';
 
 /**
  * The real dashboard App rendered by Ink with the CLI's own frame options (FRAME_OPTIONS: maxFps,
@@ -52,6 +52,8 @@ export interface KeyTiming {
   ms: number;
   /** null on Linux when the thread kept its core throughout; undefined where that is unknown */
   disturbed: Disturbance | undefined;
+  /** the process's other threads (V8's workers) ran 1 ms or more meanwhile */
+  othersBusy?: boolean;
 }
 
 export interface InkHarness {
@@ -109,7 +111,8 @@ export function renderApp(deps: DashboardDeps, columns = 120, rows = 40): InkHar
       raw.emit('data', key);
       const end = await next;
       if (end === null) return null;
-      return { ms: end.t - t0, disturbed: mark0 && end.mark ? disturbance(mark0, end.mark) : undefined };
+      if (!mark0 || !end.mark) return { ms: end.t - t0, disturbed: undefined };
+      return { ms: end.t - t0, disturbed: disturbance(mark0, end.mark), othersBusy: othersBusy(mark0, end.mark) };
     },
     async waitForText(text, timeoutMs = 30_000) {
       const end = Date.now() + timeoutMs;

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * Whether the OS kept this process's main thread (the one that draws) on its core between two
@@ -15,6 +15,8 @@ export interface SchedMark {
   /** the CPU the thread last ran on, and that CPU's steal time so far (clock ticks) */
   cpu: number;
   steal: number;
+  /** ns every other thread of this process (V8's compiler and GC workers among them) has run */
+  othersRunNs: number;
 }
 
 const TASK = `/proc/self/task/${process.pid}`;
@@ -27,7 +29,16 @@ function read(): SchedMark {
   const cpu = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[36]);
   const line = readFileSync('/proc/stat', 'utf8').split('\n').find((l) => l.startsWith(`cpu${cpu} `));
   const steal = Number(line?.trim().split(/\s+/)[8]);
-  return { runDelayNs, involuntary, cpu, steal };
+  let othersRunNs = 0;
+  for (const tid of readdirSync('/proc/self/task')) {
+    if (tid === String(process.pid)) continue;
+    try {
+      othersRunNs += Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // the thread ended
+    }
+  }
+  return { runDelayNs, involuntary, cpu, steal, othersRunNs };
 }
 
 let supported: boolean | undefined;
@@ -46,6 +57,9 @@ export function schedMark(): SchedMark | null {
 }
 
 export type Disturbance = 'preempted' | 'stolen' | null;
+
+/** The process's other threads ran 1 ms or more between `a` and `b` (on either core). */
+export const othersBusy = (a: SchedMark, b: SchedMark) => b.othersRunNs - a.othersRunNs >= 1e6;
 
 /** What took the core from the thread between `a` and `b`, or null when nothing did. */
 export function disturbance(a: SchedMark, b: SchedMark): Disturbance {
