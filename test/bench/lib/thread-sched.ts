@@ -6,7 +6,8 @@ import { readdirSync, readFileSync } from 'node:fs';
  * the thread was neither preempted (an involuntary context switch, time in the run queue waiting
  * for a core) nor descheduled by the hypervisor (steal time of the virtual CPU it ran on). The
  * kernel reports steal in 10 ms units, so a short steal can go unseen: keys counted as kept may
- * still hold some, which errs towards a higher figure, never a lower one.
+ * still hold some, which errs towards a higher figure, never a lower one. A mark also holds how
+ * long the process's other threads have run, to tell when they were busy during a key.
  */
 export interface SchedMark {
   /** ns the thread spent runnable in a run queue, waiting for a core (schedstat, 2nd field) */
@@ -19,7 +20,8 @@ export interface SchedMark {
   othersRunNs: number;
 }
 
-const TASK = `/proc/self/task/${process.pid}`;
+const TASKS = '/proc/self/task';
+const TASK = `${TASKS}/${process.pid}`;
 
 function read(): SchedMark {
   const runDelayNs = Number(readFileSync(`${TASK}/schedstat`, 'utf8').split(' ')[1]);
@@ -30,12 +32,12 @@ function read(): SchedMark {
   const line = readFileSync('/proc/stat', 'utf8').split('\n').find((l) => l.startsWith(`cpu${cpu} `));
   const steal = Number(line?.trim().split(/\s+/)[8]);
   let othersRunNs = 0;
-  for (const tid of readdirSync('/proc/self/task')) {
+  for (const tid of readdirSync(TASKS)) {
     if (tid === String(process.pid)) continue;
     try {
-      othersRunNs += Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      othersRunNs += Number(readFileSync(`${TASKS}/${tid}/schedstat`, 'utf8').split(' ')[0]);
     } catch {
-      // the thread ended
+      // the thread ended: its time leaves the sum, so that key errs towards "not busy"
     }
   }
   return { runDelayNs, involuntary, cpu, steal, othersRunNs };
