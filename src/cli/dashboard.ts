@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type * as DashboardApp from '../app/start.js';
 import type { TokenSource } from './connection.js';
+import { allowedCpus, backgroundCpus, backgroundThreads, confineThreads } from './background-threads.js';
 import { requireWithCodeCache } from './code-cache.js';
 import { UsageError } from './usage-error.js';
 
@@ -24,6 +25,8 @@ async function loadApp(dir: string): Promise<{ app: App; saveCodeCache(): void }
  * nothing of it is compiled twice.
  */
 export async function dashboardCommand(argv: string[], dir: string): Promise<number> {
+  // before anything starts libuv's pool (background-threads.ts)
+  const background = backgroundThreads();
   // Ink draws nothing until exit when it believes it runs in CI (is-in-ci reads CI and
   // CONTINUOUS_INTEGRATION once, when the bundle below loads); this is an interactive terminal.
   for (const v of ['CI', 'CONTINUOUS_INTEGRATION']) if (process.env[v] !== undefined) process.env[v] = '0';
@@ -58,9 +61,12 @@ export async function dashboardCommand(argv: string[], dir: string): Promise<num
       refreshMs: parsed.refreshMs,
       readOnly: parsed.readOnly,
       initialScreen: parsed.screen,
-      // The cache keeps the code compiled up to the first frame: a second after it, or at exit for
-      // a shorter run (never for --help or an error: a cache is not made again while it works).
+      // From the first frame on, V8's background threads leave the drawing thread a CPU of its own
+      // (at start they help it). The cache keeps the code compiled up to the first frame: a second
+      // after it, or at exit for a shorter run (never for --help or an error: a cache is not made
+      // again while it works).
       onFirstFrame: () => {
+        void confineThreads(background, backgroundCpus(allowedCpus()));
         setTimeout(saveCodeCache, 1000).unref();
         process.once('exit', saveCodeCache);
       },

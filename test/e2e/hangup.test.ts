@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { CLI, ensureBuilt } from '../helpers/child-server.js';
-import { e2eTitle } from '../helpers/e2e.js';
+import { e2eTitle, until } from '../helpers/e2e.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { hasTmux, killTmuxServer, TmuxSession } from '../helpers/tmux.js';
 
@@ -18,11 +18,6 @@ const alive = (pid: number) => {
     return true;
   } catch {
     return false;
-  }
-};
-const until = async (what: string, pred: () => boolean, timeoutMs: number) => {
-  for (const deadline = Date.now() + timeoutMs; !pred(); await new Promise((r) => setTimeout(r, 50))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
   }
 };
 

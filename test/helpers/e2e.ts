@@ -38,6 +38,13 @@ export function startDashboard(s: TestServer, role: Role, session: string, o: { 
   });
 }
 
+/** Waits until `pred` holds (checked every 50 ms); throws after `timeoutMs`. */
+export const until = async (what: string, pred: () => boolean, timeoutMs: number) => {
+  for (const deadline = Date.now() + timeoutMs; !pred(); await new Promise((r) => setTimeout(r, 50))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+  }
+};
+
 export const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Rows of every table but the audit trail, to show "nothing changed". */
