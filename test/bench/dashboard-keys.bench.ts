@@ -134,8 +134,9 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
   try {
     await h.waitForText('500 per page');
     await h.waitForText('row 1 of 500');
-    const confined = await confineThreads(background, backgroundCpus(allowedCpus()));
-    ctx.log(`background threads after the first frame: ${confined ? `kept off CPU ${allowedCpus()[0]}` : 'left where they were'}`);
+    const cpus = allowedCpus();
+    const confined = await confineThreads(background, backgroundCpus(cpus));
+    ctx.log(`background threads after the first frame: ${confined ? `kept off CPU ${cpus[0]}` : 'left where they were'}`);
     const words = ['gateway.key', 'denied', 'svc-ingest', 'alice', 'model.act'];
     ctx.log(`a server page of 500, polling every 2 s: ${n} keys of each kind`);
     const page500 = await measure(h, n, words);
