@@ -61,12 +61,13 @@ export async function dashboardCommand(argv: string[], dir: string): Promise<num
       refreshMs: parsed.refreshMs,
       readOnly: parsed.readOnly,
       initialScreen: parsed.screen,
-      // From the first frame on, V8's background threads leave the drawing thread a CPU of its own
-      // (at start they help it). The cache keeps the code compiled up to the first frame: a second
-      // after it, or at exit for a shorter run (never for --help or an error: a cache is not made
-      // again while it works).
+      // A second after the first frame, once the first data is drawn: V8's background threads leave
+      // the drawing thread a CPU of its own (until then they help it start; moving them takes a
+      // few processes, kept off the start). The cache keeps the code compiled up to the first
+      // frame: a second after it, or at exit for a shorter run (never for --help or an error: a
+      // cache is not made again while it works).
       onFirstFrame: () => {
-        void confineThreads(background, backgroundCpus(allowedCpus()));
+        setTimeout(() => void confineThreads(background, backgroundCpus(allowedCpus())), 1000).unref();
         setTimeout(saveCodeCache, 1000).unref();
         process.once('exit', saveCodeCache);
       },
