@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { backgroundThreads } from '../../../src/cli/background-threads.js';
 
 /**
  * Whether the OS kept this process's main thread (the one that draws) on its core between two
@@ -32,8 +33,7 @@ function read(): SchedMark {
   const line = readFileSync('/proc/stat', 'utf8').split('\n').find((l) => l.startsWith(`cpu${cpu} `));
   const steal = Number(line?.trim().split(/\s+/)[8]);
   let othersRunNs = 0;
-  for (const tid of readdirSync(TASKS)) {
-    if (tid === String(process.pid)) continue;
+  for (const tid of backgroundThreads()) {
     try {
       othersRunNs += Number(readFileSync(`${TASKS}/${tid}/schedstat`, 'utf8').split(' ')[0]);
     } catch {
