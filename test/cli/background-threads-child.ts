@@ -1,7 +1,7 @@
 // Run by background-threads.test.ts in its own process: confines this process's background
 // threads, starts a thread afterwards, and prints the CPUs every thread may run on.
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { allowedCpus, backgroundCpus, backgroundThreads, confineThreads } from '../../src/cli/background-threads.js';
 
@@ -12,7 +12,7 @@ const cpus = backgroundCpus(allowedCpus());
 const confined = await confineThreads(background, cpus);
 const worker = new Worker('setInterval(() => {}, 1000)', { eval: true });
 await once(worker, 'online');
-const allowed = (tid: number) => /^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync(`/proc/self/task/${tid}/status`, 'utf8'))![1];
+const allowed = (tid: number) => allowedCpus(`/proc/self/task/${tid}/status`).join(',');
 const threads = readdirSync('/proc/self/task').map(Number).map((tid) => ({ tid, cpus: allowed(tid) }));
 process.stdout.write(JSON.stringify({ confined, cpus, main: process.pid, background, threads }));
 await worker.terminate();
