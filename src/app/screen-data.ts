@@ -57,30 +57,40 @@ interface SearchIndex {
   masks: Uint32Array;
   /** rows whose text and mask are made */
   made: number;
-  /** results by filter text, for typing on and deleting back (Backspace) */
-  results: Map<string, number[]>;
+  /** results by filter text, for typing on and deleting back (Backspace), least recently used first */
+  results: Map<string, Result>;
+  /** rows held by `results` */
+  kept: number;
   /** the search the last key started, while it goes on between frames */
   pending: Search | null;
 }
 
-interface Search {
+interface Result {
+  /** the matching rows' positions in the list, for a longer filter to search */
+  at: number[];
+  /** the matching rows, made as they are found: the frame that shows a result does not copy it */
+  rows: unknown[];
+}
+
+interface Search extends Result {
   needle: string;
   want: number;
   /** the rows searched: a shorter filter's result, or null for all */
   from: number[] | null;
   /** how far the search got in them */
   k: number;
-  at: number[];
   scheduled: boolean;
 }
 const indexes = new WeakMap<unknown[], SearchIndex>();
 const RESULTS_KEPT = 64;
+/** Matching rows the results of a list may hold in all, before the least recently used go. */
+const RESULT_ROWS_KEPT = 1_000_000;
 
 function searchIndex(list: ListSpec<unknown>, all: unknown[]): SearchIndex {
   let index = indexes.get(all);
   if (!index || index.list !== list) {
     const texts = new Array<string>(all.length).fill('');
-    indexes.set(all, (index = { list, all, texts, masks: new Uint32Array(all.length), made: 0, results: new Map(), pending: null }));
+    indexes.set(all, (index = { list, all, texts, masks: new Uint32Array(all.length), made: 0, results: new Map(), kept: 0, pending: null }));
   }
   return index;
 }
@@ -101,14 +111,14 @@ function bitOf(code: number): number {
 /** A new search for `needle`, over the result of the longest filter already answered that it extends. */
 function startSearch(index: SearchIndex, needle: string): Search {
   let from: number[] | null = null;
-  for (let n = needle.length - 1; n > 0 && !from; n--) from = index.results.get(needle.slice(0, n)) ?? null;
-  return { needle, want: maskOf(needle), from, k: 0, at: [], scheduled: false };
+  for (let n = needle.length - 1; n > 0 && !from; n--) from = index.results.get(needle.slice(0, n))?.at ?? null;
+  return { needle, want: maskOf(needle), from, k: 0, at: [], rows: [], scheduled: false };
 }
 
 /** Searches on until the end, `enough` matches, or `untilMs`; true at the end. */
 function advance(index: SearchIndex, s: Search, enough: number, untilMs: number): boolean {
   const { texts, masks, list, all } = index;
-  const { from, want, needle, at } = s;
+  const { from, want, needle, at, rows } = s;
   const total = from ? from.length : texts.length;
   while (s.k < total) {
     // making a row's text costs far more than testing its mask: shorter steps between clock reads
@@ -121,15 +131,29 @@ function advance(index: SearchIndex, s: Search, enough: number, untilMs: number)
         mask = masks[i] = (maskOf(texts[i]) | 0x80000000) >>> 0;
         index.made++;
       }
-      if (((mask & want) >>> 0) === want && texts[i].includes(needle)) at.push(i);
+      if (((mask & want) >>> 0) === want && texts[i].includes(needle)) {
+        at.push(i);
+        rows.push(all[i]);
+      }
     }
     s.k = end;
     if (s.k < total && (at.length >= enough || performance.now() >= untilMs)) return false;
   }
-  if (index.results.size >= RESULTS_KEPT) index.results.clear();
-  index.results.set(needle, at);
+  keep(index, needle, { at, rows });
   if (index.pending === s) index.pending = null;
   return true;
+}
+
+function keep(index: SearchIndex, needle: string, result: Result): void {
+  const { results } = index;
+  results.set(needle, result);
+  index.kept += result.rows.length;
+  for (const [oldest, r] of results) {
+    if (results.size <= RESULTS_KEPT && index.kept <= RESULT_ROWS_KEPT) break;
+    if (oldest === needle) break;
+    results.delete(oldest);
+    index.kept -= r.rows.length;
+  }
 }
 
 /** Matches shown by the first frame of a search over a long list: more than a screenful. */
@@ -158,12 +182,16 @@ export interface Filtered {
 export function filterRows(list: ListSpec<unknown>, all: unknown[], filter: string, onComplete?: () => void): Filtered {
   const index = searchIndex(list, all);
   const needle = filter.toLowerCase();
-  const rowsOf = (at: number[]) => at.map((i) => all[i]);
   const known = index.results.get(needle);
-  if (known) return { rows: rowsOf(known), complete: true };
+  if (known) {
+    // most recently used: the last to go
+    index.results.delete(needle);
+    index.results.set(needle, known);
+    return { rows: known.rows, complete: true };
+  }
   const s = index.pending?.needle === needle ? index.pending : startSearch(index, needle);
   index.pending = s;
-  if (advance(index, s, onComplete ? FIRST_MATCHES : Infinity, onComplete ? performance.now() + SLICE_MS : Infinity)) return { rows: rowsOf(s.at), complete: true };
+  if (advance(index, s, onComplete ? FIRST_MATCHES : Infinity, onComplete ? performance.now() + SLICE_MS : Infinity)) return { rows: s.rows, complete: true };
   if (!s.scheduled) {
     s.scheduled = true;
     const step = () => {
@@ -174,7 +202,8 @@ export function filterRows(list: ListSpec<unknown>, all: unknown[], filter: stri
     };
     setImmediate(step);
   }
-  return { rows: rowsOf(s.at), complete: false };
+  // the search goes on adding to its rows: the frame gets those found so far, as they are now
+  return { rows: s.rows.slice(), complete: false };
 }
 
 /** The visible screen's resources and rows, from the stores. */

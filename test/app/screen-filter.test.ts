@@ -85,4 +85,41 @@ describe('filtering a list', () => {
     expect(found.rows).toEqual(naive(rows, 'row-9999'));
     expect(reads).toBe(cells);
   });
+
+  it('a filter typed again, or deleted back to, shows the rows it found before without copying them', () => {
+    const rows: Row[] = Array.from({ length: 1_000 }, (_, i) => ({ id: `row-${i}`, actor: i % 2 ? 'svc-ingest' : 'alice', n: i }));
+    const svc = filterRows(list, rows, 'svc').rows;
+    filterRows(list, rows, 'svc-');
+    // Backspace: the very array shown before, however many rows it holds
+    expect(filterRows(list, rows, 'svc').rows).toBe(svc);
+    expect(svc).toEqual(naive(rows, 'svc'));
+  });
+
+  it('keeps the filters used last: 64 of them, and at most a million rows in all', () => {
+    const rows: Row[] = Array.from({ length: 250_001 }, (_, i) => ({ id: `row-${i}`, actor: 'svc-ingest', n: i }));
+    const first = filterRows(list, rows, 'r').rows;
+    const second = filterRows(list, rows, 'ro').rows;
+    filterRows(list, rows, 'row');
+    // 'r' used again: 'ro' is now the least recently used
+    expect(filterRows(list, rows, 'r').rows).toBe(first);
+    // four results of 250,001 rows are more than a million: the least recently used goes
+    filterRows(list, rows, 'row-');
+    expect(filterRows(list, rows, 'r').rows).toBe(first);
+    const again = filterRows(list, rows, 'ro').rows;
+    expect(again).not.toBe(second);
+    expect(again).toEqual(second);
+
+    const few = rows.slice(0, 100);
+    const kept = filterRows(list, few, 'row-1').rows;
+    const zero = filterRows(list, few, '0').rows;
+    for (let n = 1; n < 70; n++) {
+      filterRows(list, few, String(n));
+      // used on every key: never the least recently used
+      expect(filterRows(list, few, 'row-1').rows).toBe(kept);
+    }
+    // more than 64 filters since: '0' was searched again
+    const oldest = filterRows(list, few, '0').rows;
+    expect(oldest).not.toBe(zero);
+    expect(oldest).toEqual(zero);
+  });
 });
