@@ -11,6 +11,7 @@ import { allowedCpus, backgroundCpus, backgroundThreads, confineThreads } from '
 import { issueToken, startServer } from './lib/cli-server.js';
 import { copyAuditDb, ensureAuditDb } from './lib/audit-db.js';
 import { renderApp, type InkHarness } from './lib/ink-harness.js';
+import { pressFromThread, type SentKey } from './lib/key-sender.js';
 import { loadAverage, median, percentile } from './lib/stats.js';
 import type { BenchContext, Figure } from './lib/types.js';
 
@@ -36,6 +37,9 @@ import type { BenchContext, Figure } from './lib/types.js';
  * it kept its core is reported beside each target: the dashboard's own share of the time; its note
  * counts the keys over the target during which the process's other threads (V8's compiler and
  * garbage collector workers) ran 1 ms or more (RESULTS.md, twelfth round).
+ * Last, for information, the same moves and pages are sent from another thread (lib/key-sender.ts),
+ * so that a key can arrive while the drawing thread is busy (a garbage collection, the clock's
+ * frame), as a person's can; their figures say how many keys waited for it.
  */
 export const name = 'dashboard-keys';
 
@@ -110,6 +114,19 @@ function overTarget(k: Kind, max: number): string {
   return `over ${max} ms: ${over.length} keys, ${over.filter((i) => k.othersBusy[i]).length} of them while the dashboard's other threads (V8's workers) ran >= 1 ms`;
 }
 
+/** Keys from another thread: to their frame, and how many waited for the drawing thread. */
+function threadFigure(label: string, keys: SentKey[]): Figure {
+  const ms = keys.flatMap((k) => (k.ms === null ? [] : [k.ms]));
+  const waits = keys.map((k) => k.waitMs);
+  const waited = waits.filter((w) => w > 1).length;
+  return {
+    label: `${label}: p99`,
+    value: percentile(ms, 99),
+    unit: 'ms',
+    note: `${stat(ms)}; waited over 1 ms for the drawing thread: ${waited} of ${keys.length} keys (longest ${Math.max(...waits).toFixed(1)} ms); the message between the threads alone: p50 ${median(waits).toFixed(2)} ms${ms.length < keys.length ? `; ${keys.length - ms.length} keys without a frame within 1 s` : ''}`,
+  };
+}
+
 const stat = (xs: number[]) => `p50 ${median(xs).toFixed(2)}, p99 ${percentile(xs, 99).toFixed(2)}, max ${Math.max(...xs).toFixed(1)} ms (${xs.length} keys)`;
 
 export async function run(ctx: BenchContext): Promise<Figure[]> {
@@ -163,6 +180,11 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
     await hold(all);
     ctx.log(`${all.length} entries, ${n} keys of each kind`);
     const big = await measure(h, n, words);
+    ctx.log(`${all.length} entries, ${n} moves and ${n} pages sent from another thread`);
+    const sent = await pressFromThread(h, [
+      ...Array.from({ length: n }, (_, i) => (i < n / 2 ? (i % 2 ? 'j' : KEY.down) : i % 2 ? 'k' : KEY.up)),
+      ...Array.from({ length: n }, (_, i) => (i < n / 2 ? KEY.pgdn : KEY.pgup)),
+    ]);
     const tallest = h.stdout.tallest;
 
     const count = all.length.toLocaleString('en-US');
@@ -181,6 +203,8 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       ...p99(`PgDn/PgUp, ${count} entries, key to frame`, big.page, 4, small.page),
       ...p99(`typing a filter (/, characters, Backspace, Enter), ${count} entries`, big.filter, 8, small.filter),
       { label: `Esc clearing the filter, ${count} entries: p99`, value: percentile(big.clear.all, 99), unit: 'ms', note: stat(big.clear.all) },
+      threadFigure(`j/k and arrows sent from another thread, ${count} entries`, sent.slice(0, n)),
+      threadFigure(`PgDn/PgUp sent from another thread, ${count} entries`, sent.slice(n)),
       ...p99('j/k on a server page of 500 (polling on)', page500.move, 4),
       ...p99('PgDn/PgUp on a server page of 500', page500.page, 4),
       ...p99('typing a filter on a server page of 500', page500.filter, 8),
@@ -193,7 +217,7 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       },
       {
         label: 'keys after which no frame came within 1 s',
-        value: big.missed + small.missed + page500.missed,
+        value: big.missed + small.missed + page500.missed + sent.filter((k) => k.ms === null).length,
         unit: 'keys',
         note: `load ${load0} -> ${loadAverage()}`,
       },

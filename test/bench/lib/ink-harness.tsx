@@ -60,8 +60,11 @@ export interface InkHarness {
   stdout: FakeTty;
   /** frames rendered so far */
   frames(): number;
-  /** from writing `key` to the next rendered frame; null when no frame came within `waitMs` */
-  press(key: string, waitMs?: number): Promise<KeyTiming | null>;
+  /**
+   * from writing `key` to the next rendered frame; null when no frame came within `waitMs`. With
+   * `sentAt` (nowMs() of another thread, key-sender.ts), from then, and without reading /proc.
+   */
+  press(key: string, waitMs?: number, sentAt?: number): Promise<KeyTiming | null>;
   /** waits until the last frame contains `text` */
   waitForText(text: string, timeoutMs?: number): Promise<void>;
   /** Ink's own measure of its last render (renderTime, ms): building the output from the tree */
@@ -95,7 +98,7 @@ export function renderApp(deps: DashboardDeps, columns = 120, rows = 40): InkHar
   return {
     stdout,
     frames: () => frames,
-    async press(key, waitMs = 1000) {
+    async press(key, waitMs = 1000, sentAt) {
       const next = new Promise<{ t: number; mark: SchedMark | null } | null>((resolve) => {
         const timer = setTimeout(() => {
           waiter = null;
@@ -106,11 +109,12 @@ export function renderApp(deps: DashboardDeps, columns = 120, rows = 40): InkHar
           resolve({ t, mark });
         };
       });
-      const mark0 = schedMark();
-      const t0 = nowMs();
+      const mark0 = sentAt === undefined ? schedMark() : null;
+      const t0 = sentAt ?? nowMs();
       raw.emit('data', key);
       const end = await next;
       if (end === null) return null;
+      if (sentAt !== undefined) return { ms: end.t - t0, disturbed: undefined };
       if (!mark0 || !end.mark) return { ms: end.t - t0, disturbed: undefined };
       return { ms: end.t - t0, disturbed: disturbance(mark0, end.mark), othersBusy: othersBusy(mark0, end.mark) };
     },
