@@ -114,7 +114,6 @@ export function renderApp(deps: DashboardDeps, columns = 120, rows = 40): InkHar
       raw.emit('data', key);
       const end = await next;
       if (end === null) return null;
-      if (sentAt !== undefined) return { ms: end.t - t0, disturbed: undefined };
       if (!mark0 || !end.mark) return { ms: end.t - t0, disturbed: undefined };
       return { ms: end.t - t0, disturbed: disturbance(mark0, end.mark), othersBusy: othersBusy(mark0, end.mark) };
     },
