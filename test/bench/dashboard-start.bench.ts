@@ -19,8 +19,16 @@ import type { BenchContext, Figure } from './lib/types.js';
  * boot, module loading, requests and rendering. The dashboard's load graph is read from dist/.
  * The floor of the stack is measured alongside: React and Ink alone, bundled as the CLI is,
  * drawing one line (lib/ink-floor.tsx), in the same pseudo-terminal.
+ * Every timed process runs without NODE_EXTRA_CA_CERTS. This VM's environment sets it to the
+ * system's bundle of about 140 root certificates, and Node 20 then parses them all before it runs
+ * any JavaScript (about 80 ms here; Node 22 and later wait until a certificate is needed). That
+ * slows `node -e 0` as much as the dashboard and so makes the ratio look better than it is on a
+ * host without it. When the variable is set, the same launches with it are reported apart, for
+ * information (RESULTS.md, sixteenth round).
  */
 export const name = 'dashboard-start';
+
+const PLAIN: NodeJS.ProcessEnv = { NODE_EXTRA_CA_CERTS: undefined };
 
 interface ProbeMarks {
   probe: number;
@@ -51,7 +59,7 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
   rmSync(cacheHome, { recursive: true, force: true });
   /** ms from node's launch to the frame, and from script's */
   const dashboardOnce = async (nodeArgs: string[] = [], env: NodeJS.ProcessEnv = {}) => {
-    const p = launchInPty(args, { nodeArgs, env: { XDG_CACHE_HOME: cacheHome, ...env } });
+    const p = launchInPty(args, { nodeArgs, env: { XDG_CACHE_HOME: cacheHome, ...PLAIN, ...env } });
     try {
       const frame = await p.waitFor(CONNECTOR_TEXT);
       return { launched: frame - p.execAt(), script: frame, harness: p.execAt() };
@@ -60,14 +68,14 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
     }
   };
   const ptyNodeOnce = async () => {
-    const p = launchInPty([], { command: [process.execPath, '-e', 'process.stdout.write("ready")'] });
+    const p = launchInPty([], { command: [process.execPath, '-e', 'process.stdout.write("ready")'], env: PLAIN });
     const t = await p.waitFor('ready');
     await p.exited;
     return t - p.execAt();
   };
 
   const floorOnce = async () => {
-    const p = launchInPty([], { command: [process.execPath, floorJs] });
+    const p = launchInPty([], { command: [process.execPath, floorJs], env: PLAIN });
     try {
       return (await p.waitFor(CONNECTOR_TEXT)) - p.execAt();
     } finally {
@@ -82,17 +90,21 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
   const pty0: number[] = [];
   const floor: number[] = [];
   const uncached: number[] = [];
+  const inheritedCa = process.env.NODE_EXTRA_CA_CERTS;
+  const withCa = { NODE_EXTRA_CA_CERTS: inheritedCa };
+  const node0Ca: number[] = [];
+  const dashCa: number[] = [];
   const probes: ProbeMarks[] = [];
   try {
     // warm the page cache and the server's routes
     for (let i = 0; i < 2; i++) {
-      await timeExit([process.execPath, '-e', '0']);
+      await timeExit([process.execPath, '-e', '0'], PLAIN);
       await dashboardOnce();
       await floorOnce();
     }
-    ctx.log(`${rounds} interleaved rounds: node -e 0, the dashboard, node -e 0 in a pty, React + Ink alone, the dashboard without its code cache`);
+    ctx.log(`${rounds} interleaved rounds: node -e 0, the dashboard, node -e 0 in a pty, React + Ink alone, the dashboard without its code cache${inheritedCa ? ', node -e 0 and the dashboard with NODE_EXTRA_CA_CERTS' : ''}`);
     for (let i = 0; i < rounds; i++) {
-      node0.push(await timeExit([process.execPath, '-e', '0']));
+      node0.push(await timeExit([process.execPath, '-e', '0'], PLAIN));
       const d = await dashboardOnce();
       dash.push(d.launched);
       dashScript.push(d.script);
@@ -100,6 +112,10 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       pty0.push(await ptyNodeOnce());
       floor.push(await floorOnce());
       uncached.push((await dashboardOnce([], { NODE_DISABLE_COMPILE_CACHE: '1' })).launched);
+      if (inheritedCa) {
+        node0Ca.push(await timeExit([process.execPath, '-e', '0'], withCa));
+        dashCa.push((await dashboardOnce([], withCa)).launched);
+      }
     }
     ctx.log(`${probeRuns} breakdown runs with lib/start-probe.mjs`);
     const probeFile = join(ctx.outDir, `start-probe-${process.pid}.json`);
@@ -134,8 +150,19 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       unit: 'ms',
       baseline,
       target: { maxRatio: 2 },
-      note: `node bin/appliance-admin.cjs --url … --token-file … exec'd in script(1)'s pseudo-terminal, 120x32, its code cache made by the first launch; p10 ${ms(percentile(dash, 10))}, p90 ${ms(percentile(dash, 90))}; node -e 0 p10 ${ms(percentile(node0, 10))}; load ${load0} -> ${load1}`,
+      note: `node bin/appliance-admin.cjs --url … --token-file … exec'd in script(1)'s pseudo-terminal, 120x32, its code cache made by the first launch, no NODE_EXTRA_CA_CERTS; p10 ${ms(percentile(dash, 10))}, p90 ${ms(percentile(dash, 90))}; node -e 0 p10 ${ms(percentile(node0, 10))}; load ${load0} -> ${load1}`,
     },
+    ...(inheritedCa
+      ? [
+          {
+            label: `the same with this environment's NODE_EXTRA_CA_CERTS, median of ${rounds}`,
+            value: median(dashCa),
+            unit: 'ms',
+            baseline: { label: `node -e 0 with it, median of ${rounds}`, value: median(node0Ca) },
+            note: `${inheritedCa}, Node ${process.versions.node}: node -e 0 ${ms(median(node0Ca))} against ${ms(median(node0))} without it, the dashboard ${ms(median(dashCa))} against ${ms(median(dash))}; for information, the target is checked on the plain figure above`,
+          } satisfies Figure,
+        ]
+      : []),
     {
       label: `the same from starting script(1), its pseudo-terminal's set-up included, median of ${rounds}`,
       value: median(dashScript),

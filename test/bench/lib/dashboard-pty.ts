@@ -157,10 +157,10 @@ export function launchInPty(args: string[], o: PtyOptions = {}): PtyProcess {
 }
 
 /** A command that exits by itself: ms from spawn to exit (stdio ignored). */
-export function timeExit(argv: string[]): Promise<number> {
+export function timeExit(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<number> {
   return new Promise((resolve, reject) => {
     const t0 = nowMs();
-    const c = spawn(argv[0], argv.slice(1), { cwd: REPO, stdio: 'ignore', env: { ...process.env, NODE_OPTIONS: '' } });
+    const c = spawn(argv[0], argv.slice(1), { cwd: REPO, stdio: 'ignore', env: { ...process.env, NODE_OPTIONS: '', ...env } });
     c.once('error', reject);
     c.once('exit', (code) => (code === 0 ? resolve(nowMs() - t0) : reject(new Error(`${argv.join(' ')} exited ${code}`))));
   });
