@@ -3,6 +3,7 @@
 // bundle test, so they measure and check exactly what ships.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inkFrame } from './ink-frame.mjs';
 
@@ -215,10 +216,11 @@ const inkWithoutDevtools = sourcePatch(
   ],
   'ink changed: its reconciler top-level await cannot be bundled as CommonJS (the build fails after this)',
 );
+const YOGA_READY = fileURLToPath(new URL('../src/app/yoga-ready.js', import.meta.url));
 const yogaReadyFromYoga = {
   name: 'yoga-ready-from-yoga',
   setup(b) {
-    b.onResolve({ filter: /[\\/]yoga-ready\.js$/ }, (args) => (/[\\/]src[\\/]app$/.test(args.resolveDir) ? { path: 'yoga-ready', namespace: 'yoga-ready' } : undefined));
+    b.onResolve({ filter: /[\\/]yoga-ready\.js$/ }, (args) => (resolve(args.resolveDir, args.path) === YOGA_READY ? { path: 'yoga-ready', namespace: 'yoga-ready' } : undefined));
     b.onLoad({ filter: /.*/, namespace: 'yoga-ready' }, () => ({ contents: "export { yogaReady } from 'yoga-layout';", loader: 'js', resolveDir: fileURLToPath(new URL('..', import.meta.url)) }));
   },
 };
