@@ -11,6 +11,8 @@ export const LastSync = z.object({
   status: z.enum(['succeeded', 'failed']),
   job_id: z.string(),
   items: z.number().int().min(0),
+  /** the failed job's reason, in words; null when the sync succeeded */
+  error: z.string().nullable(),
 });
 
 export const Connector = z.object({
@@ -47,10 +49,19 @@ export const Job = z.object({
 });
 export type Job = z.infer<typeof Job>;
 export const JobParams = z.strictObject({ job_id: z.string().min(1).max(100) });
+export const JobList = page(Job);
+/** Ingestion jobs, newest first, optionally of one connector, one source or one state. */
+export const JobsQuery = PageQuery.extend({
+  connector_id: z.string().min(1).max(100).optional(),
+  source_id: z.string().min(1).max(100).optional(),
+  state: JobState.optional(),
+});
+export type JobsQuery = z.infer<typeof JobsQuery>;
 
 /** The schemas of this area's routes (routes.ts joins them with route-meta.ts). */
 export const connectorRoutes = {
   listConnectors: { query: PageQuery, response: ConnectorList },
   ingest: { body: IngestRequest, response: IngestAccepted },
   getJob: { params: JobParams, response: Job },
+  listJobs: { query: JobsQuery, response: JobList },
 } as const satisfies AreaRoutes<'connectors'>;

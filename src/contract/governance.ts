@@ -5,13 +5,17 @@ import { Limit, PageQuery, Role, Timestamp, endAfterStart, END_AFTER_START, page
 export const Outcome = z.enum(['success', 'denied', 'failed']);
 export type Outcome = z.infer<typeof Outcome>;
 
+/** Text search: at least 2 characters, at most 200. */
+const SearchText = z.string().trim().min(2).max(200);
+
 export const AuditEntry = z.object({
   id: z.string(),
   at: Timestamp,
   actor: z.object({ subject: z.string(), role: Role.nullable() }),
   /** dotted, e.g. gateway.key.revoke */
   action: z.string(),
-  target: z.object({ type: z.string(), id: z.string().nullable() }),
+  /** `name`: what the target was called when the entry was written (a key's or model's name), so the trail reads without lookups */
+  target: z.object({ type: z.string(), id: z.string().nullable(), name: z.string().nullable() }),
   outcome: Outcome,
   status: z.number().int(),
   request_id: z.string(),
@@ -28,6 +32,9 @@ const auditFilterShape = {
   /** exact action, or a prefix ending in `*` (gateway.key.*) */
   action: z.string().min(1).max(200).optional(),
   outcome: Outcome.optional(),
+  target_type: z.string().min(1).max(100).optional(),
+  /** text search, case-insensitive, over actor, action, target id and name, and details */
+  q: SearchText.optional(),
 };
 export const AuditQuery = PageQuery.extend(auditFilterShape).refine(endAfterStart, END_AFTER_START);
 export type AuditQuery = z.infer<typeof AuditQuery>;
@@ -40,6 +47,13 @@ export const AuditExportQuery = z
 export type AuditExportQuery = z.infer<typeof AuditExportQuery>;
 
 export const JournalStatus = z.enum(['running', 'succeeded', 'failed', 'cancelled']);
+/**
+ * Why a step failed: metadata only, never prompt or output text. `code` is one of a small set
+ * (tool_error, tool_timeout, budget_exceeded, model_unavailable, cancelled, …); `message` is a
+ * short operator-facing sentence.
+ */
+export const JournalError = z.object({ code: z.string(), message: z.string() });
+export type JournalError = z.infer<typeof JournalError>;
 export const JournalEntry = z.object({
   id: z.string(),
   run_id: z.string(),
@@ -53,6 +67,7 @@ export const JournalEntry = z.object({
   duration_ms: z.number().int().min(0).nullable(),
   input_tokens: z.number().int().min(0),
   output_tokens: z.number().int().min(0),
+  error: JournalError.nullable(),
 });
 export type JournalEntry = z.infer<typeof JournalEntry>;
 export const JournalList = page(JournalEntry);
@@ -64,6 +79,10 @@ const journalFilterShape = {
   channel: z.string().min(1).max(200).optional(),
   run_id: z.string().min(1).max(200).optional(),
   status: JournalStatus.optional(),
+  tool: z.string().min(1).max(200).optional(),
+  error_code: z.string().min(1).max(100).optional(),
+  /** text search, case-insensitive, over agent, tool, run id and error */
+  q: SearchText.optional(),
 };
 export const JournalQuery = PageQuery.extend(journalFilterShape).refine(endAfterStart, END_AFTER_START);
 export type JournalQuery = z.infer<typeof JournalQuery>;
@@ -71,6 +90,31 @@ export const JournalExportQuery = z
   .strictObject({ format: ExportFormat.default('csv'), ...journalFilterShape })
   .refine(endAfterStart, END_AFTER_START);
 export type JournalExportQuery = z.infer<typeof JournalExportQuery>;
+
+/** What a summary counts by. */
+export const AUDIT_GROUPS = ['outcome', 'action', 'actor', 'target_type'] as const;
+export const JOURNAL_GROUPS = ['agent', 'status', 'tool', 'error_code', 'channel'] as const;
+const summaryLimit = { limit: z.coerce.number().int().min(1).max(500).default(50) };
+export const AuditSummaryQuery = z
+  .strictObject({ ...auditFilterShape, group_by: z.enum(AUDIT_GROUPS).optional(), ...summaryLimit })
+  .refine(endAfterStart, END_AFTER_START);
+export type AuditSummaryQuery = z.infer<typeof AuditSummaryQuery>;
+export const JournalSummaryQuery = z
+  .strictObject({ ...journalFilterShape, group_by: z.enum(JOURNAL_GROUPS).optional(), ...summaryLimit })
+  .refine(endAfterStart, END_AFTER_START);
+export type JournalSummaryQuery = z.infer<typeof JournalSummaryQuery>;
+/**
+ * Counts over the whole match of a list's filters, never over a page: `total` entries, and with
+ * `group_by` the count per group, largest first (ties by key), at most `limit` groups; `other`
+ * counts the entries of the groups left out. A null key groups entries without a value (no tool).
+ */
+export const Summary = z.object({
+  total: z.number().int().min(0),
+  group_by: z.string().nullable(),
+  groups: z.array(z.object({ key: z.string().nullable(), count: z.number().int().min(0) })),
+  other: z.number().int().min(0),
+});
+export type Summary = z.infer<typeof Summary>;
 
 export const BudgetValues = z.strictObject({
   tokens_per_run: Limit,
@@ -92,12 +136,39 @@ export const Budgets = z.object({
 });
 export type Budgets = z.infer<typeof Budgets>;
 
+/** The largest of each per-run measure over a window's runs. */
+export const RunPeak = z.object({ tokens: z.number().int().min(0), tool_calls: z.number().int().min(0), seconds: z.number().min(0) });
+/**
+ * How much of its budget each agent used, from the journal: tokens over the last 24 hours against
+ * `tokens_per_day`, and the largest run of those 24 hours against the per-run limits. `limits` are
+ * the agent's effective budget (its override over the defaults; null is unlimited).
+ */
+export const BudgetUsage = z.object({
+  start_time: Timestamp,
+  end_time: Timestamp,
+  agents: z.array(
+    z.object({
+      agent: z.string(),
+      limits: BudgetValues,
+      tokens: z.number().int().min(0),
+      runs: z.number().int().min(0),
+      peak_run: RunPeak,
+      /** runs that went over a per-run limit */
+      runs_over: z.object({ tokens_per_run: z.number().int(), tool_calls_per_run: z.number().int(), seconds_per_run: z.number().int() }),
+    }),
+  ),
+});
+export type BudgetUsage = z.infer<typeof BudgetUsage>;
+
 /** The schemas of this area's routes (routes.ts joins them with route-meta.ts). */
 export const governanceRoutes = {
   listAudit: { query: AuditQuery, response: AuditList },
   exportAudit: { query: AuditExportQuery, response: 'file' },
   listJournal: { query: JournalQuery, response: JournalList },
   exportJournal: { query: JournalExportQuery, response: 'file' },
+  auditSummary: { query: AuditSummaryQuery, response: Summary },
+  journalSummary: { query: JournalSummaryQuery, response: Summary },
   getBudgets: { response: Budgets },
+  budgetUsage: { response: BudgetUsage },
   setBudgets: { body: SetBudgets, response: Budgets },
 } as const satisfies AreaRoutes<'governance'>;

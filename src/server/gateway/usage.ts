@@ -72,6 +72,7 @@ export function queryUsage(db: Db, q: UsageRequest, nowMs: number): Usage {
     start_time: iso(startMs),
     end_time: iso(endMs),
     bucket: q.bucket,
-    data: totals.map((t) => ({ ...t, buckets: series.get(t.key_id)! })),
+    // placeholder until rejections are recorded by cause (issue 25): all counted as requests_per_minute
+    data: totals.map((t) => ({ ...t, rejected_by: { requests_per_minute: t.rejected, tokens_per_minute: 0, tokens_per_day: 0, revoked: 0, unknown_workload: 0 }, buckets: series.get(t.key_id)! })),
   };
 }

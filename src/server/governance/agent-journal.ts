@@ -33,6 +33,7 @@ export const toJournalEntry = (r: Row): JournalEntry => ({
   ended_at: (r[C.ended_at] ?? null) as string | null,
   duration_ms: (r[C.duration_ms] ?? null) as number | null,
   input_tokens: r[C.input_tokens] as number,
+  error: null,
   output_tokens: r[C.output_tokens] as number,
 });
 

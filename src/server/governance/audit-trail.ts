@@ -35,7 +35,7 @@ export const toAuditEntry = (r: Row): AuditEntry => ({
   at: r[C.at] as string,
   actor: { subject: r[C.actor_subject] as string, role: (r[C.actor_role] ?? null) as AuditEntry['actor']['role'] },
   action: r[C.action] as string,
-  target: { type: r[C.target_type] as string, id: (r[C.target_id] ?? null) as string | null },
+  target: { type: r[C.target_type] as string, id: (r[C.target_id] ?? null) as string | null, name: null },
   outcome: r[C.outcome] as AuditEntry['outcome'],
   status: r[C.status] as number,
   request_id: r[C.request_id] as string,

@@ -137,7 +137,7 @@ export function listConnectors(db: Db, config: ServerConfig): Connector[] {
   return config.connectors.map((c) => {
     const row = stored.get(c.id);
     const last_sync = row?.last_sync_at && row.last_sync_status && row.last_sync_job_id
-      ? { at: row.last_sync_at, status: row.last_sync_status, job_id: row.last_sync_job_id, items: row.last_sync_items ?? 0 }
+      ? { at: row.last_sync_at, status: row.last_sync_status, job_id: row.last_sync_job_id, items: row.last_sync_items ?? 0, error: null }
       : null;
     const state: Connector['state'] = !c.enabled ? 'disabled' : active.has(c.id) ? 'syncing' : (row?.state ?? 'healthy');
     return {

@@ -40,6 +40,7 @@ export const connectorsGroup: GroupFactory = ({ db, config, log }) => {
           };
         },
       },
+      listJobs: { run: () => { throw new ApiError(503, 'not implemented yet'); } },
       getJob: {
         run: ({ params }) => {
           const job = getJob(db, params.job_id);
