@@ -94,24 +94,31 @@ export type JournalExportQuery = z.infer<typeof JournalExportQuery>;
 /** What a summary counts by. */
 export const AUDIT_GROUPS = ['outcome', 'action', 'actor', 'target_type'] as const;
 export const JOURNAL_GROUPS = ['agent', 'status', 'tool', 'error_code', 'channel'] as const;
+const THEN_BY = { message: 'then_by needs a group_by, and another field than it', path: ['then_by'] };
 const summaryLimit = { limit: z.coerce.number().int().min(1).max(500).default(50) };
 export const AuditSummaryQuery = z
-  .strictObject({ ...auditFilterShape, group_by: z.enum(AUDIT_GROUPS).optional(), ...summaryLimit })
+  .strictObject({ ...auditFilterShape, group_by: z.enum(AUDIT_GROUPS).optional(), then_by: z.enum(AUDIT_GROUPS).optional(), ...summaryLimit })
+  .refine((q) => q.then_by === undefined || (q.group_by !== undefined && q.then_by !== q.group_by), THEN_BY)
   .refine(endAfterStart, END_AFTER_START);
 export type AuditSummaryQuery = z.infer<typeof AuditSummaryQuery>;
 export const JournalSummaryQuery = z
-  .strictObject({ ...journalFilterShape, group_by: z.enum(JOURNAL_GROUPS).optional(), ...summaryLimit })
+  .strictObject({ ...journalFilterShape, group_by: z.enum(JOURNAL_GROUPS).optional(), then_by: z.enum(JOURNAL_GROUPS).optional(), ...summaryLimit })
+  .refine((q) => q.then_by === undefined || (q.group_by !== undefined && q.then_by !== q.group_by), THEN_BY)
   .refine(endAfterStart, END_AFTER_START);
 export type JournalSummaryQuery = z.infer<typeof JournalSummaryQuery>;
 /**
  * Counts over the whole match of a list's filters, never over a page: `total` entries, and with
  * `group_by` the count per group, largest first (ties by key), at most `limit` groups; `other`
  * counts the entries of the groups left out. A null key groups entries without a value (no tool).
+ * With `then_by`, each group also splits its count by that second field: its 3 largest sub-groups
+ * (e.g. group_by=agent&then_by=error_code: each agent's top error codes).
  */
+const SummaryCount = z.object({ key: z.string().nullable(), count: z.number().int().min(0) });
 export const Summary = z.object({
   total: z.number().int().min(0),
   group_by: z.string().nullable(),
-  groups: z.array(z.object({ key: z.string().nullable(), count: z.number().int().min(0) })),
+  then_by: z.string().nullable(),
+  groups: z.array(SummaryCount.extend({ sub: z.array(SummaryCount).optional() })),
   other: z.number().int().min(0),
 });
 export type Summary = z.infer<typeof Summary>;
