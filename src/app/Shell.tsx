@@ -19,8 +19,9 @@ import { usePasteIgnored } from '../ui/paste.js';
 import { colour } from '../ui/theme.js';
 import { sanitize } from '../ui/sanitize.js';
 import { truncate, wrapText } from '../ui/text.js';
-import { offersFilter, type AnyScreen } from '../ui/screen-api.js';
+import { offersFilter, type AnyScreen, type ScreenLink } from '../ui/screen-api.js';
 import { runAction, whyNot } from './actions.js';
+import { openLink } from './navigate.js';
 import { DialogHost } from './DialogHost.js';
 import { useDeps } from './deps.js';
 import { useScreenData, type ScreenData } from './screen-data.js';
@@ -209,6 +210,11 @@ export function Shell() {
       return;
     }
     if (key.return) {
+      const link = screen.list && row !== undefined ? linkOf(screen, row) : null;
+      if (link) {
+        const refused = openLink(deps.ui, deps.screens, link);
+        return refused ? flash(deps.ui, refused, 'warn') : undefined;
+      }
       if (detailValue === undefined) return flash(deps.ui, 'nothing to show in detail yet');
       // the detail holds this record from now on, whatever arrives above it
       if (screen.list && row !== undefined) patchScreen(deps.ui, screen.name, { cursor, selectedKey: safeKey(screen, row) });
@@ -374,6 +380,15 @@ function locateRow(screen: AnyScreen, rows: unknown[], state: { cursor: number; 
 }
 
 /** What Enter shows for a row: the screen's view of it, or the row itself if that view fails. */
+/** Where Enter on this row leads, when its screen links rows elsewhere; a throwing link is no link. */
+function linkOf(screen: AnyScreen, row: unknown): ScreenLink | null {
+  try {
+    return screen.open?.(row) ?? null;
+  } catch {
+    return null;
+  }
+}
+
 function detailOf(screen: AnyScreen, row: unknown): unknown {
   try {
     return screen.detail ? screen.detail(row) : row;

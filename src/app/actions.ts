@@ -8,6 +8,7 @@ import { errorLines } from '../ui/ErrorBanner.js';
 import { sanitize } from '../ui/sanitize.js';
 import type { FormField, FormValues } from '../ui/dialogs/form-model.js';
 import { closeDialog, openDialog, updateDialog } from './dialogs.js';
+import { openLink } from './navigate.js';
 import type { DashboardDeps } from './deps.js';
 
 /** A change the action made, for the audit lookup afterwards (looked up once, by request id). */
@@ -202,6 +203,10 @@ function makeContext(deps: DashboardDeps, screen: AnyScreen, mutations: Mutation
     },
     refreshIntervalMs: deps.refreshMs,
     copy: (text) => deps.clipboard(text),
+    open(link) {
+      const refused = openLink(deps.ui, deps.screens, link);
+      if (refused) flash(deps.ui, refused, 'warn');
+    },
   };
 }
 

@@ -76,6 +76,20 @@ export interface ProgressHandle {
 
 export interface PickItem<T> { value: T; label: string; hint?: string }
 
+/**
+ * Another screen, opened on what explains a row: its filter, its screen state (`extra`: a time
+ * range, history filters such as `{agent, status}`) and the row to put the cursor on (its rowKey).
+ */
+export interface ScreenLink {
+  screen: string;
+  /** the `/` filter text (default: none) */
+  filter?: string;
+  /** replaces the screen's `extra` (default: kept as it was) */
+  extra?: Record<string, unknown>;
+  /** rowKey of the row to select once it arrives */
+  select?: string;
+}
+
 /** What an action gets: promise-based dialogs the shell renders, and the API. */
 export interface ActionContext {
   /** Yes/no; the focus starts on Cancel. */
@@ -119,6 +133,8 @@ export interface ActionContext {
   readonly refreshIntervalMs: number;
   /** writes text to the terminal's clipboard (OSC 52) */
   copy(text: string): void;
+  /** opens another screen on a filter / state / row (cross-links: an object's audit history) */
+  open(link: ScreenLink): void;
 }
 
 /** What a finished action reports; the shell adds the audit entry for mutations. */
@@ -161,6 +177,11 @@ export interface ScreenDef<Row = unknown> {
   filter?: boolean;
   /** what Enter shows for a row (default: the row as the server sent it) */
   detail?: (row: Row) => unknown;
+  /**
+   * Enter on a row opens another screen instead of the detail view (an overview line opens what
+   * explains it); null for a row that has none, which then shows its detail
+   */
+  open?: (row: Row) => ScreenLink | null;
   actions?: ScreenAction<Row>[];
 }
 
