@@ -4,6 +4,7 @@ import pino from 'pino';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { fixtureConfig } from '../helpers/fixtures.js';
 import { startHttpPeer, type HttpPeer } from '../helpers/http-peer.js';
+import { FIRST_BACKOFF_MS } from '../../src/server/identity/provider-keys.js';
 
 const AUDIENCE = 'urn:appliance-admin';
 const SSO = { audience: AUDIENCE, role_claim: 'groups', subject_claim: 'sub', role_map: { 'aa-admins': 'it_admin' } } as const;
@@ -86,7 +87,7 @@ describe('an identity provider that cannot be reached', () => {
     expect(warnings.join('\n')).toMatch(/ECONNREFUSED/);
   });
 
-  it('is asked again once the backoff has passed, and its tokens are then accepted', async () => {
+  it('is asked again once the backoff has passed, and its tokens are then accepted', { timeout: 30_000 }, async () => {
     let down = true;
     const idp = await peer((req, res) => {
       if (down) return res.writeHead(503).end();
@@ -100,7 +101,7 @@ describe('an identity provider that cannot be reached', () => {
     down = false;
     expect((await s.call('GET', '/session', { token })).status).toBe(503); // still backing off
     expect(idp.paths).toHaveLength(1);
-    await new Promise((r) => setTimeout(r, 1500)); // the first backoff is 1 s
+    await new Promise((r) => setTimeout(r, FIRST_BACKOFF_MS + 500));
     const res = await s.call('GET', '/session', { token });
     expect(res.status).toBe(200);
     expect(res.json.subject).toBe('sso-alice');

@@ -3,8 +3,11 @@ import type { Logger } from 'pino';
 import { isSecureProviderUrl, type ServerConfig } from '../config.js';
 
 const FETCH_TIMEOUT_MS = 5000;
-/** After a failed fetch the provider is left alone for 1 s, doubled per failure up to the 503's Retry-After. */
-const FIRST_BACKOFF_MS = 1000;
+/**
+ * After a failed fetch the provider is left alone for 5 s, doubled per failure up to the 503's
+ * Retry-After: long enough that a burst of requests arriving over a few seconds costs one fetch.
+ */
+export const FIRST_BACKOFF_MS = 5000;
 const MAX_BACKOFF_MS = 30_000;
 
 /** The provider's keys could not be had: discovery or the key set failed, or is waiting out a failure. */
@@ -75,11 +78,13 @@ export function providerKeys(sso: NonNullable<ServerConfig['sso']>, log: Logger)
         }),
     });
 
+  /** The key set, found once (discovered unless configured) for every request waiting on it. */
+  const findKeys = async () => remoteKeys(sso.jwks_uri ?? (await discoverJwksUri()));
   let keys: JWTVerifyGetKey | undefined;
-  let discovering: Promise<JWTVerifyGetKey> | undefined;
+  let finding: Promise<JWTVerifyGetKey> | undefined;
   return async (header, token) => {
-    keys ??= await (discovering ??= (sso.jwks_uri ? Promise.resolve(sso.jwks_uri) : discoverJwksUri()).then(remoteKeys).finally(() => {
-      discovering = undefined;
+    keys ??= await (finding ??= findKeys().finally(() => {
+      finding = undefined;
     }));
     return keys(header, token);
   };
