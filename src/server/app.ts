@@ -85,7 +85,7 @@ export async function buildServer(options: ServerOptions): Promise<AdminServer> 
 
 async function buildLockedServer(options: ServerOptions, log: Logger, unlock: () => void): Promise<AdminServer> {
   const db = openDatabase(options.dataDir);
-  const authenticate = createAuthenticator(db, options.config);
+  const authenticate = createAuthenticator(db, options.config, log);
 
   // The router could not read the path (FST_ERR_BAD_URL: bad percent-encoding;
   // FST_ERR_MAX_PARAM_LENGTH: a path parameter over 100 characters, the contract's id limit): a bad

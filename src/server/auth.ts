@@ -1,7 +1,9 @@
-import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
+import type { Logger } from 'pino';
 import type { Db } from './db/open.js';
-import { isSecureProviderUrl, type ServerConfig } from './config.js';
+import type { ServerConfig } from './config.js';
 import { ApiError } from './errors.js';
+import { isProviderUnavailable, ProviderUnavailable, providerKeys } from './identity/provider-keys.js';
 import { findToken, TOKEN_PREFIX } from './tokens.js';
 import { ROLES, type Role } from '../contract/index.js';
 
@@ -34,19 +36,6 @@ function claimAt(payload: JWTPayload, name: string): unknown {
   return name.split('.').reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), payload);
 }
 
-const DISCOVERY_TIMEOUT_MS = 5000;
-
-/**
- * Errors that say the identity provider's keys could not be had (unreachable, timed out, a
- * broken JWKS), as opposed to a token that failed verification: those are 503, not 401.
- */
-function isProviderUnavailable(err: unknown): boolean {
-  if (err instanceof ProviderUnavailable) return true;
-  if (!(err instanceof joseErrors.JOSEError)) return true;
-  return err.code === 'ERR_JWKS_TIMEOUT' || err.code === 'ERR_JWKS_INVALID' || err.code === 'ERR_JOSE_GENERIC';
-}
-class ProviderUnavailable extends Error {}
-
 export function rolesFromClaims(payload: JWTPayload, sso: NonNullable<ServerConfig['sso']>): Role | null {
   const raw = claimAt(payload, sso.role_claim);
   const values = (Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(/[\s,]+/) : []).filter(
@@ -62,26 +51,9 @@ export function rolesFromClaims(payload: JWTPayload, sso: NonNullable<ServerConf
 
 export type Authenticator = (authorization: string | undefined) => Promise<Principal>;
 
-export function createAuthenticator(db: Db, config: ServerConfig): Authenticator {
+export function createAuthenticator(db: Db, config: ServerConfig, log: Logger): Authenticator {
   const sso = config.sso;
-  let jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
-  const getJwks = async () => {
-    if (jwks) return jwks;
-    let uri = sso!.jwks_uri;
-    if (!uri) {
-      const res = await fetch(new URL('.well-known/openid-configuration', sso!.issuer.replace(/\/?$/, '/')), {
-        signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS),
-      }).catch((err: Error) => {
-        throw new ProviderUnavailable(`discovery failed: ${err.name === 'TimeoutError' ? 'timed out' : ((err.cause as Error | undefined)?.message ?? err.message)}`);
-      });
-      if (!res.ok) throw new ProviderUnavailable(`discovery answered ${res.status}`);
-      uri = ((await res.json().catch(() => ({}))) as { jwks_uri?: string }).jwks_uri;
-      if (!uri) throw new ProviderUnavailable('discovery has no jwks_uri');
-      if (!URL.canParse(uri) || !isSecureProviderUrl(new URL(uri))) throw new ProviderUnavailable('discovery names a jwks_uri that is not https');
-    }
-    jwks = createRemoteJWKSet(new URL(uri));
-    return jwks;
-  };
+  const keys = sso && providerKeys(sso, log);
 
   return async (authorization) => {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
@@ -92,7 +64,7 @@ export function createAuthenticator(db: Db, config: ServerConfig): Authenticator
       if (!row) throw unauthorized('unknown, expired or revoked token');
       return { subject: row.name, role: row.role, kind: 'token', expires_at: row.expires_at };
     }
-    if (sso && credential.split('.').length === 3) {
+    if (sso && keys && credential.split('.').length === 3) {
       // Read before verifying, so that only a plausible token from our issuer costs an outbound
       // fetch of the provider's keys (or a 503 while it is down); anything else is 401 at once.
       let unverified: JWTPayload;
@@ -106,12 +78,13 @@ export function createAuthenticator(db: Db, config: ServerConfig): Authenticator
       if (unverified.iss !== sso.issuer) throw unauthorized('identity-provider token rejected: unexpected "iss" claim value');
       let payload: JWTPayload;
       try {
-        ({ payload } = await jwtVerify(credential, await getJwks(), { issuer: sso.issuer, audience: sso.audience, requiredClaims: ['exp'] }));
+        ({ payload } = await jwtVerify(credential, keys, { issuer: sso.issuer, audience: sso.audience, requiredClaims: ['exp'] }));
       } catch (err) {
         if (isProviderUnavailable(err)) {
-          const cause = (err as Error).cause as Error | undefined;
-          const reason = `${(err as Error).message}${cause?.message ? `: ${cause.message}` : ''}`;
-          throw new ApiError(503, `cannot verify identity-provider tokens right now (${reason})`, { headers: { 'Retry-After': '30' } });
+          // The cause can name internal addresses: it goes to the log (a failed fetch is logged
+          // where it failed), never to a caller who may not even be signed in.
+          if (!(err instanceof ProviderUnavailable)) log.warn({ err }, 'could not verify an identity-provider token');
+          throw new ApiError(503, 'cannot verify identity-provider tokens right now; the cause is in the server log', { headers: { 'Retry-After': '30' } });
         }
         throw unauthorized(`identity-provider token rejected: ${(err as Error).message}`);
       }

@@ -212,7 +212,7 @@ describe('settings', () => {
         configured: true, issuer: 'https://login.example.invalid/realm', audience: 'appliance', role_claim: 'groups',
         role_map: { 'it-ops': 'it_admin' }, client_id: 'appliance-admin', client_secret: '[redacted]',
       });
-      expect(sections.connectors.conn_crm.sources[0].url).toBe('https://crm.example.invalid/api?api_key=%5Bredacted%5D&region=eu');
+      expect(sections.connectors.conn_crm.sources[0].url).toBe('https://crm.example.invalid/api?api_key=REDACTED&region=REDACTED');
       expect(sections.connectors.conn_docs).toMatchObject({ kind: 'document-sharing', rbac_labels: ['staff'], sources: [{ id: 'src_docs', type: 'directory' }] });
       expect(sections.identity_test.allow_private_addresses).toBe(true);
       expect(sections.workloads).toEqual({ chat: { initial_model_id: null }, summarize: { initial_model_id: 'mistral-7b' }, embed: { initial_model_id: null } });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateKeyPair, importJWK, SignJWT, type JWTPayload } from 'jose';
+import pino from 'pino';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { fixtureConfig, tempDir } from '../helpers/fixtures.js';
 import { loadConfig } from '../../src/server/config.js';
@@ -245,7 +246,7 @@ describe('SSO configuration variants', () => {
     try {
       const res = await offline.call('GET', '/session', { token: await signWithProviderKey({}, { issuer }) });
       expect(res.status).toBe(503);
-      expect(res.json.detail).toMatch(/cannot verify identity-provider tokens.*ECONNREFUSED/);
+      expect(res.json.detail).toMatch(/^cannot verify identity-provider tokens right now/);
       expect(res.headers['retry-after']).toBe('30');
       expect((await offline.call('GET', '/session')).status).toBe(200);
     } finally {
@@ -276,7 +277,6 @@ describe('SSO configuration variants', () => {
       // a plausible token from the configured issuer is what may wait on the provider
       const res = await server.call('GET', '/session', { token: await signWithProviderKey({}, { issuer: down.url }) });
       expect(res.status).toBe(503);
-      expect(res.json.detail).toMatch(/discovery answered 503/);
       expect(down.paths).toEqual(['/.well-known/openid-configuration']);
     } finally {
       await Promise.all([server.close(), down.close()]);
@@ -289,13 +289,16 @@ describe('SSO discovery', () => {
     const idp = await startHttpPeer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ issuer: idp.url, jwks_uri: 'http://keys.example.invalid/jwks' }));
     });
+    const warnings: string[] = [];
     const server = await startTestServer({
+      logger: pino({ level: 'warn' }, { write: (line: string) => void warnings.push(line) }),
       config: (root) => fixtureConfig(root, { sso: { issuer: idp.url, audience: AUDIENCE, role_claim: 'groups', subject_claim: 'sub', role_map: ROLE_MAP } }),
     });
     try {
       const res = await server.call('GET', '/session', { token: await signWithProviderKey({}, { issuer: idp.url }) });
       expect(res.status).toBe(503);
-      expect(res.json.detail).toMatch(/discovery names a jwks_uri that is not https/);
+      expect(warnings.join('\n')).toMatch(/discovery names a jwks_uri that is not https/);
+      expect(idp.paths).toEqual(['/.well-known/openid-configuration']);
     } finally {
       await Promise.all([server.close(), idp.close()]);
     }

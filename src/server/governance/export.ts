@@ -36,8 +36,10 @@ export function startExport<E>(
 ): ExportFile {
   const { db, principal } = ctx;
   const nowMs = Date.now();
-  // a HEAD request gets the file's headers only: no export took place
-  if (!ctx.head) recordAudit(db, {
+  // A HEAD request gets the file's headers only, and fastify drains whatever stream it is given:
+  // an empty one, so that no row is read. No export took place, so none is audited.
+  if (ctx.head) return exportFile({ base: spec.kind, format: q.format, nowMs, chunks: [] });
+  recordAudit(db, {
     actor: { subject: principal.subject, role: principal.role },
     action: `${spec.kind}.export`,
     target: { type: spec.kind, id: null },

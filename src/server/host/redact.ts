@@ -1,33 +1,35 @@
 export const REDACTED = '[redacted]';
 const SECRET_KEY = /secret|password|passwd|token|credential|private|api[_-]?key/i;
 
-/** A URL without user info and with secret-looking query values hidden; other strings unchanged. */
-function redactUrl(value: string): string {
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return value;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return value;
-  }
-  let changed = false;
-  if (url.username || url.password) {
-    url.username = '';
-    url.password = '';
-    changed = true;
-  }
-  for (const key of [...url.searchParams.keys()]) {
-    if (SECRET_KEY.test(key)) {
-      url.searchParams.set(key, REDACTED);
-      changed = true;
-    }
-  }
-  return changed ? url.toString() : value;
-}
+/** In a URL, where '[redacted]' would be percent-encoded: a plain word keeps the URL readable. */
+const URL_REDACTED = 'REDACTED';
 
-/** Deep copy with every value under a secret-looking key replaced (flags and nulls kept), and credentials in URLs removed. */
+/**
+ * A URL anywhere in a text: scheme, authority, path, query, fragment. Read by hand, not by
+ * `new URL`, so that one the parser refuses (a bad port, a stray character) is redacted too.
+ */
+const URL_IN_TEXT = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#]*)([^\s?#]*)(\?[^\s#]*)?(#\S*)?/gi;
+
+/** `?key=…&sig=…` as `?key=REDACTED&sig=REDACTED`: names kept, every value hidden (a bare part is a value). */
+const redactParams = (mark: string, params: string | undefined): string =>
+  params === undefined
+    ? ''
+    : mark + params.slice(1).split('&').map((part) => {
+      const eq = part.indexOf('=');
+      return eq < 0 ? part && URL_REDACTED : `${part.slice(0, eq)}=${URL_REDACTED}`;
+    }).join('&');
+
+/**
+ * Every URL in a text without its user info and with every query and fragment value hidden: a
+ * signed URL's `sig`, an OAuth `code` or an `api_key` are secrets whatever their names.
+ */
+const redactUrls = (text: string): string =>
+  text.replace(URL_IN_TEXT, (_url, scheme: string, authority: string, path: string, query?: string, fragment?: string) =>
+    scheme + authority.slice(authority.lastIndexOf('@') + 1) + path + redactParams('?', query) + redactParams('#', fragment));
+
+/** Deep copy with every value under a secret-looking key replaced (flags and nulls kept), and every URL redacted. */
 export function redact(value: unknown): unknown {
-  if (typeof value === 'string') return redactUrl(value);
+  if (typeof value === 'string') return redactUrls(value);
   if (Array.isArray(value)) return value.map(redact);
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};

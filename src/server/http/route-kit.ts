@@ -186,11 +186,17 @@ export function auditFailure(db: Db, log: Logger, req: FastifyRequest, err: unkn
   return err;
 }
 
+/** The answer's JSON text, checked against the route's response schema; null for a streamed file. */
+function answerText(def: RouteDef, r: HandlerResult): string | null {
+  if (r.file) return null;
+  return JSON.stringify(def.response === 'file' ? r.body : (def.response as z.ZodType).parse(r.body));
+}
+
 /**
  * Registers every contract route with its handler. Authentication runs on request, before the
  * body is read, so an unauthenticated body is never parsed; the role rule runs once the body is
  * parsed, so a denied attempt is audited with its target. Then: boundary, validation, handler,
- * audit, ETag.
+ * the answer's schema check, audit, ETag.
  */
 export function registerRoutes(g: GroupContext, handlers: Partial<Handlers>): void {
   const { app, db } = g;
@@ -229,29 +235,35 @@ export function registerRoutes(g: GroupContext, handlers: Partial<Handlers>): vo
           query: parsePart(def.query, req.query, 'query'),
           body: parsePart(def.body, req.body, 'body'),
         } as HandlerInput<RouteName>;
+        // The answer is checked against its schema before the audit entry is written and the
+        // transaction commits: an answer that fails its check rolls the change back, and the
+        // attempt is audited as failed (auditFailure), not as a success the caller never saw.
         let result: HandlerResult;
+        let text: string | null;
         if (!def.mutates) {
           result = await handler.run(input, ctx);
+          text = answerText(def, result);
         } else if (handler.async) {
           result = await handler.run(input, ctx);
+          text = answerText(def, result);
           success(result);
         } else {
-          result = db.transaction(() => {
+          [result, text] = db.transaction(() => {
             const r = handler.run(input, ctx);
             if (r instanceof Promise) throw new Error(`mutation handler ${name} must be synchronous`);
+            const t = answerText(def, r);
             success(r);
-            return r;
+            return [r, t] as const;
           })();
         }
         for (const fn of after) setImmediate(fn);
 
         for (const [k, v] of Object.entries(result.headers ?? {})) reply.header(k, v);
-        if (result.file) {
-          reply.header('Content-Disposition', `attachment; filename="${result.file.filename}"`);
-          return reply.code(result.status ?? def.status).type(result.file.contentType).send(result.file.stream);
+        if (text === null) {
+          const file = result.file!;
+          reply.header('Content-Disposition', `attachment; filename="${file.filename}"`);
+          return reply.code(result.status ?? def.status).type(file.contentType).send(file.stream);
         }
-        const body = def.response === 'file' ? result.body : (def.response as z.ZodType).parse(result.body);
-        const text = JSON.stringify(body);
         if (def.method === 'GET') {
           const etag = etagOf(text);
           reply.header('ETag', etag).header('Cache-Control', 'no-cache');
