@@ -1,7 +1,7 @@
 import type { AuditEntry } from '../src/contract/index.js';
 import { defineScreen } from '../src/ui/screen-api.js';
 import { markOf, toneOf } from '../src/ui/theme.js';
-import { emptyText, historyActions, historyResources, pageSummary, tableTime, type HistorySpec } from './shared/history.js';
+import { emptyText, historyActions, historyResources, pageSummary, SERVER_ORDER, tableTime, type HistorySpec } from './shared/history.js';
 
 const spec: HistorySpec = {
   kind: 'audit',
@@ -39,6 +39,7 @@ export const auditScreen = defineScreen<AuditEntry>({
     rowKey: (e) => e.id,
     empty: emptyText(spec),
     summary: (rows, view) => pageSummary(spec, rows, view),
+    serverOrder: SERVER_ORDER,
   },
   actions: historyActions<AuditEntry>(spec),
 });

@@ -1,6 +1,7 @@
 import type { RoutingEntry } from '../src/contract/index.js';
 import { defineScreen } from '../src/ui/screen-api.js';
 import { shortTime } from '../src/ui/format.js';
+import { timeKey } from '../src/ui/sort.js';
 
 const FOLLOWS = 'follows active';
 
@@ -19,7 +20,7 @@ export const routingScreen = defineScreen<RoutingEntry>({
       { header: 'Workload', value: (e) => e.workload, minWidth: 10, maxWidth: 24 },
       { header: 'Model', value: modelText, tone: (e) => (e.model_id == null ? 'info' : undefined), minWidth: 20, maxWidth: 30 },
       { header: 'Effective model', value: (e) => e.effective_model_id ?? 'none', tone: (e) => (e.effective_model_id ? undefined : 'bad'), minWidth: 20, maxWidth: 30 },
-      { header: 'Updated (UTC)', value: updated, width: 16 },
+      { header: 'Updated (UTC)', value: updated, sort: (e) => timeKey(e.updated_at), width: 16 },
       { header: 'By', value: (e) => e.updated_by ?? '–', grow: true, minWidth: 8, maxWidth: 36 },
     ],
     rowKey: (e) => e.workload,

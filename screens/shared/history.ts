@@ -62,6 +62,16 @@ export function historyState(extra: Record<string, unknown>): HistoryState {
   };
 }
 
+/**
+ * The appliance pages a history newest first and `n`/`p` walk its pages: sorting one page here
+ * would pass for the order of the whole history, so the list keeps the appliance's order.
+ */
+export const SERVER_ORDER = {
+  column: 'Time (UTC)',
+  descending: true,
+  note: 'sorted by time on the server, newest first: the list is paged by the appliance, so a page is not sorted again here',
+};
+
 /** RFC 3339 UTC, whole seconds. */
 export const isoSeconds = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
