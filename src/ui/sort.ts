@@ -29,21 +29,24 @@ export function sortKeyOf<Row>(col: Column<Row>, row: Row): SortKey {
     if (col.sort) {
       const k = col.sort(row);
       if (typeof k === 'number') return Number.isNaN(k) ? null : k;
-      return typeof k === 'string' ? k.toLowerCase() : null;
+      return typeof k === 'string' ? textKey(k) : null;
     }
     const v = col.value(row);
     if (v === null || v === undefined || v === '') return null;
     if (typeof v === 'number') return Number.isNaN(v) ? null : v;
-    if (typeof v === 'string' && ISO_TIME.test(v)) return timeKey(v) ?? v.toLowerCase();
+    if (typeof v === 'string' && ISO_TIME.test(v)) return timeKey(v) ?? textKey(v);
   } catch {
     return null;
   }
   const text = cellText(col, row);
-  return text === '–' || text === '?' ? null : text.toLowerCase();
+  return text === '–' || text === '?' ? null : textKey(text);
 }
 
-// numeric: "key 9" before "key 10"
-const collator = new Intl.Collator('en', { numeric: true });
+/**
+ * Text as it sorts: case-blind, and each run of digits padded so that "key 9" comes before
+ * "key 10" in a plain comparison (a collator's numeric compare took half a second on 100,000 rows).
+ */
+const textKey = (s: string) => s.toLowerCase().replace(/\d+/g, (d) => d.padStart(16, '0'));
 
 /**
  * Orders two keys: numbers before text, and null (unknown, never) last whichever the direction,
@@ -55,7 +58,7 @@ export function compareKeys(a: SortKey, b: SortKey, descending = false): number 
   if (typeof a === 'number' && typeof b === 'number') c = a === b ? 0 : a < b ? -1 : 1;
   else if (typeof a === 'number') c = -1;
   else if (typeof b === 'number') c = 1;
-  else c = collator.compare(a, b);
+  else c = a === b ? 0 : a < b ? -1 : 1;
   return descending ? -c : c;
 }
 
