@@ -2,6 +2,7 @@ import type { RoutingEntry } from '../src/contract/index.js';
 import { defineScreen } from '../src/ui/screen-api.js';
 import { shortTime } from '../src/ui/format.js';
 import { timeKey } from '../src/ui/sort.js';
+import { routingChange, routingChangeOf } from './shared/routing-change.js';
 
 const FOLLOWS = 'follows active';
 
@@ -60,12 +61,12 @@ export const routingScreen = defineScreen<RoutingEntry>({
         if (!choice) return;
         const after = await ctx.call('setRouting', { params: { workload: entry.workload }, body: { model_id: choice.model_id } });
         ctx.refresh();
+        // "from" as the appliance found it (someone may have changed it since the last poll), from the audit entry
+        const audited = await ctx.audit('setRouting');
+        const change = (audited && routingChangeOf(audited)) ?? routingChange(entry.model_id, after.model_id);
         return {
           title: 'Routing updated',
-          summary: [
-            `${after.workload}: ${after.model_id === null ? 'follows the active model' : `routed to ${after.model_id}`}.`,
-            `Effective model: ${after.effective_model_id ?? 'none'}.`,
-          ],
+          summary: [`${after.workload}: ${change}.`, `Effective model: ${after.effective_model_id ?? 'none'}.`],
         };
       },
     },
