@@ -2,7 +2,7 @@ import type { AuditEntry } from '../src/contract/index.js';
 import { defineScreen } from '../src/ui/screen-api.js';
 import { ROUTE_META, type RouteMeta } from '../src/contract/route-meta.js';
 import { markOf, toneOf } from '../src/ui/theme.js';
-import { routingChangeOf } from './shared/routing-change.js';
+import { routingChangeOf } from '../src/ui/audit-change.js';
 import { emptyText, historyActions, historyResources, pageSummary, SERVER_ORDER, tableTime, type HistorySpec } from './shared/history.js';
 
 /** Actions the appliance audits besides each mutating route's own (src/server: governance/export.ts, app.ts). */

@@ -2,7 +2,7 @@ import type { RoutingEntry } from '../src/contract/index.js';
 import { defineScreen } from '../src/ui/screen-api.js';
 import { shortTime } from '../src/ui/format.js';
 import { timeKey } from '../src/ui/sort.js';
-import { routingChange, routingChangeOf } from './shared/routing-change.js';
+import { routingChange, routingChangeOf } from '../src/ui/audit-change.js';
 
 const FOLLOWS = 'follows active';
 

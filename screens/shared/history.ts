@@ -69,7 +69,7 @@ export function historyState(extra: Record<string, unknown>): HistoryState {
 export const SERVER_ORDER = {
   column: 'Time (UTC)',
   descending: true,
-  note: 'sorted by time on the server, newest first: the list is paged by the appliance, so a page is not sorted again here',
+  note: 'sorted by time on the server, newest first (paged there, not sorted again here)',
 };
 
 /** RFC 3339 UTC, whole seconds. */

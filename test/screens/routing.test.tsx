@@ -33,6 +33,7 @@ describe('routing screen', () => {
     expect(routingRow('chat')).toMatchObject({ model_id: 'mistral-7b', updated_by: 'alice-admin' });
     const entry = suite.auditRows().find((r) => r.action === 'routing.update' && r.outcome === 'success')!;
     expect(result).toContain('chat: follows the active model → mistral-7b.');
+    expect(result).toMatch(/change {3}follows the active model → mistral-7b/);
     expect(result).toContain(entry.request_id);
     await d.press('enter');
     await d.waitFor((x) => /chat\s+mistral-7b\s+mistral-7b\s+\d{4}-\d\d-\d\d \d\d:\d\d\s+alice-admin/.test(x), 'the list to show the new route');
@@ -64,6 +65,7 @@ describe('routing screen', () => {
     const result = await d.waitForText('Audit entry aud_');
     expect(routingRow('embed').model_id).toBe('mistral-7b');
     expect(result).toContain('embed: llama-3.1-8b → mistral-7b.');
+    expect(result).toMatch(/change {3}llama-3\.1-8b → mistral-7b/); // the audit entry's details, in words
     await d.press('enter');
     await d.press(':');
     await d.type('audit');

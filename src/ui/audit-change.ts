@@ -1,4 +1,4 @@
-/** How a routing change reads, on the routing screen's result and in the audit list. */
+/** How a change reads in words: on the routing screen's result, in its audit entry, and in the audit list. */
 
 /** A workload's model in words: null (or absent) follows the active model. */
 export const routedTo = (modelId: string | null | undefined): string => (modelId === null || modelId === undefined ? 'follows the active model' : modelId);
