@@ -61,5 +61,10 @@ export const auditScreen = defineScreen<AuditEntry>({
     summary: (rows, view) => pageSummary(spec, rows, view),
     serverOrder: SERVER_ORDER,
   },
+  // the list's Target cell is cut on a narrow terminal: Enter says a routing change whole, first
+  detail: (e) => {
+    const change = routingChangeOf(e);
+    return change ? { change, ...e } : e;
+  },
   actions: historyActions<AuditEntry>(spec),
 });

@@ -73,6 +73,10 @@ describe('routing screen', () => {
     const audit = await d.waitForText('routing.update');
     expect(audit).toMatch(/routing\.update\s+routing embed: llama-3\.1-8b → mistral-7b\s+● success/);
     expect(audit).toMatch(/routing\.update\s+routing embed: follows the active model → llama-3\.1-8b\s+● success/);
+    // Enter on the newest entry (this change) says it first, whatever the width
+    await d.resize(80, 24);
+    await d.press('enter');
+    expect(await d.waitForText('change')).toMatch(/change\s+llama-3\.1-8b → mistral-7b/);
   });
 
   it('an auditor sees the change disabled with the reason, and pressing it sends nothing', async () => {
