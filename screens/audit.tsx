@@ -1,7 +1,22 @@
 import type { AuditEntry } from '../src/contract/index.js';
 import { defineScreen } from '../src/ui/screen-api.js';
+import { ROUTE_META, type RouteMeta } from '../src/contract/route-meta.js';
 import { markOf, toneOf } from '../src/ui/theme.js';
-import { emptyText, historyActions, historyResources, pageSummary, tableTime, type HistorySpec } from './shared/history.js';
+import { routingChangeOf } from '../src/ui/audit-change.js';
+import { emptyText, historyActions, historyResources, pageSummary, SERVER_ORDER, tableTime, type HistorySpec } from './shared/history.js';
+
+/** Actions the appliance audits besides each mutating route's own (src/server: governance/export.ts, app.ts). */
+const OTHER_ACTIONS: Record<string, string> = {
+  'audit.export': 'Audit trail exported (csv or jsonl)',
+  'journal.export': 'Agent journal exported (csv or jsonl)',
+  'settings.update': 'A write to the read-only settings (always refused, 405)',
+};
+
+/** Every action the audit trail can hold, with what it records: the pick list of the action filter. */
+export function knownActions(): { value: string; hint: string }[] {
+  const routes = Object.values(ROUTE_META as Record<string, RouteMeta>).filter((m) => m.mutates && m.action);
+  return [...routes.map((m) => ({ value: m.action!, hint: m.summary })), ...Object.entries(OTHER_ACTIONS).map(([value, hint]) => ({ value, hint }))];
+}
 
 const spec: HistorySpec = {
   kind: 'audit',
@@ -13,13 +28,18 @@ const spec: HistorySpec = {
   exportCapability: 'audit.export',
   filters: [
     { name: 'actor', label: 'Actor', hint: 'the exact subject, e.g. alice.martin@northwind.example; empty = anyone' },
-    { name: 'action', label: 'Action', hint: 'exact (gateway.key.revoke) or a prefix ending in * (gateway.key.*); empty = any' },
+    { name: 'action', label: 'Action', hint: 'exact (gateway.key.revoke) or a prefix ending in * (gateway.key.*); empty = any; a picks from a list', known: knownActions() },
     { name: 'outcome', label: 'Outcome', options: ['', 'success', 'denied', 'failed'] },
   ],
 };
 
 const actor = (e: AuditEntry) => `${e.actor?.subject ?? '?'} (${e.actor?.role ?? 'no role'})`;
-const target = (e: AuditEntry) => [e.target?.type, e.target?.id].filter(Boolean).join(' ');
+/** "gateway_key key_…"; a routing change also says what it changed ("routing chat: follows the active model → mistral-7b"). */
+const target = (e: AuditEntry) => {
+  const what = [e.target?.type, e.target?.id].filter(Boolean).join(' ');
+  const change = routingChangeOf(e);
+  return change ? `${what}: ${change}` : what;
+};
 const outcome = (e: AuditEntry) => `${markOf(toneOf(e.outcome))} ${e.outcome ?? '?'}`;
 
 export const auditScreen = defineScreen<AuditEntry>({
@@ -32,13 +52,19 @@ export const auditScreen = defineScreen<AuditEntry>({
       { header: 'Time (UTC)', value: (e) => tableTime(e.at), width: 19 },
       { header: 'Actor (role)', value: actor, grow: true, minWidth: 14, maxWidth: 48 },
       { header: 'Action', value: (e) => e.action, minWidth: 18, maxWidth: 28 },
-      { header: 'Target', value: target, minWidth: 8, maxWidth: 36 },
+      { header: 'Target', value: target, minWidth: 8, maxWidth: 60 },
       { header: 'Outcome', value: outcome, tone: (e) => toneOf(e.outcome), width: 9 },
       { header: 'HTTP', value: (e) => e.status, align: 'right', width: 4 },
     ],
     rowKey: (e) => e.id,
     empty: emptyText(spec),
     summary: (rows, view) => pageSummary(spec, rows, view),
+    serverOrder: SERVER_ORDER,
+  },
+  // the list's Target cell is cut on a narrow terminal: Enter says a routing change whole, first
+  detail: (e) => {
+    const change = routingChangeOf(e);
+    return change ? { change, ...e } : e;
   },
   actions: historyActions<AuditEntry>(spec),
 });

@@ -42,6 +42,12 @@ function cell(row: BudgetRow, f: Field): string {
   return limitText(v);
 }
 
+/** A budget sorts by the value in force: an inherited one by the default's, unlimited above any limit. */
+function budgetKey(row: BudgetRow, f: Field): number | null {
+  const v = row.agent !== null && row.values[f] === undefined ? row.defaults[f] : row.values[f];
+  return v === null ? Infinity : typeof v === 'number' ? v : null;
+}
+
 /** The document a PUT sends: only the contract's fields, from the latest answer. */
 function writable(doc: Budgets): { defaults: BudgetValues; agents: Record<string, Override> } {
   const pick = (v: Override | undefined, all: boolean): Override =>
@@ -143,6 +149,7 @@ export const budgetsScreen = defineScreen<BudgetRow>({
         header: f.header,
         value: (r: BudgetRow) => cell(r, f.name),
         tone: (r: BudgetRow) => (cell(r, f.name) === INHERITED ? ('muted' as const) : undefined),
+        sort: (r: BudgetRow) => budgetKey(r, f.name),
         align: 'right' as const,
         minWidth: 12,
         maxWidth: 16,

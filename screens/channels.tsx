@@ -1,6 +1,7 @@
 import type { Channel } from '../src/contract/index.js';
 import { defineScreen } from '../src/ui/screen-api.js';
 import { ago } from '../src/ui/format.js';
+import { timeKey } from '../src/ui/sort.js';
 
 const badge = (c: Channel) => (c.enabled ? '● enabled' : '○ disabled');
 
@@ -13,7 +14,7 @@ export const channelsScreen = defineScreen<Channel>({
       { header: 'Name', value: (c) => c.name, grow: true, maxWidth: 40 },
       { header: 'ID', value: (c) => c.id, maxWidth: 30 },
       { header: 'State', value: badge, tone: (c) => (c.enabled ? 'ok' : 'muted') },
-      { header: 'Updated', value: (c) => ago(c.updated_at) },
+      { header: 'Updated', value: (c) => ago(c.updated_at), sort: (c) => timeKey(c.updated_at) },
     ],
     rowKey: (c) => c.id,
     empty: 'No agent channels are configured.',

@@ -3,6 +3,7 @@ import { ApiError, TransportError } from '../src/client/errors.js';
 import { defineScreen, type ActionContext } from '../src/ui/screen-api.js';
 import { errorLines } from '../src/ui/ErrorBanner.js';
 import { ago } from '../src/ui/format.js';
+import { timeKey } from '../src/ui/sort.js';
 import { toneOf } from '../src/ui/theme.js';
 
 const FINAL = new Set(['succeeded', 'failed']);
@@ -97,7 +98,7 @@ export const connectorsScreen = defineScreen<Connector>({
       { header: 'Name', value: (c) => c.name, grow: true, minWidth: 20, maxWidth: 32 },
       { header: 'Kind', value: (c) => c.kind, maxWidth: 20 },
       { header: 'State', value: (c) => c.state, tone: (c) => toneOf(c.state) },
-      { header: 'Last sync', value: lastSync, minWidth: 21, maxWidth: 34 },
+      { header: 'Last sync', value: lastSync, sort: (c) => timeKey(c.last_sync?.at), minWidth: 21, maxWidth: 34 },
       { header: 'RBAC labels', value: (c) => (c.rbac_labels ?? []).join(', '), maxWidth: 30 },
       { header: 'Sources', value: (c) => (c.sources ?? []).length, align: 'right', width: 7 },
     ],

@@ -1,7 +1,7 @@
 import type { JournalEntry } from '../src/contract/index.js';
 import { defineScreen } from '../src/ui/screen-api.js';
 import { markOf, toneOf } from '../src/ui/theme.js';
-import { emptyText, historyActions, historyResources, historyState, pageSummary, tableTime, type HistorySpec } from './shared/history.js';
+import { emptyText, historyActions, historyResources, historyState, pageSummary, SERVER_ORDER, tableTime, type HistorySpec } from './shared/history.js';
 
 const spec: HistorySpec = {
   kind: 'journal',
@@ -50,6 +50,7 @@ export const journalScreen = defineScreen<JournalEntry>({
     rowKey: (e) => e.id,
     empty: emptyText(spec),
     summary: (rows, view) => pageSummary(spec, rows, view),
+    serverOrder: SERVER_ORDER,
   },
   actions: [
     ...historyActions<JournalEntry>(spec),

@@ -4,10 +4,13 @@ import { defineScreen, type ActionContext, type FormField } from '../src/ui/scre
 import { confirmOverwrite, mergeValues } from './shared/merge.js';
 import { ago, limitText, shortTime } from '../src/ui/format.js';
 import { toneOf } from '../src/ui/theme.js';
+import { timeKey } from '../src/ui/sort.js';
 
 /** "60 / 40k / ∞": requests per minute, tokens per minute, tokens per day (∞ = unlimited). */
 const quotaText = (q: Quota | undefined) =>
   q ? `${short(q.requests_per_minute)} / ${short(q.tokens_per_minute)} / ${short(q.tokens_per_day)}` : '–';
+/** The quota sorts by its first figure, requests per minute; unlimited (∞) above any limit. */
+const quotaKey = (q: Quota | undefined) => (q ? (q.requests_per_minute ?? Infinity) : null);
 function short(v: number | null | undefined): string {
   if (v === null || v === undefined) return '∞';
   if (v >= 1_000_000) return `${+(v / 1_000_000).toFixed(1)}M`;
@@ -72,9 +75,9 @@ export const keysScreen = defineScreen<GatewayKey>({
       { header: 'Name', value: (k) => k.name, grow: true, minWidth: 15, maxWidth: 32 },
       { header: 'Status', value: (k) => k.status, tone: (k) => toneOf(k.status), minWidth: 7 },
       { header: 'Prefix', value: (k) => k.prefix, minWidth: 16, maxWidth: 16 },
-      { header: 'Quota rpm/tpm/tpd', value: (k) => quotaText(k.quota), minWidth: 17, maxWidth: 24 },
-      { header: 'Last used', value: (k) => ago(k.last_used_at).replace(/ ago$/, ''), minWidth: 7 },
-      { header: 'Created', value: (k) => shortTime(k.created_at).slice(0, 10), width: 10 },
+      { header: 'Quota rpm/tpm/tpd', value: (k) => quotaText(k.quota), sort: (k) => quotaKey(k.quota), minWidth: 17, maxWidth: 24 },
+      { header: 'Last used', value: (k) => ago(k.last_used_at).replace(/ ago$/, ''), sort: (k) => timeKey(k.last_used_at), minWidth: 7 },
+      { header: 'Created', value: (k) => shortTime(k.created_at).slice(0, 10), sort: (k) => timeKey(k.created_at), width: 10 },
     ],
     rowKey: (k) => k.id,
     empty: 'No gateway keys yet. Press n to create one.',

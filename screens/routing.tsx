@@ -1,6 +1,8 @@
 import type { RoutingEntry } from '../src/contract/index.js';
 import { defineScreen } from '../src/ui/screen-api.js';
 import { shortTime } from '../src/ui/format.js';
+import { timeKey } from '../src/ui/sort.js';
+import { routingChange, routingChangeOf } from '../src/ui/audit-change.js';
 
 const FOLLOWS = 'follows active';
 
@@ -19,7 +21,7 @@ export const routingScreen = defineScreen<RoutingEntry>({
       { header: 'Workload', value: (e) => e.workload, minWidth: 10, maxWidth: 24 },
       { header: 'Model', value: modelText, tone: (e) => (e.model_id == null ? 'info' : undefined), minWidth: 20, maxWidth: 30 },
       { header: 'Effective model', value: (e) => e.effective_model_id ?? 'none', tone: (e) => (e.effective_model_id ? undefined : 'bad'), minWidth: 20, maxWidth: 30 },
-      { header: 'Updated (UTC)', value: updated, width: 16 },
+      { header: 'Updated (UTC)', value: updated, sort: (e) => timeKey(e.updated_at), width: 16 },
       { header: 'By', value: (e) => e.updated_by ?? '–', grow: true, minWidth: 8, maxWidth: 36 },
     ],
     rowKey: (e) => e.workload,
@@ -59,12 +61,12 @@ export const routingScreen = defineScreen<RoutingEntry>({
         if (!choice) return;
         const after = await ctx.call('setRouting', { params: { workload: entry.workload }, body: { model_id: choice.model_id } });
         ctx.refresh();
+        // "from" as the appliance found it (someone may have changed it since the last poll), from the audit entry
+        const audited = await ctx.audit('setRouting');
+        const change = (audited && routingChangeOf(audited)) ?? routingChange(entry.model_id, after.model_id);
         return {
           title: 'Routing updated',
-          summary: [
-            `${after.workload}: ${after.model_id === null ? 'follows the active model' : `routed to ${after.model_id}`}.`,
-            `Effective model: ${after.effective_model_id ?? 'none'}.`,
-          ],
+          summary: [`${after.workload}: ${change}.`, `Effective model: ${after.effective_model_id ?? 'none'}.`],
         };
       },
     },

@@ -62,6 +62,16 @@ export function historyState(extra: Record<string, unknown>): HistoryState {
   };
 }
 
+/**
+ * The appliance pages a history newest first and `n`/`p` walk its pages: sorting one page here
+ * would pass for the order of the whole history, so the list keeps the appliance's order.
+ */
+export const SERVER_ORDER = {
+  column: 'Time (UTC)',
+  descending: true,
+  note: 'sorted by time on the server, newest first (paged there, not sorted again here)',
+};
+
 /** RFC 3339 UTC, whole seconds. */
 export const isoSeconds = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
@@ -98,6 +108,8 @@ export interface FilterSpec {
   options?: string[];
   hint?: string;
   validate?: (v: string) => string | null;
+  /** values the appliance is known to record: `a` picks one from a list instead of typing it */
+  known?: { value: string; hint?: string }[];
 }
 
 export interface HistorySpec {
@@ -197,7 +209,7 @@ function filterFields(spec: HistorySpec, h: HistoryState): FormField[] {
 
 const restart = { cursors: [] as string[], anchor: null };
 
-/** f, c, n, p, t, e: filters, paging and export; none of them changes the appliance. */
+/** f, c, n, p, t, e (and a: pick a known value): filters, paging and export; none of them changes the appliance. */
 export function historyActions<Row>(spec: HistorySpec): ScreenAction<Row>[] {
   return [
     {
@@ -276,7 +288,48 @@ export function historyActions<Row>(spec: HistorySpec): ScreenAction<Row>[] {
       },
     },
     exportAction<Row>(spec),
+    ...spec.filters.filter((f) => f.known).slice(0, 1).map((f) => pickFilterAction<Row>(f)),
   ];
+}
+
+/** "gateway.key.*" for each prefix that two or more known values share: one pick for a family. */
+function families(values: string[]): string[] {
+  const count = new Map<string, number>();
+  for (const v of values) {
+    const dot = v.lastIndexOf('.');
+    if (dot > 0) count.set(`${v.slice(0, dot)}.*`, (count.get(`${v.slice(0, dot)}.*`) ?? 0) + 1);
+  }
+  return [...count].filter(([, n]) => n > 1).map(([p]) => p).sort();
+}
+
+/** a: sets a filter to a value picked from those the appliance records, or to any. */
+function pickFilterAction<Row>(f: FilterSpec): ScreenAction<Row> {
+  const name = f.label.toLowerCase();
+  return {
+    key: 'a',
+    label: `pick ${name}`,
+    mutates: false,
+    async run(ctx) {
+      const h = historyState(ctx.state.extra);
+      const now = h.filters[f.name] ?? '';
+      // first, so that a hint cut at the dialog's edge still says it
+      const hint = (v: string, what: string) => (v === now ? `(current) ${what}` : what);
+      const known = [...f.known!].sort((a, b) => (a.value < b.value ? -1 : 1));
+      const picked = await ctx.pick<string>({
+        title: `Show one ${name}`,
+        message: now && !known.some((k) => k.value === now) ? `Now: ${now} (typed with f).` : undefined,
+        items: [
+          { value: '', label: `any ${name}`, hint: hint('', 'no filter') },
+          ...families(known.map((k) => k.value)).map((p) => ({ value: p, label: p, hint: hint(p, `every ${p.slice(0, -2)} ${name}`) })),
+          ...known.map((k) => ({ value: k.value, label: k.value, hint: hint(k.value, k.hint ?? '') })),
+        ],
+      });
+      if (picked === null || picked === now) return;
+      const filters = { ...h.filters, [f.name]: picked };
+      if (picked === '') delete filters[f.name];
+      ctx.setExtra({ filters, ...restart }, { top: true });
+    },
+  };
 }
 
 /** 20261121T093012Z: sortable and safe in a file name. */

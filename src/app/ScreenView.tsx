@@ -4,6 +4,7 @@ import type { ScreenUiState } from '../store/ui.js';
 import { patchScreen } from '../store/ui.js';
 import type { AnyScreen, ScreenRenderProps } from '../ui/screen-api.js';
 import { Table } from '../ui/Table.js';
+import { sortColumn } from '../ui/sort.js';
 import { colour } from '../ui/theme.js';
 import { sanitize } from '../ui/sanitize.js';
 import { useDeps } from './deps.js';
@@ -42,6 +43,7 @@ export function ScreenView({ screen, state, data, width, height }: { screen: Any
           rows={data.rows}
           layoutRows={data.all}
           counting={data.searching}
+          sort={list.serverOrder ?? (sortColumn(list.columns, state.sort) ? state.sort : null)}
           cursor={state.cursor}
           scroll={state.scroll}
           height={height - (list.summary ? 1 : 0)}

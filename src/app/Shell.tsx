@@ -20,6 +20,7 @@ import { colour } from '../ui/theme.js';
 import { sanitize } from '../ui/sanitize.js';
 import { truncate, wrapText } from '../ui/text.js';
 import { offersFilter, type AnyScreen, type ScreenLink } from '../ui/screen-api.js';
+import { flipSort, nextSort, sortMark } from '../ui/sort.js';
 import { runAction, whyNot } from './actions.js';
 import { openLink } from './navigate.js';
 import { DialogHost } from './DialogHost.js';
@@ -167,6 +168,19 @@ export function Shell() {
     patchScreen(deps.ui, screen.name, { cursor: c, selectedKey, scroll: scrollFor(c, fresh.scroll, page, data.rows.length) });
   };
 
+  // s: the next column (then the appliance's order again); S: the other direction. The cursor
+  // keeps its row, wherever the new order puts it.
+  const sortBy = (flip: boolean) => {
+    if (!screen.list) return flash(deps.ui, `the ${screen.name} screen is not a list: nothing to sort`);
+    if (screen.list.serverOrder) return flash(deps.ui, screen.list.serverOrder.note);
+    const fresh = screenState(deps.ui.getState(), screen.name);
+    const columns = screen.list.columns;
+    const next = flip ? flipSort(columns, fresh.sort) : nextSort(columns, fresh.sort);
+    const held = fresh.selectedKey ?? (row === undefined ? null : safeKey(screen, row));
+    patchScreen(deps.ui, screen.name, { sort: next, selectedKey: held, cursor });
+    flash(deps.ui, next ? `sorted by ${next.column} ${sortMark(next.descending)} (${next.descending ? 'descending' : 'ascending'}; s next column, S flips)` : "in the appliance's order (s sorts by a column)");
+  };
+
   const handleKey = (input: string, key: Key) => {
     // The store, not this render: a key can arrive before React re-subscribes this handler.
     const fresh = deps.ui.getState();
@@ -205,6 +219,7 @@ export function Shell() {
       return deps.ui.setState({ detailScroll: Math.max(0, Math.min(max, next)) });
     }
     if (input === '/') return offersFilter(screen) ? setMode('filter') : flash(deps.ui, `the ${screen.name} screen has no / filter`);
+    if (input === 's' || input === 'S') return sortBy(input === 'S');
     if (key.escape) {
       if (state.filter) patchScreen(deps.ui, screen.name, { filter: '', cursor: 0, selectedKey: null, scroll: 0 });
       return;
@@ -252,7 +267,7 @@ export function Shell() {
       <DialogHost width={width} height={bodyHeight} isActive={!tooSmall} />
     </Box>
   ) : ui.mode === 'help' ? (
-    <HelpOverlay screen={screen.name} actions={hintActions} width={width} height={bodyHeight} filter={offersFilter(screen)} isActive={!tooSmall} />
+    <HelpOverlay screen={screen.name} actions={hintActions} width={width} height={bodyHeight} filter={offersFilter(screen)} sort={sortHelp(screen)} isActive={!tooSmall} />
   ) : ui.mode === 'detail' && gone ? (
     <Box flexDirection="column" height={bodyHeight}>
       <Text color={colour('warn')} wrap="truncate">
@@ -301,7 +316,7 @@ export function Shell() {
         <Box height={bodyHeight} flexDirection="column" overflowY="hidden">
           {body}
         </Box>
-        <KeyHints actions={hintActions} width={width} filter={offersFilter(screen)} />
+        <KeyHints actions={hintActions} width={width} filter={offersFilter(screen)} sort={Boolean(screen.list)} />
         <StatusLine screen={screen} filter={state.filter} width={width} inputActive={!tooSmall} />
       </Box>
     </>
@@ -379,7 +394,12 @@ function locateRow(screen: AnyScreen, rows: unknown[], state: { cursor: number; 
   return { index: Math.max(0, Math.min(state.cursor, rows.length - 1)), found: false };
 }
 
-/** What Enter shows for a row: the screen's view of it, or the row itself if that view fails. */
+/** What s and S do on this screen, for the help: nothing on a custom view. */
+function sortHelp(screen: AnyScreen): string | null {
+  if (!screen.list) return null;
+  return screen.list.serverOrder?.note ?? "sort by the next column (▲▼ in its header) / flip the order; again past the last: the appliance's order";
+}
+
 /** Where Enter on this row leads, when its screen links rows elsewhere; a throwing link is no link. */
 function linkOf(screen: AnyScreen, row: unknown): ScreenLink | null {
   try {
@@ -389,6 +409,7 @@ function linkOf(screen: AnyScreen, row: unknown): ScreenLink | null {
   }
 }
 
+/** What Enter shows for a row: the screen's view of it, or the row itself if that view fails. */
 function detailOf(screen: AnyScreen, row: unknown): unknown {
   try {
     return screen.detail ? screen.detail(row) : row;

@@ -5,6 +5,7 @@ import { flash, patchScreen, screenState } from '../store/ui.js';
 import type { ActionContext, AnyScreen, ScreenAction } from '../ui/screen-api.js';
 import type { AuditEntry } from '../contract/index.js';
 import { errorLines } from '../ui/ErrorBanner.js';
+import { routingChangeOf } from '../ui/audit-change.js';
 import { sanitize } from '../ui/sanitize.js';
 import type { FormField, FormValues } from '../ui/dialogs/form-model.js';
 import { closeDialog, openDialog, updateDialog } from './dialogs.js';
@@ -247,6 +248,7 @@ async function auditLines(deps: DashboardDeps, mutations: Mutation[]): Promise<s
       continue;
     }
     const entry = r.entry;
+    const change = routingChangeOf(entry);
     out.push(
       `Audit entry ${entry.id}`,
       `  at       ${entry.at}`,
@@ -254,6 +256,7 @@ async function auditLines(deps: DashboardDeps, mutations: Mutation[]): Promise<s
       `  action   ${entry.action} → ${entry.target?.type ?? '?'} ${entry.target?.id ?? ''}`.trimEnd(),
       `  outcome  ${entry.outcome} (${entry.status})`,
       `  request  ${entry.request_id}`,
+      ...(change ? [`  change   ${sanitize(change, 400)}`] : []),
       ...detailLines(entry.details),
     );
   }

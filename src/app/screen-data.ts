@@ -4,6 +4,7 @@ import { emptyEntry, type ResourceEntry } from '../store/resources.js';
 import type { ScreenUiState } from '../store/ui.js';
 import type { AnyScreen, ListSpec } from '../ui/screen-api.js';
 import { cellText } from '../ui/table-layout.js';
+import { sortColumn, sortRows, type SortState } from '../ui/sort.js';
 import type { DashboardDeps } from './deps.js';
 import { screenResources } from './screen-resources.js';
 
@@ -215,12 +216,23 @@ export function useScreenData(deps: DashboardDeps, screen: AnyScreen, state: Scr
   const primaryId = screen.list?.resource ?? reqs[0]?.id;
   const primary = (primaryId && resources[primaryId]) || emptyEntry('none');
   const all = useMemo(() => (screen.list ? extractRows(screen.list, primary.data) : []), [screen, primary.data]);
+  const sorted = useMemo(() => sortedRows(screen, all, state.sort), [screen, all, state.sort]);
   const [searched, searchDone] = useReducer((n: number) => n + 1, 0);
   const filtered = useMemo(
-    () => (screen.list && state.filter ? filterRows(screen.list, all, state.filter, searchDone) : { rows: all, complete: true }),
+    () => (screen.list && state.filter ? filterRows(screen.list, sorted, state.filter, searchDone) : { rows: sorted, complete: true }),
     // `searched` changes when a search that went on between frames is complete
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [screen, all, state.filter, searched],
+    [screen, sorted, state.filter, searched],
   );
-  return { resources, primary, rows: filtered.rows, searching: !filtered.complete, all, total: all.length };
+  return { resources, primary, rows: filtered.rows, searching: !filtered.complete, all: sorted, total: all.length };
+}
+
+/**
+ * The rows in the order the operator chose (s, S); a list the appliance pages keeps the
+ * appliance's order, since sorting one page would look like sorting the whole history.
+ */
+function sortedRows(screen: AnyScreen, all: unknown[], sort: SortState | null | undefined): unknown[] {
+  if (!screen.list || screen.list.serverOrder) return all;
+  const col = sortColumn(screen.list.columns, sort);
+  return col ? sortRows(all, col, sort!.descending) : all;
 }

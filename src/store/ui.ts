@@ -1,4 +1,5 @@
 import { createStore } from 'zustand/vanilla';
+import type { SortState } from '../ui/sort.js';
 
 /** What each screen remembers while another one is shown. */
 export interface ScreenUiState {
@@ -7,6 +8,8 @@ export interface ScreenUiState {
   selectedKey: string | null;
   scroll: number;
   filter: string;
+  /** the column a list is sorted by (s, S); none: the appliance's order */
+  sort?: SortState | null;
   /** screen-owned state (time range, paging cursor, …), read by its resources() */
   extra: Record<string, unknown>;
 }

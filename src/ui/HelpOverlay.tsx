@@ -4,6 +4,8 @@ import { fit, truncate } from './text.js';
 import { useScrollWindow } from './scroll-window.js';
 import type { HintAction } from './KeyHints.js';
 
+const SORT_KEYS = 's  S';
+
 export const GLOBAL_BINDINGS: [string, string][] = [
   ['↑ ↓  j k', 'move the cursor'],
   ['PgUp PgDn', 'move a page'],
@@ -13,6 +15,7 @@ export const GLOBAL_BINDINGS: [string, string][] = [
   ['Tab  Shift-Tab', 'next / previous screen'],
   [':', 'command line: a screen name (Tab completes), or q to quit'],
   ['/', 'filter the rows (Enter keeps it, Esc clears it)'],
+  [SORT_KEYS, 'sort the list (its screen says how)'],
   ['r', 'refresh now (also skips a reconnect wait; when signed out: sign in again)'],
   ['?', 'this help'],
   ['q  :q  Ctrl-C', 'quit'],
@@ -25,15 +28,17 @@ interface HelpProps {
   height: number;
   /** the screen offers `/` (src/ui/screen-api.ts offersFilter) */
   filter?: boolean;
+  /** what s and S do on this screen, or null where they do nothing (a custom view) */
+  sort?: string | null;
   /** false while the shell shows something else in its place (a window too small) */
   isActive?: boolean;
 }
 
-export function HelpOverlay({ screen, actions, width, height, filter = true, isActive = true }: HelpProps) {
+export function HelpOverlay({ screen, actions, width, height, filter = true, sort = null, isActive = true }: HelpProps) {
   const keyWidth = 16;
   const rows: { key: string; text: string; dim?: boolean; head?: boolean }[] = [
     { key: '', text: 'Keys everywhere', head: true },
-    ...GLOBAL_BINDINGS.filter(([k]) => filter || k !== '/').map(([k, t]) => ({ key: k, text: t })),
+    ...GLOBAL_BINDINGS.filter(([k]) => (filter || k !== '/') && (sort || k !== SORT_KEYS)).map(([k, t]) => ({ key: k, text: k === SORT_KEYS && sort ? sort : t })),
     { key: '', text: '' },
     { key: '', text: `Actions on this screen (${screen})`, head: true },
     ...(actions.length ? [] : [{ key: '', text: 'none: this screen only shows data', dim: true }]),

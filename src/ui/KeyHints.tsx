@@ -4,21 +4,21 @@ import { truncate } from './text.js';
 
 export interface HintAction { key: string; label: string; disabled: string | null }
 
-interface KeyHintsProps { actions: HintAction[]; width: number; extra?: string; filter?: boolean }
+interface KeyHintsProps { actions: HintAction[]; width: number; extra?: string; filter?: boolean; sort?: boolean }
 
 /**
  * One line: the screen's actions (disabled ones dimmed, with the reason once), then the
- * shell's keys (`/ filter` only where the screen has a filter). The shell makes new action lists
+ * shell's keys (`/ filter` only where the screen has a filter, `s sort` only on a list). The shell makes new action lists
  * on every key; the line is drawn again only when what they say changed.
  */
 const sameActions = (a: HintAction[], b: HintAction[]) =>
   a.length === b.length && a.every((x, i) => x.key === b[i].key && x.label === b[i].label && x.disabled === b[i].disabled);
 
-export const KeyHints = memo(KeyHintsLine, (a: KeyHintsProps, b: KeyHintsProps) => a.width === b.width && a.extra === b.extra && a.filter === b.filter && sameActions(a.actions, b.actions));
+export const KeyHints = memo(KeyHintsLine, (a: KeyHintsProps, b: KeyHintsProps) => a.width === b.width && a.extra === b.extra && a.filter === b.filter && a.sort === b.sort && sameActions(a.actions, b.actions));
 
-function KeyHintsLine({ actions, width, extra, filter = true }: KeyHintsProps) {
+function KeyHintsLine({ actions, width, extra, filter = true, sort = false }: KeyHintsProps) {
   const reasons = [...new Set(actions.map((a) => a.disabled).filter((r): r is string => !!r))];
-  const globals = extra ?? `⏎ detail  ${filter ? '/ filter  ' : ''}: screen  Tab next  ? help  r refresh  q quit`;
+  const globals = extra ?? `⏎ detail  ${filter ? '/ filter  ' : ''}${sort ? 's sort  ' : ''}: screen  Tab next  ? help  r refresh  q quit`;
   const parts: React.ReactNode[] = [];
   let used = 0;
   for (const a of actions) {

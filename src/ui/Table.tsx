@@ -5,8 +5,9 @@ import sliceAnsi from 'slice-ansi';
 import type { Column } from './screen-api.js';
 import { BoundedMap } from './bounded-map.js';
 import widestLine from './ink-frame/widest-line.js';
-import { cellText, layoutColumns, scrollFor, GUTTER, SEPARATOR } from './table-layout.js';
-import { fit } from './text.js';
+import { cellText, layoutColumns, scrollFor, GUTTER, SEPARATOR, SORT_MARK_WIDTH } from './table-layout.js';
+import { sortMark, type SortState } from './sort.js';
+import { fit, truncate } from './text.js';
 import { colour } from './theme.js';
 
 export interface TableProps<Row> {
@@ -27,6 +28,8 @@ export interface TableProps<Row> {
   layoutRows?: Row[];
   /** more rows are coming (a filter still searching): the count is shown as "at least" */
   counting?: boolean;
+  /** the order the rows are in: its column's header carries ▲ or ▼ */
+  sort?: SortState | null;
 }
 
 /** Rows a table of `height` lines shows at once. */
@@ -50,9 +53,10 @@ export function Table<Row>(p: TableProps<Row>) {
   const scroll = scrollFor(p.cursor, p.scroll, visible, p.rows.length);
   const layoutRows = p.layoutRows ?? p.rows;
   const sample = useMemo(() => layoutRows.slice(0, 500), [layoutRows]);
-  const widths = useMemo(() => layoutColumns(p.columns, sample, p.width), [p.columns, sample, p.width]);
+  const sorted = p.sort ? p.columns.findIndex((c) => c.header === p.sort!.column) : -1;
+  const widths = useMemo(() => layoutColumns(p.columns, sample, p.width, sorted), [p.columns, sample, p.width, sorted]);
   const lines = useMemo(() => new RowLines(p.columns.slice(0, widths.length), widths), [p.columns, widths]);
-  const headerLine = ' '.repeat(GUTTER) + lines.cols.map((c, i) => fit(c.header, widths[i], c.align)).join(SEP);
+  const headerLine = ' '.repeat(GUTTER) + lines.cols.map((c, i) => fit(i === sorted ? markedHeader(c.header, widths[i], p.sort!.descending) : c.header, widths[i], c.align)).join(SEP);
   const focused = p.focused !== false;
   const window = p.rows.slice(scroll, scroll + visible);
   const body = fitWidth(window.map((row, n) => marked(lines.of(row), scroll + n === p.cursor, focused)).join('\n'), p.width);
@@ -78,6 +82,10 @@ export function Table<Row>(p: TableProps<Row>) {
     </Box>
   );
 }
+
+/** "Last used ▼": the header cut (not the mark) when the column is narrow. */
+const markedHeader = (header: string, width: number, descending: boolean) =>
+  `${truncate(header, Math.max(1, width - SORT_MARK_WIDTH))} ${sortMark(descending)}`;
 
 /** Each row's line for one set of columns and widths, built on first use and kept. */
 class RowLines<Row> {

@@ -10,10 +10,11 @@ import type { DownloadProgress, DownloadResult } from '../client/download.js';
 import type { ResourceEntry, ResourceRequest } from '../store/resources.js';
 import type { SessionState } from '../store/session.js';
 import type { ScreenUiState } from '../store/ui.js';
+import type { SortState } from './sort.js';
 import type { Tone } from './theme.js';
 import type { FormField, FormValues } from './dialogs/form-model.js';
 
-export type { ResourceRequest, ResourceEntry, ScreenUiState, Tone, FormField, FormValues };
+export type { ResourceRequest, ResourceEntry, ScreenUiState, SortState, Tone, FormField, FormValues };
 
 /** One column of a standard list. Cell text is sanitized and fitted to the width by the table. */
 export interface Column<Row> {
@@ -30,6 +31,12 @@ export interface Column<Row> {
   align?: 'left' | 'right';
   /** colour of the cell; the cell text must say the same thing in words */
   tone?: (row: Row) => Tone | undefined;
+  /**
+   * what `s` sorts the column by, when its text does not sort ("12 min", "40k", "∞"): a number
+   * (a time as ms, a size, Infinity for unlimited), a string, or null for unknown (always last).
+   * Default: the value when it is a number or an ISO time, else the cell text.
+   */
+  sort?: (row: Row) => number | string | null;
 }
 
 /** A standard list screen: rows from a resource, columns, cursor, filter, detail view. */
@@ -47,6 +54,11 @@ export interface ListSpec<Row> {
    * `view` (given by the shell) has the primary resource's whole answer and the screen's state (e.g. for "page 3 · more")
    */
   summary?: (rows: Row[], view?: ListView) => string;
+  /**
+   * a list the appliance pages (audit, journal) comes in the appliance's order: a page is not
+   * sorted again here, the header marks `column`, and `s` says `note` instead of sorting
+   */
+  serverOrder?: SortState & { note: string };
 }
 
 /** What a list's summary may read besides its rows. */
@@ -185,8 +197,8 @@ export interface ScreenDef<Row = unknown> {
   actions?: ScreenAction<Row>[];
 }
 
-/** Keys the shell owns; a screen action may not use them. */
-export const RESERVED_KEYS = ['q', 'r', '?', ':', '/', 'j', 'k', 'g', 'G'] as const;
+/** Keys the shell owns; a screen action may not use them (s and S sort a list). */
+export const RESERVED_KEYS = ['q', 'r', '?', ':', '/', 'j', 'k', 'g', 'G', 's', 'S'] as const;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyScreen = ScreenDef<any>;

@@ -25,14 +25,18 @@ export function scrollFor(cursor: number, scroll: number, visible: number, count
   return Math.max(0, Math.min(s, Math.max(0, count - visible)));
 }
 
+/** " ▼" after the header of the column a list is sorted by. */
+export const SORT_MARK_WIDTH = 2;
+
 /**
- * Column widths that fit `width`: natural widths (header and content, capped), the widest
- * shrunk first, leftover given to `grow` columns; columns that still do not fit are dropped.
+ * Column widths that fit `width`: natural widths (header and content, capped; the `sorted`
+ * column's header with its mark), the widest shrunk first, leftover given to `grow` columns;
+ * columns that still do not fit are dropped.
  */
-export function layoutColumns<Row>(columns: Column<Row>[], sample: Row[], width: number): number[] {
-  const natural = columns.map((c) => {
+export function layoutColumns<Row>(columns: Column<Row>[], sample: Row[], width: number, sorted = -1): number[] {
+  const natural = columns.map((c, i) => {
     if (c.width) return c.width;
-    let w = widthOf(c.header);
+    let w = widthOf(c.header) + (i === sorted ? SORT_MARK_WIDTH : 0);
     for (const r of sample) w = Math.max(w, widthOf(cellText(c, r)));
     return Math.min(w, c.maxWidth ?? 40);
   });

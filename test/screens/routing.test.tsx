@@ -32,7 +32,8 @@ describe('routing screen', () => {
     const result = await d.waitForText('Audit entry aud_');
     expect(routingRow('chat')).toMatchObject({ model_id: 'mistral-7b', updated_by: 'alice-admin' });
     const entry = suite.auditRows().find((r) => r.action === 'routing.update' && r.outcome === 'success')!;
-    expect(result).toContain('chat: routed to mistral-7b.');
+    expect(result).toContain('chat: follows the active model → mistral-7b.');
+    expect(result).toMatch(/change {3}follows the active model → mistral-7b/);
     expect(result).toContain(entry.request_id);
     await d.press('enter');
     await d.waitFor((x) => /chat\s+mistral-7b\s+mistral-7b\s+\d{4}-\d\d-\d\d \d\d:\d\d\s+alice-admin/.test(x), 'the list to show the new route');
@@ -46,10 +47,36 @@ describe('routing screen', () => {
     await d.waitForText('Route workload summarize');
     expect(d.frame()).toMatch(/Mistral 7B Instruct\s+mistral-7b\s+\(current\)/);
     await d.press('enter'); // the first item: follow the active model
-    await d.waitForText('summarize: follows the active model.');
+    await d.waitForText('summarize: mistral-7b → follows the active model.');
     expect(routingRow('summarize').model_id).toBeNull();
     await d.press('enter');
     await d.waitFor((x) => /summarize\s+↻ follows active\s+llama-3\.1-8b/.test(x), 'the list to show it follows');
+  });
+
+  it('says the change from → to as the appliance made it, also when someone changed the route meanwhile; the audit list reads the same', async () => {
+    const d = suite.render({ screen: 'routing', columns: 160 });
+    await d.waitForText('embed');
+    await selectRow(d, 'embed');
+    await d.press('e');
+    await d.waitForText('Route workload embed');
+    // the list said "follows active"; another operator routes it while the pick is open
+    expect((await suite.server.call('PUT', '/routing/embed', { body: { model_id: 'llama-3.1-8b' } })).status).toBe(200);
+    await d.press('down', 'down', 'enter'); // Mistral 7B Instruct
+    const result = await d.waitForText('Audit entry aud_');
+    expect(routingRow('embed').model_id).toBe('mistral-7b');
+    expect(result).toContain('embed: llama-3.1-8b → mistral-7b.');
+    expect(result).toMatch(/change {3}llama-3\.1-8b → mistral-7b/); // the audit entry's details, in words
+    await d.press('enter');
+    await d.press(':');
+    await d.type('audit');
+    await d.press('enter');
+    const audit = await d.waitForText('routing.update');
+    expect(audit).toMatch(/routing\.update\s+routing embed: llama-3\.1-8b → mistral-7b\s+● success/);
+    expect(audit).toMatch(/routing\.update\s+routing embed: follows the active model → llama-3\.1-8b\s+● success/);
+    // Enter on the newest entry (this change) says it first, whatever the width
+    await d.resize(80, 24);
+    await d.press('enter');
+    expect(await d.waitForText('change')).toMatch(/change\s+llama-3\.1-8b → mistral-7b/);
   });
 
   it('an auditor sees the change disabled with the reason, and pressing it sends nothing', async () => {

@@ -95,6 +95,24 @@ describe('Table', () => {
     unmount();
   });
 
+  it('marks the sorted column\'s header with its direction, widening it rather than cutting the mark', () => {
+    const few = rows.slice(0, 3);
+    const header = (sort: { column: string; descending: boolean } | null, cols = columns, width = 60) => {
+      const { lastFrame, unmount } = render(<Table columns={cols} rows={few} cursor={0} scroll={0} height={6} width={width} sort={sort} />);
+      const line = lastFrame()!.split('\n')[0];
+      unmount();
+      return line;
+    };
+    expect(header(null)).not.toMatch(/[▲▼]/);
+    expect(header({ column: 'ID', descending: false })).toMatch(/^ {2}ID ▲\s+Name\s+N$/);
+    expect(header({ column: 'Name', descending: true })).toMatch(/^ {2}ID\s+Name ▼\s+N$/);
+    // a fixed width too narrow for the header and the mark: the header is cut, the mark stays
+    const narrow: Column<Row>[] = [{ header: 'Last used', value: (r) => r.n, width: 7 }, columns[0]];
+    expect(header({ column: 'Last used', descending: true }, narrow)).toMatch(/^ {2}Last… ▼ {2}ID/);
+    // a column that is not there marks nothing
+    expect(header({ column: 'gone', descending: true })).not.toMatch(/[▲▼]/);
+  });
+
   it('shows what an empty list means', () => {
     const { lastFrame, unmount } = render(<Table columns={columns} rows={[]} cursor={0} scroll={0} height={5} width={50} empty="No connector is configured." />);
     expect(lastFrame()).toContain('No connector is configured.');
