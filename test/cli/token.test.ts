@@ -30,6 +30,16 @@ describe.concurrent('appliance-admin token', () => {
     expect(state[gone.id][1]).toMatch(/^revoked \d{4}-\d\d-\d\dT/);
   });
 
+  it("list prints a token's name without its escape sequences", async () => {
+    const dir = tempDir('aa-token-name');
+    const db = openDatabase(dir);
+    const row = issueToken(db, 'auditor', 'ci\x1b]0;owned\x07\x1b[2J\u202ebot').row;
+    db.close();
+    const r = await runCli(['token', 'list', '--data', dir]);
+    expect(r.stdout.split('\t').slice(0, 2)).toEqual([row.id, 'cibot']);
+    expect(r.stdout).not.toMatch(/[\x1b\x07\u202e]/);
+  });
+
   it('list and revoke with a --data that holds no database: exit 2, nothing created', async () => {
     const parent = tempDir('aa-token-typo');
     for (const args of [['list'], ['revoke', 'alice']]) {
