@@ -64,9 +64,10 @@ export function makePrivate(path: string): void {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
     const me = process.getuid?.();
-    const why = code === 'EPERM' && uid !== me ? `it belongs to uid ${uid}, not to this user (uid ${me})` : `chmod failed (${code})`;
+    const notMine = code === 'EPERM' && uid !== me;
+    const why = notMine ? `it belongs to uid ${uid}, not to this user (uid ${me}); its owner can run chmod go= ${path}` : `chmod failed (${code})`;
     const octal = (mode & 0o777).toString(8).padStart(4, '0');
-    throw new DataDirError(`${path} is open to group or others (mode ${octal}) and cannot be made private: ${why}; its owner can run chmod go= ${path}`);
+    throw new DataDirError(`${path} is open to group or others (mode ${octal}) and cannot be made private: ${why}`);
   }
 }
 
