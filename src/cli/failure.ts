@@ -1,3 +1,5 @@
+import { terminalText } from './print.js';
+
 /** Errors whose message tells the operator what to do: printed as they are, exit 1, no stack. */
 const OPERATOR_ERRORS = new Set(['DataDirError', 'ConfigError', 'EmbeddedDemoError']);
 
@@ -9,11 +11,12 @@ const OPERATOR_ERRORS = new Set(['DataDirError', 'ConfigError', 'EmbeddedDemoErr
 export function reportFailure(err: unknown): number {
   const e = err as Error | undefined;
   if (e?.name === 'UsageError' || (err as NodeJS.ErrnoException)?.code?.startsWith?.('ERR_PARSE_ARGS')) {
-    process.stderr.write(`appliance-admin: ${e!.message}\n`);
+    process.stderr.write(`appliance-admin: ${terminalText(e!.message)}\n`);
     return 2;
   }
   if (e && OPERATOR_ERRORS.has(e.name)) {
-    process.stderr.write(`appliance-admin: ${e.message}\n`);
+    // a config file's or SQLite's words may be in it
+    process.stderr.write(`appliance-admin: ${terminalText(e.message)}\n`);
     return 1;
   }
   throw err;

@@ -51,7 +51,8 @@ export async function getCommand(argv: string[], env: NodeJS.ProcessEnv = proces
   for (const f of fetched) {
     if (f.issues.length) {
       const first = f.issues[0];
-      process.stderr.write(`appliance-admin: note: the answer for ${f.request.id} does not fit the contract (${f.issues.length} issue${f.issues.length > 1 ? 's' : ''}), first ${first.path}: ${first.message}\n`);
+      // the path names the answer's own keys, as the appliance sent them
+      process.stderr.write(`appliance-admin: note: the answer for ${f.request.id} does not fit the contract (${f.issues.length} issue${f.issues.length > 1 ? 's' : ''}), first ${sanitize(`${first.path}: ${first.message}`, 500)}\n`);
     }
   }
   const out = values.json ? `${JSON.stringify(screenJson(fetched), null, 2)}\n` : (await import('./plain-table.js')).screenText(screen, fetched);

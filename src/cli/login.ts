@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { UsageError } from './usage-error.js';
+import { printErr, printOut } from './print.js';
 import { parseApplianceUrl } from '../client/api-client.js';
 import { plainHttpRefusal } from '../client/transport-policy.js';
 import { AuthSessionError, currentSession, explainAuthFailure, getAccessToken, login, renderQr, type DevicePrompt, type SessionInfo } from '../auth-session/index.js';
@@ -25,8 +26,11 @@ export const LOGIN_USAGE = `Usage: appliance-admin login --issuer URL --client-i
                      travels unencrypted; later commands with this sign-in need it too)
   --no-qr            do not draw the QR code`;
 
-/** Human instructions go to stderr, so they show even when stdout is redirected. */
-const say = (text: string) => process.stderr.write(`${text}\n`);
+/**
+ * Human instructions go to stderr, so they show even when stdout is redirected. The code, the
+ * pages, names, roles and error descriptions come from the identity provider or the appliance.
+ */
+const say = printErr;
 
 export async function loginCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -76,9 +80,9 @@ export async function loginCommand(argv: string[]): Promise<number> {
       onPrompt: (prompt) => showPrompt(prompt, values.qr),
     });
     const name = who.name && who.name !== who.subject ? `${who.name} (${who.subject})` : (who.subject ?? 'an unnamed account');
-    process.stdout.write(`Signed in as ${name} at ${who.issuer}.\n`);
+    printOut(`Signed in as ${name} at ${who.issuer}.`);
     if (!who.canRenew) say('The identity provider gave no refresh token: you will have to sign in again when this sign-in expires.');
-    if (who.applianceUrl) process.stdout.write(`${await applianceRole(who.applianceUrl, ca)}\n`);
+    if (who.applianceUrl) printOut(await applianceRole(who.applianceUrl, ca));
     return 0;
   } catch (err) {
     if (err instanceof AuthSessionError) {
@@ -98,7 +102,8 @@ function showPrompt(p: DevicePrompt, qr: boolean | undefined) {
   const showQr = lines.length > 0 && (qr === true || (Boolean(process.stderr.isTTY) && width <= (process.stderr.columns ?? 80)));
   if (showQr) {
     say('To sign in, scan this with a phone');
-    for (const line of lines) say(line);
+    // drawn here from the URL, its colour sequences our own: written as they are
+    for (const line of lines) process.stderr.write(`${line}\n`);
     say(`or open ${p.verificationUri}`);
   } else {
     say(`To sign in, open ${p.verificationUri}`);

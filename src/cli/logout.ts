@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { AuthSessionError, defaultSessionFile, logout } from '../auth-session/index.js';
+import { printErr, printOut } from './print.js';
 
 export const LOGOUT_USAGE = `Usage: appliance-admin logout
 
@@ -15,17 +16,18 @@ export async function logoutCommand(argv: string[]): Promise<number> {
   try {
     const result = await logout();
     if (!result.removed) {
-      process.stderr.write(`Not signed in (no session in ${defaultSessionFile()}); nothing to do.\n`);
+      printErr(`Not signed in (no session in ${defaultSessionFile()}); nothing to do.`);
       return 0;
     }
     const who = result.session?.subject ? ` (${result.session.name ?? result.session.subject})` : '';
     const where = result.session ? ` of ${result.session.issuer}${who}` : '';
     const revoked = result.revoked ? '; the identity provider revoked the refresh token' : '';
-    process.stdout.write(`Signed out${where}: removed ${defaultSessionFile()}${revoked}.\n`);
+    // the name and issuer were the identity provider's words, kept in the session file
+    printOut(`Signed out${where}: removed ${defaultSessionFile()}${revoked}.`);
     return 0;
   } catch (err) {
     if (err instanceof AuthSessionError) {
-      process.stderr.write(`appliance-admin logout: ${err.message}\n`);
+      printErr(`appliance-admin logout: ${err.message}`);
       return 1;
     }
     throw err;

@@ -1,17 +1,21 @@
 import { existsSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DB_FILE, openDatabase } from '../server/db/open.js';
-import { issueToken, listTokens, revokeToken } from '../server/tokens.js';
+import { DEFAULT_TOKEN_TTL_MS, issueToken, listTokens, revokeToken, type HostActor } from '../server/tokens.js';
 import { Role } from '../contract/common.js';
 import { sanitize } from '../ui/sanitize.js';
 import { UsageError } from './usage-error.js';
 
 const SUBCOMMANDS = ['issue', 'list', 'revoke'];
 
-export const TOKEN_USAGE = `Usage: appliance-admin token issue --data DIR --role it_admin|app_owner|auditor --name NAME [--ttl-days N]
+export const TOKEN_USAGE = `Usage: appliance-admin token issue --data DIR --role it_admin|app_owner|auditor --name NAME [--ttl-days N | --no-expiry]
        appliance-admin token list --data DIR
-       appliance-admin token revoke --data DIR ID_OR_NAME`;
+       appliance-admin token revoke --data DIR ID_OR_NAME
+
+  A token expires after ${DEFAULT_TOKEN_TTL_MS / 86_400_000} days unless --ttl-days N or --no-expiry says otherwise.
+  issue and revoke are audited (token.issue, token.revoke) with the user running the command as actor.`;
 
 export async function tokenCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
@@ -27,19 +31,21 @@ export async function tokenCommand(argv: string[]): Promise<number> {
       role: { type: 'string' },
       name: { type: 'string' },
       'ttl-days': { type: 'string' },
+      'no-expiry': { type: 'boolean', default: false },
     },
     allowPositionals: true,
     strict: true,
   });
   if (!values.data) throw new UsageError(`--data DIR is required\n${TOKEN_USAGE}`);
   // Every argument is checked before the database is opened (which creates it where missing).
-  let issue: { role: Role; name: string; ttl?: number } | undefined;
+  let issue: { role: Role; name: string; ttl: number | null } | undefined;
   if (sub === 'issue') {
     const role = Role.safeParse(values.role);
     if (!role.success) throw new UsageError(`--role must be one of it_admin, app_owner, auditor`);
     if (!values.name) throw new UsageError('--name NAME is required');
-    const ttl = values['ttl-days'] ? Number(values['ttl-days']) * 86_400_000 : undefined;
-    if (ttl !== undefined && !(ttl > 0)) throw new UsageError('--ttl-days must be a positive number');
+    if (values['no-expiry'] && values['ttl-days'] !== undefined) throw new UsageError('--ttl-days and --no-expiry contradict each other: give one');
+    const ttl = values['no-expiry'] ? null : values['ttl-days'] !== undefined ? Number(values['ttl-days']) * 86_400_000 : DEFAULT_TOKEN_TTL_MS;
+    if (ttl !== null && !(ttl > 0 && Number.isFinite(ttl))) throw new UsageError('--ttl-days must be a positive number');
     issue = { role: role.data, name: values.name, ttl };
   }
   const target = positionals[0];
@@ -51,8 +57,9 @@ export async function tokenCommand(argv: string[]): Promise<number> {
   const db = openDatabase(values.data);
   try {
     if (issue) {
-      const { token, row } = issueToken(db, issue.role, issue.name, issue.ttl);
-      process.stderr.write(`issued ${row.id} (${row.role}) for ${row.name}; it is shown only now\n`);
+      const { token, row } = issueToken(db, issue.role, issue.name, issue.ttl, hostActor());
+      const until = row.expires_at ? `valid until ${row.expires_at}` : 'never expires';
+      process.stderr.write(`issued ${row.id} (${row.role}) for ${sanitize(row.name, 200)}, ${until}; it is shown only now\n`);
       process.stdout.write(`${token}\n`);
       return 0;
     }
@@ -60,15 +67,24 @@ export async function tokenCommand(argv: string[]): Promise<number> {
       const now = Date.now();
       for (const t of listTokens(db)) {
         const state = t.revoked_at ? `revoked ${t.revoked_at}` : t.expires_at && Date.parse(t.expires_at) <= now ? 'expired' : 'active';
-        console.log([t.id, t.name, t.role, t.created_at, t.expires_at ?? '-', state].join('\t'));
+        console.log([t.id, sanitize(t.name, 200), t.role, t.created_at, t.expires_at ?? 'never', state].join('\t'));
       }
       return 0;
     }
-    const n = revokeToken(db, target!);
-    if (n === 0) throw new UsageError(`no active token ${target}`);
+    const n = revokeToken(db, target!, hostActor());
+    if (n === 0) throw new UsageError(`no active token ${sanitize(target, 200)}`);
     console.log(`revoked ${n} token(s)`);
     return 0;
   } finally {
     db.close();
+  }
+}
+
+/** The OS user running the command, for the audit trail; a uid without a passwd entry is still someone. */
+function hostActor(): HostActor {
+  try {
+    return { subject: userInfo().username };
+  } catch {
+    return { subject: `uid ${process.getuid?.() ?? 'unknown'}` };
   }
 }

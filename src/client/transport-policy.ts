@@ -5,10 +5,14 @@ import { isIPv4 } from 'node:net';
  * bearer token would cross the network in clear) unless the operator says --insecure-http.
  */
 
-/** 127.0.0.0/8, ::1 (also as ::ffff:127.x), localhost: a WHATWG URL's hostname. */
+/**
+ * 127.0.0.0/8, ::1 (also as ::ffff:127.x), localhost: a WHATWG URL's hostname. Not *.localhost:
+ * only the name localhost itself is answered from the hosts file; a resolver may send
+ * evil.localhost anywhere.
+ */
 export function isLoopbackHost(hostname: string): boolean {
   const h = hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
-  if (h === 'localhost' || h.endsWith('.localhost')) return true;
+  if (h === 'localhost') return true;
   if (isIPv4(h)) return h.startsWith('127.');
   if (h === '::1') return true;
   // The URL parser writes ::ffff:127.0.0.1 as ::ffff:7f00:1.

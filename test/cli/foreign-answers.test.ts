@@ -5,7 +5,7 @@ import { exportCommand } from '../../src/cli/export.js';
 import { getCommand } from '../../src/cli/get.js';
 import { writeTokenFile } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
-import { startHostile, type HostileServer, type Reply } from '../helpers/hostile-server.js';
+import { json, startHostile, type HostileServer, type Reply } from '../helpers/hostile-server.js';
 import { NGINX_WELCOME, nginxWelcome, plainText, redirect, unrelatedJson } from '../helpers/not-an-appliance.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -137,6 +137,13 @@ describe('appliance-admin get from something that is not an appliance', () => {
     expect(await run(getCommand, ['deployment', '--json', ...at(h.url)])).toBe(1);
     expect(out.stdout).toBe('');
     expect(out.stderr).toContain('the answer to GET /deployment is not from the appliance API: a JSON object with none of the fields of this answer');
+  });
+
+  it("a note on an answer that does not fit the contract names its keys without their escape sequences", async () => {
+    const defaults = { tokens_per_run: 1, tool_calls_per_run: 1, seconds_per_run: 1, tokens_per_day: 1 };
+    h.set('/agent/budgets', json({ defaults, agents: { 'ev\x1b]0;owned\x07\x1b[2Jil': { tokens_per_run: 'many' } }, updated_at: null, updated_by: null }));
+    expect(await run(getCommand, ['budgets', '--json', ...at(h.url)])).toBe(0);
+    expect(out.stderr).toBe('appliance-admin: note: the answer for budgets does not fit the contract (1 issue), first agents.evil.tokens_per_run: Invalid input: expected number, received string\n');
   });
 
   it('the reference server: get keys --json prints its list and exits 0', async () => {

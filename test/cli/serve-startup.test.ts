@@ -48,13 +48,13 @@ describe('serve: the data directory and database files', () => {
     }
   });
 
-  it("an existing DIR keeps its mode (0750 stays 0750); the database made in it is 0600", async () => {
+  it("an existing DIR open to group or others is made private (0750 becomes 0700); the database made in it is 0600", async () => {
     const dir = join(tempDir('aa-serve-mode'), 'data');
     mkdirSync(dir);
     chmodSync(dir, 0o750);
     const r = await withUmask022(() => runCli(['token', 'issue', '--data', dir, '--role', 'auditor', '--name', 'a']));
     expect(r.code, r.stderr).toBe(0);
-    expect(mode(dir)).toBe(0o750);
+    expect(mode(dir)).toBe(0o700);
     expect(mode(join(dir, DB_FILE))).toBe(0o600);
   });
 });

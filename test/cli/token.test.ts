@@ -14,20 +14,30 @@ describe.concurrent('appliance-admin token', () => {
   it('list shows an expired token as expired, next to active and revoked ones', async () => {
     const dir = tempDir('aa-token-list');
     const db = openDatabase(dir);
-    const alice = issueToken(db, 'it_admin', 'alice').row;
+    const alice = issueToken(db, 'it_admin', 'alice', null).row;
     const later = issueToken(db, 'auditor', 'later', 86_400_000).row;
     const brief = issueToken(db, 'app_owner', 'brief', 50).row;
-    const gone = issueToken(db, 'auditor', 'gone').row;
+    const gone = issueToken(db, 'auditor', 'gone', null).row;
     revokeToken(db, 'gone');
     db.close();
     await new Promise((r) => setTimeout(r, 100));
     const r = await runCli(['token', 'list', '--data', dir]);
     expect(r.code, r.stderr).toBe(0);
     const state = Object.fromEntries(r.stdout.trimEnd().split('\n').map((l) => l.split('\t')).map((cells) => [cells[0], [cells[4], cells[5]]]));
-    expect(state[alice.id]).toEqual(['-', 'active']);
+    expect(state[alice.id]).toEqual(['never', 'active']);
     expect(state[later.id]).toEqual([later.expires_at, 'active']);
     expect(state[brief.id]).toEqual([brief.expires_at, 'expired']);
     expect(state[gone.id][1]).toMatch(/^revoked \d{4}-\d\d-\d\dT/);
+  });
+
+  it("list prints a token's name without its escape sequences", async () => {
+    const dir = tempDir('aa-token-name');
+    const db = openDatabase(dir);
+    const row = issueToken(db, 'auditor', 'ci\x1b]0;owned\x07\x1b[2J\u202ebot').row;
+    db.close();
+    const r = await runCli(['token', 'list', '--data', dir]);
+    expect(r.stdout.split('\t').slice(0, 2)).toEqual([row.id, 'cibot']);
+    expect(r.stdout).not.toMatch(/[\x1b\x07\u202e]/);
   });
 
   it('list and revoke with a --data that holds no database: exit 2, nothing created', async () => {
@@ -64,5 +74,52 @@ describe.concurrent('appliance-admin token', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^aat_\S+\n$/);
     expect(existsSync(join(dir, 'appliance-admin.db'))).toBe(true);
+  });
+});
+
+describe.concurrent('token lifetime', () => {
+  const DAY = 86_400_000;
+  const expiryOf = (dir: string, name: string) => {
+    const db = openDatabase(dir);
+    try {
+      return db.prepare('SELECT expires_at FROM api_tokens WHERE name = ?').pluck().get(name) as string | null;
+    } finally {
+      db.close();
+    }
+  };
+
+  it('issue gives a token 90 days unless --ttl-days or --no-expiry; list says "never" for one without expiry', async () => {
+    const dir = tempDir('aa-token-ttl');
+    const before = Date.now();
+    const plain = await runCli(['token', 'issue', '--data', dir, '--role', 'it_admin', '--name', 'default']);
+    expect(plain.code, plain.stderr).toBe(0);
+    const expires = Date.parse(expiryOf(dir, 'default')!);
+    expect(expires).toBeGreaterThanOrEqual(before + 90 * DAY);
+    expect(expires).toBeLessThanOrEqual(Date.now() + 90 * DAY);
+    expect(plain.stderr).toMatch(/^issued tok_\w+ \(it_admin\) for default, valid until \d{4}-\d\d-\d\dT\S+Z; it is shown only now\n$/);
+
+    const week = await runCli(['token', 'issue', '--data', dir, '--role', 'auditor', '--name', 'week', '--ttl-days', '7']);
+    expect(week.code, week.stderr).toBe(0);
+    expect(Date.parse(expiryOf(dir, 'week')!) - Date.now()).toBeLessThanOrEqual(7 * DAY);
+
+    const forever = await runCli(['token', 'issue', '--data', dir, '--role', 'app_owner', '--name', 'forever', '--no-expiry']);
+    expect(forever.code, forever.stderr).toBe(0);
+    expect(forever.stderr).toMatch(/ for forever, never expires; it is shown only now\n$/);
+    expect(expiryOf(dir, 'forever')).toBeNull();
+
+    const list = await runCli(['token', 'list', '--data', dir]);
+    const rows = Object.fromEntries(list.stdout.trimEnd().split('\n').map((l) => l.split('\t')).map((c) => [c[1], c[4]]));
+    expect(rows).toEqual({ default: expiryOf(dir, 'default'), week: expiryOf(dir, 'week'), forever: 'never' });
+  });
+
+  it('--ttl-days with --no-expiry, or a bad --ttl-days, is refused and issues nothing', async () => {
+    const dir = tempDir('aa-token-ttl-bad');
+    const both = await runCli(['token', 'issue', '--data', dir, '--role', 'auditor', '--name', 'x', '--ttl-days', '7', '--no-expiry']);
+    expect(both).toEqual({ code: 2, stdout: '', stderr: 'appliance-admin: --ttl-days and --no-expiry contradict each other: give one\n' });
+    for (const ttl of ['0', '-1', 'soon']) {
+      const r = await runCli(['token', 'issue', '--data', dir, '--role', 'auditor', '--name', 'x', `--ttl-days=${ttl}`]);
+      expect(r, ttl).toEqual({ code: 2, stdout: '', stderr: 'appliance-admin: --ttl-days must be a positive number\n' });
+    }
+    expect(existsSync(join(dir, 'appliance-admin.db'))).toBe(false);
   });
 });

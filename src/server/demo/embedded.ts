@@ -1,9 +1,10 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Role } from '../../contract/index.js';
+import { createPrivateFile, ensureDataDir, makePrivate } from '../db/data-dir.js';
 import type { ReadyMessage } from './ipc-ready.js';
 
 export const DEMO_LOG_FILE = 'demo-server.log';
@@ -48,6 +49,17 @@ function logTail(file: string, bytes = 2000): string {
   }
 }
 
+/** The log names the data directory's files and the demo's requests: private like the database. */
+function privateLog(dataDir: string, logFile: string): void {
+  ensureDataDir(dataDir);
+  try {
+    createPrivateFile(logFile);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  makePrivate(logFile);
+}
+
 const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
 
 function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
@@ -77,7 +89,6 @@ export async function startEmbeddedDemo(opts: { dataDir?: string; readyTimeoutMs
   const cleanup = () => {
     if (ownDir) rmSync(dataDir, { recursive: true, force: true });
   };
-  mkdirSync(dataDir, { recursive: true });
   const logFile = join(dataDir, DEMO_LOG_FILE);
   const { script, execArgv, cwd } = cliEntry();
   if (!existsSync(script)) {
@@ -85,7 +96,14 @@ export async function startEmbeddedDemo(opts: { dataDir?: string; readyTimeoutMs
     throw new EmbeddedDemoError(`cannot start the demo server: ${script} is missing (run \`npm run build\`)`);
   }
 
-  const log = openSync(logFile, 'a');
+  let log: number;
+  try {
+    privateLog(dataDir, logFile);
+    log = openSync(logFile, 'a');
+  } catch (err) {
+    cleanup();
+    throw err;
+  }
   let child: ChildProcess;
   try {
     // warn: the generator's and the dashboard's polling requests would grow the log all session long
