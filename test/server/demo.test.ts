@@ -125,17 +125,24 @@ describe('seeded demo appliance', () => {
   it('lists at least 6 connectors of all five kinds with their last syncs', async () => {
     const res = await s.get('/connectors?limit=100');
     expect(res.status).toBe(200);
-    const list = res.json.data as { id: string; kind: string; state: string; last_sync: { status: string; items: number; job_id: string } | null }[];
+    const list = res.json.data as { id: string; kind: string; state: string; last_sync: { status: string; items: number; job_id: string; error: string | null } | null }[];
     expect(list.length).toBeGreaterThanOrEqual(6);
     expect(new Set(list.map((c) => c.kind))).toEqual(new Set(CONNECTOR_KINDS));
     const remote = config.connectors.find((c) => c.sources.some((x) => x.type === 'remote'))!;
     for (const c of list) {
       expect(c.last_sync, c.id).not.toBeNull();
       if (c.id === remote.id) {
-        expect(c).toMatchObject({ state: 'error', last_sync: { status: 'failed', items: 0 } });
+        // the reason is on the connector itself, and on each of its failed jobs in the list
+        expect(c).toMatchObject({ state: 'error', last_sync: { status: 'failed', items: 0, error: `no crm driver is installed on this host to reach ${remote.sources[0].url}` } });
+        const failed = await s.get(`/jobs?connector_id=${c.id}&state=failed&limit=20`, s.auditor);
+        expect(failed.status).toBe(200);
+        expect(failed.json.data).toHaveLength(20);
+        expect(failed.json.has_more).toBe(true);
+        expect(failed.json.data[0].job_id).toBe(c.last_sync!.job_id);
+        for (const j of failed.json.data) expect(j).toMatchObject({ connector_id: c.id, state: 'failed', error: expect.stringContaining('no crm driver') });
       } else {
         expect(c.state, c.id).toBe('healthy');
-        expect(c.last_sync!.status).toBe('succeeded');
+        expect(c.last_sync).toMatchObject({ status: 'succeeded', error: null });
         expect(c.last_sync!.items).toBeGreaterThan(0);
       }
       const job = await s.get(`/jobs/${c.last_sync!.job_id}`);

@@ -164,4 +164,15 @@ DROP INDEX audit_outcome_at;
 CREATE INDEX audit_outcome_at ON audit (outcome, at_ms, seq, actor_subject, action);
 `,
   },
+  {
+    version: 4,
+    name: 'job list filters',
+    // GET /jobs reads newest first (seq DESC) by connector, source or state: each (filter, seq)
+    // index returns a filter's page in order, without reading the other connectors' history.
+    sql: `
+CREATE INDEX jobs_connector ON jobs (connector_id, seq);
+CREATE INDEX jobs_source ON jobs (source_id, seq);
+CREATE INDEX jobs_state ON jobs (state, seq);
+`,
+  },
 ];
