@@ -234,6 +234,18 @@ describe('seeded demo appliance', () => {
     expect(count(s.server, 'SELECT count(DISTINCT run_id) FROM journal')).toBeGreaterThan(3000);
   });
 
+  it("shows the last day's budget usage, with a contract review that went over its per-run token budget", async () => {
+    const res = await s.get('/agent/budgets/usage', s.auditor);
+    expect(res.status).toBe(200);
+    const agents = res.json.agents as { agent: string; limits: { tokens_per_run: number }; tokens: number; runs: number; peak_run: { tokens: number }; runs_over: { tokens_per_run: number } }[];
+    expect(agents.map((a) => a.agent)).toContain('contract-reviewer');
+    const reviewer = agents.find((a) => a.agent === 'contract-reviewer')!;
+    expect(reviewer.limits.tokens_per_run).toBe(config.budgets.tokens_per_run);
+    expect(reviewer.runs_over.tokens_per_run).toBeGreaterThanOrEqual(1);
+    expect(reviewer.peak_run.tokens).toBeGreaterThan(reviewer.limits.tokens_per_run);
+    expect(agents.every((a) => a.tokens > 0 || a.runs === 0)).toBe(true);
+  });
+
   it('ingests every local source for real; the remote one fails for want of a driver', async () => {
     for (const c of config.connectors) {
       for (const src of c.sources) {
