@@ -196,11 +196,20 @@ describe('seeded demo appliance', () => {
     const first = count(s.server, 'SELECT min(minute) FROM usage_minutes') * 60_000;
     expect(now - first).toBeGreaterThan(29 * DAY);
     expect([...byKey.values()].some((u) => u.rejected > 0)).toBe(true);
-    // a revoked key has no usage after its revocation
-    for (const k of revoked) {
-      const after = count(s.server, 'SELECT count(*) FROM usage_minutes WHERE key_id = ? AND minute * 60000 > ?', k.id, Date.parse(k.revoked_at!));
-      expect(after, k.id).toBe(0);
+    // every cause of refusal shows somewhere, and each key's causes add up to its rejections
+    const byCause = { requests_per_minute: 0, tokens_per_minute: 0, tokens_per_day: 0, revoked: 0, unknown_workload: 0 };
+    for (const u of usage.json.data as { rejected: number; rejected_by: typeof byCause }[]) {
+      expect(Object.values(u.rejected_by).reduce((a, b) => a + b, 0)).toBe(u.rejected);
+      for (const c of Object.keys(byCause) as (keyof typeof byCause)[]) byCause[c] += u.rejected_by[c];
     }
+    for (const [c, n] of Object.entries(byCause)) expect(n, c).toBeGreaterThan(0);
+    // after its revocation a key serves nothing: what its clients still send is refused as revoked
+    for (const k of revoked) {
+      const after = s.server.db.prepare('SELECT sum(requests + input_tokens + output_tokens), sum(rejected - rejected_revoked) FROM usage_minutes WHERE key_id = ? AND minute * 60000 > ?')
+        .raw().get(k.id, Date.parse(k.revoked_at!)) as [number | null, number | null];
+      expect(after.map((n) => n ?? 0), k.id).toEqual([0, 0]);
+    }
+    expect(count(s.server, 'SELECT sum(rejected_revoked) FROM usage_minutes')).toBeGreaterThan(0);
     // weekdays are busier than weekends
     const weekday = weekdayShare(s.server);
     expect(weekday).toBeGreaterThan(0.8);
@@ -355,7 +364,11 @@ describe('traffic generator', () => {
       const revoke = await s.post(`/gateway/keys/${victim}/revoke`, undefined);
       expect(revoke.status).toBe(200);
       await until('401 seen', () => (t.stats.statuses[401] ?? 0) > 0, 10_000);
+      // the client gives up after a few tries
+      await until('the revoked key dropped', () => t.stats.statuses[401] >= 3, 10_000);
+      await sleep(200);
       const callsAfter401 = t.stats.statuses[401];
+      expect(callsAfter401).toBe(3);
 
       await t.stop();
       const rows = { journal: count(s.server, 'SELECT count(*) FROM journal'), usage: count(s.server, 'SELECT sum(requests + rejected) FROM usage_minutes') };
@@ -364,6 +377,8 @@ describe('traffic generator', () => {
       expect(count(s.server, 'SELECT count(*) FROM journal')).toBe(rows.journal);
       expect(count(s.server, 'SELECT sum(requests + rejected) FROM usage_minutes')).toBe(rows.usage);
       expect(t.stats.statuses[401]).toBe(callsAfter401);
+      // each of them counts against the key, as a refusal of a revoked key
+      expect(count(s.server, 'SELECT sum(rejected_revoked) FROM usage_minutes WHERE key_id = ?', victim)).toBe(callsAfter401);
 
       // a second run revokes the first run's remaining keys, audited
       const t2 = startTraffic(s.server.app, s.server.db, fixtureConfig(root), { intervalMs: 50, firstDelayMs: 0 });
