@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renameSync } from 'node:fs';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { Job, JobList, type Page } from '../../src/contract/index.js';
 
@@ -47,7 +48,6 @@ describe('connector last_sync.error', () => {
     // a source that fails, then succeeds again: the error goes with the failure
     const docsDir = s.config.connectors[0].sources[0].path!;
     const moved = `${docsDir}.away`;
-    const { renameSync } = await import('node:fs');
     renameSync(docsDir, moved);
     try {
       const failed = await runJob('conn_docs', 'src_docs');

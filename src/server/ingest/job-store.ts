@@ -33,9 +33,13 @@ const JOB_FILTERS = ['connector_id', 'source_id', 'state'] as const;
  * is an empty list, not a 404: jobs of a connector since removed from the config stay readable.
  */
 export function listJobs(db: Db, q: JobsQuery): Page<Job> {
-  const where = JOB_FILTERS.filter((f) => q[f] !== undefined).map((f) => `${f} = @${f}`);
+  const where: string[] = [];
   const params: Record<string, unknown> = { limit: q.limit + 1 };
-  for (const f of JOB_FILTERS) if (q[f] !== undefined) params[f] = q[f];
+  for (const f of JOB_FILTERS) {
+    if (q[f] === undefined) continue;
+    where.push(`${f} = @${f}`);
+    params[f] = q[f];
+  }
   if (q.after !== undefined) {
     params.after = decodeCursor(q.after, JobCursor).seq;
     where.push('seq < @after');
