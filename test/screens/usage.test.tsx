@@ -17,7 +17,7 @@ const suite = useScreenSuite({
     // history, written the way the gateway meters it: per key and minute
     const now = Date.now();
     recordUsage(s.server.db, ci.id, epochMinute(now - 5 * HOUR), { requests: 40, input_tokens: 40_000, output_tokens: 12_000 });
-    recordUsage(s.server.db, ci.id, epochMinute(now - 72 * HOUR), { requests: 100, rejected: 7, input_tokens: 2_500_000, output_tokens: 100 });
+    recordUsage(s.server.db, ci.id, epochMinute(now - 72 * HOUR), { requests: 100, rejected_by: { tokens_per_day: 7 }, input_tokens: 2_500_000, output_tokens: 100 });
     recordUsage(s.server.db, reporting.id, epochMinute(now - 2 * HOUR), { requests: 10, input_tokens: 900, output_tokens: 300 });
     recordUsage(s.server.db, old.id, epochMinute(now - 100 * HOUR), { requests: 5 });
   },

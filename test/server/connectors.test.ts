@@ -73,7 +73,7 @@ describe('POST /connectors (ingestion)', () => {
 
     const c = await connector(s, 'conn_docs');
     expect(c.state).toBe('healthy');
-    expect(c.last_sync).toEqual({ at: job.finished_at, status: 'succeeded', job_id: job.job_id, items: 3 });
+    expect(c.last_sync).toEqual({ at: job.finished_at, status: 'succeeded', job_id: job.job_id, items: 3, error: null });
     expect(s.server.db.prepare('SELECT last_sync_job_id, last_sync_items FROM connector_state WHERE connector_id = ?').get('conn_docs'))
       .toEqual({ last_sync_job_id: job.job_id, last_sync_items: 3 });
 
@@ -99,7 +99,7 @@ describe('POST /connectors (ingestion)', () => {
     expect(job.items).toBe(0);
     const c = await connector(s, 'conn_crm');
     expect(c.state).toBe('error');
-    expect(c.last_sync).toMatchObject({ status: 'failed', job_id: job.job_id, items: 0 });
+    expect(c.last_sync).toMatchObject({ status: 'failed', job_id: job.job_id, items: 0, error: job.error });
   });
 
   it('answers 404 for an unknown connector, source or job, and creates no job', async () => {

@@ -125,17 +125,24 @@ describe('seeded demo appliance', () => {
   it('lists at least 6 connectors of all five kinds with their last syncs', async () => {
     const res = await s.get('/connectors?limit=100');
     expect(res.status).toBe(200);
-    const list = res.json.data as { id: string; kind: string; state: string; last_sync: { status: string; items: number; job_id: string } | null }[];
+    const list = res.json.data as { id: string; kind: string; state: string; last_sync: { status: string; items: number; job_id: string; error: string | null } | null }[];
     expect(list.length).toBeGreaterThanOrEqual(6);
     expect(new Set(list.map((c) => c.kind))).toEqual(new Set(CONNECTOR_KINDS));
     const remote = config.connectors.find((c) => c.sources.some((x) => x.type === 'remote'))!;
     for (const c of list) {
       expect(c.last_sync, c.id).not.toBeNull();
       if (c.id === remote.id) {
-        expect(c).toMatchObject({ state: 'error', last_sync: { status: 'failed', items: 0 } });
+        // the reason is on the connector itself, and on each of its failed jobs in the list
+        expect(c).toMatchObject({ state: 'error', last_sync: { status: 'failed', items: 0, error: `no crm driver is installed on this host to reach ${remote.sources[0].url}` } });
+        const failed = await s.get(`/jobs?connector_id=${c.id}&state=failed&limit=20`, s.auditor);
+        expect(failed.status).toBe(200);
+        expect(failed.json.data).toHaveLength(20);
+        expect(failed.json.has_more).toBe(true);
+        expect(failed.json.data[0].job_id).toBe(c.last_sync!.job_id);
+        for (const j of failed.json.data) expect(j).toMatchObject({ connector_id: c.id, state: 'failed', error: expect.stringContaining('no crm driver') });
       } else {
         expect(c.state, c.id).toBe('healthy');
-        expect(c.last_sync!.status).toBe('succeeded');
+        expect(c.last_sync).toMatchObject({ status: 'succeeded', error: null });
         expect(c.last_sync!.items).toBeGreaterThan(0);
       }
       const job = await s.get(`/jobs/${c.last_sync!.job_id}`);
@@ -189,11 +196,20 @@ describe('seeded demo appliance', () => {
     const first = count(s.server, 'SELECT min(minute) FROM usage_minutes') * 60_000;
     expect(now - first).toBeGreaterThan(29 * DAY);
     expect([...byKey.values()].some((u) => u.rejected > 0)).toBe(true);
-    // a revoked key has no usage after its revocation
-    for (const k of revoked) {
-      const after = count(s.server, 'SELECT count(*) FROM usage_minutes WHERE key_id = ? AND minute * 60000 > ?', k.id, Date.parse(k.revoked_at!));
-      expect(after, k.id).toBe(0);
+    // every cause of refusal shows somewhere, and each key's causes add up to its rejections
+    const byCause = { requests_per_minute: 0, tokens_per_minute: 0, tokens_per_day: 0, revoked: 0, unknown_workload: 0 };
+    for (const u of usage.json.data as { rejected: number; rejected_by: typeof byCause }[]) {
+      expect(Object.values(u.rejected_by).reduce((a, b) => a + b, 0)).toBe(u.rejected);
+      for (const c of Object.keys(byCause) as (keyof typeof byCause)[]) byCause[c] += u.rejected_by[c];
     }
+    for (const [c, n] of Object.entries(byCause)) expect(n, c).toBeGreaterThan(0);
+    // after its revocation a key serves nothing: what its clients still send is refused as revoked
+    for (const k of revoked) {
+      const after = s.server.db.prepare('SELECT sum(requests + input_tokens + output_tokens), sum(rejected - rejected_revoked) FROM usage_minutes WHERE key_id = ? AND minute * 60000 > ?')
+        .raw().get(k.id, Date.parse(k.revoked_at!)) as [number | null, number | null];
+      expect(after.map((n) => n ?? 0), k.id).toEqual([0, 0]);
+    }
+    expect(count(s.server, 'SELECT sum(rejected_revoked) FROM usage_minutes')).toBeGreaterThan(0);
     // weekdays are busier than weekends
     const weekday = weekdayShare(s.server);
     expect(weekday).toBeGreaterThan(0.8);
@@ -225,6 +241,18 @@ describe('seeded demo appliance', () => {
     // every run numbers its steps 0..n-1
     expect(count(s.server, 'SELECT count(*) FROM (SELECT run_id FROM journal GROUP BY run_id HAVING max(step) + 1 <> count(*) OR min(step) <> 0)')).toBe(0);
     expect(count(s.server, 'SELECT count(DISTINCT run_id) FROM journal')).toBeGreaterThan(3000);
+  });
+
+  it("shows the last day's budget usage, with a contract review that went over its per-run token budget", async () => {
+    const res = await s.get('/agent/budgets/usage', s.auditor);
+    expect(res.status).toBe(200);
+    const agents = res.json.agents as { agent: string; limits: { tokens_per_run: number }; tokens: number; runs: number; peak_run: { tokens: number }; runs_over: { tokens_per_run: number } }[];
+    expect(agents.map((a) => a.agent)).toContain('contract-reviewer');
+    const reviewer = agents.find((a) => a.agent === 'contract-reviewer')!;
+    expect(reviewer.limits.tokens_per_run).toBe(config.budgets.tokens_per_run);
+    expect(reviewer.runs_over.tokens_per_run).toBeGreaterThanOrEqual(1);
+    expect(reviewer.peak_run.tokens).toBeGreaterThan(reviewer.limits.tokens_per_run);
+    expect(agents.every((a) => a.tokens > 0 || a.runs === 0)).toBe(true);
   });
 
   it('ingests every local source for real; the remote one fails for want of a driver', async () => {
@@ -336,7 +364,11 @@ describe('traffic generator', () => {
       const revoke = await s.post(`/gateway/keys/${victim}/revoke`, undefined);
       expect(revoke.status).toBe(200);
       await until('401 seen', () => (t.stats.statuses[401] ?? 0) > 0, 10_000);
+      // the client gives up after a few tries
+      await until('the revoked key dropped', () => t.stats.statuses[401] >= 3, 10_000);
+      await sleep(200);
       const callsAfter401 = t.stats.statuses[401];
+      expect(callsAfter401).toBe(3);
 
       await t.stop();
       const rows = { journal: count(s.server, 'SELECT count(*) FROM journal'), usage: count(s.server, 'SELECT sum(requests + rejected) FROM usage_minutes') };
@@ -345,6 +377,8 @@ describe('traffic generator', () => {
       expect(count(s.server, 'SELECT count(*) FROM journal')).toBe(rows.journal);
       expect(count(s.server, 'SELECT sum(requests + rejected) FROM usage_minutes')).toBe(rows.usage);
       expect(t.stats.statuses[401]).toBe(callsAfter401);
+      // each of them counts against the key, as a refusal of a revoked key
+      expect(count(s.server, 'SELECT sum(rejected_revoked) FROM usage_minutes WHERE key_id = ?', victim)).toBe(callsAfter401);
 
       // a second run revokes the first run's remaining keys, audited
       const t2 = startTraffic(s.server.app, s.server.db, fixtureConfig(root), { intervalMs: 50, firstDelayMs: 0 });

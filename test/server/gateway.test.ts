@@ -193,12 +193,14 @@ describe('gateway front door', () => {
     expect((await gateway('embed', key.secret)).json.model_id).toBe('llama-3.1-8b');
   });
 
-  it('answers 404 for an unknown workload and 400 for bad bodies, metering nothing', async () => {
+  it('answers 404 for an unknown workload, counted as its rejection, and 400 for bad bodies, metering nothing', async () => {
     const key = await create('front-door-errors');
     const rows = () => s.server.db.prepare('SELECT COUNT(*) FROM usage_minutes WHERE key_id = ?').pluck().get(key.id);
     const unknown = await gateway('translate', key.secret);
     expect(unknown.status).toBe(404);
     expect(unknown.json.code).toBe('SVC-ADMIN-404');
+    expect(s.server.db.prepare('SELECT sum(requests), sum(rejected), sum(rejected_workload) FROM usage_minutes WHERE key_id = ?').raw().get(key.id)).toEqual([0, 1, 1]);
+    s.server.db.prepare('DELETE FROM usage_minutes WHERE key_id = ?').run(key.id);
     expect((await s.call('POST', '/v1/gateway/chat', { role: null, token: key.secret, raw: '{"messages": [' })).status).toBe(400);
     for (const max_tokens of [-1, 2.5, '10']) {
       const res = await gateway('chat', key.secret, { max_tokens });
@@ -327,7 +329,7 @@ describe('gateway usage', () => {
     const { key } = createGatewayKey(s.server.db, { name: 'usage-history', created_by: 'test' });
     const minute = (isoTime: string) => Date.parse(isoTime) / 60_000;
     recordUsage(s.server.db, key.id, minute('2026-03-01T09:59:00Z'), { requests: 1, input_tokens: 1, output_tokens: 1 });
-    recordUsage(s.server.db, key.id, minute('2026-03-01T10:00:00Z'), { requests: 2, rejected: 1, input_tokens: 10, output_tokens: 5 });
+    recordUsage(s.server.db, key.id, minute('2026-03-01T10:00:00Z'), { requests: 2, rejected_by: { tokens_per_day: 1 }, input_tokens: 10, output_tokens: 5 });
     recordUsage(s.server.db, key.id, minute('2026-03-01T10:00:00Z'), { requests: 1, input_tokens: 1 });
     recordUsage(s.server.db, key.id, minute('2026-03-01T12:30:00Z'), { requests: 4, input_tokens: 40, output_tokens: 8 });
     recordUsage(s.server.db, key.id, minute('2026-03-02T00:00:00Z'), { requests: 9, input_tokens: 90, output_tokens: 9 });
@@ -336,6 +338,8 @@ describe('gateway usage', () => {
     expect(hourly.status).toBe(200);
     expect(hourly.json.data).toEqual([{
       key_id: key.id, requests: 7, rejected: 1, input_tokens: 51, output_tokens: 13,
+      rejected_by: { requests_per_minute: 0, tokens_per_minute: 0, tokens_per_day: 1, revoked: 0, unknown_workload: 0 },
+      // buckets keep their shape: requests and tokens, no rejections
       buckets: [
         { start_time: '2026-03-01T10:00:00Z', requests: 3, input_tokens: 11, output_tokens: 5 },
         { start_time: '2026-03-01T11:00:00Z', requests: 0, input_tokens: 0, output_tokens: 0 },
@@ -370,6 +374,60 @@ describe('gateway usage', () => {
     }
     expect((await s.call('GET', '/gateway/usage?start_time=2020-01-01T00:00:00Z&end_time=2022-01-01T00:00:00Z&bucket=day')).status).toBe(200);
     expect((await s.call('GET', '/gateway/usage?key_id=key_unknown')).status).toBe(404);
+  });
+});
+
+describe('gateway rejections by cause', () => {
+  const usageOf = async (keyId: string) => {
+    const res = await s.call('GET', `/gateway/usage?key_id=${keyId}`, { role: 'auditor' });
+    expect(res.status).toBe(200);
+    return res.json.data[0] as { requests: number; rejected: number; rejected_by: Record<string, number>; buckets: object[] };
+  };
+  const none = { requests_per_minute: 0, tokens_per_minute: 0, tokens_per_day: 0, revoked: 0, unknown_workload: 0 };
+
+  it('names the limit of each 429, and counts 401 and 404 of a known key against it', async () => {
+    await awayFromMinuteEdge();
+    const rpm = await create('cause-rpm', { requests_per_minute: 1 });
+    expect((await gateway('chat', rpm.secret)).status).toBe(200);
+    expect((await gateway('chat', rpm.secret)).status).toBe(429);
+    expect((await gateway('chat', rpm.secret)).status).toBe(429);
+
+    const tpm = await create('cause-tpm', { tokens_per_minute: 100 });
+    expect((await gateway('chat', tpm.secret, { max_tokens: 60 })).status).toBe(200);
+    expect((await gateway('chat', tpm.secret, { max_tokens: 60 })).status).toBe(429);
+
+    const tpd = await create('cause-tpd', { requests_per_minute: 100, tokens_per_day: 50 });
+    expect((await gateway('chat', tpd.secret, { max_tokens: 30 })).status).toBe(200);
+    expect((await gateway('chat', tpd.secret, { max_tokens: 30 })).status).toBe(429);
+
+    const stray = await create('cause-workload');
+    expect((await gateway('chat', stray.secret)).status).toBe(200);
+    for (const w of ['translate', 'rerank']) expect((await gateway(w, stray.secret)).status).toBe(404);
+
+    const gone = await create('cause-revoked');
+    expect((await gateway('chat', gone.secret)).status).toBe(200);
+    expect((await s.call('POST', `/gateway/keys/${gone.id}/revoke`)).status).toBe(200);
+    const lastUsed = s.server.db.prepare('SELECT last_used_at FROM gateway_keys WHERE id = ?').pluck().get(gone.id);
+    for (let i = 0; i < 3; i++) expect((await gateway('chat', gone.secret)).status).toBe(401);
+    // a revoked key is refused before its workload is looked up: still the key's refusal
+    expect((await gateway('translate', gone.secret)).status).toBe(401);
+    expect(s.server.db.prepare('SELECT last_used_at FROM gateway_keys WHERE id = ?').pluck().get(gone.id)).toBe(lastUsed);
+
+    expect(await usageOf(rpm.id)).toMatchObject({ requests: 1, rejected: 2, rejected_by: { ...none, requests_per_minute: 2 } });
+    expect(await usageOf(tpm.id)).toMatchObject({ requests: 1, rejected: 1, rejected_by: { ...none, tokens_per_minute: 1 } });
+    expect(await usageOf(tpd.id)).toMatchObject({ requests: 1, rejected: 1, rejected_by: { ...none, tokens_per_day: 1 } });
+    expect(await usageOf(stray.id)).toMatchObject({ requests: 1, rejected: 2, rejected_by: { ...none, unknown_workload: 2 } });
+    const revoked = await usageOf(gone.id);
+    expect(revoked).toMatchObject({ requests: 1, rejected: 4, rejected_by: { ...none, revoked: 4 } });
+    // the buckets count served requests only, as before
+    expect(revoked.buckets.at(-1)).toEqual({ start_time: expect.any(String), requests: 1, input_tokens: expect.any(Number), output_tokens: 0 });
+  });
+
+  it('counts nothing for an unknown secret, which belongs to no key', async () => {
+    const before = snapshot(s, 'usage_minutes');
+    expect((await gateway('chat', `agk_${'B'.repeat(43)}`)).status).toBe(401);
+    expect((await gateway('translate', `agk_${'C'.repeat(43)}`)).status).toBe(401);
+    expect(snapshot(s, 'usage_minutes')).toEqual(before);
   });
 });
 

@@ -164,4 +164,32 @@ DROP INDEX audit_outcome_at;
 CREATE INDEX audit_outcome_at ON audit (outcome, at_ms, seq, actor_subject, action);
 `,
   },
+  {
+    version: 4,
+    name: 'job list filters; gateway rejections by cause',
+    // GET /jobs reads newest first (seq DESC) by connector, source or state: each (filter, seq)
+    // index returns a filter's page in order, without reading the other connectors' history.
+    //
+    // usage_minutes.rejected stays the total; each cause gets a column, and the gateway writes
+    // both (gateway/metering.ts recordUsage). Before this version only quota refusals were
+    // counted, without saying which limit: each old row's rejections go to the first limit the
+    // key's quota now sets, in the order the gateway checks them (requests/minute, tokens/minute,
+    // tokens/day), and to requests/minute when it sets none. A key with one limit (the usual
+    // case) is then exact; one whose quota changed since, or with several limits, is a best guess.
+    sql: `
+CREATE INDEX jobs_connector ON jobs (connector_id, seq);
+CREATE INDEX jobs_source ON jobs (source_id, seq);
+CREATE INDEX jobs_state ON jobs (state, seq);
+ALTER TABLE usage_minutes ADD COLUMN rejected_rpm INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE usage_minutes ADD COLUMN rejected_tpm INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE usage_minutes ADD COLUMN rejected_tpd INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE usage_minutes ADD COLUMN rejected_revoked INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE usage_minutes ADD COLUMN rejected_workload INTEGER NOT NULL DEFAULT 0;
+UPDATE usage_minutes SET rejected_tpd = rejected WHERE rejected > 0 AND EXISTS (SELECT 1 FROM gateway_keys k
+  WHERE k.id = usage_minutes.key_id AND k.requests_per_minute IS NULL AND k.tokens_per_minute IS NULL AND k.tokens_per_day IS NOT NULL);
+UPDATE usage_minutes SET rejected_tpm = rejected WHERE rejected > 0 AND EXISTS (SELECT 1 FROM gateway_keys k
+  WHERE k.id = usage_minutes.key_id AND k.requests_per_minute IS NULL AND k.tokens_per_minute IS NOT NULL);
+UPDATE usage_minutes SET rejected_rpm = rejected WHERE rejected > 0 AND rejected_tpm = 0 AND rejected_tpd = 0;
+`,
+  },
 ];

@@ -82,3 +82,25 @@ export function planRun(rng: Rng, config: ServerConfig): PlannedRun {
   }
   return { agent, channel, steps };
 }
+
+/**
+ * A contract review of a long contract that keeps extracting clauses until it passes its per-run
+ * token budget: the model step that crosses the budget is its last, cancelled (budget reached).
+ * The seeded journal has one in its last hours, so budget usage shows a run over a limit.
+ */
+export function planOverBudgetRun(rng: Rng, config: ServerConfig, tokensPerRun: number): PlannedRun {
+  const agent = DEMO_AGENTS.find((a) => a.name === 'contract-reviewer')!;
+  const steps: PlannedStep[] = [];
+  let context = rng.int(6000, 9000);
+  for (let used = 0; ;) {
+    const output = rng.int(200, 900);
+    steps.push({ tool: null, duration_ms: rng.int(2500, 6000), gap_ms: rng.int(5, 60), input_tokens: context, output_tokens: output, status: 'succeeded' });
+    used += context + output;
+    context += output;
+    if (used > tokensPerRun) break;
+    steps.push({ tool: 'extract_clauses', duration_ms: rng.int(800, 3000), gap_ms: rng.int(2, 30), input_tokens: 0, output_tokens: 0, status: 'succeeded' });
+    context += rng.int(800, 2000);
+  }
+  steps[steps.length - 1].status = 'cancelled';
+  return { agent, channel: rng.pick(agentChannels(agent, config)), steps };
+}

@@ -2,20 +2,22 @@ import type { Db } from '../db/open.js';
 import type { ServerConfig } from '../config.js';
 import { insertJournalBatch } from '../governance/bulk.js';
 import type { JournalRecord } from '../governance/journal-writer.js';
-import { MINUTE, sampleBusyTime } from './activity.js';
-import { planRun } from './agents.js';
+import { HOUR, MINUTE, sampleBusyTime } from './activity.js';
+import { planOverBudgetRun, planRun, type PlannedRun } from './agents.js';
 import type { Rng } from './prng.js';
 
 export const JOURNAL_RUNS = 3600;
 
-/** Agent runs over the window, every step finished, written oldest first. Returns the row count. */
+/**
+ * Agent runs over the window, every step finished, written oldest first, and one run over its
+ * per-run token budget a few hours before `to`. Returns the row count.
+ */
 export function seedJournal(db: Db, config: ServerConfig, rng: Rng, from: number, to: number): number {
   const rows: JournalRecord[] = [];
   const times = rng.fork();
-  for (let r = 0; r < JOURNAL_RUNS; r++) {
-    const run = planRun(rng, config);
+  const add = (run: PlannedRun, startMs: number) => {
     const run_id = rng.id('run');
-    let t = sampleBusyTime(times, from, to - 15 * MINUTE, 0.05);
+    let t = startMs;
     run.steps.forEach((s, step) => {
       t += s.gap_ms;
       rows.push({
@@ -24,7 +26,10 @@ export function seedJournal(db: Db, config: ServerConfig, rng: Rng, from: number
       });
       t += s.duration_ms;
     });
-  }
+  };
+  for (let r = 0; r < JOURNAL_RUNS; r++) add(planRun(rng, config), sampleBusyTime(times, from, to - 15 * MINUTE, 0.05));
+  const tokensPerRun = config.budgets.tokens_per_run;
+  if (tokensPerRun != null && to - from > 6 * HOUR) add(planOverBudgetRun(rng, config, tokensPerRun), to - rng.int(2 * HOUR, 5 * HOUR));
   rows.sort((a, b) => a.started_ms - b.started_ms);
   return insertJournalBatch(db, rows);
 }

@@ -17,24 +17,32 @@ interface DemoKeySpec {
   load: number;
   /** average input / output tokens per request */
   tokens: [number, number];
+  /** share of its calls to a workload the appliance does not have (a client not yet updated) */
+  unknownWorkload?: number;
+  /** hours after revocation its clients keep calling, refused */
+  callsAfterRevokeHours?: number;
 }
 
 const q = (requests_per_minute: number | null, tokens_per_minute: number | null, tokens_per_day: number | null): Quota =>
   ({ requests_per_minute, tokens_per_minute, tokens_per_day });
 
+/**
+ * Daily token quotas sit above a usual weekday's use (about 40 slots at full activity), so only the
+ * sandbox, the contract batch and the proof of concept run out of tokens, on their busier days.
+ */
 export const DEMO_KEYS: DemoKeySpec[] = [
-  { name: 'hr-assistant-prod', created_by: 'alice.martin@northwind.example', createdDaysAgo: 84, quota: q(120, 60_000, 2_000_000), load: 60, tokens: [900, 260] },
-  { name: 'finance-analyst-prod', created_by: 'dmitri.ivanov@northwind.example', createdDaysAgo: 71, quota: q(60, 40_000, 1_000_000), load: 30, tokens: [1600, 420] },
+  { name: 'hr-assistant-prod', created_by: 'alice.martin@northwind.example', createdDaysAgo: 84, quota: q(120, 60_000, 4_000_000), load: 60, tokens: [900, 260] },
+  { name: 'finance-analyst-prod', created_by: 'dmitri.ivanov@northwind.example', createdDaysAgo: 71, quota: q(60, 40_000, 3_000_000), load: 30, tokens: [1600, 420] },
   { name: 'it-helpdesk-bot', created_by: 'ben.okafor@northwind.example', createdDaysAgo: 120, quota: q(120, null, null), load: 75, tokens: [700, 220] },
-  { name: 'sales-copilot-teams', created_by: 'erin.walsh@northwind.example', createdDaysAgo: 45, quota: q(90, 50_000, 1_500_000), load: 45, tokens: [1100, 350] },
-  { name: 'intranet-search', created_by: 'svc-terraform', createdDaysAgo: 150, quota: q(300, null, 5_000_000), load: 110, tokens: [180, 0] },
+  { name: 'sales-copilot-teams', created_by: 'erin.walsh@northwind.example', createdDaysAgo: 45, quota: q(90, 50_000, 4_000_000), load: 45, tokens: [1100, 350] },
+  { name: 'intranet-search', created_by: 'svc-terraform', createdDaysAgo: 150, quota: q(300, null, 5_000_000), load: 110, tokens: [180, 0], unknownWorkload: 0.02 },
   { name: 'code-assist-ide', created_by: 'ben.okafor@northwind.example', createdDaysAgo: 33, quota: q(60, 100_000, null), load: 25, tokens: [2200, 480] },
-  { name: 'contract-extractor-batch', created_by: 'dmitri.ivanov@northwind.example', createdDaysAgo: 12, quota: q(30, 20_000, 500_000), load: 28, tokens: [3200, 600] },
-  { name: 'data-science-sandbox', created_by: 'alice.martin@northwind.example', createdDaysAgo: 5, quota: q(10, 10_000, 100_000), load: 14, tokens: [1400, 500] },
-  { name: 'legacy-chat-widget', created_by: 'ben.okafor@northwind.example', createdDaysAgo: 210, revokedDaysAgo: 20, quota: q(60, null, null), load: 20, tokens: [600, 240] },
-  { name: 'contractor-poc-acme', created_by: 'erin.walsh@northwind.example', createdDaysAgo: 40, revokedDaysAgo: 8, quota: q(20, 15_000, 200_000), load: 9, tokens: [1000, 300] },
-  { name: 'hr-assistant-staging', created_by: 'carla.mendes@northwind.example', createdDaysAgo: 60, revokedDaysAgo: 2, quota: q(30, 20_000, 300_000), load: 6, tokens: [900, 260] },
-  { name: 'mobile-app-beta', created_by: 'svc-terraform', createdDaysAgo: 95, revokedDaysAgo: 26, quota: q(45, 30_000, 600_000), load: 12, tokens: [500, 180] },
+  { name: 'contract-extractor-batch', created_by: 'dmitri.ivanov@northwind.example', createdDaysAgo: 12, quota: q(30, 20_000, 4_000_000), load: 28, tokens: [3200, 600] },
+  { name: 'data-science-sandbox', created_by: 'alice.martin@northwind.example', createdDaysAgo: 5, quota: q(10, 10_000, 800_000), load: 14, tokens: [1400, 500] },
+  { name: 'legacy-chat-widget', created_by: 'ben.okafor@northwind.example', createdDaysAgo: 210, revokedDaysAgo: 20, quota: q(60, null, null), load: 20, tokens: [600, 240], callsAfterRevokeHours: 72 },
+  { name: 'contractor-poc-acme', created_by: 'erin.walsh@northwind.example', createdDaysAgo: 40, revokedDaysAgo: 8, quota: q(20, 15_000, 500_000), load: 9, tokens: [1000, 300] },
+  { name: 'hr-assistant-staging', created_by: 'carla.mendes@northwind.example', createdDaysAgo: 60, revokedDaysAgo: 2, quota: q(30, 20_000, 300_000), load: 6, tokens: [900, 260], callsAfterRevokeHours: 40 },
+  { name: 'mobile-app-beta', created_by: 'svc-terraform', createdDaysAgo: 95, revokedDaysAgo: 26, quota: q(45, 30_000, 600_000), load: 12, tokens: [500, 180], unknownWorkload: 0.05 },
 ];
 
 export interface SeededKey {
@@ -51,7 +59,10 @@ const SLOT_MINUTES = 15;
 /**
  * Creates the demo's gateway keys through the gateway's own key function (the secrets it returns
  * are dropped on the spot; only hashes are stored) and writes their usage history in 15-minute
- * slots, following the office-hours curve, until revocation or now.
+ * slots, following the office-hours curve, until revocation or now. Refusals follow the quota:
+ * bursts meet the per-minute limits, a day's tokens past tokens_per_day are refused until UTC
+ * midnight, some clients call a workload the appliance lacks, and some keep calling after their
+ * key is revoked.
  */
 export function seedKeysAndUsage(db: Db, rng: Rng, now: number, historyStart: number): { keys: SeededKey[]; usageRows: number } {
   const keys: SeededKey[] = [];
@@ -74,24 +85,54 @@ export function seedKeysAndUsage(db: Db, rng: Rng, now: number, historyStart: nu
     const slotMs = SLOT_MINUTES * MINUTE;
     const from = Math.ceil(Math.max(created_ms, historyStart) / slotMs) * slotMs;
     const until = Math.min(revoked_ms ?? now, now - MINUTE);
-    const rpm = spec.quota.requests_per_minute ?? Infinity;
+    const { requests_per_minute: rpm, tokens_per_minute: tpm, tokens_per_day: tpd } = key.quota;
     let last = 0;
+    let day = { index: -1, tokens: 0 };
     for (let t = from; t < until; t += slotMs) {
       const expected = spec.load * activityAt(t) * (0.6 + 0.8 * u.next());
       const requests = Math.floor(expected + u.next());
       if (requests <= 0) continue;
       // Keys with a tight per-minute quota get throttled when a burst lands in one minute.
-      const burst = requests > rpm * 2 || (requests > rpm / 2 && u.chance(0.15));
-      const rejected = burst ? u.int(1, Math.max(1, Math.ceil(requests / 4))) : 0;
-      const served = requests - rejected;
-      const input = Math.round(served * spec.tokens[0] * (0.7 + 0.6 * u.next()));
-      const output = Math.round(served * spec.tokens[1] * (0.7 + 0.6 * u.next()));
-      recordUsage(db, key.id, Math.floor(t / MINUTE), { requests: served, rejected, input_tokens: input, output_tokens: output });
+      const burst = requests > (rpm ?? Infinity) * 2 || (requests > (rpm ?? Infinity) / 2 && u.chance(0.15));
+      const throttled = burst ? u.int(1, Math.max(1, Math.ceil(requests / 4))) : 0;
+      const strayed = Math.min(requests - throttled, Math.floor(requests * (spec.unknownWorkload ?? 0) + u.next()));
+      let served = requests - throttled - strayed;
+      const perCall = [spec.tokens[0] * (0.7 + 0.6 * u.next()), spec.tokens[1] * (0.7 + 0.6 * u.next())];
+      if (day.index !== Math.floor(t / DAY)) day = { index: Math.floor(t / DAY), tokens: 0 };
+      const fit = tpd === null ? served : Math.max(0, Math.floor((tpd - day.tokens) / (perCall[0] + perCall[1] || 1)));
+      const overDay = Math.max(0, served - fit);
+      served -= overDay;
+      const input = Math.round(served * perCall[0]);
+      const output = Math.round(served * perCall[1]);
+      day.tokens += input + output;
+      // a burst meets the token limit first when the key has one and the calls are large
+      const burstCause = tpm !== null && (rpm === null || u.chance(0.35)) ? 'tokens_per_minute' : 'requests_per_minute';
+      recordUsage(db, key.id, Math.floor(t / MINUTE), {
+        requests: served, input_tokens: input, output_tokens: output,
+        rejected_by: { [burstCause]: throttled, tokens_per_day: overDay, unknown_workload: strayed },
+      });
       usageRows++;
-      last = t + u.int(0, SLOT_MINUTES - 1) * MINUTE;
+      if (served > 0) last = t + u.int(0, SLOT_MINUTES - 1) * MINUTE;
     }
     if (last) touchGatewayKey(db, key.id, Math.min(last, until - MINUTE));
-    if (revoked_ms !== null) revokeGatewayKey(db, key.id, revoked_ms);
+    if (revoked_ms !== null) {
+      revokeGatewayKey(db, key.id, revoked_ms);
+      usageRows += seedCallsAfterRevocation(db, u, spec, key.id, revoked_ms, now);
+    }
   }
   return { keys, usageRows };
+}
+
+/** A client not yet told keeps calling a revoked key at its usual pace, refused, for a while. */
+function seedCallsAfterRevocation(db: Db, u: Rng, spec: DemoKeySpec, keyId: string, revokedMs: number, now: number): number {
+  if (!spec.callsAfterRevokeHours) return 0;
+  let rows = 0;
+  const end = Math.min(revokedMs + spec.callsAfterRevokeHours * 3600_000, now - MINUTE);
+  for (let t = revokedMs + MINUTE; t < end; t += SLOT_MINUTES * MINUTE) {
+    const calls = Math.floor(spec.load * activityAt(t) * (0.6 + 0.8 * u.next()) + u.next());
+    if (calls <= 0) continue;
+    recordUsage(db, keyId, Math.floor(t / MINUTE), { rejected_by: { revoked: calls } });
+    rows++;
+  }
+  return rows;
 }

@@ -14,13 +14,22 @@ import { journalFinisher } from './journal-steps.js';
 export const TRAFFIC_ACTOR = 'demo-traffic-generator';
 const ACTOR = { subject: TRAFFIC_ACTOR, role: 'it_admin' as const };
 
-/** The generator's own keys; the last one has a tight per-minute quota so bursts meet 429. */
+/**
+ * The generator's own keys, each meeting a different limit: the first runs out of its daily
+ * tokens after a few hours, the second's calls now and then pass its tokens per minute, and the
+ * last has a tight per-minute quota so bursts meet 429.
+ */
 const TRAFFIC_KEYS: { name: string; quota: Partial<Quota> }[] = [
-  { name: 'demo-traffic-1', quota: { requests_per_minute: 120 } },
-  { name: 'demo-traffic-2', quota: { requests_per_minute: 60, tokens_per_minute: 40_000 } },
+  { name: 'demo-traffic-1', quota: { requests_per_minute: 120, tokens_per_day: 2_000_000 } },
+  { name: 'demo-traffic-2', quota: { requests_per_minute: 60, tokens_per_minute: 10_000 } },
   { name: 'demo-traffic-3', quota: { requests_per_minute: 20 } },
 ];
 const MAX_LIVE_RUNS = 4;
+/** A workload no demo appliance serves, which an out-of-date client still calls now and then (404). */
+const RETIRED_WORKLOAD = 'translate';
+const RETIRED_WORKLOAD_SHARE = 0.02;
+/** Ticks a client keeps trying a revoked key (401) before its owner notices and stops it. */
+const TRIES_AFTER_REVOKE = 3;
 
 export interface TrafficOptions {
   /** pause between ticks: a fixed number, or [min, max] drawn each time (default 1–4 s) */
@@ -47,7 +56,7 @@ export interface TrafficHandle {
   stop(): Promise<void>;
 }
 
-interface LiveKey { id: string; name: string; secret: string }
+interface LiveKey { id: string; name: string; secret: string; refusals: number }
 interface LiveRun { plan: PlannedRun; runId: string; index: number; stepId: string; stepStarted: number }
 
 /**
@@ -124,7 +133,7 @@ export function startTraffic(app: FastifyInstance, db: Db, config: ServerConfig,
           audit('gateway.key.create', created.key.id, 201, { name: created.key.name, quota: created.key.quota });
           return created;
         })();
-        keys.push({ id: key.id, name: key.name, secret });
+        keys.push({ id: key.id, name: key.name, secret, refusals: 0 });
         keyIds.push(key.id);
       } catch (err) {
         opts.log?.warn({ err, name: spec.name }, 'demo traffic could not create its key');
@@ -147,15 +156,16 @@ export function startTraffic(app: FastifyInstance, db: Db, config: ServerConfig,
       for (let i = 0; i < calls && !stopped; i++) {
         const res = await app.inject({
           method: 'POST',
-          url: `/v1/gateway/${encodeURIComponent(rng.pick(workloads))}`,
+          url: `/v1/gateway/${encodeURIComponent(rng.chance(RETIRED_WORKLOAD_SHARE) ? RETIRED_WORKLOAD : rng.pick(workloads))}`,
           headers: { authorization: `Bearer ${key.secret}`, 'content-type': 'application/json' },
           payload: JSON.stringify({ prompt: 'demo traffic '.repeat(rng.int(5, 120)), max_tokens: rng.pick([64, 128, 256, 512]) }),
         });
         stats.calls++;
         stats.statuses[res.statusCode] = (stats.statuses[res.statusCode] ?? 0) + 1;
         if (res.statusCode === 401) {
-          // revoked by someone (the dashboard, say): the generator respects it and stops using it
-          keys.splice(keys.indexOf(key), 1);
+          // revoked by someone (the dashboard, say): like a client not told yet, it tries a few
+          // more ticks, then stops using the key
+          if (++key.refusals >= TRIES_AFTER_REVOKE) keys.splice(keys.indexOf(key), 1);
           break;
         }
         if (res.statusCode === 429) break;

@@ -4,8 +4,8 @@ import type { ServerConfig } from '../config.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { sendProblem } from '../http/route-kit.js';
 import { GatewayCallResult } from '../../contract/index.js';
-import { findActiveKeyBySecret } from './keys.js';
-import { meterCall } from './metering.js';
+import { findKeyBySecret } from './keys.js';
+import { meterCall, recordRejection } from './metering.js';
 import { routingEntry } from '../models/routing.js';
 
 export const GATEWAY_PATH = '/v1/gateway/:workload';
@@ -42,7 +42,8 @@ function estimateTokens(req: FastifyRequest): { input_tokens: number; output_tok
 
 /**
  * The gateway's front door: authenticates a gateway key, enforces its quota, resolves the
- * workload's model and meters the call. It runs no model (`served: false`). It carries content by
+ * workload's model and meters the call. A revoked key's call (401) and a call to an unknown
+ * workload (404) count as the key's rejections by that cause; an unknown secret has no key to count against. It runs no model (`served: false`). It carries content by
  * design, so the admin metadata boundary does not apply; the body is never stored or logged.
  */
 export function registerFrontDoor(app: FastifyInstance, db: Db, config: ServerConfig): void {
@@ -61,14 +62,21 @@ export function registerFrontDoor(app: FastifyInstance, db: Db, config: ServerCo
     scope.post(GATEWAY_PATH, { bodyLimit: GATEWAY_BODY_LIMIT }, async (req: FastifyRequest, reply: FastifyReply) => {
       const { workload } = req.params as { workload: string };
       const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-      const key = m ? findActiveKeyBySecret(db, m[1]) : undefined;
+      const key = m ? findKeyBySecret(db, m[1]) : undefined;
       if (!key) throw unauthorized();
+      if (key.status === 'revoked') {
+        recordRejection(db, key.id, 'revoked', Date.now());
+        throw unauthorized();
+      }
       // the catch-all parser also takes a body sent with no Content-Type at all
       if (Buffer.isBuffer(req.body) && req.body.length > 0 && !req.headers['content-type']) throw badRequest('a request body needs a Content-Type header');
 
       // the same resolution GET /routing shows: the workload's model, or null following the active one
       const route = routingEntry(db, config, workload);
-      if (!route) throw notFound(`no workload ${workload}`);
+      if (!route) {
+        recordRejection(db, key.id, 'unknown_workload', Date.now());
+        throw notFound(`no workload ${workload}`);
+      }
       const model_id = route.effective_model_id;
 
       const tokens = estimateTokens(req);

@@ -53,11 +53,11 @@ const mustGet = (db: Db, id: string): GatewayKey => {
   return key;
 };
 
-/** The active key a presented secret belongs to, or undefined (unknown, malformed or revoked). */
-export function findActiveKeyBySecret(db: Db, secret: string): GatewayKey | undefined {
+/** The key a presented secret belongs to, active or revoked, or undefined (unknown or malformed). */
+export function findKeyBySecret(db: Db, secret: string): GatewayKey | undefined {
   if (!secret.startsWith(GATEWAY_KEY_PREFIX)) return undefined;
   const row = db.prepare(`SELECT ${COLUMNS} FROM gateway_keys WHERE secret_hash = ?`).get(hashSecret(secret)) as KeyRow | undefined;
-  return row && row.status === 'active' ? toKey(row) : undefined;
+  return row && toKey(row);
 }
 
 export interface NewGatewayKey {

@@ -1,5 +1,5 @@
 import type { Db } from '../db/open.js';
-import type { Quota } from '../../contract/index.js';
+import { REJECTION_CAUSES, type Quota, type RejectedBy, type RejectionCause } from '../../contract/index.js';
 import { touchGatewayKey } from './keys.js';
 
 const MINUTE_MS = 60_000;
@@ -7,37 +7,54 @@ const DAY_MINUTES = 1440;
 
 export const epochMinute = (ms: number): number => Math.floor(ms / MINUTE_MS);
 
+/** The usage_minutes column counting each cause; `rejected` is their sum. */
+export const REJECTION_COLUMNS: Record<RejectionCause, string> = {
+  requests_per_minute: 'rejected_rpm',
+  tokens_per_minute: 'rejected_tpm',
+  tokens_per_day: 'rejected_tpd',
+  revoked: 'rejected_revoked',
+  unknown_workload: 'rejected_workload',
+};
+
 export interface UsageCounts {
   requests?: number;
-  rejected?: number;
   input_tokens?: number;
   output_tokens?: number;
+  /** refused calls by cause */
+  rejected_by?: Partial<RejectedBy>;
 }
 
 const upserts = new WeakMap<Db, ReturnType<Db['prepare']>>();
+const causeColumns = REJECTION_CAUSES.map((c) => REJECTION_COLUMNS[c]);
 
 /** Adds counts to one key's minute row (an UPSERT). Also what the demo seeder uses for history. */
 export function recordUsage(db: Db, keyId: string, minute: number, counts: UsageCounts): void {
   let upsert = upserts.get(db);
   if (!upsert) {
-    upsert = db.prepare(`INSERT INTO usage_minutes (key_id, minute, requests, rejected, input_tokens, output_tokens)
-    VALUES (@key_id, @minute, @requests, @rejected, @input_tokens, @output_tokens)
-    ON CONFLICT (key_id, minute) DO UPDATE SET
-      requests = requests + excluded.requests,
-      rejected = rejected + excluded.rejected,
-      input_tokens = input_tokens + excluded.input_tokens,
-      output_tokens = output_tokens + excluded.output_tokens`);
+    const columns = ['requests', 'rejected', 'input_tokens', 'output_tokens', ...causeColumns];
+    upsert = db.prepare(`INSERT INTO usage_minutes (key_id, minute, ${columns.join(', ')})
+    VALUES (@key_id, @minute, ${columns.map((c) => `@${c}`).join(', ')})
+    ON CONFLICT (key_id, minute) DO UPDATE SET ${columns.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}`);
     upserts.set(db, upsert);
   }
+  const byCause = Object.fromEntries(REJECTION_CAUSES.map((c) => [REJECTION_COLUMNS[c], counts.rejected_by?.[c] ?? 0]));
   upsert.run({
     key_id: keyId,
     minute: Math.floor(minute),
     requests: counts.requests ?? 0,
-    rejected: counts.rejected ?? 0,
+    rejected: Object.values(byCause).reduce((a, b) => a + b, 0),
     input_tokens: counts.input_tokens ?? 0,
     output_tokens: counts.output_tokens ?? 0,
+    ...byCause,
   });
 }
+
+/**
+ * Counts a call the front door refused before metering it (a revoked key, a workload it does not
+ * have) against the key it presented, so its owner can see what its clients still try.
+ */
+export const recordRejection = (db: Db, keyId: string, cause: 'revoked' | 'unknown_workload', nowMs: number): void =>
+  recordUsage(db, keyId, epochMinute(nowMs), { rejected_by: { [cause]: 1 } });
 
 export type MeterOutcome =
   | { ok: true }
@@ -54,7 +71,7 @@ export function meterCall(db: Db, keyId: string, quota: Quota, tokens: { input_t
     const minute = epochMinute(nowMs);
     const callTokens = tokens.input_tokens + tokens.output_tokens;
     const verdict = checkQuota(db, keyId, quota, minute, callTokens, nowMs);
-    recordUsage(db, keyId, minute, verdict.ok ? { requests: 1, ...tokens } : { rejected: 1 });
+    recordUsage(db, keyId, minute, verdict.ok ? { requests: 1, ...tokens } : { rejected_by: { [verdict.limit]: 1 } });
     touchGatewayKey(db, keyId, nowMs);
     return verdict;
   }).immediate();

@@ -1,7 +1,8 @@
 import type { Db } from '../db/open.js';
 import { badRequest } from '../errors.js';
 import { iso } from '../ids.js';
-import type { KeyUsage, Usage } from '../../contract/index.js';
+import { REJECTION_CAUSES, type KeyUsage, type RejectedBy, type Usage } from '../../contract/index.js';
+import { REJECTION_COLUMNS } from './metering.js';
 
 const MINUTE_MS = 60_000;
 const DEFAULT_RANGE_MS = 24 * 3600_000;
@@ -48,9 +49,10 @@ export function queryUsage(db: Db, q: UsageRequest, nowMs: number): Usage {
   const keyFilter = q.key_id !== undefined ? 'AND key_id = @key_id' : '';
   const params = { from: fromMinute, to: toMinute, ...(q.key_id !== undefined ? { key_id: q.key_id } : {}) };
   const totals = db.prepare(`SELECT key_id, SUM(requests) AS requests, SUM(rejected) AS rejected,
-      SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens
+      SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,
+      ${REJECTION_CAUSES.map((c) => `SUM(${REJECTION_COLUMNS[c]}) AS ${c}`).join(', ')}
     FROM usage_minutes WHERE minute >= @from AND minute < @to ${keyFilter}
-    GROUP BY key_id ORDER BY requests DESC, key_id`).all(params) as Omit<KeyUsage, 'buckets'>[];
+    GROUP BY key_id ORDER BY requests DESC, key_id`).all(params) as (Omit<KeyUsage, 'buckets' | 'rejected_by'> & RejectedBy)[];
   if (totals.length === 0) return { start_time: iso(startMs), end_time: iso(endMs), bucket: q.bucket, data: [] };
 
   // size is inlined: a bound JS number arrives as REAL, and minute / 60.0 is not a bucket number
@@ -72,7 +74,10 @@ export function queryUsage(db: Db, q: UsageRequest, nowMs: number): Usage {
     start_time: iso(startMs),
     end_time: iso(endMs),
     bucket: q.bucket,
-    // placeholder until rejections are recorded by cause (issue 25): all counted as requests_per_minute
-    data: totals.map((t) => ({ ...t, rejected_by: { requests_per_minute: t.rejected, tokens_per_minute: 0, tokens_per_day: 0, revoked: 0, unknown_workload: 0 }, buckets: series.get(t.key_id)! })),
+    data: totals.map((t) => ({
+      key_id: t.key_id, requests: t.requests, rejected: t.rejected,
+      rejected_by: Object.fromEntries(REJECTION_CAUSES.map((c) => [c, t[c]])) as RejectedBy,
+      input_tokens: t.input_tokens, output_tokens: t.output_tokens, buckets: series.get(t.key_id)!,
+    })),
   };
 }

@@ -1,7 +1,9 @@
-import type { Connector, Job } from '../../contract/index.js';
+import * as z from 'zod';
+import type { Connector, Job, JobsQuery, Page } from '../../contract/index.js';
 import type { Db } from '../db/open.js';
 import type { ConnectorConfig, ServerConfig } from '../config.js';
 import { conflict } from '../errors.js';
+import { decodeCursor, encodeCursor } from '../http/paging.js';
 import { iso, newId } from '../ids.js';
 
 interface JobRow {
@@ -20,6 +22,37 @@ const JOB_COLUMNS = 'job_id, connector_id, source_id, state, created_at, started
 
 export function getJob(db: Db, jobId: string): Job | undefined {
   return db.prepare(`SELECT ${JOB_COLUMNS} FROM jobs WHERE job_id = ?`).get(jobId) as JobRow | undefined;
+}
+
+/** A position in the job list: the seq of the previous page's last job. */
+const JobCursor = z.strictObject({ seq: z.number().int() });
+const JOB_FILTERS = ['connector_id', 'source_id', 'state'] as const;
+
+/**
+ * Jobs newest first (seq is insertion order), keyset-paged by seq. An unknown connector or source
+ * is an empty list, not a 404: jobs of a connector since removed from the config stay readable.
+ */
+export function listJobs(db: Db, q: JobsQuery): Page<Job> {
+  const where: string[] = [];
+  const params: Record<string, unknown> = { limit: q.limit + 1 };
+  for (const f of JOB_FILTERS) {
+    if (q[f] === undefined) continue;
+    where.push(`${f} = @${f}`);
+    params[f] = q[f];
+  }
+  if (q.after !== undefined) {
+    params.after = decodeCursor(q.after, JobCursor).seq;
+    where.push('seq < @after');
+  }
+  const rows = db.prepare(`SELECT seq, ${JOB_COLUMNS} FROM jobs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT @limit`)
+    .all(params) as (JobRow & { seq: number })[];
+  const has_more = rows.length > q.limit;
+  const page = rows.slice(0, q.limit);
+  return {
+    data: page.map(({ seq: _seq, ...job }) => job),
+    has_more,
+    next_cursor: has_more ? encodeCursor({ seq: page[page.length - 1].seq }) : null,
+  };
 }
 
 const isActiveJobConflict = (err: unknown) => {
@@ -123,12 +156,15 @@ interface StateRow {
   last_sync_status: 'succeeded' | 'failed' | null;
   last_sync_job_id: string | null;
   last_sync_items: number | null;
+  /** the last sync job's `error` column (joined) */
+  last_sync_error: string | null;
 }
 
 /** Every configured connector as the contract shows it, in config order. */
 export function listConnectors(db: Db, config: ServerConfig): Connector[] {
   const stored = new Map(
-    (db.prepare('SELECT * FROM connector_state').all() as StateRow[]).map((r) => [r.connector_id, r]),
+    (db.prepare(`SELECT s.*, j.error AS last_sync_error FROM connector_state s
+      LEFT JOIN jobs j ON j.job_id = s.last_sync_job_id`).all() as StateRow[]).map((r) => [r.connector_id, r]),
   );
   // the partial index jobs_one_active answers this without a table scan
   const active = new Set(
@@ -137,7 +173,9 @@ export function listConnectors(db: Db, config: ServerConfig): Connector[] {
   return config.connectors.map((c) => {
     const row = stored.get(c.id);
     const last_sync = row?.last_sync_at && row.last_sync_status && row.last_sync_job_id
-      ? { at: row.last_sync_at, status: row.last_sync_status, job_id: row.last_sync_job_id, items: row.last_sync_items ?? 0, error: null }
+      ? { at: row.last_sync_at, status: row.last_sync_status, job_id: row.last_sync_job_id, items: row.last_sync_items ?? 0,
+        // a succeeded job's `error` is only a partial-read note: the sync itself has no error
+        error: row.last_sync_status === 'failed' ? row.last_sync_error : null }
       : null;
     const state: Connector['state'] = !c.enabled ? 'disabled' : active.has(c.id) ? 'syncing' : (row?.state ?? 'healthy');
     return {

@@ -3,7 +3,7 @@ import type { Db } from '../db/open.js';
 import type { ServerConfig } from '../config.js';
 import type { GroupFactory } from '../http/route-kit.js';
 import { iso } from '../ids.js';
-import { ApiError } from '../errors.js';
+import { budgetUsage } from '../governance/budget-usage.js';
 
 const BUDGETS_KEY = 'budgets';
 const BUDGETS_TARGET = { type: 'budgets', id: null };
@@ -67,7 +67,7 @@ function changes(before: SetBudgets, after: SetBudgets) {
 export const budgetsGroup: GroupFactory = ({ db, config }) => ({
   handlers: {
     getBudgets: { run: () => ({ body: readBudgets(db, config) }) },
-    budgetUsage: { run: () => { throw new ApiError(503, 'not implemented yet'); } },
+    budgetUsage: { run: () => ({ body: budgetUsage(db, readBudgets(db, config), Date.now()) }) },
 
     setBudgets: {
       target: () => BUDGETS_TARGET,

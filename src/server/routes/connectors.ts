@@ -1,7 +1,7 @@
 import { ApiError, conflict, notFound } from '../errors.js';
 import type { GroupFactory } from '../http/route-kit.js';
 import { pageArray } from '../http/paging.js';
-import { getJob, insertQueuedJob, listConnectors } from '../ingest/job-store.js';
+import { getJob, insertQueuedJob, listConnectors, listJobs } from '../ingest/job-store.js';
 import { IngestRunner } from '../ingest/runner.js';
 
 const idFrom = (body: unknown): string | null => {
@@ -40,7 +40,7 @@ export const connectorsGroup: GroupFactory = ({ db, config, log }) => {
           };
         },
       },
-      listJobs: { run: () => { throw new ApiError(503, 'not implemented yet'); } },
+      listJobs: { run: ({ query }) => ({ body: listJobs(db, query) }) },
       getJob: {
         run: ({ params }) => {
           const job = getJob(db, params.job_id);
