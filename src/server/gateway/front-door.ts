@@ -58,10 +58,19 @@ export function registerFrontDoor(app: FastifyInstance, db: Db, config: ServerCo
       return sendProblem(reply, new ApiError(500, 'internal error; see the server log with the request id'));
     });
 
-    scope.post(GATEWAY_PATH, { bodyLimit: GATEWAY_BODY_LIMIT }, async (req: FastifyRequest, reply: FastifyReply) => {
-      const { workload } = req.params as { workload: string };
+    const activeKey = (req: FastifyRequest) => {
       const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-      const key = m ? findActiveKeyBySecret(db, m[1]) : undefined;
+      return m ? findActiveKeyBySecret(db, m[1]) : undefined;
+    };
+    // a caller without a valid key is refused before its body (up to 1 MiB) is read
+    const onRequest = async (req: FastifyRequest) => {
+      if (!activeKey(req)) throw unauthorized();
+    };
+
+    scope.post(GATEWAY_PATH, { bodyLimit: GATEWAY_BODY_LIMIT, onRequest }, async (req: FastifyRequest, reply: FastifyReply) => {
+      const { workload } = req.params as { workload: string };
+      // again: the key may have been revoked while the body arrived
+      const key = activeKey(req);
       if (!key) throw unauthorized();
       // the catch-all parser also takes a body sent with no Content-Type at all
       if (Buffer.isBuffer(req.body) && req.body.length > 0 && !req.headers['content-type']) throw badRequest('a request body needs a Content-Type header');
