@@ -1,8 +1,8 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from 'undici';
 import { issueToken, startServer } from './lib/cli-server.js';
 import { loadAverage, median, nowMs, percentile } from './lib/stats.js';
+import { latencySummary, pollAdmin } from './lib/admin-poll.js';
 import type { BenchContext, Figure } from './lib/types.js';
 import { writeSqliteSource } from '../helpers/sqlite-source.js';
 import { readSqlite } from '../../src/server/ingest/sources.js';
@@ -20,35 +20,6 @@ const ROWS = 5_000_000;
 const GET_EVERY_MS = 10;
 /** src/server/ingest/runner.ts: a source is counted up to this many rows */
 const MAX_ENTRIES = 100_000;
-
-const summary = (ms: number[]) =>
-  `${ms.length} GETs, p50 ${median(ms).toFixed(2)}, p99 ${percentile(ms, 99).toFixed(2)}, max ${Math.max(...ms).toFixed(1)} ms`;
-
-/**
- * GET /connectors every GET_EVERY_MS (a GET that is late starts at once, the next on schedule),
- * each timed from its send, as server-load times the dashboards' GETs.
- */
-async function pollAdmin(url: string, token: string, durationMs: number): Promise<number[]> {
-  const client = new Client(url);
-  const ms: number[] = [];
-  const start = nowMs();
-  try {
-    for (let k = 0; ; k++) {
-      const due = start + k * GET_EVERY_MS;
-      if (due >= start + durationMs) break;
-      if (due < nowMs() - GET_EVERY_MS) continue;
-      if (due > nowMs()) await new Promise((r) => setTimeout(r, due - nowMs()));
-      const t0 = nowMs();
-      const res = await client.request({ method: 'GET', path: '/v1/admin/connectors', headers: { authorization: `Bearer ${token}` } });
-      await res.body.dump();
-      if (res.statusCode !== 200) throw new Error(`GET /connectors: ${res.statusCode}`);
-      ms.push(nowMs() - t0);
-    }
-  } finally {
-    await client.close();
-  }
-  return ms;
-}
 
 /** Ingests the source job after job until `stop` says so; the jobs' items and durations. */
 async function ingestLoop(url: string, token: string, stop: () => boolean): Promise<{ items: number[]; ms: number[] }> {
@@ -100,15 +71,15 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
     const token = issueToken(dataDir, 'it_admin', 'bench-ingest');
     const server = await startServer(dataDir, ['--config', config]);
     try {
-      await pollAdmin(server.url, token, 2_000); // warm-up: a fresh server compiles its routes
-      const idle = await pollAdmin(server.url, token, durationMs);
-      ctx.log(`idle: ${summary(idle)}; load average ${loadAverage()}`);
+      await pollAdmin(server.url, token, 2_000, GET_EVERY_MS); // warm-up: a fresh server compiles its routes
+      const idle = await pollAdmin(server.url, token, durationMs, GET_EVERY_MS);
+      ctx.log(`idle: ${latencySummary(idle)}; load average ${loadAverage()}`);
       let done = false;
       const [busy, jobs] = await Promise.all([
-        pollAdmin(server.url, token, durationMs).finally(() => { done = true; }),
+        pollAdmin(server.url, token, durationMs, GET_EVERY_MS).finally(() => { done = true; }),
         ingestLoop(server.url, token, () => done),
       ]);
-      ctx.log(`ingesting: ${summary(busy)}; ${jobs.ms.length} jobs; load average ${loadAverage()}`);
+      ctx.log(`ingesting: ${latencySummary(busy)}; ${jobs.ms.length} jobs; load average ${loadAverage()}`);
       return [
         {
           label: `admin GET p99 while a ${ROWS.toLocaleString('en')}-row SQLite source is ingested job after job, one GET every ${GET_EVERY_MS} ms, ${durationMs / 1000} s`,
@@ -116,7 +87,7 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
           unit: 'ms',
           baseline: { label: 'the same GETs, no ingestion', value: percentile(idle, 99) },
           target: { max: 50 },
-          note: `${summary(busy)}; baseline ${summary(idle)}; load average ${loadAverage()}`,
+          note: `${latencySummary(busy)}; baseline ${latencySummary(idle)}; load average ${loadAverage()}`,
         },
         {
           label: 'ingestion jobs completed in that time',

@@ -1,10 +1,10 @@
 import { mkdirSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'undici';
 import { issueToken, processRss, startServer } from './lib/cli-server.js';
 import { loadAverage, MB, median, nowMs, percentile } from './lib/stats.js';
 import type { BenchContext, Figure } from './lib/types.js';
+import { Mishaps, slowClients } from './lib/slow-clients.js';
 import { createKeys, DASHBOARDS, GATEWAY_RATE, idle, load, PATHS, POLL_MS, WORKLOADS } from './server-load.bench.js';
 
 /**
@@ -32,46 +32,8 @@ const EXPORTS = ['/v1/admin/audit/export?format=csv', '/v1/admin/agent/journal/e
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
-/** What went wrong beside the load generator's mix: counted, the first few kept. */
-class Side {
-  count = 0;
-  readonly first: string[] = [];
-  note(what: string): void {
-    this.count++;
-    if (this.first.length < 20) this.first.push(what);
-  }
-}
-
-/** Slow clients until `until`: each is cut off (408) and connects again. */
-async function slowClients(port: number, until: number, side: Side) {
-  const cutOffMs: number[] = [];
-  const one = () =>
-    new Promise<void>((resolve) => {
-      const t0 = nowMs();
-      let text = '';
-      const socket = connect(port, '127.0.0.1');
-      const timer = setInterval(() => { if (socket.writable) socket.write('a'); }, TRICKLE_MS);
-      socket.setEncoding('latin1').on('data', (d: string) => { text += d; });
-      socket.on('error', () => {});
-      socket.once('connect', () => socket.write('GET /v1/admin/connectors HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: '));
-      socket.once('close', () => {
-        clearInterval(timer);
-        if (/^HTTP\/1\.1 408 /.test(text)) cutOffMs.push(nowMs() - t0);
-        else if (nowMs() < until) side.note(`slow client closed without a 408: ${JSON.stringify(text.slice(0, 40))}`);
-        resolve();
-      });
-      const stopAt = setTimeout(() => socket.destroy(), until - nowMs());
-      socket.once('close', () => clearTimeout(stopAt));
-    });
-  await Promise.all(Array.from({ length: SLOW_CLIENTS }, async (_, i) => {
-    await sleep((TRICKLE_MS * i) / SLOW_CLIENTS);
-    while (nowMs() < until) await one();
-  }));
-  return cutOffMs;
-}
-
 /** An ingestion job every INGEST_EVERY_MS, each followed until it ends; ms each took. */
-async function ingestion(client: Client, token: string, until: number, side: Side): Promise<number[]> {
+async function ingestion(client: Client, token: string, until: number, side: Mishaps): Promise<number[]> {
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const took: number[] = [];
   for (let k = 0; nowMs() < until; k++) {
@@ -99,7 +61,7 @@ async function ingestion(client: Client, token: string, until: number, side: Sid
 }
 
 /** An export every EXPORT_EVERY_MS, streamed to nowhere; the bytes of each. */
-async function exports(client: Client, token: string, until: number, side: Side): Promise<number[]> {
+async function exports(client: Client, token: string, until: number, side: Mishaps): Promise<number[]> {
   const sizes: number[] = [];
   for (let k = 0; nowMs() < until; k++) {
     const t0 = nowMs();
@@ -123,7 +85,7 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
   mkdirSync(dataDir, { recursive: true });
   const token = issueToken(dataDir, 'it_admin', 'bench-soak');
   const server = await startServer(dataDir, ['--demo']);
-  const side = new Side();
+  const side = new Mishaps();
   const rss: { at: number; total: number; anon: number }[] = [];
   const client = new Client(server.url);
   try {
@@ -141,7 +103,7 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
         url: server.url, adminToken: token, gatewayKeys: keys, workloads: WORKLOADS, paths: PATHS,
         dashboards: DASHBOARDS, pollMs: POLL_MS, rate: GATEWAY_RATE, gatewayConnections: 16, durationMs, warmupMs: Math.min(5_000, warmupMs),
       }),
-      slowClients(port, until, side),
+      slowClients(port, SLOW_CLIENTS, TRICKLE_MS, until, side),
       ingestion(client, token, until, side),
       exports(exportClient, token, until, side).finally(() => exportClient.close()),
     ]);

@@ -135,3 +135,13 @@ describe('connection cap', () => {
     for (const c of held) c.stop();
   });
 });
+
+describe('http limits in the config file', () => {
+  it('has defaults, and refuses a header timeout longer than the request timeout', async () => {
+    const { ServerConfig } = await import('../../src/server/config.js');
+    expect(ServerConfig.parse({}).http).toEqual({ request_timeout_ms: 30_000, headers_timeout_ms: 10_000, idle_timeout_ms: 72_000, max_connections: 512 });
+    const bad = ServerConfig.safeParse({ http: { request_timeout_ms: 1000, headers_timeout_ms: 2000 } });
+    expect(bad.success).toBe(false);
+    expect(bad.error?.issues[0]).toMatchObject({ path: ['http', 'headers_timeout_ms'], message: 'must not be longer than request_timeout_ms' });
+  });
+});
