@@ -44,6 +44,8 @@ export function readSourceInWorker(connector: ConnectorConfig, source: SourceCon
     };
     const onAbort = () => {
       settle(() => reject(limits.signal.reason));
+      // a thread inside SQLite stops only when that call returns: shutdown does not wait for it
+      worker.unref();
       void worker.terminate();
     };
     limits.signal.addEventListener('abort', onAbort, { once: true });

@@ -122,7 +122,7 @@ export async function readSqlite(file: string, limits: ReadLimits): Promise<Read
     let rows = 0;
     const partial = () => ({ items: limits.maxEntries, note: `partial read: stopped after ${limits.maxEntries} rows (limit)` });
     for (const table of tables) {
-      // yield between tables: lets shutdown interrupt
+      // between tables: an abort is noticed
       await new Promise((r) => setImmediate(r));
       limits.signal.throwIfAborted();
       const left = limits.maxEntries - rows;
