@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import pino, { type Logger } from 'pino';
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { API_PREFIX, buildOpenApi } from '../contract/index.js';
 import { VERSION } from '../version.js';
@@ -13,6 +13,7 @@ import { routeGroups } from './routes/index.js';
 import { recordAudit } from './audit.js';
 import { newId } from './ids.js';
 import type { ServerOptions } from './options.js';
+import type { ServerConfig } from './config.js';
 
 export interface AdminServer {
   app: FastifyInstance;
@@ -63,6 +64,21 @@ function clientErrorProblem(err: NodeJS.ErrnoException, socket: Duplex): void {
   socket.destroy(err);
 }
 
+const hasBody = (req: FastifyRequest) =>
+  req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+
+/**
+ * The limits fastify has no option for. Node checks the header and request timeouts of open
+ * connections every connectionsCheckingInterval (30 s by default, so a timeout could take twice as
+ * long as set): checked a few times per timeout instead.
+ */
+function limitConnections(server: Server, limits: ServerConfig['http']): void {
+  server.headersTimeout = limits.headers_timeout_ms;
+  server.maxConnections = limits.max_connections;
+  // read when the server starts listening; Node's types know it only as a createServer option
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(30_000, Math.max(50, Math.floor(limits.headers_timeout_ms / 4)));
+}
+
 function asApiError(err: FastifyError | ApiError): ApiError | null {
   if (err instanceof ApiError) return err;
   if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new ApiError(413, `request body exceeds ${BODY_LIMIT} bytes`);
@@ -104,6 +120,7 @@ async function buildLockedServer(options: ServerOptions, log: Logger, unlock: ()
     return sendProblem(reply, auditFailure(db, log, req, problem) as ApiError);
   };
 
+  const limits = options.config.http;
   const app = Fastify({
     loggerInstance: log,
     bodyLimit: BODY_LIMIT,
@@ -121,8 +138,13 @@ async function buildLockedServer(options: ServerOptions, log: Logger, unlock: ()
       if (err.code === 'FST_ERR_BAD_URL') return void refuseUnroutable(req, reply, new ApiError(400, 'the URL is not validly percent-encoded'));
       return sendProblem(reply, new ApiError(500, 'internal error; see the server log with the request id'));
     },
+    // slow or stalled clients (a byte every few seconds, a body stopped short) are cut off: 408
+    requestTimeout: limits.request_timeout_ms,
+    connectionTimeout: limits.idle_timeout_ms,
+    keepAliveTimeout: limits.idle_timeout_ms,
     ...(options.tls ? { https: options.tls } : {}),
   }) as unknown as FastifyInstance;
+  limitConnections(app.server, limits);
 
   let closing = false;
   app.addHook('onRequest', async (_req, reply) => {
@@ -133,6 +155,9 @@ async function buildLockedServer(options: ServerOptions, log: Logger, unlock: ()
 
   app.addHook('onSend', async (req, reply) => {
     reply.header('X-Request-Id', String(req.id));
+    // refused before its body was read (401, 413 …): Node would go on reading it to reuse the
+    // connection, for as long as the client cares to send
+    if (hasBody(req) && !req.raw.complete) reply.header('Connection', 'close');
   });
 
   // Empty JSON bodies (POST …/revoke with Content-Type set) are "no body", not an error.

@@ -48,6 +48,20 @@ const IdentityProviderUrl = z.url().refine(
   'must be an https URL (plain http only for a loopback host)',
 );
 
+const Milliseconds = z.number().int().min(100).max(3_600_000);
+export const HTTP_LIMIT_DEFAULTS = { request_timeout_ms: 30_000, headers_timeout_ms: 10_000, idle_timeout_ms: 72_000, max_connections: 512 };
+const HttpLimits = z
+  .strictObject({
+    /** headers and body of one request must have arrived within this, else 408 and the connection is closed */
+    request_timeout_ms: Milliseconds.default(HTTP_LIMIT_DEFAULTS.request_timeout_ms),
+    headers_timeout_ms: Milliseconds.default(HTTP_LIMIT_DEFAULTS.headers_timeout_ms),
+    /** a connection with nothing sent either way for this long is closed (keep-alive included) */
+    idle_timeout_ms: Milliseconds.default(HTTP_LIMIT_DEFAULTS.idle_timeout_ms),
+    /** connections beyond this are closed as soon as they are accepted */
+    max_connections: z.number().int().min(1).max(100_000).default(HTTP_LIMIT_DEFAULTS.max_connections),
+  })
+  .refine((h) => h.headers_timeout_ms <= h.request_timeout_ms, { message: 'must not be longer than request_timeout_ms', path: ['headers_timeout_ms'] });
+
 export const ServerConfig = z.strictObject({
   appliance: z.strictObject({ name: z.string().default('appliance'), site: z.string().optional() }).default({ name: 'appliance' }),
   connectors: z.array(Connector).default([]),
@@ -79,6 +93,8 @@ export const ServerConfig = z.strictObject({
       max_bytes: z.number().int().min(1024).max(16 * 2 ** 20).default(2 ** 20),
     })
     .default({ allow_http: false, allow_private_addresses: false, timeout_ms: 5000, max_bytes: 2 ** 20 }),
+  /** how long a client may take and how many may be connected: slow or stalled clients must not hold the server */
+  http: HttpLimits.default(HTTP_LIMIT_DEFAULTS),
   sso: z
     .strictObject({
       issuer: IdentityProviderUrl,

@@ -15,11 +15,11 @@ import type { BenchContext, Figure } from './lib/types.js';
  */
 export const name = 'server-load';
 
-const DASHBOARDS = 50;
-const POLL_MS = 2000;
-const GATEWAY_RATE = 200;
-const PATHS = ['/v1/admin/connectors', '/v1/admin/gateway/keys', '/v1/admin/audit?limit=100'];
-const WORKLOADS = ['chat', 'summarize', 'extract', 'classify'];
+export const DASHBOARDS = 50;
+export const POLL_MS = 2000;
+export const GATEWAY_RATE = 200;
+export const PATHS = ['/v1/admin/connectors', '/v1/admin/gateway/keys', '/v1/admin/audit?limit=100'];
+export const WORKLOADS = ['chat', 'summarize', 'extract', 'classify'];
 /** requests of each kind before the idle baseline counts (a fresh server compiles its routes) */
 const IDLE_WARMUP = 300;
 
@@ -29,7 +29,7 @@ function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-async function createKeys(url: string, token: string, n: number): Promise<string[]> {
+export async function createKeys(url: string, token: string, n: number): Promise<string[]> {
   const secrets: string[] = [];
   for (let i = 0; i < n; i++) {
     const res = await fetch(`${url}/v1/admin/gateway/keys`, {
@@ -44,7 +44,7 @@ async function createKeys(url: string, token: string, n: number): Promise<string
 }
 
 /** The admin GETs and gateway POSTs one at a time on an idle server: ms each. */
-async function idle(url: string, token: string, secret: string, n: number): Promise<{ admin: number[]; gateway: number[] }> {
+export async function idle(url: string, token: string, secret: string, n: number): Promise<{ admin: number[]; gateway: number[] }> {
   const client = new Client(url);
   const admin: number[] = [];
   const gateway: number[] = [];
@@ -69,9 +69,11 @@ async function idle(url: string, token: string, secret: string, n: number): Prom
   return { admin, gateway };
 }
 
-interface LoadResult {
+export interface LoadResult {
   seconds: number;
   admin: { count: number; p50: number; p90: number; p99: number; max: number };
+  /** the same, for each polled path */
+  adminByPath: Record<string, { count: number; p50: number; p90: number; p99: number; max: number }>;
   adminRate: number;
   notModified: number;
   gateway: { count: number; p50: number; p99: number; max: number };
@@ -84,7 +86,8 @@ interface LoadResult {
   generatorCpuPercent: number;
 }
 
-function load(plan: Record<string, unknown>): Promise<LoadResult> {
+/** Runs lib/load-gen.mjs with `plan` in a process of its own (server-soak reuses it). */
+export function load(plan: Record<string, unknown>): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     const child = fork(new URL('./lib/load-gen.mjs', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
     const timer = setTimeout(() => child.kill('SIGKILL'), (plan.durationMs as number) + 60_000);

@@ -59,15 +59,28 @@ export function registerFrontDoor(app: FastifyInstance, db: Db, config: ServerCo
       return sendProblem(reply, new ApiError(500, 'internal error; see the server log with the request id'));
     });
 
-    scope.post(GATEWAY_PATH, { bodyLimit: GATEWAY_BODY_LIMIT }, async (req: FastifyRequest, reply: FastifyReply) => {
-      const { workload } = req.params as { workload: string };
+    const keyOf = (req: FastifyRequest) => {
       const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-      const key = m ? findKeyBySecret(db, m[1]) : undefined;
+      return m ? findKeyBySecret(db, m[1]) : undefined;
+    };
+    /** 401 for a missing or unknown key; a revoked key's call is also counted against it, by cause. */
+    const refuseUnusable = (key: ReturnType<typeof keyOf>): NonNullable<ReturnType<typeof keyOf>> => {
       if (!key) throw unauthorized();
       if (key.status === 'revoked') {
         recordRejection(db, key.id, 'revoked', Date.now());
         throw unauthorized();
       }
+      return key;
+    };
+    // a caller without a usable key is refused before its body (up to 1 MiB) is read
+    const onRequest = async (req: FastifyRequest) => {
+      refuseUnusable(keyOf(req));
+    };
+
+    scope.post(GATEWAY_PATH, { bodyLimit: GATEWAY_BODY_LIMIT, onRequest }, async (req: FastifyRequest, reply: FastifyReply) => {
+      const { workload } = req.params as { workload: string };
+      // again: the key may have been revoked while the body arrived
+      const key = refuseUnusable(keyOf(req));
       // the catch-all parser also takes a body sent with no Content-Type at all
       if (Buffer.isBuffer(req.body) && req.body.length > 0 && !req.headers['content-type']) throw badRequest('a request body needs a Content-Type header');
 

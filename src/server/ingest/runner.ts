@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/open.js';
 import type { ServerConfig } from '../config.js';
 import { failUnfinishedJobs, finishJob, getJob, markRunning, refreshConnectorStates } from './job-store.js';
-import { readSource, SourceReadError } from './sources.js';
+import { SourceReadError } from './sources.js';
+import { readSourceInWorker } from './read-in-worker.js';
 
 export const RESTART_REASON = 'interrupted by server restart';
 export const SHUTDOWN_REASON = 'interrupted by server shutdown';
@@ -20,7 +21,8 @@ const errorText = (err: unknown): string =>
 /**
  * Runs ingestion jobs in the background, each queued -> running -> succeeded|failed.
  * A job never throws out of here: whatever goes wrong ends it `failed` with a reason.
- * On shutdown, running jobs are aborted (the readers check the signal between entries) and
+ * Each source is read in a worker thread (read-in-worker.ts), so that a large source never holds
+ * the event loop. On shutdown, running jobs are aborted (their worker is ended) and
  * end `failed` with SHUTDOWN_REASON; close() waits until each has written its final row.
  */
 export class IngestRunner {
@@ -69,7 +71,7 @@ export class IngestRunner {
       }
       if (jobHold.until) await Promise.race([jobHold.until, aborted(signal)]);
       signal.throwIfAborted();
-      const result = await readSource(connector, source, { maxEntries: this.maxEntries, signal });
+      const result = await readSourceInWorker(connector, source, { maxEntries: this.maxEntries, signal });
       this.finish(jobId, { state: 'succeeded', items: result.items, error: result.note ?? null });
       this.log.info({ job_id: jobId, items: result.items, bytes: result.bytes, duration_ms: Date.now() - started }, 'ingestion job succeeded');
     } catch (err) {

@@ -120,13 +120,15 @@ export async function readSqlite(file: string, limits: ReadLimits): Promise<Read
       throw new SourceReadError(`cannot read ${file} as SQLite: ${(err as Error).message}`);
     }
     let rows = 0;
+    const partial = () => ({ items: limits.maxEntries, note: `partial read: stopped after ${limits.maxEntries} rows (limit)` });
     for (const table of tables) {
-      // yield between tables: lets shutdown interrupt and other requests run
+      // between tables: an abort is noticed
       await new Promise((r) => setImmediate(r));
       limits.signal.throwIfAborted();
       const left = limits.maxEntries - rows;
-      if (left <= 0) return { items: rows, note: `partial read: stopped after ${limits.maxEntries} rows (limit)` };
-      const n = db.prepare(`SELECT count(*) FROM (SELECT 1 FROM ${quoteIdent(table)} LIMIT ?)`).pluck().get(left) as number;
+      // one row past the limit tells a table that fills it exactly from one that overflows it
+      const n = db.prepare(`SELECT count(*) FROM (SELECT 1 FROM ${quoteIdent(table)} LIMIT ?)`).pluck().get(left + 1) as number;
+      if (n > left) return partial();
       rows += n;
     }
     return { items: rows };

@@ -26,6 +26,7 @@ async function run(plan) {
   const end = start + plan.durationMs;
   const measuredFrom = start + plan.warmupMs;
   const admin = [];
+  const adminPath = Object.fromEntries(plan.paths.map((p) => [p, []]));
   const gateway = [];
   const gatewayFromSend = [];
   const status = {};
@@ -63,6 +64,7 @@ async function run(plan) {
             else if (res.statusCode !== 304) note('admin', `${path} answered ${res.statusCode}`);
             if (t0 >= measuredFrom) {
               admin.push(ms);
+              adminPath[path].push(ms);
               adminCount++;
               if (res.statusCode === 304) notModified++;
             }
@@ -124,6 +126,7 @@ async function run(plan) {
   return {
     seconds,
     admin: summary(admin),
+    adminByPath: Object.fromEntries(Object.entries(adminPath).map(([p, ms]) => [p, summary(ms)])),
     adminRate: adminCount / measuredSeconds,
     notModified,
     gateway: summary(gateway),
