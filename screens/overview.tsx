@@ -26,13 +26,21 @@ const BADGE: Record<Severity, { text: string; tone: Tone }> = {
   ok: { text: 'OK', tone: 'ok' },
 };
 
+/** An error in plain words with what an operator quotes (the shell's banner does not repeat it for this screen). */
+function errorText(err: unknown): string {
+  const d = describeError(err);
+  // the code first: the headline may be cut at the end of the line (Enter shows the whole of it)
+  const ref = [d.code, d.requestId ? `request ${d.requestId}` : null].filter(Boolean).join(' · ');
+  return ref ? `${ref}: ${d.headline}` : d.headline;
+}
+
 /** A resource as the triage reads it: its data once it arrived (also while a later poll fails). */
 export function triageInput(resources: Record<string, ResourceEntry>): TriageInput {
   const input: TriageInput = {};
   for (const id of Object.keys(TRIAGE_SOURCES) as TriageSource[]) {
     const e = resources[id];
-    if (e?.data !== undefined) input[id] = { state: 'ok', data: e.data };
-    else if (e?.status === 'error') input[id] = { state: 'error', error: describeError(e.error).headline };
+    if (e?.data !== undefined) input[id] = { state: 'ok', data: e.data, ...(e.stale ? { staleError: errorText(e.error) } : {}) };
+    else if (e?.status === 'error') input[id] = { state: 'error', error: errorText(e.error) };
     else input[id] = { state: 'loading' };
   }
   return input;
@@ -44,7 +52,9 @@ function summaryOf(lines: TriageLine[]): string {
   const by = (s: Severity) => lines.filter((l) => l.severity === s).length;
   const [crit, warn, unknown] = [by('crit'), by('warn'), by('unknown')];
   const parts = [crit ? `${crit} critical` : '', warn ? `${warn} to watch` : '', unknown ? `${unknown} not read yet or unreadable` : ''].filter(Boolean);
-  const attention = crit + warn ? `${crit + warn} thing${crit + warn === 1 ? '' : 's'} need${crit + warn === 1 ? 's' : ''} attention` : 'Nothing needs attention';
+  const attention = crit + warn
+    ? `${crit + warn} thing${crit + warn === 1 ? '' : 's'} need${crit + warn === 1 ? 's' : ''} attention`
+    : unknown ? 'Nothing needs attention in what was read' : 'Nothing needs attention';
   return `${attention}${parts.length ? ` · ${parts.join(' · ')}` : ''} · Enter opens the cause`;
 }
 
@@ -55,25 +65,28 @@ function summaryOf(lines: TriageLine[]): string {
 export const overviewScreen = defineScreen<TriageLine>({
   name: 'overview',
   title: 'Overview',
+  // One connection carries the polls in this order, answers in turn: the quick reads of what is
+  // broken now come first, the summaries over the journal and the audit trail (the slowest on a
+  // large appliance) last, so a slow one holds back as little as it can.
   resources: () => [
     { id: 'deployment', route: 'deployment' },
     { id: 'connectors', route: 'listConnectors', query: { limit: 500 } },
-    { id: 'usage', route: 'usage', query: { bucket: 'hour' }, rolling: { as: 'hour', query: (now) => usageWindow('hour', now) } },
-    { id: 'usageToday', route: 'usage', query: { bucket: 'day' }, rolling: { as: 'today', query: today } },
-    { id: 'keys', route: 'listKeys', query: { limit: 500 } },
-    { id: 'failuresByError', route: 'journalSummary', query: { status: 'failed', group_by: 'agent', then_by: 'error_code' }, rolling: { as: '24h', query: lastDay } },
-    { id: 'failuresByTool', route: 'journalSummary', query: { status: 'failed', group_by: 'agent', then_by: 'tool' }, rolling: { as: '24h', query: lastDay } },
-    { id: 'budgetUsage', route: 'budgetUsage' },
     { id: 'models', route: 'listModels', query: { limit: 500 } },
     { id: 'routing', route: 'listRouting', query: { limit: 500 } },
+    { id: 'keys', route: 'listKeys', query: { limit: 500 } },
+    { id: 'usage', route: 'usage', query: { bucket: 'hour' }, rolling: { as: 'hour', query: (now) => usageWindow('hour', now) } },
+    { id: 'usageToday', route: 'usage', query: { bucket: 'day' }, rolling: { as: 'today', query: today } },
+    { id: 'budgetUsage', route: 'budgetUsage' },
     { id: 'denied', route: 'auditSummary', query: { outcome: 'denied', group_by: 'actor' }, rolling: { as: '24h', query: lastDay } },
+    { id: 'failuresByError', route: 'journalSummary', query: { status: 'failed', group_by: 'agent', then_by: 'error_code' }, rolling: { as: '24h', query: lastDay } },
+    { id: 'failuresByTool', route: 'journalSummary', query: { status: 'failed', group_by: 'agent', then_by: 'tool' }, rolling: { as: '24h', query: lastDay } },
   ],
   list: {
     rowsFrom: (resources) => triage(triageInput(resources)),
     columns: [
       { header: 'State', value: (l) => `${markOf(BADGE[l.severity]?.tone)} ${BADGE[l.severity]?.text ?? '?'}`, tone: (l) => BADGE[l.severity]?.tone, width: 6 },
       { header: 'What', value: (l) => l.what, minWidth: 14, maxWidth: 30 },
-      { header: 'Reason', value: (l) => l.reason, grow: true, minWidth: 24 },
+      { header: 'Reason', value: (l) => l.reason, grow: true, minWidth: 24, maxWidth: 400 },
       { header: 'Count · window', value: countText, minWidth: 10, maxWidth: 17 },
     ],
     rowKey: (l) => l.key,

@@ -23,8 +23,11 @@ export const TRIAGE_SOURCES = {
 } as const;
 export type TriageSource = keyof typeof TRIAGE_SOURCES;
 
-/** One resource as the board sees it: not there yet, its answer, or why it could not be read. */
-export type TriageResource = { state: 'loading' } | { state: 'ok'; data: unknown } | { state: 'error'; error: string };
+/**
+ * One resource as the board sees it: not there yet, its answer (`staleError`: the last poll
+ * failed, this is the answer before), or why it could not be read.
+ */
+export type TriageResource = { state: 'loading' } | { state: 'ok'; data: unknown; staleError?: string } | { state: 'error'; error: string };
 export type TriageInput = Partial<Record<TriageSource, TriageResource>>;
 
 /** crit: broken now; warn: failing in part or about to; unknown: could not be read; ok: fine (headline figures). */
@@ -54,10 +57,10 @@ const NOW = 'now';
 
 const n = (v: number) => v.toLocaleString('en-US');
 const plural = (count: number, one: string, many = `${one}s`) => `${n(count)} ${count === 1 ? one : many}`;
-const list = <T>(v: unknown): T[] => {
-  const d = v && typeof v === 'object' && !Array.isArray(v) ? (v as { data?: unknown }).data : v;
-  return Array.isArray(d) ? (d as T[]) : [];
-};
+/** The objects of an array (another appliance may answer other shapes: they give no line). */
+const objects = <T>(v: unknown): T[] => (Array.isArray(v) ? (v.filter((x) => x !== null && typeof x === 'object') as T[]) : []);
+/** A list answer's rows: data.data, or a bare array. */
+const list = <T>(v: unknown): T[] => objects<T>(v && typeof v === 'object' && !Array.isArray(v) ? (v as { data?: unknown }).data : v);
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
 /** The triage lines for what has arrived; a resource still loading or unreadable gets a line saying so. */
@@ -79,9 +82,9 @@ export function triage(input: TriageInput): TriageLine[] {
   ];
   const sourceLines = (Object.keys(TRIAGE_SOURCES) as TriageSource[]).flatMap((id): TriageLine[] => {
     const r = input[id];
-    if (r?.state === 'ok') return [];
+    if (r?.state === 'ok' && !r.staleError) return [];
     const what = TRIAGE_SOURCES[id];
-    const reason = r?.state === 'error' ? `could not be read: ${r.error}` : 'loading…';
+    const reason = r?.state === 'ok' ? `failed to refresh, the lines above use its last answer: ${r.staleError}` : r?.state === 'error' ? `failed to load: ${r.error}` : 'loading…';
     return [{ key: `source:${id}`, severity: 'unknown', what, reason, count: null, window: NOW, link: null }];
   });
   const lines = [...problems, ...sourceLines];
@@ -93,7 +96,7 @@ export function triage(input: TriageInput): TriageLine[] {
 function deploymentLines(dep: Deployment | undefined): TriageLine[] {
   if (!dep) return [];
   const link: ScreenLink = { screen: 'deployment' };
-  const bad = (Array.isArray(dep.components) ? dep.components : []).filter((c) => c && c.status !== 'healthy');
+  const bad = objects<Deployment['components'][number]>(dep.components).filter((c) => c.status !== 'healthy');
   const lines: TriageLine[] = bad.map((c) => ({
     key: `component:${c.name}`,
     severity: c.status === 'down' ? 'crit' : 'warn',
@@ -111,7 +114,7 @@ function deploymentLines(dep: Deployment | undefined): TriageLine[] {
 
 function connectorLines(connectors: Connector[]): TriageLine[] {
   return connectors
-    .filter((c) => c && c.state !== 'healthy' && c.state !== 'syncing' && c.state !== 'disabled')
+    .filter((c) => c.state !== 'healthy' && c.state !== 'syncing' && c.state !== 'disabled')
     .map((c) => {
       const sync = c.last_sync;
       const failed = sync?.status === 'failed';
@@ -203,18 +206,18 @@ function quotaLines(hour: Usage | undefined, today: Usage | undefined, keys: Map
   return lines;
 }
 
-const topOf = (sub: Summary['groups'][number]['sub']) => (Array.isArray(sub) ? sub.find((s) => s.key !== null) ?? null : null);
+const topOf = (sub: unknown) => objects<Summary['groups'][number]>(sub).find((s) => s.key !== null) ?? null;
 
 function failureLines(byError: Summary | undefined, byTool: Summary | undefined): TriageLine[] {
-  const tools = new Map((byTool?.groups ?? []).map((g) => [g.key, topOf(g.sub)]));
+  const tools = new Map(objects<Summary['groups'][number]>(byTool?.groups).map((g) => [g.key, topOf(g.sub)]));
   // either summary gives the agents and counts; the error one is asked first
-  const groups = (byError ?? byTool)?.groups ?? [];
+  const groups = objects<Summary['groups'][number]>((byError ?? byTool)?.groups);
   return groups
     .filter((g) => g.key !== null && num(g.count) > 0)
     .map((g) => {
       const error = byError ? topOf(g.sub) : null;
       const tool = tools.get(g.key) ?? null;
-      const parts = [error ? `top error ${error.key} (${n(error.count)})` : null, tool ? `top tool ${tool.key} (${n(tool.count)})` : null].filter(Boolean);
+      const parts = [error ? `top error ${error.key} (${n(num(error.count))})` : null, tool ? `top tool ${tool.key} (${n(num(tool.count))})` : null].filter(Boolean);
       return {
         key: `agent-failures:${g.key}`,
         severity: 'warn',
@@ -236,7 +239,7 @@ const RUN_LIMITS = [
 /** Near a budget: tokens over the last 24 h >= 80% of tokens_per_day, or a run over a per-run limit. */
 function budgetLines(usage: BudgetUsage | undefined): TriageLine[] {
   const lines: TriageLine[] = [];
-  for (const a of Array.isArray(usage?.agents) ? usage.agents : []) {
+  for (const a of objects<BudgetUsage['agents'][number]>(usage?.agents)) {
     const parts: string[] = [];
     let severity: Severity = 'warn';
     let count: number | null = null;
@@ -270,8 +273,8 @@ function budgetLines(usage: BudgetUsage | undefined): TriageLine[] {
 /** A model the appliance does not have, but which is active or which a workload is routed to. */
 function modelLines(models: Model[], routing: RoutingEntry[]): TriageLine[] {
   return models
-    .filter((m) => m && m.state === 'missing')
-    .map((m) => ({ m, workloads: routing.filter((r) => r && (r.model_id === m.id || r.effective_model_id === m.id)).map((r) => r.workload) }))
+    .filter((m) => m.state === 'missing')
+    .map((m) => ({ m, workloads: routing.filter((r) => r.model_id === m.id || r.effective_model_id === m.id).map((r) => r.workload) }))
     .filter(({ m, workloads }) => m.active || workloads.length > 0)
     .map(({ m, workloads }) => {
       const uses = [m.active ? 'it is the active model' : null, workloads.length ? `routed to by ${workloads.join(', ')}` : null].filter(Boolean);
@@ -289,7 +292,7 @@ function modelLines(models: Model[], routing: RoutingEntry[]): TriageLine[] {
 
 function deniedLines(denied: Summary | undefined): TriageLine[] {
   if (!denied || num(denied.total) <= 0) return [];
-  const top = (denied.groups ?? []).find((g) => g.key !== null);
+  const top = objects<Summary['groups'][number]>(denied.groups).find((g) => g.key !== null);
   return [
     {
       key: 'denied',
@@ -310,7 +313,7 @@ function headlineLines(input: TriageInput, data: <T>(id: TriageSource) => T | un
   const everything = (Object.keys(TRIAGE_SOURCES) as TriageSource[]).every((id) => input[id]?.state === 'ok');
   if (everything) lines.push(ok('all-clear', 'Nothing needs attention', 'no failure, rejection or limit near on this appliance', null, NOW, null));
   const dep = data<Deployment>('deployment');
-  if (dep) lines.push(ok('headline:deployment', `Deployment ${dep.status}`, `version ${dep.version}, ${plural(dep.components?.length ?? 0, 'component')} healthy`, null, NOW, { screen: 'deployment' }));
+  if (dep) lines.push(ok('headline:deployment', `Deployment ${dep.status}`, `version ${dep.version}, ${plural(objects(dep.components).length, 'component')} healthy`, null, NOW, { screen: 'deployment' }));
   const connectors = list<Connector>(data('connectors'));
   if (data('connectors')) lines.push(ok('headline:connectors', 'Connectors', `${plural(connectors.length, 'connector')}, none failing`, connectors.length, NOW, { screen: 'connectors' }));
   const usage = list<Usage['data'][number]>(data('usage'));
