@@ -5,6 +5,7 @@
  * `appliance-admin get overview --json`, so both say the same thing.
  */
 import type { BudgetUsage, Connector, Deployment, GatewayKey, Model, RoutingEntry, Summary, Usage } from '../../src/contract/index.js';
+import { shortTime } from '../../src/ui/format.js';
 import type { ScreenLink } from '../../src/ui/screen-api.js';
 
 /** What the overview reads, by resource id (the ids of overview.tsx's resources). */
@@ -100,8 +101,8 @@ function deploymentLines(dep: Deployment | undefined): TriageLine[] {
   const lines: TriageLine[] = bad.map((c) => ({
     key: `component:${c.name}`,
     severity: c.status === 'down' ? 'crit' : 'warn',
-    what: `Deployment ${dep.status}: ${c.name}`,
-    reason: `${c.name} is ${c.status}${c.message ? `: ${c.message}` : ''}`,
+    what: `Deployment ${dep.status}`,
+    reason: `${c.name} ${c.status}${c.message ? `: ${c.message}` : ''}`,
     count: null,
     window: NOW,
     link,
@@ -118,7 +119,7 @@ function connectorLines(connectors: Connector[]): TriageLine[] {
     .map((c) => {
       const sync = c.last_sync;
       const failed = sync?.status === 'failed';
-      const why = sync?.error ? `last sync failed: ${sync.error}` : failed ? `last sync failed (job ${sync.job_id}) at ${sync.at}` : `no failed sync on record`;
+      const why = sync?.error ? `last sync failed: ${sync.error}` : failed ? `last sync failed at ${shortTime(sync.at)} UTC (job ${sync.job_id})` : 'no failed sync on record';
       return {
         key: `connector:${c.id}`,
         severity: c.state === 'error' ? 'crit' : 'warn',

@@ -84,7 +84,7 @@ describe.concurrent('the dashboard with the stored sign-in', () => {
   it('needs no token option: the appliance of the sign-in, its subject and role (it_admin, auditor)', async () => {
     for (const [account, role] of [['alice', 'it_admin'], ['aude', 'auditor']] as const) {
       const file = await signedIn(account);
-      const d = dashboard(file, ['--refresh', '300ms']);
+      const d = dashboard(file, ['--screen', 'connectors', '--refresh', '300ms']);
       const f = await d.waitForText(`${account} (${role})`);
       expect(header(f)).toContain(`appliance-admin  ${s.url}`);
       await d.waitForText('Team share');
@@ -180,7 +180,7 @@ describe.concurrent('the dashboard with the stored sign-in', () => {
     const appliance = await startAppliance(own);
     try {
       const file = await signedIn('alice', own, appliance);
-      const d = dashboard(file, ['--refresh', '300ms'], { columns: 80, rows: 24 });
+      const d = dashboard(file, ['--screen', 'connectors', '--refresh', '300ms'], { columns: 80, rows: 24 });
       await d.waitForText('Team share');
       expect(await revokeRefreshToken(own, file)).toBe(true);
       await d.waitForText('Your sign-in has expired');
@@ -272,7 +272,7 @@ describe.concurrent('the dashboard with the stored sign-in', () => {
     const flaky = await startProvider({ accessTokenTTL: TTL_S });
     const appliance = await startAppliance(flaky);
     const file = await signedIn('alice', flaky, appliance);
-    const d = dashboard(file, ['--refresh', '300ms']);
+    const d = dashboard(file, ['--screen', 'connectors', '--refresh', '300ms']);
     try {
       await d.waitForText('Team share');
       await d.waitForText('alice (it_admin)');

@@ -24,7 +24,7 @@ describe('overview screen', () => {
       const d = suite.render({ columns: 120, rows: 40 });
       const f = await d.waitForText(CRM);
       expect(header(f)).toContain('[overview]');
-      expect(f).toMatch(/WARN\s+Deployment degraded: ingestion\s+ingestion is degraded: last sync failed/);
+      expect(f).toMatch(/WARN\s+Deployment degraded\s+ingestion degraded: last sync failed/);
       // worst first, the cursor on it
       expect(selected(f)).toMatch(CRM);
       expect(f).toMatch(/\d+ things? need/);
@@ -50,7 +50,7 @@ describe('overview screen', () => {
   it('an auditor sees the same board (it only reads)', async () => {
     const d = suite.render({ role: 'auditor' });
     const f = await d.waitForText(CRM);
-    expect(f).toMatch(/Deployment degraded: ingestion/);
+    expect(f).toMatch(/Deployment degraded\s+ingestion degraded/);
     expect(header(f)).toContain('READ-ONLY');
   });
 
@@ -64,7 +64,7 @@ describe('overview screen', () => {
       expect(f).toMatch(/N\/A\s+Agent budget use\s+failed to load: SVC-ADMIN-503 · request req_budget503: /);
       // the summary that never answers does not hold the rest back
       expect(f).toMatch(/N\/A\s+Agent failures by error\s+loading…/);
-      expect(f).toMatch(/Deployment degraded: ingestion/);
+      expect(f).toMatch(/Deployment degraded\s+ingestion degraded/);
       // the board says it in its lines: no error banner on top of them
       expect(f).not.toContain('✕ ERROR loading');
     } finally {
