@@ -74,6 +74,44 @@ describe('overview screen', () => {
   });
 });
 
+describe('overview: links to the cause', () => {
+  it("Enter on an agent's failures opens the journal on that agent's failed steps of the last day; on the denied attempts, the audit trail on them", async () => {
+    // the summaries as the contract shapes them, answered in the appliance's place by a proxy
+    // (their server side lands separately); everything else is the real demo appliance
+    const h = await startHostile({ upstream: suite.server.url });
+    try {
+      h.set('/agent/journal/summary', (req, res) => {
+        const thenBy = new URL(req.url ?? '/', 'http://x').searchParams.get('then_by');
+        const sub = thenBy === 'tool' ? [{ key: 'hr_lookup', count: 6 }] : [{ key: 'tool_timeout', count: 5 }];
+        json({ total: 7, group_by: 'agent', then_by: thenBy, groups: [{ key: 'hr-assistant', count: 7, sub }], other: 0 })(req, res);
+      });
+      h.set('/audit/summary', json({ total: 3, group_by: 'actor', then_by: null, groups: [{ key: 'mallory@corp.example', count: 3 }], other: 0 }));
+      const d = suite.render({ url: h.url, token: suite.server.tokens.it_admin, columns: 140, rows: 40 });
+      await d.waitForText(/WARN\s+Agent hr-assistant\s+7 failed steps: top error tool_timeout \(5\), top tool hr_lookup \(6\)/);
+      await d.press('/');
+      await d.type('Agent hr-assistant');
+      await d.press('enter');
+      await d.waitFor((x) => selected(x).includes('Agent hr-assistant'), 'the agent line selected');
+      await d.press('enter');
+      const journal = await d.waitFor((x) => header(x).includes('[journal]') && x.includes('agent hr-assistant'), 'the journal on the agent');
+      expect(journal).toMatch(/last day.*agent hr-assistant.*status failed/);
+      await d.press(':');
+      await d.type('overview');
+      await d.press('enter');
+      await d.waitFor((x) => header(x).includes('[overview]'), 'back on the overview');
+      await d.press('esc', '/');
+      await d.type('Denied');
+      await d.press('enter');
+      await d.waitFor((x) => /›.*Denied attempts\s+3 requests refused.*top actor mallory@corp\.example \(3\)/.test(x), 'the denied line selected');
+      await d.press('enter');
+      await d.waitFor((x) => header(x).includes('[audit]') && /last day.*outcome denied/.test(x), 'the audit trail on denied attempts');
+    } finally {
+      await suite.unmount();
+      await h.close();
+    }
+  });
+});
+
 describe('overview: failing agents', () => {
   it("each agent's failure count is the journal summary's (or, before the appliance has the summary, the line says it could not load)", async () => {
     const s = await startTestServer();
