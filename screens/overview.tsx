@@ -51,7 +51,7 @@ const countText = (l: TriageLine) => (l.count === null ? l.window : `${compact(l
 function summaryOf(lines: TriageLine[]): string {
   const by = (s: Severity) => lines.filter((l) => l.severity === s).length;
   const [crit, warn, unknown] = [by('crit'), by('warn'), by('unknown')];
-  const parts = [crit ? `${crit} critical` : '', warn ? `${warn} to watch` : '', unknown ? `${unknown} not read yet or unreadable` : ''].filter(Boolean);
+  const parts = [crit ? `${crit} critical` : '', warn ? `${warn} to watch` : '', unknown ? `${unknown} source${unknown === 1 ? '' : 's'} not read` : ''].filter(Boolean);
   const attention = crit + warn
     ? `${crit + warn} thing${crit + warn === 1 ? '' : 's'} need${crit + warn === 1 ? 's' : ''} attention`
     : unknown ? 'Nothing needs attention in what was read' : 'Nothing needs attention';

@@ -304,7 +304,7 @@ export function Shell() {
         <Box height={bodyHeight} flexDirection="column" overflowY="hidden">
           {body}
         </Box>
-        <KeyHints actions={hintActions} width={width} filter={offersFilter(screen)} />
+        <KeyHints actions={hintActions} width={width} filter={offersFilter(screen)} enter={screen.open ? 'open' : 'detail'} />
         <StatusLine screen={screen} filter={state.filter} width={width} inputActive={!tooSmall} />
       </Box>
     </>

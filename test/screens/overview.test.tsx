@@ -28,6 +28,8 @@ describe('overview screen', () => {
       // worst first, the cursor on it
       expect(selected(f)).toMatch(CRM);
       expect(f).toMatch(/\d+ things? need/);
+      // Enter opens the cause here, and the hints say so
+      expect(f.split('\n').at(-2)).toMatch(/^⏎ open /);
       // no retry: each was asked once before it was drawn
       expect(gets.filter((g) => g === 'GET /v1/admin/connectors')).toHaveLength(1);
       expect(gets.filter((g) => g === 'GET /v1/admin/deployment')).toHaveLength(1);
