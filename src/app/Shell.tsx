@@ -255,7 +255,7 @@ export function Shell() {
       <DialogHost width={width} height={bodyHeight} isActive={!tooSmall} />
     </Box>
   ) : ui.mode === 'help' ? (
-    <HelpOverlay screen={screen.name} actions={hintActions} width={width} height={bodyHeight} filter={offersFilter(screen)} isActive={!tooSmall} />
+    <HelpOverlay screen={screen.name} actions={hintActions} width={width} height={bodyHeight} filter={offersFilter(screen)} isActive={!tooSmall} opens={Boolean(screen.open)} />
   ) : ui.mode === 'detail' && gone ? (
     <Box flexDirection="column" height={bodyHeight}>
       <Text color={colour('warn')} wrap="truncate">

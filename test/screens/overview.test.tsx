@@ -30,6 +30,9 @@ describe('overview screen', () => {
       expect(f).toMatch(/\d+ things? need/);
       // Enter opens the cause here, and the hints say so
       expect(f.split('\n').at(-2)).toMatch(/^⏎ open /);
+      await d.press('?');
+      expect(await d.waitForText('Keys everywhere')).toMatch(/Enter\s+open the screen that shows the row's cause/);
+      await d.press('esc');
       // no retry: each was asked once before it was drawn
       expect(gets.filter((g) => g === 'GET /v1/admin/connectors')).toHaveLength(1);
       expect(gets.filter((g) => g === 'GET /v1/admin/deployment')).toHaveLength(1);
