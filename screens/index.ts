@@ -1,4 +1,5 @@
 import type { AnyScreen } from '../src/ui/screen-api.js';
+import { overviewScreen } from './overview.js';
 import { connectorsScreen } from './connectors.js';
 import { channelsScreen } from './channels.js';
 import { keysScreen } from './keys.js';
@@ -14,6 +15,7 @@ import { identityScreen } from './identity.js';
 
 /** Every screen, in Tab order. Adding a screen: its file, plus one line here. */
 export const screens: AnyScreen[] = [
+  overviewScreen,
   connectorsScreen,
   channelsScreen,
   keysScreen,

@@ -14,7 +14,7 @@ import type { ScreenData } from './screen-data.js';
 export function ScreenView({ screen, state, data, width, height }: { screen: AnyScreen; state: ScreenUiState; data: ScreenData; width: number; height: number }) {
   const deps = useDeps();
   const { primary } = data;
-  if (primary.data === undefined) {
+  if (primary.data === undefined && !screen.list?.rowsFrom) {
     const text = primary.status === 'error' ? 'No data: the request failed (see above). r retries.' : 'Loading…';
     return (
       <Box height={height}>

@@ -36,8 +36,11 @@ interface BannerLine { text: string; tone: 'bad' | 'warn' }
 
 interface SignedOut { title: string; message: string }
 
-/** Problems with the visible screen's data, in at most three lines. */
-function bannerLines(data: ScreenData, authError: string | null, connection: ConnectionInfo, signedOut: SignedOut | null): BannerLine[] {
+/**
+ * Problems with the visible screen's data, in at most three lines. A list made from all its
+ * resources (the overview) says in its own rows which could not be read: not repeated here.
+ */
+function bannerLines(data: ScreenData, authError: string | null, connection: ConnectionInfo, signedOut: SignedOut | null, rowsSayErrors: boolean): BannerLine[] {
   const out: BannerLine[] = [];
   const connectionError = connection.error;
   if (signedOut) {
@@ -55,7 +58,7 @@ function bannerLines(data: ScreenData, authError: string | null, connection: Con
   const connectionDown = connection.state === 'down';
   if (authError) out.push({ text: `✕ ERROR ${authError}`, tone: 'bad' });
   for (const [id, e] of Object.entries(data.resources)) {
-    if (e.status === 'error' && e.error && !(connectionDown && e.error instanceof TransportError)) {
+    if (e.status === 'error' && e.error && !rowsSayErrors && !(connectionDown && e.error instanceof TransportError)) {
       const l = errorLines(e.error);
       // the first reason the appliance gave (a refused filter: which parameter, and why)
       const why = l.details[0] ? ` (${l.details[0]})` : '';
@@ -112,7 +115,7 @@ export function Shell() {
   // open dialog, form or command line keeps what was typed and is back when the window grows.
   const height = Math.max(size.rows, MIN_ROWS) - 1; // a frame as tall as the terminal makes Ink clear the screen on every update
   const width = Math.max(size.columns, MIN_COLUMNS);
-  const banner = wrapBanner(bannerLines(data, session.authError, connection, session.signedOut), width);
+  const banner = wrapBanner(bannerLines(data, session.authError, connection, session.signedOut, Boolean(screen.list?.rowsFrom)), width);
   const bodyHeight = Math.max(3, height - 2 - banner.length - 2);
   const summaryLines = screen.list?.summary ? 1 : 0;
   const page = visibleRows(bodyHeight - summaryLines);
@@ -267,7 +270,7 @@ export function Shell() {
       <DialogHost width={width} height={bodyHeight} isActive={!tooSmall} />
     </Box>
   ) : ui.mode === 'help' ? (
-    <HelpOverlay screen={screen.name} actions={hintActions} width={width} height={bodyHeight} filter={offersFilter(screen)} sort={sortHelp(screen)} isActive={!tooSmall} />
+    <HelpOverlay screen={screen.name} actions={hintActions} width={width} height={bodyHeight} filter={offersFilter(screen)} sort={sortHelp(screen)} isActive={!tooSmall} opens={Boolean(screen.open)} />
   ) : ui.mode === 'detail' && gone ? (
     <Box flexDirection="column" height={bodyHeight}>
       <Text color={colour('warn')} wrap="truncate">
@@ -316,7 +319,7 @@ export function Shell() {
         <Box height={bodyHeight} flexDirection="column" overflowY="hidden">
           {body}
         </Box>
-        <KeyHints actions={hintActions} width={width} filter={offersFilter(screen)} sort={Boolean(screen.list)} />
+        <KeyHints actions={hintActions} width={width} filter={offersFilter(screen)} sort={Boolean(screen.list)} enter={screen.open ? 'open' : 'detail'} />
         <StatusLine screen={screen} filter={state.filter} width={width} inputActive={!tooSmall} />
       </Box>
     </>

@@ -33,6 +33,14 @@ export function extractRows(list: ListSpec<unknown>, data: unknown): unknown[] {
   return Array.isArray(d) ? d : [];
 }
 
+function rowsOf(rowsFrom: NonNullable<ListSpec<unknown>['rowsFrom']>, resources: Record<string, ResourceEntry>): unknown[] {
+  try {
+    return rowsFrom(resources) ?? [];
+  } catch {
+    return [];
+  }
+}
+
 /** A row's cells, lower-cased, joined by a character no one types (a match stays in one cell). */
 function rowText(list: ListSpec<unknown>, row: unknown): string {
   let t = '';
@@ -215,7 +223,13 @@ export function useScreenData(deps: DashboardDeps, screen: AnyScreen, state: Scr
   reqs.forEach((r, i) => (resources[r.id] = entries[keys[i]] ?? emptyEntry(keys[i])));
   const primaryId = screen.list?.resource ?? reqs[0]?.id;
   const primary = (primaryId && resources[primaryId]) || emptyEntry('none');
-  const all = useMemo(() => (screen.list ? extractRows(screen.list, primary.data) : []), [screen, primary.data]);
+  const rowsFrom = screen.list?.rowsFrom;
+  // a 304 leaves `entries` as it is (confirmEntry), so an idle overview is not recomputed either
+  const all = useMemo(
+    () => (rowsFrom ? rowsOf(rowsFrom, resources) : screen.list ? extractRows(screen.list, primary.data) : []),
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [screen, rowsFrom ? entries : primary.data],
+  );
   const sorted = useMemo(() => sortedRows(screen, all, state.sort), [screen, all, state.sort]);
   const [searched, searchDone] = useReducer((n: number) => n + 1, 0);
   const filtered = useMemo(

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { ApiClient } from '../client/api-client.js';
-import type { SchemaIssue } from '../client/errors.js';
-import { queryAt } from '../store/resources.js';
+import { ApiError, type SchemaIssue } from '../client/errors.js';
+import { emptyEntry, queryAt, type ResourceEntry } from '../store/resources.js';
 import { EMPTY_SCREEN_STATE } from '../store/ui.js';
 import { sanitize } from '../ui/sanitize.js';
 import type { AnyScreen, ResourceRequest } from '../ui/screen-api.js';
@@ -14,13 +14,15 @@ export const GET_USAGE = `Usage: appliance-admin get SCREEN [--json] [--url URL]
 Prints what one dashboard screen shows (its first page, with the screen's default filters) and exits.
   --json             the data as JSON: a screen with one resource prints that resource's answer
                      (e.g. {"data": [...], "next_cursor": null, "has_more": false}); a screen with
-                     several prints an object keyed by resource id ({"deployment": …, "plan": …})
+                     several prints an object keyed by resource id ({"deployment": …, "plan": …});
+                     the overview prints its triage lines ([{"key", "severity", "what", "reason",
+                     "count", "window", "link"}, …]), worst first
                      without it: a plain table of the screen's columns (full values: use --json)
 ${CONNECTION_USAGE}
 
 Exit status: 0 done, 1 the appliance refused or could not be reached, 2 bad usage or unknown screen.`;
 
-interface Fetched { request: ResourceRequest; data: unknown; issues: SchemaIssue[] }
+interface Fetched { request: ResourceRequest; data: unknown; issues: SchemaIssue[]; error?: unknown }
 
 export async function getCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -55,23 +57,42 @@ export async function getCommand(argv: string[], env: NodeJS.ProcessEnv = proces
       process.stderr.write(`appliance-admin: note: the answer for ${f.request.id} does not fit the contract (${f.issues.length} issue${f.issues.length > 1 ? 's' : ''}), first ${sanitize(`${first.path}: ${first.message}`, 500)}\n`);
     }
   }
-  const out = values.json ? `${JSON.stringify(screenJson(fetched), null, 2)}\n` : (await import('./plain-table.js')).screenText(screen, fetched);
+  const out = values.json ? `${JSON.stringify(screenJson(fetched, screen), null, 2)}\n` : (await import('./plain-table.js')).screenText(screen, fetched);
   await writeOut(out);
   return 0;
 }
 
-/** Each of the screen's resources, as the dashboard polls them when it opens the screen. */
+/**
+ * Each of the screen's resources, as the dashboard polls them when it opens the screen. A screen
+ * whose rows come from all its resources (the overview) says which could not be read in its rows,
+ * as the dashboard does: a refusal of one of them is kept as that resource's error.
+ */
 export async function fetchScreen(client: ApiClient, screen: AnyScreen): Promise<Fetched[]> {
   const out: Fetched[] = [];
   for (const request of screen.resources(EMPTY_SCREEN_STATE)) {
-    const r = await client.call(request.route, { params: request.params, query: queryAt(request) });
-    out.push({ request, data: r.data, issues: r.issues });
+    try {
+      const r = await client.call(request.route, { params: request.params, query: queryAt(request) });
+      out.push({ request, data: r.data, issues: r.issues });
+    } catch (err) {
+      // no answer at all, or a refused token, is the command's failure
+      if (!screen.list?.rowsFrom || !(err instanceof ApiError) || err.status === 401) throw err;
+      out.push({ request, data: undefined, issues: [], error: err });
+    }
   }
   return out;
 }
 
-/** One resource: its data; several: an object keyed by resource id. */
-export function screenJson(fetched: Fetched[]): unknown {
+/** The resources as the dashboard's store holds them, for a screen's `rowsFrom`. */
+export function fetchedEntries(fetched: Fetched[]): Record<string, ResourceEntry> {
+  return Object.fromEntries(
+    fetched.map((f) => [f.request.id, { ...emptyEntry(f.request.id), data: f.data, error: f.error ?? null, status: f.error ? 'error' : 'ok', issues: f.issues }]),
+  );
+}
+
+/** Rows made from all resources (the overview's lines); else one resource: its data; several: an object keyed by resource id. */
+export function screenJson(fetched: Fetched[], screen?: AnyScreen): unknown {
+  const rowsFrom = screen?.list?.rowsFrom;
+  if (rowsFrom) return rowsFrom(fetchedEntries(fetched));
   if (fetched.length === 1) return fetched[0].data;
   return Object.fromEntries(fetched.map((f) => [f.request.id, f.data]));
 }

@@ -5,7 +5,7 @@ import { sanitize } from '../ui/sanitize.js';
 import type { AnyScreen, Column } from '../ui/screen-api.js';
 import { cellText } from '../ui/table-layout.js';
 import { fit, widthOf } from '../ui/text.js';
-import type { Fetched } from './get.js';
+import { fetchedEntries, type Fetched } from './get.js';
 
 /**
  * A screen as plain text for a terminal or a log: a list screen as its columns (the same cell
@@ -16,12 +16,13 @@ export function screenText(screen: AnyScreen, fetched: Fetched[]): string {
   if (screen.list) {
     const primaryId = screen.list.resource ?? fetched[0]?.request.id;
     const primary = fetched.find((f) => f.request.id === primaryId);
-    const rows = extractRows(screen.list, primary?.data);
+    const rows = screen.list.rowsFrom ? screen.list.rowsFrom(fetchedEntries(fetched)) : extractRows(screen.list, primary?.data);
     const summary = safe(() => screen.list!.summary?.(rows, { data: primary?.data, state: EMPTY_SCREEN_STATE }));
     if (summary) out.push(sanitize(summary, 500), '');
     if (rows.length === 0) out.push(sanitize(screen.list.empty ?? 'Nothing to show.', 500));
     else out.push(...table(screen.list.columns, rows));
-    for (const f of fetched) if (f !== primary) out.push('', `${f.request.id}:`, ...fieldLines(f.data, '  '));
+    // rows made from every resource already say what they read
+    if (!screen.list.rowsFrom) for (const f of fetched) if (f !== primary) out.push('', `${f.request.id}:`, ...fieldLines(f.data, '  '));
   } else {
     for (const f of fetched) {
       if (fetched.length > 1) out.push(`${f.request.id}:`);

@@ -38,6 +38,10 @@ export class Poller {
   readonly #firstRound = new Promise<void>((resolve) => {
     this.#firstRoundDone = resolve;
   });
+  #firstAnswerDone: () => void = () => undefined;
+  readonly #firstAnswer = new Promise<void>((resolve) => {
+    this.#firstAnswerDone = resolve;
+  });
   readonly #o: Required<Omit<PollerOptions, 'onAuthFailure'>> & Pick<PollerOptions, 'onAuthFailure'>;
 
   constructor(opts: PollerOptions) {
@@ -114,10 +118,12 @@ export class Poller {
     this.#schedule(this.#o.intervalMs);
     const session = this.#o.session.getState();
     const resolving = !session.resolved && !session.authError ? this.#resolveSession() : undefined;
-    const fetches = Promise.all(this.#wanted.map((r) => this.#fetch(r)));
+    const each = this.#wanted.map((r) => this.#fetch(r));
+    const fetches = Promise.all(each);
     if (!this.#firstRoundStarted) {
       this.#firstRoundStarted = true;
       void Promise.all([resolving, fetches]).then(this.#firstRoundDone);
+      void Promise.all([resolving, each[0]]).then(this.#firstAnswerDone);
     }
     await fetches;
   }
@@ -125,15 +131,17 @@ export class Poller {
   /**
    * Resolves when the first round of polls (the session and the visible screen's resources) has
    * answered or failed, or after `ms`: the CLI draws its first frame then, with data in it.
+   * `primaryOnly`: once the session and the screen's first resource have (a screen that draws
+   * what has arrived and fills in the rest, the overview, does not wait for the slowest).
    */
-  firstRound(ms: number): Promise<void> {
+  firstRound(ms: number, primaryOnly = false): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, ms);
       const done = () => {
         clearTimeout(timer);
         resolve();
       };
-      void this.#firstRound.then(done);
+      void (primaryOnly ? this.#firstAnswer : this.#firstRound).then(done);
     });
   }
 

@@ -32,13 +32,19 @@ interface HelpProps {
   sort?: string | null;
   /** false while the shell shows something else in its place (a window too small) */
   isActive?: boolean;
+  /** Enter opens the screen of a row's cause (the overview) instead of its detail */
+  opens?: boolean;
 }
 
-export function HelpOverlay({ screen, actions, width, height, filter = true, sort = null, isActive = true }: HelpProps) {
+const OPENS: [string, string] = ['Enter', "open the screen that shows the row's cause, on that cause"];
+
+export function HelpOverlay({ screen, actions, width, height, filter = true, sort = null, isActive = true, opens = false }: HelpProps) {
   const keyWidth = 16;
   const rows: { key: string; text: string; dim?: boolean; head?: boolean }[] = [
     { key: '', text: 'Keys everywhere', head: true },
-    ...GLOBAL_BINDINGS.filter(([k]) => (filter || k !== '/') && (sort || k !== SORT_KEYS)).map(([k, t]) => ({ key: k, text: k === SORT_KEYS && sort ? sort : t })),
+    ...GLOBAL_BINDINGS.filter(([k]) => (filter || k !== '/') && (sort || k !== SORT_KEYS))
+      .map((b) => (opens && b[0] === 'Enter' ? OPENS : b))
+      .map(([k, t]) => ({ key: k, text: k === SORT_KEYS && sort ? sort : t })),
     { key: '', text: '' },
     { key: '', text: `Actions on this screen (${screen})`, head: true },
     ...(actions.length ? [] : [{ key: '', text: 'none: this screen only shows data', dim: true }]),

@@ -4,7 +4,8 @@ import { truncate } from './text.js';
 
 export interface HintAction { key: string; label: string; disabled: string | null }
 
-interface KeyHintsProps { actions: HintAction[]; width: number; extra?: string; filter?: boolean; sort?: boolean }
+/** `enter`: what Enter does on this screen ("open" where a row opens the screen of its cause) */
+interface KeyHintsProps { actions: HintAction[]; width: number; extra?: string; filter?: boolean; sort?: boolean; enter?: string }
 
 /**
  * One line: the screen's actions (disabled ones dimmed, with the reason once), then the
@@ -14,11 +15,11 @@ interface KeyHintsProps { actions: HintAction[]; width: number; extra?: string; 
 const sameActions = (a: HintAction[], b: HintAction[]) =>
   a.length === b.length && a.every((x, i) => x.key === b[i].key && x.label === b[i].label && x.disabled === b[i].disabled);
 
-export const KeyHints = memo(KeyHintsLine, (a: KeyHintsProps, b: KeyHintsProps) => a.width === b.width && a.extra === b.extra && a.filter === b.filter && a.sort === b.sort && sameActions(a.actions, b.actions));
+export const KeyHints = memo(KeyHintsLine, (a: KeyHintsProps, b: KeyHintsProps) => a.width === b.width && a.extra === b.extra && a.filter === b.filter && a.sort === b.sort && a.enter === b.enter && sameActions(a.actions, b.actions));
 
-function KeyHintsLine({ actions, width, extra, filter = true, sort = false }: KeyHintsProps) {
+function KeyHintsLine({ actions, width, extra, filter = true, sort = false, enter = 'detail' }: KeyHintsProps) {
   const reasons = [...new Set(actions.map((a) => a.disabled).filter((r): r is string => !!r))];
-  const globals = extra ?? `⏎ detail  ${filter ? '/ filter  ' : ''}${sort ? 's sort  ' : ''}: screen  Tab next  ? help  r refresh  q quit`;
+  const globals = extra ?? `⏎ ${enter}  ${filter ? '/ filter  ' : ''}${sort ? 's sort  ' : ''}: screen  Tab next  ? help  r refresh  q quit`;
   const parts: React.ReactNode[] = [];
   let used = 0;
   for (const a of actions) {

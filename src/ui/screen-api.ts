@@ -45,6 +45,11 @@ export interface ListSpec<Row> {
   resource?: string;
   /** rows from the resource's data (default: data.data, or data when it is an array) */
   rows?: (data: unknown) => Row[];
+  /**
+   * rows from all of the screen's resources instead (an overview: a line per thing, and per
+   * resource still loading or failed); the list is drawn at once, without waiting for the primary
+   */
+  rowsFrom?: (resources: Record<string, ResourceEntry>) => Row[];
   columns: Column<Row>[];
   rowKey: (row: Row) => string;
   /** what an empty list means, in plain words */

@@ -15,8 +15,10 @@ describe('the shell', () => {
     expect(() => validateScreens([{ ...screens[0], actions: [{ key: 'q', label: 'x', mutates: false, run: async () => {} }] }])).toThrow(/reserved/);
   });
 
-  it('moves between screens with Tab, Shift-Tab and the : command line with completion', async () => {
+  it('starts on the overview, and moves between screens with Tab, Shift-Tab and the : command line with completion', async () => {
     const d = suite.render();
+    await d.waitFor((f) => header(f).includes('[overview]') && f.includes('Deployment healthy'), 'the overview, first');
+    await d.press('tab');
     await d.waitForText('Team share');
     expect(header(d.frame())).toContain('[connectors]');
     await d.press('tab');
@@ -37,7 +39,7 @@ describe('the shell', () => {
   });
 
   it('keeps each screen\'s cursor and filter when switching away and back', async () => {
-    const d = suite.render();
+    const d = suite.render({ screen: 'connectors' });
     await d.waitForText('Team share');
     await d.press('down', 'down');
     await d.waitFor((f) => f.split('\n').some((l) => l.startsWith('›') && l.includes('Cloud CRM')), 'third row selected');

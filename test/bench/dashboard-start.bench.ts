@@ -2,16 +2,19 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureDist, REPO } from './lib/cli-server.js';
 import { bytesByPackage, dashboardLoadGraph, forbiddenIn } from './lib/bundle-graph.js';
-import { CONNECTOR_TEXT, launchInPty, startFixtureServer, timeExit } from './lib/dashboard-pty.js';
+import { CONNECTOR_TEXT, launchInPty, OVERVIEW_TEXT, startFixtureServer, timeExit } from './lib/dashboard-pty.js';
 import { buildInkFloor } from './lib/ink-floor-build.js';
 import { loadAverage, median, percentile } from './lib/stats.js';
 import type { BenchContext, Figure } from './lib/types.js';
 
 /**
  * Issue 4, point 1: from launching the built CLI (`node bin/appliance-admin.cjs --url …
- * --token-file …`, in a real pseudo-terminal through util-linux `script`) to the first frame that
- * shows connector data from a running local server (the built CLI server in its own process, the
- * test fixtures' connectors), against the wall time of `node -e 0`; runs interleaved, medians.
+ * --token-file … --screen connectors`, in a real pseudo-terminal through util-linux `script`) to the
+ * first frame that shows connector data from a running local server (the built CLI server in its
+ * own process, the test fixtures' connectors), against the wall time of `node -e 0`; runs
+ * interleaved, medians. Issue 25: the same launch without --screen opens the overview (eleven
+ * resources, each polled on its own): its first frame with data, against the connectors', in the
+ * same rounds (target: within 10%).
  * The launch is the moment the shell inside the pseudo-terminal execs node (lib/dashboard-pty.ts
  * marks it): script's own start, its pseudo-terminal and stty come before it, are the harness's
  * and not the CLI's (a person in an SSH session has a terminal already), and are reported apart.
@@ -54,15 +57,17 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
 
   const floorJs = await buildInkFloor(ctx.outDir);
   const srv = await startFixtureServer(ctx.outDir, 'start');
-  const args = ['--url', srv.url, '--token-file', srv.tokenFile];
+  const args = ['--url', srv.url, '--token-file', srv.tokenFile, '--screen', 'connectors'];
+  // the first screen since issue 25, as `npm start` opens it
+  const overviewArgs = ['--url', srv.url, '--token-file', srv.tokenFile];
   // the dashboard's code cache (src/cli/code-cache.ts) starts empty: the first launch makes it
   const cacheHome = join(ctx.outDir, `start-cache-${process.pid}`);
   rmSync(cacheHome, { recursive: true, force: true });
   /** ms from node's launch to the frame, and from script's */
-  const dashboardOnce = async (nodeArgs: string[] = [], env: NodeJS.ProcessEnv = {}) => {
-    const p = launchInPty(args, { nodeArgs, env: { XDG_CACHE_HOME: cacheHome, ...PLAIN, ...env } });
+  const dashboardOnce = async (nodeArgs: string[] = [], env: NodeJS.ProcessEnv = {}, on: { args: string[]; text: string } = { args, text: CONNECTOR_TEXT }) => {
+    const p = launchInPty(on.args, { nodeArgs, env: { XDG_CACHE_HOME: cacheHome, ...PLAIN, ...env } });
     try {
-      const frame = await p.waitFor(CONNECTOR_TEXT);
+      const frame = await p.waitFor(on.text);
       return { launched: frame - p.execAt(), script: frame, harness: p.execAt() };
     } finally {
       await p.quit();
@@ -86,6 +91,8 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
 
   const node0: number[] = [];
   const dash: number[] = [];
+  const overview: number[] = [];
+  const overviewOn = { args: overviewArgs, text: OVERVIEW_TEXT };
   const dashScript: number[] = [];
   const harness: number[] = [];
   const pty0: number[] = [];
@@ -101,12 +108,16 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
     for (let i = 0; i < 2; i++) {
       await timeExit([process.execPath, '-e', '0'], PLAIN);
       await dashboardOnce();
+      await dashboardOnce([], {}, overviewOn);
       await floorOnce();
     }
-    ctx.log(`${rounds} interleaved rounds: node -e 0, the dashboard, node -e 0 in a pty, React + Ink alone, the dashboard without its code cache${inheritedCa ? ', node -e 0 and the dashboard with NODE_EXTRA_CA_CERTS' : ''}`);
+    ctx.log(`${rounds} interleaved rounds: node -e 0, the dashboard on connectors and on the overview, node -e 0 in a pty, React + Ink alone, the dashboard without its code cache${inheritedCa ? ', node -e 0 and the dashboard with NODE_EXTRA_CA_CERTS' : ''}`);
     for (let i = 0; i < rounds; i++) {
       node0.push(await timeExit([process.execPath, '-e', '0'], PLAIN));
+      // the two first screens back to back, in turn first, so that neither always runs warmer
+      const first = i % 2 === 0 ? await dashboardOnce([], {}, overviewOn) : null;
       const d = await dashboardOnce();
+      overview.push((first ?? (await dashboardOnce([], {}, overviewOn))).launched);
       dash.push(d.launched);
       dashScript.push(d.script);
       harness.push(d.harness);
@@ -151,7 +162,15 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       unit: 'ms',
       baseline,
       target: { maxRatio: 2 },
-      note: `node bin/appliance-admin.cjs --url … --token-file … exec'd in script(1)'s pseudo-terminal, 120x32, its code cache made by the first launch, no NODE_EXTRA_CA_CERTS; p10 ${ms(percentile(dash, 10))}, p90 ${ms(percentile(dash, 90))}; node -e 0 p10 ${ms(percentile(node0, 10))}; load ${load0} -> ${load1}`,
+      note: `node bin/appliance-admin.cjs --url … --token-file … --screen connectors exec'd in script(1)'s pseudo-terminal, 120x32, its code cache made by the first launch, no NODE_EXTRA_CA_CERTS; p10 ${ms(percentile(dash, 10))}, p90 ${ms(percentile(dash, 90))}; node -e 0 p10 ${ms(percentile(node0, 10))}; load ${load0} -> ${load1}`,
+    },
+    {
+      label: `launch to the overview's first frame with data (the first screen: eleven resources), median of ${rounds}`,
+      value: median(overview),
+      unit: 'ms',
+      baseline: { label: 'launch to the connectors screen with data (--screen connectors), the same rounds', value: median(dash) },
+      target: { maxRatio: 1.1 },
+      note: `the same launch without --screen, to the frame whose header says "${OVERVIEW_TEXT}…" (the deployment, its first resource, has answered; the others fill in as they arrive); p10 ${ms(percentile(overview, 10))}, p90 ${ms(percentile(overview, 90))}`,
     },
     ...(inheritedCa
       ? [

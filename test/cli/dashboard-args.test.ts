@@ -62,7 +62,7 @@ describe('dashboard command line', () => {
 
   it('--screen must name a screen, like get SCREEN; demo too', () => {
     const names = screens.map((x) => x.name).join(', ');
-    expect(names).toMatch(/^connectors, channels, keys/);
+    expect(names).toMatch(/^overview, connectors, channels, keys/);
     const env = { APPLIANCE_ADMIN_TOKEN: 't' };
     expect(() => parseDashboardArgs(['--url', 'https://x', '--screen', 'nosuch'], env)).toThrow(`unknown screen "nosuch"; the screens are: ${names}`);
     expect(() => parseDashboardArgs(['demo', '--screen', 'nosuch'], {})).toThrow(`unknown screen "nosuch"; the screens are: ${names}`);

@@ -108,7 +108,7 @@ describe('appliance-admin get', () => {
     const r = await runCli(['get', 'nope', '--json', ...conn(adminToken)]);
     expect(r.code).toBe(2);
     const names = screens.map((x) => x.name).join(', ');
-    expect(names).toMatch(/^connectors, channels, keys/);
+    expect(names).toMatch(/^overview, connectors, channels, keys/);
     expect(r.stderr).toContain(`unknown screen "nope"; the screens are: ${names}\n`);
     const none = await runCli(['get', '--json', ...conn(adminToken)]);
     expect(none.code).toBe(2);

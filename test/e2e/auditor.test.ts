@@ -19,6 +19,7 @@ const missing = ISSUE_SCREENS.filter((n) => !present.includes(n));
 
 /** What each screen must show, given the data seeded below. */
 const EXPECTED: Record<string, RegExp> = {
+  overview: /OK\s+Deployment healthy/,
   connectors: /Team share\s+document-sharing\s+healthy/,
   channels: /Web chat\s+chan_web\s+● enabled/,
   keys: /seed-key\s+active\s+agk_/,

@@ -159,12 +159,21 @@ describe('every screen with arbitrary JSON in place of every answer', () => {
             paths.forEach((p, i) => answers.set(p, values[i]));
             await refreshAndDraw(d, screen.name);
             expectSound(d, screen.name, 'drawn');
-            // keys: move, the detail of what is selected, back
+            // keys: move, the detail of what is selected (or the screen a linked row opens), back
             await d.press(move, 'enter');
-            await d.waitFor((f) => f.includes('Detail:') || f.includes('nothing to show in detail yet'), 'detail or a note');
+            const left = (f: string) => Boolean(screen.open) && !f.includes(`[${screen.name}]`);
+            const f = await d.waitFor((x) => x.includes('Detail:') || x.includes('nothing to show in detail yet') || left(x), 'detail, a note or the linked screen');
+            if (left(f)) {
+              expect(d.crashed(), 'the linked screen').toBeNull();
+              await d.press(':');
+              await d.type(screen.name);
+              await d.press('enter');
+              await d.waitFor((x) => x.includes(`[${screen.name}]`), 'back from the linked screen');
+              return;
+            }
             expectSound(d, screen.name, 'detail');
             await d.press('esc');
-            await d.waitFor((f) => !f.includes('Detail:'), 'back from detail');
+            await d.waitFor((x) => !x.includes('Detail:'), 'back from detail');
           }),
           { numRuns: RUNS, endOnFailure: true },
         );

@@ -130,7 +130,8 @@ async function visitEveryScreen(d: DashboardHarness) {
     await d.waitFor((f) => f.includes(`[${screen.name}]`) && !f.includes('Loading…'), `${screen.name} drawn`);
     await d.waitFor((f) => f.includes(MARK), `${screen.name} shows a server string`).catch(() => undefined);
     await d.press('enter');
-    await d.waitFor((f) => f.includes('Detail:') || f.includes('nothing to show'), `${screen.name} detail`);
+    // a row that links elsewhere (an overview line) opens the screen of its cause instead
+    await d.waitFor((f) => f.includes('Detail:') || f.includes('nothing to show') || (Boolean(screen.open) && !f.includes(`[${screen.name}]`)), `${screen.name} detail`);
     await d.press('esc');
   }
 }

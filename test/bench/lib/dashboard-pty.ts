@@ -15,6 +15,12 @@ import { nowMs } from './stats.js';
 export const CLI = join(REPO, 'bin', 'appliance-admin.cjs');
 /** the first connector of test/helpers/fixtures.ts: on screen only once connector data arrived */
 export const CONNECTOR_TEXT = 'Team share';
+/**
+ * the overview's data has arrived: the header's age of its first resource (the deployment), which
+ * says "loading…" until then. The board's lines depend on what needs attention (an audit trail
+ * with denied attempts adds one), the header does not.
+ */
+export const OVERVIEW_TEXT = 'updated ';
 
 export function requireScript(): void {
   if (!existsSync('/usr/bin/script')) throw new Error('these benchmarks need util-linux script (/usr/bin/script; Debian: apt-get install -y util-linux)');

@@ -1,0 +1,96 @@
+import { describeError } from '../src/client/errors.js';
+import { defineScreen, type ResourceEntry, type Tone } from '../src/ui/screen-api.js';
+import { markOf } from '../src/ui/theme.js';
+import { isoSeconds } from './shared/history.js';
+import { TRIAGE_SOURCES, triage, type Severity, type TriageInput, type TriageLine, type TriageSource } from './shared/triage.js';
+import { compact, usageWindow } from './usage.js';
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+
+/**
+ * The start of the last 24 hours, rounded down to 10 s so that polls within those 10 s ask the
+ * same question and an idle appliance answers 304 (as the journal's "last day" does).
+ */
+const lastDay = (nowMs: number) => ({ start_time: isoSeconds(Math.floor((nowMs - DAY) / 10_000) * 10_000) });
+/** Today as the gateway counts a key's tokens per day: from midnight UTC to the current minute. */
+const today = (nowMs: number) => ({
+  start_time: new Date(Math.floor(nowMs / DAY) * DAY).toISOString(),
+  end_time: new Date(Math.floor(nowMs / MINUTE) * MINUTE + MINUTE).toISOString(),
+});
+
+const BADGE: Record<Severity, { text: string; tone: Tone }> = {
+  crit: { text: 'CRIT', tone: 'bad' },
+  warn: { text: 'WARN', tone: 'warn' },
+  unknown: { text: 'N/A', tone: 'muted' },
+  ok: { text: 'OK', tone: 'ok' },
+};
+
+/** An error in plain words with what an operator quotes (the shell's banner does not repeat it for this screen). */
+function errorText(err: unknown): string {
+  const d = describeError(err);
+  // the code first: the headline may be cut at the end of the line (Enter shows the whole of it)
+  const ref = [d.code, d.requestId ? `request ${d.requestId}` : null].filter(Boolean).join(' · ');
+  return ref ? `${ref}: ${d.headline}` : d.headline;
+}
+
+/** A resource as the triage reads it: its data once it arrived (also while a later poll fails). */
+export function triageInput(resources: Record<string, ResourceEntry>): TriageInput {
+  const input: TriageInput = {};
+  for (const id of Object.keys(TRIAGE_SOURCES) as TriageSource[]) {
+    const e = resources[id];
+    if (e?.data !== undefined) input[id] = { state: 'ok', data: e.data, ...(e.stale ? { staleError: errorText(e.error) } : {}) };
+    else if (e?.status === 'error') input[id] = { state: 'error', error: errorText(e.error) };
+    else input[id] = { state: 'loading' };
+  }
+  return input;
+}
+
+const countText = (l: TriageLine) => (l.count === null ? l.window : `${compact(l.count)} · ${l.window}`);
+
+function summaryOf(lines: TriageLine[]): string {
+  const by = (s: Severity) => lines.filter((l) => l.severity === s).length;
+  const [crit, warn, unknown] = [by('crit'), by('warn'), by('unknown')];
+  const parts = [crit ? `${crit} critical` : '', warn ? `${warn} to watch` : '', unknown ? `${unknown} source${unknown === 1 ? '' : 's'} not read` : ''].filter(Boolean);
+  const attention = crit + warn
+    ? `${crit + warn} thing${crit + warn === 1 ? '' : 's'} need${crit + warn === 1 ? 's' : ''} attention`
+    : unknown ? 'Nothing needs attention in what was read' : 'Nothing needs attention';
+  return `${attention}${parts.length ? ` · ${parts.join(' · ')}` : ''} · Enter opens the cause`;
+}
+
+/**
+ * The first screen: what needs attention, worst first. Each resource is polled on its own and
+ * the board draws what has arrived, with a line for each resource still loading or unreadable.
+ */
+export const overviewScreen = defineScreen<TriageLine>({
+  name: 'overview',
+  title: 'Overview',
+  // One connection carries the polls in this order, answers in turn: the quick reads of what is
+  // broken now come first, the summaries over the journal and the audit trail (the slowest on a
+  // large appliance) last, so a slow one holds back as little as it can.
+  resources: () => [
+    { id: 'deployment', route: 'deployment' },
+    { id: 'connectors', route: 'listConnectors', query: { limit: 500 } },
+    { id: 'models', route: 'listModels', query: { limit: 500 } },
+    { id: 'routing', route: 'listRouting', query: { limit: 500 } },
+    { id: 'keys', route: 'listKeys', query: { limit: 500 } },
+    { id: 'usage', route: 'usage', query: { bucket: 'hour' }, rolling: { as: 'hour', query: (now) => usageWindow('hour', now) } },
+    { id: 'usageToday', route: 'usage', query: { bucket: 'day' }, rolling: { as: 'today', query: today } },
+    { id: 'budgetUsage', route: 'budgetUsage' },
+    { id: 'denied', route: 'auditSummary', query: { outcome: 'denied', group_by: 'actor' }, rolling: { as: '24h', query: lastDay } },
+    { id: 'failuresByError', route: 'journalSummary', query: { status: 'failed', group_by: 'agent', then_by: 'error_code' }, rolling: { as: '24h', query: lastDay } },
+    { id: 'failuresByTool', route: 'journalSummary', query: { status: 'failed', group_by: 'agent', then_by: 'tool' }, rolling: { as: '24h', query: lastDay } },
+  ],
+  list: {
+    rowsFrom: (resources) => triage(triageInput(resources)),
+    columns: [
+      { header: 'State', value: (l) => `${markOf(BADGE[l.severity]?.tone)} ${BADGE[l.severity]?.text ?? '?'}`, tone: (l) => BADGE[l.severity]?.tone, width: 6 },
+      { header: 'What', value: (l) => l.what, minWidth: 12, maxWidth: 24 },
+      { header: 'Reason', value: (l) => l.reason, grow: true, minWidth: 24, maxWidth: 400 },
+      { header: 'Count · window', value: countText, minWidth: 10, maxWidth: 14 },
+    ],
+    rowKey: (l) => l.key,
+    summary: summaryOf,
+  },
+  open: (l) => l.link,
+});
