@@ -5,7 +5,8 @@ import type { Outcome, Role } from '../contract/index.js';
 export interface AuditRecord {
   actor: { subject: string; role: Role | null };
   action: string;
-  target: { type: string; id: string | null };
+  /** name: what the target was called then (a key's name), so the trail reads after it is gone */
+  target: { type: string; id: string | null; name?: string | null };
   outcome: Outcome;
   status: number;
   request_id: string;
@@ -21,8 +22,8 @@ const stmts = new WeakMap<Db, ReturnType<Db['prepare']>>();
 export function recordAudit(db: Db, rec: AuditRecord): string {
   let insert = stmts.get(db);
   if (!insert) {
-    insert = db.prepare(`INSERT INTO audit (id, at, at_ms, actor_subject, actor_role, action, target_type, target_id, outcome, status, request_id, source_ip, details)
-      VALUES (@id, @at, @at_ms, @actor_subject, @actor_role, @action, @target_type, @target_id, @outcome, @status, @request_id, @source_ip, @details)`);
+    insert = db.prepare(`INSERT INTO audit (id, at, at_ms, actor_subject, actor_role, action, target_type, target_id, target_name, outcome, status, request_id, source_ip, details)
+      VALUES (@id, @at, @at_ms, @actor_subject, @actor_role, @action, @target_type, @target_id, @target_name, @outcome, @status, @request_id, @source_ip, @details)`);
     stmts.set(db, insert);
   }
   const at_ms = rec.at_ms ?? Date.now();
@@ -36,6 +37,7 @@ export function recordAudit(db: Db, rec: AuditRecord): string {
     action: rec.action,
     target_type: rec.target.type,
     target_id: rec.target.id,
+    target_name: rec.target.name ?? null,
     outcome: rec.outcome,
     status: rec.status,
     request_id: rec.request_id,

@@ -164,4 +164,20 @@ DROP INDEX audit_outcome_at;
 CREATE INDEX audit_outcome_at ON audit (outcome, at_ms, seq, actor_subject, action);
 `,
   },
+  {
+    version: 5,
+    name: 'step errors, audit target names, text search and summaries',
+    // A failed or cancelled step says why (a code and a short message: metadata, never content); an
+    // audit entry keeps its target's name as it was then, so the trail reads after the target is
+    // gone. Rows written before carry null. The new list filters (tool, error_code, target_type)
+    // drive a scan through their (column, time) index as the older ones do.
+    sql: `
+ALTER TABLE journal ADD COLUMN error_code TEXT;
+ALTER TABLE journal ADD COLUMN error_message TEXT;
+ALTER TABLE audit ADD COLUMN target_name TEXT;
+CREATE INDEX journal_tool_started ON journal (tool, started_ms);
+CREATE INDEX journal_error_started ON journal (error_code, started_ms);
+CREATE INDEX audit_target_type_at ON audit (target_type, at_ms);
+`,
+  },
 ];

@@ -5,7 +5,7 @@ import type { TableSpec } from './filters.js';
 import { columnIndex, type Row } from './keyset.js';
 import { listPage } from './list.js';
 
-const COLUMNS = ['seq', 'id', 'at', 'at_ms', 'actor_subject', 'actor_role', 'action', 'target_type', 'target_id', 'outcome', 'status', 'request_id', 'source_ip', 'details'] as const;
+const COLUMNS = ['seq', 'id', 'at', 'at_ms', 'actor_subject', 'actor_role', 'action', 'target_type', 'target_id', 'outcome', 'status', 'request_id', 'source_ip', 'details', 'target_name'] as const;
 const C = columnIndex(COLUMNS);
 
 export const auditSpec: TableSpec = {
@@ -17,8 +17,10 @@ export const auditSpec: TableSpec = {
     { name: 'action', column: 'action' },
     { name: 'actor', column: 'actor_subject' },
     { name: 'outcome', column: 'outcome' },
+    { name: 'target_type', column: 'target_type' },
   ],
   prefixable: 'action',
+  search: ['actor_subject', 'action', 'target_id', 'target_name', 'details'],
 };
 
 function parseDetails(text: unknown): Record<string, unknown> {
@@ -35,7 +37,7 @@ export const toAuditEntry = (r: Row): AuditEntry => ({
   at: r[C.at] as string,
   actor: { subject: r[C.actor_subject] as string, role: (r[C.actor_role] ?? null) as AuditEntry['actor']['role'] },
   action: r[C.action] as string,
-  target: { type: r[C.target_type] as string, id: (r[C.target_id] ?? null) as string | null, name: null },
+  target: { type: r[C.target_type] as string, id: (r[C.target_id] ?? null) as string | null, name: (r[C.target_name] ?? null) as string | null },
   outcome: r[C.outcome] as AuditEntry['outcome'],
   status: r[C.status] as number,
   request_id: r[C.request_id] as string,
@@ -73,6 +75,8 @@ export const auditCsvColumns: CsvColumn[] = [
     // the stored object, quoted as it holds a `"`; `{}` (no quote, so no quotes) goes through detailsCell
     quoted: { sql: 'details', when: `substr(details, 1, 1) = '{' AND instr(details, '"') AND json_valid(details)` },
   },
+  // added last, so that a reader of the earlier columns by position keeps working
+  plain('target.name', 'target_name'),
 ];
 
 /** One page of the audit trail, newest first. */

@@ -15,8 +15,8 @@ const auditInserts = new WeakMap<Db, Statement>();
 function auditInsert(db: Db): Statement {
   let st = auditInserts.get(db);
   if (!st) {
-    st = db.prepare(`INSERT INTO audit (id, at, at_ms, actor_subject, actor_role, action, target_type, target_id, outcome, status, request_id, source_ip, details)
-      VALUES (@id, @at, @at_ms, @actor_subject, @actor_role, @action, @target_type, @target_id, @outcome, @status, @request_id, @source_ip, @details)`);
+    st = db.prepare(`INSERT INTO audit (id, at, at_ms, actor_subject, actor_role, action, target_type, target_id, target_name, outcome, status, request_id, source_ip, details)
+      VALUES (@id, @at, @at_ms, @actor_subject, @actor_role, @action, @target_type, @target_id, @target_name, @outcome, @status, @request_id, @source_ip, @details)`);
     auditInserts.set(db, st);
   }
   return st;
@@ -29,6 +29,7 @@ function auditRow(r: AuditSeed, now: number) {
   if (r.actor.role !== null && !ROLES.has(r.actor.role)) bad(`unknown role ${String(r.actor.role)}`);
   if (!r.action || typeof r.action !== 'string') bad('action is required');
   if (typeof r.target?.type !== 'string') bad('target.type is required');
+  if (r.target.name != null && typeof r.target.name !== 'string') bad('target.name must be text');
   if (!OUTCOMES.has(r.outcome)) bad(`unknown outcome ${String(r.outcome)}`);
   if (!Number.isInteger(r.status)) bad('status must be an integer');
   if (r.at_ms !== undefined && !Number.isSafeInteger(r.at_ms)) bad('at_ms must be epoch milliseconds');
@@ -42,6 +43,7 @@ function auditRow(r: AuditSeed, now: number) {
     action: r.action,
     target_type: r.target.type,
     target_id: r.target.id,
+    target_name: r.target.name ?? null,
     outcome: r.outcome,
     status: r.status,
     request_id: r.request_id,
