@@ -1,9 +1,10 @@
-import type { JournalEntry, JournalQuery, Page } from '../../contract/index.js';
+import type { JournalEntry, JournalQuery, JournalSummaryQuery, Page, Summary } from '../../contract/index.js';
 import type { Db } from '../db/open.js';
 import type { CsvColumn } from './csv.js';
 import type { TableSpec } from './filters.js';
 import { columnIndex, type Row } from './keyset.js';
 import { listPage } from './list.js';
+import { summarize } from './summary.js';
 
 const COLUMNS = ['seq', 'id', 'run_id', 'agent', 'channel', 'step', 'tool', 'status', 'started_at', 'started_ms', 'ended_at', 'duration_ms', 'input_tokens', 'output_tokens', 'error_code', 'error_message'] as const;
 const C = columnIndex(COLUMNS);
@@ -52,3 +53,7 @@ export const journalCsvColumns: CsvColumn[] = [
 
 /** One page of the agent journal, most recently started first. */
 export const listJournal = (db: Db, q: JournalQuery): Page<JournalEntry> => listPage(db, journalSpec, q, toJournalEntry);
+
+/** Counts of the journal's matching steps, by agent, status, tool, error code or channel. */
+export const summarizeJournal = (db: Db, q: JournalSummaryQuery): Summary =>
+  summarize(db, journalSpec, { agent: 'agent', status: 'status', tool: 'tool', error_code: 'error_code', channel: 'channel' }, q);

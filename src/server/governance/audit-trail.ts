@@ -1,9 +1,10 @@
-import type { AuditEntry, AuditQuery, Page } from '../../contract/index.js';
+import type { AuditEntry, AuditQuery, AuditSummaryQuery, Page, Summary } from '../../contract/index.js';
 import type { Db } from '../db/open.js';
 import type { CsvColumn } from './csv.js';
 import type { TableSpec } from './filters.js';
 import { columnIndex, type Row } from './keyset.js';
 import { listPage } from './list.js';
+import { summarize } from './summary.js';
 
 const COLUMNS = ['seq', 'id', 'at', 'at_ms', 'actor_subject', 'actor_role', 'action', 'target_type', 'target_id', 'outcome', 'status', 'request_id', 'source_ip', 'details', 'target_name'] as const;
 const C = columnIndex(COLUMNS);
@@ -81,3 +82,7 @@ export const auditCsvColumns: CsvColumn[] = [
 
 /** One page of the audit trail, newest first. */
 export const listAudit = (db: Db, q: AuditQuery): Page<AuditEntry> => listPage(db, auditSpec, q, toAuditEntry);
+
+/** Counts of the audit trail's matching entries, by outcome, action, actor or target type. */
+export const summarizeAudit = (db: Db, q: AuditSummaryQuery): Summary =>
+  summarize(db, auditSpec, { outcome: 'outcome', action: 'action', actor: 'actor_subject', target_type: 'target_type' }, q);
