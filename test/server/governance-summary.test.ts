@@ -1,0 +1,186 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { insertAuditBatch, insertJournalBatch, type AuditSeed } from '../../src/server/governance/bulk.js';
+import type { JournalRecord } from '../../src/server/governance/journal-writer.js';
+import { AUDIT_GROUPS, JOURNAL_GROUPS } from '../../src/contract/index.js';
+
+/**
+ * Summaries count over the whole match of a list's filters, never a page: each total and group
+ * count here is checked against the seeded rows, counted in JavaScript.
+ */
+const BASE = Date.parse('2026-03-01T00:00:00Z');
+const iso = (ms: number) => new Date(ms).toISOString();
+const WINDOW = `start_time=${iso(BASE)}&end_time=${iso(BASE + 86_400_000)}`;
+
+const ACTORS = ['ana@corp', 'Ben.Martin@corp', 'svc-siem'];
+const ACTIONS = ['gateway.key.revoke', 'gateway.key.quota', 'channel.update', 'audit.export'];
+const TARGET_TYPES: Record<string, string> = { 'gateway.key.revoke': 'gateway_key', 'gateway.key.quota': 'gateway_key', 'channel.update': 'channel', 'audit.export': 'audit' };
+const OUTCOMES = ['success', 'success', 'denied', 'failed', 'success'] as const;
+
+const AGENTS = ['hr-assistant', 'it-helpdesk', 'finance-analyst'];
+const CHANNELS = ['chan_web', 'chan_teams'];
+const TOOLS = [null, 'sql_query', 'search_docs'];
+const STATUSES = ['succeeded', 'failed', 'succeeded', 'cancelled', 'succeeded', 'failed', 'running'] as const;
+
+interface AuditRow { actor: string; action: string; outcome: string; target_type: string; target_id: string | null; target_name: string | null; details: string; at_ms: number }
+interface JournalRow { agent: string; status: string; tool: string | null; error_code: string | null; error_message: string | null; channel: string; run_id: string; started_ms: number }
+
+let s: TestServer;
+const audit: AuditRow[] = [];
+const journal: JournalRow[] = [];
+
+function errorFor(status: string, i: number, tool: string | null): { code: string; message: string } | null {
+  if (status === 'cancelled') return { code: 'cancelled', message: 'the user left the conversation' };
+  if (status !== 'failed') return null;
+  if (tool === null) return { code: i % 2 ? 'model_unavailable' : 'budget_exceeded', message: 'no model answered the chat workload within 60 s' };
+  return i % 3 ? { code: 'tool_error', message: `${tool} failed: the reporting replica refused the query` } : { code: 'tool_timeout', message: `${tool} did not answer within 30 s` };
+}
+
+beforeAll(async () => {
+  s = await startTestServer();
+  const auditSeeds: AuditSeed[] = [];
+  for (let i = 0; i < 400; i++) {
+    const action = ACTIONS[i % 4];
+    const outcome = OUTCOMES[i % 5];
+    const target_type = TARGET_TYPES[action];
+    const target_id = target_type === 'audit' ? null : `${target_type === 'channel' ? 'chan' : 'key'}_${i % 7}`;
+    const target_name = target_type === 'gateway_key' ? `Billing Export ${i % 7}` : null;
+    const details = { n: i, note: i % 10 === 0 ? 'Quarterly 50%_report' : 'routine' };
+    const row: AuditRow = { actor: ACTORS[i % 3], action, outcome, target_type, target_id, target_name, details: JSON.stringify(details), at_ms: BASE + i * 60_000 };
+    audit.push(row);
+    auditSeeds.push({ actor: { subject: row.actor, role: 'it_admin' }, action, target: { type: target_type, id: target_id, name: target_name }, outcome,
+      status: outcome === 'denied' ? 403 : 200, request_id: `req_${i}`, source_ip: null, details, at_ms: row.at_ms });
+  }
+  insertAuditBatch(s.server.db, auditSeeds);
+
+  const journalSeeds: JournalRecord[] = [];
+  for (let i = 0; i < 350; i++) {
+    const status = STATUSES[i % 7];
+    const tool = TOOLS[i % 3];
+    const error = errorFor(status, i, tool);
+    const row: JournalRow = { agent: AGENTS[i % 3], status, tool, error_code: error?.code ?? null, error_message: error?.message ?? null, channel: CHANNELS[i % 2], run_id: `run_${Math.floor(i / 5)}`, started_ms: BASE + i * 60_000 };
+    journal.push(row);
+    journalSeeds.push({ run_id: row.run_id, agent: row.agent, channel: row.channel, step: i % 5, tool, status, started_ms: row.started_ms,
+      ended_ms: status === 'running' ? null : row.started_ms + 500, input_tokens: 10, output_tokens: 5, error });
+  }
+  insertJournalBatch(s.server.db, journalSeeds);
+});
+afterAll(async () => { await s.close(); });
+
+const AUDIT_COLUMN: Record<string, (r: AuditRow) => string | null> = { outcome: (r) => r.outcome, action: (r) => r.action, actor: (r) => r.actor, target_type: (r) => r.target_type };
+const JOURNAL_COLUMN: Record<string, (r: JournalRow) => string | null> = { agent: (r) => r.agent, status: (r) => r.status, tool: (r) => r.tool, error_code: (r) => r.error_code, channel: (r) => r.channel };
+
+const contains = (q: string) => (v: string | null) => v !== null && v.toLowerCase().includes(q.toLowerCase());
+const auditMatchesQ = (q: string) => (r: AuditRow) => [r.actor, r.action, r.target_id, r.target_name, r.details].some(contains(q));
+const journalMatchesQ = (q: string) => (r: JournalRow) => [r.agent, r.tool, r.run_id, r.error_code, r.error_message].some(contains(q));
+
+/** Counts per key, as the summary should give them: largest first, ties by key with null first. */
+function expectedGroups<R>(rows: R[], key: (r: R) => string | null): { key: string | null; count: number }[] {
+  const m = new Map<string | null, number>();
+  for (const r of rows) m.set(key(r), (m.get(key(r)) ?? 0) + 1);
+  return [...m].map(([k, count]) => ({ key: k, count }))
+    .sort((a, b) => b.count - a.count || (a.key === b.key ? 0 : a.key === null ? -1 : b.key === null ? 1 : a.key < b.key ? -1 : 1));
+}
+
+function checkSummary<R>(body: any, rows: R[], columns: Record<string, (r: R) => string | null>, groupBy: string, thenBy?: string): void {
+  expect(body.total).toBe(rows.length);
+  expect(body.group_by).toBe(groupBy);
+  expect(body.then_by).toBe(thenBy ?? null);
+  const groups = expectedGroups(rows, columns[groupBy]);
+  expect(body.groups.map((g: any) => ({ key: g.key, count: g.count }))).toEqual(groups.slice(0, 50));
+  expect(body.other).toBe(groups.slice(50).reduce((n, g) => n + g.count, 0));
+  if (thenBy) {
+    for (const g of body.groups) {
+      expect(g.sub).toEqual(expectedGroups(rows.filter((r) => columns[groupBy](r) === g.key), columns[thenBy]).slice(0, 3));
+    }
+  }
+}
+
+describe('GET /audit/summary', () => {
+  const filtered: [string, (r: AuditRow) => boolean][] = [
+    ['', () => true],
+    ['&outcome=denied', (r) => r.outcome === 'denied'],
+    ['&action=gateway.key.*&actor=ana@corp', (r) => r.action.startsWith('gateway.key.') && r.actor === 'ana@corp'],
+    ['&target_type=gateway_key', (r) => r.target_type === 'gateway_key'],
+    ['&q=billing export 3', auditMatchesQ('billing export 3')],
+    ['&q=50%25_rep&outcome=success', (r) => auditMatchesQ('50%_rep')(r) && r.outcome === 'success'],
+  ];
+
+  it('counts every matching entry per group and sub-group, for each group_by and then_by, with filters and q', async () => {
+    for (const [query, match] of filtered) {
+      const rows = audit.filter(match);
+      expect(rows.length, query).toBeGreaterThan(0);
+      const plain = await s.call('GET', `/audit/summary?${WINDOW}${query}`, { role: 'auditor' });
+      expect(plain.status, query).toBe(200);
+      expect(plain.json).toEqual({ total: rows.length, group_by: null, then_by: null, groups: [], other: 0 });
+      for (const g of AUDIT_GROUPS) {
+        for (const t of [undefined, ...AUDIT_GROUPS.filter((x) => x !== g)]) {
+          const res = await s.call('GET', `/audit/summary?${WINDOW}${query}&group_by=${g}${t ? `&then_by=${t}` : ''}`);
+          expect(res.status, `${query} ${g} ${t}`).toBe(200);
+          checkSummary(res.json, rows, AUDIT_COLUMN, g, t);
+        }
+      }
+    }
+  });
+
+  it('done when: the total for outcome=denied is the number of denied entries, not a page of them', async () => {
+    const denied = (s.server.db.prepare("SELECT count(*) FROM audit WHERE outcome = 'denied'").pluck().get() as number);
+    expect(denied).toBeGreaterThan(50);
+    const page = await s.call('GET', '/audit?outcome=denied');
+    expect(page.json.data).toHaveLength(50);
+    const res = await s.call('GET', '/audit/summary?outcome=denied');
+    expect(res.json.total).toBe(denied);
+  });
+
+  it('keeps at most limit groups and counts the rest as other', async () => {
+    const res = await s.call('GET', `/audit/summary?${WINDOW}&group_by=action&limit=2`);
+    const groups = expectedGroups(audit, AUDIT_COLUMN.action);
+    expect(res.json.groups).toEqual(groups.slice(0, 2));
+    expect(res.json.other).toBe(groups.slice(2).reduce((n, g) => n + g.count, 0));
+  });
+
+  it('answers 400 problem+json for a bad group_by, then_by or q', async () => {
+    for (const query of ['group_by=status', 'group_by=actor&then_by=actor', 'then_by=actor', 'q=x', `q=${'y'.repeat(201)}`, 'limit=0', 'group_by=outcome&bogus=1']) {
+      const res = await s.call('GET', `/audit/summary?${query}`);
+      expect(res.status, query).toBe(400);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    }
+  });
+});
+
+describe('GET /agent/journal/summary', () => {
+  const filtered: [string, (r: JournalRow) => boolean][] = [
+    ['', () => true],
+    ['&status=failed', (r) => r.status === 'failed'],
+    ['&tool=sql_query', (r) => r.tool === 'sql_query'],
+    ['&error_code=tool_error&agent=it-helpdesk', (r) => r.error_code === 'tool_error' && r.agent === 'it-helpdesk'],
+    ['&q=REPLICA', journalMatchesQ('replica')],
+    ['&q=run_1&channel=chan_web', (r) => journalMatchesQ('run_1')(r) && r.channel === 'chan_web'],
+  ];
+
+  it('counts every matching step per group and sub-group, for each group_by and then_by, with filters and q', async () => {
+    for (const [query, match] of filtered) {
+      const rows = journal.filter(match);
+      expect(rows.length, query).toBeGreaterThan(0);
+      for (const g of JOURNAL_GROUPS) {
+        for (const t of [undefined, ...JOURNAL_GROUPS.filter((x) => x !== g)]) {
+          const res = await s.call('GET', `/agent/journal/summary?${WINDOW}${query}&group_by=${g}${t ? `&then_by=${t}` : ''}`, { role: 'app_owner' });
+          expect(res.status, `${query} ${g} ${t}`).toBe(200);
+          checkSummary(res.json, rows, JOURNAL_COLUMN, g, t);
+        }
+      }
+    }
+  });
+
+  it('groups steps without a tool or an error under a null key', async () => {
+    const res = await s.call('GET', `/agent/journal/summary?${WINDOW}&group_by=error_code`);
+    expect(res.json.groups[0]).toEqual({ key: null, count: journal.filter((r) => r.error_code === null).length });
+  });
+
+  it('answers 400 for a bad group_by or then_by', async () => {
+    for (const query of ['group_by=outcome', 'group_by=tool&then_by=tool', 'then_by=agent', 'group_by=run_id']) {
+      const res = await s.call('GET', `/agent/journal/summary?${query}`);
+      expect(res.status, query).toBe(400);
+    }
+  });
+});
