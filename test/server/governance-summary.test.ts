@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { insertAuditBatch, insertJournalBatch, type AuditSeed } from '../../src/server/governance/bulk.js';
-import type { JournalRecord } from '../../src/server/governance/journal-writer.js';
+import { recordJournal, type JournalRecord } from '../../src/server/governance/journal-writer.js';
+import { journalFinisher } from '../../src/server/demo/journal-steps.js';
 import { AUDIT_GROUPS, JOURNAL_GROUPS } from '../../src/contract/index.js';
 
 /**
@@ -9,8 +10,21 @@ import { AUDIT_GROUPS, JOURNAL_GROUPS } from '../../src/contract/index.js';
  * count here is checked against the seeded rows, counted in JavaScript.
  */
 const BASE = Date.parse('2026-03-01T00:00:00Z');
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/** rows every 12 minutes: 400 audit entries over 3.3 days */
+const STEP = 12 * 60_000;
 const iso = (ms: number) => new Date(ms).toISOString();
-const WINDOW = `start_time=${iso(BASE)}&end_time=${iso(BASE + 86_400_000)}`;
+/**
+ * No range; whole days; and a range with ragged ends, which summaries count from whole days, whole
+ * hours and single rows: each must give what the rows give.
+ */
+const WINDOWS: [string, (ms: number) => boolean][] = [
+  ['', () => true],
+  [`start_time=${iso(BASE)}&end_time=${iso(BASE + 2 * DAY)}`, (ms) => ms >= BASE && ms < BASE + 2 * DAY],
+  [`start_time=${iso(BASE + HOUR + 30 * 60_000 + 15_500)}&end_time=${iso(BASE + 2 * DAY + 5 * HOUR + 10 * 60_000)}`,
+    (ms) => ms >= BASE + HOUR + 30 * 60_000 + 15_500 && ms < BASE + 2 * DAY + 5 * HOUR + 10 * 60_000],
+];
 
 const ACTORS = ['ana@corp', 'Ben.Martin@corp', 'svc-siem'];
 const ACTIONS = ['gateway.key.revoke', 'gateway.key.quota', 'channel.update', 'audit.export'];
@@ -46,7 +60,7 @@ beforeAll(async () => {
     const target_id = target_type === 'audit' ? null : `${target_type === 'channel' ? 'chan' : 'key'}_${i % 7}`;
     const target_name = target_type === 'gateway_key' ? `Billing Export ${i % 7}` : null;
     const details = { n: i, note: i % 10 === 0 ? 'Quarterly 50%_report' : 'routine' };
-    const row: AuditRow = { actor: ACTORS[i % 3], action, outcome, target_type, target_id, target_name, details: JSON.stringify(details), at_ms: BASE + i * 60_000 };
+    const row: AuditRow = { actor: ACTORS[i % 3], action, outcome, target_type, target_id, target_name, details: JSON.stringify(details), at_ms: BASE + i * STEP };
     audit.push(row);
     auditSeeds.push({ actor: { subject: row.actor, role: 'it_admin' }, action, target: { type: target_type, id: target_id, name: target_name }, outcome,
       status: outcome === 'denied' ? 403 : 200, request_id: `req_${i}`, source_ip: null, details, at_ms: row.at_ms });
@@ -58,7 +72,7 @@ beforeAll(async () => {
     const status = STATUSES[i % 7];
     const tool = TOOLS[i % 3];
     const error = errorFor(status, i, tool);
-    const row: JournalRow = { agent: AGENTS[i % 3], status, tool, error_code: error?.code ?? null, error_message: error?.message ?? null, channel: CHANNELS[i % 2], run_id: `run_${Math.floor(i / 5)}`, started_ms: BASE + i * 60_000 };
+    const row: JournalRow = { agent: AGENTS[i % 3], status, tool, error_code: error?.code ?? null, error_message: error?.message ?? null, channel: CHANNELS[i % 2], run_id: `run_${Math.floor(i / 5)}`, started_ms: BASE + i * STEP };
     journal.push(row);
     journalSeeds.push({ run_id: row.run_id, agent: row.agent, channel: row.channel, step: i % 5, tool, status, started_ms: row.started_ms,
       ended_ms: status === 'running' ? null : row.started_ms + 500, input_tokens: 10, output_tokens: 5, error });
@@ -107,17 +121,19 @@ describe('GET /audit/summary', () => {
   ];
 
   it('counts every matching entry per group and sub-group, for each group_by and then_by, with filters and q', async () => {
-    for (const [query, match] of filtered) {
-      const rows = audit.filter(match);
-      expect(rows.length, query).toBeGreaterThan(0);
-      const plain = await s.call('GET', `/audit/summary?${WINDOW}${query}`, { role: 'auditor' });
-      expect(plain.status, query).toBe(200);
-      expect(plain.json).toEqual({ total: rows.length, group_by: null, then_by: null, groups: [], other: 0 });
-      for (const g of AUDIT_GROUPS) {
-        for (const t of [undefined, ...AUDIT_GROUPS.filter((x) => x !== g)]) {
-          const res = await s.call('GET', `/audit/summary?${WINDOW}${query}&group_by=${g}${t ? `&then_by=${t}` : ''}`);
-          expect(res.status, `${query} ${g} ${t}`).toBe(200);
-          checkSummary(res.json, rows, AUDIT_COLUMN, g, t);
+    for (const [window, inWindow] of WINDOWS) {
+      for (const [query, match] of filtered) {
+        const rows = audit.filter((r) => inWindow(r.at_ms) && match(r));
+        expect(rows.length, window + query).toBeGreaterThan(0);
+        const plain = await s.call('GET', `/audit/summary?${window}${query}`, { role: 'auditor' });
+        expect(plain.status, query).toBe(200);
+        expect(plain.json).toEqual({ total: rows.length, group_by: null, then_by: null, groups: [], other: 0 });
+        for (const g of AUDIT_GROUPS) {
+          for (const t of [undefined, ...AUDIT_GROUPS.filter((x) => x !== g)]) {
+            const res = await s.call('GET', `/audit/summary?${window}${query}&group_by=${g}${t ? `&then_by=${t}` : ''}`);
+            expect(res.status, `${window}${query} ${g} ${t}`).toBe(200);
+            checkSummary(res.json, rows, AUDIT_COLUMN, g, t);
+          }
         }
       }
     }
@@ -133,7 +149,7 @@ describe('GET /audit/summary', () => {
   });
 
   it('keeps at most limit groups and counts the rest as other', async () => {
-    const res = await s.call('GET', `/audit/summary?${WINDOW}&group_by=action&limit=2`);
+    const res = await s.call('GET', '/audit/summary?group_by=action&limit=2');
     const groups = expectedGroups(audit, AUDIT_COLUMN.action);
     expect(res.json.groups).toEqual(groups.slice(0, 2));
     expect(res.json.other).toBe(groups.slice(2).reduce((n, g) => n + g.count, 0));
@@ -159,22 +175,35 @@ describe('GET /agent/journal/summary', () => {
   ];
 
   it('counts every matching step per group and sub-group, for each group_by and then_by, with filters and q', async () => {
-    for (const [query, match] of filtered) {
-      const rows = journal.filter(match);
-      expect(rows.length, query).toBeGreaterThan(0);
-      for (const g of JOURNAL_GROUPS) {
-        for (const t of [undefined, ...JOURNAL_GROUPS.filter((x) => x !== g)]) {
-          const res = await s.call('GET', `/agent/journal/summary?${WINDOW}${query}&group_by=${g}${t ? `&then_by=${t}` : ''}`, { role: 'app_owner' });
-          expect(res.status, `${query} ${g} ${t}`).toBe(200);
-          checkSummary(res.json, rows, JOURNAL_COLUMN, g, t);
+    for (const [window, inWindow] of WINDOWS) {
+      for (const [query, match] of filtered) {
+        const rows = journal.filter((r) => inWindow(r.started_ms) && match(r));
+        expect(rows.length, window + query).toBeGreaterThan(0);
+        for (const g of JOURNAL_GROUPS) {
+          for (const t of [undefined, ...JOURNAL_GROUPS.filter((x) => x !== g)]) {
+            const res = await s.call('GET', `/agent/journal/summary?${window}${query}&group_by=${g}${t ? `&then_by=${t}` : ''}`, { role: 'app_owner' });
+            expect(res.status, `${window}${query} ${g} ${t}`).toBe(200);
+            checkSummary(res.json, rows, JOURNAL_COLUMN, g, t);
+          }
         }
       }
     }
   });
 
   it('groups steps without a tool or an error under a null key', async () => {
-    const res = await s.call('GET', `/agent/journal/summary?${WINDOW}&group_by=error_code`);
+    const res = await s.call('GET', '/agent/journal/summary?group_by=error_code');
     expect(res.json.groups[0]).toEqual({ key: null, count: journal.filter((r) => r.error_code === null).length });
+  });
+
+  it('follows a step from running to its end: the counts move with it', async () => {
+    const at = BASE + 30 * DAY + 5 * HOUR;
+    const window = `start_time=${iso(at - 3 * DAY)}&end_time=${iso(at + 10 * HOUR)}&group_by=status&then_by=error_code`;
+    const id = recordJournal(s.server.db, { run_id: 'run_live', agent: 'it-helpdesk', channel: 'chan_web', step: 0, tool: 'create_ticket', status: 'running', started_ms: at, input_tokens: 1, output_tokens: 0 });
+    expect((await s.call('GET', `/agent/journal/summary?${window}`)).json.groups).toEqual([{ key: 'running', count: 1, sub: [{ key: null, count: 1 }] }]);
+    journalFinisher(s.server.db)(id, 'failed', at, at + 900, 1, 0, { code: 'tool_timeout', message: 'create_ticket did not answer within 30 s' });
+    expect((await s.call('GET', `/agent/journal/summary?${window}`)).json).toEqual({
+      total: 1, group_by: 'status', then_by: 'error_code', groups: [{ key: 'failed', count: 1, sub: [{ key: 'tool_timeout', count: 1 }] }], other: 0,
+    });
   });
 
   it('answers 400 for a bad group_by or then_by', async () => {

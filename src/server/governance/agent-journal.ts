@@ -23,6 +23,10 @@ export const journalSpec: TableSpec = {
     { name: 'error_code', column: 'error_code' },
   ],
   search: ['agent', 'tool', 'run_id', 'error_code', 'error_message'],
+  counts: {
+    table: 'journal_counts',
+    columns: { agent: 'agent', channel: 'channel', status: 'status', tool: "nullif(tool, '')", error_code: "nullif(error_code, '')" },
+  },
 };
 
 export const toJournalEntry = (r: Row): JournalEntry => ({

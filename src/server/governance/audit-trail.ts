@@ -22,6 +22,7 @@ export const auditSpec: TableSpec = {
   ],
   prefixable: 'action',
   search: ['actor_subject', 'action', 'target_id', 'target_name', 'details'],
+  counts: { table: 'audit_counts', columns: { outcome: 'outcome', action: 'action', actor_subject: 'actor_subject', target_type: 'target_type' } },
 };
 
 function parseDetails(text: unknown): Record<string, unknown> {

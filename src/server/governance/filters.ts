@@ -17,6 +17,11 @@ export interface TableSpec {
   prefixable?: string;
   /** the columns text search (`q`) looks in */
   search: readonly string[];
+  /**
+   * The summaries' per-hour and per-day tallies (migration 5): their table, and each tallied
+   * column as an expression over it (the journal's tallies hold '' for a null tool).
+   */
+  counts: { table: string; columns: Record<string, string> };
 }
 
 /** Filters in a canonical form: what the query runs with and what a cursor is bound to. */

@@ -44,7 +44,8 @@ function check(e: JournalRecord): void {
   for (const k of ['run_id', 'agent', 'channel'] as const) {
     if (typeof e[k] !== 'string' || e[k].length === 0 || e[k].length > MAX_NAME) bad(`${k} must be 1..${MAX_NAME} characters`);
   }
-  if (e.tool != null && (typeof e.tool !== 'string' || e.tool.length > MAX_NAME)) bad(`tool must be at most ${MAX_NAME} characters`);
+  // no tool is null, never '' (the summaries' tallies stand '' for null)
+  if (e.tool != null && (typeof e.tool !== 'string' || e.tool.length === 0 || e.tool.length > MAX_NAME)) bad(`tool must be 1..${MAX_NAME} characters or null`);
   if (!STATUSES.has(e.status)) bad(`unknown status ${String(e.status)}`);
   if (!isCount(e.step) || !isCount(e.input_tokens) || !isCount(e.output_tokens)) bad('step and token counts must be whole numbers >= 0');
   if (!Number.isSafeInteger(e.started_ms)) bad('started_ms must be epoch milliseconds');

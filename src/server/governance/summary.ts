@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { Summary } from '../../contract/index.js';
 import type { Db } from '../db/open.js';
 import { containsPattern, normalizeFilters, type Filters, type TableSpec } from './filters.js';
@@ -10,6 +11,17 @@ const SUB_GROUPS = 3;
 export type GroupColumns = Record<string, string>;
 
 type Counts = Map<string | null, Map<string | null, number>>;
+
+const statements = new WeakMap<Db, Map<string, Statement>>();
+
+/** The rows of a (group, sub-group, count) query, its statement prepared once per database. */
+function groupRows(db: Db, sql: string, params: Record<string, unknown>): [string | null, string | null, number][] {
+  let m = statements.get(db);
+  if (!m) statements.set(db, (m = new Map()));
+  let st = m.get(sql);
+  if (!st) m.set(sql, (st = db.prepare(sql).raw(true)));
+  return st.all(params) as [string | null, string | null, number][];
+}
 
 /** The WHERE of every row the filters match, with its parameters (no order: counts need none). */
 function matchWhere(spec: TableSpec, f: Filters): { where: string; params: Record<string, unknown> } {
@@ -39,17 +51,68 @@ function matchWhere(spec: TableSpec, f: Filters): { where: string; params: Recor
   return { where: clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '', params };
 }
 
-/** Count per (group, sub-group) over the matching rows; one scan whatever the grouping. */
-function countRows(db: Db, spec: TableSpec, f: Filters, group?: string, sub?: string): Counts {
-  const { where, params } = matchWhere(spec, f);
-  const g = group ?? 'NULL';
-  const h = sub ?? 'NULL';
-  const rows = db.prepare(`SELECT ${g}, ${h}, count(*) FROM ${spec.table}${where} GROUP BY 1, 2`).raw(true).all(params) as [string | null, string | null, number][];
-  const counts: Counts = new Map();
+function addRows(counts: Counts, rows: [string | null, string | null, number][]): void {
   for (const [k, s, n] of rows) {
     let m = counts.get(k);
     if (!m) counts.set(k, (m = new Map()));
     m.set(s, (m.get(s) ?? 0) + n);
+  }
+}
+
+/** Count per (group, sub-group) over the matching rows in [from, to), read row by row. */
+function countRows(db: Db, spec: TableSpec, f: Filters, range: Range, group: string | undefined, sub: string | undefined, counts: Counts): void {
+  const { where, params } = matchWhere(spec, { ...f, startMs: range.from, endMs: range.to });
+  const sql = `SELECT ${group ?? 'NULL'}, ${sub ?? 'NULL'}, count(*) FROM ${spec.table}${where} GROUP BY 1, 2`;
+  addRows(counts, groupRows(db, sql, params));
+}
+
+/** The same from the tallies of `span` ms starting in [from, to). */
+function countTallies(db: Db, spec: TableSpec, f: Filters, range: Range & { span: number }, group: string | undefined, sub: string | undefined, counts: Counts): void {
+  const { table, columns } = spec.counts;
+  const clauses = ['span_ms = @span', 'start_ms >= @from', 'start_ms < @to'];
+  const params: Record<string, unknown> = { span: range.span, from: range.from, to: range.to };
+  for (const [column, value] of Object.entries(f.equals)) {
+    clauses.push(`${column} = @eq_${column}`);
+    params[`eq_${column}`] = value;
+  }
+  if (f.prefix) {
+    clauses.push(`substr(${f.prefix.column}, 1, @prefix_len) = @prefix`);
+    Object.assign(params, { prefix: f.prefix.value, prefix_len: [...f.prefix.value].length });
+  }
+  const g = group === undefined ? 'NULL' : columns[group];
+  const h = sub === undefined ? 'NULL' : columns[sub];
+  const sql = `SELECT ${g}, ${h}, sum(n) FROM ${table} WHERE ${clauses.join(' AND ')} GROUP BY 1, 2`;
+  addRows(counts, groupRows(db, sql, params));
+}
+
+interface Range { from: number; to: number }
+/** Tally spans, longest first: a range is counted by whole days, then whole hours, then rows. */
+const SPANS = [86_400_000, 3_600_000];
+
+/** [from, to) as whole spans of the tallies and the ragged ends left for the rows. */
+function split(from: number, to: number, spans = SPANS): (Range & { span?: number })[] {
+  if (from >= to) return [];
+  if (!spans.length) return [{ from, to }];
+  const [span, ...shorter] = spans;
+  const a = Math.ceil(from / span) * span;
+  const b = Math.floor(to / span) * span;
+  if (a >= b) return split(from, to, shorter);
+  return [...split(from, a, shorter), { from: a, to: b, span }, ...split(b, to, shorter)];
+}
+
+/**
+ * Count per (group, sub-group) over every matching row. The tallies serve when every filter is a
+ * tallied column (no q, no run_id); else, or for a range's ragged ends, the rows are read.
+ */
+function countMatches(db: Db, spec: TableSpec, f: Filters, group?: string, sub?: string): Counts {
+  const counts: Counts = new Map();
+  const tallied = f.q === undefined && [...Object.keys(f.equals), ...(f.prefix ? [f.prefix.column] : [])].every((c) => c in spec.counts.columns);
+  const from = f.startMs ?? 0;
+  const to = f.endMs ?? Number.MAX_SAFE_INTEGER;
+  const parts = tallied ? split(from, to) : [{ from, to }];
+  for (const part of parts) {
+    if (part.span !== undefined) countTallies(db, spec, f, { ...part, span: part.span }, group, sub, counts);
+    else countRows(db, spec, f, part, group, sub, counts);
   }
   return counts;
 }
@@ -76,14 +139,16 @@ export function summarize(
   const f = normalizeFilters(spec, q);
   const group = q.group_by !== undefined ? columns[q.group_by] : undefined;
   const sub = q.then_by !== undefined ? columns[q.then_by] : undefined;
-  const counts = countRows(db, spec, f, group, sub);
+  const counts = countMatches(db, spec, f, group, sub);
   const all = [...counts].map(([key, subs]) => {
-    const entries = [...subs].map(([k, count]) => ({ key: k, count }));
+    // a tally brought to 0 (a step that changed status) is no sub-group
+    const entries = [...subs].filter(([, count]) => count > 0).map(([k, count]) => ({ key: k, count }));
     return { key, count: entries.reduce((s, e) => s + e.count, 0), entries };
   });
   const total = all.reduce((s, g) => s + g.count, 0);
+  const present = all.filter((g) => g.count > 0);
   if (group === undefined) return { total, group_by: null, then_by: null, groups: [], other: 0 };
-  const shown = all.sort(largestFirst).slice(0, q.limit);
+  const shown = present.sort(largestFirst).slice(0, q.limit);
   const groups = shown.map((g) => ({
     key: g.key,
     count: g.count,
