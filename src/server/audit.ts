@@ -1,5 +1,6 @@
 import type { Db } from './db/open.js';
 import { newId, iso } from './ids.js';
+import { tallyInserted } from './governance/tallies.js';
 import type { Outcome, Role } from '../contract/index.js';
 
 export interface AuditRecord {
@@ -28,7 +29,7 @@ export function recordAudit(db: Db, rec: AuditRecord): string {
   }
   const at_ms = rec.at_ms ?? Date.now();
   const id = newId('aud');
-  insert.run({
+  const row = {
     id,
     at: iso(at_ms),
     at_ms,
@@ -43,6 +44,8 @@ export function recordAudit(db: Db, rec: AuditRecord): string {
     request_id: rec.request_id,
     source_ip: rec.source_ip,
     details: JSON.stringify(rec.details ?? {}),
-  });
+  };
+  // the entry and its count in the summaries: both or neither, inside the caller's transaction if any
+  db.transaction(() => tallyInserted(db, 'audit', insert.run(row).lastInsertRowid))();
   return id;
 }

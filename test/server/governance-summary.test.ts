@@ -146,6 +146,11 @@ describe('GET /audit/summary', () => {
     expect(page.json.data).toHaveLength(50);
     const res = await s.call('GET', '/audit/summary?outcome=denied');
     expect(res.json.total).toBe(denied);
+    // an attempt audited by the server itself counts at once
+    expect((await s.call('POST', '/gateway/keys', { role: 'auditor', body: { name: 'x' } })).status).toBe(403);
+    const after = await s.call('GET', '/audit/summary?outcome=denied&group_by=actor');
+    expect(after.json.total).toBe(denied + 1);
+    expect(after.json.groups).toContainEqual({ key: 'aude-auditor', count: 1 });
   });
 
   it('keeps at most limit groups and counts the rest as other', async () => {

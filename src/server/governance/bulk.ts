@@ -2,6 +2,8 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/open.js';
 import type { AuditRecord } from '../audit.js';
 import { iso, newId } from '../ids.js';
+import type { TalliedTable } from '../db/migrations.js';
+import { tallyInserted } from './tallies.js';
 import { journalInsert, journalRow, type JournalRecord } from './journal-writer.js';
 
 /** Seeders and benchmarks: many rows, one prepared statement, one transaction (all or none). */
@@ -52,23 +54,33 @@ function auditRow(r: AuditSeed, now: number) {
   };
 }
 
+/** Runs `insert` in one transaction, then tallies the rows it wrote for the summaries in one pass. */
+function insertTallied(db: Db, table: TalliedTable, insert: () => number): number {
+  return db.transaction(() => {
+    const first = (db.prepare(`SELECT coalesce(max(seq), 0) + 1 FROM ${table}`).pluck().get() as number);
+    const n = insert();
+    tallyInserted(db, table, first);
+    return n;
+  })();
+}
+
 /** Inserts audit entries in one transaction; at_ms defaults to now. Returns how many. */
 export function insertAuditBatch(db: Db, rows: Iterable<AuditSeed>): number {
   const insert = auditInsert(db);
   const now = Date.now();
-  return db.transaction(() => {
+  return insertTallied(db, 'audit', () => {
     let n = 0;
     for (const r of rows) { insert.run(auditRow(r, now)); n++; }
     return n;
-  })();
+  });
 }
 
 /** Inserts journal entries in one transaction. Returns how many. */
 export function insertJournalBatch(db: Db, rows: Iterable<JournalRecord>): number {
   const insert = journalInsert(db);
-  return db.transaction(() => {
+  return insertTallied(db, 'journal', () => {
     let n = 0;
     for (const r of rows) { insert.run(journalRow(r)); n++; }
     return n;
-  })();
+  });
 }

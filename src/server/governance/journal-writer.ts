@@ -2,6 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { JournalEntry, JournalError } from '../../contract/index.js';
 import type { Db } from '../db/open.js';
 import { iso, newId } from '../ids.js';
+import { tallyInserted } from './tallies.js';
 
 /** One agent step as the journal stores it: metadata only, never prompt, tool input or output text. */
 export interface JournalRecord {
@@ -92,6 +93,7 @@ export function journalInsert(db: Db): Statement {
 /** Appends one journal entry and returns its id. */
 export function recordJournal(db: Db, entry: JournalRecord): string {
   const row = journalRow(entry);
-  journalInsert(db).run(row);
+  // the step and its count in the summaries: both or neither
+  db.transaction(() => tallyInserted(db, 'journal', journalInsert(db).run(row).lastInsertRowid))();
   return row.id;
 }
