@@ -27,25 +27,23 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 interface Case { label: string; run: () => unknown; target?: number }
 
-/** `rows` journal steps of whole demo runs, spread over [fromMs, toMs), oldest first. */
+/** `rows` journal steps of demo runs (the last one cut short), spread evenly over [fromMs, toMs), oldest first. */
 function* journalSteps(rows: number, fromMs: number, toMs: number): Generator<JournalRecord[]> {
   const rng = createRng(20261126);
   const config = { channels: ['chan_web', 'chan_teams', 'chan_slack', 'chan_api'].map((id) => ({ id, name: id, enabled: true })) } as ServerConfig;
-  const perRun = 9; // about the mean steps of a demo run
-  const runs = Math.ceil(rows / perRun);
   let written = 0;
-  for (let r = 0; r < runs && written < rows; r++) {
+  for (let r = 0; written < rows; r++) {
     const plan = planRun(rng, config);
-    let t = Math.floor(fromMs + ((toMs - fromMs) * r) / runs);
+    let t = Math.floor(fromMs + ((toMs - fromMs) * written) / rows);
     const run_id = `run_${r}`;
     const batch: JournalRecord[] = [];
-    for (const [step, s] of plan.steps.entries()) {
-      if (written++ >= rows) break;
+    for (const [step, s] of plan.steps.slice(0, rows - written).entries()) {
       t += s.gap_ms;
       batch.push({ run_id, agent: plan.agent.name, channel: plan.channel, step, tool: s.tool, status: s.status, started_ms: t, ended_ms: t + s.duration_ms,
         input_tokens: s.input_tokens, output_tokens: s.output_tokens, error: s.error });
       t += s.duration_ms;
     }
+    written += batch.length;
     yield batch;
   }
 }

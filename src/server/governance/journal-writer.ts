@@ -28,10 +28,10 @@ const STATUSES = new Set(['running', 'succeeded', 'failed', 'cancelled']);
 const MAX_NAME = 200;
 const MAX_ERROR_CODE = 100;
 /** An error message is a short sentence for an operator; a long one would be a tool's output. */
-export const MAX_ERROR_MESSAGE = 300;
+const MAX_ERROR_MESSAGE = 300;
 
 /** The error as stored, or a reason it cannot be. */
-export function checkJournalError(error: JournalError | null | undefined): string | null {
+function checkJournalError(error: JournalError | null | undefined): string | null {
   if (error == null) return null;
   if (typeof error.code !== 'string' || !/^[a-z][a-z0-9_]*$/.test(error.code) || error.code.length > MAX_ERROR_CODE) return `error.code must be a snake_case word of at most ${MAX_ERROR_CODE} characters`;
   if (typeof error.message !== 'string' || error.message.length > MAX_ERROR_MESSAGE) return `error.message must be at most ${MAX_ERROR_MESSAGE} characters`;

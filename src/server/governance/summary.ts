@@ -8,7 +8,7 @@ import { searchWhere } from './keyset.js';
 const SUB_GROUPS = 3;
 
 /** What a summary may group by: query name -> column. */
-export type GroupColumns = Record<string, string>;
+type GroupColumns = Record<string, string>;
 
 type Counts = Map<string | null, Map<string | null, number>>;
 
