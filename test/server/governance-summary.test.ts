@@ -3,7 +3,12 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { insertAuditBatch, insertJournalBatch, type AuditSeed } from '../../src/server/governance/bulk.js';
 import { recordJournal, type JournalRecord } from '../../src/server/governance/journal-writer.js';
 import { journalFinisher } from '../../src/server/demo/journal-steps.js';
+import Database from 'better-sqlite3';
 import { AUDIT_GROUPS, JOURNAL_GROUPS } from '../../src/contract/index.js';
+import { migrations } from '../../src/server/db/migrations.js';
+import { migrate } from '../../src/server/db/open.js';
+import { summarizeAudit } from '../../src/server/governance/audit-trail.js';
+import { summarizeJournal } from '../../src/server/governance/agent-journal.js';
 
 /**
  * Summaries count over the whole match of a list's filters, never a page: each total and group
@@ -217,5 +222,31 @@ describe('GET /agent/journal/summary', () => {
       const res = await s.call('GET', `/agent/journal/summary?${query}`);
       expect(res.status, query).toBe(400);
     }
+  });
+});
+
+describe('upgrading a database with entries', () => {
+  it('fills the tallies from the entries already there, so the first summary counts them all', () => {
+    const db = new Database(':memory:');
+    db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+    for (const m of migrations.filter((x) => x.version < 5)) {
+      db.exec(m.sql);
+      db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, iso(BASE));
+    }
+    const audit = db.prepare(`INSERT INTO audit (id, at, at_ms, actor_subject, actor_role, action, target_type, target_id, outcome, status, request_id, details)
+      VALUES (?, ?, ?, ?, 'it_admin', 'channel.update', 'channel', NULL, ?, 200, 'req', '{}')`);
+    const journal = db.prepare(`INSERT INTO journal (id, run_id, agent, channel, step, tool, status, started_at, started_ms, input_tokens, output_tokens)
+      VALUES (?, 'run_1', 'hr-assistant', 'chan_web', ?, ?, 'succeeded', ?, ?, 0, 0)`);
+    for (let i = 0; i < 90; i++) {
+      audit.run(`aud_${i}`, iso(BASE + i * HOUR), BASE + i * HOUR, ACTORS[i % 3], OUTCOMES[i % 5]);
+      journal.run(`jrn_${i}`, i, i % 2 ? 'search_docs' : null, iso(BASE + i * HOUR), BASE + i * HOUR);
+    }
+    migrate(db);
+    const spec = { limit: 50 };
+    const denied = summarizeAudit(db, { ...spec, outcome: 'denied', group_by: 'actor' });
+    expect(denied.total).toBe(18);
+    expect(denied.groups.reduce((n, g) => n + g.count, 0)).toBe(18);
+    expect(summarizeJournal(db, { ...spec, start_time: iso(BASE + DAY), group_by: 'tool' }).groups).toEqual([{ key: null, count: 33 }, { key: 'search_docs', count: 33 }]);
+    db.close();
   });
 });
