@@ -74,7 +74,7 @@ describe('GET /audit', () => {
     const e = res.json.data.find((x: { id: string }) => x.id === 'aud_seed0005');
     expect(e).toEqual({
       id: 'aud_seed0005', at: new Date(atOf(5)).toISOString().replace('.000Z', 'Z'),
-      actor: { subject: 'cho', role: 'it_admin' }, action: ACTIONS[5], target: { type: 'gateway.key', id: 'key_5' },
+      actor: { subject: 'cho', role: 'it_admin' }, action: ACTIONS[5], target: { type: 'gateway.key', id: 'key_5', name: null },
       outcome: 'success', status: 200, request_id: 'req_seed5', source_ip: null, details: { n: 5, note: 'metadata' },
     });
   });

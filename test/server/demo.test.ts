@@ -241,6 +241,19 @@ describe('seeded demo appliance', () => {
     // every run numbers its steps 0..n-1
     expect(count(s.server, 'SELECT count(*) FROM (SELECT run_id FROM journal GROUP BY run_id HAVING max(step) + 1 <> count(*) OR min(step) <> 0)')).toBe(0);
     expect(count(s.server, 'SELECT count(DISTINCT run_id) FROM journal')).toBeGreaterThan(3000);
+    // a failed step says why, in a code and a short sentence; a cancelled one is `cancelled`; others carry none
+    expect(count(s.server, "SELECT count(*) FROM journal WHERE status = 'failed' AND (error_code IS NULL OR error_message IS NULL)")).toBe(0);
+    expect(count(s.server, "SELECT count(*) FROM journal WHERE status = 'cancelled' AND error_code IS NOT 'cancelled'")).toBe(0);
+    expect(count(s.server, "SELECT count(*) FROM journal WHERE status IN ('succeeded', 'running') AND error_code IS NOT NULL")).toBe(0);
+    const codes = db.prepare("SELECT DISTINCT error_code FROM journal WHERE status = 'failed'").pluck().all();
+    expect(codes).toEqual(expect.arrayContaining(['tool_error', 'tool_timeout', 'model_unavailable', 'budget_exceeded']));
+  });
+
+  it('names audit targets as the handlers do: keys, models, channels, connectors', () => {
+    const named = (type: string) => count(s.server, 'SELECT count(*) FROM audit WHERE target_type = ? AND target_name IS NOT NULL', type);
+    for (const type of ['gateway_key', 'model', 'channel', 'connector']) expect(named(type), type).toBeGreaterThan(0);
+    const key = s.server.db.prepare("SELECT target_id, target_name FROM audit WHERE action = 'gateway.key.create' AND target_name IS NOT NULL LIMIT 1").get() as { target_id: string; target_name: string };
+    expect(s.server.db.prepare('SELECT name FROM gateway_keys WHERE id = ?').pluck().get(key.target_id)).toBe(key.target_name);
   });
 
   it("shows the last day's budget usage, with a contract review that went over its per-run token budget", async () => {

@@ -9,13 +9,13 @@ import { csvCell } from '../../src/server/governance/csv.js';
 const BASE = Date.parse('2026-05-01T00:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString();
 const WINDOW = `start_time=${iso(BASE)}&end_time=${iso(BASE + 86_400_000)}`;
-const AUDIT_HEADER = ['id', 'at', 'actor.subject', 'actor.role', 'action', 'target.type', 'target.id', 'outcome', 'status', 'request_id', 'source_ip', 'details'];
-const JOURNAL_HEADER = ['id', 'run_id', 'agent', 'channel', 'step', 'tool', 'status', 'started_at', 'ended_at', 'duration_ms', 'input_tokens', 'output_tokens'];
+const AUDIT_HEADER = ['id', 'at', 'actor.subject', 'actor.role', 'action', 'target.type', 'target.id', 'outcome', 'status', 'request_id', 'source_ip', 'details', 'target.name'];
+const JOURNAL_HEADER = ['id', 'run_id', 'agent', 'channel', 'step', 'tool', 'status', 'started_at', 'ended_at', 'duration_ms', 'input_tokens', 'output_tokens', 'error.code', 'error.message'];
 
 let s: TestServer;
 
 const tricky: AuditSeed[] = [
-  { actor: { subject: '=HYPERLINK("http://x","y")', role: 'it_admin' }, action: 'gateway.key.create', target: { type: 'gateway.key', id: '+1' }, outcome: 'success', status: 201, request_id: '@sum(A1)', source_ip: null, details: { name: '-2+3' } },
+  { actor: { subject: '=HYPERLINK("http://x","y")', role: 'it_admin' }, action: 'gateway.key.create', target: { type: 'gateway.key', id: '+1', name: '=cmd|calc, "key"' }, outcome: 'success', status: 201, request_id: '@sum(A1)', source_ip: null, details: { name: '-2+3' } },
   { actor: { subject: 'comma, "quoted" name', role: null }, action: 'channel.update', target: { type: 'channel', id: 'line1\nline2\r\nline3' }, outcome: 'failed', status: -5, request_id: '\tTAB', source_ip: '10.0.0.7', details: { text: 'a,b "c"\r\nd', list: [1, 2] } },
   { actor: { subject: 'plain', role: 'auditor' }, action: 'model.activate', target: { type: 'model', id: '\rcr' }, outcome: 'denied', status: 403, request_id: 'req_plain', source_ip: '::1', details: {} },
 ];
@@ -31,7 +31,7 @@ async function listedOldestFirst(path: string, query: string) {
 const rowsOf = (csv: string): string[][] => parse(csv, { relax_quotes: false });
 
 /** The entry as the CSV flattens it, to compare with what csv-parse reads back. */
-const auditCells = (e: Record<string, any>) => [e.id, e.at, e.actor.subject, e.actor.role, e.action, e.target.type, e.target.id, e.outcome, e.status, e.request_id, e.source_ip, JSON.stringify(e.details)]
+const auditCells = (e: Record<string, any>) => [e.id, e.at, e.actor.subject, e.actor.role, e.action, e.target.type, e.target.id, e.outcome, e.status, e.request_id, e.source_ip, JSON.stringify(e.details), e.target.name]
   .map((v) => (v === null ? '' : typeof v === 'number' ? String(v) : /^[=+\-@\t\r]/.test(v) ? `'${v}` : v));
 
 beforeAll(async () => {
@@ -45,7 +45,8 @@ beforeAll(async () => {
   const journal: JournalRecord[] = [];
   for (let i = 0; i < 25; i++) {
     journal.push({ run_id: `run_${i >> 2}`, agent: i % 2 ? '-agent' : 'coder', channel: 'slack', step: i % 4, tool: i % 3 ? '=cmd' : null,
-      status: i === 24 ? 'running' : 'succeeded', started_ms: BASE + i * 1000, ended_ms: i === 24 ? null : BASE + i * 1000 + 250, input_tokens: i, output_tokens: 2 * i });
+      status: i === 24 ? 'running' : i === 7 ? 'failed' : 'succeeded', started_ms: BASE + i * 1000, ended_ms: i === 24 ? null : BASE + i * 1000 + 250, input_tokens: i, output_tokens: 2 * i,
+      error: i === 7 ? { code: 'tool_error', message: '=cmd failed: the service answered "500", retry later' } : null });
   }
   insertJournalBatch(s.server.db, journal);
 });
@@ -88,6 +89,7 @@ describe('GET /audit/export', () => {
     expect(first[9]).toBe("'@sum(A1)");
     expect(first[8]).toBe('201');
     expect(JSON.parse(first[11])).toEqual({ name: '-2+3' });
+    expect(first[12]).toBe(`'=cmd|calc, "key"`);
     const [, second] = rowsOf((await s.call('GET', `/audit/export?${WINDOW}&action=channel.update`)).text);
     expect(second[2]).toBe('comma, "quoted" name');
     expect(second[3]).toBe('');
@@ -95,6 +97,7 @@ describe('GET /audit/export', () => {
     expect(second[8]).toBe('-5'); // a number, not text: no prefix
     expect(second[9]).toBe("'\tTAB");
     expect(JSON.parse(second[11])).toEqual({ text: 'a,b "c"\r\nd', list: [1, 2] });
+    expect(second[12]).toBe(''); // no name
     const [, third] = rowsOf((await s.call('GET', `/audit/export?${WINDOW}&action=model.activate`)).text);
     expect(third[6]).toBe("'\rcr");
   });
@@ -149,13 +152,15 @@ describe('GET /agent/journal/export', () => {
     const [header, ...records] = rowsOf(csv.text);
     expect(header).toEqual(JOURNAL_HEADER);
     expect(records).toEqual(listed.map((e) => JOURNAL_HEADER.map((k) => {
-      const v = e[k];
+      const v = k.startsWith('error.') ? (e.error?.[k.slice('error.'.length)] ?? null) : e[k];
       return v === null ? '' : typeof v === 'number' ? String(v) : /^[=+\-@\t\r]/.test(v) ? `'${v}` : v;
     })));
     expect(records[1][2]).toBe("'-agent");
     expect(records[1][5]).toBe("'=cmd");
     expect(records[0][5]).toBe('');
     expect(records[24][8]).toBe('');
+    expect(records[7].slice(12)).toEqual(['tool_error', `'=cmd failed: the service answered "500", retry later`]);
+    expect(records[6].slice(12)).toEqual(['', '']);
 
     const jsonl = await s.call('GET', `/agent/journal/export?format=jsonl&${WINDOW}&agent=coder`);
     expect(jsonl.headers['content-type']).toBe('application/x-ndjson');

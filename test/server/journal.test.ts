@@ -61,7 +61,7 @@ describe('GET /agent/journal', () => {
     expect(e).toEqual({
       id: 'jrn_seed0005', run_id: 'run_1', agent: 'coder', channel: 'email', step: 1, tool: 'search', status: 'succeeded',
       started_at: iso(BASE + 31_000).replace('.000Z', 'Z'), ended_at: iso(BASE + 31_000 + 1505).replace('.000Z', 'Z'),
-      duration_ms: 1505, input_tokens: 105, output_tokens: 50,
+      duration_ms: 1505, input_tokens: 105, output_tokens: 50, error: null,
     });
     const running = res.json.data.find((x: { id: string }) => x.id === 'jrn_seed0004');
     expect(running).toMatchObject({ status: 'running', ended_at: null, duration_ms: null, tool: 'search' });

@@ -1,3 +1,4 @@
+import type { JournalError } from '../../contract/index.js';
 import type { ServerConfig } from '../config.js';
 import type { Rng } from './prng.js';
 
@@ -33,6 +34,8 @@ export interface PlannedStep {
   input_tokens: number;
   output_tokens: number;
   status: 'succeeded' | 'failed' | 'cancelled';
+  /** why a failed or cancelled step ended */
+  error: JournalError | null;
 }
 
 export interface PlannedRun {
@@ -61,7 +64,7 @@ export function planRun(rng: Rng, config: ServerConfig): PlannedRun {
   let context = rng.int(400, 1800);
   const model = (): PlannedStep => {
     const output = rng.int(30, 700);
-    const step: PlannedStep = { tool: null, duration_ms: rng.int(350, 2800), gap_ms: rng.int(5, 60), input_tokens: context, output_tokens: output, status: 'succeeded' };
+    const step: PlannedStep = { tool: null, duration_ms: rng.int(350, 2800), gap_ms: rng.int(5, 60), input_tokens: context, output_tokens: output, status: 'succeeded', error: null };
     context += output;
     return step;
   };
@@ -69,7 +72,7 @@ export function planRun(rng: Rng, config: ServerConfig): PlannedRun {
   for (let i = 0; i < tools; i++) {
     const tool = rng.pick(agent.tools);
     const [lo, hi] = TOOL_MS[tool] ?? [60, 700];
-    steps.push({ tool, duration_ms: rng.int(lo, hi), gap_ms: rng.int(2, 30), input_tokens: 0, output_tokens: 0, status: 'succeeded' });
+    steps.push({ tool, duration_ms: rng.int(lo, hi), gap_ms: rng.int(2, 30), input_tokens: 0, output_tokens: 0, status: 'succeeded', error: null });
     context += rng.int(150, 1200);
     steps.push(model());
   }
@@ -78,6 +81,7 @@ export function planRun(rng: Rng, config: ServerConfig): PlannedRun {
     const at = rng.int(1, steps.length - 1);
     steps.length = at + 1;
     steps[at].status = ending;
+    steps[at].error = ending === 'cancelled' ? rng.pick(CANCELLATIONS) : stepFailure(rng, steps[at], agent);
     if (ending === 'cancelled') steps[at].duration_ms = rng.int(0, steps[at].duration_ms);
   }
   return { agent, channel, steps };
@@ -94,13 +98,42 @@ export function planOverBudgetRun(rng: Rng, config: ServerConfig, tokensPerRun: 
   let context = rng.int(6000, 9000);
   for (let used = 0; ;) {
     const output = rng.int(200, 900);
-    steps.push({ tool: null, duration_ms: rng.int(2500, 6000), gap_ms: rng.int(5, 60), input_tokens: context, output_tokens: output, status: 'succeeded' });
+    steps.push({ tool: null, duration_ms: rng.int(2500, 6000), gap_ms: rng.int(5, 60), input_tokens: context, output_tokens: output, status: 'succeeded', error: null });
     used += context + output;
     context += output;
     if (used > tokensPerRun) break;
-    steps.push({ tool: 'extract_clauses', duration_ms: rng.int(800, 3000), gap_ms: rng.int(2, 30), input_tokens: 0, output_tokens: 0, status: 'succeeded' });
+    steps.push({ tool: 'extract_clauses', duration_ms: rng.int(800, 3000), gap_ms: rng.int(2, 30), input_tokens: 0, output_tokens: 0, status: 'succeeded', error: null });
     context += rng.int(800, 2000);
   }
-  steps[steps.length - 1].status = 'cancelled';
+  const last = steps[steps.length - 1];
+  last.status = 'cancelled';
+  last.error = { code: 'budget_exceeded', message: `the run passed its tokens_per_run budget of ${tokensPerRun}` };
   return { agent, channel: rng.pick(agentChannels(agent, config)), steps };
+}
+
+const CANCELLATIONS: JournalError[] = [
+  { code: 'cancelled', message: 'the user left the conversation' },
+  { code: 'cancelled', message: 'the conversation was closed on its channel' },
+  { code: 'cancelled', message: 'stopped by an operator' },
+];
+
+/** What the tool's service answers when it fails, in an operator's words. */
+const TOOL_FAILURES: Record<string, string> = {
+  sql_query: 'the reporting replica refused the query: read-only transaction',
+  ledger_lookup: 'the ledger service answered 503',
+  crm_lookup: 'the CRM API answered 429: rate limit reached',
+  create_ticket: 'the ticketing system refused the service account (403)',
+  calendar_lookup: 'the calendar service answered 502',
+};
+
+/** A failed step's reason: a tool's error or timeout, or the model step's: no model, or the budget. */
+function stepFailure(rng: Rng, step: PlannedStep, agent: DemoAgent): JournalError {
+  if (step.tool !== null) {
+    return rng.chance(0.4)
+      ? { code: 'tool_timeout', message: `${step.tool} did not answer within ${rng.pick([10, 15, 30])} s` }
+      : { code: 'tool_error', message: `${step.tool} failed: ${TOOL_FAILURES[step.tool] ?? 'the upstream service answered 500'}` };
+  }
+  return rng.chance(0.6)
+    ? { code: 'model_unavailable', message: `no model answered the ${agent.workload} workload within 60 s` }
+    : { code: 'budget_exceeded', message: 'the run reached its tokens_per_run budget' };
 }

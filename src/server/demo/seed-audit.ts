@@ -43,9 +43,23 @@ interface Ctx {
   out: AuditSeed[];
 }
 
+/** What the target was called, as the server's handlers name it: a key's, model's, channel's name. */
+function targetName(c: Ctx, target: { type: string; id: string | null }): string | null {
+  const id = target.id;
+  if (id === null) return null;
+  switch (target.type) {
+    case 'gateway_key': return c.keys.find((k) => k.id === id)?.name ?? null;
+    case 'model': return c.config.models.find((m) => m.id === id)?.name ?? null;
+    case 'channel': return c.config.channels.find((ch) => ch.id === id)?.name ?? null;
+    case 'connector': return c.config.connectors.find((x) => x.id === id)?.name ?? null;
+    case 'routing': return id;
+    default: return null;
+  }
+}
+
 function push(c: Ctx, at: number, actor: Actor, action: string, target: { type: string; id: string | null }, outcome: AuditSeed['outcome'], status: number, details: Record<string, unknown>): void {
   c.out.push({
-    id: c.rng.id('aud'), at_ms: Math.floor(at), actor: { subject: actor.subject, role: actor.role as Role }, action, target,
+    id: c.rng.id('aud'), at_ms: Math.floor(at), actor: { subject: actor.subject, role: actor.role as Role }, action, target: { ...target, name: targetName(c, target) },
     outcome, status, request_id: c.rng.id('req'), source_ip: actor.ip, details,
   });
 }

@@ -109,7 +109,7 @@ export function seedIngestion(db: Db, config: ServerConfig, rng: Rng, from: numb
     insert.run(j.job_id, j.connector_id, j.source_id, j.state, iso(j.created_ms), iso(j.started_ms), iso(j.finished_ms), j.items, j.error);
     audit.push({
       id: rng.id('aud'), at_ms: j.created_ms, actor: { subject: j.actor.subject, role: j.actor.role }, action: 'connector.ingest',
-      target: { type: 'connector', id: j.connector_id }, outcome: 'success', status: 202, request_id: rng.id('req'),
+      target: { type: 'connector', id: j.connector_id, name: config.connectors.find((c) => c.id === j.connector_id)?.name ?? null }, outcome: 'success', status: 202, request_id: rng.id('req'),
       source_ip: j.actor.ip, details: { source_id: j.source_id, job_id: j.job_id },
     });
   }
@@ -145,7 +145,7 @@ export function failedIngests(rng: Rng, count: number, from: number, to: number,
     const connectorId = c?.id ?? rng.pick(['conn_sharepoint', 'conn_hubspot', 'conn_payroll']);
     out.push({
       id: rng.id('aud'), at_ms: at, actor: { subject: actor.subject, role: actor.role }, action: 'connector.ingest',
-      target: { type: 'connector', id: connectorId }, outcome: 'failed', status: conflictCase ? 409 : 404, request_id: rng.id('req'), source_ip: actor.ip,
+      target: { type: 'connector', id: connectorId, name: c?.name ?? null }, outcome: 'failed', status: conflictCase ? 409 : 404, request_id: rng.id('req'), source_ip: actor.ip,
       details: conflictCase
         ? { code: 'SVC-ADMIN-409', detail: `ingestion of source ${s!.id} is already running (${rng.id('job')})` }
         : { code: 'SVC-ADMIN-404', detail: `no connector ${connectorId} is configured` },

@@ -23,6 +23,7 @@ export function seedJournal(db: Db, config: ServerConfig, rng: Rng, from: number
       rows.push({
         id: rng.id('jrn'), run_id, agent: run.agent.name, channel: run.channel, step, tool: s.tool, status: s.status,
         started_ms: t, ended_ms: t + s.duration_ms, input_tokens: s.input_tokens, output_tokens: s.output_tokens,
+        error: s.error,
       });
       t += s.duration_ms;
     });

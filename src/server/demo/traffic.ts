@@ -30,6 +30,8 @@ const RETIRED_WORKLOAD = 'translate';
 const RETIRED_WORKLOAD_SHARE = 0.02;
 /** Ticks a client keeps trying a revoked key (401) before its owner notices and stops it. */
 const TRIES_AFTER_REVOKE = 3;
+/** A step that was live when the demo stopped ends cancelled, saying so. */
+const SERVER_STOPPED = { code: 'cancelled', message: 'the appliance stopped before the step finished' };
 
 export interface TrafficOptions {
   /** pause between ticks: a fixed number, or [min, max] drawn each time (default 1–4 s) */
@@ -113,7 +115,7 @@ export function startTraffic(app: FastifyInstance, db: Db, config: ServerConfig,
   const endOrphanedSteps = (now: number) => {
     const orphans = db.prepare("SELECT id, started_at, input_tokens FROM journal WHERE status = 'running'").all() as { id: string; started_at: string; input_tokens: number }[];
     db.transaction(() => {
-      for (const o of orphans) finishStep(o.id, 'cancelled', Date.parse(o.started_at), now, o.input_tokens, 0);
+      for (const o of orphans) finishStep(o.id, 'cancelled', Date.parse(o.started_at), now, o.input_tokens, 0, SERVER_STOPPED);
     })();
   };
 
@@ -123,14 +125,14 @@ export function startTraffic(app: FastifyInstance, db: Db, config: ServerConfig,
       const old = db.prepare("SELECT id FROM gateway_keys WHERE created_by = ? AND status = 'active'").pluck().all(TRAFFIC_ACTOR) as string[];
       for (const id of old) {
         const { key } = revokeGatewayKey(db, id);
-        audit('gateway.key.revoke', key.id, 200, { name: key.name, already_revoked: false });
+        audit('gateway.key.revoke', key.id, key.name, 200, { name: key.name, already_revoked: false });
       }
     })();
     for (const spec of TRAFFIC_KEYS) {
       try {
         const { key, secret } = db.transaction(() => {
           const created = createGatewayKey(db, { name: spec.name, quota: spec.quota, created_by: TRAFFIC_ACTOR });
-          audit('gateway.key.create', created.key.id, 201, { name: created.key.name, quota: created.key.quota });
+          audit('gateway.key.create', created.key.id, created.key.name, 201, { name: created.key.name, quota: created.key.quota });
           return created;
         })();
         keys.push({ id: key.id, name: key.name, secret, refusals: 0 });
@@ -141,9 +143,9 @@ export function startTraffic(app: FastifyInstance, db: Db, config: ServerConfig,
     }
   };
 
-  const audit = (action: string, keyId: string, status: number, details: Record<string, unknown>) =>
+  const audit = (action: string, keyId: string, keyName: string, status: number, details: Record<string, unknown>) =>
     recordAudit(db, {
-      actor: ACTOR, action, target: { type: 'gateway_key', id: keyId }, outcome: 'success', status,
+      actor: ACTOR, action, target: { type: 'gateway_key', id: keyId, name: keyName }, outcome: 'success', status,
       request_id: newId('req'), source_ip: '127.0.0.1', details,
     });
 
@@ -190,7 +192,7 @@ export function startTraffic(app: FastifyInstance, db: Db, config: ServerConfig,
         const step = run.plan.steps[run.index];
         const end = run.stepStarted + step.duration_ms;
         if (end > now) break;
-        finishStep(run.stepId, step.status, run.stepStarted, end, step.input_tokens, step.output_tokens);
+        finishStep(run.stepId, step.status, run.stepStarted, end, step.input_tokens, step.output_tokens, step.error);
         if (run.index + 1 >= run.plan.steps.length) {
           runs.splice(runs.indexOf(run), 1);
           break;
@@ -220,7 +222,7 @@ export function startTraffic(app: FastifyInstance, db: Db, config: ServerConfig,
       await inFlight;
       const now = Date.now();
       try {
-        for (const run of runs.splice(0)) finishStep(run.stepId, 'cancelled', run.stepStarted, now, run.plan.steps[run.index].input_tokens, 0);
+        for (const run of runs.splice(0)) finishStep(run.stepId, 'cancelled', run.stepStarted, now, run.plan.steps[run.index].input_tokens, 0, SERVER_STOPPED);
       } catch (err) {
         opts.log?.warn({ err }, 'demo traffic could not end its runs');
       }

@@ -1,11 +1,12 @@
-import type { AuditEntry, AuditQuery, Page } from '../../contract/index.js';
+import type { AuditEntry, AuditQuery, AuditSummaryQuery, Page, Summary } from '../../contract/index.js';
 import type { Db } from '../db/open.js';
 import type { CsvColumn } from './csv.js';
 import type { TableSpec } from './filters.js';
 import { columnIndex, type Row } from './keyset.js';
 import { listPage } from './list.js';
+import { summarize } from './summary.js';
 
-const COLUMNS = ['seq', 'id', 'at', 'at_ms', 'actor_subject', 'actor_role', 'action', 'target_type', 'target_id', 'outcome', 'status', 'request_id', 'source_ip', 'details'] as const;
+const COLUMNS = ['seq', 'id', 'at', 'at_ms', 'actor_subject', 'actor_role', 'action', 'target_type', 'target_id', 'outcome', 'status', 'request_id', 'source_ip', 'details', 'target_name'] as const;
 const C = columnIndex(COLUMNS);
 
 export const auditSpec: TableSpec = {
@@ -17,8 +18,11 @@ export const auditSpec: TableSpec = {
     { name: 'action', column: 'action' },
     { name: 'actor', column: 'actor_subject' },
     { name: 'outcome', column: 'outcome' },
+    { name: 'target_type', column: 'target_type' },
   ],
   prefixable: 'action',
+  search: ['actor_subject', 'action', 'target_id', 'target_name', 'details'],
+  counts: { table: 'audit_counts', columns: { outcome: 'outcome', action: 'action', actor_subject: 'actor_subject', target_type: 'target_type' } },
 };
 
 function parseDetails(text: unknown): Record<string, unknown> {
@@ -35,7 +39,7 @@ export const toAuditEntry = (r: Row): AuditEntry => ({
   at: r[C.at] as string,
   actor: { subject: r[C.actor_subject] as string, role: (r[C.actor_role] ?? null) as AuditEntry['actor']['role'] },
   action: r[C.action] as string,
-  target: { type: r[C.target_type] as string, id: (r[C.target_id] ?? null) as string | null, name: null },
+  target: { type: r[C.target_type] as string, id: (r[C.target_id] ?? null) as string | null, name: (r[C.target_name] ?? null) as string | null },
   outcome: r[C.outcome] as AuditEntry['outcome'],
   status: r[C.status] as number,
   request_id: r[C.request_id] as string,
@@ -73,7 +77,13 @@ export const auditCsvColumns: CsvColumn[] = [
     // the stored object, quoted as it holds a `"`; `{}` (no quote, so no quotes) goes through detailsCell
     quoted: { sql: 'details', when: `substr(details, 1, 1) = '{' AND instr(details, '"') AND json_valid(details)` },
   },
+  // added last, so that a reader of the earlier columns by position keeps working
+  plain('target.name', 'target_name'),
 ];
 
 /** One page of the audit trail, newest first. */
 export const listAudit = (db: Db, q: AuditQuery): Page<AuditEntry> => listPage(db, auditSpec, q, toAuditEntry);
+
+/** Counts of the audit trail's matching entries, by outcome, action, actor or target type. */
+export const summarizeAudit = (db: Db, q: AuditSummaryQuery): Summary =>
+  summarize(db, auditSpec, { outcome: 'outcome', action: 'action', actor: 'actor_subject', target_type: 'target_type' }, q);

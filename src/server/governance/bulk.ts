@@ -2,6 +2,8 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/open.js';
 import type { AuditRecord } from '../audit.js';
 import { iso, newId } from '../ids.js';
+import type { TalliedTable } from '../db/migrations.js';
+import { tallyInserted } from './tallies.js';
 import { journalInsert, journalRow, type JournalRecord } from './journal-writer.js';
 
 /** Seeders and benchmarks: many rows, one prepared statement, one transaction (all or none). */
@@ -15,8 +17,8 @@ const auditInserts = new WeakMap<Db, Statement>();
 function auditInsert(db: Db): Statement {
   let st = auditInserts.get(db);
   if (!st) {
-    st = db.prepare(`INSERT INTO audit (id, at, at_ms, actor_subject, actor_role, action, target_type, target_id, outcome, status, request_id, source_ip, details)
-      VALUES (@id, @at, @at_ms, @actor_subject, @actor_role, @action, @target_type, @target_id, @outcome, @status, @request_id, @source_ip, @details)`);
+    st = db.prepare(`INSERT INTO audit (id, at, at_ms, actor_subject, actor_role, action, target_type, target_id, target_name, outcome, status, request_id, source_ip, details)
+      VALUES (@id, @at, @at_ms, @actor_subject, @actor_role, @action, @target_type, @target_id, @target_name, @outcome, @status, @request_id, @source_ip, @details)`);
     auditInserts.set(db, st);
   }
   return st;
@@ -29,6 +31,7 @@ function auditRow(r: AuditSeed, now: number) {
   if (r.actor.role !== null && !ROLES.has(r.actor.role)) bad(`unknown role ${String(r.actor.role)}`);
   if (!r.action || typeof r.action !== 'string') bad('action is required');
   if (typeof r.target?.type !== 'string') bad('target.type is required');
+  if (r.target.name != null && typeof r.target.name !== 'string') bad('target.name must be text');
   if (!OUTCOMES.has(r.outcome)) bad(`unknown outcome ${String(r.outcome)}`);
   if (!Number.isInteger(r.status)) bad('status must be an integer');
   if (r.at_ms !== undefined && !Number.isSafeInteger(r.at_ms)) bad('at_ms must be epoch milliseconds');
@@ -42,6 +45,7 @@ function auditRow(r: AuditSeed, now: number) {
     action: r.action,
     target_type: r.target.type,
     target_id: r.target.id,
+    target_name: r.target.name ?? null,
     outcome: r.outcome,
     status: r.status,
     request_id: r.request_id,
@@ -50,23 +54,33 @@ function auditRow(r: AuditSeed, now: number) {
   };
 }
 
+/** Runs `insert` in one transaction, then tallies the rows it wrote for the summaries in one pass. */
+function insertTallied(db: Db, table: TalliedTable, insert: () => number): number {
+  return db.transaction(() => {
+    const first = (db.prepare(`SELECT coalesce(max(seq), 0) + 1 FROM ${table}`).pluck().get() as number);
+    const n = insert();
+    tallyInserted(db, table, first);
+    return n;
+  })();
+}
+
 /** Inserts audit entries in one transaction; at_ms defaults to now. Returns how many. */
 export function insertAuditBatch(db: Db, rows: Iterable<AuditSeed>): number {
   const insert = auditInsert(db);
   const now = Date.now();
-  return db.transaction(() => {
+  return insertTallied(db, 'audit', () => {
     let n = 0;
     for (const r of rows) { insert.run(auditRow(r, now)); n++; }
     return n;
-  })();
+  });
 }
 
 /** Inserts journal entries in one transaction. Returns how many. */
 export function insertJournalBatch(db: Db, rows: Iterable<JournalRecord>): number {
   const insert = journalInsert(db);
-  return db.transaction(() => {
+  return insertTallied(db, 'journal', () => {
     let n = 0;
     for (const r of rows) { insert.run(journalRow(r)); n++; }
     return n;
-  })();
+  });
 }

@@ -15,6 +15,13 @@ export interface TableSpec {
   equals: readonly { name: string; column: string }[];
   /** the equality filter that also accepts a trailing `*` for a prefix match */
   prefixable?: string;
+  /** the columns text search (`q`) looks in */
+  search: readonly string[];
+  /**
+   * The summaries' per-hour and per-day tallies (migration 5): their table, and each tallied
+   * column as an expression over it (the journal's tallies hold '' for a null tool).
+   */
+  counts: { table: string; columns: Record<string, string> };
 }
 
 /** Filters in a canonical form: what the query runs with and what a cursor is bound to. */
@@ -25,6 +32,8 @@ export interface Filters {
   equals: Record<string, string>;
   /** the prefixable column's value before its trailing `*` */
   prefix?: { column: string; value: string };
+  /** text search: rows where any search column contains it, ignoring ASCII case */
+  q?: string;
 }
 
 export function normalizeFilters(spec: TableSpec, q: Record<string, unknown>): Filters {
@@ -39,17 +48,21 @@ export function normalizeFilters(spec: TableSpec, q: Record<string, unknown>): F
   }
   // `*` alone matches everything: no filter at all.
   if (f.prefix?.value === '') delete f.prefix;
+  if (typeof q.q === 'string') f.q = q.q;
   return f;
 }
 
 /** The query filters as given, for the audit entry of an export (metadata only: names, not content). */
 export function filterDetails(spec: TableSpec, q: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const name of ['start_time', 'end_time', ...spec.equals.map((e) => e.name)]) {
+  for (const name of ['start_time', 'end_time', ...spec.equals.map((e) => e.name), 'q']) {
     if (typeof q[name] === 'string') out[name] = q[name] as string;
   }
   return out;
 }
+
+/** `text` as a LIKE pattern matching any value that contains it (escape character `\`). */
+export const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
 
 /** A short hash of the canonical filters; a cursor carries it so it only continues the same query. */
 export function fingerprint(spec: TableSpec, f: Filters): string {
@@ -59,6 +72,7 @@ export function fingerprint(spec: TableSpec, f: Filters): string {
     f.endMs ?? null,
     Object.entries(f.equals).sort(([a], [b]) => (a < b ? -1 : 1)),
     f.prefix ?? null,
+    f.q ?? null,
   ]);
   return createHash('sha256').update(canonical).digest('base64url').slice(0, 12);
 }

@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/open.js';
 import type { Key } from './cursor.js';
-import type { Filters, TableSpec } from './filters.js';
+import { containsPattern, type Filters, type TableSpec } from './filters.js';
 
 /**
  * A row as an array in the order of the select (better-sqlite3 raw mode): building an object per
@@ -103,16 +103,25 @@ function eqColumnsFor(db: Db, spec: TableSpec, arm: Arm): string[] {
   return best === 0 ? present : [present[best], ...present.filter((_, i) => i !== best)];
 }
 
+/**
+ * Text search as a LIKE over each search column, checked on the rows the time-ordered scan yields
+ * (LIKE ignores ASCII case). The scan reads rows newest first until a page is full, so a common
+ * term costs a page's worth of rows and a rare one up to the time range's rows.
+ */
+export const searchWhere = (spec: TableSpec): string =>
+  `(${spec.search.map((c) => `${c} LIKE @q ESCAPE '\\'`).join(' OR ')})`;
+
 /** One arm's scan: a key for its statements and its `FROM … ORDER BY …` (armParams gives the values). */
 function armScan(db: Db, spec: TableSpec, f: Filters, arm: Arm, o: Fetch): { shape: string; from: () => string } {
   const eqColumns = eqColumnsFor(db, spec, arm);
   const shape = [spec.table, o.dir, eqColumns.join(','), f.startMs !== undefined, f.endMs !== undefined,
-    o.after !== undefined, o.upTo !== undefined, o.maxSeq !== undefined, arm.substrPrefix?.column ?? '', o.select ?? ''].join('|');
+    o.after !== undefined, o.upTo !== undefined, o.maxSeq !== undefined, arm.substrPrefix?.column ?? '', f.q !== undefined, o.select ?? ''].join('|');
   const from = () => {
     const t = spec.timeColumn;
     // The first equality drives the scan; a unary + keeps the planner off the other columns' indexes.
     const where = eqColumns.map((c, i) => `${i === 0 ? '' : '+'}${c} = @eq_${c}`);
     if (arm.substrPrefix) where.push(`substr(${arm.substrPrefix.column}, 1, @prefix_len) = @prefix`);
+    if (f.q !== undefined) where.push(searchWhere(spec));
     if (f.startMs !== undefined) where.push(`${t} >= @start`);
     if (f.endMs !== undefined) where.push(`${t} < @end`);
     if (o.after) where.push(`(${t}, seq) ${o.dir === 'desc' ? '<' : '>'} (@after_t, @after_s)`);
@@ -137,6 +146,7 @@ function armParams(f: Filters, arm: Arm, o: Fetch): Record<string, unknown> {
     params.prefix = arm.substrPrefix.value;
     params.prefix_len = [...arm.substrPrefix.value].length; // SQLite substr counts characters
   }
+  if (f.q !== undefined) params.q = containsPattern(f.q);
   if (f.startMs !== undefined) params.start = f.startMs;
   if (f.endMs !== undefined) params.end = f.endMs;
   if (o.after) Object.assign(params, { after_t: o.after.t, after_s: o.after.s });

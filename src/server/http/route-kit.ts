@@ -34,7 +34,8 @@ export interface HandlerContext {
   head: boolean;
 }
 
-export interface Target { type: string; id: string | null }
+/** An audit target; `name` is what it is called now (a key's name), kept in the entry as it was then. */
+export interface Target { type: string; id: string | null; name?: string | null }
 
 export interface HandlerResult {
   body?: unknown;

@@ -42,6 +42,13 @@ const requestedIds = (body: unknown): string | null => {
   return ids.length ? ids.join(',') : null;
 };
 
+/** The channels' names as the config gives them, in the order of `ids` (a comma-separated list). */
+const namesOf = (config: ServerConfig, ids: string | null): string | null => {
+  if (ids === null) return null;
+  const names = ids.split(',').map((id) => config.channels.find((c) => c.id === id)?.name);
+  return names.every((n) => n !== undefined) ? names.join(',') : null;
+};
+
 export const channelsGroup: GroupFactory = ({ db, config }) => {
   syncFromConfig(db, config);
   return {
@@ -50,7 +57,10 @@ export const channelsGroup: GroupFactory = ({ db, config }) => {
         run: ({ query }) => ({ body: pageArray(allChannels(db, config), query, (c) => c.id) }),
       },
       updateChannels: {
-        target: ({ body }) => ({ type: 'channel', id: requestedIds(body) }),
+        target: ({ body }) => {
+          const id = requestedIds(body);
+          return { type: 'channel', id, name: namesOf(config, id) };
+        },
         run: ({ body }) => {
           const seen = new Set<string>();
           body.channels.forEach((c, i) => {
@@ -69,9 +79,10 @@ export const channelsGroup: GroupFactory = ({ db, config }) => {
           for (const c of changes) update.run(c.to ? 1 : 0, now, c.id);
 
           const data = allChannels(db, config);
+          const changedIds = changes.length ? changes.map((c) => c.id).join(',') : null;
           return {
             body: { data, next_cursor: null, has_more: false },
-            target: { type: 'channel', id: changes.length ? changes.map((c) => c.id).join(',') : null },
+            target: { type: 'channel', id: changedIds, name: namesOf(config, changedIds) },
             details: { requested: body.channels.length, changes },
           };
         },

@@ -19,7 +19,10 @@ export const connectorsGroup: GroupFactory = ({ db, config, log }) => {
         run: ({ query }) => ({ body: pageArray(listConnectors(db, config), query, (c) => c.id) }),
       },
       ingest: {
-        target: ({ body }) => ({ type: 'connector', id: idFrom(body) }),
+        target: ({ body }) => {
+          const id = idFrom(body);
+          return { type: 'connector', id, name: config.connectors.find((c) => c.id === id)?.name ?? null };
+        },
         run: ({ body }, ctx) => {
           const connector = config.connectors.find((c) => c.id === body.connector_id);
           if (!connector) throw notFound(`no connector ${body.connector_id} is configured`);
@@ -35,7 +38,7 @@ export const connectorsGroup: GroupFactory = ({ db, config, log }) => {
           return {
             status: 202,
             body: { accepted: true, job_id: jobId },
-            target: { type: 'connector', id: connector.id },
+            target: { type: 'connector', id: connector.id, name: connector.name },
             details: { source_id: body.source_id, job_id: jobId },
           };
         },

@@ -5,34 +5,41 @@ import { createGatewayKey, getGatewayKey, listGatewayKeys, revokeGatewayKey, set
 import { queryUsage } from '../gateway/usage.js';
 import { registerFrontDoor } from '../gateway/front-door.js';
 
-const keyTarget = ({ params }: { params: Record<string, string> }): Target => ({ type: 'gateway_key', id: params.id ?? null });
-
 export const gatewayGroup: GroupFactory = ({ app, db, config }) => {
   registerFrontDoor(app, db, config);
+  /** An attempt on a key that failed or was denied: the key named as it is, if it exists. */
+  const keyTarget = ({ params }: { params: Record<string, string> }): Target => {
+    const id = params.id ?? null;
+    return { type: 'gateway_key', id, name: id === null ? null : (getGatewayKey(db, id)?.name ?? null) };
+  };
+  const newKeyTarget = ({ body }: { body: unknown }): Target => {
+    const name = body && typeof body === 'object' ? (body as Record<string, unknown>).name : undefined;
+    return { type: 'gateway_key', id: null, name: typeof name === 'string' ? name.slice(0, 200) : null };
+  };
   return {
     handlers: {
       listKeys: {
         run: ({ query }, ctx) => ({ body: pageArray(listGatewayKeys(ctx.db), query, (k) => k.id) }),
       },
       createKey: {
-        target: keyTarget,
+        target: newKeyTarget,
         run: ({ body }, ctx) => {
           const { key, secret } = createGatewayKey(ctx.db, { name: body.name, quota: body.quota, created_by: ctx.principal.subject });
-          return { status: 201, body: { ...key, secret }, target: { type: 'gateway_key', id: key.id }, details: { name: key.name, quota: key.quota } };
+          return { status: 201, body: { ...key, secret }, target: { type: 'gateway_key', id: key.id, name: key.name }, details: { name: key.name, quota: key.quota } };
         },
       },
       revokeKey: {
         target: keyTarget,
         run: ({ params }, ctx) => {
           const { key, alreadyRevoked } = revokeGatewayKey(ctx.db, params.id);
-          return { body: key, target: { type: 'gateway_key', id: key.id }, details: { name: key.name, already_revoked: alreadyRevoked } };
+          return { body: key, target: { type: 'gateway_key', id: key.id, name: key.name }, details: { name: key.name, already_revoked: alreadyRevoked } };
         },
       },
       setQuota: {
         target: keyTarget,
         run: ({ params, body }, ctx) => {
           const { key, from } = setGatewayKeyQuota(ctx.db, params.id, body);
-          return { body: key, target: { type: 'gateway_key', id: key.id }, details: { from, to: key.quota } };
+          return { body: key, target: { type: 'gateway_key', id: key.id, name: key.name }, details: { from, to: key.quota } };
         },
       },
       usage: {

@@ -40,7 +40,8 @@ export const modelsGroup: GroupFactory = ({ db, config }) => {
       activateModel: {
         target: ({ body }) => {
           const id = (body as { model_id?: unknown } | undefined)?.model_id;
-          return { type: 'model', id: typeof id === 'string' && id.length <= 200 ? id : null };
+          if (typeof id !== 'string' || id.length > 200) return { type: 'model', id: null };
+          return { type: 'model', id, name: catalog.get(id)?.name ?? null };
         },
         run: ({ body }, { principal }) => {
           const model = catalog.get(body.model_id, { fresh: true });
@@ -50,7 +51,7 @@ export const modelsGroup: GroupFactory = ({ db, config }) => {
           storeActiveModel(db, body.model_id, principal.subject);
           return {
             body: { model_id: body.model_id, active: true, previous_model_id: previous },
-            target: { type: 'model', id: body.model_id },
+            target: { type: 'model', id: body.model_id, name: model.name },
             details: { previous_model_id: previous },
           };
         },
@@ -63,6 +64,7 @@ export const modelsGroup: GroupFactory = ({ db, config }) => {
       },
 
       setRouting: {
+        target: ({ params }) => ({ type: 'routing', id: params.workload ?? null, name: params.workload ?? null }),
         run: ({ params, body }, { principal }) => {
           if (!isWorkload(config, params.workload)) throw notFound(`unknown workload ${params.workload}`);
           if (body.model_id !== null) {
@@ -75,7 +77,8 @@ export const modelsGroup: GroupFactory = ({ db, config }) => {
           storeRouting(db, params.workload, body.model_id, principal.subject);
           return {
             body: routingEntry(db, config, params.workload),
-            target: { type: 'routing', id: params.workload },
+            // a workload is known by its id alone
+            target: { type: 'routing', id: params.workload, name: params.workload },
             details: { from, to: body.model_id },
           };
         },

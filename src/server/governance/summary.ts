@@ -1,0 +1,158 @@
+import type { Statement } from 'better-sqlite3';
+import type { Summary } from '../../contract/index.js';
+import type { Db } from '../db/open.js';
+import { containsPattern, normalizeFilters, type Filters, type TableSpec } from './filters.js';
+import { searchWhere } from './keyset.js';
+
+/** The sub-groups a summary's group lists with then_by. */
+const SUB_GROUPS = 3;
+
+/** What a summary may group by: query name -> column. */
+type GroupColumns = Record<string, string>;
+
+type Counts = Map<string | null, Map<string | null, number>>;
+
+const statements = new WeakMap<Db, Map<string, Statement>>();
+
+/** The rows of a (group, sub-group, count) query, its statement prepared once per database. */
+function groupRows(db: Db, sql: string, params: Record<string, unknown>): [string | null, string | null, number][] {
+  let m = statements.get(db);
+  if (!m) statements.set(db, (m = new Map()));
+  let st = m.get(sql);
+  if (!st) m.set(sql, (st = db.prepare(sql).raw(true)));
+  return st.all(params) as [string | null, string | null, number][];
+}
+
+/** The WHERE of every row the filters match, with its parameters (no order: counts need none). */
+function matchWhere(spec: TableSpec, f: Filters): { where: string; params: Record<string, unknown> } {
+  const clauses: string[] = [];
+  const params: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(f.equals)) {
+    clauses.push(`${column} = @eq_${column}`);
+    params[`eq_${column}`] = value;
+  }
+  if (f.prefix) {
+    clauses.push(`substr(${f.prefix.column}, 1, @prefix_len) = @prefix`);
+    params.prefix = f.prefix.value;
+    params.prefix_len = [...f.prefix.value].length;
+  }
+  if (f.q !== undefined) {
+    clauses.push(searchWhere(spec));
+    params.q = containsPattern(f.q);
+  }
+  if (f.startMs !== undefined) {
+    clauses.push(`${spec.timeColumn} >= @start`);
+    params.start = f.startMs;
+  }
+  if (f.endMs !== undefined) {
+    clauses.push(`${spec.timeColumn} < @end`);
+    params.end = f.endMs;
+  }
+  return { where: clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '', params };
+}
+
+function addRows(counts: Counts, rows: [string | null, string | null, number][]): void {
+  for (const [k, s, n] of rows) {
+    let m = counts.get(k);
+    if (!m) counts.set(k, (m = new Map()));
+    m.set(s, (m.get(s) ?? 0) + n);
+  }
+}
+
+/** Count per (group, sub-group) over the matching rows in [from, to), read row by row. */
+function countRows(db: Db, spec: TableSpec, f: Filters, range: Range, group: string | undefined, sub: string | undefined, counts: Counts): void {
+  const { where, params } = matchWhere(spec, { ...f, startMs: range.from, endMs: range.to });
+  const sql = `SELECT ${group ?? 'NULL'}, ${sub ?? 'NULL'}, count(*) FROM ${spec.table}${where} GROUP BY 1, 2`;
+  addRows(counts, groupRows(db, sql, params));
+}
+
+/** The same from the tallies of `span` ms starting in [from, to). */
+function countTallies(db: Db, spec: TableSpec, f: Filters, range: Range & { span: number }, group: string | undefined, sub: string | undefined, counts: Counts): void {
+  const { table, columns } = spec.counts;
+  const clauses = ['span_ms = @span', 'start_ms >= @from', 'start_ms < @to'];
+  const params: Record<string, unknown> = { span: range.span, from: range.from, to: range.to };
+  for (const [column, value] of Object.entries(f.equals)) {
+    clauses.push(`${column} = @eq_${column}`);
+    params[`eq_${column}`] = value;
+  }
+  if (f.prefix) {
+    clauses.push(`substr(${f.prefix.column}, 1, @prefix_len) = @prefix`);
+    Object.assign(params, { prefix: f.prefix.value, prefix_len: [...f.prefix.value].length });
+  }
+  const g = group === undefined ? 'NULL' : columns[group];
+  const h = sub === undefined ? 'NULL' : columns[sub];
+  const sql = `SELECT ${g}, ${h}, sum(n) FROM ${table} WHERE ${clauses.join(' AND ')} GROUP BY 1, 2`;
+  addRows(counts, groupRows(db, sql, params));
+}
+
+interface Range { from: number; to: number }
+/** Tally spans, longest first: a range is counted by whole days, then whole hours, then rows. */
+const SPANS = [86_400_000, 3_600_000];
+
+/** [from, to) as whole spans of the tallies and the ragged ends left for the rows. */
+function split(from: number, to: number, spans = SPANS): (Range & { span?: number })[] {
+  if (from >= to) return [];
+  if (!spans.length) return [{ from, to }];
+  const [span, ...shorter] = spans;
+  const a = Math.ceil(from / span) * span;
+  const b = Math.floor(to / span) * span;
+  if (a >= b) return split(from, to, shorter);
+  return [...split(from, a, shorter), { from: a, to: b, span }, ...split(b, to, shorter)];
+}
+
+/**
+ * Count per (group, sub-group) over every matching row. The tallies serve when every filter is a
+ * tallied column (no q, no run_id); else, or for a range's ragged ends, the rows are read.
+ */
+function countMatches(db: Db, spec: TableSpec, f: Filters, group?: string, sub?: string): Counts {
+  const counts: Counts = new Map();
+  const tallied = f.q === undefined && [...Object.keys(f.equals), ...(f.prefix ? [f.prefix.column] : [])].every((c) => c in spec.counts.columns);
+  const from = f.startMs ?? 0;
+  const to = f.endMs ?? Number.MAX_SAFE_INTEGER;
+  const parts = tallied ? split(from, to) : [{ from, to }];
+  for (const part of parts) {
+    if (part.span !== undefined) countTallies(db, spec, f, { ...part, span: part.span }, group, sub, counts);
+    else countRows(db, spec, f, part, group, sub, counts);
+  }
+  return counts;
+}
+
+/** Largest first, ties by key (null, meaning no value, first). */
+function largestFirst(a: { key: string | null; count: number }, b: { key: string | null; count: number }): number {
+  if (a.count !== b.count) return b.count - a.count;
+  if (a.key === b.key) return 0;
+  if (a.key === null) return -1;
+  if (b.key === null) return 1;
+  return a.key < b.key ? -1 : 1;
+}
+
+/**
+ * Counts over every row a list's filters match (not a page): the total, and with group_by the
+ * largest `limit` groups, each with its SUB_GROUPS largest sub-groups when then_by is given.
+ */
+export function summarize(
+  db: Db,
+  spec: TableSpec,
+  columns: GroupColumns,
+  q: { group_by?: string; then_by?: string; limit: number } & Record<string, unknown>,
+): Summary {
+  const f = normalizeFilters(spec, q);
+  const group = q.group_by !== undefined ? columns[q.group_by] : undefined;
+  const sub = q.then_by !== undefined ? columns[q.then_by] : undefined;
+  const counts = countMatches(db, spec, f, group, sub);
+  const all = [...counts].map(([key, subs]) => {
+    // a tally brought to 0 (a step that changed status) is no sub-group
+    const entries = [...subs].filter(([, count]) => count > 0).map(([k, count]) => ({ key: k, count }));
+    return { key, count: entries.reduce((s, e) => s + e.count, 0), entries };
+  });
+  const total = all.reduce((s, g) => s + g.count, 0);
+  const present = all.filter((g) => g.count > 0);
+  if (group === undefined) return { total, group_by: null, then_by: null, groups: [], other: 0 };
+  const shown = present.sort(largestFirst).slice(0, q.limit);
+  const groups = shown.map((g) => ({
+    key: g.key,
+    count: g.count,
+    ...(sub !== undefined ? { sub: g.entries.sort(largestFirst).slice(0, SUB_GROUPS) } : {}),
+  }));
+  return { total, group_by: q.group_by!, then_by: q.then_by ?? null, groups, other: total - shown.reduce((s, g) => s + g.count, 0) };
+}
