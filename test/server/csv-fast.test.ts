@@ -96,7 +96,7 @@ describe('fast CSV records', () => {
       VALUES ('aud_1', '2026-11-21T09:30:00Z', 0, 'alice@example.org', 'it_admin', 'gateway.key.create', 'gateway_key', 'key_1', 'success', 201, 'req_1', '10.0.0.1', '{"name":"a","quota":{"requests_per_minute":60}}')`).run();
     const fast = fastCsv(auditCsvColumns);
     const record = db.prepare(`SELECT ${fast.record} FROM audit`).pluck().get() as string;
-    expect(record).toBe('aud_1,2026-11-21T09:30:00Z,alice@example.org,it_admin,gateway.key.create,gateway_key,key_1,success,201,req_1,10.0.0.1,"{""name"":""a"",""quota"":{""requests_per_minute"":60}}"\r\n');
+    expect(record).toBe('aud_1,2026-11-21T09:30:00Z,alice@example.org,it_admin,gateway.key.create,gateway_key,key_1,success,201,req_1,10.0.0.1,"{""name"":""a"",""quota"":{""requests_per_minute"":60}}",\r\n');
     expect(fast.vouches(record, 1)).toBe(true);
     expect(fast.vouches(record + record, 2)).toBe(true);
     // one record short, one too many, or a record cut: not vouched for

@@ -89,7 +89,7 @@ export function planRun(rng: Rng, config: ServerConfig): PlannedRun {
 
 /**
  * A contract review of a long contract that keeps extracting clauses until it passes its per-run
- * token budget: the model step that crosses the budget is its last, cancelled (budget reached).
+ * token budget: the model step that crosses the budget is its last, failed with budget_exceeded.
  * The seeded journal has one in its last hours, so budget usage shows a run over a limit.
  */
 export function planOverBudgetRun(rng: Rng, config: ServerConfig, tokensPerRun: number): PlannedRun {
@@ -106,7 +106,7 @@ export function planOverBudgetRun(rng: Rng, config: ServerConfig, tokensPerRun: 
     context += rng.int(800, 2000);
   }
   const last = steps[steps.length - 1];
-  last.status = 'cancelled';
+  last.status = 'failed';
   last.error = { code: 'budget_exceeded', message: `the run passed its tokens_per_run budget of ${tokensPerRun}` };
   return { agent, channel: rng.pick(agentChannels(agent, config)), steps };
 }
