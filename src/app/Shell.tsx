@@ -119,12 +119,12 @@ export function Shell() {
   const cursor = located.index;
   // The open detail's record left the list: it is not replaced by whatever row took its place.
   const gone = Boolean(screen.list) && ui.mode === 'detail' && state.selectedKey !== null && !located.found && data.primary.data !== undefined;
-  const row = screen.list && !gone ? data.rows[cursor] : undefined;
+  const row = screen.list ? (gone ? undefined : data.rows[cursor]) : selectedOf(screen, data, state);
   const actions = screen.actions ?? [];
   const hintActions = actions.map((a) => ({ key: a.key, label: a.label, mutates: a.mutates, disabled: whyNot(deps, a, row)?.replace(/^disabled: /, '') ?? null }));
   const lastSeen = useRef<{ screen: string; key: string; value: unknown } | null>(null);
   const seen = lastSeen.current?.screen === screen.name && lastSeen.current.key === state.selectedKey ? lastSeen.current : null;
-  const detailValue = !screen.list ? data.primary.data : gone ? seen?.value : row === undefined ? undefined : detailOf(screen, row);
+  const detailValue = !screen.list ? (row === undefined ? data.primary.data : detailOf(screen, row)) : gone ? seen?.value : row === undefined ? undefined : detailOf(screen, row);
   const detailTitle = gone ? state.selectedKey! : screen.list && row !== undefined ? safeKey(screen, row) : screen.title;
   if (ui.mode === 'detail' && screen.list && row !== undefined) lastSeen.current = { screen: screen.name, key: safeKey(screen, row), value: detailValue };
   const detailHeight = gone ? bodyHeight - 1 : bodyHeight;
@@ -386,6 +386,15 @@ function linkOf(screen: AnyScreen, row: unknown): ScreenLink | null {
     return screen.open?.(row) ?? null;
   } catch {
     return null;
+  }
+}
+
+/** The row under a custom view's cursor, when it has one; a throwing view has none. */
+function selectedOf(screen: AnyScreen, data: ScreenData, state: ReturnType<typeof screenState>): unknown {
+  try {
+    return screen.selected?.(data.resources, state);
+  } catch {
+    return undefined;
   }
 }
 

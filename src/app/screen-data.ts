@@ -20,10 +20,10 @@ export interface ScreenData {
 }
 
 /** Rows out of a list answer: data.data, a bare array, or what the screen says. */
-export function extractRows(list: ListSpec<unknown>, data: unknown): unknown[] {
+export function extractRows(list: ListSpec<unknown>, data: unknown, related: Record<string, unknown> = {}): unknown[] {
   if (data === undefined || data === null) return [];
   try {
-    if (list.rows) return list.rows(data) ?? [];
+    if (list.rows) return list.rows(data, related) ?? [];
   } catch {
     return [];
   }
@@ -214,13 +214,40 @@ export function useScreenData(deps: DashboardDeps, screen: AnyScreen, state: Scr
   reqs.forEach((r, i) => (resources[r.id] = entries[keys[i]] ?? emptyEntry(keys[i])));
   const primaryId = screen.list?.resource ?? reqs[0]?.id;
   const primary = (primaryId && resources[primaryId]) || emptyEntry('none');
-  const all = useMemo(() => (screen.list ? extractRows(screen.list, primary.data) : []), [screen, primary.data]);
+  const related = relatedData(reqs, primaryId, resources);
+  // a list joining other resources (list.rows) is made again when they change; the default rows
+  // are the answer's own array, so the filter's index of them survives other answers
+  const all = useMemo(
+    () => (screen.list ? extractRows(screen.list, primary.data, related.data) : []),
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [screen, primary.data, related.key],
+  );
   const [searched, searchDone] = useReducer((n: number) => n + 1, 0);
   const filtered = useMemo(
-    () => (screen.list && state.filter ? filterRows(screen.list, all, state.filter, searchDone) : { rows: all, complete: true }),
+    () => (screen.list && state.filter && !screen.list.serverFilter ? filterRows(screen.list, all, state.filter, searchDone) : { rows: all, complete: true }),
     // `searched` changes when a search that went on between frames is complete
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [screen, all, state.filter, searched],
   );
   return { resources, primary, rows: filtered.rows, searching: !filtered.complete, all, total: all.length };
+}
+
+const relatedKeys = new WeakMap<object, unknown[]>();
+
+/**
+ * The data of the screen's resources other than the primary, and a key that changes only when one
+ * of them does (their data objects, kept in a stable array while none changes).
+ */
+function relatedData(reqs: { id: string }[], primaryId: string | undefined, resources: Record<string, ResourceEntry>): { data: Record<string, unknown>; key: unknown[] } {
+  const data: Record<string, unknown> = {};
+  const values: unknown[] = [];
+  for (const r of reqs) {
+    if (r.id === primaryId) continue;
+    data[r.id] = resources[r.id]?.data;
+    values.push(data[r.id]);
+  }
+  const last = relatedKeys.get(reqs);
+  if (last && last.length === values.length && last.every((v, i) => v === values[i])) return { data, key: last };
+  relatedKeys.set(reqs, values);
+  return { data, key: values };
 }

@@ -36,8 +36,11 @@ export interface Column<Row> {
 export interface ListSpec<Row> {
   /** id of the resource holding the rows (default: the first resource) */
   resource?: string;
-  /** rows from the resource's data (default: data.data, or data when it is an array) */
-  rows?: (data: unknown) => Row[];
+  /**
+   * rows from the resource's data (default: data.data, or data when it is an array); `related`
+   * has the data of the screen's other resources by id, to join into the rows (keys: last hour's rejections)
+   */
+  rows?: (data: unknown, related: Record<string, unknown>) => Row[];
   columns: Column<Row>[];
   rowKey: (row: Row) => string;
   /** what an empty list means, in plain words */
@@ -47,6 +50,12 @@ export interface ListSpec<Row> {
    * `view` (given by the shell) has the primary resource's whole answer and the screen's state (e.g. for "page 3 · more")
    */
   summary?: (rows: Row[], view?: ListView) => string;
+  /**
+   * the screen's resources send `/`'s text to the appliance (audit, journal: the query's `q`), so
+   * the shell shows the rows as they came instead of filtering them again, and the summary says
+   * how many match
+   */
+  serverFilter?: boolean;
 }
 
 /** What a list's summary may read besides its rows. */
@@ -54,6 +63,8 @@ export interface ListView {
   /** the primary resource's data as received (envelope included: has_more, next_cursor, …) */
   data: unknown;
   state: ScreenUiState;
+  /** every resource of the screen by id (a count beside the page: the audit trail's total); the dashboard gives it */
+  resources?: Record<string, ResourceEntry>;
 }
 
 export interface ScreenRenderProps {
@@ -182,6 +193,11 @@ export interface ScreenDef<Row = unknown> {
    * explains it); null for a row that has none, which then shows its detail
    */
   open?: (row: Row) => ScreenLink | null;
+  /**
+   * a custom view with a cursor (its `state.scroll`): the row under it, which Enter shows (through
+   * `detail`) and actions get, as on a list (usage: a key's rejections, then set quota)
+   */
+  selected?: (resources: Record<string, ResourceEntry>, state: ScreenUiState) => Row | undefined;
   actions?: ScreenAction<Row>[];
 }
 
