@@ -2,6 +2,7 @@ import type { AuditEntry } from '../src/contract/index.js';
 import { defineScreen } from '../src/ui/screen-api.js';
 import { markOf, toneOf } from '../src/ui/theme.js';
 import { emptyText, historyActions, historyResources, pageSummary, tableTime, type HistorySpec } from './shared/history.js';
+import { groupAction } from './shared/history-groups.js';
 
 const spec: HistorySpec = {
   kind: 'audit',
@@ -9,17 +10,26 @@ const spec: HistorySpec = {
   noun: 'audit entries',
   resourceId: 'audit',
   listRoute: 'listAudit',
+  summaryRoute: 'auditSummary',
+  groups: [
+    { name: 'outcome', label: 'Outcome' },
+    { name: 'action', label: 'Action' },
+    { name: 'actor', label: 'Actor' },
+    { name: 'target_type', label: 'Target type' },
+  ],
   exportRoute: 'exportAudit',
   exportCapability: 'audit.export',
   filters: [
     { name: 'actor', label: 'Actor', hint: 'the exact subject, e.g. alice.martin@northwind.example; empty = anyone' },
     { name: 'action', label: 'Action', hint: 'exact (gateway.key.revoke) or a prefix ending in * (gateway.key.*); empty = any' },
     { name: 'outcome', label: 'Outcome', options: ['', 'success', 'denied', 'failed'] },
+    { name: 'target_type', label: 'Target type', hint: 'exact, e.g. gateway_key, model, connector; empty = any' },
   ],
 };
 
 const actor = (e: AuditEntry) => `${e.actor?.subject ?? '?'} (${e.actor?.role ?? 'no role'})`;
-const target = (e: AuditEntry) => [e.target?.type, e.target?.id].filter(Boolean).join(' ');
+/** "gateway key reporting-batch": the name the target had when the entry was written, else its id. */
+const target = (e: AuditEntry) => [e.target?.type?.replace(/_/g, ' '), e.target?.name ?? e.target?.id].filter(Boolean).join(' ');
 const outcome = (e: AuditEntry) => `${markOf(toneOf(e.outcome))} ${e.outcome ?? '?'}`;
 
 export const auditScreen = defineScreen<AuditEntry>({
@@ -39,6 +49,7 @@ export const auditScreen = defineScreen<AuditEntry>({
     rowKey: (e) => e.id,
     empty: emptyText(spec),
     summary: (rows, view) => pageSummary(spec, rows, view),
+    serverFilter: true,
   },
-  actions: historyActions<AuditEntry>(spec),
+  actions: [...historyActions<AuditEntry>(spec), groupAction<AuditEntry>(spec)],
 });

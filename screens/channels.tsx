@@ -1,6 +1,7 @@
 import type { Channel } from '../src/contract/index.js';
 import { defineScreen } from '../src/ui/screen-api.js';
 import { ago } from '../src/ui/format.js';
+import { auditHistoryAction } from './shared/audit-history.js';
 
 const badge = (c: Channel) => (c.enabled ? '● enabled' : '○ disabled');
 
@@ -45,5 +46,6 @@ export const channelsScreen = defineScreen<Channel>({
         return { title: `Channel ${state}`, summary: [`${channel.name} (${channel.id}) is now ${state}.`] };
       },
     },
+    auditHistoryAction<Channel>((c) => ({ type: 'channel', search: c.id })),
   ],
 });

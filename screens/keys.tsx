@@ -4,6 +4,7 @@ import { defineScreen, type ActionContext, type FormField } from '../src/ui/scre
 import { confirmOverwrite, mergeValues } from './shared/merge.js';
 import { ago, limitText, shortTime } from '../src/ui/format.js';
 import { toneOf } from '../src/ui/theme.js';
+import { auditHistoryAction } from './shared/audit-history.js';
 
 /** "60 / 40k / ∞": requests per minute, tokens per minute, tokens per day (∞ = unlimited). */
 const quotaText = (q: Quota | undefined) =>
@@ -176,5 +177,6 @@ export const keysScreen = defineScreen<GatewayKey>({
         return { title: 'Key revoked', summary: [`${after.name} (${after.id}) is ${after.status}${after.revoked_at ? ` since ${after.revoked_at}` : ''}.`] };
       },
     },
+    auditHistoryAction<GatewayKey>((k) => ({ type: 'gateway_key', search: k.id })),
   ],
 });

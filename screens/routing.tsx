@@ -1,6 +1,7 @@
 import type { RoutingEntry } from '../src/contract/index.js';
 import { defineScreen } from '../src/ui/screen-api.js';
 import { shortTime } from '../src/ui/format.js';
+import { auditHistoryAction } from './shared/audit-history.js';
 
 const FOLLOWS = 'follows active';
 
@@ -68,5 +69,6 @@ export const routingScreen = defineScreen<RoutingEntry>({
         };
       },
     },
+    auditHistoryAction<RoutingEntry>((e) => ({ type: 'routing', search: e.workload })),
   ],
 });

@@ -63,8 +63,8 @@ describe('audit screen', () => {
     const d = suite.render({ screen: 'audit' });
     const f = await d.waitForText(tid(0));
     const time = new Date(NOW - 10 * 60_000).toISOString().slice(0, 19).replace('T', ' ');
-    expect(firstRow(f)).toMatch(new RegExp(`${time}\\s+alice@corp\\.example \\(it_admin\\)\\s+gateway\\.key\\.create\\s+gateway_key ${tid(0)}\\s+▲ denied\\s+403`));
-    expect(f).toMatch(/bob@corp\.example \(app_owner\)\s+gateway\.key\.revoke\s+gateway_key key_seed0001\s+● success\s+200/);
+    expect(firstRow(f)).toMatch(new RegExp(`${time}\\s+alice@corp\\.example \\(it_admin\\)\\s+gateway\\.key\\.create\\s+gateway key ${tid(0)}\\s+▲ denied\\s+403`));
+    expect(f).toMatch(/bob@corp\.example \(app_owner\)\s+gateway\.key\.revoke\s+gateway key key_seed0001\s+● success\s+200/);
     expect(f).toContain('page 1 · 50 per page · more (n older) · all time');
     expect(f).toContain('row 1 of 50');
   });
