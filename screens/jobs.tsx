@@ -45,21 +45,22 @@ export const jobsScreen = defineScreen<JobRow>({
         return { ...j, connector_name: c?.name ?? null, source_name: c?.sources.find((s) => s.id === j.source_id)?.name ?? null };
       });
     },
+    // The error comes before the names: at 80 columns it is what stays (Enter shows every field).
     columns: [
       { header: 'Created (UTC)', value: (j) => tableTime(j.created_at), width: 19 },
-      { header: 'Connector', value: (j) => j.connector_name ?? j.connector_id, minWidth: 10, maxWidth: 22 },
-      { header: 'Source', value: (j) => j.source_name ?? j.source_id, minWidth: 8, maxWidth: 20 },
       { header: 'State', value: (j) => j.state, tone: (j) => toneOf(j.state), width: 9 },
       { header: 'Items', value: (j) => j.items ?? '–', align: 'right', width: 6 },
+      { header: 'Error', value: (j) => j.error ?? '', grow: true, minWidth: 36 },
+      { header: 'Source', value: (j) => j.source_name ?? j.source_id, minWidth: 8, maxWidth: 20 },
+      { header: 'Connector', value: (j) => j.connector_name ?? j.connector_id, minWidth: 10, maxWidth: 22 },
       { header: 'Took', value: took, align: 'right', width: 7 },
-      { header: 'Error', value: (j) => j.error ?? '', grow: true, minWidth: 10 },
     ],
     rowKey: (j) => j.job_id,
     empty: 'No ingestion job yet: i on the connectors screen starts one.',
     summary: (rows, view) => {
       const id = view ? connectorOf(view.state) : null;
       const c = id ? connectorsOf(view?.resources?.connectors?.data).find((x) => x.id === id) : undefined;
-      const whose = id ? `Jobs of ${c?.name ?? id}${c ? ` (${c.state})` : ''}` : 'Jobs of every connector';
+      const whose = id ? `Jobs of ${c?.name ?? id}${c ? ` · now ${c.state}` : ''}` : 'Jobs of every connector';
       const failed = rows.filter((j) => j.state === 'failed').length;
       const more = (view?.data as { has_more?: unknown } | undefined)?.has_more === true ? `the ${rows.length} newest` : `${rows.length}`;
       return `${whose} · ${more} · ${failed} failed`;

@@ -88,10 +88,11 @@ function selectedRow(resources: Record<string, ResourceEntry>, state: ScreenUiSt
   return u ? { usage: u, key: keys.get(u.key_id)?.key, range: rangeOf(state.extra) } : undefined;
 }
 
+/** Each cause as the detail names it, and the quota field it is the limit of. */
 const CAUSES: Record<RejectionCause, { label: string; quota?: keyof Quota; per?: string }> = {
-  requests_per_minute: { label: 'requests per minute', quota: 'requests_per_minute', per: 'requests/min' },
-  tokens_per_minute: { label: 'tokens per minute', quota: 'tokens_per_minute', per: 'tokens/min' },
-  tokens_per_day: { label: 'tokens per day', quota: 'tokens_per_day', per: 'tokens/day' },
+  requests_per_minute: { label: 'requests/min', quota: 'requests_per_minute', per: 'requests/min' },
+  tokens_per_minute: { label: 'tokens/min', quota: 'tokens_per_minute', per: 'tokens/min' },
+  tokens_per_day: { label: 'tokens/day', quota: 'tokens_per_day', per: 'tokens/day' },
   revoked: { label: 'key revoked' },
   unknown_workload: { label: 'unknown workload' },
 };
@@ -99,21 +100,21 @@ const CAUSES: Record<RejectionCause, { label: string; quota?: keyof Quota; per?:
 /** Enter on a key: its refusals by cause, each beside the quota that caused it (u raises it). */
 function rejectionDetail(r: UsageRow): Record<string, unknown> {
   const u = r.usage;
-  const by: Record<string, string> = {};
-  for (const c of REJECTION_CAUSES) {
-    const cause = CAUSES[c];
-    const n = count(u.rejected_by?.[c]);
-    by[cause.label] = cause.quota ? `${n}  (quota ${r.key ? `${limitText(r.key.quota?.[cause.quota])} ${cause.per}` : 'unknown'})` : n;
-  }
-  return {
+  const out: Record<string, unknown> = {
     key: r.key ? `${r.key.name} (${u.key_id})` : u.key_id,
     status: r.key?.status ?? 'not on the key list',
     window: RANGES[r.range].label,
-    requests: u.requests,
-    rejected: u.rejected,
-    rejected_by_cause: by,
-    next: r.key?.status === 'active' ? 'u sets the quota · Esc goes back' : 'Esc goes back',
+    requests: count(u.requests),
+    rejected: count(u.rejected),
   };
+  // flat lines (the detail view prefixes nested ones with their parent, which the width cuts)
+  for (const c of REJECTION_CAUSES) {
+    const cause = CAUSES[c];
+    const n = count(u.rejected_by?.[c]);
+    out[`rejected: ${cause.label}`] = cause.quota ? `${n}  (quota ${r.key ? `${limitText(r.key.quota?.[cause.quota])} ${cause.per}` : 'unknown'})` : n;
+  }
+  out.next = r.key?.status === 'active' ? 'u sets the quota · Esc goes back' : 'Esc goes back';
+  return out;
 }
 
 const REVOKED = ' (revoked)';

@@ -100,9 +100,9 @@ describe('usage rows have a cursor', () => {
     await d.waitForText(/^› *tight-key/m);
     const before = stored();
     await d.press('enter');
-    const detail = await d.waitForText('rejected_by_cause');
-    expect(detail).toMatch(/requests per minute\s+1\s+\(quota 1 requests\/min\)/);
-    expect(detail).toMatch(/tokens per day\s+0\s+\(quota unlimited tokens\/day\)/);
+    const detail = await d.waitForText('rejected: requests/min');
+    expect(detail).toMatch(/rejected: requests\/min\s+1\s+\(quota 1 requests\/min\)/);
+    expect(detail).toMatch(/rejected: tokens\/day\s+0\s+\(quota unlimited tokens\/day\)/);
     await d.press('u');
     await d.waitForText('set quota: disabled: role auditor is read-only. Nothing was sent.');
     expect(d.frame()).not.toContain('Quota for tight-key');
