@@ -42,9 +42,9 @@ export const keysScreen = defineScreen<KeyRow>({
   ],
   list: {
     rows: (data, related) => withRejections(data, related.rejections),
-    // At 80 columns the minimums add up to the width exactly: the prefix (what tells keys apart),
-    // the day of creation and "12 min" (the header says "ago") stay whole, the name gives way
-    // first. Enter shows the exact times.
+    // At 80 columns the prefix (what tells keys apart), "12 min" (the header says "ago") and the
+    // last hour's rejections stay whole, the name gives way first and the day of creation is left
+    // out. Enter shows the exact times.
     columns: [
       { header: 'Name', value: (k) => k.name, grow: true, minWidth: 15, maxWidth: 32 },
       { header: 'Status', value: (k) => k.status, tone: (k) => toneOf(k.status), minWidth: 7 },
