@@ -42,21 +42,25 @@ export const keysScreen = defineScreen<KeyRow>({
   ],
   list: {
     rows: (data, related) => withRejections(data, related.rejections),
-    // At 80 columns the prefix (what tells keys apart), "12 min" (the header says "ago") and the
-    // last hour's rejections stay whole, the name gives way first and the day of creation is left
-    // out. Enter shows the exact times.
+    // At 80 columns the minimums add up to the width exactly: the prefix (what tells keys apart),
+    // the day of creation and "12 min" (the header says "ago") stay whole, the name gives way
+    // first, and the last hour's rejections (from 88 columns) are left out: the summary counts
+    // them. Enter shows the exact times.
     columns: [
       { header: 'Name', value: (k) => k.name, grow: true, minWidth: 15, maxWidth: 32 },
       { header: 'Status', value: (k) => k.status, tone: (k) => toneOf(k.status), minWidth: 7 },
       { header: 'Prefix', value: (k) => k.prefix, minWidth: 16, maxWidth: 16 },
       { header: 'Quota rpm/tpm/tpd', value: (k) => quotaText(k.quota), minWidth: 17, maxWidth: 24 },
       { header: 'Last used', value: (k) => ago(k.last_used_at).replace(/ ago$/, ''), minWidth: 7 },
-      { header: 'Rej 1h', value: (k) => k.rejected_last_hour ?? '–', align: 'right', tone: (k) => (k.rejected_last_hour ? 'warn' : undefined), width: 6 },
       { header: 'Created', value: (k) => shortTime(k.created_at).slice(0, 10), width: 10 },
+      { header: 'Rej 1h', value: (k) => k.rejected_last_hour ?? '–', align: 'right', tone: (k) => (k.rejected_last_hour ? 'warn' : undefined), width: 6 },
     ],
     rowKey: (k) => k.id,
     empty: 'No gateway keys yet. Press n to create one.',
-    summary: (rows) => `${rows.length} key${rows.length === 1 ? '' : 's'} · ${rows.filter((k) => k.status === 'active').length} active`,
+    summary: (rows) => {
+      const rejected = rows.some((k) => k.rejected_last_hour !== null) ? rows.reduce((n, k) => n + (k.rejected_last_hour ?? 0), 0) : null;
+      return `${rows.length} key${rows.length === 1 ? '' : 's'} · ${rows.filter((k) => k.status === 'active').length} active${rejected === null ? '' : ` · ${rejected.toLocaleString('en-US')} rejected in the last hour`}`;
+    },
   },
   actions: [
     {
