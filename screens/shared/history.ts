@@ -147,11 +147,11 @@ export function wholeMatchQuery(h: HistoryState, nowMs: number): Record<string, 
 export const SEARCH_LENGTH = { min: 2, max: 200 };
 
 /** `/`'s text as the appliance's search, or why it is not sent (too short or too long). */
-export function searchOf(filter: string): { q: string | null; why: string | null } {
+export function searchOf(filter: string): { q: string | null; why: 'short' | 'long' | null } {
   const t = filter.trim();
   if (t === '') return { q: null, why: null };
-  if (t.length < SEARCH_LENGTH.min) return { q: null, why: `type ${SEARCH_LENGTH.min} or more characters to search` };
-  if (t.length > SEARCH_LENGTH.max) return { q: null, why: `a search is at most ${SEARCH_LENGTH.max} characters` };
+  if (t.length < SEARCH_LENGTH.min) return { q: null, why: 'short' };
+  if (t.length > SEARCH_LENGTH.max) return { q: null, why: 'long' };
   return { q: t, why: null };
 }
 
@@ -172,7 +172,8 @@ export function searchedState(state: Pick<ScreenUiState, 'filter' | 'extra'>): H
 /** "1,204 entries in all", "61 match "denied"", "counting…": the whole match, from the summary. */
 function matchCount(spec: HistorySpec, h: HistoryState, filter: string, total: ResourceEntry | undefined): string | null {
   const { why } = searchOf(filter);
-  if (why) return `${why} the whole ${spec.title}`;
+  if (why === 'short') return `type ${SEARCH_LENGTH.min} or more characters to search the whole ${spec.title}`;
+  if (why === 'long') return `a search of the ${spec.title} takes at most ${SEARCH_LENGTH.max} characters`;
   const n = (total?.data as Summary | undefined)?.total;
   const searched = h.filters.q ? `match "${h.filters.q}"` : `${spec.noun} in all`;
   if (typeof n === 'number') return `${n.toLocaleString('en-US')} ${searched}`;

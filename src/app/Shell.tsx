@@ -345,7 +345,7 @@ function StatusLine({ screen, filter, width, inputActive }: { screen: AnyScreen;
           value={filter}
           isActive={!dialogOpen && inputActive}
           width={width - 30}
-          placeholder="type to filter rows"
+          placeholder={screen.list?.serverFilter ? 'type to search on the appliance (2 characters or more)' : 'type to filter rows'}
           onChange={(v) => patchScreen(deps.ui, screen.name, { filter: v, cursor: 0, selectedKey: null, scroll: 0 })}
           onSubmit={() => deps.ui.setState({ mode: 'normal' })}
           onCancel={() => {
