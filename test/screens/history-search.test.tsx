@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { insertAuditBatch, insertJournalBatch, type AuditSeed } from '../../src/server/governance/bulk.js';
 import type { JournalRecord } from '../../src/server/governance/journal-writer.js';
@@ -5,6 +7,7 @@ import { patchScreen, screenState } from '../../src/store/ui.js';
 import { auditScreen } from '../../screens/audit.js';
 import type { DashboardHarness } from '../helpers/dashboard.js';
 import { snapshot } from '../helpers/server.js';
+import { tempDir } from '../helpers/fixtures.js';
 import { useScreenSuite } from '../helpers/screen-suite.js';
 
 const NOW = Date.now();
@@ -85,6 +88,26 @@ describe('/ on the audit screen searches the whole trail', () => {
     expect(screenState(d.deps.ui.getState(), 'audit').filter).toBe('denied');
     expect(auditScreen.resources(screenState(d.deps.ui.getState(), 'audit'))[0].query).toMatchObject({ q: 'denied' });
     expect(unchanged()).toEqual(before);
+  });
+
+  it('the export writes what the search matched, and says so', async () => {
+    const d = suite.render({ role: 'auditor', screen: 'audit' });
+    await d.waitForText('tgt_0');
+    await d.press('/');
+    await d.type('denied');
+    await d.press('enter');
+    await d.waitForText(`${DENIED} match "denied"`);
+    await d.press('e');
+    const form = await d.waitForText('Export the audit trail');
+    expect(form).toContain('search "denied"');
+    await d.press('right', 'tab', ...Array<string>(48).fill('backspace'));
+    const dest = join(tempDir('aa-search-export'), 'denied.jsonl');
+    await d.type(dest);
+    await d.press('enter');
+    await d.waitForText('Export written', 10_000);
+    const lines = readFileSync(dest, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { outcome: string });
+    expect(lines).toHaveLength(DENIED);
+    expect(lines.every((l) => l.outcome === 'denied')).toBe(true);
   });
 
   it('a 1-character search says it needs 2 and sends no q', async () => {
