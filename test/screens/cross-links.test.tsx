@@ -115,4 +115,21 @@ describe('usage rows have a cursor', () => {
     await d.waitFor((f) => /tight-key .*\d{4}-\d\d-\d\d\s+1\s*$/m.test(f), 'one rejection in the last hour');
     expect(keys).toBeTruthy();
   });
+
+  it('u on a usage row sets that key\'s quota for an it_admin', async () => {
+    const d = suite.render({ screen: 'usage' });
+    await d.waitForText('tight-key');
+    for (let i = 0; i < 5 && !/^› *tight-key/m.test(d.frame()); i++) await d.press('down');
+    await d.waitForText(/^› *tight-key/m);
+    await d.press('enter');
+    await d.waitForText('rejected: requests/min');
+    await d.press('u');
+    await d.waitForText('Quota for tight-key');
+    await d.press(...Array<string>(8).fill('backspace'));
+    await d.type('45');
+    await d.press('enter');
+    await d.waitForText('Quota saved');
+    const q = suite.db.prepare('SELECT requests_per_minute FROM gateway_keys WHERE id = ?').get(tight.id) as { requests_per_minute: number };
+    expect(q.requests_per_minute).toBe(45);
+  });
 });
