@@ -36,7 +36,8 @@ describe('h opens an object\'s audit history', () => {
   for (const o of OBJECTS) {
     it(`on ${o.screen}: the audit list filtered to ${o.type} ${o.search ? 'and searching its id' : ''}, for an auditor`, async () => {
       const search = typeof o.search === 'function' ? o.search() : o.search;
-      const d = suite.render({ role: 'auditor', screen: o.screen });
+      // wide: the summary line names the target type after the count and the page
+      const d = suite.render({ role: 'auditor', screen: o.screen, columns: 180 });
       await d.waitForText(o.row);
       if (o.screen !== 'budgets') await selectRow(d, o.row);
       const before = stored();
