@@ -1,4 +1,4 @@
-import React, { useEffect, useRef } from 'react';
+import React, { useEffect, useRef, useState } from 'react';
 import { Box, Text, useApp, useInput, useStdout, type Key } from 'ink';
 import { useStore } from 'zustand';
 import { TransportError } from '../client/errors.js';
@@ -315,6 +315,13 @@ function StatusLine({ screen, filter, width, inputActive }: { screen: AnyScreen;
   const flashMsg = useStore(deps.ui, (s) => s.flash);
   const busy = useStore(deps.ui, (s) => s.busy);
   const dialogOpen = useStore(deps.dialogs, (s) => s.stack.length > 0);
+  // A list the appliance searches gets the text on Enter, not on every key: each key would be a
+  // search of the whole trail, and the list would reload between keys.
+  const onServer = Boolean(screen.list?.serverFilter);
+  const [draft, setDraft] = useState<string | null>(null);
+  useEffect(() => {
+    if (mode !== 'filter') setDraft(null);
+  }, [mode]);
   const commands = [...deps.screens.map((s) => s.name), 'help', 'quit', 'q'];
   if (mode === 'command') {
     return (
@@ -342,18 +349,21 @@ function StatusLine({ screen, filter, width, inputActive }: { screen: AnyScreen;
       <Text wrap="truncate">
         /
         <TextInput
-          value={filter}
+          value={draft ?? filter}
           isActive={!dialogOpen && inputActive}
           width={width - 30}
-          placeholder={screen.list?.serverFilter ? 'type to search on the appliance (2 characters or more)' : 'type to filter rows'}
-          onChange={(v) => patchScreen(deps.ui, screen.name, { filter: v, cursor: 0, selectedKey: null, scroll: 0 })}
-          onSubmit={() => deps.ui.setState({ mode: 'normal' })}
+          placeholder={onServer ? 'type, then Enter searches on the appliance (2 characters or more)' : 'type to filter rows'}
+          onChange={(v) => (onServer ? setDraft(v) : patchScreen(deps.ui, screen.name, { filter: v, cursor: 0, selectedKey: null, scroll: 0 }))}
+          onSubmit={(v) => {
+            if (onServer && v !== filter) patchScreen(deps.ui, screen.name, { filter: v, cursor: 0, selectedKey: null, scroll: 0 });
+            deps.ui.setState({ mode: 'normal' });
+          }}
           onCancel={() => {
             patchScreen(deps.ui, screen.name, { filter: '', cursor: 0, selectedKey: null, scroll: 0 });
             deps.ui.setState({ mode: 'normal' });
           }}
         />
-        <Text dimColor>  Enter keep · Esc clear</Text>
+        <Text dimColor>{onServer ? '  Enter search · Esc clear' : '  Enter keep · Esc clear'}</Text>
       </Text>
     );
   }
