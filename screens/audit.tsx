@@ -4,6 +4,7 @@ import { ROUTE_META, type RouteMeta } from '../src/contract/route-meta.js';
 import { markOf, toneOf } from '../src/ui/theme.js';
 import { routingChangeOf } from '../src/ui/audit-change.js';
 import { emptyText, historyActions, historyResources, pageSummary, SERVER_ORDER, tableTime, type HistorySpec } from './shared/history.js';
+import { groupAction } from './shared/history-groups.js';
 
 /** Actions the appliance audits besides each mutating route's own (src/server: governance/export.ts, app.ts). */
 const OTHER_ACTIONS: Record<string, string> = {
@@ -24,19 +25,30 @@ const spec: HistorySpec = {
   noun: 'audit entries',
   resourceId: 'audit',
   listRoute: 'listAudit',
+  summaryRoute: 'auditSummary',
+  groups: [
+    { name: 'outcome', label: 'Outcome' },
+    { name: 'action', label: 'Action' },
+    { name: 'actor', label: 'Actor' },
+    { name: 'target_type', label: 'Target type' },
+  ],
   exportRoute: 'exportAudit',
   exportCapability: 'audit.export',
   filters: [
     { name: 'actor', label: 'Actor', hint: 'the exact subject, e.g. alice.martin@northwind.example; empty = anyone' },
     { name: 'action', label: 'Action', hint: 'exact (gateway.key.revoke) or a prefix ending in * (gateway.key.*); empty = any; a picks from a list', known: knownActions() },
     { name: 'outcome', label: 'Outcome', options: ['', 'success', 'denied', 'failed'] },
+    { name: 'target_type', label: 'Target type', hint: 'exact, e.g. gateway_key, model, connector; empty = any' },
   ],
 };
 
 const actor = (e: AuditEntry) => `${e.actor?.subject ?? '?'} (${e.actor?.role ?? 'no role'})`;
-/** "gateway_key key_…"; a routing change also says what it changed ("routing chat: follows the active model → mistral-7b"). */
+/**
+ * "gateway key reporting-batch": the name the target had when the entry was written, else its id;
+ * a routing change also says what it changed ("routing chat: follows the active model → mistral-7b").
+ */
 const target = (e: AuditEntry) => {
-  const what = [e.target?.type, e.target?.id].filter(Boolean).join(' ');
+  const what = [e.target?.type?.replace(/_/g, ' '), e.target?.name ?? e.target?.id].filter(Boolean).join(' ');
   const change = routingChangeOf(e);
   return change ? `${what}: ${change}` : what;
 };
@@ -60,11 +72,12 @@ export const auditScreen = defineScreen<AuditEntry>({
     empty: emptyText(spec),
     summary: (rows, view) => pageSummary(spec, rows, view),
     serverOrder: SERVER_ORDER,
+    serverFilter: true,
   },
   // the list's Target cell is cut on a narrow terminal: Enter says a routing change whole, first
   detail: (e) => {
     const change = routingChangeOf(e);
     return change ? { change, ...e } : e;
   },
-  actions: historyActions<AuditEntry>(spec),
+  actions: [...historyActions<AuditEntry>(spec), groupAction<AuditEntry>(spec)],
 });

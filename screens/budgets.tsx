@@ -3,6 +3,7 @@ import { AgentName } from '../src/contract/common.js';
 import { defineScreen, type ActionContext, type FormField } from '../src/ui/screen-api.js';
 import { limitText, shortTime } from '../src/ui/format.js';
 import { confirmOverwrite, mergeValues } from './shared/merge.js';
+import { auditHistoryAction } from './shared/audit-history.js';
 
 type Field = keyof BudgetValues;
 type Override = Partial<BudgetValues>;
@@ -265,5 +266,6 @@ export const budgetsScreen = defineScreen<BudgetRow>({
         return { title: 'Override removed', summary: [`${agent} now follows the default budgets.`] };
       },
     },
+    auditHistoryAction<BudgetRow>((r) => ({ type: 'budgets', search: r.agent })),
   ],
 });

@@ -2,6 +2,7 @@ import type { Channel } from '../src/contract/index.js';
 import { defineScreen } from '../src/ui/screen-api.js';
 import { ago } from '../src/ui/format.js';
 import { timeKey } from '../src/ui/sort.js';
+import { auditHistoryAction } from './shared/audit-history.js';
 
 const badge = (c: Channel) => (c.enabled ? '● enabled' : '○ disabled');
 
@@ -46,5 +47,6 @@ export const channelsScreen = defineScreen<Channel>({
         return { title: `Channel ${state}`, summary: [`${channel.name} (${channel.id}) is now ${state}.`] };
       },
     },
+    auditHistoryAction<Channel>((c) => ({ type: 'channel', search: c.id })),
   ],
 });

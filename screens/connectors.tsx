@@ -5,6 +5,7 @@ import { errorLines } from '../src/ui/ErrorBanner.js';
 import { ago } from '../src/ui/format.js';
 import { timeKey } from '../src/ui/sort.js';
 import { toneOf } from '../src/ui/theme.js';
+import { auditHistoryAction } from './shared/audit-history.js';
 
 const FINAL = new Set(['succeeded', 'failed']);
 
@@ -110,6 +111,8 @@ export const connectorsScreen = defineScreen<Connector>({
       return `${rows.length} connector${rows.length === 1 ? '' : 's'}${notes.length ? ` · ${notes.join(' · ')}` : ''}`;
     },
   },
+  // Enter: the connector's recent jobs, whose errors say why a sync failed (ingest stays on i)
+  open: (c) => ({ screen: 'jobs', extra: { connector_id: c.id } }),
   actions: [
     {
       key: 'i',
@@ -155,5 +158,6 @@ export const connectorsScreen = defineScreen<Connector>({
         };
       },
     },
+    auditHistoryAction<Connector>((c) => ({ type: 'connector', search: c.id })),
   ],
 });

@@ -1,6 +1,7 @@
 import type { AnyScreen } from '../src/ui/screen-api.js';
 import { overviewScreen } from './overview.js';
 import { connectorsScreen } from './connectors.js';
+import { jobsScreen } from './jobs.js';
 import { channelsScreen } from './channels.js';
 import { keysScreen } from './keys.js';
 import { usageScreen } from './usage.js';
@@ -25,6 +26,8 @@ export const screens: AnyScreen[] = [
   auditScreen,
   journalScreen,
   budgetsScreen,
+  // reached mostly by Enter on a connector; last of the lists, so the first screens keep their Tab order
+  jobsScreen,
   deploymentScreen,
   settingsScreen,
   identityScreen,

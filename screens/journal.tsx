@@ -2,6 +2,7 @@ import type { JournalEntry } from '../src/contract/index.js';
 import { defineScreen } from '../src/ui/screen-api.js';
 import { markOf, toneOf } from '../src/ui/theme.js';
 import { emptyText, historyActions, historyResources, historyState, pageSummary, SERVER_ORDER, tableTime, type HistorySpec } from './shared/history.js';
+import { groupAction } from './shared/history-groups.js';
 
 const spec: HistorySpec = {
   kind: 'journal',
@@ -9,6 +10,14 @@ const spec: HistorySpec = {
   noun: 'journal entries',
   resourceId: 'journal',
   listRoute: 'listJournal',
+  summaryRoute: 'journalSummary',
+  groups: [
+    { name: 'agent', label: 'Agent' },
+    { name: 'status', label: 'Status' },
+    { name: 'tool', label: 'Tool' },
+    { name: 'error_code', label: 'Error code' },
+    { name: 'channel', label: 'Channel' },
+  ],
   exportRoute: 'exportJournal',
   exportCapability: 'journal.export',
   filters: [
@@ -16,6 +25,8 @@ const spec: HistorySpec = {
     { name: 'status', label: 'Status', options: ['', 'running', 'succeeded', 'failed', 'cancelled'] },
     { name: 'channel', label: 'Channel', hint: 'the exact channel id, e.g. chan_web; empty = any' },
     { name: 'run_id', label: 'Run', hint: 'one run id (u on a row sets it); empty = every run' },
+    { name: 'tool', label: 'Tool', hint: 'the exact tool name; empty = any' },
+    { name: 'error_code', label: 'Error code', hint: 'e.g. tool_error, tool_timeout, budget_exceeded; empty = any' },
   ],
 };
 
@@ -51,9 +62,11 @@ export const journalScreen = defineScreen<JournalEntry>({
     empty: emptyText(spec),
     summary: (rows, view) => pageSummary(spec, rows, view),
     serverOrder: SERVER_ORDER,
+    serverFilter: true,
   },
   actions: [
     ...historyActions<JournalEntry>(spec),
+    groupAction<JournalEntry>(spec),
     {
       key: 'u',
       label: 'this run',

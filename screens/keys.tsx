@@ -1,49 +1,25 @@
-import type { GatewayKey, Quota } from '../src/contract/index.js';
+import type { GatewayKey, Quota, Usage } from '../src/contract/index.js';
 import { DisplayName } from '../src/contract/common.js';
-import { defineScreen, type ActionContext, type FormField } from '../src/ui/screen-api.js';
-import { confirmOverwrite, mergeValues } from './shared/merge.js';
-import { ago, limitText, shortTime } from '../src/ui/format.js';
+import { defineScreen, type ActionContext } from '../src/ui/screen-api.js';
+import { quotaFields, quotaOf, quotaText, setQuotaAction } from './shared/quota.js';
+import { ago, shortTime } from '../src/ui/format.js';
 import { toneOf } from '../src/ui/theme.js';
 import { timeKey } from '../src/ui/sort.js';
+import { auditHistoryAction } from './shared/audit-history.js';
+import { usageWindow } from './usage.js';
 
-/** "60 / 40k / ∞": requests per minute, tokens per minute, tokens per day (∞ = unlimited). */
-const quotaText = (q: Quota | undefined) =>
-  q ? `${short(q.requests_per_minute)} / ${short(q.tokens_per_minute)} / ${short(q.tokens_per_day)}` : '–';
 /** The quota sorts by its first figure, requests per minute; unlimited (∞) above any limit. */
 const quotaKey = (q: Quota | undefined) => (q ? (q.requests_per_minute ?? Infinity) : null);
-function short(v: number | null | undefined): string {
-  if (v === null || v === undefined) return '∞';
-  if (v >= 1_000_000) return `${+(v / 1_000_000).toFixed(1)}M`;
-  if (v >= 10_000) return `${+(v / 1000).toFixed(1)}k`;
-  return String(v);
-}
 
-const quotaFields = (q?: Partial<Quota>): FormField[] => [
-  { kind: 'limit', name: 'requests_per_minute', label: 'Requests / minute', initial: q?.requests_per_minute ?? null, hint: 'whole number, or empty for unlimited' },
-  { kind: 'limit', name: 'tokens_per_minute', label: 'Tokens / minute', initial: q?.tokens_per_minute ?? null, hint: 'whole number, or empty for unlimited' },
-  { kind: 'limit', name: 'tokens_per_day', label: 'Tokens / day', initial: q?.tokens_per_day ?? null, hint: 'whole number, or empty for unlimited' },
-];
-const quotaOf = (v: Record<string, unknown>): Quota => ({
-  requests_per_minute: (v.requests_per_minute as number | null) ?? null,
-  tokens_per_minute: (v.tokens_per_minute as number | null) ?? null,
-  tokens_per_day: (v.tokens_per_day as number | null) ?? null,
-});
-const QUOTA_FIELDS = [
-  { name: 'requests_per_minute', label: 'Requests / minute' },
-  { name: 'tokens_per_minute', label: 'Tokens / minute' },
-  { name: 'tokens_per_day', label: 'Tokens / day' },
-] as const;
-const quotaWords = (q: Quota) => `${limitText(q.requests_per_minute)} requests/min, ${limitText(q.tokens_per_minute)} tokens/min, ${limitText(q.tokens_per_day)} tokens/day`;
+/** A key with the calls the gateway refused it over the last hour (null until the usage answer is in). */
+type KeyRow = GatewayKey & { rejected_last_hour: number | null };
 
-/** The key as the appliance has it now (the list is paged), or undefined when it is gone. */
-async function currentKey(ctx: ActionContext, id: string): Promise<GatewayKey | undefined> {
-  for (let after: string | undefined, pages = 0; pages < 100; pages++) {
-    const page = await ctx.call('listKeys', { query: { limit: 500, ...(after ? { after } : {}) } });
-    const found = (page.data ?? []).find((k) => k.id === id);
-    if (found || !page.has_more || !page.next_cursor) return found;
-    after = page.next_cursor;
-  }
-  return undefined;
+function withRejections(data: unknown, usage: unknown): KeyRow[] {
+  const keys = (data as { data?: unknown }).data;
+  const used = (usage as Usage | undefined)?.data;
+  const rejected = new Map((Array.isArray(used) ? used : []).map((u) => [u.key_id, u.rejected]));
+  // a key without traffic is not in the usage answer: it had no rejection
+  return (Array.isArray(keys) ? (keys as GatewayKey[]) : []).map((k) => ({ ...k, rejected_last_hour: used ? (rejected.get(k.id) ?? 0) : null }));
 }
 
 /** Who revoked the key first, from the audit trail around its revocation time (best effort). */
@@ -61,16 +37,19 @@ async function revokedBy(ctx: ActionContext, key: GatewayKey): Promise<string | 
   }
 }
 
-const revoked = (k: GatewayKey | undefined) => (k?.status === 'revoked' ? 'the key is revoked; its quota is frozen' : null);
-
-export const keysScreen = defineScreen<GatewayKey>({
+export const keysScreen = defineScreen<KeyRow>({
   name: 'keys',
   title: 'Gateway keys',
-  resources: () => [{ id: 'keys', route: 'listKeys', query: { limit: 500 } }],
+  resources: () => [
+    { id: 'keys', route: 'listKeys', query: { limit: 500 } },
+    { id: 'rejections', route: 'usage', query: { bucket: 'hour' }, rolling: { as: 'hour', query: (now) => usageWindow('hour', now) } },
+  ],
   list: {
+    rows: (data, related) => withRejections(data, related.rejections),
     // At 80 columns the minimums add up to the width exactly: the prefix (what tells keys apart),
     // the day of creation and "12 min" (the header says "ago") stay whole, the name gives way
-    // first. Enter shows the exact times.
+    // first, and the last hour's rejections (from 88 columns) are left out: the summary counts
+    // them. Enter shows the exact times.
     columns: [
       { header: 'Name', value: (k) => k.name, grow: true, minWidth: 15, maxWidth: 32 },
       { header: 'Status', value: (k) => k.status, tone: (k) => toneOf(k.status), minWidth: 7 },
@@ -78,10 +57,14 @@ export const keysScreen = defineScreen<GatewayKey>({
       { header: 'Quota rpm/tpm/tpd', value: (k) => quotaText(k.quota), sort: (k) => quotaKey(k.quota), minWidth: 17, maxWidth: 24 },
       { header: 'Last used', value: (k) => ago(k.last_used_at).replace(/ ago$/, ''), sort: (k) => timeKey(k.last_used_at), minWidth: 7 },
       { header: 'Created', value: (k) => shortTime(k.created_at).slice(0, 10), sort: (k) => timeKey(k.created_at), width: 10 },
+      { header: 'Rej 1h', value: (k) => k.rejected_last_hour ?? '–', sort: (k) => k.rejected_last_hour, align: 'right', tone: (k) => (k.rejected_last_hour ? 'warn' : undefined), width: 6 },
     ],
     rowKey: (k) => k.id,
     empty: 'No gateway keys yet. Press n to create one.',
-    summary: (rows) => `${rows.length} key${rows.length === 1 ? '' : 's'} · ${rows.filter((k) => k.status === 'active').length} active`,
+    summary: (rows) => {
+      const rejected = rows.some((k) => k.rejected_last_hour !== null) ? rows.reduce((n, k) => n + (k.rejected_last_hour ?? 0), 0) : null;
+      return `${rows.length} key${rows.length === 1 ? '' : 's'} · ${rows.filter((k) => k.status === 'active').length} active${rejected === null ? '' : ` · ${rejected.toLocaleString('en-US')} rejected in the last hour`}`;
+    },
   },
   actions: [
     {
@@ -114,41 +97,7 @@ export const keysScreen = defineScreen<GatewayKey>({
         return { title: 'Key created', summary };
       },
     },
-    {
-      key: 'u',
-      label: 'set quota',
-      mutates: true,
-      capability: 'gateway.key.quota',
-      needsRow: true,
-      unavailable: revoked,
-      async run(ctx, k) {
-        const key = k!;
-        // the form starts from what the appliance has now, not from the last poll
-        const fresh = await currentKey(ctx, key.id);
-        if (fresh?.status === 'revoked') return { title: 'Nothing to change', tone: 'warn', summary: [`${key.name} was revoked meanwhile; its quota is frozen.`] };
-        const base = fresh?.quota ?? key.quota;
-        const v = await ctx.form({
-          title: `Quota for ${key.name}`,
-          message: `Now: ${quotaWords(base)}.`,
-          fields: quotaFields(base),
-          submitLabel: 'save',
-        });
-        if (!v) return;
-        const mine = quotaOf(v);
-        // only the values changed here are written onto the latest quota
-        const now = await currentKey(ctx, key.id);
-        if (now?.status === 'revoked') return { title: 'Nothing saved', tone: 'warn', summary: [`${key.name} was revoked while the form was open; its quota is frozen. Nothing was sent.`] };
-        const theirs = now?.quota ?? base;
-        const m = mergeValues(QUOTA_FIELDS, base, mine, theirs);
-        if (m.changed.length === 0) return { title: 'Nothing saved', summary: [`You changed no value of ${key.name}'s quota; nothing was sent.`] };
-        if (m.conflicts.length && !(await confirmOverwrite(ctx, { what: `The quota of ${key.name}`, conflicts: m.conflicts, show: limitText }))) {
-          return { title: 'Nothing saved', tone: 'warn', summary: [`Nothing was sent: ${key.name} keeps the other change (${quotaWords(theirs)}). Open the form again to start from the latest values.`] };
-        }
-        if (m.same) return { title: 'Nothing saved', summary: [`${key.name} already has this quota; nothing was sent.`] };
-        const updated = await ctx.call('setQuota', { params: { id: key.id }, body: { ...theirs, ...m.merged } as Quota });
-        return { title: 'Quota saved', summary: [`${updated.name}: ${quotaWords(updated.quota)}.`] };
-      },
-    },
+    setQuotaAction<KeyRow>((k) => k),
     {
       key: 'x',
       label: 'revoke',
@@ -179,5 +128,6 @@ export const keysScreen = defineScreen<GatewayKey>({
         return { title: 'Key revoked', summary: [`${after.name} (${after.id}) is ${after.status}${after.revoked_at ? ` since ${after.revoked_at}` : ''}.`] };
       },
     },
+    auditHistoryAction<KeyRow>((k) => ({ type: 'gateway_key', search: k.id })),
   ],
 });

@@ -2,6 +2,7 @@ import type { Model } from '../src/contract/index.js';
 import { defineScreen } from '../src/ui/screen-api.js';
 import { bytes } from '../src/ui/format.js';
 import { markOf, toneOf } from '../src/ui/theme.js';
+import { auditHistoryAction } from './shared/audit-history.js';
 
 /** 8030000000 -> "8.0 B" (parameters, not bytes). */
 export function paramCount(n: number | null | undefined): string {
@@ -77,5 +78,6 @@ export const modelsScreen = defineScreen<Model>({
         };
       },
     },
+    auditHistoryAction<Model>((m) => ({ type: 'model', search: m.id })),
   ],
 });

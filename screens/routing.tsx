@@ -3,6 +3,7 @@ import { defineScreen } from '../src/ui/screen-api.js';
 import { shortTime } from '../src/ui/format.js';
 import { timeKey } from '../src/ui/sort.js';
 import { routingChange, routingChangeOf } from '../src/ui/audit-change.js';
+import { auditHistoryAction } from './shared/audit-history.js';
 
 const FOLLOWS = 'follows active';
 
@@ -70,5 +71,6 @@ export const routingScreen = defineScreen<RoutingEntry>({
         };
       },
     },
+    auditHistoryAction<RoutingEntry>((e) => ({ type: 'routing', search: e.workload })),
   ],
 });

@@ -1,11 +1,12 @@
-import React from 'react';
+import React, { useEffect } from 'react';
 import { Box, Text } from 'ink';
-import type { GatewayKey, KeyUsage, Usage } from '../src/contract/index.js';
-import { defineScreen, type ResourceEntry, type ScreenAction } from '../src/ui/screen-api.js';
+import { REJECTION_CAUSES, type GatewayKey, type KeyUsage, type Quota, type RejectionCause, type Usage } from '../src/contract/index.js';
+import { defineScreen, type ResourceEntry, type ScreenAction, type ScreenUiState } from '../src/ui/screen-api.js';
 import { bar, sparkline } from '../src/ui/charts.js';
-import { shortTime } from '../src/ui/format.js';
+import { limitText, shortTime } from '../src/ui/format.js';
 import { sanitize } from '../src/ui/sanitize.js';
 import { fit, truncate, widthOf } from '../src/ui/text.js';
+import { setQuotaAction } from './shared/quota.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -58,10 +59,62 @@ export function groupSums(values: number[], size: number): number[] {
   return out;
 }
 
-interface KeyInfo { name: string; revoked: boolean }
+interface KeyInfo { name: string; revoked: boolean; key: GatewayKey }
 function keyNames(entry: ResourceEntry | undefined): Map<string, KeyInfo> {
   const list = (entry?.data as { data?: GatewayKey[] } | undefined)?.data;
-  return new Map((Array.isArray(list) ? list : []).map((k) => [k.id, { name: k.name ?? k.id, revoked: k.status === 'revoked' }]));
+  return new Map((Array.isArray(list) ? list : []).map((k) => [k.id, { name: k.name ?? k.id, revoked: k.status === 'revoked', key: k }]));
+}
+
+const labelOf = (keys: Map<string, KeyInfo>, u: KeyUsage) => {
+  const k = keys.get(u.key_id);
+  return sanitize(k ? `${k.name}${k.revoked ? REVOKED : ''}` : u.key_id, 100);
+};
+
+/** The keys shown: `/` narrows them by name or id. */
+function shownKeys(all: KeyUsage[], keys: Map<string, KeyInfo>, filter: string): KeyUsage[] {
+  const needle = filter.toLowerCase();
+  return needle ? all.filter((u) => `${labelOf(keys, u)}\u0000${u.key_id}`.toLowerCase().includes(needle)) : all;
+}
+
+/** The row under the cursor: a key's usage, the key as listed (its quota), and the range. */
+interface UsageRow { usage: KeyUsage; key: GatewayKey | undefined; range: UsageRange }
+
+function selectedRow(resources: Record<string, ResourceEntry>, state: ScreenUiState): UsageRow | undefined {
+  const usage = resources.usage?.data as Usage | undefined;
+  if (!usage || !Array.isArray(usage.data)) return undefined;
+  const keys = keyNames(resources.keys);
+  const rows = shownKeys(usage.data, keys, state.filter);
+  const u = rows[Math.min(Math.max(0, state.scroll), rows.length - 1)];
+  return u ? { usage: u, key: keys.get(u.key_id)?.key, range: rangeOf(state.extra) } : undefined;
+}
+
+/** Each cause as the detail names it, and the quota field it is the limit of. */
+const CAUSES: Record<RejectionCause, { label: string; quota?: keyof Quota; per?: string }> = {
+  requests_per_minute: { label: 'requests/min', quota: 'requests_per_minute', per: 'requests/min' },
+  tokens_per_minute: { label: 'tokens/min', quota: 'tokens_per_minute', per: 'tokens/min' },
+  tokens_per_day: { label: 'tokens/day', quota: 'tokens_per_day', per: 'tokens/day' },
+  revoked: { label: 'key revoked' },
+  unknown_workload: { label: 'unknown workload' },
+};
+
+/** Enter on a key: its refusals by cause, each beside the quota that caused it (u raises it). */
+function rejectionDetail(r: UsageRow): Record<string, unknown> {
+  const u = r.usage;
+  const out: Record<string, unknown> = {
+    key: r.key ? `${r.key.name} (${u.key_id})` : u.key_id,
+    status: r.key?.status ?? 'not on the key list',
+    window: RANGES[r.range].label,
+    requests: count(u.requests),
+    rejected: count(u.rejected),
+  };
+  // flat lines (the detail view prefixes nested ones with their parent, which the width cuts)
+  for (const c of REJECTION_CAUSES) {
+    const cause = CAUSES[c];
+    const n = count(u.rejected_by?.[c]);
+    out[`rejected: ${cause.label}`] = cause.quota ? `${n}  (quota ${r.key ? `${limitText(r.key.quota?.[cause.quota])} ${cause.per}` : 'unknown'})` : n;
+  }
+  out.next = r.key?.status === 'active' ? 'u sets the quota · Esc goes back' : 'Esc goes back';
+  return out;
 }
 
 const REVOKED = ' (revoked)';
@@ -69,15 +122,12 @@ const NUM = { requests: 8, rejected: 8, input: 7, output: 7 };
 /** indent, gaps around the name and the chart (2) and between the numbers (1) */
 const FIXED = 2 + 2 + NUM.requests + 1 + NUM.rejected + 1 + NUM.input + 1 + NUM.output + 2;
 
-function UsageView({ usage, keys, range, filter, width, height, scroll }: { usage: Usage; keys: Map<string, KeyInfo>; range: UsageRange; filter: string; width: number; height: number; scroll: number }) {
+function UsageView({ usage, keys, range, filter, width, height, scroll, setScroll }: { usage: Usage; keys: Map<string, KeyInfo>; range: UsageRange; filter: string; width: number; height: number; scroll: number; setScroll(n: number): void }) {
   const all: KeyUsage[] = Array.isArray(usage.data) ? usage.data : [];
-  const fullLabel = (u: KeyUsage) => {
-    const k = keys.get(u.key_id);
-    return sanitize(k ? `${k.name}${k.revoked ? REVOKED : ''}` : u.key_id, 100);
-  };
+  const fullLabel = (u: KeyUsage) => labelOf(keys, u);
   // `/` narrows the keys by name or id; the columns stay sized for all of them
   const needle = filter.toLowerCase();
-  const rows = needle ? all.filter((u) => `${fullLabel(u)}\u0000${u.key_id}`.toLowerCase().includes(needle)) : all;
+  const rows = shownKeys(all, keys, filter);
   const longest = Math.max(8, ...all.map((u) => widthOf(fullLabel(u))));
   const hourly = RANGES[range].hours !== null;
   // the chart keeps a day of hourly marks; long key names give way first
@@ -106,8 +156,13 @@ function UsageView({ usage, keys, range, filter, width, height, scroll }: { usag
   const title = `${RANGES[range].label[0].toUpperCase()}${RANGES[range].label.slice(1)} · ${from} → ${to.slice(0, 10) === from.slice(0, 10) ? to.slice(11) : to} UTC`;
   const note = hourly ? '' : ' · totals only: hourly buckets';
   const room = Math.max(1, height - 4);
-  const top = Math.max(0, Math.min(scroll, rows.length - room));
+  // the cursor is the scroll position (↑↓, End); the window follows it
+  const cursor = Math.max(0, Math.min(scroll, rows.length - 1));
+  const top = Math.max(0, cursor - room + 1);
   const shown = rows.slice(top, top + room);
+  useEffect(() => {
+    if (scroll > cursor) setScroll(cursor);
+  }, [scroll, cursor, setScroll]);
 
   return (
     <Box flexDirection="column" height={height}>
@@ -123,13 +178,14 @@ function UsageView({ usage, keys, range, filter, width, height, scroll }: { usag
           {all.length === 0 ? '  No traffic in this range: no gateway key made a request between these times.' : `  No key with traffic in this range matches "${filter}" (Esc clears the filter).`}
         </Text>
       ) : null}
-      {shown.map((u) => {
+      {shown.map((u, i) => {
+        const selected = top + i === cursor;
         const values = (u.buckets ?? []).map((b) => b.requests ?? 0);
         // a dot for a period without requests keeps the time axis visible
         const chart = hourly ? sparkline(groupSums(values, perMark)).replace(/ /g, '·') : bar(u.requests ?? 0, maxRequests, chartWidth);
         return (
-          <Text key={u.key_id} wrap="truncate">
-            {line(label(u), count(u.requests), count(u.rejected), compact(u.input_tokens), compact(u.output_tokens), chart)}
+          <Text key={u.key_id} wrap="truncate" inverse={selected}>
+            {`${selected ? '›' : ' '}${line(label(u), count(u.requests), count(u.rejected), compact(u.input_tokens), compact(u.output_tokens), chart).slice(1)}`}
           </Text>
         );
       })}
@@ -143,7 +199,7 @@ function UsageView({ usage, keys, range, filter, width, height, scroll }: { usag
   );
 }
 
-const rangeAction = (range: UsageRange): ScreenAction<unknown> => ({
+const rangeAction = (range: UsageRange): ScreenAction<UsageRow> => ({
   key: RANGES[range].key,
   label: range === 'week' ? '7 days' : range,
   mutates: false,
@@ -152,7 +208,7 @@ const rangeAction = (range: UsageRange): ScreenAction<unknown> => ({
   },
 });
 
-export const usageScreen = defineScreen<unknown>({
+export const usageScreen = defineScreen<UsageRow>({
   name: 'usage',
   title: 'Gateway usage',
   resources: (state) => {
@@ -162,11 +218,13 @@ export const usageScreen = defineScreen<unknown>({
       { id: 'keys', route: 'listKeys', query: { limit: 500 } },
     ];
   },
-  render: ({ resources, width, height, state }) => {
+  render: ({ resources, width, height, state, setScroll }) => {
     const usage = resources.usage?.data as Usage | undefined;
     if (!usage) return <Text dimColor>Loading…</Text>;
-    return <UsageView usage={usage} keys={keyNames(resources.keys)} range={rangeOf(state.extra)} filter={state.filter} width={width} height={height} scroll={state.scroll} />;
+    return <UsageView usage={usage} keys={keyNames(resources.keys)} range={rangeOf(state.extra)} filter={state.filter} width={width} height={height} scroll={state.scroll} setScroll={setScroll} />;
   },
   filter: true,
-  actions: [rangeAction('hour'), rangeAction('day'), rangeAction('week')],
+  selected: selectedRow,
+  detail: rejectionDetail,
+  actions: [rangeAction('hour'), rangeAction('day'), rangeAction('week'), setQuotaAction<UsageRow>((r) => r?.key)],
 });

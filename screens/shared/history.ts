@@ -7,7 +7,8 @@ import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { FileRouteName } from '../../src/client/api-client.js';
 import { ApiError, TransportError } from '../../src/client/errors.js';
-import type { ResourceRequest } from '../../src/store/resources.js';
+import type { Summary } from '../../src/contract/index.js';
+import type { ResourceEntry, ResourceRequest } from '../../src/store/resources.js';
 import type { ActionContext, FormField, ListView, ScreenAction, ScreenUiState } from '../../src/ui/screen-api.js';
 import { bytes } from '../../src/ui/format.js';
 
@@ -120,6 +121,10 @@ export interface HistorySpec {
   noun: string;
   resourceId: string;
   listRoute: 'listAudit' | 'listJournal';
+  /** counts over the whole match: the total beside the page, and the grouped view */
+  summaryRoute: 'auditSummary' | 'journalSummary';
+  /** what the grouped view counts by (a summary's group_by); each is also a filter of the same name */
+  groups: readonly { name: string; label: string }[];
   exportRoute: FileRouteName & ('exportAudit' | 'exportJournal');
   exportCapability: string;
   filters: FilterSpec[];
@@ -127,13 +132,65 @@ export interface HistorySpec {
 
 /** The screen's resources: page 1 of a "last …" range rolls with the clock; later pages are fixed. */
 export function historyResources(spec: HistorySpec, state: ScreenUiState): ResourceRequest[] {
-  const h = historyState(state.extra);
+  const h = searchedState(state);
   const base = { id: spec.resourceId, route: spec.listRoute } as const;
-  if (h.cursors.length) return [{ ...base, query: listQuery(h, h.anchor, h.cursors[h.cursors.length - 1]) }];
+  const total = { id: totalId(spec), route: spec.summaryRoute } as const;
+  if (h.cursors.length) return [{ ...base, query: listQuery(h, h.anchor, h.cursors[h.cursors.length - 1]) }, { ...total, query: matchQuery(h, h.anchor) }];
   if (rangeOf(h.range).ms !== null) {
-    return [{ ...base, query: listQuery(h, null), rolling: { as: h.range, query: (now) => ({ start_time: rollingStart(h, now) }) } }];
+    const rolling = { as: h.range, query: (now: number) => ({ start_time: rollingStart(h, now) }) };
+    return [{ ...base, query: listQuery(h, null), rolling }, { ...total, query: matchQuery(h, null), rolling }];
   }
-  return [{ ...base, query: listQuery(h, null) }];
+  return [{ ...base, query: listQuery(h, null) }, { ...total, query: matchQuery(h, null) }];
+}
+
+const totalId = (spec: HistorySpec) => `${spec.resourceId}-total`;
+
+/** The list's filters without paging: what a summary counts (the total, the groups). */
+function matchQuery(h: HistoryState, start: string | null): Record<string, unknown> {
+  return { ...fixedTime(h), ...(start ? { start_time: start } : {}), ...h.filters };
+}
+
+/** What a summary counts now for the list on screen: its filters and search, and its range as of `nowMs`. */
+export function wholeMatchQuery(h: HistoryState, nowMs: number): Record<string, unknown> {
+  return matchQuery(h, h.cursors.length && h.anchor ? h.anchor : rollingStart(h, nowMs));
+}
+
+/** The appliance's text search (`q`) takes 2 to 200 characters. */
+export const SEARCH_LENGTH = { min: 2, max: 200 };
+
+/** `/`'s text as the appliance's search, or why it is not sent (too short or too long). */
+export function searchOf(filter: string): { q: string | null; why: 'short' | 'long' | null } {
+  const t = filter.trim();
+  if (t === '') return { q: null, why: null };
+  if (t.length < SEARCH_LENGTH.min) return { q: null, why: 'short' };
+  if (t.length > SEARCH_LENGTH.max) return { q: null, why: 'long' };
+  return { q: t, why: null };
+}
+
+/**
+ * The history state with `/`'s search as the filter `q`. Paging cursors belong to the search they
+ * were made with (`pagedSearch`): once the search changes, the list starts again at page 1.
+ */
+export function searchedState(state: Pick<ScreenUiState, 'filter' | 'extra'>): HistoryState {
+  const h = historyState(state.extra);
+  const { q } = searchOf(state.filter);
+  const filters = { ...h.filters };
+  delete filters.q;
+  if (q) filters.q = q;
+  const samePages = (state.extra.pagedSearch ?? '') === (q ?? '');
+  return { ...h, filters, ...(samePages ? {} : { cursors: [], anchor: null }) };
+}
+
+/** "1,204 entries in all", "61 match "denied"", "counting…": the whole match, from the summary. */
+function matchCount(spec: HistorySpec, h: HistoryState, filter: string, total: ResourceEntry | undefined): string | null {
+  const { why } = searchOf(filter);
+  if (why === 'short') return `type ${SEARCH_LENGTH.min} or more characters to search the whole ${spec.title}`;
+  if (why === 'long') return `a search of the ${spec.title} takes at most ${SEARCH_LENGTH.max} characters`;
+  const n = (total?.data as Summary | undefined)?.total;
+  const searched = h.filters.q ? `match "${h.filters.q}"` : `${spec.noun} in all`;
+  if (typeof n === 'number') return `${n.toLocaleString('en-US')} ${searched}`;
+  if (total?.status === 'error') return h.filters.q ? `matches of "${h.filters.q}" not counted (see the error above)` : null;
+  return h.filters.q ? `counting matches of "${h.filters.q}"…` : 'counting…';
 }
 
 /**
@@ -150,17 +207,19 @@ export function describeFilters(spec: HistorySpec, h: HistoryState, start: strin
     range = `since ${tableTime(since)} (${r.label})`;
   } else range = r.label;
   const named = spec.filters.filter((f) => h.filters[f.name]).map((f) => `${f.label.toLowerCase()} ${h.filters[f.name]}`);
+  if (h.filters.q) named.push(`search "${h.filters.q}"`);
   return named.length ? [range, ...named].join(' · ') : `${range}, no other filters`;
 }
 
-/** "page 3 · 50 per page · more (n) · last 7 days · actor alice". */
+/** "1,204 audit entries in all · page 3 · 50 per page · more (n) · last 7 days · actor alice". */
 export function pageSummary(spec: HistorySpec, rows: unknown[], view: ListView | undefined): string {
-  const h = historyState(view?.state.extra ?? {});
+  const h = view ? searchedState(view.state) : historyState({});
   const page = h.cursors.length + 1;
   const hasMore = (view?.data as { has_more?: unknown } | undefined)?.has_more === true;
   // Without the envelope (a caller other than the shell) whether more follow is unknown: say nothing.
   const where = !view ? null : hasMore ? 'more (n older)' : rows.length === 0 ? 'no entries' : page > 1 ? 'oldest page' : 'all shown';
-  return [`page ${page}`, `${h.pageSize} per page`, where, describeFilters(spec, h)].filter(Boolean).join(' · ');
+  const count = view?.resources ? matchCount(spec, h, view.state.filter, view.resources[totalId(spec)]) : null;
+  return [count, `page ${page}`, `${h.pageSize} per page`, where, describeFilters(spec, h)].filter(Boolean).join(' · ');
 }
 
 export function emptyText(spec: HistorySpec): string {
@@ -254,7 +313,7 @@ export function historyActions<Row>(spec: HistorySpec): ScreenAction<Row>[] {
       label: 'older',
       mutates: false,
       async run(ctx) {
-        const h = historyState(ctx.state.extra);
+        const h = searchedState(ctx.state);
         // Page 1 of a rolling range: freeze its start now, so every later page continues this query.
         const anchor = h.cursors.length ? h.anchor : rollingStart(h, Date.now());
         const page = await ctx.call(spec.listRoute, { query: listQuery(h, anchor, h.cursors[h.cursors.length - 1]) });
@@ -265,7 +324,7 @@ export function historyActions<Row>(spec: HistorySpec): ScreenAction<Row>[] {
             summary: [`Page ${h.cursors.length + 1} is the last page: its last row is the oldest of the ${spec.noun} matching ${describeFilters(spec, h)}.`],
           };
         }
-        ctx.setExtra({ anchor, cursors: [...h.cursors, page.next_cursor] }, { top: true });
+        ctx.setExtra({ anchor, cursors: [...h.cursors, page.next_cursor], pagedSearch: h.filters.q ?? '' }, { top: true });
       },
     },
     {
@@ -273,7 +332,7 @@ export function historyActions<Row>(spec: HistorySpec): ScreenAction<Row>[] {
       label: 'newer',
       mutates: false,
       async run(ctx) {
-        const h = historyState(ctx.state.extra);
+        const h = searchedState(ctx.state);
         if (!h.cursors.length) return { title: 'Already on the newest page', tone: 'info', summary: ['Page 1 shows the newest entries; n goes to older ones.'] };
         const cursors = h.cursors.slice(0, -1);
         ctx.setExtra({ cursors, anchor: cursors.length ? h.anchor : null }, { top: true });
@@ -342,7 +401,7 @@ function exportAction<Row>(spec: HistorySpec): ScreenAction<Row> {
     mutates: false,
     capability: spec.exportCapability,
     async run(ctx) {
-      const h = historyState(ctx.state.extra);
+      const h = searchedState(ctx.state);
       // The range of the pages on screen: past page 1 the start frozen when paging began, on
       // page 1 the rolling start as of now; the dialog, the request and the result all say this one.
       const start = h.cursors.length && h.anchor ? h.anchor : rollingStart(h, Date.now());

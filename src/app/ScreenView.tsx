@@ -26,11 +26,12 @@ export function ScreenView({ screen, state, data, width, height }: { screen: Any
     const list = screen.list;
     let summary: string | null = null;
     try {
-      summary = list.summary ? list.summary(data.all, { data: primary.data, state }) : null;
+      summary = list.summary ? list.summary(data.all, { data: primary.data, state, resources: data.resources }) : null;
     } catch {
       summary = null;
     }
-    const filterNote = !state.filter
+    // a filter the appliance applied is counted by the screen's summary, not by the rows of this page
+    const filterNote = !state.filter || list.serverFilter
       ? ''
       : data.searching
         ? `  ·  searching ${data.total} rows for "${state.filter}"…`

@@ -1,4 +1,4 @@
-import React, { useEffect, useRef } from 'react';
+import React, { useEffect, useRef, useState } from 'react';
 import { Box, Text, useApp, useInput, useStdout, type Key } from 'ink';
 import { useStore } from 'zustand';
 import { TransportError } from '../client/errors.js';
@@ -123,12 +123,12 @@ export function Shell() {
   const cursor = located.index;
   // The open detail's record left the list: it is not replaced by whatever row took its place.
   const gone = Boolean(screen.list) && ui.mode === 'detail' && state.selectedKey !== null && !located.found && data.primary.data !== undefined;
-  const row = screen.list && !gone ? data.rows[cursor] : undefined;
+  const row = screen.list ? (gone ? undefined : data.rows[cursor]) : selectedOf(screen, data, state);
   const actions = screen.actions ?? [];
   const hintActions = actions.map((a) => ({ key: a.key, label: a.label, mutates: a.mutates, disabled: whyNot(deps, a, row)?.replace(/^disabled: /, '') ?? null }));
   const lastSeen = useRef<{ screen: string; key: string; value: unknown } | null>(null);
   const seen = lastSeen.current?.screen === screen.name && lastSeen.current.key === state.selectedKey ? lastSeen.current : null;
-  const detailValue = !screen.list ? data.primary.data : gone ? seen?.value : row === undefined ? undefined : detailOf(screen, row);
+  const detailValue = !screen.list ? (row === undefined ? data.primary.data : detailOf(screen, row)) : gone ? seen?.value : row === undefined ? undefined : detailOf(screen, row);
   const detailTitle = gone ? state.selectedKey! : screen.list && row !== undefined ? safeKey(screen, row) : screen.title;
   if (ui.mode === 'detail' && screen.list && row !== undefined) lastSeen.current = { screen: screen.name, key: safeKey(screen, row), value: detailValue };
   const detailHeight = gone ? bodyHeight - 1 : bodyHeight;
@@ -333,6 +333,13 @@ function StatusLine({ screen, filter, width, inputActive }: { screen: AnyScreen;
   const flashMsg = useStore(deps.ui, (s) => s.flash);
   const busy = useStore(deps.ui, (s) => s.busy);
   const dialogOpen = useStore(deps.dialogs, (s) => s.stack.length > 0);
+  // A list the appliance searches gets the text on Enter, not on every key: each key would be a
+  // search of the whole trail, and the list would reload between keys.
+  const onServer = Boolean(screen.list?.serverFilter);
+  const [draft, setDraft] = useState<string | null>(null);
+  useEffect(() => {
+    if (mode !== 'filter') setDraft(null);
+  }, [mode]);
   const commands = [...deps.screens.map((s) => s.name), 'help', 'quit', 'q'];
   if (mode === 'command') {
     return (
@@ -360,18 +367,21 @@ function StatusLine({ screen, filter, width, inputActive }: { screen: AnyScreen;
       <Text wrap="truncate">
         /
         <TextInput
-          value={filter}
+          value={draft ?? filter}
           isActive={!dialogOpen && inputActive}
           width={width - 30}
-          placeholder="type to filter rows"
-          onChange={(v) => patchScreen(deps.ui, screen.name, { filter: v, cursor: 0, selectedKey: null, scroll: 0 })}
-          onSubmit={() => deps.ui.setState({ mode: 'normal' })}
+          placeholder={onServer ? 'type, then Enter searches on the appliance (2 characters or more)' : 'type to filter rows'}
+          onChange={(v) => (onServer ? setDraft(v) : patchScreen(deps.ui, screen.name, { filter: v, cursor: 0, selectedKey: null, scroll: 0 }))}
+          onSubmit={(v) => {
+            if (onServer && v !== filter) patchScreen(deps.ui, screen.name, { filter: v, cursor: 0, selectedKey: null, scroll: 0 });
+            deps.ui.setState({ mode: 'normal' });
+          }}
           onCancel={() => {
             patchScreen(deps.ui, screen.name, { filter: '', cursor: 0, selectedKey: null, scroll: 0 });
             deps.ui.setState({ mode: 'normal' });
           }}
         />
-        <Text dimColor>  Enter keep · Esc clear</Text>
+        <Text dimColor>{onServer ? '  Enter search · Esc clear' : '  Enter keep · Esc clear'}</Text>
       </Text>
     );
   }
@@ -409,6 +419,15 @@ function linkOf(screen: AnyScreen, row: unknown): ScreenLink | null {
     return screen.open?.(row) ?? null;
   } catch {
     return null;
+  }
+}
+
+/** The row under a custom view's cursor, when it has one; a throwing view has none. */
+function selectedOf(screen: AnyScreen, data: ScreenData, state: ReturnType<typeof screenState>): unknown {
+  try {
+    return screen.selected?.(data.resources, state);
+  } catch {
+    return undefined;
   }
 }
 

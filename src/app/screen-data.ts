@@ -21,10 +21,10 @@ export interface ScreenData {
 }
 
 /** Rows out of a list answer: data.data, a bare array, or what the screen says. */
-export function extractRows(list: ListSpec<unknown>, data: unknown): unknown[] {
+export function extractRows(list: ListSpec<unknown>, data: unknown, related: Record<string, unknown> = {}): unknown[] {
   if (data === undefined || data === null) return [];
   try {
-    if (list.rows) return list.rows(data) ?? [];
+    if (list.rows) return list.rows(data, related) ?? [];
   } catch {
     return [];
   }
@@ -224,16 +224,19 @@ export function useScreenData(deps: DashboardDeps, screen: AnyScreen, state: Scr
   const primaryId = screen.list?.resource ?? reqs[0]?.id;
   const primary = (primaryId && resources[primaryId]) || emptyEntry('none');
   const rowsFrom = screen.list?.rowsFrom;
-  // a 304 leaves `entries` as it is (confirmEntry), so an idle overview is not recomputed either
+  const related = relatedData(reqs, primaryId, resources);
+  // a 304 leaves `entries` as it is (confirmEntry), so an idle overview is not recomputed either; a
+  // list joining other resources (list.rows) is made again when they change; the default rows are
+  // the answer's own array, so the filter's index of them survives other answers
   const all = useMemo(
-    () => (rowsFrom ? rowsOf(rowsFrom, resources) : screen.list ? extractRows(screen.list, primary.data) : []),
+    () => (rowsFrom ? rowsOf(rowsFrom, resources) : screen.list ? extractRows(screen.list, primary.data, related.data) : []),
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [screen, rowsFrom ? entries : primary.data],
+    [screen, rowsFrom ? entries : primary.data, related.key],
   );
   const sorted = useMemo(() => sortedRows(screen, all, state.sort), [screen, all, state.sort]);
   const [searched, searchDone] = useReducer((n: number) => n + 1, 0);
   const filtered = useMemo(
-    () => (screen.list && state.filter ? filterRows(screen.list, sorted, state.filter, searchDone) : { rows: sorted, complete: true }),
+    () => (screen.list && state.filter && !screen.list.serverFilter ? filterRows(screen.list, sorted, state.filter, searchDone) : { rows: sorted, complete: true }),
     // `searched` changes when a search that went on between frames is complete
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [screen, sorted, state.filter, searched],
@@ -249,4 +252,24 @@ function sortedRows(screen: AnyScreen, all: unknown[], sort: SortState | null | 
   if (!screen.list || screen.list.serverOrder) return all;
   const col = sortColumn(screen.list.columns, sort);
   return col ? sortRows(all, col, sort!.descending) : all;
+}
+
+const relatedKeys = new WeakMap<object, unknown[]>();
+
+/**
+ * The data of the screen's resources other than the primary, and a key that changes only when one
+ * of them does (their data objects, kept in a stable array while none changes).
+ */
+function relatedData(reqs: { id: string }[], primaryId: string | undefined, resources: Record<string, ResourceEntry>): { data: Record<string, unknown>; key: unknown[] } {
+  const data: Record<string, unknown> = {};
+  const values: unknown[] = [];
+  for (const r of reqs) {
+    if (r.id === primaryId) continue;
+    data[r.id] = resources[r.id]?.data;
+    values.push(data[r.id]);
+  }
+  const last = relatedKeys.get(reqs);
+  if (last && last.length === values.length && last.every((v, i) => v === values[i])) return { data, key: last };
+  relatedKeys.set(reqs, values);
+  return { data, key: values };
 }

@@ -16,7 +16,8 @@ export function screenText(screen: AnyScreen, fetched: Fetched[]): string {
   if (screen.list) {
     const primaryId = screen.list.resource ?? fetched[0]?.request.id;
     const primary = fetched.find((f) => f.request.id === primaryId);
-    const rows = screen.list.rowsFrom ? screen.list.rowsFrom(fetchedEntries(fetched)) : extractRows(screen.list, primary?.data);
+    const related = Object.fromEntries(fetched.filter((f) => f !== primary).map((f) => [f.request.id, f.data]));
+    const rows = screen.list.rowsFrom ? screen.list.rowsFrom(fetchedEntries(fetched)) : extractRows(screen.list, primary?.data, related);
     const summary = safe(() => screen.list!.summary?.(rows, { data: primary?.data, state: EMPTY_SCREEN_STATE }));
     if (summary) out.push(sanitize(summary, 500), '');
     if (rows.length === 0) out.push(sanitize(screen.list.empty ?? 'Nothing to show.', 500));

@@ -43,8 +43,11 @@ export interface Column<Row> {
 export interface ListSpec<Row> {
   /** id of the resource holding the rows (default: the first resource) */
   resource?: string;
-  /** rows from the resource's data (default: data.data, or data when it is an array) */
-  rows?: (data: unknown) => Row[];
+  /**
+   * rows from the resource's data (default: data.data, or data when it is an array); `related`
+   * has the data of the screen's other resources by id, to join into the rows (keys: last hour's rejections)
+   */
+  rows?: (data: unknown, related: Record<string, unknown>) => Row[];
   /**
    * rows from all of the screen's resources instead (an overview: a line per thing, and per
    * resource still loading or failed); the list is drawn at once, without waiting for the primary
@@ -64,6 +67,12 @@ export interface ListSpec<Row> {
    * sorted again here, the header marks `column`, and `s` says `note` instead of sorting
    */
   serverOrder?: SortState & { note: string };
+  /**
+   * the screen's resources send `/`'s text to the appliance (audit, journal: the query's `q`), so
+   * the shell shows the rows as they came instead of filtering them again, and the summary says
+   * how many match
+   */
+  serverFilter?: boolean;
 }
 
 /** What a list's summary may read besides its rows. */
@@ -71,6 +80,8 @@ export interface ListView {
   /** the primary resource's data as received (envelope included: has_more, next_cursor, …) */
   data: unknown;
   state: ScreenUiState;
+  /** every resource of the screen by id (a count beside the page: the audit trail's total); the dashboard gives it */
+  resources?: Record<string, ResourceEntry>;
 }
 
 export interface ScreenRenderProps {
@@ -199,6 +210,11 @@ export interface ScreenDef<Row = unknown> {
    * explains it); null for a row that has none, which then shows its detail
    */
   open?: (row: Row) => ScreenLink | null;
+  /**
+   * a custom view with a cursor (its `state.scroll`): the row under it, which Enter shows (through
+   * `detail`) and actions get, as on a list (usage: a key's rejections, then set quota)
+   */
+  selected?: (resources: Record<string, ResourceEntry>, state: ScreenUiState) => Row | undefined;
   actions?: ScreenAction<Row>[];
 }
 

@@ -63,8 +63,8 @@ describe('audit screen', () => {
     const d = suite.render({ screen: 'audit' });
     const f = await d.waitForText(tid(0));
     const time = new Date(NOW - 10 * 60_000).toISOString().slice(0, 19).replace('T', ' ');
-    expect(firstRow(f)).toMatch(new RegExp(`${time}\\s+alice@corp\\.example \\(it_admin\\)\\s+gateway\\.key\\.create\\s+gateway_key ${tid(0)}\\s+▲ denied\\s+403`));
-    expect(f).toMatch(/bob@corp\.example \(app_owner\)\s+gateway\.key\.revoke\s+gateway_key key_seed0001\s+● success\s+200/);
+    expect(firstRow(f)).toMatch(new RegExp(`${time}\\s+alice@corp\\.example \\(it_admin\\)\\s+gateway\\.key\\.create\\s+gateway key ${tid(0)}\\s+▲ denied\\s+403`));
+    expect(f).toMatch(/bob@corp\.example \(app_owner\)\s+gateway\.key\.revoke\s+gateway key key_seed0001\s+● success\s+200/);
     expect(f).toContain('page 1 · 50 per page · more (n older) · all time');
     expect(f).toContain('row 1 of 50');
   });
@@ -125,7 +125,7 @@ describe('audit screen', () => {
     // 500 per page: three pages, the last ends with the oldest entry
     await d.press('f');
     await d.waitForText('Filter the audit trail');
-    await d.press('tab', 'tab', 'tab', 'tab', 'tab', 'tab', 'right', 'right', 'right');
+    await d.press('tab', 'tab', 'tab', 'tab', 'tab', 'tab', 'tab', 'right', 'right', 'right');
     await d.waitFor((f) => /› Per page\s+‹ 500 ›/.test(f), '500 per page chosen');
     await d.press('enter');
     await d.waitForText('page 1 · 500 per page · more');
@@ -152,7 +152,7 @@ describe('audit screen', () => {
     await d.press('f');
     await d.waitForText('Filter the audit trail');
     await d.press('right', 'right'); // all → last hour → last day
-    await d.press('tab', 'tab', 'tab', 'tab', 'tab', 'tab', 'right', 'right', 'right');
+    await d.press('tab', 'tab', 'tab', 'tab', 'tab', 'tab', 'tab', 'right', 'right', 'right');
     await d.press('enter');
     await d.waitForText('page 1 · 500 per page · more (n older) · last day');
     await d.press('n');

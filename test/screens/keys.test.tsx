@@ -104,7 +104,8 @@ describe('keys screen', () => {
     const gone = await suite.server.call('POST', '/gateway/keys', { body: { name: 'hint-gone' } });
     expect((await suite.server.call('POST', `/gateway/keys/${gone.json.id}/revoke`)).status).toBe(200);
     expect((await suite.server.call('POST', '/gateway/keys', { body: { name: 'hint-live' } })).status).toBe(201);
-    const d = suite.render({ screen: 'keys' });
+    // wide enough for every action and both reasons on the hints line
+    const d = suite.render({ screen: 'keys', columns: 160 });
     const hints = (f: string) => f.split('\n').find((l) => l.startsWith('n new key')) ?? '';
     const selectedName = (f: string) => /hint-(gone|live)/.exec(f.split('\n').find((l) => l.startsWith('›')) ?? '')?.[0];
     await selectRow(d, 'hint-');

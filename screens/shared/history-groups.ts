@@ -1,0 +1,48 @@
+/**
+ * The grouped view of a history (audit, journal): counts over the whole match of the list's
+ * filters and search, by a field the operator picks; choosing a group filters the list to it.
+ */
+import type { ScreenAction } from '../../src/ui/screen-api.js';
+import { describeFilters, searchedState, wholeMatchQuery, type HistorySpec } from './history.js';
+
+/** Groups a summary returns at most (the contract allows 500; more is no longer an overview). */
+const GROUP_LIMIT = 100;
+const BAR = 12;
+
+export function groupAction<Row>(spec: HistorySpec): ScreenAction<Row> {
+  return {
+    key: 'v',
+    label: 'groups',
+    mutates: false,
+    async run(ctx) {
+      const h = searchedState(ctx.state);
+      const where = describeFilters(spec, h);
+      const by = await ctx.pick({
+        title: `Count the ${spec.noun} by`,
+        message: `Over every match of: ${where}.`,
+        items: spec.groups.map((g) => ({ value: g, label: g.label, hint: h.filters[g.name] ? `the list has ${g.label.toLowerCase()} ${h.filters[g.name]}` : undefined })),
+      });
+      if (!by) return;
+      const summary = await ctx.call(spec.summaryRoute, { query: { ...wholeMatchQuery(h, Date.now()), group_by: by.name, limit: GROUP_LIMIT } });
+      const largest = Math.max(1, ...summary.groups.map((g) => g.count));
+      const other = summary.other > 0 ? ` ${summary.other.toLocaleString('en-US')} more in groups not shown.` : '';
+      const group = await ctx.pick({
+        title: `${cap(spec.noun)} by ${by.label.toLowerCase()}: ${summary.total.toLocaleString('en-US')} in all`,
+        message: `${where}.${other} Enter lists a group's entries; Esc goes back to the list.`,
+        items: summary.groups.map((g) => ({
+          value: g,
+          label: g.key ?? `(no ${by.label.toLowerCase()})`,
+          hint: `${g.count.toLocaleString('en-US').padStart(7)}  ${'█'.repeat(Math.max(1, Math.round((g.count / largest) * BAR)))}`,
+        })),
+      });
+      if (!group) return;
+      if (group.key === null) {
+        return { title: 'Not a filter', tone: 'info', summary: [`The ${group.count.toLocaleString('en-US')} ${spec.noun} without a ${by.label.toLowerCase()} cannot be listed by a filter: the appliance filters on a value.`] };
+      }
+      const filters = { ...searchedState({ filter: '', extra: ctx.state.extra }).filters, [by.name]: group.key };
+      ctx.setExtra({ filters, cursors: [], anchor: null }, { top: true });
+    },
+  };
+}
+
+const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
