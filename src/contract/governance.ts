@@ -33,7 +33,7 @@ const auditFilterShape = {
   action: z.string().min(1).max(200).optional(),
   outcome: Outcome.optional(),
   target_type: z.string().min(1).max(100).optional(),
-  /** text search, case-insensitive, over actor, action, target id and name, and details */
+  /** text search, case-insensitive, over actor, action, outcome, target type, id and name, and details */
   q: SearchText.optional(),
 };
 export const AuditQuery = PageQuery.extend(auditFilterShape).refine(endAfterStart, END_AFTER_START);
@@ -81,7 +81,7 @@ const journalFilterShape = {
   status: JournalStatus.optional(),
   tool: z.string().min(1).max(200).optional(),
   error_code: z.string().min(1).max(100).optional(),
-  /** text search, case-insensitive, over agent, tool, run id and error */
+  /** text search, case-insensitive, over agent, status, tool, run id and error */
   q: SearchText.optional(),
 };
 export const JournalQuery = PageQuery.extend(journalFilterShape).refine(endAfterStart, END_AFTER_START);

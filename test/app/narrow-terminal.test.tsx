@@ -34,7 +34,7 @@ describe('an 80x24 terminal', () => {
     await d.press('home');
     await d.waitFor((f) => !helpRow(f, 'u', 'this run') && f.includes('more below'), 'back at the top');
     await d.press('down', 'j');
-    await d.waitForText(/… 3 more below \(↓ PgDn\), 2 above/); // help has s S and f c n p t e v u
+    await d.waitForText(/… 4 more below \(↓ PgDn\), 2 above/); // help has s S and f c n p t e v u
     await d.press('esc');
     await d.waitFor((f) => !f.includes('Help · Esc'), 'help closed');
     await d.press('?');

@@ -22,7 +22,8 @@ export const journalSpec: TableSpec = {
     { name: 'tool', column: 'tool' },
     { name: 'error_code', column: 'error_code' },
   ],
-  search: ['agent', 'tool', 'run_id', 'error_code', 'error_message'],
+  // status too: `/failed` means the failed steps
+  search: ['agent', 'status', 'tool', 'run_id', 'error_code', 'error_message'],
   counts: {
     table: 'journal_counts',
     columns: { agent: 'agent', channel: 'channel', status: 'status', tool: "nullif(tool, '')", error_code: "nullif(error_code, '')" },

@@ -21,7 +21,8 @@ export const auditSpec: TableSpec = {
     { name: 'target_type', column: 'target_type' },
   ],
   prefixable: 'action',
-  search: ['actor_subject', 'action', 'target_id', 'target_name', 'details'],
+  // outcome too: an auditor's `/denied` means the denied attempts, not entries whose text says so
+  search: ['actor_subject', 'action', 'outcome', 'target_type', 'target_id', 'target_name', 'details'],
   counts: { table: 'audit_counts', columns: { outcome: 'outcome', action: 'action', actor_subject: 'actor_subject', target_type: 'target_type' } },
 };
 
