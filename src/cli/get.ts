@@ -12,9 +12,9 @@ import { UsageError } from './usage-error.js';
 export const GET_USAGE = `Usage: appliance-admin get SCREEN [--json] [--url URL] [--token-file FILE] [--ca-file FILE]
 
 Prints what one dashboard screen shows (its first page, with the screen's default filters) and exits.
-  --json             the data as JSON: a screen with one resource prints that resource's answer
-                     (e.g. {"data": [...], "next_cursor": null, "has_more": false}); a screen with
-                     several prints an object keyed by resource id ({"deployment": …, "plan": …});
+  --json             the data as JSON: a list screen prints its list's answer (e.g. {"data": [...],
+                     "next_cursor": null, "has_more": false}); another screen with several
+                     resources prints an object keyed by resource id ({"deployment": …, "plan": …});
                      the overview prints its triage lines ([{"key", "severity", "what", "reason",
                      "count", "window", "link"}, …]), worst first
                      without it: a plain table of the screen's columns (full values: use --json)
@@ -89,10 +89,12 @@ export function fetchedEntries(fetched: Fetched[]): Record<string, ResourceEntry
   );
 }
 
-/** Rows made from all resources (the overview's lines); else one resource: its data; several: an object keyed by resource id. */
+/** Rows made from all resources (the overview's lines); a list: its own resource's data; else one resource: its data; several: an object keyed by resource id. */
 export function screenJson(fetched: Fetched[], screen?: AnyScreen): unknown {
-  const rowsFrom = screen?.list?.rowsFrom;
-  if (rowsFrom) return rowsFrom(fetchedEntries(fetched));
+  const list = screen?.list;
+  if (list?.rowsFrom) return list.rowsFrom(fetchedEntries(fetched));
+  // a list's own resource, whatever else it joins into its rows: scripts keep the list's shape
+  if (list) return fetched.find((f) => f.request.id === (list.resource ?? fetched[0]?.request.id))?.data;
   if (fetched.length === 1) return fetched[0].data;
   return Object.fromEntries(fetched.map((f) => [f.request.id, f.data]));
 }

@@ -22,8 +22,7 @@ export function screenText(screen: AnyScreen, fetched: Fetched[]): string {
     if (summary) out.push(sanitize(summary, 500), '');
     if (rows.length === 0) out.push(sanitize(screen.list.empty ?? 'Nothing to show.', 500));
     else out.push(...table(screen.list.columns, rows));
-    // rows made from every resource already say what they read
-    if (!screen.list.rowsFrom) for (const f of fetched) if (f !== primary) out.push('', `${f.request.id}:`, ...fieldLines(f.data, '  '));
+    // the rows already join what the list reads from its other resources (keys: last hour's rejections)
   } else {
     for (const f of fetched) {
       if (fetched.length > 1) out.push(`${f.request.id}:`);

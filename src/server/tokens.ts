@@ -61,7 +61,7 @@ function auditHost(db: Db, by: HostActor, action: string, status: number, row: T
   recordAudit(db, {
     actor: { subject: by.subject, role: null },
     action,
-    target: { type: 'api_token', id: row.id },
+    target: { type: 'api_token', id: row.id, name: row.name },
     outcome: 'success',
     status,
     request_id: newId('req'),

@@ -123,7 +123,7 @@ describe('appliance-admin export', () => {
     expect(r.code, r.stderr).toBe(0);
     const records = parse(readFileSync(file, 'utf8')) as string[][];
     const [header, ...rows] = records;
-    expect(header).toEqual(['id', 'at', 'actor.subject', 'actor.role', 'action', 'target.type', 'target.id', 'outcome', 'status', 'request_id', 'source_ip', 'details']);
+    expect(header).toEqual(['id', 'at', 'actor.subject', 'actor.role', 'action', 'target.type', 'target.id', 'outcome', 'status', 'request_id', 'source_ip', 'details', 'target.name']);
     // The export is itself audited, and the file (oldest first) ends with that entry.
     const list = await auditList();
     expect(rows.map((x) => x[0])).toEqual(list.map((e) => e.id).reverse());

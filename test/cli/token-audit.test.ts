@@ -40,7 +40,7 @@ describe('audit of on-host token commands', () => {
     for (const e of entries as AuditEntry[]) {
       expect(e).toMatchObject({
         actor: { subject: me, role: null },
-        target: { type: 'api_token', id: row.id },
+        target: { type: 'api_token', id: row.id, name: 'audited-admin' },
         outcome: 'success',
         source_ip: null,
         details: { name: 'audited-admin', role: 'it_admin', expires_at: row.expires_at, via: 'host-cli' },
@@ -56,7 +56,7 @@ describe('audit of on-host token commands', () => {
     expect(csv.text).toMatch(new RegExp(`\\n[^,]+,[^,]+,${me},,token\\.issue,api_token,${row.id},success,201,req_\\w+,,`));
     const out = await captured(() => getCommand(['audit', '--url', s.url, '--token-file', writeTokenFile(s.tokens.auditor)], {}));
     expect(out.code, out.stderr).toBe(0);
-    expect(out.stdout).toMatch(new RegExp(`${me} \\(no role\\) +token\\.revoke +api_token tok_`));
+    expect(out.stdout).toMatch(new RegExp(`${me} \\(no role\\) +token\\.revoke +api token audited-admin`));
   });
 
   it('a token revoked by name revokes each active token of that name, one entry each; a miss revokes and audits nothing', async () => {

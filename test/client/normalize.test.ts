@@ -8,7 +8,7 @@ const connector = {
   name: 'Share',
   kind: 'document-sharing',
   state: 'healthy',
-  last_sync: { at: '2026-11-21T09:30:00Z', status: 'succeeded', job_id: 'job_1', items: 3 },
+  last_sync: { at: '2026-11-21T09:30:00Z', status: 'succeeded', job_id: 'job_1', items: 3, error: null },
   rbac_labels: ['staff'],
   sources: [{ id: 'src_1', name: 'Docs' }],
 };
@@ -70,7 +70,7 @@ describe('tolerant reading', () => {
     expect(r.issues).toEqual([]);
     const c = (r.value as { data: Record<string, unknown>[] }).data[0];
     expect(c.state).toBe('healthy');
-    expect(c.last_sync).toEqual({ at: new Date(1795300000 * 1000).toISOString(), status: 'succeeded', job_id: 'job_1', items: 3 });
+    expect(c.last_sync).toEqual({ at: new Date(1795300000 * 1000).toISOString(), status: 'succeeded', job_id: 'job_1', items: 3, error: null });
     expect(c.rbac_labels).toEqual(['staff']);
     expect(c.vendorExtra).toEqual({ nestedThing: 1 }); // unknown: untouched, for the detail view
   });

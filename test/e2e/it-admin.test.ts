@@ -197,7 +197,7 @@ describe.skipIf(!hasTmux())(title, () => {
     await t.waitForScreen(/› Llama 3\.1 8B Instruct/);
     await t.sendKeys('enter');
     const done = await result('Routing updated', 'routing.update');
-    expect(done).toContain('chat: routed to llama-3.1-8b.');
+    expect(done).toContain('chat: follows the active model → llama-3.1-8b.');
     const routing = (await s.call('GET', '/routing')).json.data as { workload: string; model_id: string | null; effective_model_id: string }[];
     expect(routing.find((r) => r.workload === 'chat')).toMatchObject({ model_id: 'llama-3.1-8b', effective_model_id: 'llama-3.1-8b', updated_by: 'alice-admin' });
     await closeDialog('Routing updated');

@@ -74,6 +74,8 @@ describe('sorting a list', () => {
     await d.press('s');
     await d.waitFor((f) => header(f).includes('Created ▲'), 'Created');
     await d.press('s');
+    await d.waitFor((f) => /Rej.* ▲/.test(header(f)), 'Rej 1h');
+    await d.press('s');
     const unsorted = await d.waitForText("in the appliance's order");
     expect(header(unsorted)).not.toMatch(/[▲▼]/);
     expect(order(unsorted)).toEqual([...KEYS.map(([n]) => n)].reverse());
