@@ -85,7 +85,7 @@ export const overviewScreen = defineScreen<TriageLine>({
     rowsFrom: (resources) => triage(triageInput(resources)),
     columns: [
       { header: 'State', value: (l) => `${markOf(BADGE[l.severity]?.tone)} ${BADGE[l.severity]?.text ?? '?'}`, tone: (l) => BADGE[l.severity]?.tone, width: 6 },
-      { header: 'What', value: (l) => l.what, minWidth: 12, maxWidth: 24 },
+      { header: 'What', value: (l) => l.what, minWidth: 12, maxWidth: 32 },
       { header: 'Reason', value: (l) => l.reason, grow: true, minWidth: 24, maxWidth: 400 },
       { header: 'Count · window', value: countText, minWidth: 10, maxWidth: 14 },
     ],
