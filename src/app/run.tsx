@@ -88,10 +88,13 @@ export async function runDashboard(deps: DashboardDeps, onFirstFrame?: () => voi
   } finally {
     process.off('uncaughtException', fatal);
     process.off('unhandledRejection', fatal);
+    // The signals stay taken while the connections close: a hang-up signals more than once (the
+    // terminal closing, then its session leader ending), and one with no handler of ours would
+    // let Ink's signal-exit end the process before the embedded demo is stopped and removed.
+    await deps.close().catch(() => undefined);
     process.off('SIGTERM', stop);
     process.off('SIGHUP', stop);
     process.off('SIGINT', stop);
-    await deps.close().catch(() => undefined);
     restoreTerminal();
   }
   if (terminalGone) return TERMINAL_HUNG_UP;

@@ -73,7 +73,16 @@ export async function dashboardCommand(argv: string[], dir: string): Promise<num
       },
     });
   } finally {
-    await stopDemo?.();
+    // A hang-up signals more than once (the terminal closing, then its session leader ending):
+    // one that arrives after the dashboard's own handler is gone must not end this process before
+    // the demo is stopped and its directory removed.
+    const holdOn = () => undefined;
+    process.on('SIGHUP', holdOn);
+    try {
+      await stopDemo?.();
+    } finally {
+      process.off('SIGHUP', holdOn);
+    }
   }
   // The terminal hung up: once everything is cleaned up, end as a process does on SIGHUP. An
   // ordinary exit would have Node 20 restore the settings of a terminal that is gone, which fails
