@@ -44,8 +44,10 @@ describe('filtering a list', () => {
     let completed = 0;
     const first = filterRows(list, rows, 'svc', () => completed++);
     expect(first.complete).toBe(false);
-    // the first matches, in list order: enough to fill a screen
-    expect(first.rows.length).toBeGreaterThanOrEqual(300);
+    // the first matches, in list order: as many as the key's 3 ms slice finds (about 300 at
+    // most; how many is the machine's speed, measured by the dashboard-keys benchmark, not here)
+    expect(first.rows.length).toBeGreaterThan(0);
+    expect(first.rows).toEqual(naive(rows, 'svc').slice(0, first.rows.length));
     expect(first.rows.slice(0, 3)).toEqual([rows[1], rows[2], rows[4]]);
     await new Promise<void>((resolve) => {
       const wait = () => (completed ? resolve() : setTimeout(wait, 5));
