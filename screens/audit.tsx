@@ -3,7 +3,15 @@ import { defineScreen } from '../src/ui/screen-api.js';
 import { ROUTE_META, type RouteMeta } from '../src/contract/route-meta.js';
 import { markOf, toneOf } from '../src/ui/theme.js';
 import { routingChangeOf } from '../src/ui/audit-change.js';
-import { emptyText, historyActions, historyResources, pageSummary, SERVER_ORDER, tableTime, type HistorySpec } from './shared/history.js';
+import {
+  emptyText,
+  historyActions,
+  historyResources,
+  pageSummary,
+  SERVER_ORDER,
+  tableTime,
+  type HistorySpec,
+} from './shared/history.js';
 import { groupAction } from './shared/history-groups.js';
 
 /** Actions the appliance audits besides each mutating route's own (src/server: governance/export.ts, app.ts). */
@@ -16,7 +24,10 @@ const OTHER_ACTIONS: Record<string, string> = {
 /** Every action the audit trail can hold, with what it records: the pick list of the action filter. */
 export function knownActions(): { value: string; hint: string }[] {
   const routes = Object.values(ROUTE_META as Record<string, RouteMeta>).filter((m) => m.mutates && m.action);
-  return [...routes.map((m) => ({ value: m.action!, hint: m.summary })), ...Object.entries(OTHER_ACTIONS).map(([value, hint]) => ({ value, hint }))];
+  return [
+    ...routes.map((m) => ({ value: m.action!, hint: m.summary })),
+    ...Object.entries(OTHER_ACTIONS).map(([value, hint]) => ({ value, hint })),
+  ];
 }
 
 const spec: HistorySpec = {
@@ -36,7 +47,12 @@ const spec: HistorySpec = {
   exportCapability: 'audit.export',
   filters: [
     { name: 'actor', label: 'Actor', hint: 'the exact subject, e.g. alice.martin@northwind.example; empty = anyone' },
-    { name: 'action', label: 'Action', hint: 'exact (gateway.key.revoke) or a prefix ending in * (gateway.key.*); empty = any; a picks from a list', known: knownActions() },
+    {
+      name: 'action',
+      label: 'Action',
+      hint: 'exact (gateway.key.revoke) or a prefix ending in * (gateway.key.*); empty = any; a picks from a list',
+      known: knownActions(),
+    },
     { name: 'outcome', label: 'Outcome', options: ['', 'success', 'denied', 'failed'] },
     { name: 'target_type', label: 'Target type', hint: 'exact, e.g. gateway_key, model, connector; empty = any' },
   ],

@@ -52,7 +52,9 @@ function budgetKey(row: BudgetRow, f: Field): number | null {
 /** The document a PUT sends: only the contract's fields, from the latest answer. */
 function writable(doc: Budgets): { defaults: BudgetValues; agents: Record<string, Override> } {
   const pick = (v: Override | undefined, all: boolean): Override =>
-    Object.fromEntries(FIELDS.filter((f) => all || (v?.[f.name] !== undefined)).map((f) => [f.name, v?.[f.name] ?? null]));
+    Object.fromEntries(
+      FIELDS.filter((f) => all || v?.[f.name] !== undefined).map((f) => [f.name, v?.[f.name] ?? null]),
+    );
   return {
     defaults: pick(doc.defaults, true) as BudgetValues,
     agents: Object.fromEntries(Object.entries(doc.agents ?? {}).map(([a, v]) => [a, pick(v, false)])),
@@ -63,7 +65,8 @@ const isAgentName = (s: string) => AgentName.safeParse(s).success;
 /** An agent's own override: "constructor" or "toString" is an agent name, not Object.prototype's member. */
 const overrideFor = (agents: Record<string, Override> | undefined, agent: string): Override | undefined =>
   agents && Object.hasOwn(agents, agent) ? agents[agent] : undefined;
-const hasOverride = (agents: Record<string, Override> | undefined, agent: string) => overrideFor(agents, agent) !== undefined;
+const hasOverride = (agents: Record<string, Override> | undefined, agent: string) =>
+  overrideFor(agents, agent) !== undefined;
 
 /** Override fields: empty inherits the default, "unlimited" overrides with no limit. */
 const OVERRIDE_INPUT = /^(?:|unlimited|\u221E|[0-9][0-9_,]*)$/i;
@@ -91,15 +94,21 @@ function overrideOf(values: Record<string, unknown>): Override {
   return out;
 }
 const overrideText = (v: number | null | undefined) => (v === undefined ? INHERITED : limitText(v));
-const valueText = (v: Override, f: Field, inherit: boolean) => (v[f] === undefined && inherit ? INHERITED : limitText(v[f]));
-const describe = (v: Override, inherit: boolean) => FIELDS.map((f) => `${f.label} ${valueText(v, f.name, inherit)}`).join(', ');
+const valueText = (v: Override, f: Field, inherit: boolean) =>
+  v[f] === undefined && inherit ? INHERITED : limitText(v[f]);
+const describe = (v: Override, inherit: boolean) =>
+  FIELDS.map((f) => `${f.label} ${valueText(v, f.name, inherit)}`).join(', ');
 /** One line per value, for a result. */
-const describeLines = (v: Override, inherit: boolean) => FIELDS.map((f) => `  ${f.label.padEnd(18)}${valueText(v, f.name, inherit)}`);
+const describeLines = (v: Override, inherit: boolean) =>
+  FIELDS.map((f) => `  ${f.label.padEnd(18)}${valueText(v, f.name, inherit)}`);
 
 /** The latest document (only what a PUT may send), and who changed it last. */
 async function latest(ctx: ActionContext) {
   const got = await ctx.call('getBudgets');
-  return { doc: writable(got), by: got.updated_by ? `${got.updated_by}${got.updated_at ? ` at ${got.updated_at}` : ''}` : null };
+  return {
+    doc: writable(got),
+    by: got.updated_by ? `${got.updated_by}${got.updated_at ? ` at ${got.updated_at}` : ''}` : null,
+  };
 }
 
 /** Edits one agent's override on top of the latest document; empty fields inherit. */
@@ -108,7 +117,10 @@ async function editOverride(ctx: ActionContext, agent: string, isNew: boolean) {
   const current = overrideFor(before.agents, agent) ?? {};
   const v = await ctx.form({
     title: `${isNew && !hasOverride(before.agents, agent) ? 'New budget override' : 'Budget override'} for ${agent}`,
-    message: [`Defaults: ${describe(before.defaults, false)}.`, 'Empty = inherit the default; "unlimited" = no limit for this agent.'],
+    message: [
+      `Defaults: ${describe(before.defaults, false)}.`,
+      'Empty = inherit the default; "unlimited" = no limit for this agent.',
+    ],
     fields: overrideFields(current, before.defaults),
     submitLabel: 'save',
   });
@@ -119,13 +131,34 @@ async function editOverride(ctx: ActionContext, agent: string, isNew: boolean) {
   const had = hasOverride(doc.agents, agent);
   const m = mergeValues(FIELDS, current, mine, overrideFor(doc.agents, agent) ?? {});
   if (m.changed.length === 0) {
-    const why = Object.keys(mine).length === 0 && !had ? `Every field inherits the defaults, so ${agent} needs no override.` : `You changed no value of ${agent}'s override; nothing was sent.`;
+    const why =
+      Object.keys(mine).length === 0 && !had
+        ? `Every field inherits the defaults, so ${agent} needs no override.`
+        : `You changed no value of ${agent}'s override; nothing was sent.`;
     return { title: 'Nothing saved', summary: [why] };
   }
-  if (m.conflicts.length && !(await confirmOverwrite(ctx, { what: `The override for ${agent}`, conflicts: m.conflicts, show: overrideText, by }))) {
-    return { title: 'Nothing saved', tone: 'warn' as const, summary: [`Nothing was sent: the override for ${agent} keeps the other change. Open the form again to start from the latest values.`] };
+  if (
+    m.conflicts.length &&
+    !(await confirmOverwrite(ctx, {
+      what: `The override for ${agent}`,
+      conflicts: m.conflicts,
+      show: overrideText,
+      by,
+    }))
+  ) {
+    return {
+      title: 'Nothing saved',
+      tone: 'warn' as const,
+      summary: [
+        `Nothing was sent: the override for ${agent} keeps the other change. Open the form again to start from the latest values.`,
+      ],
+    };
   }
-  if (m.same) return { title: 'Nothing saved', summary: [`The appliance already has these values for ${agent}; nothing was sent.`] };
+  if (m.same)
+    return {
+      title: 'Nothing saved',
+      summary: [`The appliance already has these values for ${agent}; nothing was sent.`],
+    };
   const override = m.merged as Override;
   if (Object.keys(override).length === 0) delete doc.agents[agent];
   else doc.agents[agent] = override;
@@ -134,7 +167,9 @@ async function editOverride(ctx: ActionContext, agent: string, isNew: boolean) {
   const now = overrideFor(saved.agents, agent);
   return {
     title: 'Budgets saved',
-    summary: now ? [`Override for ${agent}:`, ...describeLines(now, true)] : [`${agent} has no override now; it follows the defaults.`],
+    summary: now
+      ? [`Override for ${agent}:`, ...describeLines(now, true)]
+      : [`${agent} has no override now; it follows the defaults.`],
   };
 }
 
@@ -145,7 +180,14 @@ export const budgetsScreen = defineScreen<BudgetRow>({
   list: {
     rows: rowsOf,
     columns: [
-      { header: 'Agent', value: (r) => r.agent ?? '(defaults)', tone: (r) => (r.agent === null ? 'accent' : undefined), grow: true, minWidth: 14, maxWidth: 40 },
+      {
+        header: 'Agent',
+        value: (r) => r.agent ?? '(defaults)',
+        tone: (r) => (r.agent === null ? 'accent' : undefined),
+        grow: true,
+        minWidth: 14,
+        maxWidth: 40,
+      },
       ...FIELDS.map((f) => ({
         header: f.header,
         value: (r: BudgetRow) => cell(r, f.name),
@@ -161,14 +203,22 @@ export const budgetsScreen = defineScreen<BudgetRow>({
     summary: (rows) => {
       const d = rows.find((r) => r.agent === null);
       const n = rows.length - (d ? 1 : 0);
-      const changed = d?.updated_at ? `changed ${shortTime(d.updated_at)} UTC by ${d.updated_by ?? '?'}` : 'never changed (configured values)';
+      const changed = d?.updated_at
+        ? `changed ${shortTime(d.updated_at)} UTC by ${d.updated_by ?? '?'}`
+        : 'never changed (configured values)';
       return `${n} agent override${n === 1 ? '' : 's'} · ${changed} · "${INHERITED}" inherits the defaults row`;
     },
   },
   detail: (r) =>
     r.agent === null
       ? { defaults: r.values, updated_at: r.updated_at ?? null, updated_by: r.updated_by ?? null }
-      : { agent: r.agent, override: r.values, effective: Object.fromEntries(FIELDS.map((f) => [f.name, r.values[f.name] === undefined ? r.defaults[f.name] : r.values[f.name]])) },
+      : {
+          agent: r.agent,
+          override: r.values,
+          effective: Object.fromEntries(
+            FIELDS.map((f) => [f.name, r.values[f.name] === undefined ? r.defaults[f.name] : r.values[f.name]]),
+          ),
+        },
   actions: [
     {
       key: 'd',
@@ -180,19 +230,38 @@ export const budgetsScreen = defineScreen<BudgetRow>({
         const v = await ctx.form({
           title: 'Default agent budgets',
           message: 'Every agent without an override for a value gets these. Empty means unlimited.',
-          fields: FIELDS.map((f) => ({ kind: 'limit', name: f.name, label: f.label, initial: before.defaults[f.name], hint: 'whole number, or empty for unlimited' })),
+          fields: FIELDS.map((f) => ({
+            kind: 'limit',
+            name: f.name,
+            label: f.label,
+            initial: before.defaults[f.name],
+            hint: 'whole number, or empty for unlimited',
+          })),
           submitLabel: 'save',
         });
         if (!v) return;
-        const mine = Object.fromEntries(FIELDS.map((f) => [f.name, (v[f.name] as number | null) ?? null])) as BudgetValues;
+        const mine = Object.fromEntries(
+          FIELDS.map((f) => [f.name, (v[f.name] as number | null) ?? null]),
+        ) as BudgetValues;
         // only the values changed here are written onto what the appliance has now
         const { doc, by } = await latest(ctx);
         const m = mergeValues(FIELDS, before.defaults, mine, doc.defaults);
-        if (m.changed.length === 0) return { title: 'Nothing saved', summary: ['You changed no default; nothing was sent.'] };
-        if (m.conflicts.length && !(await confirmOverwrite(ctx, { what: 'The default budgets', conflicts: m.conflicts, show: limitText, by }))) {
-          return { title: 'Nothing saved', tone: 'warn' as const, summary: ['Nothing was sent: the defaults keep the other change. Open the form again to start from the latest values.'] };
+        if (m.changed.length === 0)
+          return { title: 'Nothing saved', summary: ['You changed no default; nothing was sent.'] };
+        if (
+          m.conflicts.length &&
+          !(await confirmOverwrite(ctx, { what: 'The default budgets', conflicts: m.conflicts, show: limitText, by }))
+        ) {
+          return {
+            title: 'Nothing saved',
+            tone: 'warn' as const,
+            summary: [
+              'Nothing was sent: the defaults keep the other change. Open the form again to start from the latest values.',
+            ],
+          };
         }
-        if (m.same) return { title: 'Nothing saved', summary: ['The appliance already has these defaults; nothing was sent.'] };
+        if (m.same)
+          return { title: 'Nothing saved', summary: ['The appliance already has these defaults; nothing was sent.'] };
         doc.defaults = { ...doc.defaults, ...m.merged } as BudgetValues;
         const saved = await ctx.call('setBudgets', { body: doc });
         ctx.refresh();
@@ -218,14 +287,20 @@ export const budgetsScreen = defineScreen<BudgetRow>({
         // Agents the journal has seen are offered; a journal the appliance does not have just means typing the name.
         const seen = await ctx
           .call('listJournal', { query: { limit: 500 } })
-          .then((j) => [...new Set((j.data ?? []).map((e) => e.agent).filter((a) => typeof a === 'string' && isAgentName(a)))].sort())
+          .then((j) =>
+            [
+              ...new Set((j.data ?? []).map((e) => e.agent).filter((a) => typeof a === 'string' && isAgentName(a))),
+            ].sort(),
+          )
           .catch(() => [] as string[]);
         const picked = await ctx.pick<{ agent: string | null }>({
           title: 'Budget override for which agent?',
           message: 'Agents seen in the journal without an override, or type a name.',
           items: [
             { value: { agent: null }, label: 'Type an agent name…' },
-            ...seen.filter((a) => !hasOverride(doc.agents, a)).map((a) => ({ value: { agent: a }, label: a, hint: 'seen in the journal' })),
+            ...seen
+              .filter((a) => !hasOverride(doc.agents, a))
+              .map((a) => ({ value: { agent: a }, label: a, hint: 'seen in the journal' })),
           ],
         });
         if (!picked) return;
@@ -233,7 +308,17 @@ export const budgetsScreen = defineScreen<BudgetRow>({
         if (agent === null) {
           const v = await ctx.form({
             title: 'New budget override',
-            fields: [{ kind: 'text', name: 'agent', label: 'Agent', required: true, maxLength: 100, hint: 'letters, digits, . _ - (as the journal names it)', validate: (s) => (isAgentName(s) ? null : 'letters, digits, . _ - ; starting with a letter or digit') }],
+            fields: [
+              {
+                kind: 'text',
+                name: 'agent',
+                label: 'Agent',
+                required: true,
+                maxLength: 100,
+                hint: 'letters, digits, . _ - (as the journal names it)',
+                validate: (s) => (isAgentName(s) ? null : 'letters, digits, . _ - ; starting with a letter or digit'),
+              },
+            ],
             submitLabel: 'next',
           });
           if (!v) return;
@@ -259,7 +344,11 @@ export const budgetsScreen = defineScreen<BudgetRow>({
         });
         if (!ok) return;
         const { doc } = await latest(ctx);
-        if (!hasOverride(doc.agents, agent)) return { title: 'Nothing removed', summary: [`${agent} has no override any more (someone removed it meanwhile).`] };
+        if (!hasOverride(doc.agents, agent))
+          return {
+            title: 'Nothing removed',
+            summary: [`${agent} has no override any more (someone removed it meanwhile).`],
+          };
         delete doc.agents[agent];
         await ctx.call('setBudgets', { body: doc });
         ctx.refresh();

@@ -19,7 +19,8 @@ export const channelsScreen = defineScreen<Channel>({
     ],
     rowKey: (c) => c.id,
     empty: 'No agent channels are configured.',
-    summary: (rows) => `${rows.length} channel${rows.length === 1 ? '' : 's'} · ${rows.filter((c) => c.enabled).length} enabled`,
+    summary: (rows) =>
+      `${rows.length} channel${rows.length === 1 ? '' : 's'} · ${rows.filter((c) => c.enabled).length} enabled`,
   },
   actions: [
     {
@@ -35,13 +36,17 @@ export const channelsScreen = defineScreen<Channel>({
           title: `${verb} channel ${channel.name}?`,
           message: [
             `${channel.name} (${channel.id}) is ${channel.enabled ? 'enabled' : 'disabled'}.`,
-            channel.enabled ? 'Disabling it stops agents from answering on this channel.' : 'Enabling it lets agents answer on this channel.',
+            channel.enabled
+              ? 'Disabling it stops agents from answering on this channel.'
+              : 'Enabling it lets agents answer on this channel.',
           ],
           confirmLabel: verb,
           danger: channel.enabled,
         });
         if (!ok) return;
-        const list = await ctx.call('updateChannels', { body: { channels: [{ id: channel.id, enabled: !channel.enabled }] } });
+        const list = await ctx.call('updateChannels', {
+          body: { channels: [{ id: channel.id, enabled: !channel.enabled }] },
+        });
         const now = (list.data ?? []).find((x) => x.id === channel.id);
         const state = now ? (now.enabled ? 'enabled' : 'disabled') : 'updated';
         return { title: `Channel ${state}`, summary: [`${channel.name} (${channel.id}) is now ${state}.`] };

@@ -135,7 +135,10 @@ export const connectorsScreen = defineScreen<Connector>({
         if (!followed) {
           return {
             title: 'Ingestion started',
-            summary: [`Job ${accepted.job_id} is running; you stopped following it.`, 'The connector\'s last sync updates when it completes.'],
+            summary: [
+              `Job ${accepted.job_id} is running; you stopped following it.`,
+              "The connector's last sync updates when it completes.",
+            ],
           };
         }
         // The 202 came: the ingestion started. Losing sight of it is not its failure.
@@ -146,7 +149,7 @@ export const connectorsScreen = defineScreen<Connector>({
             summary: [
               `Started job ${accepted.job_id}; could not follow it: ${followed.lost}.`,
               ...(followed.job ? [`Last seen ${followed.job.state}.`] : []),
-              'The connectors screen shows its state: the connector\'s last sync updates when it completes.',
+              "The connectors screen shows its state: the connector's last sync updates when it completes.",
             ],
           };
         }

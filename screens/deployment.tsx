@@ -8,7 +8,14 @@ import { tableTime } from './shared/history.js';
 
 type Accelerator = Deployment['host']['accelerators'][number];
 const accelerators = (list: Accelerator[] | undefined) =>
-  list?.length ? list.map((a) => `${a.name ?? '?'} (${[a.kind, a.memory_bytes ? bytes(a.memory_bytes) : null].filter(Boolean).join(', ')})`).join('; ') : 'none';
+  list?.length
+    ? list
+        .map(
+          (a) =>
+            `${a.name ?? '?'} (${[a.kind, a.memory_bytes ? bytes(a.memory_bytes) : null].filter(Boolean).join(', ')})`,
+        )
+        .join('; ')
+    : 'none';
 
 function statusLines(d: Deployment | undefined, width: number): Line[] {
   if (!d) return [];
@@ -40,13 +47,40 @@ function componentLines(list: Deployment['components'], width: number): Line[] {
   const name = Math.min(24, Math.max(4, ...list.map((c) => widthOf(c.name ?? ''))));
   const version = Math.min(14, Math.max(7, ...list.map((c) => widthOf(c.version ?? ''))));
   return [
-    [seg('  '), cell('Status', 11, { dim: true }), seg('  '), cell('Name', name, { dim: true }), seg('  '), cell('Version', version, { dim: true }), seg('  '), seg('Message', { dim: true })],
-    ...list.flatMap((c) => wrapped([seg('  '), badge(c.status, 11), seg('  '), cell(c.name, name), seg('  '), cell(c.version ?? '–', version), seg('  ')], c.message ?? '', width)),
+    [
+      seg('  '),
+      cell('Status', 11, { dim: true }),
+      seg('  '),
+      cell('Name', name, { dim: true }),
+      seg('  '),
+      cell('Version', version, { dim: true }),
+      seg('  '),
+      seg('Message', { dim: true }),
+    ],
+    ...list.flatMap((c) =>
+      wrapped(
+        [
+          seg('  '),
+          badge(c.status, 11),
+          seg('  '),
+          cell(c.name, name),
+          seg('  '),
+          cell(c.version ?? '–', version),
+          seg('  '),
+        ],
+        c.message ?? '',
+        width,
+      ),
+    ),
   ];
 }
 
 function planLines(p: InstallPlan | undefined, entry: ResourceEntry, width: number): Line[] {
-  if (!p) return [heading('Install plan'), plain(entry.status === 'error' ? '  not available: the request failed (see above)' : '  loading…')];
+  if (!p)
+    return [
+      heading('Install plan'),
+      plain(entry.status === 'error' ? '  not available: the request failed (see above)' : '  loading…'),
+    ];
   const steps = p.steps ?? [];
   const reqs = p.requirements ?? [];
   const done = steps.filter((s) => s.status === 'done').length;
@@ -58,13 +92,38 @@ function planLines(p: InstallPlan | undefined, entry: ResourceEntry, width: numb
   return [
     [seg('Install plan', { bold: true }), seg(`   ${done} of ${steps.length} steps done`, { dim: true })],
     ...(steps.length
-      ? steps.flatMap((s) => wrapped([seg('  '), badge(s.status, 9), seg('  '), cell(s.title ?? s.id, title), seg('  ')], s.detail ?? '', width, { dim: s.status === 'done' }))
+      ? steps.flatMap((s) =>
+          wrapped(
+            [seg('  '), badge(s.status, 9), seg('  '), cell(s.title ?? s.id, title), seg('  ')],
+            s.detail ?? '',
+            width,
+            { dim: s.status === 'done' },
+          ),
+        )
       : [plain('  (no steps)')]),
     blank(),
-    [seg('Requirements', { bold: true }), seg(unmet ? `   ${unmet} not met` : '   all met', { dim: !unmet, tone: unmet ? 'bad' : undefined })],
-    [seg('  '), cell('Name', rName, { dim: true }), seg('  '), cell('Required', rReq, { dim: true }), seg('  '), cell('Actual', rAct, { dim: true }), seg('  '), seg('OK', { dim: true })],
+    [
+      seg('Requirements', { bold: true }),
+      seg(unmet ? `   ${unmet} not met` : '   all met', { dim: !unmet, tone: unmet ? 'bad' : undefined }),
+    ],
+    [
+      seg('  '),
+      cell('Name', rName, { dim: true }),
+      seg('  '),
+      cell('Required', rReq, { dim: true }),
+      seg('  '),
+      cell('Actual', rAct, { dim: true }),
+      seg('  '),
+      seg('OK', { dim: true }),
+    ],
     ...reqs.map((r): Line => [
-      seg('  '), cell(r.name, rName), seg('  '), cell(r.required, rReq), seg('  '), cell(r.actual, rAct), seg('  '),
+      seg('  '),
+      cell(r.name, rName),
+      seg('  '),
+      cell(r.required, rReq),
+      seg('  '),
+      cell(r.actual, rAct),
+      seg('  '),
       r.ok ? seg('● ok', { tone: 'ok' }) : seg('✕ not met', { tone: 'bad', bold: true }),
     ]),
   ];

@@ -9,7 +9,10 @@ export const NOT_SSO =
   'A passing check means the identity provider is reachable and its metadata is valid. It does not mean single sign-on is set up: federation is configured in the identity provider, not here.';
 
 type Provider = 'oidc' | 'saml';
-interface LastInput { provider: Provider; url: string }
+interface LastInput {
+  provider: Provider;
+  url: string;
+}
 
 /** Why the URL cannot be checked, or null; a URL with user:password@ is refused before it is sent or kept. */
 function urlProblem(s: string): string | null {
@@ -36,13 +39,23 @@ function contextLines(settings: Settings | undefined, width: number): Line[] {
   if (t) {
     const policy = [
       t.allow_http === true ? 'http allowed (lab setting)' : t.allow_http === false ? 'https only' : null,
-      t.allow_private_addresses === true ? 'private addresses allowed' : t.allow_private_addresses === false ? 'private and loopback addresses refused' : null,
+      t.allow_private_addresses === true
+        ? 'private addresses allowed'
+        : t.allow_private_addresses === false
+          ? 'private and loopback addresses refused'
+          : null,
       typeof t.timeout_ms === 'number' ? `timeout ${t.timeout_ms / 1000} s per fetch` : null,
     ].filter(Boolean);
     if (policy.length) rows.push(['outbound policy', policy.join(' · ')]);
   }
   const sso = sectionValues(settings, 'sso');
-  if (sso && typeof sso.configured === 'boolean') rows.push(['sign-in to this API', sso.configured ? 'single sign-on tokens accepted (configured on the appliance)' : 'on-host tokens only (no single sign-on configured)']);
+  if (sso && typeof sso.configured === 'boolean')
+    rows.push([
+      'sign-in to this API',
+      sso.configured
+        ? 'single sign-on tokens accepted (configured on the appliance)'
+        : 'on-host tokens only (no single sign-on configured)',
+    ]);
   return rows.length ? pairs(rows, width, 2) : [];
 }
 
@@ -51,11 +64,37 @@ function resultLines(r: IdentityTestResult | null, width: number): Line[] {
   const steps = r.steps ?? [];
   const id = Math.min(20, Math.max(4, ...steps.map((s) => widthOf(s.id ?? ''))));
   return [
-    [seg('Last result  ', { bold: true }), r.ok ? seg('● PASSED', { tone: 'ok', bold: true }) : seg('✕ FAILED', { tone: 'bad', bold: true })],
-    ...wrapped([seg('  ')], `${r.provider} ${r.target} · ${tableTime(r.checked_at)} UTC · ${r.duration_ms} ms`, width, { dim: true }),
-    [seg('  '), cell('Step', id, { dim: true }), seg('  '), cell('Status', 9, { dim: true }), seg('  '), cell('Time', 8, { dim: true }), seg('  '), seg('Detail', { dim: true })],
+    [
+      seg('Last result  ', { bold: true }),
+      r.ok ? seg('● PASSED', { tone: 'ok', bold: true }) : seg('✕ FAILED', { tone: 'bad', bold: true }),
+    ],
+    ...wrapped([seg('  ')], `${r.provider} ${r.target} · ${tableTime(r.checked_at)} UTC · ${r.duration_ms} ms`, width, {
+      dim: true,
+    }),
+    [
+      seg('  '),
+      cell('Step', id, { dim: true }),
+      seg('  '),
+      cell('Status', 9, { dim: true }),
+      seg('  '),
+      cell('Time', 8, { dim: true }),
+      seg('  '),
+      seg('Detail', { dim: true }),
+    ],
     ...steps.flatMap((s) =>
-      wrapped([seg('  '), cell(s.id, id), seg('  '), badge(s.status, 9), seg('  '), cell(`${s.duration_ms ?? '?'} ms`, 8), seg('  ')], s.detail ?? '', width),
+      wrapped(
+        [
+          seg('  '),
+          cell(s.id, id),
+          seg('  '),
+          badge(s.status, 9),
+          seg('  '),
+          cell(`${s.duration_ms ?? '?'} ms`, 8),
+          seg('  '),
+        ],
+        s.detail ?? '',
+        width,
+      ),
     ),
   ];
 }
@@ -68,7 +107,9 @@ function outcomeLines(r: IdentityTestResult): string[] {
     `${r.ok ? 'PASSED' : 'FAILED'}: ${r.provider} ${r.target} (${r.duration_ms} ms)`,
     [...by].map(([status, ids]) => `${status}: ${ids.join(', ')}`).join(' · '),
     '',
-    r.ok ? 'Reachable, with valid metadata. This does NOT set up single sign-on: federation is configured in the identity provider.' : 'Each step\'s detail is on the identity screen.',
+    r.ok
+      ? 'Reachable, with valid metadata. This does NOT set up single sign-on: federation is configured in the identity provider.'
+      : "Each step's detail is on the identity screen.",
   ];
 }
 
@@ -81,7 +122,11 @@ export const identityScreen = defineScreen({
     const lines: Line[] = [
       heading('Identity-provider connectivity pre-check'),
       ...wrapped([seg('▲ ', { tone: 'warn' })], NOT_SSO, width, { bold: true }),
-      ...wrapped([seg('  ')], 't runs it for an OIDC issuer URL or a SAML metadata URL. It saves nothing and is audited; the appliance calls out, so it needs a role that may change the appliance.', width),
+      ...wrapped(
+        [seg('  ')],
+        't runs it for an OIDC issuer URL or a SAML metadata URL. It saves nothing and is audited; the appliance calls out, so it needs a role that may change the appliance.',
+        width,
+      ),
       ...contextLines(resources.settings.data as Settings | undefined, width),
       blank(),
       ...resultLines(last, width),
@@ -100,9 +145,23 @@ export const identityScreen = defineScreen({
           title: 'Check an identity provider',
           message: NOT_SSO,
           fields: [
-            { kind: 'select', name: 'provider', label: 'Provider', initial: prev?.provider ?? 'oidc', options: [{ value: 'oidc', label: 'OpenID Connect (issuer URL)' }, { value: 'saml', label: 'SAML 2.0 (metadata URL)' }] },
             {
-              kind: 'text', name: 'url', label: 'URL', initial: prev?.url ?? '', required: true, maxLength: 2048,
+              kind: 'select',
+              name: 'provider',
+              label: 'Provider',
+              initial: prev?.provider ?? 'oidc',
+              options: [
+                { value: 'oidc', label: 'OpenID Connect (issuer URL)' },
+                { value: 'saml', label: 'SAML 2.0 (metadata URL)' },
+              ],
+            },
+            {
+              kind: 'text',
+              name: 'url',
+              label: 'URL',
+              initial: prev?.url ?? '',
+              required: true,
+              maxLength: 2048,
               hint: 'OIDC: the issuer, e.g. https://login.example.com/realm; SAML: the metadata URL',
               validate: urlProblem,
             },
@@ -113,19 +172,32 @@ export const identityScreen = defineScreen({
         const provider: Provider = v.provider === 'saml' ? 'saml' : 'oidc';
         const url = String(v.url);
         ctx.setExtra({ lastInput: { provider, url } });
-        const body: IdentityTestRequest = provider === 'oidc' ? { provider, issuer_url: url } : { provider, metadata_url: url };
-        const p = ctx.progress({ title: `Checking ${provider.toUpperCase()} provider`, lines: [url, 'Each step may take up to the appliance\'s timeout.'] });
+        const body: IdentityTestRequest =
+          provider === 'oidc' ? { provider, issuer_url: url } : { provider, metadata_url: url };
+        const p = ctx.progress({
+          title: `Checking ${provider.toUpperCase()} provider`,
+          lines: [url, "Each step may take up to the appliance's timeout."],
+        });
         let result: IdentityTestResult;
         try {
           result = await ctx.call('identityTest', { body, signal: p.signal });
         } catch (err) {
-          if (p.signal.aborted) return { title: 'Stopped waiting', tone: 'warn', summary: ['The appliance may still finish the check; it records it in the audit trail.'] };
+          if (p.signal.aborted)
+            return {
+              title: 'Stopped waiting',
+              tone: 'warn',
+              summary: ['The appliance may still finish the check; it records it in the audit trail.'],
+            };
           throw err;
         } finally {
           p.close();
         }
         ctx.setExtra({ last: result });
-        return { title: result.ok ? 'Identity check passed' : 'Identity check failed', tone: result.ok ? 'ok' : 'bad', summary: outcomeLines(result) };
+        return {
+          title: result.ok ? 'Identity check passed' : 'Identity check failed',
+          tone: result.ok ? 'ok' : 'bad',
+          summary: outcomeLines(result),
+        };
       },
     },
   ],

@@ -9,7 +9,8 @@ const JOBS_SHOWN = 100;
 /** A job with its connector's and source's names, which the job itself only has as ids. */
 type JobRow = Job & { connector_name: string | null; source_name: string | null };
 
-const connectorOf = (state: Pick<ScreenUiState, 'extra'>) => (typeof state.extra.connector_id === 'string' && state.extra.connector_id !== '' ? state.extra.connector_id : null);
+const connectorOf = (state: Pick<ScreenUiState, 'extra'>) =>
+  typeof state.extra.connector_id === 'string' && state.extra.connector_id !== '' ? state.extra.connector_id : null;
 
 const connectorsOf = (data: unknown): Connector[] => {
   const list = (data as { data?: unknown } | undefined)?.data;
@@ -42,7 +43,11 @@ export const jobsScreen = defineScreen<JobRow>({
       const jobs = (data as { data?: unknown }).data;
       return (Array.isArray(jobs) ? (jobs as Job[]) : []).map((j) => {
         const c = connectors.find((x) => x.id === j.connector_id);
-        return { ...j, connector_name: c?.name ?? null, source_name: c?.sources.find((s) => s.id === j.source_id)?.name ?? null };
+        return {
+          ...j,
+          connector_name: c?.name ?? null,
+          source_name: c?.sources.find((s) => s.id === j.source_id)?.name ?? null,
+        };
       });
     },
     // The error comes before the names: at 80 columns it is what stays (Enter shows every field).
@@ -62,7 +67,10 @@ export const jobsScreen = defineScreen<JobRow>({
       const c = id ? connectorsOf(view?.resources?.connectors?.data).find((x) => x.id === id) : undefined;
       const whose = id ? `Jobs of ${c?.name ?? id}${c ? ` · now ${c.state}` : ''}` : 'Jobs of every connector';
       const failed = rows.filter((j) => j.state === 'failed').length;
-      const more = (view?.data as { has_more?: unknown } | undefined)?.has_more === true ? `the ${rows.length} newest` : `${rows.length}`;
+      const more =
+        (view?.data as { has_more?: unknown } | undefined)?.has_more === true
+          ? `the ${rows.length} newest`
+          : `${rows.length}`;
       return `${whose} · ${more} · ${failed} failed`;
     },
   },

@@ -1,7 +1,16 @@
 import type { JournalEntry } from '../src/contract/index.js';
 import { defineScreen } from '../src/ui/screen-api.js';
 import { markOf, toneOf } from '../src/ui/theme.js';
-import { emptyText, historyActions, historyResources, historyState, pageSummary, SERVER_ORDER, tableTime, type HistorySpec } from './shared/history.js';
+import {
+  emptyText,
+  historyActions,
+  historyResources,
+  historyState,
+  pageSummary,
+  SERVER_ORDER,
+  tableTime,
+  type HistorySpec,
+} from './shared/history.js';
 import { groupAction } from './shared/history-groups.js';
 
 const spec: HistorySpec = {
@@ -54,7 +63,13 @@ export const journalScreen = defineScreen<JournalEntry>({
       { header: 'Tool', value: (e) => e.tool, minWidth: 6, maxWidth: 18 },
       { header: 'Status', value: status, tone: (e) => toneOf(e.status), width: 11 },
       { header: 'Elapsed', value: (e) => duration(e.duration_ms), align: 'right', width: 7 },
-      { header: 'Tok in/out', value: (e) => `${count(e.input_tokens)}/${count(e.output_tokens)}`, align: 'right', minWidth: 10, maxWidth: 13 },
+      {
+        header: 'Tok in/out',
+        value: (e) => `${count(e.input_tokens)}/${count(e.output_tokens)}`,
+        align: 'right',
+        minWidth: 10,
+        maxWidth: 13,
+      },
       { header: 'Channel', value: (e) => e.channel, minWidth: 6, maxWidth: 16 },
       { header: 'Run', value: (e) => e.run_id, grow: true, minWidth: 8, maxWidth: 30 },
     ],
@@ -75,7 +90,12 @@ export const journalScreen = defineScreen<JournalEntry>({
       unavailable: (e) => (e && !e.run_id ? 'this entry has no run id' : null),
       async run(ctx, e) {
         const h = historyState(ctx.state.extra);
-        if (h.filters.run_id === e!.run_id) return { title: 'Already one run', tone: 'info', summary: [`The list shows only run ${e!.run_id}; f changes the filters, c clears them.`] };
+        if (h.filters.run_id === e!.run_id)
+          return {
+            title: 'Already one run',
+            tone: 'info',
+            summary: [`The list shows only run ${e!.run_id}; f changes the filters, c clears them.`],
+          };
         ctx.setExtra({ filters: { ...h.filters, run_id: e!.run_id }, cursors: [], anchor: null }, { top: true });
       },
     },

@@ -19,7 +19,10 @@ function withRejections(data: unknown, usage: unknown): KeyRow[] {
   const used = (usage as Usage | undefined)?.data;
   const rejected = new Map((Array.isArray(used) ? used : []).map((u) => [u.key_id, u.rejected]));
   // a key without traffic is not in the usage answer: it had no rejection
-  return (Array.isArray(keys) ? (keys as GatewayKey[]) : []).map((k) => ({ ...k, rejected_last_hour: used ? (rejected.get(k.id) ?? 0) : null }));
+  return (Array.isArray(keys) ? (keys as GatewayKey[]) : []).map((k) => ({
+    ...k,
+    rejected_last_hour: used ? (rejected.get(k.id) ?? 0) : null,
+  }));
 }
 
 /** Who revoked the key first, from the audit trail around its revocation time (best effort). */
@@ -28,7 +31,13 @@ async function revokedBy(ctx: ActionContext, key: GatewayKey): Promise<string | 
   if (!Number.isFinite(at)) return null;
   try {
     const found = await ctx.call('listAudit', {
-      query: { action: 'gateway.key.revoke', outcome: 'success', start_time: new Date(at - 5000).toISOString(), end_time: new Date(at + 5000).toISOString(), limit: 500 },
+      query: {
+        action: 'gateway.key.revoke',
+        outcome: 'success',
+        start_time: new Date(at - 5000).toISOString(),
+        end_time: new Date(at + 5000).toISOString(),
+        limit: 500,
+      },
     });
     const first = (found.data ?? []).find((e) => e.target?.id === key.id && e.details?.already_revoked !== true);
     return first ? `${first.actor.subject}${first.actor.role ? ` (${first.actor.role})` : ''}` : null;
@@ -42,7 +51,12 @@ export const keysScreen = defineScreen<KeyRow>({
   title: 'Gateway keys',
   resources: () => [
     { id: 'keys', route: 'listKeys', query: { limit: 500 } },
-    { id: 'rejections', route: 'usage', query: { bucket: 'hour' }, rolling: { as: 'hour', query: (now) => usageWindow('hour', now) } },
+    {
+      id: 'rejections',
+      route: 'usage',
+      query: { bucket: 'hour' },
+      rolling: { as: 'hour', query: (now) => usageWindow('hour', now) },
+    },
   ],
   list: {
     rows: (data, related) => withRejections(data, related.rejections),
@@ -54,15 +68,40 @@ export const keysScreen = defineScreen<KeyRow>({
       { header: 'Name', value: (k) => k.name, grow: true, minWidth: 15, maxWidth: 32 },
       { header: 'Status', value: (k) => k.status, tone: (k) => toneOf(k.status), minWidth: 7 },
       { header: 'Prefix', value: (k) => k.prefix, minWidth: 16, maxWidth: 16 },
-      { header: 'Quota rpm/tpm/tpd', value: (k) => quotaText(k.quota), sort: (k) => quotaKey(k.quota), minWidth: 17, maxWidth: 24 },
-      { header: 'Last used', value: (k) => ago(k.last_used_at).replace(/ ago$/, ''), sort: (k) => timeKey(k.last_used_at), minWidth: 7 },
-      { header: 'Created', value: (k) => shortTime(k.created_at).slice(0, 10), sort: (k) => timeKey(k.created_at), width: 10 },
-      { header: 'Rej 1h', value: (k) => k.rejected_last_hour ?? '–', sort: (k) => k.rejected_last_hour, align: 'right', tone: (k) => (k.rejected_last_hour ? 'warn' : undefined), width: 6 },
+      {
+        header: 'Quota rpm/tpm/tpd',
+        value: (k) => quotaText(k.quota),
+        sort: (k) => quotaKey(k.quota),
+        minWidth: 17,
+        maxWidth: 24,
+      },
+      {
+        header: 'Last used',
+        value: (k) => ago(k.last_used_at).replace(/ ago$/, ''),
+        sort: (k) => timeKey(k.last_used_at),
+        minWidth: 7,
+      },
+      {
+        header: 'Created',
+        value: (k) => shortTime(k.created_at).slice(0, 10),
+        sort: (k) => timeKey(k.created_at),
+        width: 10,
+      },
+      {
+        header: 'Rej 1h',
+        value: (k) => k.rejected_last_hour ?? '–',
+        sort: (k) => k.rejected_last_hour,
+        align: 'right',
+        tone: (k) => (k.rejected_last_hour ? 'warn' : undefined),
+        width: 6,
+      },
     ],
     rowKey: (k) => k.id,
     empty: 'No gateway keys yet. Press n to create one.',
     summary: (rows) => {
-      const rejected = rows.some((k) => k.rejected_last_hour !== null) ? rows.reduce((n, k) => n + (k.rejected_last_hour ?? 0), 0) : null;
+      const rejected = rows.some((k) => k.rejected_last_hour !== null)
+        ? rows.reduce((n, k) => n + (k.rejected_last_hour ?? 0), 0)
+        : null;
       return `${rows.length} key${rows.length === 1 ? '' : 's'} · ${rows.filter((k) => k.status === 'active').length} active${rejected === null ? '' : ` · ${rejected.toLocaleString('en-US')} rejected in the last hour`}`;
     },
   },
@@ -77,7 +116,12 @@ export const keysScreen = defineScreen<KeyRow>({
           title: 'Create a gateway key',
           fields: [
             {
-              kind: 'text', name: 'name', label: 'Name', required: true, maxLength: 64, hint: 'who or what will use the key',
+              kind: 'text',
+              name: 'name',
+              label: 'Name',
+              required: true,
+              maxLength: 64,
+              hint: 'who or what will use the key',
               validate: (s) => (DisplayName.safeParse(s).success ? null : 'printable text, 1 to 64 characters'),
             },
             ...quotaFields(),
@@ -87,7 +131,10 @@ export const keysScreen = defineScreen<KeyRow>({
         if (!v) return;
         // The secret lives only in this call and the dialog; neither outlives the dialog.
         const created = await ctx.call('createKey', { body: { name: String(v.name), quota: quotaOf(v) } });
-        const summary = [`Created ${created.name} (${created.id}), prefix ${created.prefix}.`, `Quota (requests/min, tokens/min, tokens/day): ${quotaText(created.quota)}`];
+        const summary = [
+          `Created ${created.name} (${created.id}), prefix ${created.prefix}.`,
+          `Quota (requests/min, tokens/min, tokens/day): ${quotaText(created.quota)}`,
+        ];
         await ctx.revealOnce({
           title: `Secret for ${created.name}`,
           secret: created.secret,
@@ -109,7 +156,10 @@ export const keysScreen = defineScreen<KeyRow>({
         const key = k!;
         const ok = await ctx.typeToConfirm({
           title: `Revoke ${key.name}?`,
-          message: ['Revoking is permanent: every client using this key is refused from then on.', `Key ${key.id}, prefix ${key.prefix}.`],
+          message: [
+            'Revoking is permanent: every client using this key is refused from then on.',
+            `Key ${key.id}, prefix ${key.prefix}.`,
+          ],
           expected: key.name,
         });
         if (!ok) return;
@@ -125,7 +175,12 @@ export const keysScreen = defineScreen<KeyRow>({
             ],
           };
         }
-        return { title: 'Key revoked', summary: [`${after.name} (${after.id}) is ${after.status}${after.revoked_at ? ` since ${after.revoked_at}` : ''}.`] };
+        return {
+          title: 'Key revoked',
+          summary: [
+            `${after.name} (${after.id}) is ${after.status}${after.revoked_at ? ` since ${after.revoked_at}` : ''}.`,
+          ],
+        };
       },
     },
     auditHistoryAction<KeyRow>((k) => ({ type: 'gateway_key', search: k.id })),

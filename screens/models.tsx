@@ -31,15 +31,33 @@ export const modelsScreen = defineScreen<Model>({
     columns: [
       { header: 'Name', value: (m) => m.name, grow: true, minWidth: 22, maxWidth: 40 },
       { header: 'State', value: stateBadge, tone: (m) => toneOf(m.state), width: 9 },
-      { header: 'Active', value: (m) => (m.active ? '◆ ACTIVE' : ' '), tone: (m) => (m.active ? 'accent' : undefined), width: 8 },
-      { header: 'Params', value: (m) => paramCount(m.parameters), sort: (m) => m.parameters ?? null, align: 'right', width: 8 },
+      {
+        header: 'Active',
+        value: (m) => (m.active ? '◆ ACTIVE' : ' '),
+        tone: (m) => (m.active ? 'accent' : undefined),
+        width: 8,
+      },
+      {
+        header: 'Params',
+        value: (m) => paramCount(m.parameters),
+        sort: (m) => m.parameters ?? null,
+        align: 'right',
+        width: 8,
+      },
       { header: 'Quant', value: (m) => m.quantization, maxWidth: 10 },
-      { header: 'Size', value: (m) => bytes(m.size_bytes), sort: (m) => m.size_bytes ?? null, align: 'right', width: 9 },
+      {
+        header: 'Size',
+        value: (m) => bytes(m.size_bytes),
+        sort: (m) => m.size_bytes ?? null,
+        align: 'right',
+        width: 9,
+      },
       { header: 'Family', value: (m) => m.family, maxWidth: 12 },
       { header: 'ID', value: (m) => m.id, minWidth: 10, maxWidth: 28 },
     ],
     rowKey: (m) => m.id,
-    empty: 'No model is known to this appliance (models are copied onto the appliance; the service does not download them).',
+    empty:
+      'No model is known to this appliance (models are copied onto the appliance; the service does not download them).',
     summary: (rows) => {
       const active = rows.find((m) => m.active);
       const missing = rows.filter((m) => m.state === 'missing').length;
@@ -74,7 +92,10 @@ export const modelsScreen = defineScreen<Model>({
         ctx.refresh();
         return {
           title: 'Model activated',
-          summary: [`${model.name} (${r.model_id}) is now the active model.`, `Previously active: ${r.previous_model_id ?? 'none'}.`],
+          summary: [
+            `${model.name} (${r.model_id}) is now the active model.`,
+            `Previously active: ${r.previous_model_id ?? 'none'}.`,
+          ],
         };
       },
     },

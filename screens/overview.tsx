@@ -2,7 +2,14 @@ import { describeError } from '../src/client/errors.js';
 import { defineScreen, type ResourceEntry, type Tone } from '../src/ui/screen-api.js';
 import { markOf } from '../src/ui/theme.js';
 import { isoSeconds } from './shared/history.js';
-import { TRIAGE_SOURCES, triage, type Severity, type TriageInput, type TriageLine, type TriageSource } from './shared/triage.js';
+import {
+  TRIAGE_SOURCES,
+  triage,
+  type Severity,
+  type TriageInput,
+  type TriageLine,
+  type TriageSource,
+} from './shared/triage.js';
 import { compact, usageWindow } from './usage.js';
 
 const MINUTE = 60_000;
@@ -39,7 +46,8 @@ export function triageInput(resources: Record<string, ResourceEntry>): TriageInp
   const input: TriageInput = {};
   for (const id of Object.keys(TRIAGE_SOURCES) as TriageSource[]) {
     const e = resources[id];
-    if (e?.data !== undefined) input[id] = { state: 'ok', data: e.data, ...(e.stale ? { staleError: errorText(e.error) } : {}) };
+    if (e?.data !== undefined)
+      input[id] = { state: 'ok', data: e.data, ...(e.stale ? { staleError: errorText(e.error) } : {}) };
     else if (e?.status === 'error') input[id] = { state: 'error', error: errorText(e.error) };
     else input[id] = { state: 'loading' };
   }
@@ -51,10 +59,17 @@ const countText = (l: TriageLine) => (l.count === null ? l.window : `${compact(l
 function summaryOf(lines: TriageLine[]): string {
   const by = (s: Severity) => lines.filter((l) => l.severity === s).length;
   const [crit, warn, unknown] = [by('crit'), by('warn'), by('unknown')];
-  const parts = [crit ? `${crit} critical` : '', warn ? `${warn} to watch` : '', unknown ? `${unknown} source${unknown === 1 ? '' : 's'} not read` : ''].filter(Boolean);
-  const attention = crit + warn
-    ? `${crit + warn} thing${crit + warn === 1 ? '' : 's'} need${crit + warn === 1 ? 's' : ''} attention`
-    : unknown ? 'Nothing needs attention in what was read' : 'Nothing needs attention';
+  const parts = [
+    crit ? `${crit} critical` : '',
+    warn ? `${warn} to watch` : '',
+    unknown ? `${unknown} source${unknown === 1 ? '' : 's'} not read` : '',
+  ].filter(Boolean);
+  const attention =
+    crit + warn
+      ? `${crit + warn} thing${crit + warn === 1 ? '' : 's'} need${crit + warn === 1 ? 's' : ''} attention`
+      : unknown
+        ? 'Nothing needs attention in what was read'
+        : 'Nothing needs attention';
   return `${attention}${parts.length ? ` · ${parts.join(' · ')}` : ''} · Enter opens the cause`;
 }
 
@@ -74,17 +89,42 @@ export const overviewScreen = defineScreen<TriageLine>({
     { id: 'models', route: 'listModels', query: { limit: 500 } },
     { id: 'routing', route: 'listRouting', query: { limit: 500 } },
     { id: 'keys', route: 'listKeys', query: { limit: 500 } },
-    { id: 'usage', route: 'usage', query: { bucket: 'hour' }, rolling: { as: 'hour', query: (now) => usageWindow('hour', now) } },
+    {
+      id: 'usage',
+      route: 'usage',
+      query: { bucket: 'hour' },
+      rolling: { as: 'hour', query: (now) => usageWindow('hour', now) },
+    },
     { id: 'usageToday', route: 'usage', query: { bucket: 'day' }, rolling: { as: 'today', query: today } },
     { id: 'budgetUsage', route: 'budgetUsage' },
-    { id: 'denied', route: 'auditSummary', query: { outcome: 'denied', group_by: 'actor' }, rolling: { as: '24h', query: lastDay } },
-    { id: 'failuresByError', route: 'journalSummary', query: { status: 'failed', group_by: 'agent', then_by: 'error_code' }, rolling: { as: '24h', query: lastDay } },
-    { id: 'failuresByTool', route: 'journalSummary', query: { status: 'failed', group_by: 'agent', then_by: 'tool' }, rolling: { as: '24h', query: lastDay } },
+    {
+      id: 'denied',
+      route: 'auditSummary',
+      query: { outcome: 'denied', group_by: 'actor' },
+      rolling: { as: '24h', query: lastDay },
+    },
+    {
+      id: 'failuresByError',
+      route: 'journalSummary',
+      query: { status: 'failed', group_by: 'agent', then_by: 'error_code' },
+      rolling: { as: '24h', query: lastDay },
+    },
+    {
+      id: 'failuresByTool',
+      route: 'journalSummary',
+      query: { status: 'failed', group_by: 'agent', then_by: 'tool' },
+      rolling: { as: '24h', query: lastDay },
+    },
   ],
   list: {
     rowsFrom: (resources) => triage(triageInput(resources)),
     columns: [
-      { header: 'State', value: (l) => `${markOf(BADGE[l.severity]?.tone)} ${BADGE[l.severity]?.text ?? '?'}`, tone: (l) => BADGE[l.severity]?.tone, width: 6 },
+      {
+        header: 'State',
+        value: (l) => `${markOf(BADGE[l.severity]?.tone)} ${BADGE[l.severity]?.text ?? '?'}`,
+        tone: (l) => BADGE[l.severity]?.tone,
+        width: 6,
+      },
       { header: 'What', value: (l) => l.what, minWidth: 12, maxWidth: 32 },
       { header: 'Reason', value: (l) => l.reason, grow: true, minWidth: 24, maxWidth: 400 },
       { header: 'Count · window', value: countText, minWidth: 10, maxWidth: 14 },

@@ -20,8 +20,20 @@ export const routingScreen = defineScreen<RoutingEntry>({
   list: {
     columns: [
       { header: 'Workload', value: (e) => e.workload, minWidth: 10, maxWidth: 24 },
-      { header: 'Model', value: modelText, tone: (e) => (e.model_id == null ? 'info' : undefined), minWidth: 20, maxWidth: 30 },
-      { header: 'Effective model', value: (e) => e.effective_model_id ?? 'none', tone: (e) => (e.effective_model_id ? undefined : 'bad'), minWidth: 20, maxWidth: 30 },
+      {
+        header: 'Model',
+        value: modelText,
+        tone: (e) => (e.model_id == null ? 'info' : undefined),
+        minWidth: 20,
+        maxWidth: 30,
+      },
+      {
+        header: 'Effective model',
+        value: (e) => e.effective_model_id ?? 'none',
+        tone: (e) => (e.effective_model_id ? undefined : 'bad'),
+        minWidth: 20,
+        maxWidth: 30,
+      },
       { header: 'Updated (UTC)', value: updated, sort: (e) => timeKey(e.updated_at), width: 16 },
       { header: 'By', value: (e) => e.updated_by ?? '–', grow: true, minWidth: 8, maxWidth: 36 },
     ],
@@ -51,7 +63,11 @@ export const routingScreen = defineScreen<RoutingEntry>({
           title: `Route workload ${entry.workload}`,
           message: `Now: ${entry.model_id ?? FOLLOWS} (effective ${entry.effective_model_id ?? 'none'}). Only models present on the appliance are listed${missing ? `; ${missing} missing one${missing === 1 ? ' is' : 's are'} left out` : ''}.`,
           items: [
-            { value: { model_id: null }, label: `↻ Follow the active model`, hint: `${active ? `now ${active.id}` : 'no active model'}${current(null)}` },
+            {
+              value: { model_id: null },
+              label: `↻ Follow the active model`,
+              hint: `${active ? `now ${active.id}` : 'no active model'}${current(null)}`,
+            },
             ...present.map((m) => ({
               value: { model_id: m.id },
               label: m.name,
@@ -60,7 +76,10 @@ export const routingScreen = defineScreen<RoutingEntry>({
           ],
         });
         if (!choice) return;
-        const after = await ctx.call('setRouting', { params: { workload: entry.workload }, body: { model_id: choice.model_id } });
+        const after = await ctx.call('setRouting', {
+          params: { workload: entry.workload },
+          body: { model_id: choice.model_id },
+        });
         ctx.refresh();
         // "from" as the appliance found it (someone may have changed it since the last poll), from the audit entry
         const audited = await ctx.audit('setRouting');

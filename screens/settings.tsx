@@ -6,14 +6,23 @@ import { widthOf } from '../src/ui/text.js';
 import { blank, cell, LineView, seg, wrapped, type Line } from './shared/line-view.js';
 
 const REDACTED = '[redacted]';
-export const READ_ONLY_NOTE = 'settings come from the appliance\'s own configuration and are changed on the appliance, not here.';
+export const READ_ONLY_NOTE =
+  "settings come from the appliance's own configuration and are changed on the appliance, not here.";
 
-interface Setting { section: string; key: string; value: string }
+interface Setting {
+  section: string;
+  key: string;
+  value: string;
+}
 
 /** Every setting as section / key path / value; nested values flattened (a.b[0].c). */
 export function settingRows(data: Settings | undefined): Setting[] {
   return (data?.sections ?? []).flatMap((s) =>
-    flatten(s.values ?? {}).map(([key, value]) => ({ section: s.name ?? '?', key: key === '(value)' ? '(empty)' : key, value })),
+    flatten(s.values ?? {}).map(([key, value]) => ({
+      section: s.name ?? '?',
+      key: key === '(value)' ? '(empty)' : key,
+      value,
+    })),
   );
 }
 
@@ -28,7 +37,14 @@ function lines(rows: Setting[], width: number): Line[] {
       section = r.section;
     }
     const redacted = r.value === REDACTED;
-    out.push(...wrapped([seg('  '), cell(r.key, keyWidth, { dim: true }), seg('  ')], redacted ? `${REDACTED} (hidden by the appliance)` : r.value, width, redacted ? { tone: 'muted', bold: true } : {}));
+    out.push(
+      ...wrapped(
+        [seg('  '), cell(r.key, keyWidth, { dim: true }), seg('  ')],
+        redacted ? `${REDACTED} (hidden by the appliance)` : r.value,
+        width,
+        redacted ? { tone: 'muted', bold: true } : {},
+      ),
+    );
   }
   return out;
 }
@@ -45,9 +61,16 @@ export const settingsScreen = defineScreen({
     const count = needle
       ? `${rows.length} of ${all.length} settings match "${state.filter}" (Esc clears)`
       : `${all.length} settings in ${sections} section${sections === 1 ? '' : 's'} · / filters`;
-    const fixed: Line[] = [...wrapped([seg('Read only: ', { bold: true })], READ_ONLY_NOTE, width), [seg(count, { dim: true })]];
-    const body = rows.length ? lines(rows, width) : [[seg(needle ? '  No setting matches the filter.' : '  The appliance reported no settings.', { dim: true })]];
-    return <LineView fixed={fixed} lines={body} width={width} height={height} scroll={state.scroll} setScroll={setScroll} />;
+    const fixed: Line[] = [
+      ...wrapped([seg('Read only: ', { bold: true })], READ_ONLY_NOTE, width),
+      [seg(count, { dim: true })],
+    ];
+    const body = rows.length
+      ? lines(rows, width)
+      : [[seg(needle ? '  No setting matches the filter.' : '  The appliance reported no settings.', { dim: true })]];
+    return (
+      <LineView fixed={fixed} lines={body} width={width} height={height} scroll={state.scroll} setScroll={setScroll} />
+    );
   },
   filter: true,
 });

@@ -1,6 +1,13 @@
 import React, { useEffect } from 'react';
 import { Box, Text } from 'ink';
-import { REJECTION_CAUSES, type GatewayKey, type KeyUsage, type Quota, type RejectionCause, type Usage } from '../src/contract/index.js';
+import {
+  REJECTION_CAUSES,
+  type GatewayKey,
+  type KeyUsage,
+  type Quota,
+  type RejectionCause,
+  type Usage,
+} from '../src/contract/index.js';
 import { defineScreen, type ResourceEntry, type ScreenAction, type ScreenUiState } from '../src/ui/screen-api.js';
 import { bar, sparkline } from '../src/ui/charts.js';
 import { limitText, shortTime } from '../src/ui/format.js';
@@ -32,7 +39,8 @@ export function usageWindow(range: UsageRange, nowMs: number): { start_time: str
   return { start_time: new Date(start).toISOString(), end_time: new Date(minute + MINUTE).toISOString() };
 }
 
-const rangeOf = (extra: Record<string, unknown>): UsageRange => (extra.range === 'hour' || extra.range === 'week' ? extra.range : 'day');
+const rangeOf = (extra: Record<string, unknown>): UsageRange =>
+  extra.range === 'hour' || extra.range === 'week' ? extra.range : 'day';
 
 /** 1234567 -> "1.2M": token counts in a narrow column. */
 export function compact(n: number | null | undefined): string {
@@ -42,7 +50,8 @@ export function compact(n: number | null | undefined): string {
   if (n >= 1e4) return `${+(n / 1e3).toFixed(1)}k`;
   return n.toLocaleString('en-US');
 }
-const count = (n: number | null | undefined) => (typeof n === 'number' && Number.isFinite(n) ? n.toLocaleString('en-US') : '–');
+const count = (n: number | null | undefined) =>
+  typeof n === 'number' && Number.isFinite(n) ? n.toLocaleString('en-US') : '–';
 
 /** Hours per chart mark: the smallest that fits, dividing a day evenly so marks are whole sums. */
 const GROUPS = [1, 2, 3, 4, 6, 8, 12, 24, 48, 168];
@@ -59,10 +68,19 @@ export function groupSums(values: number[], size: number): number[] {
   return out;
 }
 
-interface KeyInfo { name: string; revoked: boolean; key: GatewayKey }
+interface KeyInfo {
+  name: string;
+  revoked: boolean;
+  key: GatewayKey;
+}
 function keyNames(entry: ResourceEntry | undefined): Map<string, KeyInfo> {
   const list = (entry?.data as { data?: GatewayKey[] } | undefined)?.data;
-  return new Map((Array.isArray(list) ? list : []).map((k) => [k.id, { name: k.name ?? k.id, revoked: k.status === 'revoked', key: k }]));
+  return new Map(
+    (Array.isArray(list) ? list : []).map((k) => [
+      k.id,
+      { name: k.name ?? k.id, revoked: k.status === 'revoked', key: k },
+    ]),
+  );
 }
 
 const labelOf = (keys: Map<string, KeyInfo>, u: KeyUsage) => {
@@ -77,7 +95,11 @@ function shownKeys(all: KeyUsage[], keys: Map<string, KeyInfo>, filter: string):
 }
 
 /** The row under the cursor: a key's usage, the key as listed (its quota), and the range. */
-interface UsageRow { usage: KeyUsage; key: GatewayKey | undefined; range: UsageRange }
+interface UsageRow {
+  usage: KeyUsage;
+  key: GatewayKey | undefined;
+  range: UsageRange;
+}
 
 function selectedRow(resources: Record<string, ResourceEntry>, state: ScreenUiState): UsageRow | undefined {
   const usage = resources.usage?.data as Usage | undefined;
@@ -111,7 +133,9 @@ function rejectionDetail(r: UsageRow): Record<string, unknown> {
   for (const c of REJECTION_CAUSES) {
     const cause = CAUSES[c];
     const n = count(u.rejected_by?.[c]);
-    out[`rejected: ${cause.label}`] = cause.quota ? `${n}  (quota ${r.key ? `${limitText(r.key.quota?.[cause.quota])} ${cause.per}` : 'unknown'})` : n;
+    out[`rejected: ${cause.label}`] = cause.quota
+      ? `${n}  (quota ${r.key ? `${limitText(r.key.quota?.[cause.quota])} ${cause.per}` : 'unknown'})`
+      : n;
   }
   out.next = r.key?.status === 'active' ? 'u sets the quota · Esc goes back' : 'Esc goes back';
   return out;
@@ -122,7 +146,25 @@ const NUM = { requests: 8, rejected: 8, input: 7, output: 7 };
 /** indent, gaps around the name and the chart (2) and between the numbers (1) */
 const FIXED = 2 + 2 + NUM.requests + 1 + NUM.rejected + 1 + NUM.input + 1 + NUM.output + 2;
 
-function UsageView({ usage, keys, range, filter, width, height, scroll, setScroll }: { usage: Usage; keys: Map<string, KeyInfo>; range: UsageRange; filter: string; width: number; height: number; scroll: number; setScroll(n: number): void }) {
+function UsageView({
+  usage,
+  keys,
+  range,
+  filter,
+  width,
+  height,
+  scroll,
+  setScroll,
+}: {
+  usage: Usage;
+  keys: Map<string, KeyInfo>;
+  range: UsageRange;
+  filter: string;
+  width: number;
+  height: number;
+  scroll: number;
+  setScroll(n: number): void;
+}) {
   const all: KeyUsage[] = Array.isArray(usage.data) ? usage.data : [];
   const fullLabel = (u: KeyUsage) => labelOf(keys, u);
   // `/` narrows the keys by name or id; the columns stay sized for all of them
@@ -141,11 +183,20 @@ function UsageView({ usage, keys, range, filter, width, height, scroll, setScrol
   const buckets = all[0]?.buckets?.length ?? 0;
   const perMark = hoursPerMark(buckets, chartWidth);
   const per = `Requests per ${perMark === 1 ? 'hour' : `${perMark} h`}`;
-  const chartTitle = hourly ? (widthOf(`${per}, oldest → now`) <= chartWidth ? `${per}, oldest → now` : per) : 'Requests, relative';
+  const chartTitle = hourly
+    ? widthOf(`${per}, oldest → now`) <= chartWidth
+      ? `${per}, oldest → now`
+      : per
+    : 'Requests, relative';
   const maxRequests = Math.max(0, ...all.map((u) => u.requests ?? 0));
 
   const totals = rows.reduce(
-    (t, u) => ({ requests: t.requests + (u.requests ?? 0), rejected: t.rejected + (u.rejected ?? 0), input: t.input + (u.input_tokens ?? 0), output: t.output + (u.output_tokens ?? 0) }),
+    (t, u) => ({
+      requests: t.requests + (u.requests ?? 0),
+      rejected: t.rejected + (u.rejected ?? 0),
+      input: t.input + (u.input_tokens ?? 0),
+      output: t.output + (u.output_tokens ?? 0),
+    }),
     { requests: 0, rejected: 0, input: 0, output: 0 },
   );
   const line = (name: string, req: string, rej: string, inp: string, out: string, chart: string) =>
@@ -175,14 +226,18 @@ function UsageView({ usage, keys, range, filter, width, height, scroll, setScrol
       </Text>
       {rows.length === 0 ? (
         <Text dimColor wrap="truncate">
-          {all.length === 0 ? '  No traffic in this range: no gateway key made a request between these times.' : `  No key with traffic in this range matches "${filter}" (Esc clears the filter).`}
+          {all.length === 0
+            ? '  No traffic in this range: no gateway key made a request between these times.'
+            : `  No key with traffic in this range matches "${filter}" (Esc clears the filter).`}
         </Text>
       ) : null}
       {shown.map((u, i) => {
         const selected = top + i === cursor;
         const values = (u.buckets ?? []).map((b) => b.requests ?? 0);
         // a dot for a period without requests keeps the time axis visible
-        const chart = hourly ? sparkline(groupSums(values, perMark)).replace(/ /g, '·') : bar(u.requests ?? 0, maxRequests, chartWidth);
+        const chart = hourly
+          ? sparkline(groupSums(values, perMark)).replace(/ /g, '·')
+          : bar(u.requests ?? 0, maxRequests, chartWidth);
         return (
           <Text key={u.key_id} wrap="truncate" inverse={selected}>
             {`${selected ? '›' : ' '}${line(label(u), count(u.requests), count(u.rejected), compact(u.input_tokens), compact(u.output_tokens), chart).slice(1)}`}
@@ -214,14 +269,30 @@ export const usageScreen = defineScreen<UsageRow>({
   resources: (state) => {
     const range = rangeOf(state.extra);
     return [
-      { id: 'usage', route: 'usage', query: { bucket: 'hour' }, rolling: { as: range, query: (now) => usageWindow(range, now) } },
+      {
+        id: 'usage',
+        route: 'usage',
+        query: { bucket: 'hour' },
+        rolling: { as: range, query: (now) => usageWindow(range, now) },
+      },
       { id: 'keys', route: 'listKeys', query: { limit: 500 } },
     ];
   },
   render: ({ resources, width, height, state, setScroll }) => {
     const usage = resources.usage?.data as Usage | undefined;
     if (!usage) return <Text dimColor>Loading…</Text>;
-    return <UsageView usage={usage} keys={keyNames(resources.keys)} range={rangeOf(state.extra)} filter={state.filter} width={width} height={height} scroll={state.scroll} setScroll={setScroll} />;
+    return (
+      <UsageView
+        usage={usage}
+        keys={keyNames(resources.keys)}
+        range={rangeOf(state.extra)}
+        filter={state.filter}
+        width={width}
+        height={height}
+        scroll={state.scroll}
+        setScroll={setScroll}
+      />
+    );
   },
   filter: true,
   selected: selectedRow,

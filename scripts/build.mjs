@@ -14,13 +14,18 @@ const old = `${root}dist.old-${process.pid}`;
 rmSync(next, { recursive: true, force: true });
 
 /** One bundle into the new folder, with source maps; `options` say what and how. */
-const bundle = (options) => build({ ...options, absWorkingDir: root, outdir: next, sourcemap: 'linked', logLevel: 'warning' });
+const bundle = (options) =>
+  build({ ...options, absWorkingDir: root, outdir: next, sourcemap: 'linked', logLevel: 'warning' });
 
 // demo: the embedded demo server, which the launcher imports for `appliance-admin demo`;
 // ingest-worker: the thread that reads a connector source (src/server/ingest/read-in-worker.ts)
 await bundle({
   ...BUNDLE_OPTIONS,
-  entryPoints: { cli: 'src/cli/main.ts', demo: 'src/server/demo/embedded.ts', 'ingest-worker': 'src/server/ingest/source-worker.ts' },
+  entryPoints: {
+    cli: 'src/cli/main.ts',
+    demo: 'src/server/demo/embedded.ts',
+    'ingest-worker': 'src/server/ingest/source-worker.ts',
+  },
   splitting: true,
 });
 // The dashboard app as one CommonJS file, loaded with V8's code cache (src/cli/code-cache.ts);

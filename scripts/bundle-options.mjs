@@ -18,7 +18,8 @@ export function sourcePatch(name, file, edits, changed) {
     setup(b) {
       b.onLoad({ filter: file }, (args) => {
         const code = readFileSync(args.path, 'utf8');
-        if (!edits.every(([find]) => code.includes(find))) return { contents: code, loader: 'js', warnings: [{ text: changed }] };
+        if (!edits.every(([find]) => code.includes(find)))
+          return { contents: code, loader: 'js', warnings: [{ text: changed }] };
         return { contents: edits.reduce((c, [find, replace]) => c.replace(find, replace), code), loader: 'js' };
       });
     },
@@ -34,7 +35,10 @@ export const yogaWithoutFetch = sourcePatch(
   /yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/,
   [
     ['function ya(){return w||"function"!=typeof fetch?', 'function ya(){return true?'],
-    ['var b=xa(a.slice(37)),c=new Uint8Array(b.length);for(a=0;a<b.length;++a)c[a]=b.charCodeAt(a);var d=c', 'var d=new Uint8Array(Buffer.from(a.slice(37),"base64"))'],
+    [
+      'var b=xa(a.slice(37)),c=new Uint8Array(b.length);for(a=0;a<b.length;++a)c[a]=b.charCodeAt(a);var d=c',
+      'var d=new Uint8Array(Buffer.from(a.slice(37),"base64"))',
+    ],
   ],
   'yoga-layout changed: its wasm is read with fetch() or decoded with atob again (slower start)',
 );
@@ -56,7 +60,10 @@ export const inkWrapBounded = sourcePatch(
   /ink[\\/]build[\\/]wrap-text\.js$/,
   [
     ['const cache = {};', 'let cache = {}; let cacheSize = 0;'],
-    ['cache[cacheKey] = wrappedText;', 'if (++cacheSize > 2000) { cache = {}; cacheSize = 1; } cache[cacheKey] = wrappedText;'],
+    [
+      'cache[cacheKey] = wrappedText;',
+      'if (++cacheSize > 2000) { cache = {}; cacheSize = 1; } cache[cacheKey] = wrappedText;',
+    ],
   ],
   'ink changed: its wrap cache is unbounded again',
 );
@@ -66,8 +73,12 @@ export const inkWrapBounded = sourcePatch(
 // 15–30 ms), and string-width builds its \p{RGI_Emoji} expression (14 ms). They get
 // src/ui/graphemes.ts's segmenter instead (ASCII without ICU, the Intl one made on first use),
 // and the expression is built the first time a character needs it.
-const LAZY_SEGMENTER_FILES = /node_modules[\\/](?:string-width[\\/]index|wrap-ansi[\\/]node_modules[\\/]string-width[\\/]index|slice-ansi[\\/]tokenize-ansi|@alcalzone[\\/]ansi-tokenize[\\/]build[\\/]tokenize)\.js$/;
-const RGI_EMOJI = ['const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;', 'let rgiEmojiMade; const rgiEmojiRegex = { test: (text) => (rgiEmojiMade ??= /^\\p{RGI_Emoji}$/v).test(text) };'];
+const LAZY_SEGMENTER_FILES =
+  /node_modules[\\/](?:string-width[\\/]index|wrap-ansi[\\/]node_modules[\\/]string-width[\\/]index|slice-ansi[\\/]tokenize-ansi|@alcalzone[\\/]ansi-tokenize[\\/]build[\\/]tokenize)\.js$/;
+const RGI_EMOJI = [
+  'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;',
+  'let rgiEmojiMade; const rgiEmojiRegex = { test: (text) => (rgiEmojiMade ??= /^\\p{RGI_Emoji}$/v).test(text) };',
+];
 const graphemesModule = JSON.stringify(fileURLToPath(new URL('../src/ui/graphemes.ts', import.meta.url)));
 export const lazyUnicodeData = {
   name: 'lazy-unicode-data',
@@ -80,7 +91,11 @@ export const lazyUnicodeData = {
       if (lazy.includes(RGI_EMOJI[0])) lazy = lazy.replace(...RGI_EMOJI);
       else if (lazy.includes('\\p{RGI_Emoji}$/v')) changed.push('its emoji expression is built at start again');
       const warnings = changed.map((what) => ({ text: `${args.path} changed: ${what} (slower start)` }));
-      return { contents: `import { lazySegmenter as __lazySegmenter } from ${graphemesModule};\n${lazy}`, loader: 'js', warnings };
+      return {
+        contents: `import { lazySegmenter as __lazySegmenter } from ${graphemesModule};\n${lazy}`,
+        loader: 'js',
+        warnings,
+      };
     });
   },
 };
@@ -132,7 +147,10 @@ export const builtinsOnUse = [
     /undici[\\/]lib[\\/]core[\\/]util\.js$/,
     [
       ["const { IncomingMessage } = require('node:http')", ''],
-      ['Object.getPrototypeOf(stream).constructor === IncomingMessage', "Object.getPrototypeOf(stream).constructor === process.getBuiltinModule('node:http').IncomingMessage"],
+      [
+        'Object.getPrototypeOf(stream).constructor === IncomingMessage',
+        "Object.getPrototypeOf(stream).constructor === process.getBuiltinModule('node:http').IncomingMessage",
+      ],
     ],
     'undici changed: it loads node:http at start again',
   ),
@@ -151,13 +169,23 @@ export const builtinsOnUse = [
   sourcePatch(
     'undici-http2-on-use',
     /undici[\\/]lib[\\/]dispatcher[\\/]client-h2\.js$/,
-    [["http2 = require('node:http2')", `http2 = { constants: ${JSON.stringify(HTTP2_CONSTANTS)}, connect: (...args) => process.getBuiltinModule('node:http2').connect(...args) }`]],
+    [
+      [
+        "http2 = require('node:http2')",
+        `http2 = { constants: ${JSON.stringify(HTTP2_CONSTANTS)}, connect: (...args) => process.getBuiltinModule('node:http2').connect(...args) }`,
+      ],
+    ],
     'undici changed: its HTTP/2 client loads node:http2 (and tls, crypto) at start again',
   ),
   sourcePatch(
     'terminal-size-child-process-on-use',
     /terminal-size[\\/]index\.js$/,
-    [["import {execFileSync} from 'node:child_process';", "const execFileSync = (...args) => process.getBuiltinModule('node:child_process').execFileSync(...args);"]],
+    [
+      [
+        "import {execFileSync} from 'node:child_process';",
+        "const execFileSync = (...args) => process.getBuiltinModule('node:child_process').execFileSync(...args);",
+      ],
+    ],
     'terminal-size changed: it loads node:child_process at start again',
   ),
 ];
@@ -171,7 +199,9 @@ export const sharedInterop = {
   name: 'shared-interop',
   setup(b) {
     b.onResolve({ filter: /^(react|(node:)?process)$/ }, (args) =>
-      args.kind === 'import-statement' && args.namespace === 'file' ? { path: args.path.replace(/^(node:)?process$/, 'node:process'), namespace: 'shared-interop' } : undefined,
+      args.kind === 'import-statement' && args.namespace === 'file'
+        ? { path: args.path.replace(/^(node:)?process$/, 'node:process'), namespace: 'shared-interop' }
+        : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'shared-interop' }, (args) => ({
       // neither sets __esModule, so a default import of either is the whole module.exports
@@ -193,7 +223,15 @@ export const BUNDLE_OPTIONS = {
   define: { 'process.env.NODE_ENV': '"production"' },
   external: ['better-sqlite3', 'react-devtools-core', 'oidc-provider'],
   banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-  plugins: [sharedInterop, yogaWithoutFetch, inkMeasureBounded, inkWrapBounded, lazyUnicodeData, ...builtinsOnUse, inkFrame],
+  plugins: [
+    sharedInterop,
+    yogaWithoutFetch,
+    inkMeasureBounded,
+    inkWrapBounded,
+    lazyUnicodeData,
+    ...builtinsOnUse,
+    inkFrame,
+  ],
 };
 
 // The dashboard's CommonJS bundle (dist/dashboard-HASH.cjs): CommonJS so that it can be loaded with
@@ -204,14 +242,22 @@ export const BUNDLE_OPTIONS = {
 const yogaWithoutTopLevelAwait = sourcePatch(
   'yoga-without-top-level-await',
   /yoga-layout[\\/]dist[\\/]src[\\/]index\.js$/,
-  [['const Yoga = wrapAssembly(await loadYoga());', 'const Yoga = {}; export const yogaReady = loadYoga().then((lib) => { Object.assign(Yoga, wrapAssembly(lib)); });']],
+  [
+    [
+      'const Yoga = wrapAssembly(await loadYoga());',
+      'const Yoga = {}; export const yogaReady = loadYoga().then((lib) => { Object.assign(Yoga, wrapAssembly(lib)); });',
+    ],
+  ],
   'yoga-layout changed: its top-level await cannot be bundled as CommonJS (the build fails after this)',
 );
 const inkWithoutDevtools = sourcePatch(
   'ink-without-devtools',
   /ink[\\/]build[\\/]reconciler\.js$/,
   [
-    ["await import('./devtools.js');", "throw Object.assign(new Error('React devtools are not in the dashboard bundle'), { code: 'ERR_MODULE_NOT_FOUND' });"],
+    [
+      "await import('./devtools.js');",
+      "throw Object.assign(new Error('React devtools are not in the dashboard bundle'), { code: 'ERR_MODULE_NOT_FOUND' });",
+    ],
     ['? await loadPackageJson()', "? { name: 'ink', version: undefined }"],
   ],
   'ink changed: its reconciler top-level await cannot be bundled as CommonJS (the build fails after this)',
@@ -220,8 +266,14 @@ const YOGA_READY = fileURLToPath(new URL('../src/app/yoga-ready.js', import.meta
 const yogaReadyFromYoga = {
   name: 'yoga-ready-from-yoga',
   setup(b) {
-    b.onResolve({ filter: /[\\/]yoga-ready\.js$/ }, (args) => (resolve(args.resolveDir, args.path) === YOGA_READY ? { path: 'yoga-ready', namespace: 'yoga-ready' } : undefined));
-    b.onLoad({ filter: /.*/, namespace: 'yoga-ready' }, () => ({ contents: "export { yogaReady } from 'yoga-layout';", loader: 'js', resolveDir: fileURLToPath(new URL('..', import.meta.url)) }));
+    b.onResolve({ filter: /[\\/]yoga-ready\.js$/ }, (args) =>
+      resolve(args.resolveDir, args.path) === YOGA_READY ? { path: 'yoga-ready', namespace: 'yoga-ready' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'yoga-ready' }, () => ({
+      contents: "export { yogaReady } from 'yoga-layout';",
+      loader: 'js',
+      resolveDir: fileURLToPath(new URL('..', import.meta.url)),
+    }));
   },
 };
 

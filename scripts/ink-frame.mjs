@@ -7,8 +7,16 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 export const INK_FRAME_REDIRECTS = [
-  { importer: /[\\/]ink[\\/]build[\\/]renderer\.js$/, specifier: './output.js', target: `${root}src/ui/ink-frame/output.ts` },
-  { importer: /[\\/]ink[\\/]build[\\/](render-node-to-output|measure-text)\.js$/, specifier: 'widest-line', target: `${root}src/ui/ink-frame/widest-line.ts` },
+  {
+    importer: /[\\/]ink[\\/]build[\\/]renderer\.js$/,
+    specifier: './output.js',
+    target: `${root}src/ui/ink-frame/output.ts`,
+  },
+  {
+    importer: /[\\/]ink[\\/]build[\\/](render-node-to-output|measure-text)\.js$/,
+    specifier: 'widest-line',
+    target: `${root}src/ui/ink-frame/widest-line.ts`,
+  },
 ];
 
 /** The replacement for `specifier` imported from `importer` (a path), or undefined. */

@@ -20,10 +20,16 @@ export function groupAction<Row>(spec: HistorySpec): ScreenAction<Row> {
       const by = await ctx.pick({
         title: `Count the ${spec.noun} by`,
         message: `Over every match of: ${where}.`,
-        items: spec.groups.map((g) => ({ value: g, label: g.label, hint: h.filters[g.name] ? `the list has ${g.label.toLowerCase()} ${h.filters[g.name]}` : undefined })),
+        items: spec.groups.map((g) => ({
+          value: g,
+          label: g.label,
+          hint: h.filters[g.name] ? `the list has ${g.label.toLowerCase()} ${h.filters[g.name]}` : undefined,
+        })),
       });
       if (!by) return;
-      const summary = await ctx.call(spec.summaryRoute, { query: { ...wholeMatchQuery(h, Date.now()), group_by: by.name, limit: GROUP_LIMIT } });
+      const summary = await ctx.call(spec.summaryRoute, {
+        query: { ...wholeMatchQuery(h, Date.now()), group_by: by.name, limit: GROUP_LIMIT },
+      });
       const largest = Math.max(1, ...summary.groups.map((g) => g.count));
       const other = summary.other > 0 ? ` ${summary.other.toLocaleString('en-US')} more in groups not shown.` : '';
       const group = await ctx.pick({
@@ -37,7 +43,13 @@ export function groupAction<Row>(spec: HistorySpec): ScreenAction<Row> {
       });
       if (!group) return;
       if (group.key === null) {
-        return { title: 'Not a filter', tone: 'info', summary: [`The ${group.count.toLocaleString('en-US')} ${spec.noun} without a ${by.label.toLowerCase()} cannot be listed by a filter: the appliance filters on a value.`] };
+        return {
+          title: 'Not a filter',
+          tone: 'info',
+          summary: [
+            `The ${group.count.toLocaleString('en-US')} ${spec.noun} without a ${by.label.toLowerCase()} cannot be listed by a filter: the appliance filters on a value.`,
+          ],
+        };
       }
       const filters = { ...searchedState({ filter: '', extra: ctx.state.extra }).filters, [by.name]: group.key };
       ctx.setExtra({ filters, cursors: [], anchor: null }, { top: true });

@@ -43,14 +43,23 @@ export interface HistoryState {
   cursors: string[];
 }
 
-export const DEFAULT_STATE: HistoryState = { range: 'all', from: null, until: null, filters: {}, pageSize: 50, anchor: null, cursors: [] };
+export const DEFAULT_STATE: HistoryState = {
+  range: 'all',
+  from: null,
+  until: null,
+  filters: {},
+  pageSize: 50,
+  anchor: null,
+  cursors: [],
+};
 
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
 
 export function historyState(extra: Record<string, unknown>): HistoryState {
   const filters: Record<string, string> = {};
   if (extra.filters && typeof extra.filters === 'object') {
-    for (const [k, v] of Object.entries(extra.filters as Record<string, unknown>)) if (typeof v === 'string' && v !== '') filters[k] = v;
+    for (const [k, v] of Object.entries(extra.filters as Record<string, unknown>))
+      if (typeof v === 'string' && v !== '') filters[k] = v;
   }
   return {
     range: rangeOf(extra.range).id,
@@ -98,7 +107,13 @@ const fixedTime = (h: HistoryState): Record<string, string> =>
 
 /** The list query of the page shown; `start` is the rolling range's start when there is one. */
 function listQuery(h: HistoryState, start: string | null, after?: string): Record<string, unknown> {
-  return { limit: h.pageSize, ...fixedTime(h), ...(start ? { start_time: start } : {}), ...h.filters, ...(after ? { after } : {}) };
+  return {
+    limit: h.pageSize,
+    ...fixedTime(h),
+    ...(start ? { start_time: start } : {}),
+    ...h.filters,
+    ...(after ? { after } : {}),
+  };
 }
 
 export interface FilterSpec {
@@ -135,12 +150,22 @@ export function historyResources(spec: HistorySpec, state: ScreenUiState): Resou
   const h = searchedState(state);
   const base = { id: spec.resourceId, route: spec.listRoute } as const;
   const total = { id: totalId(spec), route: spec.summaryRoute } as const;
-  if (h.cursors.length) return [{ ...base, query: listQuery(h, h.anchor, h.cursors[h.cursors.length - 1]) }, { ...total, query: matchQuery(h, h.anchor) }];
+  if (h.cursors.length)
+    return [
+      { ...base, query: listQuery(h, h.anchor, h.cursors[h.cursors.length - 1]) },
+      { ...total, query: matchQuery(h, h.anchor) },
+    ];
   if (rangeOf(h.range).ms !== null) {
     const rolling = { as: h.range, query: (now: number) => ({ start_time: rollingStart(h, now) }) };
-    return [{ ...base, query: listQuery(h, null), rolling }, { ...total, query: matchQuery(h, null), rolling }];
+    return [
+      { ...base, query: listQuery(h, null), rolling },
+      { ...total, query: matchQuery(h, null), rolling },
+    ];
   }
-  return [{ ...base, query: listQuery(h, null) }, { ...total, query: matchQuery(h, null) }];
+  return [
+    { ...base, query: listQuery(h, null) },
+    { ...total, query: matchQuery(h, null) },
+  ];
 }
 
 const totalId = (spec: HistorySpec) => `${spec.resourceId}-total`;
@@ -182,14 +207,20 @@ export function searchedState(state: Pick<ScreenUiState, 'filter' | 'extra'>): H
 }
 
 /** "1,204 entries in all", "61 match "denied"", "counting…": the whole match, from the summary. */
-function matchCount(spec: HistorySpec, h: HistoryState, filter: string, total: ResourceEntry | undefined): string | null {
+function matchCount(
+  spec: HistorySpec,
+  h: HistoryState,
+  filter: string,
+  total: ResourceEntry | undefined,
+): string | null {
   const { why } = searchOf(filter);
   if (why === 'short') return `type ${SEARCH_LENGTH.min} or more characters to search the whole ${spec.title}`;
   if (why === 'long') return `a search of the ${spec.title} takes at most ${SEARCH_LENGTH.max} characters`;
   const n = (total?.data as Summary | undefined)?.total;
   const searched = h.filters.q ? `match "${h.filters.q}"` : `${spec.noun} in all`;
   if (typeof n === 'number') return `${n.toLocaleString('en-US')} ${searched}`;
-  if (total?.status === 'error') return h.filters.q ? `matches of "${h.filters.q}" not counted (see the error above)` : null;
+  if (total?.status === 'error')
+    return h.filters.q ? `matches of "${h.filters.q}" not counted (see the error above)` : null;
   return h.filters.q ? `counting matches of "${h.filters.q}"…` : 'counting…';
 }
 
@@ -202,11 +233,18 @@ export function describeFilters(spec: HistorySpec, h: HistoryState, start: strin
   const since = start ?? (h.cursors.length ? h.anchor : null);
   let range: string;
   if (r.id === 'custom') {
-    range = h.from || h.until ? [h.from ? `from ${tableTime(h.from)}` : '', h.until ? `until ${tableTime(h.until)}` : ''].filter(Boolean).join(' ') : 'all time';
+    range =
+      h.from || h.until
+        ? [h.from ? `from ${tableTime(h.from)}` : '', h.until ? `until ${tableTime(h.until)}` : '']
+            .filter(Boolean)
+            .join(' ')
+        : 'all time';
   } else if (r.ms !== null && since) {
     range = `since ${tableTime(since)} (${r.label})`;
   } else range = r.label;
-  const named = spec.filters.filter((f) => h.filters[f.name]).map((f) => `${f.label.toLowerCase()} ${h.filters[f.name]}`);
+  const named = spec.filters
+    .filter((f) => h.filters[f.name])
+    .map((f) => `${f.label.toLowerCase()} ${h.filters[f.name]}`);
   if (h.filters.q) named.push(`search "${h.filters.q}"`);
   return named.length ? [range, ...named].join(' · ') : `${range}, no other filters`;
 }
@@ -217,7 +255,15 @@ export function pageSummary(spec: HistorySpec, rows: unknown[], view: ListView |
   const page = h.cursors.length + 1;
   const hasMore = (view?.data as { has_more?: unknown } | undefined)?.has_more === true;
   // Without the envelope (a caller other than the shell) whether more follow is unknown: say nothing.
-  const where = !view ? null : hasMore ? 'more (n older)' : rows.length === 0 ? 'no entries' : page > 1 ? 'oldest page' : 'all shown';
+  const where = !view
+    ? null
+    : hasMore
+      ? 'more (n older)'
+      : rows.length === 0
+        ? 'no entries'
+        : page > 1
+          ? 'oldest page'
+          : 'all shown';
   const count = view?.resources ? matchCount(spec, h, view.state.filter, view.resources[totalId(spec)]) : null;
   return [count, `page ${page}`, `${h.pageSize} per page`, where, describeFilters(spec, h)].filter(Boolean).join(' · ');
 }
@@ -236,9 +282,27 @@ export function parseTimeInput(raw: string): string | null {
   if (!Number.isFinite(ms) || new Date(ms).toISOString().slice(0, 10) !== m[1]) return null;
   return value;
 }
-const timeField = (name: string, label: string, initial: string | null, hint: string, after?: (form: Record<string, string>, value: string) => string | null): FormField => ({
-  kind: 'text', name, label, initial: initial ?? '', maxLength: 40, hint,
-  validate: (s, form) => (s === '' ? null : parseTimeInput(s) ? (after && form ? after(form, s) : null) : 'a UTC time like 2026-11-21T09:30:00Z or 2026-11-21 09:30'),
+const timeField = (
+  name: string,
+  label: string,
+  initial: string | null,
+  hint: string,
+  after?: (form: Record<string, string>, value: string) => string | null,
+): FormField => ({
+  kind: 'text',
+  name,
+  label,
+  initial: initial ?? '',
+  maxLength: 40,
+  hint,
+  validate: (s, form) =>
+    s === ''
+      ? null
+      : parseTimeInput(s)
+        ? after && form
+          ? after(form, s)
+          : null
+        : 'a UTC time like 2026-11-21T09:30:00Z or 2026-11-21 09:30',
 });
 
 /** A custom range must end after it starts: said next to Until, before anything is sent. */
@@ -254,15 +318,53 @@ const selectOptions = (values: string[]) => values.map((v) => ({ value: v, label
 
 function filterFields(spec: HistorySpec, h: HistoryState): FormField[] {
   return [
-    { kind: 'select', name: 'range', label: 'Time range', initial: h.range, options: RANGES.map((r) => ({ value: r.id, label: r.label })) },
-    timeField('from', 'From (custom)', h.from, 'custom range only: inclusive, UTC, e.g. 2026-11-21T09:30:00Z; empty = no lower bound'),
-    timeField('until', 'Until (custom)', h.until, 'custom range only: exclusive, UTC; empty = up to now', untilAfterFrom),
+    {
+      kind: 'select',
+      name: 'range',
+      label: 'Time range',
+      initial: h.range,
+      options: RANGES.map((r) => ({ value: r.id, label: r.label })),
+    },
+    timeField(
+      'from',
+      'From (custom)',
+      h.from,
+      'custom range only: inclusive, UTC, e.g. 2026-11-21T09:30:00Z; empty = no lower bound',
+    ),
+    timeField(
+      'until',
+      'Until (custom)',
+      h.until,
+      'custom range only: exclusive, UTC; empty = up to now',
+      untilAfterFrom,
+    ),
     ...spec.filters.map((f): FormField =>
       f.options
-        ? { kind: 'select', name: f.name, label: f.label, initial: h.filters[f.name] ?? '', options: selectOptions(f.options), hint: f.hint }
-        : { kind: 'text', name: f.name, label: f.label, initial: h.filters[f.name] ?? '', maxLength: 200, hint: f.hint ?? 'exact value; empty = any', validate: f.validate },
+        ? {
+            kind: 'select',
+            name: f.name,
+            label: f.label,
+            initial: h.filters[f.name] ?? '',
+            options: selectOptions(f.options),
+            hint: f.hint,
+          }
+        : {
+            kind: 'text',
+            name: f.name,
+            label: f.label,
+            initial: h.filters[f.name] ?? '',
+            maxLength: 200,
+            hint: f.hint ?? 'exact value; empty = any',
+            validate: f.validate,
+          },
     ),
-    { kind: 'select', name: 'pageSize', label: 'Per page', initial: String(h.pageSize), options: PAGE_SIZES.map((n) => ({ value: String(n), label: String(n) })) },
+    {
+      kind: 'select',
+      name: 'pageSize',
+      label: 'Per page',
+      initial: String(h.pageSize),
+      options: PAGE_SIZES.map((n) => ({ value: String(n), label: String(n) })),
+    },
   ];
 }
 
@@ -286,7 +388,8 @@ export function historyActions<Row>(spec: HistorySpec): ScreenAction<Row>[] {
         if (!v) return;
         const range = rangeOf(v.range).id;
         const filters: Record<string, string> = {};
-        for (const f of spec.filters) if (typeof v[f.name] === 'string' && v[f.name] !== '') filters[f.name] = v[f.name] as string;
+        for (const f of spec.filters)
+          if (typeof v[f.name] === 'string' && v[f.name] !== '') filters[f.name] = v[f.name] as string;
         ctx.setExtra(
           {
             range,
@@ -321,10 +424,15 @@ export function historyActions<Row>(spec: HistorySpec): ScreenAction<Row>[] {
           return {
             title: 'No older entries',
             tone: 'info',
-            summary: [`Page ${h.cursors.length + 1} is the last page: its last row is the oldest of the ${spec.noun} matching ${describeFilters(spec, h)}.`],
+            summary: [
+              `Page ${h.cursors.length + 1} is the last page: its last row is the oldest of the ${spec.noun} matching ${describeFilters(spec, h)}.`,
+            ],
           };
         }
-        ctx.setExtra({ anchor, cursors: [...h.cursors, page.next_cursor], pagedSearch: h.filters.q ?? '' }, { top: true });
+        ctx.setExtra(
+          { anchor, cursors: [...h.cursors, page.next_cursor], pagedSearch: h.filters.q ?? '' },
+          { top: true },
+        );
       },
     },
     {
@@ -333,7 +441,12 @@ export function historyActions<Row>(spec: HistorySpec): ScreenAction<Row>[] {
       mutates: false,
       async run(ctx) {
         const h = searchedState(ctx.state);
-        if (!h.cursors.length) return { title: 'Already on the newest page', tone: 'info', summary: ['Page 1 shows the newest entries; n goes to older ones.'] };
+        if (!h.cursors.length)
+          return {
+            title: 'Already on the newest page',
+            tone: 'info',
+            summary: ['Page 1 shows the newest entries; n goes to older ones.'],
+          };
         const cursors = h.cursors.slice(0, -1);
         ctx.setExtra({ cursors, anchor: cursors.length ? h.anchor : null }, { top: true });
       },
@@ -347,7 +460,10 @@ export function historyActions<Row>(spec: HistorySpec): ScreenAction<Row>[] {
       },
     },
     exportAction<Row>(spec),
-    ...spec.filters.filter((f) => f.known).slice(0, 1).map((f) => pickFilterAction<Row>(f)),
+    ...spec.filters
+      .filter((f) => f.known)
+      .slice(0, 1)
+      .map((f) => pickFilterAction<Row>(f)),
   ];
 }
 
@@ -358,7 +474,10 @@ function families(values: string[]): string[] {
     const dot = v.lastIndexOf('.');
     if (dot > 0) count.set(`${v.slice(0, dot)}.*`, (count.get(`${v.slice(0, dot)}.*`) ?? 0) + 1);
   }
-  return [...count].filter(([, n]) => n > 1).map(([p]) => p).sort();
+  return [...count]
+    .filter(([, n]) => n > 1)
+    .map(([p]) => p)
+    .sort();
 }
 
 /** a: sets a filter to a value picked from those the appliance records, or to any. */
@@ -379,7 +498,11 @@ function pickFilterAction<Row>(f: FilterSpec): ScreenAction<Row> {
         message: now && !known.some((k) => k.value === now) ? `Now: ${now} (typed with f).` : undefined,
         items: [
           { value: '', label: `any ${name}`, hint: hint('', 'no filter') },
-          ...families(known.map((k) => k.value)).map((p) => ({ value: p, label: p, hint: hint(p, `every ${p.slice(0, -2)} ${name}`) })),
+          ...families(known.map((k) => k.value)).map((p) => ({
+            value: p,
+            label: p,
+            hint: hint(p, `every ${p.slice(0, -2)} ${name}`),
+          })),
           ...known.map((k) => ({ value: k.value, label: k.value, hint: hint(k.value, k.hint ?? '') })),
         ],
       });
@@ -410,8 +533,24 @@ function exportAction<Row>(spec: HistorySpec): ScreenAction<Row> {
         title: `Export the ${spec.title}`,
         message: [`Filters: ${describeFilters(spec, h, start)}.`, 'Every match is written (all pages), oldest first.'],
         fields: [
-          { kind: 'select', name: 'format', label: 'Format', options: [{ value: 'csv', label: 'csv (RFC 4180, header row)' }, { value: 'jsonl', label: 'jsonl (one JSON object per line)' }] },
-          { kind: 'text', name: 'path', label: 'File', initial: defaultPath, required: true, maxLength: 1024, hint: `relative to ${process.cwd()}` },
+          {
+            kind: 'select',
+            name: 'format',
+            label: 'Format',
+            options: [
+              { value: 'csv', label: 'csv (RFC 4180, header row)' },
+              { value: 'jsonl', label: 'jsonl (one JSON object per line)' },
+            ],
+          },
+          {
+            kind: 'text',
+            name: 'path',
+            label: 'File',
+            initial: defaultPath,
+            required: true,
+            maxLength: 1024,
+            hint: `relative to ${process.cwd()}`,
+          },
         ],
         submitLabel: 'export',
       });
@@ -421,7 +560,12 @@ function exportAction<Row>(spec: HistorySpec): ScreenAction<Row> {
       if (path === defaultPath && format === 'jsonl') path = path.replace(/\.csv$/, '.jsonl');
       const dest = resolve(process.cwd(), path.replace(/^~(?=\/|$)/, homedir()));
       if (await checkDestination(dest)) {
-        const replace = await ctx.confirm({ title: 'Replace the file?', message: [`${dest} already exists.`, 'The export would replace it.'], confirmLabel: 'Replace', danger: true });
+        const replace = await ctx.confirm({
+          title: 'Replace the file?',
+          message: [`${dest} already exists.`, 'The export would replace it.'],
+          confirmLabel: 'Replace',
+          danger: true,
+        });
         if (!replace) return;
       }
       return await runExport(ctx, spec, h, start, format, dest);
@@ -429,9 +573,19 @@ function exportAction<Row>(spec: HistorySpec): ScreenAction<Row> {
   };
 }
 
-async function runExport(ctx: ActionContext, spec: HistorySpec, h: HistoryState, start: string | null, format: 'csv' | 'jsonl', dest: string) {
+async function runExport(
+  ctx: ActionContext,
+  spec: HistorySpec,
+  h: HistoryState,
+  start: string | null,
+  format: 'csv' | 'jsonl',
+  dest: string,
+) {
   const query = { format, ...fixedTime(h), ...(start ? { start_time: start } : {}), ...h.filters };
-  const p = ctx.progress({ title: `Exporting the ${spec.title} (${format})`, lines: ['waiting for the appliance…', `to ${dest}`] });
+  const p = ctx.progress({
+    title: `Exporting the ${spec.title} (${format})`,
+    lines: ['waiting for the appliance…', `to ${dest}`],
+  });
   const began = Date.now();
   const rowsSoFar = (lines: number) => Math.max(0, format === 'csv' ? lines - 1 : lines);
   let result;
@@ -453,7 +607,11 @@ async function runExport(ctx: ActionContext, spec: HistorySpec, h: HistoryState,
     );
   } catch (err) {
     if (p.signal.aborted) {
-      return { title: 'Export stopped', tone: 'warn' as const, summary: ['You stopped the export: no file was written (the partial file was removed).'] };
+      return {
+        title: 'Export stopped',
+        tone: 'warn' as const,
+        summary: ['You stopped the export: no file was written (the partial file was removed).'],
+      };
     }
     throw writeError(err, dest);
   } finally {
@@ -483,7 +641,11 @@ async function checkDestination(dest: string): Promise<boolean> {
   const { access, constants, stat } = process.getBuiltinModule('node:fs/promises');
   const dir = dirname(dest);
   const st = await stat(dir).catch((err: NodeJS.ErrnoException) => {
-    throw new Error(err.code === 'ENOENT' ? `cannot write ${dest}: the directory ${dir} does not exist. Nothing was exported.` : `cannot write ${dest}: ${fsWords(err)}. Nothing was exported.`);
+    throw new Error(
+      err.code === 'ENOENT'
+        ? `cannot write ${dest}: the directory ${dir} does not exist. Nothing was exported.`
+        : `cannot write ${dest}: ${fsWords(err)}. Nothing was exported.`,
+    );
   });
   if (!st.isDirectory()) throw new Error(`cannot write ${dest}: ${dir} is not a directory. Nothing was exported.`);
   await access(dir, constants.W_OK).catch(() => {

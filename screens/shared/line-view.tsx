@@ -16,7 +16,10 @@ export interface Seg {
 }
 export type Line = Seg[];
 
-export const seg = (text: unknown, style: Omit<Seg, 'text'> = {}): Seg => ({ text: sanitize(text ?? '', 2000), ...style });
+export const seg = (text: unknown, style: Omit<Seg, 'text'> = {}): Seg => ({
+  text: sanitize(text ?? '', 2000),
+  ...style,
+});
 export const plain = (text: unknown): Line => [seg(text)];
 export const heading = (text: string): Line => [seg(text, { bold: true })];
 export const blank = (): Line => [seg('')];
@@ -30,20 +33,25 @@ export function badge(state: unknown, width?: number): Seg {
 }
 
 /** A text cut or padded to `width` columns. */
-export const cell = (text: unknown, width: number, style: Omit<Seg, 'text'> = {}): Seg => seg(fit(sanitize(text ?? '', 500), width), style);
+export const cell = (text: unknown, width: number, style: Omit<Seg, 'text'> = {}): Seg =>
+  seg(fit(sanitize(text ?? '', 500), width), style);
 
 /** Wraps `text` into lines: the first after `lead`, the rest indented to line up under it. */
 export function wrapped(lead: Seg[], text: unknown, width: number, style: Omit<Seg, 'text'> = {}): Line[] {
   const used = lead.reduce((n, s) => n + widthOf(s.text), 0);
   const room = Math.max(10, width - used);
   const parts = wrapText(sanitize(text ?? '', 4000), room);
-  return parts.map((p, i) => (i === 0 ? [...lead, seg(p, style)] : [seg(' '.repeat(Math.min(used, Math.max(0, width - 10)))), seg(p, style)]));
+  return parts.map((p, i) =>
+    i === 0 ? [...lead, seg(p, style)] : [seg(' '.repeat(Math.min(used, Math.max(0, width - 10)))), seg(p, style)],
+  );
 }
 
 /** Key/value pairs with the keys in one column: "  hostname      vm". */
 export function pairs(rows: [string, unknown, Omit<Seg, 'text'>?][], width: number, indent = 2, maxKey = 24): Line[] {
   const keyWidth = Math.min(maxKey, Math.max(0, ...rows.map(([k]) => widthOf(k))));
-  return rows.flatMap(([k, v, style]) => wrapped([seg(' '.repeat(indent)), cell(k, keyWidth, { dim: true }), seg('  ')], v, width, style ?? {}));
+  return rows.flatMap(([k, v, style]) =>
+    wrapped([seg(' '.repeat(indent)), cell(k, keyWidth, { dim: true }), seg('  ')], v, width, style ?? {}),
+  );
 }
 
 export interface LineViewProps {

@@ -33,7 +33,12 @@ export interface Merge<K extends string> {
 }
 
 /** Three-way merge: `base` is what the form showed, `mine` what was submitted, `theirs` the latest. */
-export function mergeValues<K extends string>(fields: readonly { name: K; label: string }[], base: Values<K>, mine: Values<K>, theirs: Values<K>): Merge<K> {
+export function mergeValues<K extends string>(
+  fields: readonly { name: K; label: string }[],
+  base: Values<K>,
+  mine: Values<K>,
+  theirs: Values<K>,
+): Merge<K> {
   const merged: Values<K> = {};
   const changed: K[] = [];
   const conflicts: Conflict<K>[] = [];
@@ -66,7 +71,9 @@ export function confirmOverwrite<K extends string>(
     title: `${o.what} changed since you opened the form`,
     message: [
       `Someone else${o.by ? ` (last change: ${o.by})` : ''} changed ${o.conflicts.length === 1 ? 'a value' : 'values'} you also changed:`,
-      ...o.conflicts.map((c) => `  ${c.label.padEnd(width)}theirs ${o.show(c.theirs)} · yours ${o.show(c.mine)} (was ${o.show(c.base)})`),
+      ...o.conflicts.map(
+        (c) => `  ${c.label.padEnd(width)}theirs ${o.show(c.theirs)} · yours ${o.show(c.mine)} (was ${o.show(c.base)})`,
+      ),
       'Overwrite saves yours (and your other changes); Cancel saves nothing.',
     ],
     confirmLabel: 'Overwrite',

@@ -14,9 +14,27 @@ function short(v: number | null | undefined): string {
 }
 
 export const quotaFields = (q?: Partial<Quota>): FormField[] => [
-  { kind: 'limit', name: 'requests_per_minute', label: 'Requests / minute', initial: q?.requests_per_minute ?? null, hint: 'whole number, or empty for unlimited' },
-  { kind: 'limit', name: 'tokens_per_minute', label: 'Tokens / minute', initial: q?.tokens_per_minute ?? null, hint: 'whole number, or empty for unlimited' },
-  { kind: 'limit', name: 'tokens_per_day', label: 'Tokens / day', initial: q?.tokens_per_day ?? null, hint: 'whole number, or empty for unlimited' },
+  {
+    kind: 'limit',
+    name: 'requests_per_minute',
+    label: 'Requests / minute',
+    initial: q?.requests_per_minute ?? null,
+    hint: 'whole number, or empty for unlimited',
+  },
+  {
+    kind: 'limit',
+    name: 'tokens_per_minute',
+    label: 'Tokens / minute',
+    initial: q?.tokens_per_minute ?? null,
+    hint: 'whole number, or empty for unlimited',
+  },
+  {
+    kind: 'limit',
+    name: 'tokens_per_day',
+    label: 'Tokens / day',
+    initial: q?.tokens_per_day ?? null,
+    hint: 'whole number, or empty for unlimited',
+  },
 ];
 export const quotaOf = (v: Record<string, unknown>): Quota => ({
   requests_per_minute: (v.requests_per_minute as number | null) ?? null,
@@ -28,7 +46,8 @@ export const QUOTA_FIELDS = [
   { name: 'tokens_per_minute', label: 'Tokens / minute' },
   { name: 'tokens_per_day', label: 'Tokens / day' },
 ] as const;
-export const quotaWords = (q: Quota) => `${limitText(q.requests_per_minute)} requests/min, ${limitText(q.tokens_per_minute)} tokens/min, ${limitText(q.tokens_per_day)} tokens/day`;
+export const quotaWords = (q: Quota) =>
+  `${limitText(q.requests_per_minute)} requests/min, ${limitText(q.tokens_per_minute)} tokens/min, ${limitText(q.tokens_per_day)} tokens/day`;
 
 /** The key as the appliance has it now (the list is paged), or undefined when it is gone. */
 export async function currentKey(ctx: ActionContext, id: string): Promise<GatewayKey | undefined> {
@@ -41,7 +60,8 @@ export async function currentKey(ctx: ActionContext, id: string): Promise<Gatewa
   return undefined;
 }
 
-const revoked = (k: GatewayKey | undefined) => (k?.status === 'revoked' ? 'the key is revoked; its quota is frozen' : null);
+const revoked = (k: GatewayKey | undefined) =>
+  k?.status === 'revoked' ? 'the key is revoked; its quota is frozen' : null;
 
 /**
  * `u` set quota, wherever a key is at hand (keys; a usage row, beside its rejections): `keyOf`
@@ -54,12 +74,18 @@ export function setQuotaAction<Row>(keyOf: (row: Row | undefined) => GatewayKey 
     mutates: true,
     capability: 'gateway.key.quota',
     needsRow: true,
-    unavailable: (row) => (row === undefined ? null : keyOf(row) ? revoked(keyOf(row)) : 'the key is not on the appliance\'s key list'),
+    unavailable: (row) =>
+      row === undefined ? null : keyOf(row) ? revoked(keyOf(row)) : "the key is not on the appliance's key list",
     async run(ctx, row) {
       const key = keyOf(row)!;
       // the form starts from what the appliance has now, not from the last poll
       const fresh = await currentKey(ctx, key.id);
-      if (fresh?.status === 'revoked') return { title: 'Nothing to change', tone: 'warn', summary: [`${key.name} was revoked meanwhile; its quota is frozen.`] };
+      if (fresh?.status === 'revoked')
+        return {
+          title: 'Nothing to change',
+          tone: 'warn',
+          summary: [`${key.name} was revoked meanwhile; its quota is frozen.`],
+        };
       const base = fresh?.quota ?? key.quota;
       const v = await ctx.form({
         title: `Quota for ${key.name}`,
@@ -71,12 +97,27 @@ export function setQuotaAction<Row>(keyOf: (row: Row | undefined) => GatewayKey 
       const mine = quotaOf(v);
       // only the values changed here are written onto the latest quota
       const now = await currentKey(ctx, key.id);
-      if (now?.status === 'revoked') return { title: 'Nothing saved', tone: 'warn', summary: [`${key.name} was revoked while the form was open; its quota is frozen. Nothing was sent.`] };
+      if (now?.status === 'revoked')
+        return {
+          title: 'Nothing saved',
+          tone: 'warn',
+          summary: [`${key.name} was revoked while the form was open; its quota is frozen. Nothing was sent.`],
+        };
       const theirs = now?.quota ?? base;
       const m = mergeValues(QUOTA_FIELDS, base, mine, theirs);
-      if (m.changed.length === 0) return { title: 'Nothing saved', summary: [`You changed no value of ${key.name}'s quota; nothing was sent.`] };
-      if (m.conflicts.length && !(await confirmOverwrite(ctx, { what: `The quota of ${key.name}`, conflicts: m.conflicts, show: limitText }))) {
-        return { title: 'Nothing saved', tone: 'warn', summary: [`Nothing was sent: ${key.name} keeps the other change (${quotaWords(theirs)}). Open the form again to start from the latest values.`] };
+      if (m.changed.length === 0)
+        return { title: 'Nothing saved', summary: [`You changed no value of ${key.name}'s quota; nothing was sent.`] };
+      if (
+        m.conflicts.length &&
+        !(await confirmOverwrite(ctx, { what: `The quota of ${key.name}`, conflicts: m.conflicts, show: limitText }))
+      ) {
+        return {
+          title: 'Nothing saved',
+          tone: 'warn',
+          summary: [
+            `Nothing was sent: ${key.name} keeps the other change (${quotaWords(theirs)}). Open the form again to start from the latest values.`,
+          ],
+        };
       }
       if (m.same) return { title: 'Nothing saved', summary: [`${key.name} already has this quota; nothing was sent.`] };
       const updated = await ctx.call('setQuota', { params: { id: key.id }, body: { ...theirs, ...m.merged } as Quota });

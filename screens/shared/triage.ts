@@ -4,7 +4,16 @@
  * A pure function of the resources as they are now, shared by the overview screen and
  * `appliance-admin get overview --json`, so both say the same thing.
  */
-import type { BudgetUsage, Connector, Deployment, GatewayKey, Model, RoutingEntry, Summary, Usage } from '../../src/contract/index.js';
+import type {
+  BudgetUsage,
+  Connector,
+  Deployment,
+  GatewayKey,
+  Model,
+  RoutingEntry,
+  Summary,
+  Usage,
+} from '../../src/contract/index.js';
 import { shortTime } from '../../src/ui/format.js';
 import type { ScreenLink } from '../../src/ui/screen-api.js';
 
@@ -28,7 +37,8 @@ export type TriageSource = keyof typeof TRIAGE_SOURCES;
  * One resource as the board sees it: not there yet, its answer (`staleError`: the last poll
  * failed, this is the answer before), or why it could not be read.
  */
-export type TriageResource = { state: 'loading' } | { state: 'ok'; data: unknown; staleError?: string } | { state: 'error'; error: string };
+export type TriageResource =
+  { state: 'loading' } | { state: 'ok'; data: unknown; staleError?: string } | { state: 'error'; error: string };
 export type TriageInput = Partial<Record<TriageSource, TriageResource>>;
 
 /** crit: broken now; warn: failing in part or about to; unknown: could not be read; ok: fine (headline figures). */
@@ -59,9 +69,11 @@ const NOW = 'now';
 const n = (v: number) => v.toLocaleString('en-US');
 const plural = (count: number, one: string, many = `${one}s`) => `${n(count)} ${count === 1 ? one : many}`;
 /** The objects of an array (another appliance may answer other shapes: they give no line). */
-const objects = <T>(v: unknown): T[] => (Array.isArray(v) ? (v.filter((x) => x !== null && typeof x === 'object') as T[]) : []);
+const objects = <T>(v: unknown): T[] =>
+  Array.isArray(v) ? (v.filter((x) => x !== null && typeof x === 'object') as T[]) : [];
 /** A list answer's rows: data.data, or a bare array. */
-const list = <T>(v: unknown): T[] => objects<T>(v && typeof v === 'object' && !Array.isArray(v) ? (v as { data?: unknown }).data : v);
+const list = <T>(v: unknown): T[] =>
+  objects<T>(v && typeof v === 'object' && !Array.isArray(v) ? (v as { data?: unknown }).data : v);
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
 /** The triage lines for what has arrived; a resource still loading or unreadable gets a line saying so. */
@@ -85,7 +97,12 @@ export function triage(input: TriageInput): TriageLine[] {
     const r = input[id];
     if (r?.state === 'ok' && !r.staleError) return [];
     const what = TRIAGE_SOURCES[id];
-    const reason = r?.state === 'ok' ? `failed to refresh, the lines above use its last answer: ${r.staleError}` : r?.state === 'error' ? `failed to load: ${r.error}` : 'loading…';
+    const reason =
+      r?.state === 'ok'
+        ? `failed to refresh, the lines above use its last answer: ${r.staleError}`
+        : r?.state === 'error'
+          ? `failed to load: ${r.error}`
+          : 'loading…';
     return [{ key: `source:${id}`, severity: 'unknown', what, reason, count: null, window: NOW, link: null }];
   });
   const lines = [...problems, ...sourceLines];
@@ -108,7 +125,15 @@ function deploymentLines(dep: Deployment | undefined): TriageLine[] {
     link,
   }));
   if (!lines.length && dep.status !== 'healthy') {
-    lines.push({ key: 'deployment', severity: 'warn', what: `Deployment ${dep.status}`, reason: `the appliance reports itself ${dep.status}`, count: null, window: NOW, link });
+    lines.push({
+      key: 'deployment',
+      severity: 'warn',
+      what: `Deployment ${dep.status}`,
+      reason: `the appliance reports itself ${dep.status}`,
+      count: null,
+      window: NOW,
+      link,
+    });
   }
   return lines;
 }
@@ -119,7 +144,11 @@ function connectorLines(connectors: Connector[]): TriageLine[] {
     .map((c) => {
       const sync = c.last_sync;
       const failed = sync?.status === 'failed';
-      const why = sync?.error ? `last sync failed: ${sync.error}` : failed ? `last sync failed at ${shortTime(sync.at)} UTC (job ${sync.job_id})` : 'no failed sync on record';
+      const why = sync?.error
+        ? `last sync failed: ${sync.error}`
+        : failed
+          ? `last sync failed at ${shortTime(sync.at)} UTC (job ${sync.job_id})`
+          : 'no failed sync on record';
       return {
         key: `connector:${c.id}`,
         severity: c.state === 'error' ? 'crit' : 'warn',
@@ -179,18 +208,36 @@ function quotaLines(hour: Usage | undefined, today: Usage | undefined, keys: Map
     const rpm = key.quota.requests_per_minute;
     if (h && rpm) {
       const perMinute = num(h.requests) / 60;
-      if (perMinute >= NEAR * rpm) near.push({ text: `averaged ${n(Math.round(perMinute))} of ${n(rpm)} requests a minute over the last hour`, share: perMinute / rpm, count: num(h.requests), window: LAST_HOUR });
+      if (perMinute >= NEAR * rpm)
+        near.push({
+          text: `averaged ${n(Math.round(perMinute))} of ${n(rpm)} requests a minute over the last hour`,
+          share: perMinute / rpm,
+          count: num(h.requests),
+          window: LAST_HOUR,
+        });
     }
     const tpm = key.quota.tokens_per_minute;
     if (h && tpm) {
       const perMinute = (num(h.input_tokens) + num(h.output_tokens)) / 60;
-      if (perMinute >= NEAR * tpm) near.push({ text: `averaged ${n(Math.round(perMinute))} of ${n(tpm)} tokens a minute over the last hour`, share: perMinute / tpm, count: Math.round(perMinute * 60), window: LAST_HOUR });
+      if (perMinute >= NEAR * tpm)
+        near.push({
+          text: `averaged ${n(Math.round(perMinute))} of ${n(tpm)} tokens a minute over the last hour`,
+          share: perMinute / tpm,
+          count: Math.round(perMinute * 60),
+          window: LAST_HOUR,
+        });
     }
     const d = todayByKey.get(key.id);
     const tpd = key.quota.tokens_per_day;
     if (d && tpd) {
       const used = num(d.input_tokens) + num(d.output_tokens);
-      if (used >= NEAR * tpd) near.push({ text: `used ${n(used)} of ${n(tpd)} tokens today (UTC)`, share: used / tpd, count: used, window: TODAY });
+      if (used >= NEAR * tpd)
+        near.push({
+          text: `used ${n(used)} of ${n(tpd)} tokens today (UTC)`,
+          share: used / tpd,
+          count: used,
+          window: TODAY,
+        });
     }
     if (!near.length) continue;
     near.sort((a, b) => b.share - a.share);
@@ -218,7 +265,10 @@ function failureLines(byError: Summary | undefined, byTool: Summary | undefined)
     .map((g) => {
       const error = byError ? topOf(g.sub) : null;
       const tool = tools.get(g.key) ?? null;
-      const parts = [error ? `top error ${error.key} (${n(num(error.count))})` : null, tool ? `top tool ${tool.key} (${n(num(tool.count))})` : null].filter(Boolean);
+      const parts = [
+        error ? `top error ${error.key} (${n(num(error.count))})` : null,
+        tool ? `top tool ${tool.key} (${n(num(tool.count))})` : null,
+      ].filter(Boolean);
       return {
         key: `agent-failures:${g.key}`,
         severity: 'warn',
@@ -275,10 +325,16 @@ function budgetLines(usage: BudgetUsage | undefined): TriageLine[] {
 function modelLines(models: Model[], routing: RoutingEntry[]): TriageLine[] {
   return models
     .filter((m) => m.state === 'missing')
-    .map((m) => ({ m, workloads: routing.filter((r) => r.model_id === m.id || r.effective_model_id === m.id).map((r) => r.workload) }))
+    .map((m) => ({
+      m,
+      workloads: routing.filter((r) => r.model_id === m.id || r.effective_model_id === m.id).map((r) => r.workload),
+    }))
     .filter(({ m, workloads }) => m.active || workloads.length > 0)
     .map(({ m, workloads }) => {
-      const uses = [m.active ? 'it is the active model' : null, workloads.length ? `routed to by ${workloads.join(', ')}` : null].filter(Boolean);
+      const uses = [
+        m.active ? 'it is the active model' : null,
+        workloads.length ? `routed to by ${workloads.join(', ')}` : null,
+      ].filter(Boolean);
       return {
         key: `model:${m.id}`,
         severity: 'crit',
@@ -309,22 +365,77 @@ function deniedLines(denied: Summary | undefined): TriageLine[] {
 
 /** With nothing to attend to: it says so, and the figures an operator glances at. */
 function headlineLines(input: TriageInput, data: <T>(id: TriageSource) => T | undefined): TriageLine[] {
-  const ok = (key: string, what: string, reason: string, count: number | null, window: string, link: ScreenLink | null): TriageLine => ({ key, severity: 'ok', what, reason, count, window, link });
+  const ok = (
+    key: string,
+    what: string,
+    reason: string,
+    count: number | null,
+    window: string,
+    link: ScreenLink | null,
+  ): TriageLine => ({ key, severity: 'ok', what, reason, count, window, link });
   const lines: TriageLine[] = [];
   const everything = (Object.keys(TRIAGE_SOURCES) as TriageSource[]).every((id) => input[id]?.state === 'ok');
-  if (everything) lines.push(ok('all-clear', 'Nothing needs attention', 'no failure, rejection or limit near on this appliance', null, NOW, null));
+  if (everything)
+    lines.push(
+      ok(
+        'all-clear',
+        'Nothing needs attention',
+        'no failure, rejection or limit near on this appliance',
+        null,
+        NOW,
+        null,
+      ),
+    );
   const dep = data<Deployment>('deployment');
-  if (dep) lines.push(ok('headline:deployment', `Deployment ${dep.status}`, `version ${dep.version}, ${plural(objects(dep.components).length, 'component')} healthy`, null, NOW, { screen: 'deployment' }));
+  if (dep)
+    lines.push(
+      ok(
+        'headline:deployment',
+        `Deployment ${dep.status}`,
+        `version ${dep.version}, ${plural(objects(dep.components).length, 'component')} healthy`,
+        null,
+        NOW,
+        { screen: 'deployment' },
+      ),
+    );
   const connectors = list<Connector>(data('connectors'));
-  if (data('connectors')) lines.push(ok('headline:connectors', 'Connectors', `${plural(connectors.length, 'connector')}, none failing`, connectors.length, NOW, { screen: 'connectors' }));
+  if (data('connectors'))
+    lines.push(
+      ok(
+        'headline:connectors',
+        'Connectors',
+        `${plural(connectors.length, 'connector')}, none failing`,
+        connectors.length,
+        NOW,
+        { screen: 'connectors' },
+      ),
+    );
   const usage = list<Usage['data'][number]>(data('usage'));
   if (data('usage')) {
     const requests = usage.reduce((t, u) => t + num(u.requests), 0);
-    lines.push(ok('headline:usage', 'Gateway', `${plural(requests, 'request')} from ${plural(usage.length, 'key')}, none rejected`, requests, LAST_HOUR, { screen: 'usage', extra: { range: 'hour' } }));
+    lines.push(
+      ok(
+        'headline:usage',
+        'Gateway',
+        `${plural(requests, 'request')} from ${plural(usage.length, 'key')}, none rejected`,
+        requests,
+        LAST_HOUR,
+        { screen: 'usage', extra: { range: 'hour' } },
+      ),
+    );
   }
   const failures = data<Summary>('failuresByError');
-  if (failures) lines.push(ok('headline:agents', 'Agents', 'no failed step', 0, LAST_DAY, { screen: 'journal', extra: { range: '24h' } }));
+  if (failures)
+    lines.push(
+      ok('headline:agents', 'Agents', 'no failed step', 0, LAST_DAY, { screen: 'journal', extra: { range: '24h' } }),
+    );
   const active = list<Model>(data('models')).find((m) => m.active);
-  if (active) lines.push(ok('headline:model', 'Active model', `${active.name ?? active.id} (${active.state})`, null, NOW, { screen: 'models', select: active.id }));
+  if (active)
+    lines.push(
+      ok('headline:model', 'Active model', `${active.name ?? active.id} (${active.state})`, null, NOW, {
+        screen: 'models',
+        select: active.id,
+      }),
+    );
   return lines;
 }

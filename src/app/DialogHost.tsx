@@ -21,20 +21,101 @@ export function DialogHost({ width, height, isActive = true }: { width: number; 
   const common = { width, isActive };
   switch (s.kind) {
     case 'confirm':
-      return <ConfirmDialog key={top.id} {...common} title={s.title} message={s.message} confirmLabel={s.confirmLabel} danger={s.danger} onDone={done} />;
+      return (
+        <ConfirmDialog
+          key={top.id}
+          {...common}
+          title={s.title}
+          message={s.message}
+          confirmLabel={s.confirmLabel}
+          danger={s.danger}
+          onDone={done}
+        />
+      );
     case 'typeToConfirm':
-      return <TypeToConfirmDialog key={top.id} {...common} title={s.title} message={s.message} expected={s.expected} onDone={done} />;
+      return (
+        <TypeToConfirmDialog
+          key={top.id}
+          {...common}
+          title={s.title}
+          message={s.message}
+          expected={s.expected}
+          onDone={done}
+        />
+      );
     case 'form':
-      return <FormDialog key={top.id} {...common} height={height} title={s.title} message={s.message} fields={s.fields} submitLabel={s.submitLabel} onDone={done} />;
+      return (
+        <FormDialog
+          key={top.id}
+          {...common}
+          height={height}
+          title={s.title}
+          message={s.message}
+          fields={s.fields}
+          submitLabel={s.submitLabel}
+          onDone={done}
+        />
+      );
     case 'pick':
-      return <PickerDialog key={top.id} {...common} height={height} title={s.title} message={s.message} items={s.items} onDone={done} />;
+      return (
+        <PickerDialog
+          key={top.id}
+          {...common}
+          height={height}
+          title={s.title}
+          message={s.message}
+          items={s.items}
+          onDone={done}
+        />
+      );
     case 'message':
-      return <MessageDialog key={top.id} {...common} height={height} title={s.title} lines={s.lines} tone={s.tone} onDone={done} />;
+      return (
+        <MessageDialog
+          key={top.id}
+          {...common}
+          height={height}
+          title={s.title}
+          lines={s.lines}
+          tone={s.tone}
+          onDone={done}
+        />
+      );
     case 'secret':
-      return <SecretDialog key={top.id} {...common} title={s.title} secret={s.secret} lines={s.lines} copy={deps.clipboard} onDone={done} />;
+      return (
+        <SecretDialog
+          key={top.id}
+          {...common}
+          title={s.title}
+          secret={s.secret}
+          lines={s.lines}
+          copy={deps.clipboard}
+          onDone={done}
+        />
+      );
     case 'progress':
-      return <ProgressDialog key={top.id} {...common} title={s.title} lines={s.lines} fraction={s.fraction} tone={s.tone} onCancel={() => done('cancelled')} />;
+      return (
+        <ProgressDialog
+          key={top.id}
+          {...common}
+          title={s.title}
+          lines={s.lines}
+          fraction={s.fraction}
+          tone={s.tone}
+          onCancel={() => done('cancelled')}
+        />
+      );
     case 'signIn':
-      return <SignInDialog key={top.id} {...common} height={height} phase={s.phase} title={s.title} lines={s.lines} prompt={s.prompt} onDone={done} />;
+      return (
+        <SignInDialog
+          key={top.id}
+          {...common}
+          height={height}
+          phase={s.phase}
+          title={s.title}
+          lines={s.lines}
+          prompt={s.prompt}
+          onDone={done}
+        />
+      );
   }
 }

@@ -11,7 +11,19 @@ import { useDeps } from './deps.js';
 import type { ScreenData } from './screen-data.js';
 
 /** A screen's body: the standard list, or its own view, guarded so a bug there stays there. */
-export function ScreenView({ screen, state, data, width, height }: { screen: AnyScreen; state: ScreenUiState; data: ScreenData; width: number; height: number }) {
+export function ScreenView({
+  screen,
+  state,
+  data,
+  width,
+  height,
+}: {
+  screen: AnyScreen;
+  state: ScreenUiState;
+  data: ScreenData;
+  width: number;
+  height: number;
+}) {
   const deps = useDeps();
   const { primary } = data;
   if (primary.data === undefined && !screen.list?.rowsFrom) {
@@ -31,14 +43,20 @@ export function ScreenView({ screen, state, data, width, height }: { screen: Any
       summary = null;
     }
     // a filter the appliance applied is counted by the screen's summary, not by the rows of this page
-    const filterNote = !state.filter || list.serverFilter
-      ? ''
-      : data.searching
-        ? `  ·  searching ${data.total} rows for "${state.filter}"…`
-        : `  ·  ${data.rows.length} of ${data.total} match "${state.filter}"`;
+    const filterNote =
+      !state.filter || list.serverFilter
+        ? ''
+        : data.searching
+          ? `  ·  searching ${data.total} rows for "${state.filter}"…`
+          : `  ·  ${data.rows.length} of ${data.total} match "${state.filter}"`;
     return (
       <Box flexDirection="column" height={height}>
-        {list.summary ? <Text wrap="truncate">{sanitize(summary ?? '', 300)}{filterNote}</Text> : null}
+        {list.summary ? (
+          <Text wrap="truncate">
+            {sanitize(summary ?? '', 300)}
+            {filterNote}
+          </Text>
+        ) : null}
         <Table
           columns={list.columns}
           rows={data.rows}
@@ -54,12 +72,16 @@ export function ScreenView({ screen, state, data, width, height }: { screen: Any
       </Box>
     );
   }
-  const setExtra = (patch: Record<string, unknown>) => patchScreen(deps.ui, screen.name, { extra: { ...state.extra, ...patch } });
+  const setExtra = (patch: Record<string, unknown>) =>
+    patchScreen(deps.ui, screen.name, { extra: { ...state.extra, ...patch } });
   const setScroll = (scroll: number) => patchScreen(deps.ui, screen.name, { scroll });
   return (
     <Box flexDirection="column" height={height} overflow="hidden">
       <Guard key={screen.name} name={screen.name}>
-        <CustomBody render={screen.render!} props={{ state, resources: data.resources, width, height, setExtra, setScroll }} />
+        <CustomBody
+          render={screen.render!}
+          props={{ state, resources: data.resources, width, height, setExtra, setScroll }}
+        />
       </Guard>
     </Box>
   );
@@ -77,7 +99,11 @@ class Guard extends Component<{ name: string; children: ReactNode }, { error: Er
   }
   override render() {
     if (this.state.error) {
-      return <Text color={colour('bad')}>✕ the {this.props.name} screen failed to draw: {sanitize(this.state.error.message, 200)}</Text>;
+      return (
+        <Text color={colour('bad')}>
+          ✕ the {this.props.name} screen failed to draw: {sanitize(this.state.error.message, 200)}
+        </Text>
+      );
     }
     return this.props.children;
   }

@@ -32,15 +32,27 @@ export const MIN_COLUMNS = 80;
 export const MIN_ROWS = 24;
 const FLASH_MS = 8000;
 
-interface BannerLine { text: string; tone: 'bad' | 'warn' }
+interface BannerLine {
+  text: string;
+  tone: 'bad' | 'warn';
+}
 
-interface SignedOut { title: string; message: string }
+interface SignedOut {
+  title: string;
+  message: string;
+}
 
 /**
  * Problems with the visible screen's data, in at most three lines. A list made from all its
  * resources (the overview) says in its own rows which could not be read: not repeated here.
  */
-function bannerLines(data: ScreenData, authError: string | null, connection: ConnectionInfo, signedOut: SignedOut | null, rowsSayErrors: boolean): BannerLine[] {
+function bannerLines(
+  data: ScreenData,
+  authError: string | null,
+  connection: ConnectionInfo,
+  signedOut: SignedOut | null,
+  rowsSayErrors: boolean,
+): BannerLine[] {
   const out: BannerLine[] = [];
   const connectionError = connection.error;
   if (signedOut) {
@@ -48,11 +60,15 @@ function bannerLines(data: ScreenData, authError: string | null, connection: Con
     const last = data.primary.data === undefined ? '' : ' The last data stays on screen.';
     out.push({ text: `▲ SIGNED OUT (r signs in again): ${signedOut.message}${last}`, tone: 'warn' });
   } else if (connection.state === 'down' && connection.identityProvider) {
-    out.push({ text: `✕ cannot renew the sign-in for now: ${connectionError ?? 'no answer'}; a temporary problem, the sign-in is kept${data.primary.data === undefined ? '' : '; showing the last data'} (r retries now)`, tone: 'bad' });
+    out.push({
+      text: `✕ cannot renew the sign-in for now: ${connectionError ?? 'no answer'}; a temporary problem, the sign-in is kept${data.primary.data === undefined ? '' : '; showing the last data'} (r retries now)`,
+      tone: 'bad',
+    });
   } else if (connection.state === 'down') {
-    const text = data.primary.data === undefined
-      ? `✕ cannot connect: ${connectionError ?? 'no answer'} (r retries now)`
-      : `✕ connection lost: ${connectionError ?? 'no answer'}; showing the last data (r retries now)`;
+    const text =
+      data.primary.data === undefined
+        ? `✕ cannot connect: ${connectionError ?? 'no answer'} (r retries now)`
+        : `✕ connection lost: ${connectionError ?? 'no answer'}; showing the last data (r retries now)`;
     out.push({ text, tone: 'bad' });
   }
   const connectionDown = connection.state === 'down';
@@ -62,11 +78,17 @@ function bannerLines(data: ScreenData, authError: string | null, connection: Con
       const l = errorLines(e.error);
       // the first reason the appliance gave (a refused filter: which parameter, and why)
       const why = l.details[0] ? ` (${l.details[0]})` : '';
-      out.push({ text: `✕ ERROR loading ${id}${e.stale ? ' (showing the last data)' : ''}: ${l.headline}${why}`, tone: 'bad' });
+      out.push({
+        text: `✕ ERROR loading ${id}${e.stale ? ' (showing the last data)' : ''}: ${l.headline}${why}`,
+        tone: 'bad',
+      });
       if (l.reference) out.push({ text: `  ${l.reference}`, tone: 'bad' });
     } else if (e.issues.length) {
       const first = e.issues[0];
-      out.push({ text: `▲ the answer for ${id} does not fit the contract (${e.issues.length} issue${e.issues.length > 1 ? 's' : ''}): ${first.path}: ${first.message}`, tone: 'warn' });
+      out.push({
+        text: `▲ the answer for ${id} does not fit the contract (${e.issues.length} issue${e.issues.length > 1 ? 's' : ''}): ${first.path}: ${first.message}`,
+        tone: 'warn',
+      });
     }
   }
   return out.slice(0, 3);
@@ -115,22 +137,49 @@ export function Shell() {
   // open dialog, form or command line keeps what was typed and is back when the window grows.
   const height = Math.max(size.rows, MIN_ROWS) - 1; // a frame as tall as the terminal makes Ink clear the screen on every update
   const width = Math.max(size.columns, MIN_COLUMNS);
-  const banner = wrapBanner(bannerLines(data, session.authError, connection, session.signedOut, Boolean(screen.list?.rowsFrom)), width);
+  const banner = wrapBanner(
+    bannerLines(data, session.authError, connection, session.signedOut, Boolean(screen.list?.rowsFrom)),
+    width,
+  );
   const bodyHeight = Math.max(3, height - 2 - banner.length - 2);
   const summaryLines = screen.list?.summary ? 1 : 0;
   const page = visibleRows(bodyHeight - summaryLines);
   const located = locateRow(screen, data.rows, state);
   const cursor = located.index;
   // The open detail's record left the list: it is not replaced by whatever row took its place.
-  const gone = Boolean(screen.list) && ui.mode === 'detail' && state.selectedKey !== null && !located.found && data.primary.data !== undefined;
+  const gone =
+    Boolean(screen.list) &&
+    ui.mode === 'detail' &&
+    state.selectedKey !== null &&
+    !located.found &&
+    data.primary.data !== undefined;
   const row = screen.list ? (gone ? undefined : data.rows[cursor]) : selectedOf(screen, data, state);
   const actions = screen.actions ?? [];
-  const hintActions = actions.map((a) => ({ key: a.key, label: a.label, mutates: a.mutates, disabled: whyNot(deps, a, row)?.replace(/^disabled: /, '') ?? null }));
+  const hintActions = actions.map((a) => ({
+    key: a.key,
+    label: a.label,
+    mutates: a.mutates,
+    disabled: whyNot(deps, a, row)?.replace(/^disabled: /, '') ?? null,
+  }));
   const lastSeen = useRef<{ screen: string; key: string; value: unknown } | null>(null);
-  const seen = lastSeen.current?.screen === screen.name && lastSeen.current.key === state.selectedKey ? lastSeen.current : null;
-  const detailValue = !screen.list ? (row === undefined ? data.primary.data : detailOf(screen, row)) : gone ? seen?.value : row === undefined ? undefined : detailOf(screen, row);
-  const detailTitle = gone ? state.selectedKey! : screen.list && row !== undefined ? safeKey(screen, row) : screen.title;
-  if (ui.mode === 'detail' && screen.list && row !== undefined) lastSeen.current = { screen: screen.name, key: safeKey(screen, row), value: detailValue };
+  const seen =
+    lastSeen.current?.screen === screen.name && lastSeen.current.key === state.selectedKey ? lastSeen.current : null;
+  const detailValue = !screen.list
+    ? row === undefined
+      ? data.primary.data
+      : detailOf(screen, row)
+    : gone
+      ? seen?.value
+      : row === undefined
+        ? undefined
+        : detailOf(screen, row);
+  const detailTitle = gone
+    ? state.selectedKey!
+    : screen.list && row !== undefined
+      ? safeKey(screen, row)
+      : screen.title;
+  if (ui.mode === 'detail' && screen.list && row !== undefined)
+    lastSeen.current = { screen: screen.name, key: safeKey(screen, row), value: detailValue };
   const detailHeight = gone ? bodyHeight - 1 : bodyHeight;
 
   // Once the operator has moved the cursor or opened a record, the cursor holds that record, not
@@ -146,7 +195,11 @@ export function Shell() {
     if (at.found) return;
     const key = safeKey(screen, data.rows[at.index]);
     if (key === st.selectedKey) return;
-    flash(deps.ui, `${sanitize(st.selectedKey, 60)} is no longer in the list; the cursor is on the row now in its place`, 'warn');
+    flash(
+      deps.ui,
+      `${sanitize(st.selectedKey, 60)} is no longer in the list; the cursor is on the row now in its place`,
+      'warn',
+    );
     patchScreen(deps.ui, screen.name, { cursor: at.index, selectedKey: key });
   });
 
@@ -168,7 +221,11 @@ export function Shell() {
     }
     const c = Math.max(0, Math.min(data.rows.length - 1, to(locateRow(screen, data.rows, fresh).index)));
     const selectedKey = data.rows[c] === undefined ? null : safeKey(screen, data.rows[c]);
-    patchScreen(deps.ui, screen.name, { cursor: c, selectedKey, scroll: scrollFor(c, fresh.scroll, page, data.rows.length) });
+    patchScreen(deps.ui, screen.name, {
+      cursor: c,
+      selectedKey,
+      scroll: scrollFor(c, fresh.scroll, page, data.rows.length),
+    });
   };
 
   // s: the next column (then the appliance's order again); S: the other direction. The cursor
@@ -181,13 +238,19 @@ export function Shell() {
     const next = flip ? flipSort(columns, fresh.sort) : nextSort(columns, fresh.sort);
     const held = fresh.selectedKey ?? (row === undefined ? null : safeKey(screen, row));
     patchScreen(deps.ui, screen.name, { sort: next, selectedKey: held, cursor });
-    flash(deps.ui, next ? `sorted by ${next.column} ${sortMark(next.descending)} (${next.descending ? 'descending' : 'ascending'}; s next column, S flips)` : "in the appliance's order (s sorts by a column)");
+    flash(
+      deps.ui,
+      next
+        ? `sorted by ${next.column} ${sortMark(next.descending)} (${next.descending ? 'descending' : 'ascending'}; s next column, S flips)`
+        : "in the appliance's order (s sorts by a column)",
+    );
   };
 
   const handleKey = (input: string, key: Key) => {
     // The store, not this render: a key can arrive before React re-subscribes this handler.
     const fresh = deps.ui.getState();
-    if (tooSmallNow() || fresh.mode === 'command' || fresh.mode === 'filter' || deps.dialogs.getState().stack.length) return;
+    if (tooSmallNow() || fresh.mode === 'command' || fresh.mode === 'filter' || deps.dialogs.getState().stack.length)
+      return;
     // A key for a screen this render does not show yet: only moving on or quitting is safe.
     if (fresh.screen !== screen.name && !key.tab && input !== 'q') return;
     if (fresh.flash) deps.ui.setState({ flash: null });
@@ -221,7 +284,8 @@ export function Shell() {
       else return tryAction(input);
       return deps.ui.setState({ detailScroll: Math.max(0, Math.min(max, next)) });
     }
-    if (input === '/') return offersFilter(screen) ? setMode('filter') : flash(deps.ui, `the ${screen.name} screen has no / filter`);
+    if (input === '/')
+      return offersFilter(screen) ? setMode('filter') : flash(deps.ui, `the ${screen.name} screen has no / filter`);
     if (input === 's' || input === 'S') return sortBy(input === 'S');
     if (key.escape) {
       if (state.filter) patchScreen(deps.ui, screen.name, { filter: '', cursor: 0, selectedKey: null, scroll: 0 });
@@ -235,7 +299,8 @@ export function Shell() {
       }
       if (detailValue === undefined) return flash(deps.ui, 'nothing to show in detail yet');
       // the detail holds this record from now on, whatever arrives above it
-      if (screen.list && row !== undefined) patchScreen(deps.ui, screen.name, { cursor, selectedKey: safeKey(screen, row) });
+      if (screen.list && row !== undefined)
+        patchScreen(deps.ui, screen.name, { cursor, selectedKey: safeKey(screen, row) });
       return setMode('detail');
     }
     if (key.upArrow || input === 'k') return moveCursor((c) => c - 1);
@@ -256,7 +321,9 @@ export function Shell() {
     if (tooSmallNow() && (input === 'q' || (key.ctrl && input === 'c'))) exit();
   });
   // A paste is text, never keys (src/app/key-stdin.ts): with no text field focused it is dropped.
-  usePasteIgnored(() => flash(deps.ui, 'paste ignored: no text field has the focus (/ filters, : goes to a screen)', 'warn'));
+  usePasteIgnored(() =>
+    flash(deps.ui, 'paste ignored: no text field has the focus (/ filters, : goes to a screen)', 'warn'),
+  );
 
   function tryAction(input: string) {
     const action = actions.find((a) => a.key === input);
@@ -264,17 +331,29 @@ export function Shell() {
     void runAction(deps, screen, action, row);
   }
 
-  const detail = <DetailView title={detailTitle} value={detailValue} width={width} height={detailHeight} scroll={ui.detailScroll} />;
+  const detail = (
+    <DetailView title={detailTitle} value={detailValue} width={width} height={detailHeight} scroll={ui.detailScroll} />
+  );
   const body = topDialog ? (
     <Box height={bodyHeight} flexDirection="column" justifyContent="center" overflow="hidden">
       <DialogHost width={width} height={bodyHeight} isActive={!tooSmall} />
     </Box>
   ) : ui.mode === 'help' ? (
-    <HelpOverlay screen={screen.name} actions={hintActions} width={width} height={bodyHeight} filter={offersFilter(screen)} sort={sortHelp(screen)} isActive={!tooSmall} opens={Boolean(screen.open)} />
+    <HelpOverlay
+      screen={screen.name}
+      actions={hintActions}
+      width={width}
+      height={bodyHeight}
+      filter={offersFilter(screen)}
+      sort={sortHelp(screen)}
+      isActive={!tooSmall}
+      opens={Boolean(screen.open)}
+    />
   ) : ui.mode === 'detail' && gone ? (
     <Box flexDirection="column" height={bodyHeight}>
       <Text color={colour('warn')} wrap="truncate">
-        ▲ no longer in the list (removed, or moved off this page){seen ? '; as last seen' : ''}. Esc goes back to the list.
+        ▲ no longer in the list (removed, or moved off this page){seen ? '; as last seen' : ''}. Esc goes back to the
+        list.
       </Text>
       {detail}
     </Box>
@@ -306,7 +385,11 @@ export function Shell() {
           insecure={deps.client.insecureHttp}
           connection={connection}
           signedOut={session.signedOut !== null}
-          freshness={{ fetchedAt: data.primary.fetchedAt, failed: data.primary.status === 'error', loading: data.primary.status === 'loading' }}
+          freshness={{
+            fetchedAt: data.primary.fetchedAt,
+            failed: data.primary.status === 'error',
+            loading: data.primary.status === 'loading',
+          }}
           intervalMs={deps.refreshMs}
           screens={deps.screens.map((s) => s.name)}
           current={screen.name}
@@ -314,19 +397,37 @@ export function Shell() {
           now={now}
         />
         {banner.map((b, i) => (
-          <Text key={i} color={colour(b.tone)} wrap="truncate">{b.text}</Text>
+          <Text key={i} color={colour(b.tone)} wrap="truncate">
+            {b.text}
+          </Text>
         ))}
         <Box height={bodyHeight} flexDirection="column" overflowY="hidden">
           {body}
         </Box>
-        <KeyHints actions={hintActions} width={width} filter={offersFilter(screen)} sort={Boolean(screen.list)} enter={screen.open ? 'open' : 'detail'} />
+        <KeyHints
+          actions={hintActions}
+          width={width}
+          filter={offersFilter(screen)}
+          sort={Boolean(screen.list)}
+          enter={screen.open ? 'open' : 'detail'}
+        />
         <StatusLine screen={screen} filter={state.filter} width={width} inputActive={!tooSmall} />
       </Box>
     </>
   );
 }
 
-function StatusLine({ screen, filter, width, inputActive }: { screen: AnyScreen; filter: string; width: number; inputActive: boolean }) {
+function StatusLine({
+  screen,
+  filter,
+  width,
+  inputActive,
+}: {
+  screen: AnyScreen;
+  filter: string;
+  width: number;
+  inputActive: boolean;
+}) {
   const deps = useDeps();
   const { exit } = useApp();
   const mode = useStore(deps.ui, (s) => s.mode);
@@ -357,7 +458,11 @@ function StatusLine({ screen, filter, width, inputActive }: { screen: AnyScreen;
           const target = exact ?? (prefixed.length === 1 ? prefixed[0] : undefined);
           if (target) return deps.ui.setState({ screen: target.name, mode: 'normal', detailScroll: 0, flash: null });
           deps.ui.setState({ mode: 'normal' });
-          flash(deps.ui, `no screen "${sanitize(cmd, 40)}"${prefixed.length > 1 ? ` (could be ${prefixed.map((s) => s.name).join(', ')})` : ''}; : then Tab lists them`, 'warn');
+          flash(
+            deps.ui,
+            `no screen "${sanitize(cmd, 40)}"${prefixed.length > 1 ? ` (could be ${prefixed.map((s) => s.name).join(', ')})` : ''}; : then Tab lists them`,
+            'warn',
+          );
         }}
       />
     );
@@ -370,10 +475,17 @@ function StatusLine({ screen, filter, width, inputActive }: { screen: AnyScreen;
           value={draft ?? filter}
           isActive={!dialogOpen && inputActive}
           width={width - 30}
-          placeholder={onServer ? 'type, then Enter searches on the appliance (2 characters or more)' : 'type to filter rows'}
-          onChange={(v) => (onServer ? setDraft(v) : patchScreen(deps.ui, screen.name, { filter: v, cursor: 0, selectedKey: null, scroll: 0 }))}
+          placeholder={
+            onServer ? 'type, then Enter searches on the appliance (2 characters or more)' : 'type to filter rows'
+          }
+          onChange={(v) =>
+            onServer
+              ? setDraft(v)
+              : patchScreen(deps.ui, screen.name, { filter: v, cursor: 0, selectedKey: null, scroll: 0 })
+          }
           onSubmit={(v) => {
-            if (onServer && v !== filter) patchScreen(deps.ui, screen.name, { filter: v, cursor: 0, selectedKey: null, scroll: 0 });
+            if (onServer && v !== filter)
+              patchScreen(deps.ui, screen.name, { filter: v, cursor: 0, selectedKey: null, scroll: 0 });
             deps.ui.setState({ mode: 'normal' });
           }}
           onCancel={() => {
@@ -386,9 +498,24 @@ function StatusLine({ screen, filter, width, inputActive }: { screen: AnyScreen;
     );
   }
   // The shell re-renders every second, so an old message fades without a timer of its own.
-  if (flashMsg && Date.now() - flashMsg.at < FLASH_MS) return <Text color={colour(flashMsg.tone)} wrap="truncate">{sanitize(flashMsg.text, 400)}</Text>;
-  if (busy) return <Text color={colour('info')} wrap="truncate">◌ {busy}…</Text>;
-  if (filter) return <Text wrap="truncate">filter: {filter}  <Text dimColor>(/ to edit, Esc clears)</Text></Text>;
+  if (flashMsg && Date.now() - flashMsg.at < FLASH_MS)
+    return (
+      <Text color={colour(flashMsg.tone)} wrap="truncate">
+        {sanitize(flashMsg.text, 400)}
+      </Text>
+    );
+  if (busy)
+    return (
+      <Text color={colour('info')} wrap="truncate">
+        ◌ {busy}…
+      </Text>
+    );
+  if (filter)
+    return (
+      <Text wrap="truncate">
+        filter: {filter} <Text dimColor>(/ to edit, Esc clears)</Text>
+      </Text>
+    );
   return <Text> </Text>;
 }
 
@@ -396,7 +523,11 @@ function StatusLine({ screen, filter, width, inputActive }: { screen: AnyScreen;
  * The selected row's index: where its key is now (found), else the remembered position (not
  * found: no key yet, or its record left the list).
  */
-function locateRow(screen: AnyScreen, rows: unknown[], state: { cursor: number; selectedKey: string | null }): { index: number; found: boolean } {
+function locateRow(
+  screen: AnyScreen,
+  rows: unknown[],
+  state: { cursor: number; selectedKey: string | null },
+): { index: number; found: boolean } {
   if (state.selectedKey !== null) {
     // usually the row is still where the cursor left it: no search through a long list
     const at = state.cursor < rows.length ? rows[state.cursor] : undefined;
@@ -410,7 +541,10 @@ function locateRow(screen: AnyScreen, rows: unknown[], state: { cursor: number; 
 /** What s and S do on this screen, for the help: nothing on a custom view. */
 function sortHelp(screen: AnyScreen): string | null {
   if (!screen.list) return null;
-  return screen.list.serverOrder?.note ?? "sort by the next column (▲▼ in its header) / flip the order; again past the last: the appliance's order";
+  return (
+    screen.list.serverOrder?.note ??
+    "sort by the next column (▲▼ in its header) / flip the order; again past the last: the appliance's order"
+  );
 }
 
 /** Where Enter on this row leads, when its screen links rows elsewhere; a throwing link is no link. */

@@ -13,13 +13,24 @@ import { openLink } from './navigate.js';
 import type { DashboardDeps } from './deps.js';
 
 /** A change the action made, for the audit lookup afterwards (looked up once, by request id). */
-interface Mutation { route: string; action: string; requestId: string | undefined; lookup?: Promise<AuditLookup> }
+interface Mutation {
+  route: string;
+  action: string;
+  requestId: string | undefined;
+  lookup?: Promise<AuditLookup>;
+}
 type AuditLookup = { entry: AuditEntry } | { problem: string };
 
 /** A form the operator submitted during the run: what they sent, to offer it again after a refusal. */
-interface Submitted { fields: FormField[]; values: FormValues }
+interface Submitted {
+  fields: FormField[];
+  values: FormValues;
+}
 /** Forms of a refused run, given back prefilled when the action runs again. */
-interface Resend { drafts: Submitted[]; reason: string[] }
+interface Resend {
+  drafts: Submitted[];
+  reason: string[];
+}
 
 /**
  * Refusals of what was sent (invalid, conflicting, not applicable): worth correcting and sending
@@ -45,7 +56,12 @@ export function whyNot(deps: DashboardDeps, action: ScreenAction, row: unknown):
  * appliance refuses what a form sent (and nothing was changed), the action runs again with its
  * forms prefilled with what was sent and the reason shown: correct and resend, or Esc.
  */
-export async function runAction(deps: DashboardDeps, screen: AnyScreen, action: ScreenAction, row: unknown): Promise<void> {
+export async function runAction(
+  deps: DashboardDeps,
+  screen: AnyScreen,
+  action: ScreenAction,
+  row: unknown,
+): Promise<void> {
   const reason = whyNot(deps, action, row);
   if (reason) {
     flash(deps.ui, `${action.label}: ${reason}.${action.mutates ? ' Nothing was sent.' : ''}`, 'warn');
@@ -59,7 +75,7 @@ export async function runAction(deps: DashboardDeps, screen: AnyScreen, action: 
   deps.ui.setState({ busy: action.label, flash: null });
   try {
     // A refusal of what a form sent brings the action back with the forms prefilled; Esc there ends it.
-    for (let resend: Resend | null = null; ; ) {
+    for (let resend: Resend | null = null; ;) {
       resend = await runOnce(deps, screen, action, row, resend);
       if (!resend) return;
     }
@@ -70,7 +86,13 @@ export async function runAction(deps: DashboardDeps, screen: AnyScreen, action: 
 }
 
 /** One run of the action; what to offer again when the appliance refused what its forms sent. */
-async function runOnce(deps: DashboardDeps, screen: AnyScreen, action: ScreenAction, row: unknown, resend: Resend | null): Promise<Resend | null> {
+async function runOnce(
+  deps: DashboardDeps,
+  screen: AnyScreen,
+  action: ScreenAction,
+  row: unknown,
+  resend: Resend | null,
+): Promise<Resend | null> {
   const mutations: Mutation[] = [];
   const progress = new Set<number>();
   const submitted: Submitted[] = [];
@@ -87,13 +109,26 @@ async function runOnce(deps: DashboardDeps, screen: AnyScreen, action: ScreenAct
         lines: [...(outcome?.summary ?? []), '', ...audit],
       }).done;
     } else if (outcome) {
-      await openDialog(deps.dialogs, { kind: 'message', title: outcome.title ?? action.label, lines: outcome.summary, tone: outcome.tone }).done;
+      await openDialog(deps.dialogs, {
+        kind: 'message',
+        title: outcome.title ?? action.label,
+        lines: outcome.summary,
+        tone: outcome.tone,
+      }).done;
     }
     return null;
   } catch (err) {
     for (const id of progress) closeDialog(deps.dialogs, id);
     // The stored sign-in expired: the sign-in dialog says so; the action is never re-run on its own.
-    if (deps.signIn?.handle(err, { label: action.label, key: action.key, mutates: action.mutates, partly: mutations.length > 0 })) return null;
+    if (
+      deps.signIn?.handle(err, {
+        label: action.label,
+        key: action.key,
+        mutates: action.mutates,
+        partly: mutations.length > 0,
+      })
+    )
+      return null;
     const e = errorLines(err);
     // Only when nothing was changed yet: running the action again must not repeat a change.
     const again = err instanceof ApiError && REFUSALS.has(err.status) && submitted.length > 0 && mutations.length === 0;
@@ -106,7 +141,12 @@ async function runOnce(deps: DashboardDeps, screen: AnyScreen, action: ScreenAct
         ...(e.reference ? [e.reference] : []),
         ...e.details,
         ...(mutations.length ? ['', 'Some changes were made before the failure; see the audit screen.'] : []),
-        ...(again ? ['', 'Nothing was changed. Closing this brings back the form with what you sent, to correct it and send it again (Esc there gives up).'] : []),
+        ...(again
+          ? [
+              '',
+              'Nothing was changed. Closing this brings back the form with what you sent, to correct it and send it again (Esc there gives up).',
+            ]
+          : []),
       ],
     }).done;
     return again ? { drafts: submitted, reason: [`✕ Not accepted: ${e.headline}`, ...e.details.slice(0, 3)] } : null;
@@ -117,16 +157,27 @@ async function runOnce(deps: DashboardDeps, screen: AnyScreen, action: ScreenAct
 function prefilled(f: FormField, v: FormValues[string] | undefined): FormField {
   if (v === undefined) return f;
   switch (f.kind) {
-    case 'text': return { ...f, initial: v === null ? '' : String(v) };
-    case 'limit': return { ...f, initial: typeof v === 'number' ? v : null };
-    case 'number': return { ...f, initial: typeof v === 'number' ? v : undefined };
-    case 'select': return { ...f, initial: String(v) };
+    case 'text':
+      return { ...f, initial: v === null ? '' : String(v) };
+    case 'limit':
+      return { ...f, initial: typeof v === 'number' ? v : null };
+    case 'number':
+      return { ...f, initial: typeof v === 'number' ? v : undefined };
+    case 'select':
+      return { ...f, initial: String(v) };
   }
 }
 
 const formShape = (fields: FormField[]) => fields.map((f) => `${f.kind}:${f.name}`).join('\n');
 
-function makeContext(deps: DashboardDeps, screen: AnyScreen, mutations: Mutation[], progress: Set<number>, submitted: Submitted[], resend: Resend | null): ActionContext {
+function makeContext(
+  deps: DashboardDeps,
+  screen: AnyScreen,
+  mutations: Mutation[],
+  progress: Set<number>,
+  submitted: Submitted[],
+  resend: Resend | null,
+): ActionContext {
   const dialog = <T>(spec: Parameters<typeof openDialog>[1]) => openDialog<T>(deps.dialogs, spec).done;
   const drafts = [...(resend?.drafts ?? [])];
   return {
@@ -137,7 +188,14 @@ function makeContext(deps: DashboardDeps, screen: AnyScreen, mutations: Mutation
       const i = drafts.findIndex((d) => formShape(d.fields) === formShape(o.fields));
       const draft = i >= 0 ? drafts.splice(i, 1)[0] : undefined;
       const spec = draft
-        ? { ...o, fields: o.fields.map((f) => prefilled(f, draft.values[f.name])), message: [...resend!.reason, ...(o.message === undefined ? [] : Array.isArray(o.message) ? o.message : [o.message])] }
+        ? {
+            ...o,
+            fields: o.fields.map((f) => prefilled(f, draft.values[f.name])),
+            message: [
+              ...resend!.reason,
+              ...(o.message === undefined ? [] : Array.isArray(o.message) ? o.message : [o.message]),
+            ],
+          }
         : o;
       const v = await dialog<FormValues | null>({ kind: 'form', ...spec });
       if (v) submitted.push({ fields: o.fields, values: v });
@@ -145,7 +203,12 @@ function makeContext(deps: DashboardDeps, screen: AnyScreen, mutations: Mutation
     },
     async pick<T>(o: Parameters<ActionContext['pick']>[0]) {
       const items = o.items as { value: T; label: string; hint?: string }[];
-      const i = await dialog<number | null>({ kind: 'pick', title: o.title, message: o.message, items: items.map(({ label, hint }) => ({ label, hint })) });
+      const i = await dialog<number | null>({
+        kind: 'pick',
+        title: o.title,
+        message: o.message,
+        items: items.map(({ label, hint }) => ({ label, hint })),
+      });
       return i === null || i === undefined ? null : (items[i]?.value ?? null);
     },
     message: (o) => dialog<void>({ kind: 'message', ...o }),
@@ -186,10 +249,14 @@ function makeContext(deps: DashboardDeps, screen: AnyScreen, mutations: Mutation
     sleep: (ms, signal) =>
       new Promise<void>((resolve) => {
         const t = setTimeout(resolve, ms);
-        signal?.addEventListener('abort', () => {
-          clearTimeout(t);
-          resolve();
-        }, { once: true });
+        signal?.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(t);
+            resolve();
+          },
+          { once: true },
+        );
       }),
     get state() {
       return screenState(deps.ui.getState(), screen.name);
@@ -214,7 +281,8 @@ function makeContext(deps: DashboardDeps, screen: AnyScreen, mutations: Mutation
 /** The audit entry a change produced (GET /audit, matched on the request id); asked once per change. */
 function lookupAudit(deps: DashboardDeps, m: Mutation): Promise<AuditLookup> {
   m.lookup ??= (async (): Promise<AuditLookup> => {
-    if (!m.requestId) return { problem: `Audit: the appliance sent no request id for ${m.action}; look it up on the audit screen.` };
+    if (!m.requestId)
+      return { problem: `Audit: the appliance sent no request id for ${m.action}; look it up on the audit screen.` };
     try {
       const subject = deps.session.getState().subject;
       const query: Record<string, unknown> = { action: m.action, limit: 50 };
@@ -224,7 +292,9 @@ function lookupAudit(deps: DashboardDeps, m: Mutation): Promise<AuditLookup> {
       return entry ? { entry } : { problem: `Audit: no entry found yet for request ${m.requestId}.` };
     } catch (err) {
       const e = errorLines(err);
-      return { problem: `Audit: could not read the entry for request ${sanitize(m.requestId, 100)}: ${e.headline}${e.reference ? ` (${e.reference})` : ''}` };
+      return {
+        problem: `Audit: could not read the entry for request ${sanitize(m.requestId, 100)}: ${e.headline}${e.reference ? ` (${e.reference})` : ''}`,
+      };
     }
   })();
   return m.lookup;
@@ -235,7 +305,11 @@ function detailLines(details: Record<string, unknown> | undefined): string[] {
   const entries = Object.entries(details ?? {});
   if (!entries.length) return [];
   const text = (v: unknown) => sanitize(typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v)), 400);
-  return ['  details', ...entries.slice(0, 12).map(([k, v]) => `    ${sanitize(k, 60)}: ${text(v)}`), ...(entries.length > 12 ? [`    … ${entries.length - 12} more (see the audit screen)`] : [])];
+  return [
+    '  details',
+    ...entries.slice(0, 12).map(([k, v]) => `    ${sanitize(k, 60)}: ${text(v)}`),
+    ...(entries.length > 12 ? [`    … ${entries.length - 12} more (see the audit screen)`] : []),
+  ];
 }
 
 /** The audit entry of each change, for the result dialog. */

@@ -47,7 +47,8 @@ export function createDashboard(o: DashboardOptions): DashboardDeps {
   validateScreens(o.screens);
   const session = createSessionStore({ forcedReadOnly: o.readOnly });
   const resources = createResourceStore();
-  const first = o.initialScreen && o.screens.some((s) => s.name === o.initialScreen) ? o.initialScreen : o.screens[0].name;
+  const first =
+    o.initialScreen && o.screens.some((s) => s.name === o.initialScreen) ? o.initialScreen : o.screens[0].name;
   const ui = createUiStore(first);
   const dialogs = createDialogStore();
   let signIn: SignIn | undefined;

@@ -20,7 +20,9 @@ export interface OpenDialog {
   resolve(value: unknown): void;
 }
 
-export interface DialogState { stack: OpenDialog[] }
+export interface DialogState {
+  stack: OpenDialog[];
+}
 export type DialogStore = ReturnType<typeof createDialogStore>;
 
 export const createDialogStore = () => createStore<DialogState>(() => ({ stack: [] }));
@@ -45,5 +47,7 @@ export function closeDialog(store: DialogStore, id: number, value?: unknown) {
 }
 
 export function updateDialog(store: DialogStore, id: number, patch: Partial<DialogSpec>) {
-  store.setState((s) => ({ stack: s.stack.map((x) => (x.id === id ? { ...x, spec: { ...x.spec, ...patch } as DialogSpec } : x)) }));
+  store.setState((s) => ({
+    stack: s.stack.map((x) => (x.id === id ? { ...x, spec: { ...x.spec, ...patch } as DialogSpec } : x)),
+  }));
 }

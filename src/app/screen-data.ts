@@ -33,7 +33,10 @@ export function extractRows(list: ListSpec<unknown>, data: unknown, related: Rec
   return Array.isArray(d) ? d : [];
 }
 
-function rowsOf(rowsFrom: NonNullable<ListSpec<unknown>['rowsFrom']>, resources: Record<string, ResourceEntry>): unknown[] {
+function rowsOf(
+  rowsFrom: NonNullable<ListSpec<unknown>['rowsFrom']>,
+  resources: Record<string, ResourceEntry>,
+): unknown[] {
   try {
     return rowsFrom(resources) ?? [];
   } catch {
@@ -99,7 +102,19 @@ function searchIndex(list: ListSpec<unknown>, all: unknown[]): SearchIndex {
   let index = indexes.get(all);
   if (!index || index.list !== list) {
     const texts = new Array<string>(all.length).fill('');
-    indexes.set(all, (index = { list, all, texts, masks: new Uint32Array(all.length), made: 0, results: new Map(), kept: 0, pending: null }));
+    indexes.set(
+      all,
+      (index = {
+        list,
+        all,
+        texts,
+        masks: new Uint32Array(all.length),
+        made: 0,
+        results: new Map(),
+        kept: 0,
+        pending: null,
+      }),
+    );
   }
   return index;
 }
@@ -140,7 +155,7 @@ function advance(index: SearchIndex, s: Search, enough: number, untilMs: number)
         mask = masks[i] = (maskOf(texts[i]) | 0x80000000) >>> 0;
         index.made++;
       }
-      if (((mask & want) >>> 0) === want && texts[i].includes(needle)) {
+      if ((mask & want) >>> 0 === want && texts[i].includes(needle)) {
         at.push(i);
         rows.push(all[i]);
       }
@@ -200,7 +215,8 @@ export function filterRows(list: ListSpec<unknown>, all: unknown[], filter: stri
   }
   const s = index.pending?.needle === needle ? index.pending : startSearch(index, needle);
   index.pending = s;
-  if (advance(index, s, onComplete ? FIRST_MATCHES : Infinity, onComplete ? performance.now() + SLICE_MS : Infinity)) return { rows: s.rows, complete: true };
+  if (advance(index, s, onComplete ? FIRST_MATCHES : Infinity, onComplete ? performance.now() + SLICE_MS : Infinity))
+    return { rows: s.rows, complete: true };
   if (!s.scheduled) {
     s.scheduled = true;
     const step = () => {
@@ -229,14 +245,18 @@ export function useScreenData(deps: DashboardDeps, screen: AnyScreen, state: Scr
   // list joining other resources (list.rows) is made again when they change; the default rows are
   // the answer's own array, so the filter's index of them survives other answers
   const all = useMemo(
-    () => (rowsFrom ? rowsOf(rowsFrom, resources) : screen.list ? extractRows(screen.list, primary.data, related.data) : []),
+    () =>
+      rowsFrom ? rowsOf(rowsFrom, resources) : screen.list ? extractRows(screen.list, primary.data, related.data) : [],
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [screen, rowsFrom ? entries : primary.data, related.key],
   );
   const sorted = useMemo(() => sortedRows(screen, all, state.sort), [screen, all, state.sort]);
   const [searched, searchDone] = useReducer((n: number) => n + 1, 0);
   const filtered = useMemo(
-    () => (screen.list && state.filter && !screen.list.serverFilter ? filterRows(screen.list, sorted, state.filter, searchDone) : { rows: sorted, complete: true }),
+    () =>
+      screen.list && state.filter && !screen.list.serverFilter
+        ? filterRows(screen.list, sorted, state.filter, searchDone)
+        : { rows: sorted, complete: true },
     // `searched` changes when a search that went on between frames is complete
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [screen, sorted, state.filter, searched],
@@ -260,7 +280,11 @@ const relatedKeys = new WeakMap<object, unknown[]>();
  * The data of the screen's resources other than the primary, and a key that changes only when one
  * of them does (their data objects, kept in a stable array while none changes).
  */
-function relatedData(reqs: { id: string }[], primaryId: string | undefined, resources: Record<string, ResourceEntry>): { data: Record<string, unknown>; key: unknown[] } {
+function relatedData(
+  reqs: { id: string }[],
+  primaryId: string | undefined,
+  resources: Record<string, ResourceEntry>,
+): { data: Record<string, unknown>; key: unknown[] } {
   const data: Record<string, unknown> = {};
   const values: unknown[] = [];
   for (const r of reqs) {

@@ -41,12 +41,22 @@ export interface Interrupted {
  */
 export function signInNeeded(err: unknown): SignInWhy | null {
   if (err instanceof SessionExpiredError) {
-    return { title: 'Your sign-in has expired', message: `Your sign-in has expired: ${err.reason}. Sign in again to continue.` };
+    return {
+      title: 'Your sign-in has expired',
+      message: `Your sign-in has expired: ${err.reason}. Sign in again to continue.`,
+    };
   }
   if (err instanceof NotSignedInError) {
-    return { title: 'You are signed out', message: 'The stored sign-in is gone (appliance-admin logout in another terminal?). Sign in again to continue.' };
+    return {
+      title: 'You are signed out',
+      message: 'The stored sign-in is gone (appliance-admin logout in another terminal?). Sign in again to continue.',
+    };
   }
-  if (err instanceof AuthSessionError && !(err instanceof IdentityProviderUnavailableError) && !(err instanceof DeviceLoginError)) {
+  if (
+    err instanceof AuthSessionError &&
+    !(err instanceof IdentityProviderUnavailableError) &&
+    !(err instanceof DeviceLoginError)
+  ) {
     return { title: 'The stored sign-in cannot be used', message: `${err.message}. Signing in again replaces it.` };
   }
   if (err instanceof ApiError && err.status === 401) {
@@ -93,7 +103,10 @@ export class SignIn {
     if (this.#flow) return true;
     // The appliance refused a token the session still thought good (clocks apart, keys
     // rotated at the provider): a renewal may be all it takes, once in a while.
-    const quiet = err instanceof ApiError && !this.#deps.session.getState().signedOut && Date.now() - this.#quietRenewalAt > QUIET_RENEWAL_EVERY_MS;
+    const quiet =
+      err instanceof ApiError &&
+      !this.#deps.session.getState().signedOut &&
+      Date.now() - this.#quietRenewalAt > QUIET_RENEWAL_EVERY_MS;
     this.#start(() => (quiet ? this.#renewQuietly() : this.#ask(why)));
     return true;
   }
@@ -101,7 +114,11 @@ export class SignIn {
   /** Shows the sign-in dialog unless it is up already (r does this while signed out). */
   open() {
     if (this.#flow) return;
-    this.#start(() => this.#ask(this.#deps.session.getState().signedOut ?? { title: 'Sign in again', message: 'Sign in again to continue.' }));
+    this.#start(() =>
+      this.#ask(
+        this.#deps.session.getState().signedOut ?? { title: 'Sign in again', message: 'Sign in again to continue.' },
+      ),
+    );
   }
 
   #start(flow: () => Promise<void>) {
@@ -145,7 +162,12 @@ export class SignIn {
 
   #explainSpec(why: SignInWhy): DialogSpec {
     const i = this.#interrupted;
-    const interrupted = i ? [`${i.label} was stopped${stoppedWhen(i)}. It will not be retried on its own: after signing in, press ${i.key} to do it again.`, ''] : [];
+    const interrupted = i
+      ? [
+          `${i.label} was stopped${stoppedWhen(i)}. It will not be retried on its own: after signing in, press ${i.key} to do it again.`,
+          '',
+        ]
+      : [];
     return {
       kind: 'signIn',
       phase: 'explain',
@@ -167,7 +189,10 @@ export class SignIn {
     const { dialogs } = this.#deps;
     const settings = this.#settings();
     if (!settings) {
-      return { failed: 'This dashboard does not know which identity provider to ask. Run appliance-admin login --issuer URL --client-id ID in another terminal, then press Enter here.' };
+      return {
+        failed:
+          'This dashboard does not know which identity provider to ask. Run appliance-admin login --issuer URL --client-id ID in another terminal, then press Enter here.',
+      };
     }
     const controller = new AbortController();
     const dialog = openDialog<string>(dialogs, {
@@ -205,14 +230,18 @@ export class SignIn {
       return 'signed-in';
     } catch (err) {
       closeDialog(dialogs, dialog.id);
-      if (controller.signal.aborted || (err instanceof DeviceLoginError && err.kind === 'cancelled')) return 'cancelled';
+      if (controller.signal.aborted || (err instanceof DeviceLoginError && err.kind === 'cancelled'))
+        return 'cancelled';
       return { failed: err instanceof Error ? err.message : String(err) };
     }
   }
 
   #signedIn(who: SessionInfo) {
     this.#resume(true);
-    const name = who.name && who.subject && who.name !== who.subject ? `${who.name} (${who.subject})` : (who.subject ?? 'an unnamed account');
+    const name =
+      who.name && who.subject && who.name !== who.subject
+        ? `${who.name} (${who.subject})`
+        : (who.subject ?? 'an unnamed account');
     const said = `Signed in again as ${name}; the dashboard is up to date again.`;
     if (!this.#tellInterrupted('Signed in again', said)) flash(this.#deps.ui, said, 'ok');
   }
@@ -220,7 +249,12 @@ export class SignIn {
   /** Polls again; `newSignIn`: maybe another account, so its role is read afresh. */
   #resume(newSignIn: boolean) {
     const { session, poller } = this.#deps;
-    session.setState({ signedOut: null, authError: null, resolved: false, ...(newSignIn ? { learnedReadOnly: null } : {}) });
+    session.setState({
+      signedOut: null,
+      authError: null,
+      resolved: false,
+      ...(newSignIn ? { learnedReadOnly: null } : {}),
+    });
     poller.resume();
   }
 
@@ -239,6 +273,10 @@ export class SignIn {
   }
 
   #stayOut() {
-    flash(this.#deps.ui, 'Not signed in: the last data stays on screen and nothing can be changed; press r to sign in again.', 'warn');
+    flash(
+      this.#deps.ui,
+      'Not signed in: the last data stays on screen and nothing can be changed; press r to sign in again.',
+      'warn',
+    );
   }
 }

@@ -37,7 +37,15 @@ export async function startDashboard(o: StartOptions): Promise<number> {
   } catch (err) {
     throw Object.assign(new Error((err as Error).message), { name: 'UsageError' });
   }
-  const deps = createDashboard({ client, token: o.token, session: o.session, screens, refreshMs: o.refreshMs, readOnly: o.readOnly, initialScreen: o.initialScreen });
+  const deps = createDashboard({
+    client,
+    token: o.token,
+    session: o.session,
+    screens,
+    refreshMs: o.refreshMs,
+    readOnly: o.readOnly,
+    initialScreen: o.initialScreen,
+  });
   // The first round of polls goes out before the first frame, which then shows the data
   // instead of "Loading…" (one cold render less: test/bench/RESULTS.md, dashboard-start). A board
   // that draws what has arrived (the overview) waits for its first resource only.

@@ -58,7 +58,10 @@ export interface TokenSet {
 export async function deviceLogin(opts: DeviceLoginOptions): Promise<TokenSet> {
   const config = await providerConfig(opts.issuer, opts.clientId);
   if (!config.serverMetadata().device_authorization_endpoint) {
-    throw new DeviceLoginError('refused', `the identity provider at ${opts.issuer} does not offer the device sign-in (no device_authorization_endpoint)`);
+    throw new DeviceLoginError(
+      'refused',
+      `the identity provider at ${opts.issuer} does not offer the device sign-in (no device_authorization_endpoint)`,
+    );
   }
   const params: Record<string, string> = { scope: opts.scope ?? DEFAULT_SCOPE };
   if (opts.audience) params.audience = opts.audience;
@@ -108,12 +111,18 @@ export async function deviceLogin(opts: DeviceLoginOptions): Promise<TokenSet> {
   }
 }
 
-const expired = () => new DeviceLoginError('expired', 'the sign-in code expired before it was approved; run the sign-in again for a new code');
+const expired = () =>
+  new DeviceLoginError(
+    'expired',
+    'the sign-in code expired before it was approved; run the sign-in again for a new code',
+  );
 const cancelled = () => new DeviceLoginError('cancelled', 'the sign-in was cancelled');
 
 export function toTokenSet(res: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers): TokenSet {
   const claims = res.id_token ? res.claims() : undefined;
-  const name = claims && [claims.name, claims.preferred_username, claims.email].find((v): v is string => typeof v === 'string' && v !== '');
+  const name =
+    claims &&
+    [claims.name, claims.preferred_username, claims.email].find((v): v is string => typeof v === 'string' && v !== '');
   const now = Date.now();
   return {
     obtainedAt: now,

@@ -19,12 +19,17 @@ export interface ProblemLike {
  * says what was sent: the stored sign-in ('session') or a token from a file or variable
  * ('token'). Returns undefined for answers that are not about the credential.
  */
-export function explainAuthFailure(status: number, problem: ProblemLike | undefined, credential: 'session' | 'token'): AuthFailureExplanation | undefined {
+export function explainAuthFailure(
+  status: number,
+  problem: ProblemLike | undefined,
+  credential: 'session' | 'token',
+): AuthFailureExplanation | undefined {
   const detail = problem?.detail ?? '';
   if (status === 503 && /identity-provider/.test(detail)) {
     return {
       title: 'The appliance cannot check your sign-in right now',
-      message: 'The appliance cannot reach the identity provider to verify sign-ins. Nothing is wrong with your sign-in; try again in a minute.',
+      message:
+        'The appliance cannot reach the identity provider to verify sign-ins. Nothing is wrong with your sign-in; try again in a minute.',
       signInAgain: false,
     };
   }
@@ -40,7 +45,8 @@ export function explainAuthFailure(status: number, problem: ProblemLike | undefi
   if (credential === 'token') {
     return {
       title: 'The appliance did not accept the token',
-      message: 'The token is unknown to the appliance, has expired, or was revoked. Ask an IT admin for a new one (appliance-admin token issue on the appliance), or sign in with appliance-admin login.',
+      message:
+        'The token is unknown to the appliance, has expired, or was revoked. Ask an IT admin for a new one (appliance-admin token issue on the appliance), or sign in with appliance-admin login.',
       signInAgain: false,
     };
   }
@@ -57,7 +63,8 @@ function sessionReason(detail: string): string {
   if (/"aud"|audience/i.test(detail)) {
     return "Your sign-in was issued for another service than this appliance (the audience differs): check that login's --audience or --resource matches the appliance's SSO audience.";
   }
-  if (/"iss"|issuer/i.test(detail)) return 'Your sign-in comes from another identity provider than the one this appliance trusts.';
+  if (/"iss"|issuer/i.test(detail))
+    return 'Your sign-in comes from another identity provider than the one this appliance trusts.';
   if (/signature|no applicable key|JWKS|key/i.test(detail)) {
     return "The appliance could not verify your sign-in's signature (the identity provider may have changed its keys, or the token was altered).";
   }

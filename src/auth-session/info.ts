@@ -30,7 +30,14 @@ export function currentSession(opts: SessionFileOption = {}): SessionInfo | null
 }
 
 export function settingsOf(s: StoredSession): LoginSettings {
-  return { issuer: s.issuer, clientId: s.client_id, scope: s.scope, audience: s.audience, resource: s.resource, applianceUrl: s.appliance_url };
+  return {
+    issuer: s.issuer,
+    clientId: s.client_id,
+    scope: s.scope,
+    audience: s.audience,
+    resource: s.resource,
+    applianceUrl: s.appliance_url,
+  };
 }
 
 export function describe(s: StoredSession): SessionInfo {

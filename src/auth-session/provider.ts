@@ -35,7 +35,10 @@ async function discover(issuer: string, clientId: string): Promise<oidc.Configur
     throw new DeviceLoginError('refused', `the issuer ${issuer} is not a URL`);
   }
   if (url.protocol !== 'https:' && !isLoopbackHttp(url)) {
-    throw new DeviceLoginError('refused', `the issuer must be an https URL (plain http only on loopback), got ${issuer}`);
+    throw new DeviceLoginError(
+      'refused',
+      `the issuer must be an https URL (plain http only on loopback), got ${issuer}`,
+    );
   }
   try {
     return await oidc.discovery(url, clientId, undefined, oidc.None(), {
@@ -56,7 +59,10 @@ export function oauthErrorCode(err: unknown): string | undefined {
 export function providerError(err: unknown, what: string): Error {
   if (err instanceof DeviceLoginError || err instanceof IdentityProviderUnavailableError) return err;
   if (err instanceof oidc.ResponseBodyError) {
-    return new DeviceLoginError('refused', `${what}: the identity provider answered ${err.error}${err.error_description ? ` (${err.error_description})` : ''}`);
+    return new DeviceLoginError(
+      'refused',
+      `${what}: the identity provider answered ${err.error}${err.error_description ? ` (${err.error_description})` : ''}`,
+    );
   }
   const answered = (err as { cause?: unknown })?.cause;
   if (answered instanceof Response && answered.status >= 400 && answered.status < 500) {
@@ -70,7 +76,8 @@ function reasonOf(err: unknown): string {
   if (e?.name === 'TimeoutError') return 'it did not answer in time';
   const cause = e?.cause;
   if (cause instanceof Response) return `it answered HTTP ${cause.status} (is the issuer URL right?)`;
-  if (cause?.code) return `${cause.code}${cause.message && !cause.message.includes(cause.code) ? ` ${cause.message}` : ''}`;
+  if (cause?.code)
+    return `${cause.code}${cause.message && !cause.message.includes(cause.code) ? ` ${cause.message}` : ''}`;
   if (cause?.message) return `${e.message}: ${cause.message}`;
   return e?.message ?? String(err);
 }

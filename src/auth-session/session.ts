@@ -3,7 +3,14 @@ import { deviceLogin, toTokenSet, type DeviceLoginOptions } from './device-login
 import { IdentityProviderUnavailableError, NotSignedInError, SessionExpiredError } from './errors.js';
 import { describe, settingsOf, type SessionFileOption, type SessionInfo } from './info.js';
 import { oauthErrorCode, providerConfig, providerError } from './provider.js';
-import { defaultSessionFile, readSession, removeSession, withSessionLock, writeSession, type StoredSession } from './store.js';
+import {
+  defaultSessionFile,
+  readSession,
+  removeSession,
+  withSessionLock,
+  writeSession,
+  type StoredSession,
+} from './store.js';
 
 /**
  * Renew this long before the access token expires, so a request never leaves with a dying token;
@@ -79,19 +86,30 @@ async function renew(file: string, margin: number | undefined): Promise<string> 
   if (isFresh(session, margin)) return session.access_token;
   if (!session.refresh_token) {
     if (isUsable(session)) return session.access_token;
-    throw new SessionExpiredError(settingsOf(session), 'the identity provider gave no refresh token (was offline_access in the scope?)');
+    throw new SessionExpiredError(
+      settingsOf(session),
+      'the identity provider gave no refresh token (was offline_access in the scope?)',
+    );
   }
   let tokens;
   try {
     const config = await providerConfig(session.issuer, session.client_id);
-    tokens = toTokenSet(await oidc.refreshTokenGrant(config, session.refresh_token, session.resource ? { resource: session.resource } : undefined));
+    tokens = toTokenSet(
+      await oidc.refreshTokenGrant(
+        config,
+        session.refresh_token,
+        session.resource ? { resource: session.resource } : undefined,
+      ),
+    );
   } catch (err) {
     const code = oauthErrorCode(err);
     if (code) throw new SessionExpiredError(settingsOf(session), `the identity provider refused to renew it (${code})`);
     // The provider is unreachable: keep using the current token while it lasts.
     if (isUsable(session)) return session.access_token;
     const wrapped = providerError(err, 'your sign-in has run out and cannot be renewed right now');
-    throw wrapped instanceof IdentityProviderUnavailableError ? wrapped : new IdentityProviderUnavailableError(wrapped.message, { cause: err });
+    throw wrapped instanceof IdentityProviderUnavailableError
+      ? wrapped
+      : new IdentityProviderUnavailableError(wrapped.message, { cause: err });
   }
   writeSession(file, {
     ...session,

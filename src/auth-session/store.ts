@@ -1,4 +1,17 @@
-import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, chmodSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  chmodSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import * as z from 'zod';
@@ -53,7 +66,9 @@ export function readSession(file: string): StoredSession | null {
         );
       }
       if (process.getuid && st.uid !== process.getuid()) {
-        throw new SessionFileError(`the session file ${file} belongs to another user (uid ${st.uid}), so it is not used`);
+        throw new SessionFileError(
+          `the session file ${file} belongs to another user (uid ${st.uid}), so it is not used`,
+        );
       }
     }
     let parsed: unknown;
@@ -63,7 +78,10 @@ export function readSession(file: string): StoredSession | null {
       parsed = undefined;
     }
     const session = StoredSession.safeParse(parsed);
-    if (!session.success) throw new SessionFileError(`the session file ${file} is damaged; run: appliance-admin logout, then sign in again`);
+    if (!session.success)
+      throw new SessionFileError(
+        `the session file ${file} is damaged; run: appliance-admin logout, then sign in again`,
+      );
     return session.data;
   } finally {
     closeSync(fd);
@@ -75,7 +93,10 @@ export function writeSession(file: string, session: StoredSession): void {
   const dir = dirname(file);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (process.platform !== 'win32' && (statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);
-  const tmp = join(dir, `.session.${process.pid}.${Buffer.from(crypto.getRandomValues(new Uint8Array(4))).toString('hex')}.tmp`);
+  const tmp = join(
+    dir,
+    `.session.${process.pid}.${Buffer.from(crypto.getRandomValues(new Uint8Array(4))).toString('hex')}.tmp`,
+  );
   const fd = openSync(tmp, 'wx', 0o600);
   try {
     writeSync(fd, `${JSON.stringify(StoredSession.parse(session), null, 2)}\n`);
@@ -140,10 +161,14 @@ export async function withSessionLock<T>(file: string, fn: () => Promise<T>): Pr
       closeSync(fd);
       break;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new SessionFileError(`cannot lock the session file ${file}: ${(err as Error).message}`);
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw new SessionFileError(`cannot lock the session file ${file}: ${(err as Error).message}`);
     }
     if (isStale(lock)) rmSync(lock, { force: true });
-    else if (Date.now() > deadline) throw new SessionFileError(`the session file ${file} stayed locked by another appliance-admin; if none runs, remove ${lock}`);
+    else if (Date.now() > deadline)
+      throw new SessionFileError(
+        `the session file ${file} stayed locked by another appliance-admin; if none runs, remove ${lock}`,
+      );
     else await new Promise((resolve) => setTimeout(resolve, 25 + Math.random() * 50));
   }
   try {

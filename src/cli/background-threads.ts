@@ -17,7 +17,9 @@ import { readdirSync, readFileSync } from 'node:fs';
  */
 export function backgroundThreads(taskDir = '/proc/self/task', mainTid = process.pid): number[] {
   try {
-    return readdirSync(taskDir).map(Number).filter((tid) => Number.isInteger(tid) && tid !== mainTid);
+    return readdirSync(taskDir)
+      .map(Number)
+      .filter((tid) => Number.isInteger(tid) && tid !== mainTid);
   } catch {
     return [];
   }

@@ -25,15 +25,25 @@ export function reportClientError(err: unknown, what: string, credential: Connec
   if (err instanceof AuthSessionError) return report([`appliance-admin: ${what} failed: ${sessionWords(err)}`]);
   if (!(err instanceof ApiError) && !(err instanceof TransportError)) throw err;
   const d = describeError(err);
-  const ref = [d.code ? `code ${d.code}` : null, d.requestId ? `request ${d.requestId}` : null].filter(Boolean).join(', ');
-  const why = credential === 'session' && err instanceof ApiError ? explainAuthFailure(err.status, err, 'session') : undefined;
-  const headline = why ? `${why.title}. ${why.message}${why.signInAgain ? ' Run: appliance-admin login' : ''}` : d.headline;
-  return report([`appliance-admin: ${what} failed: ${headline}`, ...(ref ? [`  ${ref}`] : []), ...d.lines.map((l) => `  ${l}`)]);
+  const ref = [d.code ? `code ${d.code}` : null, d.requestId ? `request ${d.requestId}` : null]
+    .filter(Boolean)
+    .join(', ');
+  const why =
+    credential === 'session' && err instanceof ApiError ? explainAuthFailure(err.status, err, 'session') : undefined;
+  const headline = why
+    ? `${why.title}. ${why.message}${why.signInAgain ? ' Run: appliance-admin login' : ''}`
+    : d.headline;
+  return report([
+    `appliance-admin: ${what} failed: ${headline}`,
+    ...(ref ? [`  ${ref}`] : []),
+    ...d.lines.map((l) => `  ${l}`),
+  ]);
 }
 
 function sessionWords(err: AuthSessionError): string {
   if (err instanceof SessionExpiredError) return `${err.message} (${err.reason})`;
-  if (err instanceof IdentityProviderUnavailableError) return `${err.message} (a temporary problem; try again in a moment)`;
+  if (err instanceof IdentityProviderUnavailableError)
+    return `${err.message} (a temporary problem; try again in a moment)`;
   return err.message;
 }
 

@@ -1,4 +1,17 @@
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
 import { isAscii } from 'node:buffer';
 import { createRequire, Module } from 'node:module';
 import { homedir } from 'node:os';
@@ -97,7 +110,13 @@ export function requireWithCodeCache<T>(file: string, cacheDir: string | null = 
   const cache = !cacheFile ? 'off' : !cachedData ? 'none' : script.cachedDataRejected ? 'rejected' : 'used';
   const mod = new Module(file);
   mod.filename = file;
-  const run = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: Module, filename: string, dirname: string) => void;
+  const run = script.runInThisContext() as (
+    exports: unknown,
+    require: NodeJS.Require,
+    module: Module,
+    filename: string,
+    dirname: string,
+  ) => void;
   run.call(mod.exports, mod.exports, createRequire(file), mod, file, dirname(file));
 
   let saved = cache === 'used' || cache === 'off';

@@ -52,7 +52,9 @@ export function readTokenFile(file: string): string {
   if (!st.isFile()) throw new UsageError(`the token file ${file} is not a regular file`);
   if (process.platform !== 'win32' && (st.mode & 0o077) !== 0) {
     const mode = (st.mode & 0o777).toString(8).padStart(4, '0');
-    throw new UsageError(`the token file ${file} is readable by group or others (mode ${mode}); run: chmod 600 ${file}`);
+    throw new UsageError(
+      `the token file ${file} is readable by group or others (mode ${mode}); run: chmod 600 ${file}`,
+    );
   }
   const token = readFileSync(file, 'utf8').trim();
   if (!token) throw new UsageError(`the token file ${file} is empty`);
@@ -93,7 +95,10 @@ export function resolveConnection(
     credential = { token: sessionToken(file), credential: 'session', session: { file, info } };
   }
   if (!url) {
-    const hint = credential.credential === 'session' ? ' (the stored sign-in names no appliance; appliance-admin login --url APPLIANCE remembers one)' : '';
+    const hint =
+      credential.credential === 'session'
+        ? ' (the stored sign-in names no appliance; appliance-admin login --url APPLIANCE remembers one)'
+        : '';
     throw new UsageError(`--url URL is required${hint}\n${usage}`);
   }
   let ca: Buffer | undefined;

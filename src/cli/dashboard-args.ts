@@ -3,7 +3,13 @@ import { ROLES, type Role } from '../contract/common.js';
 import { screens } from '../../screens/index.js';
 import { sanitize } from '../ui/sanitize.js';
 import { UsageError } from './usage-error.js';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection, type Connection, type TokenSource } from './connection.js';
+import {
+  CONNECTION_OPTIONS,
+  CONNECTION_USAGE,
+  resolveConnection,
+  type Connection,
+  type TokenSource,
+} from './connection.js';
 
 export const DASHBOARD_USAGE = `Usage: appliance-admin [--url URL] [--token-file FILE] [--ca-file FILE] [--read-only] [--refresh 2s]
        appliance-admin demo [--role it_admin|app_owner|auditor] [--read-only] [--refresh 2s]
@@ -53,19 +59,24 @@ export function parseDashboardArgs(argv: string[], env: NodeJS.ProcessEnv = proc
   });
   if (values.help) return 'help';
   const [cmd, ...extra] = positionals;
-  if (extra.length || (cmd !== undefined && cmd !== 'demo')) throw new UsageError(`unknown command ${positionals.join(' ')}\n${DASHBOARD_USAGE}`);
+  if (extra.length || (cmd !== undefined && cmd !== 'demo'))
+    throw new UsageError(`unknown command ${positionals.join(' ')}\n${DASHBOARD_USAGE}`);
   const demo = cmd === 'demo';
   const refreshMs = parseInterval(values.refresh);
   if (values.screen !== undefined && !screens.some((s) => s.name === values.screen)) {
-    throw new UsageError(`unknown screen "${sanitize(values.screen, 60)}"; the screens are: ${screens.map((s) => s.name).join(', ')}`);
+    throw new UsageError(
+      `unknown screen "${sanitize(values.screen, 60)}"; the screens are: ${screens.map((s) => s.name).join(', ')}`,
+    );
   }
   const role = (values.role ?? 'it_admin') as Role;
   if (!(ROLES as readonly string[]).includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
   const base = { demo, readOnly: values['read-only'], refreshMs, role, screen: values.screen };
   if (demo) {
-    if (values.url || values['token-file']) throw new UsageError('demo runs its own appliance; it takes no --url or --token-file');
+    if (values.url || values['token-file'])
+      throw new UsageError('demo runs its own appliance; it takes no --url or --token-file');
     return base;
   }
-  if (values.role) throw new UsageError('--role only applies to demo; against an appliance the role comes from the token');
+  if (values.role)
+    throw new UsageError('--role only applies to demo; against an appliance the role comes from the token');
   return { ...base, ...resolveConnection(values, env, DASHBOARD_USAGE) };
 }

@@ -37,7 +37,9 @@ export async function dashboardCommand(argv: string[], dir: string): Promise<num
     return 0;
   }
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
-    throw new UsageError('the dashboard needs an interactive terminal (for scripts: appliance-admin get SCREEN --json)');
+    throw new UsageError(
+      'the dashboard needs an interactive terminal (for scripts: appliance-admin get SCREEN --json)',
+    );
   }
   let url = parsed.url;
   let token: TokenSource | undefined = parsed.token;

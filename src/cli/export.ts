@@ -35,7 +35,12 @@ type Kind = keyof typeof KINDS;
 const ALL_FILTERS = [...new Set(Object.values(KINDS).flatMap((k) => k.filters as readonly string[]))];
 
 /** Query parameter -> the option a user typed, for error messages. */
-const OPTION_OF: Record<string, string> = { start_time: '--since', end_time: '--until', run_id: '--run-id', format: '--format' };
+const OPTION_OF: Record<string, string> = {
+  start_time: '--since',
+  end_time: '--until',
+  run_id: '--run-id',
+  format: '--format',
+};
 
 const DURATION_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
@@ -45,8 +50,12 @@ export function parseWhen(text: string, option: string, now = Date.now()): strin
   const d = /^(\d+)\s*([smhdw])$/.exec(t);
   let ms: number;
   if (d) ms = now - Number(d[1]) * DURATION_MS[d[2]];
-  else if (/^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:\d{2}))?$/.test(t)) ms = Date.parse(t.replace(' ', 'T'));
-  else throw new UsageError(`${option} must be a duration like 7d, 12h, 30m or an RFC 3339 time like 2026-11-21T09:30:00Z, got ${sanitize(text, 60)}`);
+  else if (/^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:\d{2}))?$/.test(t))
+    ms = Date.parse(t.replace(' ', 'T'));
+  else
+    throw new UsageError(
+      `${option} must be a duration like 7d, 12h, 30m or an RFC 3339 time like 2026-11-21T09:30:00Z, got ${sanitize(text, 60)}`,
+    );
   if (!Number.isFinite(ms)) throw new UsageError(`${option}: ${sanitize(text, 60)} is not a valid time`);
   return new Date(ms).toISOString().replace('.000Z', 'Z');
 }
@@ -58,7 +67,10 @@ export interface ExportPlan {
   force: boolean;
 }
 
-export function parseExportArgs(argv: string[], now = Date.now()): { plan: ExportPlan; values: Record<string, unknown> } | 'help' {
+export function parseExportArgs(
+  argv: string[],
+  now = Date.now(),
+): { plan: ExportPlan; values: Record<string, unknown> } | 'help' {
   const { values, positionals } = parseArgs({
     args: argv,
     options: {
@@ -76,12 +88,16 @@ export function parseExportArgs(argv: string[], now = Date.now()): { plan: Expor
   });
   if (values.help) return 'help';
   const [kindName, ...extra] = positionals;
-  if (!kindName || extra.length || !(kindName in KINDS)) throw new UsageError(`export what: audit or journal?\n${EXPORT_USAGE}`);
+  if (!kindName || extra.length || !(kindName in KINDS))
+    throw new UsageError(`export what: audit or journal?\n${EXPORT_USAGE}`);
   const kind = kindName as Kind;
   const allowed = KINDS[kind].filters as readonly string[];
   const given = values as Record<string, unknown>;
   const misplaced = ALL_FILTERS.filter((f) => given[f] !== undefined && !allowed.includes(f));
-  if (misplaced.length) throw new UsageError(`${misplaced.map((f) => `--${f}`).join(', ')} does not filter the ${kind} export; its filters are ${allowed.map((f) => `--${f}`).join(', ')}`);
+  if (misplaced.length)
+    throw new UsageError(
+      `${misplaced.map((f) => `--${f}`).join(', ')} does not filter the ${kind} export; its filters are ${allowed.map((f) => `--${f}`).join(', ')}`,
+    );
   if (!values.output) throw new UsageError(`-o FILE is required\n${EXPORT_USAGE}`);
   const query: Record<string, unknown> = { format: values.format ?? 'csv' };
   if (values.since !== undefined) query.start_time = parseWhen(values.since, '--since', now);
@@ -93,7 +109,10 @@ export function parseExportArgs(argv: string[], now = Date.now()): { plan: Expor
     const first = checked.error.issues[0];
     const name = String(first.path[0] ?? '');
     const option = OPTION_OF[name] ?? `--${name.replace(/_/g, '-')}`;
-    const what = first.message === 'end_time must be after start_time' ? '--until must be after --since' : `${option}: ${first.message}`;
+    const what =
+      first.message === 'end_time must be after start_time'
+        ? '--until must be after --since'
+        : `${option}: ${first.message}`;
     throw new UsageError(what);
   }
   return { plan: { kind, query, dest: resolve(values.output), force: values.force }, values: given };
@@ -115,7 +134,9 @@ export async function exportCommand(argv: string[], env: NodeJS.ProcessEnv = pro
   } catch (err) {
     await client.close();
     if (err instanceof UsageError) throw err;
-    process.stderr.write(`appliance-admin: cannot write ${plan.dest}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`);
+    process.stderr.write(
+      `appliance-admin: cannot write ${plan.dest}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`,
+    );
     return 1;
   }
   const controller = new AbortController();
@@ -175,7 +196,8 @@ async function claim(dest: string, force: boolean): Promise<boolean> {
     return true;
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    if (e.code === 'EEXIST') throw new UsageError(`${dest} already exists; choose another file or add --force to replace it`);
+    if (e.code === 'EEXIST')
+      throw new UsageError(`${dest} already exists; choose another file or add --force to replace it`);
     throw err;
   }
 }

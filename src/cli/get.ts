@@ -22,12 +22,21 @@ ${CONNECTION_USAGE}
 
 Exit status: 0 done, 1 the appliance refused or could not be reached, 2 bad usage or unknown screen.`;
 
-interface Fetched { request: ResourceRequest; data: unknown; issues: SchemaIssue[]; error?: unknown }
+interface Fetched {
+  request: ResourceRequest;
+  data: unknown;
+  issues: SchemaIssue[];
+  error?: unknown;
+}
 
 export async function getCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { ...CONNECTION_OPTIONS, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      ...CONNECTION_OPTIONS,
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    },
     allowPositionals: true,
     strict: true,
   });
@@ -54,10 +63,14 @@ export async function getCommand(argv: string[], env: NodeJS.ProcessEnv = proces
     if (f.issues.length) {
       const first = f.issues[0];
       // the path names the answer's own keys, as the appliance sent them
-      process.stderr.write(`appliance-admin: note: the answer for ${f.request.id} does not fit the contract (${f.issues.length} issue${f.issues.length > 1 ? 's' : ''}), first ${sanitize(`${first.path}: ${first.message}`, 500)}\n`);
+      process.stderr.write(
+        `appliance-admin: note: the answer for ${f.request.id} does not fit the contract (${f.issues.length} issue${f.issues.length > 1 ? 's' : ''}), first ${sanitize(`${first.path}: ${first.message}`, 500)}\n`,
+      );
     }
   }
-  const out = values.json ? `${JSON.stringify(screenJson(fetched, screen), null, 2)}\n` : (await import('./plain-table.js')).screenText(screen, fetched);
+  const out = values.json
+    ? `${JSON.stringify(screenJson(fetched, screen), null, 2)}\n`
+    : (await import('./plain-table.js')).screenText(screen, fetched);
   await writeOut(out);
   return 0;
 }
@@ -85,7 +98,16 @@ export async function fetchScreen(client: ApiClient, screen: AnyScreen): Promise
 /** The resources as the dashboard's store holds them, for a screen's `rowsFrom`. */
 export function fetchedEntries(fetched: Fetched[]): Record<string, ResourceEntry> {
   return Object.fromEntries(
-    fetched.map((f) => [f.request.id, { ...emptyEntry(f.request.id), data: f.data, error: f.error ?? null, status: f.error ? 'error' : 'ok', issues: f.issues }]),
+    fetched.map((f) => [
+      f.request.id,
+      {
+        ...emptyEntry(f.request.id),
+        data: f.data,
+        error: f.error ?? null,
+        status: f.error ? 'error' : 'ok',
+        issues: f.issues,
+      },
+    ]),
   );
 }
 
@@ -103,7 +125,9 @@ export function screenJson(fetched: Fetched[], screen?: AnyScreen): unknown {
 export function writeOut(text: string): Promise<void> {
   return new Promise((resolve, reject) => {
     process.stdout.once('error', () => undefined); // a reader that went away (| head) is not a failure
-    process.stdout.write(text, (err) => (err && (err as NodeJS.ErrnoException).code !== 'EPIPE' ? reject(err) : resolve()));
+    process.stdout.write(text, (err) =>
+      err && (err as NodeJS.ErrnoException).code !== 'EPIPE' ? reject(err) : resolve(),
+    );
   });
 }
 

@@ -5,7 +5,16 @@ import { UsageError } from './usage-error.js';
 import { printErr, printOut } from './print.js';
 import { parseApplianceUrl } from '../client/api-client.js';
 import { plainHttpRefusal } from '../client/transport-policy.js';
-import { AuthSessionError, currentSession, explainAuthFailure, getAccessToken, login, renderQr, type DevicePrompt, type SessionInfo } from '../auth-session/index.js';
+import {
+  AuthSessionError,
+  currentSession,
+  explainAuthFailure,
+  getAccessToken,
+  login,
+  renderQr,
+  type DevicePrompt,
+  type SessionInfo,
+} from '../auth-session/index.js';
 
 export const LOGIN_USAGE = `Usage: appliance-admin login --issuer URL --client-id ID [--scope S] [--audience A] [--resource R]
                             [--url APPLIANCE [--ca-file FILE] [--insecure-http]] [--no-qr]
@@ -79,9 +88,11 @@ export async function loginCommand(argv: string[]): Promise<number> {
       applianceUrl,
       onPrompt: (prompt) => showPrompt(prompt, values.qr),
     });
-    const name = who.name && who.name !== who.subject ? `${who.name} (${who.subject})` : (who.subject ?? 'an unnamed account');
+    const name =
+      who.name && who.name !== who.subject ? `${who.name} (${who.subject})` : (who.subject ?? 'an unnamed account');
     printOut(`Signed in as ${name} at ${who.issuer}.`);
-    if (!who.canRenew) say('The identity provider gave no refresh token: you will have to sign in again when this sign-in expires.');
+    if (!who.canRenew)
+      say('The identity provider gave no refresh token: you will have to sign in again when this sign-in expires.');
     if (who.applianceUrl) printOut(await applianceRole(who.applianceUrl, ca));
     return 0;
   } catch (err) {
@@ -96,10 +107,12 @@ export async function loginCommand(argv: string[]): Promise<number> {
 /** QR code first, then the page and code under it, so on a 24-line terminal nothing scrolls away. */
 function showPrompt(p: DevicePrompt, qr: boolean | undefined) {
   const until = p.expiresAt.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
-  const lines = qr === false ? [] : renderQr(p.verificationUriComplete ?? p.verificationUri, { color: !process.env.NO_COLOR });
+  const lines =
+    qr === false ? [] : renderQr(p.verificationUriComplete ?? p.verificationUri, { color: !process.env.NO_COLOR });
   const width = lines.length ? [...lines[0].replace(/\x1b\[[0-9;]*m/g, '')].length : 0;
   // Drawn only on a terminal wide enough unless --qr asks for it: in a log file it is noise.
-  const showQr = lines.length > 0 && (qr === true || (Boolean(process.stderr.isTTY) && width <= (process.stderr.columns ?? 80)));
+  const showQr =
+    lines.length > 0 && (qr === true || (Boolean(process.stderr.isTTY) && width <= (process.stderr.columns ?? 80)));
   if (showQr) {
     say('To sign in, scan this with a phone');
     // drawn here from the URL, its colour sequences our own: written as they are
@@ -145,10 +158,13 @@ async function applianceRole(url: string, ca: Buffer | undefined): Promise<strin
       headersTimeout: 10_000,
       bodyTimeout: 10_000,
     });
-    const body = (await res.body.json().catch(() => undefined)) as { role?: string; detail?: string; code?: string } | undefined;
+    const body = (await res.body.json().catch(() => undefined)) as
+      { role?: string; detail?: string; code?: string } | undefined;
     if (res.statusCode === 200 && body?.role) return `The appliance ${base} gives you the role ${body.role}.`;
     const why = explainAuthFailure(res.statusCode, body, 'session');
-    return why ? `The appliance ${base} answered: ${why.title}. ${why.message}` : `The appliance ${base} answered ${res.statusCode}${body?.detail ? `: ${body.detail}` : ''}.`;
+    return why
+      ? `The appliance ${base} answered: ${why.title}. ${why.message}`
+      : `The appliance ${base} answered ${res.statusCode}${body?.detail ? `: ${body.detail}` : ''}.`;
   } catch (err) {
     if (err instanceof AuthSessionError) return `Could not ask the appliance ${base}: ${err.message}`;
     return `Could not reach the appliance ${base} to check the role: ${(err as Error).message}`;

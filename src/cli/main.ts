@@ -21,7 +21,9 @@ export async function main(argv: string[]): Promise<number> {
   try {
     if (isDashboard(argv)) {
       // from source (tests, development); from dist, bin/appliance-admin.cjs runs the dashboard itself
-      return await (await import('./dashboard.js')).dashboardCommand(argv, fileURLToPath(new URL('.', import.meta.url)));
+      return await (
+        await import('./dashboard.js')
+      ).dashboardCommand(argv, fileURLToPath(new URL('.', import.meta.url)));
     }
     switch (cmd) {
       case 'serve':

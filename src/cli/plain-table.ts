@@ -17,7 +17,9 @@ export function screenText(screen: AnyScreen, fetched: Fetched[]): string {
     const primaryId = screen.list.resource ?? fetched[0]?.request.id;
     const primary = fetched.find((f) => f.request.id === primaryId);
     const related = Object.fromEntries(fetched.filter((f) => f !== primary).map((f) => [f.request.id, f.data]));
-    const rows = screen.list.rowsFrom ? screen.list.rowsFrom(fetchedEntries(fetched)) : extractRows(screen.list, primary?.data, related);
+    const rows = screen.list.rowsFrom
+      ? screen.list.rowsFrom(fetchedEntries(fetched))
+      : extractRows(screen.list, primary?.data, related);
     const summary = safe(() => screen.list!.summary?.(rows, { data: primary?.data, state: EMPTY_SCREEN_STATE }));
     if (summary) out.push(sanitize(summary, 500), '');
     if (rows.length === 0) out.push(sanitize(screen.list.empty ?? 'Nothing to show.', 500));
@@ -34,9 +36,15 @@ export function screenText(screen: AnyScreen, fetched: Fetched[]): string {
 
 function table(columns: Column<unknown>[], rows: unknown[]): string[] {
   const cells = rows.map((r) => columns.map((c) => cellText(c, r)));
-  const widths = columns.map((c, i) => c.width ?? Math.min(c.maxWidth ?? 40, Math.max(widthOf(c.header), ...cells.map((row) => widthOf(row[i])))));
+  const widths = columns.map(
+    (c, i) =>
+      c.width ?? Math.min(c.maxWidth ?? 40, Math.max(widthOf(c.header), ...cells.map((row) => widthOf(row[i])))),
+  );
   const line = (texts: string[]) =>
-    texts.map((t, i) => fit(t, widths[i], columns[i].align ?? 'left')).join('  ').trimEnd();
+    texts
+      .map((t, i) => fit(t, widths[i], columns[i].align ?? 'left'))
+      .join('  ')
+      .trimEnd();
   return [line(columns.map((c) => c.header)), ...cells.map(line)];
 }
 

@@ -11,7 +11,10 @@ const MAX_LINE = 2000;
  * a line break hidden in them into a space, so they cannot fake a line of their own.
  */
 export function terminalText(text: string): string {
-  return text.split('\n').map((line) => sanitize(line, MAX_LINE)).join('\n');
+  return text
+    .split('\n')
+    .map((line) => sanitize(line, MAX_LINE))
+    .join('\n');
 }
 
 export const printOut = (line: string) => process.stdout.write(`${sanitize(line, MAX_LINE)}\n`);

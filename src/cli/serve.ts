@@ -35,16 +35,22 @@ export async function serveCommand(argv: string[]): Promise<number> {
   }
   if (!values.data) throw new UsageError('--data DIR is required');
   const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, got ${values.port}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--port must be 0..65535, got ${values.port}`);
   const level = values['log-level'];
   if (!Object.hasOwn(pino.levels.values, level) && level !== 'silent') {
     throw new UsageError(`--log-level must be one of ${[...Object.keys(pino.levels.values), 'silent'].join(', ')}`);
   }
-  if (Boolean(values['tls-cert']) !== Boolean(values['tls-key'])) throw new UsageError('--tls-cert and --tls-key go together: give both, or neither for plain http');
+  if (Boolean(values['tls-cert']) !== Boolean(values['tls-key']))
+    throw new UsageError('--tls-cert and --tls-key go together: give both, or neither for plain http');
   const logger = pino({ level }, pino.destination(2));
   const { loadDemoConfig } = values.demo ? await import('../server/demo/config.js') : { loadDemoConfig: undefined };
   const tls = values['tls-cert'] && values['tls-key'] ? readTls(values['tls-cert'], values['tls-key']) : undefined;
-  const config = values.config ? loadConfig(values.config) : loadDemoConfig ? loadDemoConfig(values.data) : loadConfig(undefined);
+  const config = values.config
+    ? loadConfig(values.config)
+    : loadDemoConfig
+      ? loadDemoConfig(values.data)
+      : loadConfig(undefined);
   const server = await buildServer({ dataDir: values.data, config, demo: values.demo, logger, tls });
   try {
     await server.app.listen({ port, host: values.host });
@@ -112,16 +118,24 @@ function readTls(certFile: string, keyFile: string): { cert: Buffer; key: Buffer
   try {
     x509 = new X509Certificate(cert);
   } catch {
-    throw new UsageError(`--tls-cert ${certFile} holds no PEM certificate${/PRIVATE KEY-----/.test(cert.toString('latin1')) ? ' (it holds a private key: are --tls-cert and --tls-key swapped?)' : ''}`);
+    throw new UsageError(
+      `--tls-cert ${certFile} holds no PEM certificate${/PRIVATE KEY-----/.test(cert.toString('latin1')) ? ' (it holds a private key: are --tls-cert and --tls-key swapped?)' : ''}`,
+    );
   }
   let privateKey: KeyObject;
   try {
     privateKey = createPrivateKey(key);
   } catch (err) {
-    const why = (err as NodeJS.ErrnoException).code === 'ERR_MISSING_PASSPHRASE' ? ' (it is encrypted; give an unencrypted key)' : /CERTIFICATE-----/.test(key.toString('latin1')) ? ' (it holds a certificate)' : '';
+    const why =
+      (err as NodeJS.ErrnoException).code === 'ERR_MISSING_PASSPHRASE'
+        ? ' (it is encrypted; give an unencrypted key)'
+        : /CERTIFICATE-----/.test(key.toString('latin1'))
+          ? ' (it holds a certificate)'
+          : '';
     throw new UsageError(`--tls-key ${keyFile} holds no PEM private key${why}`);
   }
-  if (!x509.checkPrivateKey(privateKey)) throw new UsageError(`--tls-key ${keyFile} is not the key of the certificate in --tls-cert ${certFile}`);
+  if (!x509.checkPrivateKey(privateKey))
+    throw new UsageError(`--tls-key ${keyFile} is not the key of the certificate in --tls-cert ${certFile}`);
   try {
     createSecureContext({ cert, key });
   } catch (err) {

@@ -43,9 +43,15 @@ export async function tokenCommand(argv: string[]): Promise<number> {
     const role = Role.safeParse(values.role);
     if (!role.success) throw new UsageError(`--role must be one of it_admin, app_owner, auditor`);
     if (!values.name) throw new UsageError('--name NAME is required');
-    if (values['no-expiry'] && values['ttl-days'] !== undefined) throw new UsageError('--ttl-days and --no-expiry contradict each other: give one');
-    const ttl = values['no-expiry'] ? null : values['ttl-days'] !== undefined ? Number(values['ttl-days']) * 86_400_000 : DEFAULT_TOKEN_TTL_MS;
-    if (ttl !== null && !(ttl > 0 && Number.isFinite(ttl))) throw new UsageError('--ttl-days must be a positive number');
+    if (values['no-expiry'] && values['ttl-days'] !== undefined)
+      throw new UsageError('--ttl-days and --no-expiry contradict each other: give one');
+    const ttl = values['no-expiry']
+      ? null
+      : values['ttl-days'] !== undefined
+        ? Number(values['ttl-days']) * 86_400_000
+        : DEFAULT_TOKEN_TTL_MS;
+    if (ttl !== null && !(ttl > 0 && Number.isFinite(ttl)))
+      throw new UsageError('--ttl-days must be a positive number');
     issue = { role: role.data, name: values.name, ttl };
   }
   const target = positionals[0];
@@ -59,14 +65,20 @@ export async function tokenCommand(argv: string[]): Promise<number> {
     if (issue) {
       const { token, row } = issueToken(db, issue.role, issue.name, issue.ttl, hostActor());
       const until = row.expires_at ? `valid until ${row.expires_at}` : 'never expires';
-      process.stderr.write(`issued ${row.id} (${row.role}) for ${sanitize(row.name, 200)}, ${until}; it is shown only now\n`);
+      process.stderr.write(
+        `issued ${row.id} (${row.role}) for ${sanitize(row.name, 200)}, ${until}; it is shown only now\n`,
+      );
       process.stdout.write(`${token}\n`);
       return 0;
     }
     if (sub === 'list') {
       const now = Date.now();
       for (const t of listTokens(db)) {
-        const state = t.revoked_at ? `revoked ${t.revoked_at}` : t.expires_at && Date.parse(t.expires_at) <= now ? 'expired' : 'active';
+        const state = t.revoked_at
+          ? `revoked ${t.revoked_at}`
+          : t.expires_at && Date.parse(t.expires_at) <= now
+            ? 'expired'
+            : 'active';
         console.log([t.id, sanitize(t.name, 200), t.role, t.created_at, t.expires_at ?? 'never', state].join('\t'));
       }
       return 0;

@@ -5,7 +5,15 @@ import { API_PREFIX, ROUTE_META, type RouteMeta, type RouteName } from '../contr
 import type { RouteResponse, routes } from '../contract/routes.js';
 import { routeSchemas } from './route-schemas.js';
 import { MAX_DEPTH, MAX_ITEMS, sanitize, sanitizeDeep, type Cuts } from '../ui/sanitize.js';
-import { ApiError, NOT_THIS_API, REDIRECTED, TransportError, toTransportError, type InvalidParam, type SchemaIssue } from './errors.js';
+import {
+  ApiError,
+  NOT_THIS_API,
+  REDIRECTED,
+  TransportError,
+  toTransportError,
+  type InvalidParam,
+  type SchemaIssue,
+} from './errors.js';
 import { foreignAnswer, readTolerantly } from './normalize.js';
 import type { DownloadProgress, DownloadResult } from './download.js';
 import { isInsecureHttp } from './transport-policy.js';
@@ -66,14 +74,20 @@ export function parseApplianceUrl(url: string): { origin: string; prefix: string
   } catch {
     throw new Error(`not a URL: ${sanitize(url, 200)}`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`the URL must be http or https, got ${u.protocol}`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new Error(`the URL must be http or https, got ${u.protocol}`);
   if (u.username || u.password) throw new Error('put credentials in --token-file, not in the URL');
   const prefix = u.pathname.replace(/\/+$/, '').replace(new RegExp(`${API_PREFIX}$`), '');
   return { origin: u.origin, prefix, display: `${u.origin}${prefix}` };
 }
 
 /** Builds `/v1/admin/gateway/keys/key_1/revoke?x=y` from a route and its inputs. */
-export function buildPath(def: RouteMeta, prefix: string, params: Record<string, string> = {}, query: Record<string, unknown> = {}): string {
+export function buildPath(
+  def: RouteMeta,
+  prefix: string,
+  params: Record<string, string> = {},
+  query: Record<string, unknown> = {},
+): string {
   const path = def.path.replace(/:([A-Za-z_]+)/g, (_m, name: string) => {
     const v = params[name];
     if (v === undefined || v === '') throw new Error(`route ${def.name} needs parameter ${name}`);
@@ -161,7 +175,11 @@ export class ApiClient {
       return await this.#call(name, { ...input, signal });
     } catch (err) {
       if (deadline.signal.aborted && !input.signal?.aborted) {
-        throw new TransportError('timeout', `the appliance did not send its whole answer within ${this.deadlineMs / 1000} s`, 'DEADLINE');
+        throw new TransportError(
+          'timeout',
+          `the appliance did not send its whole answer within ${this.deadlineMs / 1000} s`,
+          'DEADLINE',
+        );
       }
       throw err;
     } finally {
@@ -193,19 +211,27 @@ export class ApiClient {
       return { data: cached.data as RouteData<N>, status: 304, requestId, issues: cached.issues, notModified: true };
     }
     const text = await this.#readCapped(res);
-    if (isRedirect(res.statusCode)) throw redirectError(`the answer to ${def.method} ${def.path}`, res, `${this.origin}${path}`);
+    if (isRedirect(res.statusCode))
+      throw redirectError(`the answer to ${def.method} ${def.path}`, res, `${this.origin}${path}`);
     if (res.statusCode >= 400) throw problemFrom(res.statusCode, res.headers, text, requestId);
     let raw: unknown;
     try {
       raw = text === '' ? undefined : JSON.parse(text);
     } catch {
-      const what = looksLikeHtml(res.headers, text) ? 'an HTML page, not JSON (a proxy or sign-in page in between?)' : 'not valid JSON';
+      const what = looksLikeHtml(res.headers, text)
+        ? 'an HTML page, not JSON (a proxy or sign-in page in between?)'
+        : 'not valid JSON';
       throw new TransportError('protocol', `the answer to ${def.method} ${def.path} is ${what}`);
     }
     const schema = (await routeSchemas(name)).response as z.ZodType;
     // an answer without this API's envelope would otherwise be mended into an empty list
     const foreign = foreignAnswer(schema, raw);
-    if (foreign) throw new TransportError('protocol', `the answer to ${def.method} ${def.path} is not from the appliance API: ${sanitize(foreign, 300)}`, NOT_THIS_API);
+    if (foreign)
+      throw new TransportError(
+        'protocol',
+        `the answer to ${def.method} ${def.path} is not from the appliance API: ${sanitize(foreign, 300)}`,
+        NOT_THIS_API,
+      );
     let value: unknown;
     let issues: SchemaIssue[];
     let data: RouteData<N>;
@@ -213,8 +239,10 @@ export class ApiClient {
       ({ value, issues } = readTolerantly(schema, raw));
       const cuts: Cuts = { depth: false, items: false };
       data = sanitizeDeep(value, undefined, 0, cuts) as RouteData<N>;
-      if (cuts.items) issues = [...issues, { path: '(root)', message: `lists longer than ${MAX_ITEMS} items were cut` }];
-      if (cuts.depth) issues = [...issues, { path: '(root)', message: `values nested deeper than ${MAX_DEPTH} levels were cut` }];
+      if (cuts.items)
+        issues = [...issues, { path: '(root)', message: `lists longer than ${MAX_ITEMS} items were cut` }];
+      if (cuts.depth)
+        issues = [...issues, { path: '(root)', message: `values nested deeper than ${MAX_DEPTH} levels were cut` }];
     } catch {
       // e.g. JSON nested deeper than any reader's stack: unreadable, not a crash
       throw new TransportError('protocol', `the answer to ${def.method} ${def.path} could not be read`);
@@ -232,7 +260,8 @@ export class ApiClient {
 
   async #readCapped(res: Dispatcher.ResponseData): Promise<string> {
     const declared = Number(headerOf(res.headers, 'content-length') ?? NaN);
-    const tooLarge = () => new TransportError('too-large', `the answer is larger than ${this.#maxBytes} bytes; refused`);
+    const tooLarge = () =>
+      new TransportError('too-large', `the answer is larger than ${this.#maxBytes} bytes; refused`);
     if (declared > this.#maxBytes) {
       discard(res);
       throw tooLarge();
@@ -258,7 +287,13 @@ export class ApiClient {
    * Streams a file route (an export) to `dest` with progress and a sha256. It uses its own
    * short-lived connection so a long download never holds up the dashboard's polling.
    */
-  async download(name: FileRouteName, query: Record<string, unknown>, dest: string, onProgress?: (p: DownloadProgress) => void, signal?: AbortSignal): Promise<DownloadResult> {
+  async download(
+    name: FileRouteName,
+    query: Record<string, unknown>,
+    dest: string,
+    onProgress?: (p: DownloadProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<DownloadResult> {
     const path = buildPath(ROUTE_META[name], this.prefix, {}, query);
     const client = this.#newClient();
     try {
@@ -285,7 +320,11 @@ export class ApiClient {
         let page = '';
         if (looksLikeHtml(res.headers, '')) page = ` (an HTML page: ${htmlSummary(await readPrefix(res, 16 * 1024))})`;
         else discard(res);
-        throw new TransportError('protocol', `the answer is not an export from an appliance: ${wrongType}${page}`, NOT_THIS_API);
+        throw new TransportError(
+          'protocol',
+          `the answer is not an export from an appliance: ${wrongType}${page}`,
+          NOT_THIS_API,
+        );
       }
       return await streamToFile(res, dest, onProgress, requestId);
     } finally {
@@ -318,7 +357,12 @@ const isRedirect = (status: number) => status >= 300 && status < 400;
  * appliance, or a --url that is not the appliance. The query is left out (sign-in state).
  */
 function redirectError(what: string, res: Dispatcher.ResponseData, requestUrl: string): TransportError {
-  if (res.statusCode === 304) return new TransportError('protocol', `${what} is 304 Not Modified, though nothing was offered to revalidate`, REDIRECTED);
+  if (res.statusCode === 304)
+    return new TransportError(
+      'protocol',
+      `${what} is 304 Not Modified, though nothing was offered to revalidate`,
+      REDIRECTED,
+    );
   const location = headerOf(res.headers, 'location');
   let where = 'without a Location';
   if (location) {
@@ -372,12 +416,20 @@ function looksLikeHtml(headers: Record<string, string | string[] | undefined>, t
 /** "502 Bad Gateway" out of a proxy's error page: its title, else its first words. */
 function htmlSummary(html: string): string {
   const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1] ?? /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(html)?.[1];
-  const text = (title ?? html.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ')).replace(/&[a-z#0-9]+;/gi, ' ').replace(/\s+/g, ' ').trim();
+  const text = (title ?? html.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' '))
+    .replace(/&[a-z#0-9]+;/gi, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return sanitize(text || 'an empty page', 120);
 }
 
 /** Decodes a problem+json (tolerantly) or any other error body into an ApiError. */
-export function problemFrom(status: number, headers: Record<string, string | string[] | undefined>, text: string, requestId?: string): ApiError {
+export function problemFrom(
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+  text: string,
+  requestId?: string,
+): ApiError {
   let p: Record<string, unknown> = {};
   try {
     const parsed = JSON.parse(text);
@@ -390,12 +442,29 @@ export function problemFrom(status: number, headers: Record<string, string | str
   const code = str(p.code) ?? str(nestedError.code) ?? `HTTP-${status}`;
   const title = str(p.title) ?? `HTTP ${status}`;
   const html = Object.keys(p).length === 0 && looksLikeHtml(headers, text);
-  const fromText = html ? `${htmlSummary(text)} (an HTML page from a proxy, not the appliance's answer)` : text && !text.trimStart().startsWith('{') ? sanitize(text, 200) : undefined;
+  const fromText = html
+    ? `${htmlSummary(text)} (an HTML page from a proxy, not the appliance's answer)`
+    : text && !text.trimStart().startsWith('{')
+      ? sanitize(text, 200)
+      : undefined;
   const detail = str(p.detail) ?? str(p.message) ?? str(p.error) ?? str(nestedError.message) ?? fromText;
   const rawParams = p.invalid_params ?? p.invalidParams;
   const invalid: InvalidParam[] = Array.isArray(rawParams)
-    ? rawParams.slice(0, 20).map((x) => ({ name: sanitize((x as InvalidParam)?.name, 100), reason: sanitize((x as InvalidParam)?.reason, 200) }))
+    ? rawParams
+        .slice(0, 20)
+        .map((x) => ({
+          name: sanitize((x as InvalidParam)?.name, 100),
+          reason: sanitize((x as InvalidParam)?.reason, 200),
+        }))
     : [];
   const retry = Number(headerOf(headers, 'retry-after'));
-  return new ApiError(status, code, title, detail, str(p.request_id) ?? str(p.requestId) ?? requestId, invalid, Number.isFinite(retry) ? retry : undefined);
+  return new ApiError(
+    status,
+    code,
+    title,
+    detail,
+    str(p.request_id) ?? str(p.requestId) ?? requestId,
+    invalid,
+    Number.isFinite(retry) ? retry : undefined,
+  );
 }

@@ -35,7 +35,14 @@ export interface DownloadResult {
  */
 export const EXPORT_TYPES: Record<string, readonly string[]> = {
   csv: ['text/csv', 'application/csv', 'text/x-csv', 'text/comma-separated-values'],
-  jsonl: ['application/x-ndjson', 'application/ndjson', 'application/jsonl', 'application/x-jsonl', 'application/jsonlines', 'application/x-jsonlines'],
+  jsonl: [
+    'application/x-ndjson',
+    'application/ndjson',
+    'application/jsonl',
+    'application/x-jsonl',
+    'application/jsonlines',
+    'application/x-jsonlines',
+  ],
 };
 
 /** Why `contentType` is not an export in `format`, or undefined when it is. */
@@ -54,7 +61,12 @@ const header = (h: Record<string, string | string[] | undefined>, n: string) => 
 };
 
 /** Writes a response body to `dest` (via `dest.part`, renamed when complete), hashing as it goes. */
-export async function streamToFile(res: Dispatcher.ResponseData, dest: string, onProgress?: (p: DownloadProgress) => void, requestId?: string): Promise<DownloadResult> {
+export async function streamToFile(
+  res: Dispatcher.ResponseData,
+  dest: string,
+  onProgress?: (p: DownloadProgress) => void,
+  requestId?: string,
+): Promise<DownloadResult> {
   const hash = createHash('sha256');
   const lengthHeader = Number(header(res.headers, 'content-length'));
   const total = Number.isFinite(lengthHeader) ? lengthHeader : null;
@@ -80,7 +92,9 @@ export async function streamToFile(res: Dispatcher.ResponseData, dest: string, o
     await rename(part, dest);
   } catch (err) {
     await rm(part, { force: true });
-    throw (err as NodeJS.ErrnoException).code?.startsWith('E') && (err as NodeJS.ErrnoException).syscall ? err : toTransportError(err);
+    throw (err as NodeJS.ErrnoException).code?.startsWith('E') && (err as NodeJS.ErrnoException).syscall
+      ? err
+      : toTransportError(err);
   }
   onProgress?.({ bytes, total, lines });
   const disposition = header(res.headers, 'content-disposition') ?? '';

@@ -1,6 +1,9 @@
 /** What can go wrong talking to the appliance, as three distinct kinds the UI words differently. */
 
-export interface InvalidParam { name: string; reason: string }
+export interface InvalidParam {
+  name: string;
+  reason: string;
+}
 
 /** The appliance answered with an error (RFC 9457 problem+json, or anything non-2xx). */
 export class ApiError extends Error {
@@ -18,12 +21,17 @@ export class ApiError extends Error {
   }
 }
 
-export type TransportKind = 'refused' | 'timeout' | 'tls' | 'dns' | 'reset' | 'too-large' | 'protocol' | 'aborted' | 'other';
+export type TransportKind =
+  'refused' | 'timeout' | 'tls' | 'dns' | 'reset' | 'too-large' | 'protocol' | 'aborted' | 'other';
 
 /** The request never got a usable answer: connection, TLS, timeout, size cap, unparseable body. */
 export class TransportError extends Error {
   override readonly name = 'TransportError';
-  constructor(readonly kind: TransportKind, message: string, readonly causeCode?: string) {
+  constructor(
+    readonly kind: TransportKind,
+    message: string,
+    readonly causeCode?: string,
+  ) {
     super(message);
   }
 }
@@ -33,7 +41,10 @@ export const NOT_THIS_API = 'NOT_THIS_API';
 export const REDIRECTED = 'REDIRECTED';
 
 /** The answer parsed but does not fit the contract (kept visible, never a crash). */
-export interface SchemaIssue { path: string; message: string }
+export interface SchemaIssue {
+  path: string;
+  message: string;
+}
 
 const KIND_BY_CODE: Record<string, TransportKind> = {
   ECONNREFUSED: 'refused',
@@ -73,8 +84,14 @@ export function toTransportError(err: unknown): TransportError {
   const code = e?.code ?? e?.cause?.code;
   let kind: TransportKind = (code && KIND_BY_CODE[code]) || 'other';
   if (e?.name === 'AbortError') kind = 'aborted';
-  if (kind === 'other' && code && (/^ERR_TLS|CERT|SSL/.test(code) || /certificate|self.signed|SSL|TLS/i.test(e?.message ?? ''))) kind = 'tls';
-  if (kind === 'other' && code?.startsWith('HPE_')) return new TransportError('protocol', `the appliance's answer is not valid HTTP (${code})`, code);
+  if (
+    kind === 'other' &&
+    code &&
+    (/^ERR_TLS|CERT|SSL/.test(code) || /certificate|self.signed|SSL|TLS/i.test(e?.message ?? ''))
+  )
+    kind = 'tls';
+  if (kind === 'other' && code?.startsWith('HPE_'))
+    return new TransportError('protocol', `the appliance's answer is not valid HTTP (${code})`, code);
   if (kind === 'tls') return new TransportError(kind, tlsWords(code, e?.message), code);
   return new TransportError(kind, code ? `${PLAIN[kind]} (${code})` : PLAIN[kind], code);
 }
@@ -86,8 +103,11 @@ const NODE_CA_ADVICE = /;\s*if the root CA is installed locally, try running Nod
 /** A certificate the client cannot verify says how to trust it; other TLS failures say what failed. */
 function tlsWords(code: string | undefined, message: string | undefined): string {
   const why = message ? `: ${message.replace(NODE_CA_ADVICE, '')}` : '';
-  const untrusted = /UNABLE_TO_VERIFY|SELF_SIGNED|UNABLE_TO_GET_ISSUER|CERT_UNTRUSTED/.test(code ?? '') || /self.signed|unable to (verify|get)/i.test(message ?? '');
-  if (untrusted) return `the appliance's TLS certificate is not trusted${why} (if the appliance uses its own CA, give it with --ca-file)`;
+  const untrusted =
+    /UNABLE_TO_VERIFY|SELF_SIGNED|UNABLE_TO_GET_ISSUER|CERT_UNTRUSTED/.test(code ?? '') ||
+    /self.signed|unable to (verify|get)/i.test(message ?? '');
+  if (untrusted)
+    return `the appliance's TLS certificate is not trusted${why} (if the appliance uses its own CA, give it with --ca-file)`;
   if (/ALTNAME|HOSTNAME/.test(code ?? '')) return `the appliance's TLS certificate is for another host name${why}`;
   if (/EXPIRED|NOT_YET_VALID/.test(code ?? '')) return `the appliance's TLS certificate is not valid now${why}`;
   return `${PLAIN.tls}${why}`;
@@ -107,21 +127,37 @@ export function describeError(err: unknown): { headline: string; code?: string; 
 
 function plainStatus(err: ApiError): string {
   const base = (() => {
-    if (err.code === 'SVC-BOUNDARY-1') return 'Refused at the metadata boundary: the request carried content, and only metadata may leave the appliance';
+    if (err.code === 'SVC-BOUNDARY-1')
+      return 'Refused at the metadata boundary: the request carried content, and only metadata may leave the appliance';
     switch (err.status) {
-      case 400: return 'The appliance rejected the request as invalid';
-      case 401: return 'The appliance did not accept the credential (token unknown, expired or revoked)';
-      case 403: return 'Not allowed: your role may not do this';
-      case 404: return 'Not found';
-      case 405: return 'Not allowed on this resource';
-      case 409: return 'Conflict with the current state';
-      case 413: return 'The request was too large';
-      case 422: return 'The appliance could not apply this request';
-      case 429: return 'Too many requests';
-      case 502: return 'Bad gateway: a proxy in front of the appliance got no answer from it';
-      case 503: return 'The appliance cannot do this right now';
-      case 504: return 'Gateway timeout: a proxy in front of the appliance gave up waiting for it';
-      default: return err.status >= 500 ? 'The appliance failed to handle the request' : `The appliance answered ${err.status}`;
+      case 400:
+        return 'The appliance rejected the request as invalid';
+      case 401:
+        return 'The appliance did not accept the credential (token unknown, expired or revoked)';
+      case 403:
+        return 'Not allowed: your role may not do this';
+      case 404:
+        return 'Not found';
+      case 405:
+        return 'Not allowed on this resource';
+      case 409:
+        return 'Conflict with the current state';
+      case 413:
+        return 'The request was too large';
+      case 422:
+        return 'The appliance could not apply this request';
+      case 429:
+        return 'Too many requests';
+      case 502:
+        return 'Bad gateway: a proxy in front of the appliance got no answer from it';
+      case 503:
+        return 'The appliance cannot do this right now';
+      case 504:
+        return 'Gateway timeout: a proxy in front of the appliance gave up waiting for it';
+      default:
+        return err.status >= 500
+          ? 'The appliance failed to handle the request'
+          : `The appliance answered ${err.status}`;
     }
   })();
   return err.detail ? `${base}: ${err.detail}` : base;

@@ -57,7 +57,8 @@ function unwrap(schema: z.ZodType): { inner: z.ZodType; nullable: boolean; optio
   return { inner: s, nullable, optional };
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function isPageShape(shape: Record<string, z.ZodType>): boolean {
   return 'data' in shape && 'has_more' in shape && defOf(unwrap(shape.data).inner).type === 'array';
@@ -117,7 +118,11 @@ function normalizeTime(value: unknown): unknown {
 /** Whether a snake-cased key names a field of `shape`: its own name, an alias, or a flattened member (last_sync_at). */
 function contractNames(shape: Record<string, z.ZodType>): (snakeKey: string) => boolean {
   const known = new Set(Object.keys(shape));
-  const aliasSources = new Set(Object.entries(ALIASES).filter(([t]) => known.has(t)).flatMap(([, s]) => s));
+  const aliasSources = new Set(
+    Object.entries(ALIASES)
+      .filter(([t]) => known.has(t))
+      .flatMap(([, s]) => s),
+  );
   return (sk) => known.has(sk) || aliasSources.has(sk) || [...known].some((t) => sk.startsWith(`${t}_`));
 }
 
@@ -139,7 +144,8 @@ function normalizeObject(shape: Record<string, z.ZodType>, value: unknown): unkn
     const sk = toSnake(k);
     const key = useful(sk) ? sk : k;
     // own keys only: "constructor" or "__proto__" from a server are data, kept as sent
-    if (!Object.hasOwn(out, key)) Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+    if (!Object.hasOwn(out, key))
+      Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
   }
   for (const target of known) {
     if (target in out) continue;
@@ -187,7 +193,9 @@ export function validateLenient(schema: z.ZodType, value: unknown): { value: unk
   checkedBefore.add(schema);
   const r = schema.safeParse(value, first ? { jitless: true } : undefined);
   if (r.success) return { value, issues: [] };
-  const issues = r.error.issues.slice(0, 20).map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message }));
+  const issues = r.error.issues
+    .slice(0, 20)
+    .map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message }));
   return { value, issues };
 }
 
@@ -202,7 +210,8 @@ export function conform(schema: z.ZodType, value: unknown): unknown {
   const { inner, nullable, optional } = unwrap(schema);
   const d = defOf(inner);
   const container = d.type === 'object' || d.type === 'array' || d.type === 'record';
-  if (value === undefined) return container && !optional && !nullable ? conform(schema, d.type === 'array' ? [] : {}) : value;
+  if (value === undefined)
+    return container && !optional && !nullable ? conform(schema, d.type === 'array' ? [] : {}) : value;
   if (value === null) return nullable || !container ? null : conform(schema, d.type === 'array' ? [] : {});
   switch (d.type) {
     case 'object': {
@@ -218,7 +227,9 @@ export function conform(schema: z.ZodType, value: unknown): unknown {
     case 'array':
       return Array.isArray(value) ? value.map((v) => conform(d.element, v)) : conform(schema, []);
     case 'record':
-      return isPlainObject(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, conform(d.valueType, v)])) : {};
+      return isPlainObject(value)
+        ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, conform(d.valueType, v)]))
+        : {};
     case 'string':
     case 'enum':
       return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
@@ -234,7 +245,17 @@ export function readTolerantly(schema: z.ZodType, raw: unknown): { value: unknow
 }
 
 const kindOf = (v: unknown): string =>
-  v === undefined ? 'an empty answer' : v === null ? 'null' : Array.isArray(v) ? 'a JSON array' : typeof v === 'object' ? 'a JSON object' : typeof v === 'string' ? 'a JSON string' : `a JSON ${typeof v}`;
+  v === undefined
+    ? 'an empty answer'
+    : v === null
+      ? 'null'
+      : Array.isArray(v)
+        ? 'a JSON array'
+        : typeof v === 'object'
+          ? 'a JSON object'
+          : typeof v === 'string'
+            ? 'a JSON string'
+            : `a JSON ${typeof v}`;
 
 const valueKind = (v: unknown): string => (v === null ? 'null' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
 
@@ -242,7 +263,10 @@ const valueKind = (v: unknown): string => (v === null ? 'null' : typeof v === 'o
 function fieldsOf(v: Record<string, unknown>): string {
   const keys = Object.keys(v);
   if (!keys.length) return ' (it is empty)';
-  const shown = keys.slice(0, 5).map((k) => JSON.stringify(k.slice(0, 40))).join(', ');
+  const shown = keys
+    .slice(0, 5)
+    .map((k) => JSON.stringify(k.slice(0, 40)))
+    .join(', ');
   return ` (its fields: ${shown}${keys.length > 5 ? ', …' : ''})`;
 }
 
@@ -267,9 +291,12 @@ export function foreignAnswer(schema: z.ZodType, raw: unknown): string | undefin
   if (isPageShape(shape)) {
     if (Array.isArray(raw)) return undefined;
     if (!isPlainObject(raw)) return `${kindOf(raw)} where a list belongs`;
-    const listKey = Object.keys(raw).find((k) => toSnake(k) === 'data') ?? Object.keys(raw).find((k) => toSnake(k) === 'items');
+    const listKey =
+      Object.keys(raw).find((k) => toSnake(k) === 'data') ?? Object.keys(raw).find((k) => toSnake(k) === 'items');
     if (listKey === undefined) return `a JSON object without a "data" list${fieldsOf(raw)}`;
-    return Array.isArray(raw[listKey]) ? undefined : `a JSON object whose "${listKey.slice(0, 40)}" is ${valueKind(raw[listKey])}, not a list`;
+    return Array.isArray(raw[listKey])
+      ? undefined
+      : `a JSON object whose "${listKey.slice(0, 40)}" is ${valueKind(raw[listKey])}, not a list`;
   }
   if (!isPlainObject(raw)) return `${kindOf(raw)} where an object belongs`;
   const useful = contractNames(shape);

@@ -1,4 +1,10 @@
-import { ROUTE_META, type AreaRoutes, type RouteArea, type RouteName, type RouteSchemas } from '../contract/route-meta.js';
+import {
+  ROUTE_META,
+  type AreaRoutes,
+  type RouteArea,
+  type RouteName,
+  type RouteSchemas,
+} from '../contract/route-meta.js';
 
 // Each area's schemas are built when a route of it is first called, not when the dashboard
 // starts: its first frame needs only the session's and the first screen's (test/bench/RESULTS.md,

@@ -11,7 +11,10 @@ import { isIPv4 } from 'node:net';
  * evil.localhost anywhere.
  */
 export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  const h = hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
   if (h === 'localhost') return true;
   if (isIPv4(h)) return h.startsWith('127.');
   if (h === '::1') return true;

@@ -4,8 +4,7 @@ export const ROLES = ['it_admin', 'app_owner', 'auditor'] as const;
 export const Role = z.enum(ROLES);
 export type Role = z.infer<typeof Role>;
 export const MUTATING_ROLES: readonly Role[] = ['it_admin', 'app_owner'];
-export const mayMutate = (role: Role | null | undefined): boolean =>
-  role != null && MUTATING_ROLES.includes(role);
+export const mayMutate = (role: Role | null | undefined): boolean => role != null && MUTATING_ROLES.includes(role);
 
 /** RFC 3339 UTC timestamp, e.g. 2026-11-21T09:30:00Z (fractional seconds allowed). */
 export const Timestamp = z.iso.datetime({ offset: false });
@@ -23,7 +22,11 @@ export const DisplayName = z
   .regex(/^[^\p{Cc}\p{Cf}]+$/u, 'must not contain control or format characters');
 
 /** An agent's name, as budgets key their overrides by it. */
-export const AgentName = z.string().min(1).max(100).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, . _ -');
+export const AgentName = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, . _ -');
 
 export const InvalidParam = z.object({ name: z.string(), reason: z.string() });
 

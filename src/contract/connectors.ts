@@ -2,7 +2,13 @@ import * as z from 'zod';
 import type { AreaRoutes } from './route-meta.js';
 import { Timestamp, page, PageQuery } from './common.js';
 
-export const CONNECTOR_KINDS = ['document-sharing', 'office-suite', 'crm', 'accounting', 'relational-database'] as const;
+export const CONNECTOR_KINDS = [
+  'document-sharing',
+  'office-suite',
+  'crm',
+  'accounting',
+  'relational-database',
+] as const;
 export const ConnectorKind = z.enum(CONNECTOR_KINDS);
 export const ConnectorState = z.enum(['healthy', 'syncing', 'degraded', 'error', 'disabled']);
 

@@ -28,7 +28,12 @@ export type Deployment = z.infer<typeof Deployment>;
 
 export const InstallPlan = z.object({
   steps: z.array(
-    z.object({ id: z.string(), title: z.string(), status: z.enum(['done', 'pending', 'blocked']), detail: z.string().nullable() }),
+    z.object({
+      id: z.string(),
+      title: z.string(),
+      status: z.enum(['done', 'pending', 'blocked']),
+      detail: z.string().nullable(),
+    }),
   ),
   requirements: z.array(z.object({ name: z.string(), required: z.string(), actual: z.string(), ok: z.boolean() })),
 });

@@ -51,9 +51,17 @@ export const UsageBucket = z.object({
   output_tokens: z.number().int(),
 });
 /** Why the gateway refused a key's calls: the quota that was reached, a revoked key, or a workload it does not have. */
-export const REJECTION_CAUSES = ['requests_per_minute', 'tokens_per_minute', 'tokens_per_day', 'revoked', 'unknown_workload'] as const;
+export const REJECTION_CAUSES = [
+  'requests_per_minute',
+  'tokens_per_minute',
+  'tokens_per_day',
+  'revoked',
+  'unknown_workload',
+] as const;
 export type RejectionCause = (typeof REJECTION_CAUSES)[number];
-export const RejectedBy = z.object(Object.fromEntries(REJECTION_CAUSES.map((c) => [c, z.number().int()])) as Record<RejectionCause, z.ZodNumber>);
+export const RejectedBy = z.object(
+  Object.fromEntries(REJECTION_CAUSES.map((c) => [c, z.number().int()])) as Record<RejectionCause, z.ZodNumber>,
+);
 export type RejectedBy = z.infer<typeof RejectedBy>;
 export const KeyUsage = z.object({
   key_id: z.string(),

@@ -97,12 +97,22 @@ export const JOURNAL_GROUPS = ['agent', 'status', 'tool', 'error_code', 'channel
 const THEN_BY = { message: 'then_by needs a group_by, and another field than it', path: ['then_by'] };
 const summaryLimit = { limit: z.coerce.number().int().min(1).max(500).default(50) };
 export const AuditSummaryQuery = z
-  .strictObject({ ...auditFilterShape, group_by: z.enum(AUDIT_GROUPS).optional(), then_by: z.enum(AUDIT_GROUPS).optional(), ...summaryLimit })
+  .strictObject({
+    ...auditFilterShape,
+    group_by: z.enum(AUDIT_GROUPS).optional(),
+    then_by: z.enum(AUDIT_GROUPS).optional(),
+    ...summaryLimit,
+  })
   .refine((q) => q.then_by === undefined || (q.group_by !== undefined && q.then_by !== q.group_by), THEN_BY)
   .refine(endAfterStart, END_AFTER_START);
 export type AuditSummaryQuery = z.infer<typeof AuditSummaryQuery>;
 export const JournalSummaryQuery = z
-  .strictObject({ ...journalFilterShape, group_by: z.enum(JOURNAL_GROUPS).optional(), then_by: z.enum(JOURNAL_GROUPS).optional(), ...summaryLimit })
+  .strictObject({
+    ...journalFilterShape,
+    group_by: z.enum(JOURNAL_GROUPS).optional(),
+    then_by: z.enum(JOURNAL_GROUPS).optional(),
+    ...summaryLimit,
+  })
   .refine((q) => q.then_by === undefined || (q.group_by !== undefined && q.then_by !== q.group_by), THEN_BY)
   .refine(endAfterStart, END_AFTER_START);
 export type JournalSummaryQuery = z.infer<typeof JournalSummaryQuery>;
@@ -144,7 +154,11 @@ export const Budgets = z.object({
 export type Budgets = z.infer<typeof Budgets>;
 
 /** The largest of each per-run measure over a window's runs. */
-export const RunPeak = z.object({ tokens: z.number().int().min(0), tool_calls: z.number().int().min(0), seconds: z.number().min(0) });
+export const RunPeak = z.object({
+  tokens: z.number().int().min(0),
+  tool_calls: z.number().int().min(0),
+  seconds: z.number().min(0),
+});
 /**
  * How much of its budget each agent used, from the journal: tokens over the last 24 hours against
  * `tokens_per_day`, and the largest run of those 24 hours against the per-run limits. `limits` are
@@ -161,7 +175,11 @@ export const BudgetUsage = z.object({
       runs: z.number().int().min(0),
       peak_run: RunPeak,
       /** runs that went over a per-run limit */
-      runs_over: z.object({ tokens_per_run: z.number().int(), tool_calls_per_run: z.number().int(), seconds_per_run: z.number().int() }),
+      runs_over: z.object({
+        tokens_per_run: z.number().int(),
+        tool_calls_per_run: z.number().int(),
+        seconds_per_run: z.number().int(),
+      }),
     }),
   ),
 });

@@ -2,7 +2,10 @@ import * as z from 'zod';
 import type { AreaRoutes } from './route-meta.js';
 import { Role, Timestamp } from './common.js';
 
-const Url = z.string().max(2048).pipe(z.url({ protocol: /^https?$/ }));
+const Url = z
+  .string()
+  .max(2048)
+  .pipe(z.url({ protocol: /^https?$/ }));
 export const IdentityTestRequest = z.discriminatedUnion('provider', [
   z.strictObject({ provider: z.literal('oidc'), issuer_url: Url }),
   z.strictObject({ provider: z.literal('saml'), metadata_url: Url }),
@@ -16,7 +19,9 @@ export const IdentityTestResult = z.object({
   target: z.string(),
   checked_at: Timestamp,
   duration_ms: z.number().int().min(0),
-  steps: z.array(z.object({ id: z.string(), status: StepStatus, detail: z.string(), duration_ms: z.number().int().min(0) })),
+  steps: z.array(
+    z.object({ id: z.string(), status: StepStatus, detail: z.string(), duration_ms: z.number().int().min(0) }),
+  ),
 });
 export type IdentityTestResult = z.infer<typeof IdentityTestResult>;
 

@@ -9,7 +9,10 @@ const toOpenApiPath = (p: string) => API_PREFIX + p.replace(/:([A-Za-z_]+)/g, '{
 
 function parameters(def: RouteDef) {
   const out: unknown[] = [];
-  for (const [where, schema] of [['path', def.params], ['query', def.query]] as const) {
+  for (const [where, schema] of [
+    ['path', def.params],
+    ['query', def.query],
+  ] as const) {
     if (!schema) continue;
     const js = json(schema, 'input') as { properties?: Record<string, unknown>; required?: string[] };
     for (const [name, s] of Object.entries(js.properties ?? {})) {
@@ -21,7 +24,10 @@ function parameters(def: RouteDef) {
 
 const ETAG = { description: 'the version of this answer, for If-None-Match', schema: { type: 'string' } };
 const IF_NONE_MATCH = {
-  name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' },
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  schema: { type: 'string' },
   description: 'the ETag of the answer the caller holds: unchanged, the answer is 304 with no body (cheap polling)',
 };
 
@@ -40,14 +46,27 @@ export function buildOpenApi(version: string) {
       security: [{ bearer: [] }],
       parameters: [...parameters(def), ...(polled ? [IF_NONE_MATCH] : [])],
       responses: {
-        [def.status]: def.response === 'file'
-          ? { description: 'file download', content: { 'text/csv': {}, 'application/x-ndjson': {} } }
-          : { description: 'success', ...(polled ? { headers: { ETag: ETAG } } : {}), content: { 'application/json': { schema: json(def.response, 'output') } } },
-        ...(polled ? { 304: { description: 'not modified: the answer still has the ETag sent in If-None-Match', headers: { ETag: ETAG } } } : {}),
+        [def.status]:
+          def.response === 'file'
+            ? { description: 'file download', content: { 'text/csv': {}, 'application/x-ndjson': {} } }
+            : {
+                description: 'success',
+                ...(polled ? { headers: { ETag: ETAG } } : {}),
+                content: { 'application/json': { schema: json(def.response, 'output') } },
+              },
+        ...(polled
+          ? {
+              304: {
+                description: 'not modified: the answer still has the ETag sent in If-None-Match',
+                headers: { ETag: ETAG },
+              },
+            }
+          : {}),
         default: { description: 'problem', ...problem },
       },
     };
-    if (def.body) op.requestBody = { required: true, content: { 'application/json': { schema: json(def.body, 'input') } } };
+    if (def.body)
+      op.requestBody = { required: true, content: { 'application/json': { schema: json(def.body, 'input') } } };
     (paths[toOpenApiPath(def.path)] ??= {})[def.method.toLowerCase()] = op;
   }
   return {

@@ -9,12 +9,28 @@ import { modelRoutes } from './models.js';
 import { governanceRoutes } from './governance.js';
 import { deploymentRoutes } from './deployment.js';
 
-export { API_PREFIX, MUTATION_ACTIONS, ROUTE_META, type RouteArea, type RouteMeta, type RouteName, type RouteSchemas } from './route-meta.js';
+export {
+  API_PREFIX,
+  MUTATION_ACTIONS,
+  ROUTE_META,
+  type RouteArea,
+  type RouteMeta,
+  type RouteName,
+  type RouteSchemas,
+} from './route-meta.js';
 
 /** A whole route: what route-meta.ts says of it, with its schemas from its area module. */
 export type RouteDef = RouteMeta & RouteSchemas;
 
-const SCHEMAS = { ...identityRoutes, ...connectorRoutes, ...channelRoutes, ...gatewayRoutes, ...modelRoutes, ...governanceRoutes, ...deploymentRoutes };
+const SCHEMAS = {
+  ...identityRoutes,
+  ...connectorRoutes,
+  ...channelRoutes,
+  ...gatewayRoutes,
+  ...modelRoutes,
+  ...governanceRoutes,
+  ...deploymentRoutes,
+};
 
 type Routes = { [N in RouteName]: (typeof ROUTE_META)[N] & (typeof SCHEMAS)[N] };
 

@@ -8,7 +8,16 @@ import { ensureDataDir, openDatabase, type Db } from './db/open.js';
 import { lockDataDir } from './db/lock.js';
 import { createAuthenticator } from './auth.js';
 import { ApiError } from './errors.js';
-import { registerRoutes, sendProblem, etagOf, auditFailure, unroutedMutation, type GroupContext, type Handlers, type RouteGroup } from './http/route-kit.js';
+import {
+  registerRoutes,
+  sendProblem,
+  etagOf,
+  auditFailure,
+  unroutedMutation,
+  type GroupContext,
+  type Handlers,
+  type RouteGroup,
+} from './http/route-kit.js';
 import { routeGroups } from './routes/index.js';
 import { recordAudit } from './audit.js';
 import { newId } from './ids.js';
@@ -33,7 +42,10 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * and lone surrogates (`"\ud800"`), which SQLite would store mangled.
  */
 function refuseUnsafeMembers(key: string, value: unknown): unknown {
-  if (key === '__proto__' || (key === 'constructor' && value !== null && typeof value === 'object' && Object.hasOwn(value, 'prototype'))) {
+  if (
+    key === '__proto__' ||
+    (key === 'constructor' && value !== null && typeof value === 'object' && Object.hasOwn(value, 'prototype'))
+  ) {
     throw new ApiError(400, `member name "${key}" is not allowed`);
   }
   if (LONE_SURROGATE.test(key) || (typeof value === 'string' && LONE_SURROGATE.test(value))) {
@@ -56,16 +68,20 @@ function malformedJson(err: unknown): string {
 function clientErrorProblem(err: NodeJS.ErrnoException, socket: Duplex): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-  const detail = status === 431 ? 'request headers are too large' : status === 408 ? 'request timed out' : 'malformed HTTP request';
+  const detail =
+    status === 431 ? 'request headers are too large' : status === 408 ? 'request timed out' : 'malformed HTTP request';
   const body = JSON.stringify(new ApiError(status, detail).toProblem(newId('req')));
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   }
   socket.destroy(err);
 }
 
 const hasBody = (req: FastifyRequest) =>
-  req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+  req.headers['transfer-encoding'] !== undefined ||
+  (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
 /**
  * The limits fastify has no option for. Node checks the header and request timeouts of open
@@ -76,7 +92,10 @@ function limitConnections(server: Server, limits: ServerConfig['http']): void {
   server.headersTimeout = limits.headers_timeout_ms;
   server.maxConnections = limits.max_connections;
   // read when the server starts listening; Node's types know it only as a createServer option
-  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(30_000, Math.max(50, Math.floor(limits.headers_timeout_ms / 4)));
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(
+    30_000,
+    Math.max(50, Math.floor(limits.headers_timeout_ms / 4)),
+  );
 }
 
 function asApiError(err: FastifyError | ApiError): ApiError | null {
@@ -107,7 +126,12 @@ async function buildLockedServer(options: ServerOptions, log: Logger, unlock: ()
   // FST_ERR_MAX_PARAM_LENGTH: a path parameter over 100 characters, the contract's id limit): a bad
   // parameter, 400, but only for a caller with a valid token, and audited as the mutation it was
   // meant to be (an auditor's is denied, 403), as when the contract's own schema refuses an id.
-  const refuseUnroutable = async (req: FastifyRequest, reply: FastifyReply, problem: ApiError, outsideAdmin: ApiError = problem) => {
+  const refuseUnroutable = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    problem: ApiError,
+    outsideAdmin: ApiError = problem,
+  ) => {
     // the gateway's front door has keys of its own: its answer needs no admin token
     if (!req.url.startsWith(`${API_PREFIX}/`)) return sendProblem(reply, outsideAdmin);
     req.mutation = unroutedMutation(req.method, req.url);
@@ -115,7 +139,11 @@ async function buildLockedServer(options: ServerOptions, log: Logger, unlock: ()
       req.principal = await authenticate(req.headers.authorization);
     } catch (err) {
       // a role-less SSO token's mutation attempt is audited as denied (auditFailure)
-      return sendProblem(reply, asApiError(auditFailure(db, log, req, err) as FastifyError) ?? new ApiError(500, 'internal error; see the server log with the request id'));
+      return sendProblem(
+        reply,
+        asApiError(auditFailure(db, log, req, err) as FastifyError) ??
+          new ApiError(500, 'internal error; see the server log with the request id'),
+      );
     }
     return sendProblem(reply, auditFailure(db, log, req, problem) as ApiError);
   };
@@ -133,9 +161,15 @@ async function buildLockedServer(options: ServerOptions, log: Logger, unlock: ()
     frameworkErrors: (err, req, reply) => {
       if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
         // at the gateway, a workload name that long is one it does not have
-        return void refuseUnroutable(req, reply, new ApiError(400, 'a path parameter is longer than 100 characters'), new ApiError(404, 'no such workload'));
+        return void refuseUnroutable(
+          req,
+          reply,
+          new ApiError(400, 'a path parameter is longer than 100 characters'),
+          new ApiError(404, 'no such workload'),
+        );
       }
-      if (err.code === 'FST_ERR_BAD_URL') return void refuseUnroutable(req, reply, new ApiError(400, 'the URL is not validly percent-encoded'));
+      if (err.code === 'FST_ERR_BAD_URL')
+        return void refuseUnroutable(req, reply, new ApiError(400, 'the URL is not validly percent-encoded'));
       return sendProblem(reply, new ApiError(500, 'internal error; see the server log with the request id'));
     },
     // slow or stalled clients (a byte every few seconds, a body stopped short) are cut off: 408
@@ -173,7 +207,12 @@ async function buildLockedServer(options: ServerOptions, log: Logger, unlock: ()
     try {
       done(null, JSON.parse(s, refuseUnsafeMembers));
     } catch (err) {
-      done(err instanceof ApiError ? new ApiError(400, `malformed JSON: ${err.detail}`) : new ApiError(400, malformedJson(err)), undefined);
+      done(
+        err instanceof ApiError
+          ? new ApiError(400, `malformed JSON: ${err.detail}`)
+          : new ApiError(400, malformedJson(err)),
+        undefined,
+      );
     }
   });
 
@@ -187,7 +226,9 @@ async function buildLockedServer(options: ServerOptions, log: Logger, unlock: ()
     }
     return sendProblem(reply, auditFailure(db, log, req, err) as ApiError);
   });
-  app.setNotFoundHandler((req, reply) => sendProblem(reply, new ApiError(404, `no route ${req.method} ${req.url.split('?')[0]}`)));
+  app.setNotFoundHandler((req, reply) =>
+    sendProblem(reply, new ApiError(404, `no route ${req.method} ${req.url.split('?')[0]}`)),
+  );
 
   const g: GroupContext = { app, db, config: options.config, log, options, authenticate };
   const groups: RouteGroup[] = routeGroups.map((make) => make(g));
@@ -204,8 +245,14 @@ async function buildLockedServer(options: ServerOptions, log: Logger, unlock: ()
       const p = await authenticate(req.headers.authorization); // a role-less SSO token: 403, audited as denied
       req.audited = true;
       recordAudit(db, {
-        actor: { subject: p.subject, role: p.role }, action: 'settings.update', target: { type: 'settings', id: null },
-        outcome: 'failed', status: 405, request_id: String(req.id), source_ip: req.ip ?? null, details: { method: req.method },
+        actor: { subject: p.subject, role: p.role },
+        action: 'settings.update',
+        target: { type: 'settings', id: null },
+        outcome: 'failed',
+        status: 405,
+        request_id: String(req.id),
+        source_ip: req.ip ?? null,
+        details: { method: req.method },
       });
       throw new ApiError(405, 'settings are read only', { headers: { Allow: 'GET, HEAD' } });
     },

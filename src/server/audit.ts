@@ -23,7 +23,8 @@ const stmts = new WeakMap<Db, ReturnType<Db['prepare']>>();
 export function recordAudit(db: Db, rec: AuditRecord): string {
   let insert = stmts.get(db);
   if (!insert) {
-    insert = db.prepare(`INSERT INTO audit (id, at, at_ms, actor_subject, actor_role, action, target_type, target_id, target_name, outcome, status, request_id, source_ip, details)
+    insert =
+      db.prepare(`INSERT INTO audit (id, at, at_ms, actor_subject, actor_role, action, target_type, target_id, target_name, outcome, status, request_id, source_ip, details)
       VALUES (@id, @at, @at_ms, @actor_subject, @actor_role, @action, @target_type, @target_id, @target_name, @outcome, @status, @request_id, @source_ip, @details)`);
     stmts.set(db, insert);
   }

@@ -22,7 +22,10 @@ const unauthorized = (detail: string) =>
  * caller, so a mutation attempt with it is audited as denied under `subject` (with no role).
  */
 export class RolelessToken extends ApiError {
-  constructor(readonly subject: string, roleClaim: string) {
+  constructor(
+    readonly subject: string,
+    roleClaim: string,
+  ) {
     super(403, `token carries no role in claim ${roleClaim}`);
   }
 }
@@ -33,7 +36,12 @@ const RANK: Role[] = ['it_admin', 'app_owner', 'auditor'];
 /** A claim by name, or by dotted path when no claim has that exact name (Keycloak's realm_access.roles). */
 function claimAt(payload: JWTPayload, name: string): unknown {
   if (name in payload) return payload[name];
-  return name.split('.').reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), payload);
+  return name
+    .split('.')
+    .reduce<unknown>(
+      (node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined),
+      payload,
+    );
 }
 
 export function rolesFromClaims(payload: JWTPayload, sso: NonNullable<ServerConfig['sso']>): Role | null {
@@ -75,22 +83,35 @@ export function createAuthenticator(db: Db, config: ServerConfig, log: Logger): 
       } catch {
         throw unauthorized('identity-provider token rejected: not a signed JWT');
       }
-      if (unverified.iss !== sso.issuer) throw unauthorized('identity-provider token rejected: unexpected "iss" claim value');
+      if (unverified.iss !== sso.issuer)
+        throw unauthorized('identity-provider token rejected: unexpected "iss" claim value');
       let payload: JWTPayload;
       try {
-        ({ payload } = await jwtVerify(credential, keys, { issuer: sso.issuer, audience: sso.audience, requiredClaims: ['exp'] }));
+        ({ payload } = await jwtVerify(credential, keys, {
+          issuer: sso.issuer,
+          audience: sso.audience,
+          requiredClaims: ['exp'],
+        }));
       } catch (err) {
         if (isProviderUnavailable(err)) {
           // The cause can name internal addresses: it goes to the log (a failed fetch is logged
           // where it failed), never to a caller who may not even be signed in.
           if (!(err instanceof ProviderUnavailable)) log.warn({ err }, 'could not verify an identity-provider token');
-          throw new ApiError(503, 'cannot verify identity-provider tokens right now; the cause is in the server log', { headers: { 'Retry-After': '30' } });
+          throw new ApiError(503, 'cannot verify identity-provider tokens right now; the cause is in the server log', {
+            headers: { 'Retry-After': '30' },
+          });
         }
         throw unauthorized(`identity-provider token rejected: ${(err as Error).message}`);
       }
       const rawSubject = payload[sso.subject_claim];
-      const subject = typeof rawSubject === 'string' ? rawSubject : typeof rawSubject === 'number' && Number.isFinite(rawSubject) ? String(rawSubject) : '';
-      if (!subject.trim()) throw unauthorized(`identity-provider token rejected: no subject in claim ${sso.subject_claim}`);
+      const subject =
+        typeof rawSubject === 'string'
+          ? rawSubject
+          : typeof rawSubject === 'number' && Number.isFinite(rawSubject)
+            ? String(rawSubject)
+            : '';
+      if (!subject.trim())
+        throw unauthorized(`identity-provider token rejected: no subject in claim ${sso.subject_claim}`);
       const role = rolesFromClaims(payload, sso);
       if (!role) throw new RolelessToken(subject, sso.role_claim);
       return { subject, role, kind: 'sso', expires_at: new Date(payload.exp! * 1000).toISOString() };

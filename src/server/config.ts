@@ -3,7 +3,11 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import * as z from 'zod';
 import { ConnectorKind, Role } from '../contract/index.js';
 
-const Id = z.string().min(1).max(100).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, . _ -');
+const Id = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, . _ -');
 
 /** Where a connector source reads from. A `remote` source needs a driver this host does not have. */
 const Source = z.strictObject({
@@ -42,14 +46,20 @@ const Limit = z.number().int().min(0).nullable();
 
 const isLoopbackHost = (host: string) => host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 /** Where the identity provider's signing keys come from: over plain http anyone on the path could serve their own. */
-export const isSecureProviderUrl = (url: URL) => url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname));
+export const isSecureProviderUrl = (url: URL) =>
+  url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname));
 const IdentityProviderUrl = z.url().refine(
   (u) => !URL.canParse(u) || isSecureProviderUrl(new URL(u)), // not a URL at all: z.url() has said so
   'must be an https URL (plain http only for a loopback host)',
 );
 
 const Milliseconds = z.number().int().min(100).max(3_600_000);
-export const HTTP_LIMIT_DEFAULTS = { request_timeout_ms: 30_000, headers_timeout_ms: 10_000, idle_timeout_ms: 72_000, max_connections: 512 };
+export const HTTP_LIMIT_DEFAULTS = {
+  request_timeout_ms: 30_000,
+  headers_timeout_ms: 10_000,
+  idle_timeout_ms: 72_000,
+  max_connections: 512,
+};
 const HttpLimits = z
   .strictObject({
     /** headers and body of one request must have arrived within this, else 408 and the connection is closed */
@@ -60,12 +70,19 @@ const HttpLimits = z
     /** connections beyond this are closed as soon as they are accepted */
     max_connections: z.number().int().min(1).max(100_000).default(HTTP_LIMIT_DEFAULTS.max_connections),
   })
-  .refine((h) => h.headers_timeout_ms <= h.request_timeout_ms, { message: 'must not be longer than request_timeout_ms', path: ['headers_timeout_ms'] });
+  .refine((h) => h.headers_timeout_ms <= h.request_timeout_ms, {
+    message: 'must not be longer than request_timeout_ms',
+    path: ['headers_timeout_ms'],
+  });
 
 export const ServerConfig = z.strictObject({
-  appliance: z.strictObject({ name: z.string().default('appliance'), site: z.string().optional() }).default({ name: 'appliance' }),
+  appliance: z
+    .strictObject({ name: z.string().default('appliance'), site: z.string().optional() })
+    .default({ name: 'appliance' }),
   connectors: z.array(Connector).default([]),
-  channels: z.array(z.strictObject({ id: Id, name: z.string().min(1), enabled: z.boolean().default(true) })).default([]),
+  channels: z
+    .array(z.strictObject({ id: Id, name: z.string().min(1), enabled: z.boolean().default(true) }))
+    .default([]),
   models: z.array(ModelEntry).default([]),
   /** a directory scanned for more models: each entry (file or folder) is one model */
   models_dir: z.string().optional(),
@@ -78,8 +95,16 @@ export const ServerConfig = z.strictObject({
   requirements: z
     .strictObject({
       cpus: z.number().int().min(1).default(2),
-      memory_bytes: z.number().int().min(0).default(8 * 2 ** 30),
-      disk_free_bytes: z.number().int().min(0).default(20 * 2 ** 30),
+      memory_bytes: z
+        .number()
+        .int()
+        .min(0)
+        .default(8 * 2 ** 30),
+      disk_free_bytes: z
+        .number()
+        .int()
+        .min(0)
+        .default(20 * 2 ** 30),
       accelerators: z.number().int().min(0).default(0),
     })
     .default({ cpus: 2, memory_bytes: 8 * 2 ** 30, disk_free_bytes: 20 * 2 ** 30, accelerators: 0 }),
@@ -90,7 +115,12 @@ export const ServerConfig = z.strictObject({
       /** lab only: allow loopback, private and link-local targets */
       allow_private_addresses: z.boolean().default(false),
       timeout_ms: z.number().int().min(100).max(60_000).default(5000),
-      max_bytes: z.number().int().min(1024).max(16 * 2 ** 20).default(2 ** 20),
+      max_bytes: z
+        .number()
+        .int()
+        .min(1024)
+        .max(16 * 2 ** 20)
+        .default(2 ** 20),
     })
     .default({ allow_http: false, allow_private_addresses: false, timeout_ms: 5000, max_bytes: 2 ** 20 }),
   /** how long a client may take and how many may be connected: slow or stalled clients must not hold the server */

@@ -11,16 +11,31 @@ export const hashSecret = (secret: string) => createHash('sha256').update(secret
 /** How long an admin token lives unless issued without expiry (ttl null): a forgotten one dies by itself. */
 export const DEFAULT_TOKEN_TTL_MS = 90 * 86_400_000;
 
-export interface TokenRow { id: string; name: string; role: Role; created_at: string; expires_at: string | null; revoked_at: string | null }
+export interface TokenRow {
+  id: string;
+  name: string;
+  role: Role;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+}
 
 /**
  * The operator who ran `token issue` or `token revoke` on the host (the OS user). Given, the
  * change is audited in its own transaction; the demo and tests issue tokens without one.
  */
-export interface HostActor { subject: string }
+export interface HostActor {
+  subject: string;
+}
 
 /** `ttlMs` null: never expires. */
-export function issueToken(db: Db, role: Role, name: string, ttlMs: number | null = DEFAULT_TOKEN_TTL_MS, by?: HostActor): { token: string; row: TokenRow } {
+export function issueToken(
+  db: Db,
+  role: Role,
+  name: string,
+  ttlMs: number | null = DEFAULT_TOKEN_TTL_MS,
+  by?: HostActor,
+): { token: string; row: TokenRow } {
   const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
   const row: TokenRow = {
     id: newId('tok'),
@@ -31,21 +46,27 @@ export function issueToken(db: Db, role: Role, name: string, ttlMs: number | nul
     revoked_at: null,
   };
   db.transaction(() => {
-    db.prepare('INSERT INTO api_tokens (id, name, role, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(row.id, row.name, row.role, hashSecret(token), row.created_at, row.expires_at);
+    db.prepare(
+      'INSERT INTO api_tokens (id, name, role, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
+    ).run(row.id, row.name, row.role, hashSecret(token), row.created_at, row.expires_at);
     if (by) auditHost(db, by, 'token.issue', 201, row);
   })();
   return { token, row };
 }
 
 export const listTokens = (db: Db): TokenRow[] =>
-  db.prepare('SELECT id, name, role, created_at, expires_at, revoked_at FROM api_tokens ORDER BY created_at').all() as TokenRow[];
+  db
+    .prepare('SELECT id, name, role, created_at, expires_at, revoked_at FROM api_tokens ORDER BY created_at')
+    .all() as TokenRow[];
 
 /** Revokes by id or name; returns how many tokens it revoked. */
 export function revokeToken(db: Db, idOrName: string, by?: HostActor): number {
   return db.transaction(() => {
     const now = iso();
-    const rows = db.prepare('UPDATE api_tokens SET revoked_at = ? WHERE (id = ? OR name = ?) AND revoked_at IS NULL RETURNING id, name, role, created_at, expires_at, revoked_at')
+    const rows = db
+      .prepare(
+        'UPDATE api_tokens SET revoked_at = ? WHERE (id = ? OR name = ?) AND revoked_at IS NULL RETURNING id, name, role, created_at, expires_at, revoked_at',
+      )
       .all(now, idOrName, idOrName) as TokenRow[];
     if (by) for (const row of rows) auditHost(db, by, 'token.revoke', 200, row);
     return rows.length;
@@ -71,7 +92,8 @@ function auditHost(db: Db, by: HostActor, action: string, status: number, row: T
 }
 
 export function findToken(db: Db, token: string): TokenRow | undefined {
-  const row = db.prepare('SELECT id, name, role, created_at, expires_at, revoked_at FROM api_tokens WHERE token_hash = ?')
+  const row = db
+    .prepare('SELECT id, name, role, created_at, expires_at, revoked_at FROM api_tokens WHERE token_hash = ?')
     .get(hashSecret(token)) as TokenRow | undefined;
   if (!row || row.revoked_at) return undefined;
   if (row.expires_at && Date.parse(row.expires_at) <= Date.now()) return undefined;

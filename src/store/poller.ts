@@ -1,6 +1,13 @@
 import type { ApiClient } from '../client/api-client.js';
 import { ApiError, TransportError, describeError } from '../client/errors.js';
-import { confirmEntry, patchEntry, queryAt, resourceKey, type ResourceRequest, type ResourceStore } from './resources.js';
+import {
+  confirmEntry,
+  patchEntry,
+  queryAt,
+  resourceKey,
+  type ResourceRequest,
+  type ResourceStore,
+} from './resources.js';
 import { resolveSession, type SessionStore } from './session.js';
 import { IdentityProviderUnavailableError } from '../auth-session/errors.js';
 
@@ -167,9 +174,21 @@ export class Poller {
     const before = resources.getState().entries[key];
     if (!before || before.status === 'idle') patchEntry(resources, key, { status: 'loading' });
     try {
-      const res = await this.#o.client.call(r.route, { params: r.params, query: queryAt(r), ...(r.rolling ? { revalidateAs: key } : {}) });
+      const res = await this.#o.client.call(r.route, {
+        params: r.params,
+        query: queryAt(r),
+        ...(r.rolling ? { revalidateAs: key } : {}),
+      });
       if (!(res.notModified && confirmEntry(resources, key, res.data, Date.now(), res.requestId))) {
-        patchEntry(resources, key, { data: res.data, error: null, fetchedAt: Date.now(), status: 'ok', stale: false, issues: res.issues, requestId: res.requestId });
+        patchEntry(resources, key, {
+          data: res.data,
+          error: null,
+          fetchedAt: Date.now(),
+          status: 'ok',
+          stale: false,
+          issues: res.issues,
+          requestId: res.requestId,
+        });
       }
       this.#connected();
     } catch (err) {
@@ -192,7 +211,10 @@ export class Poller {
     if (this.#o.onAuthFailure?.(err)) return true;
     if (err instanceof ApiError && err.status === 401) {
       // A token from a file or variable cannot be renewed from here: only a new one helps.
-      this.#o.session.setState({ authError: `the appliance refused the token (401 ${err.code}): unknown or revoked; an IT admin must issue a new token`, resolved: false });
+      this.#o.session.setState({
+        authError: `the appliance refused the token (401 ${err.code}): unknown or revoked; an IT admin must issue a new token`,
+        resolved: false,
+      });
     }
     return false;
   }
@@ -212,7 +234,15 @@ export class Poller {
     const base = Math.max(1000, this.#o.intervalMs);
     const wait = Math.min(this.#o.maxBackoffMs, base * 2 ** (failures - 1));
     const identityProvider = err instanceof IdentityProviderUnavailableError;
-    this.#o.resources.setState({ connection: { state: 'down', retryAt: Date.now() + wait, error: describeError(err).headline, failures, ...(identityProvider ? { identityProvider } : {}) } });
+    this.#o.resources.setState({
+      connection: {
+        state: 'down',
+        retryAt: Date.now() + wait,
+        error: describeError(err).headline,
+        failures,
+        ...(identityProvider ? { identityProvider } : {}),
+      },
+    });
     this.#schedule(wait);
   }
 }

@@ -53,17 +53,32 @@ export type ResourceStore = ReturnType<typeof createResourceStore>;
 
 const stable = (v: unknown): string =>
   v && typeof v === 'object'
-    ? `{${Object.keys(v as object).sort().filter((k) => (v as Record<string, unknown>)[k] !== undefined).map((k) => `${k}:${stable((v as Record<string, unknown>)[k])}`).join(',')}}`
+    ? `{${Object.keys(v as object)
+        .sort()
+        .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+        .map((k) => `${k}:${stable((v as Record<string, unknown>)[k])}`)
+        .join(',')}}`
     : JSON.stringify(v ?? null);
 
 export const resourceKey = (r: Pick<ResourceRequest, 'route' | 'params' | 'query' | 'rolling'>): string =>
   `${r.route}${stable(r.params ?? {})}${stable(r.query ?? {})}${r.rolling ? `@${r.rolling.as}` : ''}`;
 
 /** The query to send now: the fixed part plus a rolling window's values. */
-export const queryAt = (r: Pick<ResourceRequest, 'query' | 'rolling'>, nowMs = Date.now()): Record<string, unknown> | undefined =>
-  r.rolling ? { ...(r.query ?? {}), ...r.rolling.query(nowMs) } : r.query;
+export const queryAt = (
+  r: Pick<ResourceRequest, 'query' | 'rolling'>,
+  nowMs = Date.now(),
+): Record<string, unknown> | undefined => (r.rolling ? { ...(r.query ?? {}), ...r.rolling.query(nowMs) } : r.query);
 
-export const emptyEntry = (key: string): ResourceEntry => ({ key, data: undefined, error: null, fetchedAt: null, status: 'idle', stale: false, issues: [], requestId: undefined });
+export const emptyEntry = (key: string): ResourceEntry => ({
+  key,
+  data: undefined,
+  error: null,
+  fetchedAt: null,
+  status: 'idle',
+  stale: false,
+  issues: [],
+  requestId: undefined,
+});
 
 export function createResourceStore() {
   return createStore<ResourcesState>(() => ({
@@ -82,7 +97,13 @@ export function patchEntry(store: ResourceStore, key: string, patch: Partial<Res
  * the whole dashboard for each 304 as well cost a third of its idle CPU (test/bench/RESULTS.md,
  * dashboard-idle). Returns false (nothing done) when the entry is not plainly ok.
  */
-export function confirmEntry(store: ResourceStore, key: string, data: unknown, at: number, requestId: string | undefined): boolean {
+export function confirmEntry(
+  store: ResourceStore,
+  key: string,
+  data: unknown,
+  at: number,
+  requestId: string | undefined,
+): boolean {
   const entries = store.getState().entries;
   const e = entries[key];
   if (!e || e.status !== 'ok' || e.stale || e.error !== null || e.data !== data) return false;

@@ -54,8 +54,10 @@ export function readOnlyReason(s: SessionState): string | null {
   if (s.forcedReadOnly) return 'read-only session (--read-only)';
   if (s.signedOut) return 'signed out: press r to sign in again';
   if (s.learnedReadOnly) return s.learnedReadOnly;
-  if (s.role && (s.role === 'auditor' || (s.source !== 'unknown' && !mayMutate(s.role as never)))) return `role ${s.role} is read-only`;
-  if (s.capabilities && !s.capabilities.some((c) => MUTATION_ACTIONS.includes(c))) return 'your session holds no change capabilities';
+  if (s.role && (s.role === 'auditor' || (s.source !== 'unknown' && !mayMutate(s.role as never))))
+    return `role ${s.role} is read-only`;
+  if (s.capabilities && !s.capabilities.some((c) => MUTATION_ACTIONS.includes(c)))
+    return 'your session holds no change capabilities';
   return null;
 }
 
@@ -64,7 +66,8 @@ export function actionBlockReason(s: SessionState, action: { mutates: boolean; c
   if (!action.mutates) return null;
   const ro = readOnlyReason(s);
   if (ro) return ro;
-  if (action.capability && s.capabilities && !s.capabilities.includes(action.capability)) return `your role lacks ${action.capability}`;
+  if (action.capability && s.capabilities && !s.capabilities.includes(action.capability))
+    return `your role lacks ${action.capability}`;
   return null;
 }
 
@@ -82,7 +85,11 @@ export function learnForbidden(store: SessionStore, err: ApiError) {
  * the token's JWT claims; failing that the role stays unknown until the first 403 teaches it.
  * Other transport errors leave the session unresolved so the poller tries again.
  */
-export async function resolveSession(client: ApiClient, token: string | (() => Promise<string>), store: SessionStore): Promise<void> {
+export async function resolveSession(
+  client: ApiClient,
+  token: string | (() => Promise<string>),
+  store: SessionStore,
+): Promise<void> {
   try {
     const { data } = await client.call('session');
     store.setState({
@@ -104,9 +111,22 @@ export async function resolveSession(client: ApiClient, token: string | (() => P
     // No such route (404/405/501) or another refusal: fall back to the token's claims.
     const claims = claimsOf(typeof token === 'string' ? token : await token().catch(() => ''));
     if (claims?.role) {
-      store.setState({ subject: claims.subject, role: claims.role, expiresAt: claims.expiresAt, capabilities: null, source: 'claims', resolved: true });
+      store.setState({
+        subject: claims.subject,
+        role: claims.role,
+        expiresAt: claims.expiresAt,
+        capabilities: null,
+        source: 'claims',
+        resolved: true,
+      });
     } else {
-      store.setState({ subject: claims?.subject ?? null, role: null, capabilities: null, source: 'unknown', resolved: true });
+      store.setState({
+        subject: claims?.subject ?? null,
+        role: null,
+        capabilities: null,
+        source: 'unknown',
+        resolved: true,
+      });
     }
   }
 }

@@ -15,7 +15,11 @@ export interface ScreenUiState {
 }
 
 export type UiMode = 'normal' | 'help' | 'command' | 'filter' | 'detail';
-export interface Flash { text: string; tone: 'info' | 'warn' | 'bad' | 'ok'; at: number }
+export interface Flash {
+  text: string;
+  tone: 'info' | 'warn' | 'bad' | 'ok';
+  at: number;
+}
 
 export interface UiState {
   screen: string;
@@ -31,10 +35,23 @@ export interface UiState {
 
 export type UiStore = ReturnType<typeof createUiStore>;
 
-export const EMPTY_SCREEN_STATE: ScreenUiState = Object.freeze({ cursor: 0, selectedKey: null, scroll: 0, filter: '', extra: Object.freeze({}) }) as ScreenUiState;
+export const EMPTY_SCREEN_STATE: ScreenUiState = Object.freeze({
+  cursor: 0,
+  selectedKey: null,
+  scroll: 0,
+  filter: '',
+  extra: Object.freeze({}),
+}) as ScreenUiState;
 
 export function createUiStore(first: string) {
-  return createStore<UiState>(() => ({ screen: first, screens: {}, mode: 'normal', detailScroll: 0, flash: null, busy: null }));
+  return createStore<UiState>(() => ({
+    screen: first,
+    screens: {},
+    mode: 'normal',
+    detailScroll: 0,
+    flash: null,
+    busy: null,
+  }));
 }
 
 export const screenState = (s: UiState, name: string): ScreenUiState => s.screens[name] ?? EMPTY_SCREEN_STATE;

@@ -15,7 +15,10 @@ export interface DetailViewProps {
 /** Lines of the detail view for `value` at `width`; long values wrap onto following lines. */
 export function detailLines(value: unknown, width: number): string[] {
   const pairs = flatten(value).map(([k, v]) => [sanitize(k, 200), sanitize(v, 4000)] as const);
-  const keyWidth = Math.min(pairs.reduce((w, [k]) => Math.max(w, widthOf(k)), 8), Math.floor(width / 3));
+  const keyWidth = Math.min(
+    pairs.reduce((w, [k]) => Math.max(w, widthOf(k)), 8),
+    Math.floor(width / 3),
+  );
   const valueWidth = Math.max(10, width - keyWidth - 3);
   const lines: string[] = [];
   for (const [k, v] of pairs) {
@@ -47,9 +50,13 @@ export function DetailView(p: DetailViewProps) {
   const scroll = Math.max(0, Math.min(p.scroll, lines.length - room));
   return (
     <Box flexDirection="column" height={p.height} overflow="hidden">
-      <Text bold wrap="truncate">{truncate(`Detail: ${sanitize(p.title, 200)}`, p.width)}</Text>
+      <Text bold wrap="truncate">
+        {truncate(`Detail: ${sanitize(p.title, 200)}`, p.width)}
+      </Text>
       {lines.slice(scroll, scroll + room).map((l, i) => (
-        <Text key={i} wrap="truncate">{l}</Text>
+        <Text key={i} wrap="truncate">
+          {l}
+        </Text>
       ))}
       <Box flexGrow={1} />
       <Text dimColor wrap="truncate">

@@ -54,7 +54,8 @@ function tabsText(screens: string[], current: string, width: number): string {
   const label = (n: string) => (n === current ? `[${n}]` : ` ${n} `);
   let lo = 0;
   let hi = screens.length;
-  const text = () => `${lo > 0 ? '… ' : ''}${screens.slice(lo, hi).map(label).join(' ')}${hi < screens.length ? ' …' : ''}`;
+  const text = () =>
+    `${lo > 0 ? '… ' : ''}${screens.slice(lo, hi).map(label).join(' ')}${hi < screens.length ? ' …' : ''}`;
   const at = Math.max(0, screens.indexOf(current));
   while (widthOf(text()) > width && hi - lo > 1) {
     if (at - lo > hi - 1 - at) lo++;
@@ -70,16 +71,31 @@ const BRAND = 'appliance-admin  ';
  * readable. In order: the program name, the subject (to 12), the URL's scheme, its path, the
  * subject (to 6, then only the role); only then is the address itself cut.
  */
-export function whereAndWho(p: Pick<HeaderProps, 'url' | 'subject' | 'role' | 'readOnly' | 'forcedReadOnly' | 'insecure' | 'width'>, connText: string) {
+export function whereAndWho(
+  p: Pick<HeaderProps, 'url' | 'subject' | 'role' | 'readOnly' | 'forcedReadOnly' | 'insecure' | 'width'>,
+  connText: string,
+) {
   const url = sanitize(p.url, 200);
   const scheme = /^[a-z]+:\/\//i.exec(url)?.[0] ?? '';
   const hostPort = url.slice(scheme.length).split('/')[0];
   const path = url.slice(scheme.length + hostPort.length);
   const ro = p.readOnly ? (p.forcedReadOnly ? 'READ-ONLY (--read-only)' : 'READ-ONLY') : '';
   const whoText = (subjectWidth: number) =>
-    p.subject && subjectWidth > 0 ? `${truncate(sanitize(p.subject, 60), subjectWidth)} (${sanitize(p.role ?? 'role unknown', 30)})` : p.role ? `(${sanitize(p.role, 30)})` : p.subject ? '' : 'identity unknown';
+    p.subject && subjectWidth > 0
+      ? `${truncate(sanitize(p.subject, 60), subjectWidth)} (${sanitize(p.role ?? 'role unknown', 30)})`
+      : p.role
+        ? `(${sanitize(p.role, 30)})`
+        : p.subject
+          ? ''
+          : 'identity unknown';
   // right of the address: the badge, then who, read-only, a separator and the connection
-  const rightWidth = (who: string) => (p.insecure ? 1 + widthOf('INSECURE HTTP') : 0) + 2 + widthOf(who) + (ro ? 1 + widthOf(ro) : 0) + 5 + widthOf(connText);
+  const rightWidth = (who: string) =>
+    (p.insecure ? 1 + widthOf('INSECURE HTTP') : 0) +
+    2 +
+    widthOf(who) +
+    (ro ? 1 + widthOf(ro) : 0) +
+    5 +
+    widthOf(connText);
   const steps: [brand: string, url: string, subjectWidth: number][] = [
     [BRAND, url, 24],
     ['', url, 24],
@@ -125,18 +141,26 @@ function HeaderView(p: HeaderProps) {
     <Box flexDirection="column" width={p.width}>
       <Box width={p.width}>
         <Box flexGrow={1} flexShrink={1}>
-          <Text bold wrap="truncate">{where}</Text>
+          <Text bold wrap="truncate">
+            {where}
+          </Text>
         </Box>
         {p.insecure ? (
           <Box flexShrink={0} marginLeft={1}>
-            <Text bold inverse color={colour('bad')}>INSECURE HTTP</Text>
+            <Text bold inverse color={colour('bad')}>
+              INSECURE HTTP
+            </Text>
           </Box>
         ) : null}
         <Box flexShrink={0} marginLeft={2}>
           <Text>
             <Text bold>{who}</Text>
             {ro ? <Text> </Text> : null}
-            {ro ? <Text bold inverse color={colour('warn')}>{ro}</Text> : null}
+            {ro ? (
+              <Text bold inverse color={colour('warn')}>
+                {ro}
+              </Text>
+            ) : null}
             <Text>{'  ·  '}</Text>
             <Text color={colour(conn.tone)}>{conn.text}</Text>
           </Text>
@@ -146,7 +170,9 @@ function HeaderView(p: HeaderProps) {
         <Box flexGrow={1}>
           <Text wrap="truncate">{tabsText(p.screens, p.current, Math.max(10, p.width - freshWidth - 2))}</Text>
         </Box>
-        <Text color={colour(fresh.tone)} wrap="truncate">{fresh.text}</Text>
+        <Text color={colour(fresh.tone)} wrap="truncate">
+          {fresh.text}
+        </Text>
       </Box>
     </Box>
   );

@@ -38,7 +38,16 @@ interface HelpProps {
 
 const OPENS: [string, string] = ['Enter', "open the screen that shows the row's cause, on that cause"];
 
-export function HelpOverlay({ screen, actions, width, height, filter = true, sort = null, isActive = true, opens = false }: HelpProps) {
+export function HelpOverlay({
+  screen,
+  actions,
+  width,
+  height,
+  filter = true,
+  sort = null,
+  isActive = true,
+  opens = false,
+}: HelpProps) {
   const keyWidth = 16;
   const rows: { key: string; text: string; dim?: boolean; head?: boolean }[] = [
     { key: '', text: 'Keys everywhere', head: true },
@@ -62,17 +71,27 @@ export function HelpOverlay({ screen, actions, width, height, filter = true, sor
   useInput((input, key) => void onKey(input, key), { isActive: scrolls && isActive });
   return (
     <Box flexDirection="column" height={height} overflow="hidden">
-      <Text bold wrap="truncate">Help · Esc or ? to close{scrolls ? ' · ↑↓ PgUp PgDn scroll' : ''}</Text>
+      <Text bold wrap="truncate">
+        Help · Esc or ? to close{scrolls ? ' · ↑↓ PgUp PgDn scroll' : ''}
+      </Text>
       {rows.slice(top, top + shown).map((r, i) =>
         r.head ? (
-          <Text key={top + i} bold underline wrap="truncate">{r.text}</Text>
+          <Text key={top + i} bold underline wrap="truncate">
+            {r.text}
+          </Text>
         ) : (
           <Text key={top + i} dimColor={r.dim} wrap="truncate">
-            {'  '}{fit(r.key, keyWidth)}{truncate(r.text, Math.max(10, width - keyWidth - 4))}
+            {'  '}
+            {fit(r.key, keyWidth)}
+            {truncate(r.text, Math.max(10, width - keyWidth - 4))}
           </Text>
         ),
       )}
-      {scrolls ? <Text dimColor wrap="truncate">{marker}</Text> : null}
+      {scrolls ? (
+        <Text dimColor wrap="truncate">
+          {marker}
+        </Text>
+      ) : null}
     </Box>
   );
 }

@@ -10,7 +10,9 @@ export function ProgressBar({ fraction, width, label }: { fraction: number | nul
   const b = bar(f, 1, inner);
   return (
     <Text wrap="truncate">
-      [{b}{' '.repeat(Math.max(0, inner - [...b].length))}] {String(Math.round(f * 100)).padStart(3)}%{label ? ` ${label}` : ''}
+      [{b}
+      {' '.repeat(Math.max(0, inner - [...b].length))}] {String(Math.round(f * 100)).padStart(3)}%
+      {label ? ` ${label}` : ''}
     </Text>
   );
 }

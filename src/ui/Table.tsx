@@ -56,28 +56,49 @@ export function Table<Row>(p: TableProps<Row>) {
   const sorted = p.sort ? p.columns.findIndex((c) => c.header === p.sort!.column) : -1;
   const widths = useMemo(() => layoutColumns(p.columns, sample, p.width, sorted), [p.columns, sample, p.width, sorted]);
   const lines = useMemo(() => new RowLines(p.columns.slice(0, widths.length), widths), [p.columns, widths]);
-  const headerLine = ' '.repeat(GUTTER) + lines.cols.map((c, i) => fit(i === sorted ? markedHeader(c.header, widths[i], p.sort!.descending) : c.header, widths[i], c.align)).join(SEP);
+  const headerLine =
+    ' '.repeat(GUTTER) +
+    lines.cols
+      .map((c, i) =>
+        fit(i === sorted ? markedHeader(c.header, widths[i], p.sort!.descending) : c.header, widths[i], c.align),
+      )
+      .join(SEP);
   const focused = p.focused !== false;
   const window = p.rows.slice(scroll, scroll + visible);
-  const body = fitWidth(window.map((row, n) => marked(lines.of(row), scroll + n === p.cursor, focused)).join('\n'), p.width);
+  const body = fitWidth(
+    window.map((row, n) => marked(lines.of(row), scroll + n === p.cursor, focused)).join('\n'),
+    p.width,
+  );
 
   const { rows } = p;
   useEffect(() => {
     const ahead = setImmediate(() => {
       // a full store empties itself: better here, between keys, than while a key is drawn
       lines.reserve(3 * visible);
-      for (let i = Math.max(0, scroll - visible); i < Math.min(rows.length, scroll + 2 * visible); i++) lines.of(rows[i]);
+      for (let i = Math.max(0, scroll - visible); i < Math.min(rows.length, scroll + 2 * visible); i++)
+        lines.of(rows[i]);
     });
     return () => clearImmediate(ahead);
   }, [rows, scroll, visible, lines]);
 
   return (
     <Box flexDirection="column" height={p.height} overflowY="hidden">
-      <Text bold underline wrap="truncate">{headerLine}</Text>
-      {p.rows.length === 0 ? <Text dimColor wrap="truncate">  {p.empty ?? 'Nothing to show.'}</Text> : <Text wrap="truncate">{body}</Text>}
+      <Text bold underline wrap="truncate">
+        {headerLine}
+      </Text>
+      {p.rows.length === 0 ? (
+        <Text dimColor wrap="truncate">
+          {' '}
+          {p.empty ?? 'Nothing to show.'}
+        </Text>
+      ) : (
+        <Text wrap="truncate">{body}</Text>
+      )}
       <Box flexGrow={1} />
       <Text dimColor wrap="truncate">
-        {p.rows.length === 0 ? ' ' : `  row ${p.cursor + 1} of ${p.rows.length}${p.counting ? '+' : ''}${p.rows.length > visible ? `  (showing ${scroll + 1}–${scroll + window.length})` : ''}`}
+        {p.rows.length === 0
+          ? ' '
+          : `  row ${p.cursor + 1} of ${p.rows.length}${p.counting ? '+' : ''}${p.rows.length > visible ? `  (showing ${scroll + 1}–${scroll + window.length})` : ''}`}
       </Text>
     </Box>
   );
@@ -127,7 +148,10 @@ function marked(line: string, selected: boolean, focused: boolean): string {
  */
 function fitWidth(body: string, width: number): string {
   if (widestLine(body) <= width) return body;
-  return body.split('\n').map((l) => sliceAnsi(l, 0, width)).join('\n');
+  return body
+    .split('\n')
+    .map((l) => sliceAnsi(l, 0, width))
+    .join('\n');
 }
 
 function paint(text: string, color: string | undefined): string {

@@ -1,10 +1,12 @@
 /** How a change reads in words: on the routing screen's result, in its audit entry, and in the audit list. */
 
 /** A workload's model in words: null (or absent) follows the active model. */
-export const routedTo = (modelId: string | null | undefined): string => (modelId === null || modelId === undefined ? 'follows the active model' : modelId);
+export const routedTo = (modelId: string | null | undefined): string =>
+  modelId === null || modelId === undefined ? 'follows the active model' : modelId;
 
 /** "follows the active model → mistral-7b". */
-export const routingChange = (from: string | null | undefined, to: string | null | undefined): string => `${routedTo(from)} → ${routedTo(to)}`;
+export const routingChange = (from: string | null | undefined, to: string | null | undefined): string =>
+  `${routedTo(from)} → ${routedTo(to)}`;
 
 /**
  * The change a routing.update audit entry records (its details `from`, `to`), or null when the

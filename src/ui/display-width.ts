@@ -8,7 +8,8 @@ import stripAnsi from 'strip-ansi';
  * geometric shapes (● ▲ ◌ ○ ◆), and the ✓ ✕ ✗ marks. test/ui/display-width.test.ts checks every
  * one of them against string-width.
  */
-export const NARROW_CLASS = '\\u0020-\\u007E\\u00A0-\\u00AC\\u00AE-\\u017F\\u2010-\\u2027\\u2030-\\u205E\\u2190-\\u21FF\\u23CE\\u2500-\\u25FC\\u2713\\u2715\\u2717';
+export const NARROW_CLASS =
+  '\\u0020-\\u007E\\u00A0-\\u00AC\\u00AE-\\u017F\\u2010-\\u2027\\u2030-\\u205E\\u2190-\\u21FF\\u23CE\\u2500-\\u25FC\\u2713\\u2715\\u2717';
 const NARROW_ONLY = new RegExp(`^[${NARROW_CLASS}]*$`);
 
 /**

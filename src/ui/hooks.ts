@@ -17,7 +17,10 @@ export function useNow(ms = 1000): number {
   return Date.now();
 }
 
-export interface TerminalSize { columns: number; rows: number }
+export interface TerminalSize {
+  columns: number;
+  rows: number;
+}
 
 /** The terminal size, following resizes. */
 export function useTerminalSize(): TerminalSize {

@@ -49,7 +49,10 @@ export const MAX_ITEMS = 10_000;
 export const TOO_DEEP = '(nested too deeply)';
 
 /** What sanitizeDeep had to cut, for the caller to report. */
-export interface Cuts { depth: boolean; items: boolean }
+export interface Cuts {
+  depth: boolean;
+  items: boolean;
+}
 
 /** Sanitizes every string (and every object key) in a JSON-like value. */
 export function sanitizeDeep<T>(value: T, max = 4096, depth = 0, cuts?: Cuts): T {
@@ -64,7 +67,9 @@ export function sanitizeDeep<T>(value: T, max = 4096, depth = 0, cuts?: Cuts): T
   }
   if (value && typeof value === 'object') {
     // fromEntries defines own properties: a "__proto__" key stays a key, not a prototype
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [sanitize(k, 200), sanitizeDeep(v, max, depth + 1, cuts)])) as T;
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [sanitize(k, 200), sanitizeDeep(v, max, depth + 1, cuts)]),
+    ) as T;
   }
   return value;
 }

@@ -102,7 +102,11 @@ export interface ProgressHandle {
   readonly signal: AbortSignal;
 }
 
-export interface PickItem<T> { value: T; label: string; hint?: string }
+export interface PickItem<T> {
+  value: T;
+  label: string;
+  hint?: string;
+}
 
 /**
  * Another screen, opened on what explains a row: its filter, its screen state (`extra`: a time
@@ -129,7 +133,12 @@ export interface ActionContext {
    * (400/409/413/422) before anything changed, the shell runs the action again and this form
    * opens with what was sent and the reason: write actions so that running them again is safe.
    */
-  form<V extends FormValues = FormValues>(o: { title: string; fields: FormField[]; submitLabel?: string; message?: string | string[] }): Promise<V | null>;
+  form<V extends FormValues = FormValues>(o: {
+    title: string;
+    fields: FormField[];
+    submitLabel?: string;
+    message?: string | string[];
+  }): Promise<V | null>;
   pick<T>(o: { title: string; items: PickItem<T>[]; message?: string }): Promise<T | null>;
   message(o: { title: string; lines: string[]; tone?: Tone }): Promise<void>;
   /**
@@ -143,14 +152,23 @@ export interface ActionContext {
    * propagate the shell shows them in plain words with code and request id. A 403 on a change
    * turns the session read-only. Successful changes are remembered for the audit lookup.
    */
-  call<N extends JsonRouteName>(route: N, input?: Omit<CallInput, 'signal'> & { signal?: AbortSignal }): Promise<RouteData<N>>;
+  call<N extends JsonRouteName>(
+    route: N,
+    input?: Omit<CallInput, 'signal'> & { signal?: AbortSignal },
+  ): Promise<RouteData<N>>;
   /**
    * The audit entry the last successful change through `route` in this run produced (its
    * `details` say e.g. that nothing changed), or null when it cannot be found. The shell shows
    * the same entry in the result.
    */
   audit(route: JsonRouteName): Promise<AuditEntry | null>;
-  download(route: FileRouteName, query: Record<string, unknown>, dest: string, onProgress?: (p: DownloadProgress) => void, signal?: AbortSignal): Promise<DownloadResult>;
+  download(
+    route: FileRouteName,
+    query: Record<string, unknown>,
+    dest: string,
+    onProgress?: (p: DownloadProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<DownloadResult>;
   /** Polls the screen's resources now. */
   refresh(): void;
   sleep(ms: number, signal?: AbortSignal): Promise<void>;

@@ -23,6 +23,7 @@ export function useScrollWindow(total: number, shown: number) {
     return true;
   };
   const below = total - top - shown;
-  const marker = below > 0 ? `… ${below} more below (↓ PgDn)${top > 0 ? `, ${top} above` : ''}` : `… ${top} above (↑ PgUp)`;
+  const marker =
+    below > 0 ? `… ${below} more below (↓ PgDn)${top > 0 ? `, ${top} above` : ''}` : `… ${top} above (↑ PgUp)`;
   return { top, onKey, marker };
 }

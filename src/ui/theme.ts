@@ -28,12 +28,35 @@ export const colour = (tone: Tone | undefined): string | undefined => (tone && e
 
 /** A small fixed vocabulary of states to tones; unknown states are neutral. */
 const STATE_TONES: Record<string, Tone> = {
-  healthy: 'ok', active: 'ok', enabled: 'ok', succeeded: 'ok', success: 'ok', passed: 'ok', done: 'ok', present: 'ok', ok: 'ok',
-  syncing: 'info', running: 'info', queued: 'info', installing: 'info', pending: 'info',
-  degraded: 'warn', warning: 'warn', skipped: 'muted', blocked: 'warn', denied: 'warn',
-  error: 'bad', failed: 'bad', down: 'bad', missing: 'bad', revoked: 'muted', disabled: 'muted', cancelled: 'muted',
+  healthy: 'ok',
+  active: 'ok',
+  enabled: 'ok',
+  succeeded: 'ok',
+  success: 'ok',
+  passed: 'ok',
+  done: 'ok',
+  present: 'ok',
+  ok: 'ok',
+  syncing: 'info',
+  running: 'info',
+  queued: 'info',
+  installing: 'info',
+  pending: 'info',
+  degraded: 'warn',
+  warning: 'warn',
+  skipped: 'muted',
+  blocked: 'warn',
+  denied: 'warn',
+  error: 'bad',
+  failed: 'bad',
+  down: 'bad',
+  missing: 'bad',
+  revoked: 'muted',
+  disabled: 'muted',
+  cancelled: 'muted',
 };
-export const toneOf = (state: unknown): Tone | undefined => (typeof state === 'string' ? STATE_TONES[state.toLowerCase()] : undefined);
+export const toneOf = (state: unknown): Tone | undefined =>
+  typeof state === 'string' ? STATE_TONES[state.toLowerCase()] : undefined;
 
 /** Glyph paired with a tone so the meaning survives without colour. */
 const TONE_MARK: Record<Tone, string> = { ok: '●', warn: '▲', bad: '✕', info: '◌', muted: '○', accent: '◆' };

@@ -6,8 +6,17 @@ import type { DashboardHarness } from '../helpers/dashboard.js';
 
 const NOW = Date.now();
 const entry = (id: string, run: string, minutesAgo: number): JournalRecord => ({
-  id, run_id: run, agent: 'hr-assistant', channel: 'chan_web', step: 0, tool: null, status: 'succeeded',
-  started_ms: NOW - minutesAgo * 60_000, ended_ms: NOW - minutesAgo * 60_000 + 900, input_tokens: 10, output_tokens: 1,
+  id,
+  run_id: run,
+  agent: 'hr-assistant',
+  channel: 'chan_web',
+  step: 0,
+  tool: null,
+  status: 'succeeded',
+  started_ms: NOW - minutesAgo * 60_000,
+  ended_ms: NOW - minutesAgo * 60_000 + 900,
+  input_tokens: 10,
+  output_tokens: 1,
 });
 
 const suite = useScreenSuite({
@@ -18,7 +27,13 @@ const suite = useScreenSuite({
 
 /** The journal entry the poller got (the list's answer), not the frame: the detail hides the list. */
 async function polled(d: DashboardHarness, id: string, present: boolean) {
-  await d.waitFor(() => Object.values(d.deps.resources.getState().entries).some((e) => JSON.stringify(e.data ?? null).includes(`"${id}"`) === present), `${id} ${present ? 'in' : 'gone from'} the polled list`);
+  await d.waitFor(
+    () =>
+      Object.values(d.deps.resources.getState().entries).some(
+        (e) => JSON.stringify(e.data ?? null).includes(`"${id}"`) === present,
+      ),
+    `${id} ${present ? 'in' : 'gone from'} the polled list`,
+  );
   // a frame after the answer: the screen has drawn it
   const before = d.frameCount();
   await d.waitFor(() => d.frameCount() > before, 'a frame after the answer');

@@ -16,7 +16,10 @@ describe('/ filter is offered only where the screen filters', () => {
     expect(offered).not.toContain('identity');
   });
 
-  for (const [screen, text] of [['deployment', 'Install plan'], ['identity', 'Identity-provider connectivity']] as const) {
+  for (const [screen, text] of [
+    ['deployment', 'Install plan'],
+    ['identity', 'Identity-provider connectivity'],
+  ] as const) {
     it(`${screen}: no / in the hints, and / opens no filter`, async () => {
       const d = suite.render({ screen });
       const f = await d.waitForText(text);

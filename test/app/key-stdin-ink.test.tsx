@@ -38,7 +38,10 @@ class NullStdout extends EventEmitter {
   write = () => true;
 }
 
-interface Call { input: unknown; key: Key }
+interface Call {
+  input: unknown;
+  key: Key;
+}
 const tick = () => new Promise<void>((r) => setImmediate(r));
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -74,15 +77,42 @@ function family(): string[] {
   for (let n = 1; n <= 34; n++) for (const m of ['', ';2', ';3', ';5', ';6', ';8']) out.push(`\x1b[${n}${m}~`);
   for (let n = 1; n <= 8; n++) out.push(`\x1b[${n}$`, `\x1b[${n}^`);
   out.push(
-    '\x1b[[A', '\x1b[[B', '\x1b[[C', '\x1b[[D', '\x1b[[E', '\x1b[[5~', '\x1b[[6~', '\x1b[[Z',
+    '\x1b[[A',
+    '\x1b[[B',
+    '\x1b[[C',
+    '\x1b[[D',
+    '\x1b[[E',
+    '\x1b[[5~',
+    '\x1b[[6~',
+    '\x1b[[Z',
     // Alt + a sequence
-    '\x1b\x1b[A', '\x1b\x1b[1;5P', '\x1b\x1bOP', '\x1b\x1b[25~', '\x1b\x1b[m',
+    '\x1b\x1b[A',
+    '\x1b\x1b[1;5P',
+    '\x1b\x1bOP',
+    '\x1b\x1b[25~',
+    '\x1b\x1b[m',
     // kitty keyboard protocol (never enabled here), xterm modifyOtherKeys
-    '\x1b[97u', '\x1b[97;5u', '\x1b[1;5:1P', '\x1b[57399u', '\x1b[27;5;13~', '\x1b[27;2;32~',
+    '\x1b[97u',
+    '\x1b[97;5u',
+    '\x1b[1;5:1P',
+    '\x1b[57399u',
+    '\x1b[27;5;13~',
+    '\x1b[27;2;32~',
     // reports nothing asked for: focus, SGR and urxvt mouse, cursor position, device attributes
-    '\x1b[I', '\x1b[O', '\x1b[<0;10;5M', '\x1b[<0;10;5m', '\x1b[32;10;5M', '\x1b[12;40R', '\x1b[?1;2c', '\x1b[>0;95;0c',
+    '\x1b[I',
+    '\x1b[O',
+    '\x1b[<0;10;5M',
+    '\x1b[<0;10;5m',
+    '\x1b[32;10;5M',
+    '\x1b[12;40R',
+    '\x1b[?1;2c',
+    '\x1b[>0;95;0c',
     // SGR (a program's output echoed back), and private parameters
-    '\x1b[m', '\x1b[0m', '\x1b[31;1m', '\x1b[?25h', '\x1b[>1u',
+    '\x1b[m',
+    '\x1b[0m',
+    '\x1b[31;1m',
+    '\x1b[?25h',
+    '\x1b[>1u',
   );
   for (let c = 0; c < 0x20; c++) out.push(`\x1b${String.fromCharCode(c)}`);
   out.push('\x1b\x7f');
@@ -110,7 +140,9 @@ describe('escape sequences through KeyStdin and the real Ink input path', () => 
     unmount();
     expect(crashes).toEqual([]);
 
-    const junk = [...results].filter(([, cs]) => cs.some((c) => typeof c.input !== 'string' || [...(c.input as string)].length > 1));
+    const junk = [...results].filter(([, cs]) =>
+      cs.some((c) => typeof c.input !== 'string' || [...(c.input as string)].length > 1),
+    );
     expect(junk.map(([s]) => s)).toEqual([]);
     // nothing printable comes out of a sequence (Esc + control character: Alt+Enter gives '\r')
     const typed = [...results].filter(([, cs]) => cs.some((c) => /^[\x20-\x7e\u00a0-\uffff]$/.test(c.input as string)));
@@ -123,7 +155,19 @@ describe('escape sequences through KeyStdin and the real Ink input path', () => 
     };
     const dropped = (seq: string) => expect(results.get(seq), JSON.stringify(seq)).toEqual([]);
     // what the audit found: Ctrl+F1-F4, Ctrl+Shift+F4, F13+ (Shift+F1-F4 on some terminals), SGR
-    for (const seq of ['\x1b[1;5P', '\x1b[1;5Q', '\x1b[1;5R', '\x1b[1;5S', '\x1b[1;6S', '\x1b[1;2P', '\x1b[25~', '\x1b[29~', '\x1b[m', '\x1b\x1b[1;5P']) dropped(seq);
+    for (const seq of [
+      '\x1b[1;5P',
+      '\x1b[1;5Q',
+      '\x1b[1;5R',
+      '\x1b[1;5S',
+      '\x1b[1;6S',
+      '\x1b[1;2P',
+      '\x1b[25~',
+      '\x1b[29~',
+      '\x1b[m',
+      '\x1b\x1b[1;5P',
+    ])
+      dropped(seq);
     // and what must keep working
     expect(one('\x1b[A').upArrow).toBe(true);
     expect(one('\x1b[1;5A')).toMatchObject({ upArrow: true, ctrl: true });
@@ -138,7 +182,8 @@ describe('escape sequences through KeyStdin and the real Ink input path', () => 
     expect(one('\x1b\x1b[A')).toMatchObject({ upArrow: true, meta: true });
     expect(one('\x1b\r').return).toBe(true);
     expect(one('\x1b\x7f').delete).toBe(true);
-    for (const fkey of ['\x1bOP', '\x1b[15~', '\x1b[24;5~', '\x1b[[A']) expect(results.get(fkey), JSON.stringify(fkey)).toHaveLength(1);
+    for (const fkey of ['\x1bOP', '\x1b[15~', '\x1b[24;5~', '\x1b[[A'])
+      expect(results.get(fkey), JSON.stringify(fkey)).toHaveLength(1);
   });
 
   it('Esc followed by a key in one read is Esc, then that key (not Alt+key)', async () => {
@@ -154,7 +199,15 @@ describe('escape sequences through KeyStdin and the real Ink input path', () => 
   });
 
   it('KeyStdin in front of Ink: the keys the audit found do nothing, the keys around them arrive', async () => {
-    const real = Object.assign(new EventEmitter(), { isTTY: true, setRawMode() {}, setEncoding() {}, ref() {}, unref() {}, pause() {}, resume() {} });
+    const real = Object.assign(new EventEmitter(), {
+      isTTY: true,
+      setRawMode() {},
+      setEncoding() {},
+      ref() {},
+      unref() {},
+      pause() {},
+      resume() {},
+    });
     const { calls, unmount } = await inkWith(new KeyStdin(real as unknown as NodeJS.ReadStream));
     // one read each, as tmux send-keys C-F1 … sends them; then all in one burst
     const found = ['\x1b[1;5P', '\x1b[1;5Q', '\x1b[1;5R', '\x1b[1;5S', '\x1b[1;6S', '\x1b[25~', '\x1b[29~', '\x1b[m'];

@@ -15,9 +15,18 @@ describe('KeyStdin', () => {
 
   it('hands Ink one key per read, and resumes input after raw mode was switched off and on', async () => {
     const real = Object.assign(new EventEmitter(), {
-      isTTY: true, paused: false,
-      setRawMode() {}, setEncoding() {}, ref() {}, unref() {},
-      pause() { this.paused = true; }, resume() { this.paused = false; },
+      isTTY: true,
+      paused: false,
+      setRawMode() {},
+      setEncoding() {},
+      ref() {},
+      unref() {},
+      pause() {
+        this.paused = true;
+      },
+      resume() {
+        this.paused = false;
+      },
     });
     const k = new KeyStdin(real as unknown as NodeJS.ReadStream);
     const reads: string[] = [];
@@ -55,7 +64,13 @@ describe('KeyStdin: Esc before a key, cut-off sequences', () => {
 describe('KeyStdin: bracketed paste', () => {
   function setup() {
     const real = Object.assign(new EventEmitter(), {
-      isTTY: true, setRawMode() {}, setEncoding() {}, ref() {}, unref() {}, pause() {}, resume() {},
+      isTTY: true,
+      setRawMode() {},
+      setEncoding() {},
+      ref() {},
+      unref() {},
+      pause() {},
+      resume() {},
     });
     const k = new KeyStdin(real as unknown as NodeJS.ReadStream);
     const events: string[] = [];

@@ -16,7 +16,10 @@ describe('a result taller than the window', () => {
     await d.waitForText('Ingest from Team share');
     await d.press('enter');
     const first = await d.waitForText('Ingestion finished', 10_000);
-    const entry = suite.auditRows().filter((r) => r.action === 'connector.ingest').at(-1)!;
+    const entry = suite
+      .auditRows()
+      .filter((r) => r.action === 'connector.ingest')
+      .at(-1)!;
     const jobId = JSON.parse(entry.details).job_id as string;
     expect(first).toContain('↑↓ PgUp PgDn scroll · Enter or Esc to close');
     expect(first).toMatch(/… \d+ more below \(↓ PgDn\)/);

@@ -7,10 +7,14 @@ import { widthOf } from '../../src/ui/text.js';
 const suite = useScreenSuite({
   setup: async (s) => {
     for (const name of ['narrow-key', 'a-key-with-a-name-longer-than-the-column']) {
-      const res = await s.call('POST', '/gateway/keys', { body: { name, quota: { requests_per_minute: 30, tokens_per_minute: 40_000, tokens_per_day: 1_500_000 } } });
+      const res = await s.call('POST', '/gateway/keys', {
+        body: { name, quota: { requests_per_minute: 30, tokens_per_minute: 40_000, tokens_per_day: 1_500_000 } },
+      });
       expect(res.status).toBe(201);
     }
-    const revoked = (await s.call('GET', '/gateway/keys')).json.data.find((k: { name: string }) => k.name === 'narrow-key');
+    const revoked = (await s.call('GET', '/gateway/keys')).json.data.find(
+      (k: { name: string }) => k.name === 'narrow-key',
+    );
     expect((await s.call('POST', `/gateway/keys/${revoked.id}/revoke`)).status).toBe(200);
   },
 });
@@ -28,7 +32,12 @@ describe('an 80x24 terminal', () => {
     expect(helpRow(first, 'u', 'this run')).toBe(false);
     await d.press('pgdn');
     const end = await d.waitFor((f) => helpRow(f, 'u', 'this run'), 'u this run after PgDn');
-    for (const [k, label] of [['t', 'newest'], ['e', 'export'], ['f', 'filter']]) expect(helpRow(end, k, label)).toBe(true);
+    for (const [k, label] of [
+      ['t', 'newest'],
+      ['e', 'export'],
+      ['f', 'filter'],
+    ])
+      expect(helpRow(end, k, label)).toBe(true);
     expect(end).toMatch(/… \d+ above \(↑ PgUp\)/);
     expect(end.split('\n').length).toBeLessThan(24);
     await d.press('home');
@@ -46,7 +55,11 @@ describe('an 80x24 terminal', () => {
   it('keys: every prefix whole and the day each key was created', async () => {
     const d = suite.render({ screen: 'keys', columns: 80, rows: 24 });
     const f = await d.waitForText('narrow-key');
-    const keys = suite.db.prepare('SELECT name, prefix, created_at FROM gateway_keys').all() as { name: string; prefix: string; created_at: string }[];
+    const keys = suite.db.prepare('SELECT name, prefix, created_at FROM gateway_keys').all() as {
+      name: string;
+      prefix: string;
+      created_at: string;
+    }[];
     expect(keys.length).toBe(2);
     for (const k of keys) {
       const line = f.split('\n').find((l) => l.includes(k.name.slice(0, 12)))!;
@@ -70,7 +83,13 @@ describe('an 80x24 terminal', () => {
   });
 
   it('the header shortens the program name, subject, scheme and path before the address', () => {
-    const base = { subject: 'alice.martin@northwind.example', role: 'auditor', readOnly: 'role auditor', forcedReadOnly: false, width: 80 };
+    const base = {
+      subject: 'alice.martin@northwind.example',
+      role: 'auditor',
+      readOnly: 'role auditor',
+      forcedReadOnly: false,
+      width: 80,
+    };
     const conn = '✕ DISCONNECTED · retry in 30 s';
     const wide = whereAndWho({ ...base, url: 'http://127.0.0.1:32741', width: 160 }, conn);
     expect(wide.where).toBe('appliance-admin  http://127.0.0.1:32741');

@@ -9,10 +9,22 @@ describe('openLink', () => {
   it('sets the target screen state before showing it', () => {
     const ui = createUiStore('overview');
     patchScreen(ui, 'journal', { cursor: 7, scroll: 3, filter: 'old' });
-    expect(openLink(ui, screens, { screen: 'journal', extra: { agent: 'sales-copilot', status: 'failed' }, select: 'jrn_1' })).toBeNull();
+    expect(
+      openLink(ui, screens, {
+        screen: 'journal',
+        extra: { agent: 'sales-copilot', status: 'failed' },
+        select: 'jrn_1',
+      }),
+    ).toBeNull();
     const s = ui.getState();
     expect(s.screen).toBe('journal');
-    expect(screenState(s, 'journal')).toEqual({ cursor: 0, scroll: 0, filter: '', selectedKey: 'jrn_1', extra: { agent: 'sales-copilot', status: 'failed' } });
+    expect(screenState(s, 'journal')).toEqual({
+      cursor: 0,
+      scroll: 0,
+      filter: '',
+      selectedKey: 'jrn_1',
+      extra: { agent: 'sales-copilot', status: 'failed' },
+    });
   });
 
   it('keeps the extra when the link names none, and refuses an unknown screen', () => {

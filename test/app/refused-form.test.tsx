@@ -12,8 +12,19 @@ const suite = useScreenSuite({
   },
 });
 
-interface KeyRow { name: string; status: string; requests_per_minute: number | null; tokens_per_minute: number | null; tokens_per_day: number | null }
-const keys = () => suite.db.prepare('SELECT name, status, requests_per_minute, tokens_per_minute, tokens_per_day FROM gateway_keys ORDER BY seq').all() as KeyRow[];
+interface KeyRow {
+  name: string;
+  status: string;
+  requests_per_minute: number | null;
+  tokens_per_minute: number | null;
+  tokens_per_day: number | null;
+}
+const keys = () =>
+  suite.db
+    .prepare(
+      'SELECT name, status, requests_per_minute, tokens_per_minute, tokens_per_day FROM gateway_keys ORDER BY seq',
+    )
+    .all() as KeyRow[];
 
 describe('a refused form', () => {
   it('comes back with what was sent and the reason; corrected, it is sent again', async () => {
@@ -35,7 +46,9 @@ describe('a refused form', () => {
     await d.press('enter');
 
     const again = await d.waitForText('Create a gateway key');
-    expect(again.replace(/[│\s]+/g, ' ')).toContain('✕ Not accepted: Conflict with the current state: an active gateway key named "burst-key" already exists');
+    expect(again.replace(/[│\s]+/g, ' ')).toContain(
+      '✕ Not accepted: Conflict with the current state: an active gateway key named "burst-key" already exists',
+    );
     expect(again).toMatch(/Name\s+burst-key/);
     expect(again).toMatch(/Requests \/ minute\s+10\b/);
     expect(again).toMatch(/Tokens \/ minute\s+20000\b/);
@@ -45,7 +58,13 @@ describe('a refused form', () => {
     await d.waitForText('will not be shown again');
     await d.press('enter');
     await d.waitForText('Key created');
-    expect(keys().at(-1)).toEqual({ name: 'burst-key-2', status: 'active', requests_per_minute: 10, tokens_per_minute: 20000, tokens_per_day: 300000 });
+    expect(keys().at(-1)).toEqual({
+      name: 'burst-key-2',
+      status: 'active',
+      requests_per_minute: 10,
+      tokens_per_minute: 20000,
+      tokens_per_day: 300000,
+    });
   });
 
   it('Esc on the form that came back gives up: nothing sent, and the next form starts empty', async () => {

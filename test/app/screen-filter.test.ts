@@ -3,7 +3,11 @@ import fc from 'fast-check';
 import { filterRows } from '../../src/app/screen-data.js';
 import type { ListSpec } from '../../src/ui/screen-api.js';
 
-interface Row { id: string; actor: string; n: number }
+interface Row {
+  id: string;
+  actor: string;
+  n: number;
+}
 const list = {
   resource: 'rows',
   columns: [
@@ -15,20 +19,29 @@ const list = {
 } as unknown as ListSpec<unknown>;
 
 /** What the filter means: a row matches when one of its cells contains the text, ignoring case. */
-const naive = (rows: Row[], filter: string) => rows.filter((r) => [r.id, r.actor, String(r.n)].some((c) => c.toLowerCase().includes(filter.toLowerCase())));
+const naive = (rows: Row[], filter: string) =>
+  rows.filter((r) => [r.id, r.actor, String(r.n)].some((c) => c.toLowerCase().includes(filter.toLowerCase())));
 
-const text = fc.array(fc.constantFrom('a', 'B', 'z', '0', '5', '9', '.', '-', ' ', 'é', '…', '_', 'Q'), { maxLength: 6 }).map((c) => c.join(''));
+const text = fc
+  .array(fc.constantFrom('a', 'B', 'z', '0', '5', '9', '.', '-', ' ', 'é', '…', '_', 'Q'), { maxLength: 6 })
+  .map((c) => c.join(''));
 
 describe('filtering a list', () => {
   it('matches what the filter means, through any sequence of typing, deleting and retyping', () => {
     fc.assert(
-      fc.property(fc.array(fc.record({ id: text, actor: text, n: fc.integer({ min: 0, max: 99999 }) }), { maxLength: 60 }), fc.array(text, { minLength: 1, maxLength: 12 }), (rows, typed) => {
-        // one answer (array) across all the filters, as while a person types
-        for (const word of typed) {
-          for (let n = 1; n <= word.length; n++) expect(filterRows(list, rows, word.slice(0, n)).rows).toEqual(naive(rows, word.slice(0, n)));
-          for (let n = word.length - 1; n >= 1; n--) expect(filterRows(list, rows, word.slice(0, n)).rows).toEqual(naive(rows, word.slice(0, n)));
-        }
-      }),
+      fc.property(
+        fc.array(fc.record({ id: text, actor: text, n: fc.integer({ min: 0, max: 99999 }) }), { maxLength: 60 }),
+        fc.array(text, { minLength: 1, maxLength: 12 }),
+        (rows, typed) => {
+          // one answer (array) across all the filters, as while a person types
+          for (const word of typed) {
+            for (let n = 1; n <= word.length; n++)
+              expect(filterRows(list, rows, word.slice(0, n)).rows).toEqual(naive(rows, word.slice(0, n)));
+            for (let n = word.length - 1; n >= 1; n--)
+              expect(filterRows(list, rows, word.slice(0, n)).rows).toEqual(naive(rows, word.slice(0, n)));
+          }
+        },
+      ),
       { numRuns: 400 },
     );
   });
@@ -40,7 +53,11 @@ describe('filtering a list', () => {
   });
 
   it('over a long list, a key gets the first matches at once and the search completes between frames', async () => {
-    const rows: Row[] = Array.from({ length: 200_000 }, (_, i) => ({ id: `row-${i}`, actor: i % 3 ? 'svc-ingest' : 'alice', n: i }));
+    const rows: Row[] = Array.from({ length: 200_000 }, (_, i) => ({
+      id: `row-${i}`,
+      actor: i % 3 ? 'svc-ingest' : 'alice',
+      n: i,
+    }));
     let completed = 0;
     const first = filterRows(list, rows, 'svc', () => completed++);
     expect(first.complete).toBe(false);
@@ -63,12 +80,17 @@ describe('filtering a list', () => {
     const newer = filterRows(list, rows, 'svc-in', () => completed++);
     await new Promise((r) => setTimeout(r, 300));
     expect(dropped).toBe(0);
-    expect(filterRows(list, rows, 'svc-in').rows).toHaveLength(newer.complete ? newer.rows.length : naive(rows, 'svc-in').length);
+    expect(filterRows(list, rows, 'svc-in').rows).toHaveLength(
+      newer.complete ? newer.rows.length : naive(rows, 'svc-in').length,
+    );
   });
 
   it("the first search over a long list reads the rows' cells in slices, once each, not all on the key", async () => {
     let reads = 0;
-    const counted = { ...list, columns: list.columns.map((c) => ({ ...c, value: (r: unknown) => (reads++, c.value(r)) })) } as ListSpec<unknown>;
+    const counted = {
+      ...list,
+      columns: list.columns.map((c) => ({ ...c, value: (r: unknown) => (reads++, c.value(r)) })),
+    } as ListSpec<unknown>;
     const rows: Row[] = Array.from({ length: 100_000 }, (_, i) => ({ id: `row-${i}`, actor: 'svc-ingest', n: i }));
     const cells = rows.length * counted.columns.length;
     let completed = 0;
@@ -89,7 +111,11 @@ describe('filtering a list', () => {
   });
 
   it('a filter typed again, or deleted back to, shows the rows it found before without copying them', () => {
-    const rows: Row[] = Array.from({ length: 1_000 }, (_, i) => ({ id: `row-${i}`, actor: i % 2 ? 'svc-ingest' : 'alice', n: i }));
+    const rows: Row[] = Array.from({ length: 1_000 }, (_, i) => ({
+      id: `row-${i}`,
+      actor: i % 2 ? 'svc-ingest' : 'alice',
+      n: i,
+    }));
     const svc = filterRows(list, rows, 'svc').rows;
     filterRows(list, rows, 'svc-');
     // Backspace: the very array shown before, however many rows it holds

@@ -11,21 +11,39 @@ function countingScreen() {
     title: 'Counting',
     resources: (state) => {
       seen.push(state);
-      return [{ id: 'audit', route: 'listAudit', query: { limit: 50, ...(state.filter ? { action: state.filter } : {}), ...(state.extra.page ? { after: String(state.extra.page) } : {}) } }];
+      return [
+        {
+          id: 'audit',
+          route: 'listAudit',
+          query: {
+            limit: 50,
+            ...(state.filter ? { action: state.filter } : {}),
+            ...(state.extra.page ? { after: String(state.extra.page) } : {}),
+          },
+        },
+      ];
     },
     render: () => null,
   }) as AnyScreen;
   return { screen, seen };
 }
 
-const at = (patch: Partial<ScreenUiState>): ScreenUiState => ({ cursor: 0, selectedKey: null, scroll: 0, filter: '', extra: {}, ...patch });
+const at = (patch: Partial<ScreenUiState>): ScreenUiState => ({
+  cursor: 0,
+  selectedKey: null,
+  scroll: 0,
+  filter: '',
+  extra: {},
+  ...patch,
+});
 
 describe("a screen's resources", () => {
   it('are derived once per filter and extra, not on every cursor move', () => {
     const { screen, seen } = countingScreen();
     const extra = { page: 'c1' };
     const first = screenResources(screen, at({ extra }));
-    for (let c = 1; c < 50; c++) expect(screenResources(screen, at({ extra, cursor: c, scroll: c, selectedKey: `k${c}` }))).toBe(first);
+    for (let c = 1; c < 50; c++)
+      expect(screenResources(screen, at({ extra, cursor: c, scroll: c, selectedKey: `k${c}` }))).toBe(first);
     expect(seen).toHaveLength(1);
     expect(first.keys).toEqual(first.requests.map(resourceKey));
 

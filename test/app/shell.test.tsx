@@ -12,7 +12,9 @@ const header = (f: string) => f.split('\n').slice(0, 2).join('\n');
 describe('the shell', () => {
   it('registers valid screens (names, keys not reserved, known capabilities)', () => {
     expect(() => validateScreens(screens)).not.toThrow();
-    expect(() => validateScreens([{ ...screens[0], actions: [{ key: 'q', label: 'x', mutates: false, run: async () => {} }] }])).toThrow(/reserved/);
+    expect(() =>
+      validateScreens([{ ...screens[0], actions: [{ key: 'q', label: 'x', mutates: false, run: async () => {} }] }]),
+    ).toThrow(/reserved/);
   });
 
   it('starts on the overview, and moves between screens with Tab, Shift-Tab and the : command line with completion', async () => {
@@ -38,11 +40,14 @@ describe('the shell', () => {
     await d.waitForText('no screen "nope"');
   });
 
-  it('keeps each screen\'s cursor and filter when switching away and back', async () => {
+  it("keeps each screen's cursor and filter when switching away and back", async () => {
     const d = suite.render({ screen: 'connectors' });
     await d.waitForText('Team share');
     await d.press('down', 'down');
-    await d.waitFor((f) => f.split('\n').some((l) => l.startsWith('›') && l.includes('Cloud CRM')), 'third row selected');
+    await d.waitFor(
+      (f) => f.split('\n').some((l) => l.startsWith('›') && l.includes('Cloud CRM')),
+      'third row selected',
+    );
     await d.press('tab');
     await d.waitForText('Web chat');
     await d.press('/');
@@ -63,7 +68,8 @@ describe('the shell', () => {
     await d.waitForText('Web chat');
     await d.press('?');
     const help = await d.waitForText('Keys everywhere');
-    for (const k of ['Tab  Shift-Tab', 'PgUp PgDn', 'Home End', 'refresh now', 'quit', 'toggle']) expect(help).toContain(k);
+    for (const k of ['Tab  Shift-Tab', 'PgUp PgDn', 'Home End', 'refresh now', 'quit', 'toggle'])
+      expect(help).toContain(k);
     await d.press('esc');
     await d.press('enter');
     const detail = await d.waitForText('Detail: chan_');
@@ -73,7 +79,11 @@ describe('the shell', () => {
   });
 
   it('the detail view shows fields the contract does not know', async () => {
-    const v = await startVariant({ target: suite.server.url, camelCase: true, extraFields: { vendor_region: 'eu-west', vendor_meta: { tier: 'gold' } } });
+    const v = await startVariant({
+      target: suite.server.url,
+      camelCase: true,
+      extraFields: { vendor_region: 'eu-west', vendor_meta: { tier: 'gold' } },
+    });
     const d = suite.render({ url: v.url, screen: 'channels' });
     await d.waitForText('Web chat');
     await d.press('enter');
@@ -120,7 +130,7 @@ describe('the shell', () => {
     await d.waitFor((x) => /retry in [1-9]\d* s/.test(x), 'a backoff countdown');
   });
 
-  it('the header keeps counting the data\'s age while keys move the cursor', async () => {
+  it("the header keeps counting the data's age while keys move the cursor", async () => {
     const d = suite.render({ screen: 'channels', refreshMs: 60_000 });
     await d.waitForText('Web chat');
     await d.waitFor((f) => /updated 0 s ago/.test(header(f)), 'fresh data');
@@ -141,7 +151,9 @@ describe('the shell', () => {
     await d.waitForText('Web chat');
     expect(d.frame()).not.toContain('(late)');
     d.deps.resources.setState((st) => ({
-      entries: Object.fromEntries(Object.entries(st.entries).map(([k, e]) => [k, { ...e, fetchedAt: Date.now() - 130_000 }])),
+      entries: Object.fromEntries(
+        Object.entries(st.entries).map(([k, e]) => [k, { ...e, fetchedAt: Date.now() - 130_000 }]),
+      ),
     }));
     await d.waitForText(/▲ updated 13\d s ago \(late\)/);
   });
@@ -164,7 +176,8 @@ describe('role learned from the first 403', () => {
     await d.press('enter');
     await d.waitForText('READ-ONLY');
     expect(d.frame()).toMatch(/t toggle ✕.*refused a change \(403 SVC-ADMIN-403\)/);
-    const denied = () => (suite.db.prepare("SELECT COUNT(*) AS n FROM audit WHERE outcome = 'denied'").get() as { n: number }).n;
+    const denied = () =>
+      (suite.db.prepare("SELECT COUNT(*) AS n FROM audit WHERE outcome = 'denied'").get() as { n: number }).n;
     const before = denied();
     await d.press('t');
     await d.waitForText('Nothing was sent.');

@@ -45,7 +45,9 @@ describe.concurrent('get and export with the stored sign-in (no token option)', 
   });
 
   it('without a token or a stored sign-in, names the three ways to authenticate', async () => {
-    const r = await runCli(['get', 'connectors', '--json', '--url', s.url], { env: { XDG_CONFIG_HOME: tempDir('aa-cfg') } });
+    const r = await runCli(['get', 'connectors', '--json', '--url', s.url], {
+      env: { XDG_CONFIG_HOME: tempDir('aa-cfg') },
+    });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(

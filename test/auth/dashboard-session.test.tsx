@@ -4,7 +4,15 @@ import type { OidcPeer } from '../helpers/oidc.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { fixtureConfig, tempDir } from '../helpers/fixtures.js';
 import { renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
-import { type Account, revokeRefreshToken, sessionPath, signIn, startAppliance, startProvider, stored } from './world.js';
+import {
+  type Account,
+  revokeRefreshToken,
+  sessionPath,
+  signIn,
+  startAppliance,
+  startProvider,
+  stored,
+} from './world.js';
 import { parseDashboardArgs } from '../../src/cli/dashboard-args.js';
 import { recordAudit } from '../../src/server/audit.js';
 import { renderQr } from '../../src/auth-session/index.js';
@@ -82,7 +90,10 @@ async function approveShownCode(h: DashboardHarness, account: Account): Promise<
 // Each case has its own sign-in and dashboard, so they run side by side.
 describe.concurrent('the dashboard with the stored sign-in', () => {
   it('needs no token option: the appliance of the sign-in, its subject and role (it_admin, auditor)', async () => {
-    for (const [account, role] of [['alice', 'it_admin'], ['aude', 'auditor']] as const) {
+    for (const [account, role] of [
+      ['alice', 'it_admin'],
+      ['aude', 'auditor'],
+    ] as const) {
       const file = await signedIn(account);
       const d = dashboard(file, ['--screen', 'connectors', '--refresh', '300ms']);
       const f = await d.waitForText(`${account} (${role})`);
@@ -99,7 +110,9 @@ describe.concurrent('the dashboard with the stored sign-in', () => {
     expect(() => parseDashboardArgs(['--url', s.url], nowhere)).toThrow(
       'no credential: give the token with --token-file FILE or the APPLIANCE_ADMIN_TOKEN variable, or sign in with: appliance-admin login --issuer URL --client-id ID [--url APPLIANCE]',
     );
-    expect(() => parseDashboardArgs([], nowhere)).toThrow(/^--url URL is required, and no credential: .*--token-file FILE.*APPLIANCE_ADMIN_TOKEN.*appliance-admin login --issuer/);
+    expect(() => parseDashboardArgs([], nowhere)).toThrow(
+      /^--url URL is required, and no credential: .*--token-file FILE.*APPLIANCE_ADMIN_TOKEN.*appliance-admin login --issuer/,
+    );
   });
 
   it('renews the access token during the session without a prompt; the expiry is never shown as an error', async () => {
@@ -113,7 +126,10 @@ describe.concurrent('the dashboard with the stored sign-in', () => {
     // well past the first token's expiry, and polled since
     await sleep(Math.max(0, first.expires_at - Date.now()) + 400);
     const since = Date.now();
-    await d.waitFor(() => Object.values(d.deps.resources.getState().entries).some((e) => (e.fetchedAt ?? 0) > since), 'a poll after the first token expired');
+    await d.waitFor(
+      () => Object.values(d.deps.resources.getState().entries).some((e) => (e.fetchedAt ?? 0) > since),
+      'a poll after the first token expired',
+    );
     expect(op.tokenRequests(REFRESH) - renewalsBefore).toBeGreaterThanOrEqual(2);
     expect(stored(file).access_token).not.toBe(first.access_token);
     expect(d.deps.dialogs.getState().stack).toEqual([]);
@@ -125,8 +141,15 @@ describe.concurrent('the dashboard with the stored sign-in', () => {
     const t = Date.now();
     for (const [i, who] of ['carol@corp.example', 'dave@corp.example', 'carol@corp.example'].entries()) {
       recordAudit(s.server.db, {
-        actor: { subject: who, role: 'app_owner' }, action: 'channel.update', target: { type: 'channel', id: `before-${i}` },
-        outcome: 'success', status: 200, request_id: `req_before_${i}`, source_ip: '10.0.0.1', details: {}, at_ms: t - 60_000 + i,
+        actor: { subject: who, role: 'app_owner' },
+        action: 'channel.update',
+        target: { type: 'channel', id: `before-${i}` },
+        outcome: 'success',
+        status: 200,
+        request_id: `req_before_${i}`,
+        source_ip: '10.0.0.1',
+        details: {},
+        at_ms: t - 60_000 + i,
       });
     }
     const file = await signedIn('alice');
@@ -138,11 +161,16 @@ describe.concurrent('the dashboard with the stored sign-in', () => {
     await d.press('tab', 'tab', 'tab');
     await d.type('carol@corp.example');
     await d.press('enter');
-    await d.waitFor((f) => f.includes('actor carol@corp.example') && f.includes('before-2') && !f.includes('before-1'), 'the filtered list');
+    await d.waitFor(
+      (f) => f.includes('actor carol@corp.example') && f.includes('before-2') && !f.includes('before-1'),
+      'the filtered list',
+    );
 
     expect(await revokeRefreshToken(op, file)).toBe(true);
     const f = await d.waitForText('Your sign-in has expired');
-    expect(oneLine(f)).toContain('the identity provider refused to renew it (invalid_grant). Sign in again to continue.');
+    expect(oneLine(f)).toContain(
+      'the identity provider refused to renew it (invalid_grant). Sign in again to continue.',
+    );
     expect(oneLine(f)).toContain('Enter sign in again · Esc not now');
     expect(header(f)).toContain('[audit]');
     expect(header(f)).toContain('SIGNED OUT');
@@ -165,8 +193,14 @@ describe.concurrent('the dashboard with the stored sign-in', () => {
     // polling resumed with the same filter: a new entry of carol's shows, dave's does not
     for (const who of ['carol@corp.example', 'dave@corp.example']) {
       recordAudit(s.server.db, {
-        actor: { subject: who, role: 'app_owner' }, action: 'channel.update', target: { type: 'channel', id: `after-${who.slice(0, 4)}` },
-        outcome: 'success', status: 200, request_id: `req_after_${who.slice(0, 4)}`, source_ip: '10.0.0.1', details: {},
+        actor: { subject: who, role: 'app_owner' },
+        action: 'channel.update',
+        target: { type: 'channel', id: `after-${who.slice(0, 4)}` },
+        outcome: 'success',
+        status: 200,
+        request_id: `req_after_${who.slice(0, 4)}`,
+        source_ip: '10.0.0.1',
+        details: {},
       });
     }
     const g = await d.waitForText('after-caro');
@@ -189,7 +223,9 @@ describe.concurrent('the dashboard with the stored sign-in', () => {
       await d.press('esc');
       let f = await d.waitFor((x) => !x.includes('Enter sign in again'), 'the dialog closed');
       expect(f).toContain('Team share');
-      expect(oneLine(f)).toContain('▲ SIGNED OUT (r signs in again): Your sign-in has expired: the identity provider refused to renew it');
+      expect(oneLine(f)).toContain(
+        '▲ SIGNED OUT (r signs in again): Your sign-in has expired: the identity provider refused to renew it',
+      );
       expect(header(f)).toContain('READ-ONLY');
       expect(f).toMatch(/i ingest ✕/);
       const sent = d.sent();
@@ -204,7 +240,8 @@ describe.concurrent('the dashboard with the stored sign-in', () => {
       // 80x24 has no room for the QR code: the page and the code alone
       expect(oneLine(f)).toMatch(/To sign in, open http:\/\/127\.0\.0\.1:\d+\/device and enter the code/);
       const code = /enter the code:\s+([A-Z]{4}-[A-Z]{4})/.exec(f)![1];
-      for (const line of renderQr(`${own.issuer}/device?user_code=${code}`, { color: false })) expect(d.allFrames()).not.toContain(line);
+      for (const line of renderQr(`${own.issuer}/device?user_code=${code}`, { color: false }))
+        expect(d.allFrames()).not.toContain(line);
       const atPrompt = own.tokenRequests(DEVICE);
       await d.waitFor(() => own.tokenRequests(DEVICE) > atPrompt, 'the provider polled for the approval', 3000);
       await d.press('esc');
@@ -235,7 +272,9 @@ describe.concurrent('the dashboard with the stored sign-in', () => {
     await d.waitForText(/(Disable|Enable) channel/);
     await d.press('right', 'enter');
     const f = await d.waitForText('Your sign-in has expired');
-    expect(oneLine(f)).toContain('toggle was stopped (nothing was changed). It will not be retried on its own: after signing in, press t to do it again.');
+    expect(oneLine(f)).toContain(
+      'toggle was stopped (nothing was changed). It will not be retried on its own: after signing in, press t to do it again.',
+    );
     expect(channels()).toEqual(before);
     await d.press('enter');
     await approveShownCode(d, 'alice');
@@ -252,7 +291,13 @@ describe.concurrent('the dashboard with the stored sign-in', () => {
     const elsewhere = await startTestServer({
       config: (root) =>
         fixtureConfig(root, {
-          sso: { issuer: op.issuer, audience: 'urn:another-appliance', role_claim: 'groups', subject_claim: 'sub', role_map: { 'aa-admins': 'it_admin' } },
+          sso: {
+            issuer: op.issuer,
+            audience: 'urn:another-appliance',
+            role_claim: 'groups',
+            subject_claim: 'sub',
+            role_map: { 'aa-admins': 'it_admin' },
+          },
         }),
     });
     try {
@@ -260,7 +305,9 @@ describe.concurrent('the dashboard with the stored sign-in', () => {
       const token = stored(file).access_token;
       const d = dashboard(file, ['--refresh', '300ms']);
       const f = await d.waitForText('Your sign-in was not accepted');
-      expect(oneLine(f)).toContain('Your sign-in was issued for another service than this appliance (the audience differs)');
+      expect(oneLine(f)).toContain(
+        'Your sign-in was issued for another service than this appliance (the audience differs)',
+      );
       expect(header(f)).toContain('SIGNED OUT');
       // the quiet renewal happened (once), and did not help
       expect(stored(file).access_token).not.toBe(token);
@@ -280,7 +327,9 @@ describe.concurrent('the dashboard with the stored sign-in', () => {
       await d.waitForText('alice (it_admin)');
       await flaky.close();
       const f = await d.waitForText('cannot renew the sign-in for now');
-      expect(oneLine(f)).toMatch(/cannot renew the sign-in for now: your sign-in has run out and cannot be renewed right now: ECONNREFUSED.*a temporary problem, the sign-in is kept; showing the last data \(r retries now\)/);
+      expect(oneLine(f)).toMatch(
+        /cannot renew the sign-in for now: your sign-in has run out and cannot be renewed right now: ECONNREFUSED.*a temporary problem, the sign-in is kept; showing the last data \(r retries now\)/,
+      );
       expect(header(f)).toMatch(/DISCONNECTED · retry in \d+ s/);
       expect(f).toContain('Team share');
       expect(d.allFrames()).not.toContain('Sign in again');
@@ -298,7 +347,9 @@ describe.concurrent('the dashboard with the stored sign-in', () => {
     const d = renderDashboard({ server: s, token, refreshMs: 300 });
     open.add(d);
     const f = await d.waitForText('refused the token');
-    expect(oneLine(f)).toContain('the appliance refused the token (401 SVC-ADMIN-401): unknown or revoked; an IT admin must issue a new token');
+    expect(oneLine(f)).toContain(
+      'the appliance refused the token (401 SVC-ADMIN-401): unknown or revoked; an IT admin must issue a new token',
+    );
     await sleep(400);
     expect(d.allFrames()).not.toMatch(/Sign in again|SIGNED OUT|enter the code/);
     expect(d.deps.signIn).toBeUndefined();

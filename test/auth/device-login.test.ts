@@ -5,7 +5,13 @@ import type { OidcPeer } from '../helpers/oidc.js';
 import type { TestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { ACCOUNTS, AUDIENCE, CLIENT_ID, sessionPath, signIn, startAppliance, startProvider, stored } from './world.js';
-import { deviceLogin, DeviceLoginError, getAccessToken, IdentityProviderUnavailableError, type DevicePrompt } from '../../src/auth-session/index.js';
+import {
+  deviceLogin,
+  DeviceLoginError,
+  getAccessToken,
+  IdentityProviderUnavailableError,
+  type DevicePrompt,
+} from '../../src/auth-session/index.js';
 import { main } from '../../src/cli/main.js';
 
 let op: OidcPeer;
@@ -19,12 +25,15 @@ afterAll(async () => {
   await Promise.all([s?.close(), op?.close()]);
 });
 
-
 // Each case has its own session file and device code, so they run side by side (polls wait 1 s).
 describe.concurrent('device sign-in against a real OpenID provider and the real appliance', () => {
   it('gives each account the role its group maps to; an auditor may read but gets 403 on a mutation', async () => {
     const files = { alice: sessionPath(), olga: sessionPath(), aude: sessionPath() };
-    const who = await Promise.all([signIn(op, 'alice', files.alice), signIn(op, 'olga', files.olga), signIn(op, 'aude', files.aude)]);
+    const who = await Promise.all([
+      signIn(op, 'alice', files.alice),
+      signIn(op, 'olga', files.olga),
+      signIn(op, 'aude', files.aude),
+    ]);
     expect(who.map((w) => [w.subject, w.name])).toEqual([
       ['alice', 'Alice Admin'],
       ['olga', 'Olga Owner'],
@@ -39,9 +48,15 @@ describe.concurrent('device sign-in against a real OpenID provider and the real 
       expect(res.json).toMatchObject({ subject: account, role: expected[account] });
     }
     const body = { provider: 'oidc', issuer_url: op.issuer };
-    const asAdmin = await s.call('POST', '/identity/test', { token: await getAccessToken({ file: files.alice, refreshMarginMs: 0 }), body });
+    const asAdmin = await s.call('POST', '/identity/test', {
+      token: await getAccessToken({ file: files.alice, refreshMarginMs: 0 }),
+      body,
+    });
     expect(asAdmin.status).toBe(200);
-    const asAuditor = await s.call('POST', '/identity/test', { token: await getAccessToken({ file: files.aude, refreshMarginMs: 0 }), body });
+    const asAuditor = await s.call('POST', '/identity/test', {
+      token: await getAccessToken({ file: files.aude, refreshMarginMs: 0 }),
+      body,
+    });
     expect(asAuditor.status).toBe(403);
     expect(asAuditor.json.code).toBe('SVC-ADMIN-403');
   });
@@ -52,7 +67,15 @@ describe.concurrent('device sign-in against a real OpenID provider and the real 
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(dirname(file)).mode & 0o777).toBe(0o700);
     const session = stored(file);
-    expect(session).toMatchObject({ version: 1, issuer: op.issuer, client_id: CLIENT_ID, resource: AUDIENCE, subject: 'alice', name: 'Alice Admin', appliance_url: s.url });
+    expect(session).toMatchObject({
+      version: 1,
+      issuer: op.issuer,
+      client_id: CLIENT_ID,
+      resource: AUDIENCE,
+      subject: 'alice',
+      name: 'Alice Admin',
+      appliance_url: s.url,
+    });
     expect(session.access_token.split('.')).toHaveLength(3);
     expect(session.refresh_token).toBeTruthy();
     expect(session.expires_at).toBeGreaterThan(Date.now());
@@ -142,7 +165,9 @@ describe.concurrent('device sign-in against a real OpenID provider and the real 
     const brief = await startProvider({ deviceCodeTTL: 1 });
     try {
       const started = Date.now();
-      const err = await deviceLogin({ issuer: brief.issuer, clientId: CLIENT_ID, onPrompt: () => {} }).catch((e: DeviceLoginError) => e);
+      const err = await deviceLogin({ issuer: brief.issuer, clientId: CLIENT_ID, onPrompt: () => {} }).catch(
+        (e: DeviceLoginError) => e,
+      );
       expect(err).toBeInstanceOf(DeviceLoginError);
       expect((err as DeviceLoginError).kind).toBe('expired');
       expect((err as Error).message).toMatch(/^the sign-in code expired before it was approved/);
@@ -154,22 +179,35 @@ describe.concurrent('device sign-in against a real OpenID provider and the real 
 
   it('stops when cancelled', async () => {
     const ac = new AbortController();
-    const err = await deviceLogin({ issuer: op.issuer, clientId: CLIENT_ID, signal: ac.signal, onPrompt: () => void setTimeout(() => ac.abort(), 50) }).catch((e) => e);
+    const err = await deviceLogin({
+      issuer: op.issuer,
+      clientId: CLIENT_ID,
+      signal: ac.signal,
+      onPrompt: () => void setTimeout(() => ac.abort(), 50),
+    }).catch((e) => e);
     expect(err).toBeInstanceOf(DeviceLoginError);
     expect(err.kind).toBe('cancelled');
   });
 
   it('refuses a plain-http issuer that is not on loopback, before sending anything', async () => {
-    const err = await deviceLogin({ issuer: 'http://idp.example.com', clientId: CLIENT_ID, onPrompt: () => {} }).catch((e) => e);
+    const err = await deviceLogin({ issuer: 'http://idp.example.com', clientId: CLIENT_ID, onPrompt: () => {} }).catch(
+      (e) => e,
+    );
     expect(err).toBeInstanceOf(DeviceLoginError);
     expect(err.message).toMatch(/issuer must be an https URL/);
   });
 
   it('says the issuer looks wrong when discovery answers 404, and names an unreachable one', async () => {
-    const wrong = await deviceLogin({ issuer: `${op.issuer}/nope`, clientId: CLIENT_ID, onPrompt: () => {} }).catch((e) => e);
+    const wrong = await deviceLogin({ issuer: `${op.issuer}/nope`, clientId: CLIENT_ID, onPrompt: () => {} }).catch(
+      (e) => e,
+    );
     expect(wrong).toBeInstanceOf(DeviceLoginError);
-    expect(wrong.message).toBe(`cannot read the identity provider's configuration at ${op.issuer}/nope: it answered HTTP 404 (is the issuer URL right?)`);
-    const gone = await deviceLogin({ issuer: 'http://127.0.0.1:9', clientId: CLIENT_ID, onPrompt: () => {} }).catch((e) => e);
+    expect(wrong.message).toBe(
+      `cannot read the identity provider's configuration at ${op.issuer}/nope: it answered HTTP 404 (is the issuer URL right?)`,
+    );
+    const gone = await deviceLogin({ issuer: 'http://127.0.0.1:9', clientId: CLIENT_ID, onPrompt: () => {} }).catch(
+      (e) => e,
+    );
     expect(gone).toBeInstanceOf(IdentityProviderUnavailableError);
     expect(gone.message).toMatch(/^cannot read the identity provider's configuration at http:\/\/127\.0\.0\.1:9: /);
   });
@@ -202,7 +240,18 @@ describe('appliance-admin login / logout', () => {
     });
     let rc: number;
     try {
-      rc = await main(['login', '--issuer', op.issuer, '--client-id', CLIENT_ID, '--resource', AUDIENCE, '--url', `${s.url}/v1/admin`, '--qr']);
+      rc = await main([
+        'login',
+        '--issuer',
+        op.issuer,
+        '--client-id',
+        CLIENT_ID,
+        '--resource',
+        AUDIENCE,
+        '--url',
+        `${s.url}/v1/admin`,
+        '--qr',
+      ]);
       await approving;
     } finally {
       outSpy.mockRestore();
@@ -213,9 +262,13 @@ describe('appliance-admin login / logout', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const session = stored(file);
     expect(err).toMatch(
-      new RegExp(`^To sign in, scan this with a phone\n(\x1b\\[30;47m[ ▀▄█]{29,45}\x1b\\[0m\n){15,23}or open ${op.issuer}/device\nand enter the code:  [A-Z]{4}-[A-Z]{4}\nWaiting for the approval`),
+      new RegExp(
+        `^To sign in, scan this with a phone\n(\x1b\\[30;47m[ ▀▄█]{29,45}\x1b\\[0m\n){15,23}or open ${op.issuer}/device\nand enter the code:  [A-Z]{4}-[A-Z]{4}\nWaiting for the approval`,
+      ),
     );
-    expect(out).toBe(`Signed in as ${ACCOUNTS.olga.name} (olga) at ${op.issuer}.\nThe appliance ${s.url} gives you the role app_owner.\n`);
+    expect(out).toBe(
+      `Signed in as ${ACCOUNTS.olga.name} (olga) at ${op.issuer}.\nThe appliance ${s.url} gives you the role app_owner.\n`,
+    );
     for (const secret of [session.access_token, session.refresh_token, session.access_token.split('.')[2]]) {
       expect(out + err).not.toContain(secret);
     }
@@ -238,12 +291,19 @@ describe('appliance-admin login / logout', () => {
       errSpy2.mockRestore();
     }
     expect(rc).toBe(0);
-    expect(err).toMatch(new RegExp(`^To sign in, open ${op.issuer}/device\nand enter the code:  [A-Z]{4}-[A-Z]{4}\n\\(or open ${op.issuer}/device\\?user_code=`));
+    expect(err).toMatch(
+      new RegExp(
+        `^To sign in, open ${op.issuer}/device\nand enter the code:  [A-Z]{4}-[A-Z]{4}\n\\(or open ${op.issuer}/device\\?user_code=`,
+      ),
+    );
     expect(err).not.toMatch(/[▀▄█]/);
-    expect(out).toBe(`Signed in as ${ACCOUNTS.aude.name} (aude) at ${op.issuer}.\nThe appliance ${s.url} gives you the role auditor.\n`);
+    expect(out).toBe(
+      `Signed in as ${ACCOUNTS.aude.name} (aude) at ${op.issuer}.\nThe appliance ${s.url} gives you the role auditor.\n`,
+    );
     expect(stored(file)).toMatchObject({ subject: 'aude', resource: AUDIENCE, appliance_url: `${s.url}/v1/admin` });
     const again = stored(file);
-    for (const secret of [again.access_token, again.refresh_token, session.refresh_token]) expect(out + err).not.toContain(secret);
+    for (const secret of [again.access_token, again.refresh_token, session.refresh_token])
+      expect(out + err).not.toContain(secret);
 
     out = '';
     try {
@@ -253,7 +313,9 @@ describe('appliance-admin login / logout', () => {
       vi.unstubAllEnvs();
     }
     expect(existsSync(file)).toBe(false);
-    expect(out).toBe(`Signed out of ${op.issuer} (Aude Auditor): removed ${file}; the identity provider revoked the refresh token.\n`);
+    expect(out).toBe(
+      `Signed out of ${op.issuer} (Aude Auditor): removed ${file}; the identity provider revoked the refresh token.\n`,
+    );
   });
 
   it('answers a usage error without --issuer and --client-id when nothing is stored', async () => {

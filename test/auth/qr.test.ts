@@ -35,8 +35,13 @@ describe('the QR code drawn in the terminal', () => {
           }
         }
         // the quiet zone is light all round: blank with colours, drawn without
-        for (const r of [0, 1, quiet + modules.size, quiet + modules.size + 1].filter((r) => r < modules.size + 2 * quiet)) {
-          expect(drawn[r].every((px) => px === !color), `${url} quiet row ${r}`).toBe(true);
+        for (const r of [0, 1, quiet + modules.size, quiet + modules.size + 1].filter(
+          (r) => r < modules.size + 2 * quiet,
+        )) {
+          expect(
+            drawn[r].every((px) => px === !color),
+            `${url} quiet row ${r}`,
+          ).toBe(true);
         }
         if (color) for (const line of lines) expect(line).toMatch(/^\x1b\[30;47m[ ▀▄█]+\x1b\[0m$/);
         else for (const line of lines) expect(line).toMatch(/^[ ▀▄█]+$/);

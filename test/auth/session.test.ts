@@ -7,7 +7,16 @@ import { fileURLToPath } from 'node:url';
 import type { OidcPeer } from '../helpers/oidc.js';
 import type { TestServer } from '../helpers/server.js';
 import { revokeToken } from '../../src/server/tokens.js';
-import { AUDIENCE, CLIENT_ID, revokeRefreshToken, sessionPath, signIn, startAppliance, startProvider, stored } from './world.js';
+import {
+  AUDIENCE,
+  CLIENT_ID,
+  revokeRefreshToken,
+  sessionPath,
+  signIn,
+  startAppliance,
+  startProvider,
+  stored,
+} from './world.js';
 import {
   currentSession,
   explainAuthFailure,
@@ -77,7 +86,10 @@ describe.concurrent('renewal', () => {
       // the renewed token carries the audience and role claim the appliance checks
       const appliance = await startAppliance(own);
       try {
-        expect((await appliance.call('GET', '/session', { token })).json).toMatchObject({ subject: 'alice', role: 'it_admin' });
+        expect((await appliance.call('GET', '/session', { token })).json).toMatchObject({
+          subject: 'alice',
+          role: 'it_admin',
+        });
       } finally {
         await appliance.close();
       }
@@ -91,7 +103,9 @@ describe.concurrent('renewal', () => {
     try {
       const file = sessionPath();
       await signIn(own, 'olga', file);
-      const tokens = await Promise.all(Array.from({ length: 6 }, () => getAccessToken({ file, refreshMarginMs: 60_000 })));
+      const tokens = await Promise.all(
+        Array.from({ length: 6 }, () => getAccessToken({ file, refreshMarginMs: 60_000 })),
+      );
       expect(new Set(tokens).size).toBe(1);
       expect(own.tokenRequests(REFRESH)).toBe(1);
       expect(await refreshTokenWorks(own, stored(file).refresh_token)).toBe(true);
@@ -107,7 +121,9 @@ describe.concurrent('renewal', () => {
       await signIn(own, 'aude', file);
       const child = fileURLToPath(new URL('./children/get-token.ts', import.meta.url));
       age(file, 4000, 1000);
-      const procs = [0, 1].map(() => spawn(process.execPath, ['--import', 'tsx', child, file], { stdio: ['pipe', 'pipe', 'inherit'] }));
+      const procs = [0, 1].map(() =>
+        spawn(process.execPath, ['--import', 'tsx', child, file], { stdio: ['pipe', 'pipe', 'inherit'] }),
+      );
       const outputs = procs.map((p) => {
         let text = '';
         p.stdout.on('data', (d) => (text += d));
@@ -194,7 +210,11 @@ describe.concurrent('the appliance refusing a credential, in plain words', () =>
   });
 
   it('explains a token for another audience', async () => {
-    const why = explainAuthFailure(401, { detail: 'identity-provider token rejected: unexpected "aud" claim value' }, 'session')!;
+    const why = explainAuthFailure(
+      401,
+      { detail: 'identity-provider token rejected: unexpected "aud" claim value' },
+      'session',
+    )!;
     expect(why.message).toMatch(/another service than this appliance/);
   });
 
@@ -213,8 +233,13 @@ describe.concurrent('the appliance refusing a credential, in plain words', () =>
     await signIn(op, 'nobody', file);
     const res = await s.call('GET', '/session', { token: stored(file).access_token });
     expect(res.status).toBe(403);
-    expect(explainAuthFailure(res.status, res.json, 'session')).toMatchObject({ title: 'Signed in, but without a role on this appliance', signInAgain: false });
-    expect(explainAuthFailure(403, { code: 'SVC-ADMIN-403', detail: 'role auditor may not do this' }, 'session')).toBeUndefined();
+    expect(explainAuthFailure(res.status, res.json, 'session')).toMatchObject({
+      title: 'Signed in, but without a role on this appliance',
+      signInAgain: false,
+    });
+    expect(
+      explainAuthFailure(403, { code: 'SVC-ADMIN-403', detail: 'role auditor may not do this' }, 'session'),
+    ).toBeUndefined();
   });
 });
 

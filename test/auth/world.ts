@@ -17,7 +17,13 @@ export type Account = keyof typeof ACCOUNTS;
 
 /** A real OpenID provider with the device flow, and optionally the real appliance trusting it. */
 export async function startProvider(opts: Parameters<typeof startOidcProvider>[0] = {}): Promise<OidcPeer> {
-  return startOidcProvider({ roleClaim: 'groups', deviceClients: [CLIENT_ID], accounts: ACCOUNTS, deviceInterval: 1, ...opts });
+  return startOidcProvider({
+    roleClaim: 'groups',
+    deviceClients: [CLIENT_ID],
+    accounts: ACCOUNTS,
+    deviceInterval: 1,
+    ...opts,
+  });
 }
 
 export async function startAppliance(op: OidcPeer): Promise<TestServer> {
@@ -39,7 +45,12 @@ export async function startAppliance(op: OidcPeer): Promise<TestServer> {
 export const sessionPath = () => join(tempDir('aa-cfg'), 'appliance-admin', 'session.json');
 
 /** Signs `account` in through the device flow, approving on the provider's pages when the code is shown. */
-export function signIn(op: OidcPeer, account: Account, file: string, extra: { applianceUrl?: string } = {}): Promise<SessionInfo> {
+export function signIn(
+  op: OidcPeer,
+  account: Account,
+  file: string,
+  extra: { applianceUrl?: string } = {},
+): Promise<SessionInfo> {
   return login({
     issuer: op.issuer,
     clientId: CLIENT_ID,
@@ -58,7 +69,11 @@ export async function revokeRefreshToken(op: OidcPeer, file: string): Promise<bo
   const res = await fetch(`${op.issuer}/token/revocation`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ token: stored(file).refresh_token, client_id: CLIENT_ID, token_type_hint: 'refresh_token' }),
+    body: new URLSearchParams({
+      token: stored(file).refresh_token,
+      client_id: CLIENT_ID,
+      token_type_hint: 'refresh_token',
+    }),
   });
   return res.status === 200;
 }

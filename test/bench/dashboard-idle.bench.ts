@@ -21,7 +21,15 @@ export const name = 'dashboard-idle';
 
 const REFRESH_MS = 2000;
 
-interface Window { cpuPct: number; cpuMs: number; basePct: number; baseMs: number; gets: number; notModified: number; detail: string }
+interface Window {
+  cpuPct: number;
+  cpuMs: number;
+  basePct: number;
+  baseMs: number;
+  gets: number;
+  notModified: number;
+  detail: string;
+}
 
 export async function run(ctx: BenchContext): Promise<Figure[]> {
   ensureDist();
@@ -61,7 +69,15 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
     const gets = [...statuses.values()].reduce((a, b) => a + b, 0);
     const notModified = [...statuses].filter(([k]) => k.startsWith('304 ')).reduce((a, [, n]) => a + n, 0);
     const detail = [...statuses].map(([k, n]) => `${k.replace('/v1/admin', '')} x${n}`).join(', ');
-    return { cpuPct: (cpu / windowMs) * 100, cpuMs: cpu, basePct: (base / windowMs) * 100, baseMs: base, gets, notModified, detail };
+    return {
+      cpuPct: (cpu / windowMs) * 100,
+      cpuMs: cpu,
+      basePct: (base / windowMs) * 100,
+      baseMs: base,
+      gets,
+      notModified,
+      detail,
+    };
   };
   try {
     await dash.waitFor(OVERVIEW_TEXT);
@@ -101,7 +117,11 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       polls(overview, 'the overview'),
       cpuFigure(first, 'connectors screen (3 rows)', 'one resource'),
       polls(first, 'connectors screen'),
-      cpuFigure(audit, 'audit screen (a page of 50 entries, a full table)', 'the only frame is the header clock, once a second: unchanged rows are kept by the frame builder'),
+      cpuFigure(
+        audit,
+        'audit screen (a page of 50 entries, a full table)',
+        'the only frame is the header clock, once a second: unchanged rows are kept by the frame builder',
+      ),
       polls(audit, 'audit screen'),
       {
         label: 'TCP connections the server accepted from the dashboard, launch to end',

@@ -58,7 +58,13 @@ interface Kind {
   /** per key of `all`: the process's other threads ran 1 ms or more during it */
   othersBusy: boolean[];
 }
-interface Samples { move: Kind; page: Kind; filter: Kind; clear: Kind; missed: number }
+interface Samples {
+  move: Kind;
+  page: Kind;
+  filter: Kind;
+  clear: Kind;
+  missed: number;
+}
 
 const kind = (): Kind => ({ all: [], kept: [], preempted: 0, stolen: 0, unknown: 0, othersBusy: [] });
 
@@ -127,10 +133,12 @@ function threadFigure(label: string, keys: SentKey[]): Figure {
   };
 }
 
-const stat = (xs: number[]) => `p50 ${median(xs).toFixed(2)}, p99 ${percentile(xs, 99).toFixed(2)}, max ${Math.max(...xs).toFixed(1)} ms (${xs.length} keys)`;
+const stat = (xs: number[]) =>
+  `p50 ${median(xs).toFixed(2)}, p99 ${percentile(xs, 99).toFixed(2)}, max ${Math.max(...xs).toFixed(1)} ms (${xs.length} keys)`;
 
 export async function run(ctx: BenchContext): Promise<Figure[]> {
-  if (process.env.CI && process.env.CI !== '0' && process.env.CI !== 'false') throw new Error('unset CI: Ink draws no frames when it believes it runs in CI');
+  if (process.env.CI && process.env.CI !== '0' && process.env.CI !== 'false')
+    throw new Error('unset CI: Ink draws no frames when it believes it runs in CI');
   const n = ctx.quick ? 60 : 400;
   // as the CLI does (src/cli/dashboard.ts): here they include the module loader's thread, idle
   // while keys are drawn
@@ -143,7 +151,14 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
   const srv = await startServer(dataDir);
   const token = issueToken(dataDir, 'auditor', 'bench-keys');
   const client = new ApiClient({ url: srv.url, token });
-  const deps: DashboardDeps = createDashboard({ client, token, screens, refreshMs: 2000, initialScreen: 'audit', clipboard: () => undefined });
+  const deps: DashboardDeps = createDashboard({
+    client,
+    token,
+    screens,
+    refreshMs: 2000,
+    initialScreen: 'audit',
+    clipboard: () => undefined,
+  });
   // the largest page the screen offers
   patchScreen(deps.ui, 'audit', { extra: { pageSize: 500 } });
   const h = renderApp(deps, COLUMNS, ROWS);
@@ -153,7 +168,9 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
     await h.waitForText('row 1 of 500');
     const cpus = allowedCpus();
     const confined = await confineThreads(background, backgroundCpus(cpus));
-    ctx.log(`background threads after the first frame: ${confined ? `kept off CPU ${cpus[0]}` : 'left where they were'}`);
+    ctx.log(
+      `background threads after the first frame: ${confined ? `kept off CPU ${cpus[0]}` : 'left where they were'}`,
+    );
     const words = ['gateway.key', 'denied', 'svc-ingest', 'alice', 'model.act'];
     ctx.log(`a server page of 500, polling every 2 s: ${n} keys of each kind`);
     const page500 = await measure(h, n, words);
@@ -170,7 +187,12 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
     ctx.log(`${all.length} entries read from the server`);
     const key = resourceKey(auditScreen.resources(screenState(deps.ui.getState(), 'audit'))[0]);
     const hold = async (rows: AuditEntry[]) => {
-      patchEntry(deps.resources, key, { data: { data: rows, has_more: false, next_cursor: null }, status: 'ok', error: null, fetchedAt: Date.now() });
+      patchEntry(deps.resources, key, {
+        data: { data: rows, has_more: false, next_cursor: null },
+        status: 'ok',
+        error: null,
+        fetchedAt: Date.now(),
+      });
       patchScreen(deps.ui, 'audit', { cursor: 0, selectedKey: null, scroll: 0, filter: '' });
       await h.waitForText(`row 1 of ${rows.length}`);
     };
@@ -191,7 +213,10 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
     /** a key's p99 against its target (and the 100-entry baseline), then the share that was the dashboard's own */
     const p99 = (label: string, k: Kind, max: number, base?: Kind): Figure[] => {
       const main: Figure = {
-        label: `${label}: p99`, value: percentile(k.all, 99), unit: 'ms', target: { max },
+        label: `${label}: p99`,
+        value: percentile(k.all, 99),
+        unit: 'ms',
+        target: { max },
         ...(base ? { baseline: { label: 'same keys, 100 entries, p99', value: percentile(base.all, 99) } } : {}),
         note: base ? `${stat(k.all)}; baseline ${stat(base.all)}` : stat(k.all),
       };
@@ -202,7 +227,12 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       ...p99(`j/k and arrows, ${count} entries, key to frame`, big.move, 4, small.move),
       ...p99(`PgDn/PgUp, ${count} entries, key to frame`, big.page, 4, small.page),
       ...p99(`typing a filter (/, characters, Backspace, Enter), ${count} entries`, big.filter, 8, small.filter),
-      { label: `Esc clearing the filter, ${count} entries: p99`, value: percentile(big.clear.all, 99), unit: 'ms', note: stat(big.clear.all) },
+      {
+        label: `Esc clearing the filter, ${count} entries: p99`,
+        value: percentile(big.clear.all, 99),
+        unit: 'ms',
+        note: stat(big.clear.all),
+      },
       threadFigure(`j/k and arrows sent from another thread, ${count} entries`, sent.slice(0, n)),
       threadFigure(`PgDn/PgUp sent from another thread, ${count} entries`, sent.slice(n)),
       ...p99('j/k on a server page of 500 (polling on)', page500.move, 4),

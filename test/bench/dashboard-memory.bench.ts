@@ -20,7 +20,11 @@ const SAMPLE_MS = 10_000;
 const TAB_MS = 4000;
 const SCREENS = screens.length;
 
-interface Sample { t: number; rss: number; heapUsed: number }
+interface Sample {
+  t: number;
+  rss: number;
+  heapUsed: number;
+}
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
@@ -51,22 +55,32 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
     const sample = setInterval(() => {
       const r = processRss(pid);
       rss.push({ t: Date.now() - t0, rss: r.total, heapUsed: 0 });
-      if (rss.length % 6 === 0) ctx.log(`${Math.round((Date.now() - t0) / 60_000)} min: RSS ${(r.total / MB).toFixed(1)} MB`);
+      if (rss.length % 6 === 0)
+        ctx.log(`${Math.round((Date.now() - t0) / 60_000)} min: RSS ${(r.total / MB).toFixed(1)} MB`);
     }, SAMPLE_MS);
     await new Promise((r) => setTimeout(r, durationMs + 500));
     clearInterval(tab);
     clearInterval(sample);
     if (dash.child.exitCode !== null) throw new Error(`the dashboard ended early:\n${dash.text().slice(-2000)}`);
-    shown = new Set([...dash.text().matchAll(/\[([a-z]+)\]/g)].map((m) => m[1]).filter((n) => screens.some((x) => x.name === n))).size;
+    shown = new Set(
+      [...dash.text().matchAll(/\[([a-z]+)\]/g)].map((m) => m[1]).filter((n) => screens.some((x) => x.name === n)),
+    ).size;
   } finally {
     await dash.quit();
     await srv.close();
   }
   const heap: Sample[] = existsSync(memFile)
-    ? readFileSync(memFile, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Sample)
+    ? readFileSync(memFile, 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Sample)
     : [];
   rmSync(memFile, { force: true });
-  writeFileSync(join(ctx.outDir, 'dashboard-memory-samples.json'), `${JSON.stringify({ minutes, rss, heap }, null, 1)}\n`);
+  writeFileSync(
+    join(ctx.outDir, 'dashboard-memory-samples.json'),
+    `${JSON.stringify({ minutes, rss, heap }, null, 1)}\n`,
+  );
   // like for like: the mean over the first whole cycle of screens after the first minute against
   // the mean over the last whole cycle (a single sample lands on whichever screen is showing)
   const cycleMs = SCREENS * TAB_MS;
@@ -75,11 +89,22 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
     const end = xs.filter((s) => s.t > durationMs - cycleMs).map(f);
     const peak = Math.max(...xs.filter((s) => s.t >= 60_000).map(f));
     const at1 = xs.find((s) => s.t >= 60_000);
-    return { ref: mean(ref), end: mean(end), growth: mean(end) - mean(ref), peak, first: f(xs[0]), at1: at1 ? f(at1) : NaN };
+    return {
+      ref: mean(ref),
+      end: mean(end),
+      growth: mean(end) - mean(ref),
+      peak,
+      first: f(xs[0]),
+      at1: at1 ? f(at1) : NaN,
+    };
   };
   const r = growth(rss, (s) => s.rss);
   const h = growth(heap, (s) => s.heapUsed);
-  const series = (xs: Sample[], f: (s: Sample) => number) => xs.filter((_, i) => i % 6 === 5).map((s) => (f(s) / MB).toFixed(1)).join(' ');
+  const series = (xs: Sample[], f: (s: Sample) => number) =>
+    xs
+      .filter((_, i) => i % 6 === 5)
+      .map((s) => (f(s) / MB).toFixed(1))
+      .join(' ');
   return [
     {
       label: `RSS growth after the first minute, ${minutes} min cycling all ${SCREENS} screens at a 1 s refresh`,
@@ -97,6 +122,12 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       note: `heapUsed each minute (MB): ${series(heap, (s) => s.heapUsed)}; peak after 1 min ${(h.peak / MB).toFixed(1)}`,
     },
     { label: 'RSS at the first sample (10 s)', value: r.first / MB, unit: 'MB' },
-    { label: 'screens seen in the header as the current one', value: shown, unit: 'screens', target: { min: SCREENS }, note: 'read from the terminal output: the Tabs reached the dashboard' },
+    {
+      label: 'screens seen in the header as the current one',
+      value: shown,
+      unit: 'screens',
+      target: { min: SCREENS },
+      note: 'read from the terminal output: the Tabs reached the dashboard',
+    },
   ];
 }

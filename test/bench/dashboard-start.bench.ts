@@ -53,7 +53,10 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
   const load0 = loadAverage();
   const graph = dashboardLoadGraph(join(REPO, 'dist'));
   const forbidden = forbiddenIn(graph);
-  const top = bytesByPackage(join(REPO, 'dist'), graph).slice(0, 6).map(([p, b]) => `${p} ${Math.round(b / 1024)}`).join(', ');
+  const top = bytesByPackage(join(REPO, 'dist'), graph)
+    .slice(0, 6)
+    .map(([p, b]) => `${p} ${Math.round(b / 1024)}`)
+    .join(', ');
 
   const floorJs = await buildInkFloor(ctx.outDir);
   const srv = await startFixtureServer(ctx.outDir, 'start');
@@ -64,7 +67,11 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
   const cacheHome = join(ctx.outDir, `start-cache-${process.pid}`);
   rmSync(cacheHome, { recursive: true, force: true });
   /** ms from node's launch to the frame, and from script's */
-  const dashboardOnce = async (nodeArgs: string[] = [], env: NodeJS.ProcessEnv = {}, on: { args: string[]; text: string } = { args, text: CONNECTOR_TEXT }) => {
+  const dashboardOnce = async (
+    nodeArgs: string[] = [],
+    env: NodeJS.ProcessEnv = {},
+    on: { args: string[]; text: string } = { args, text: CONNECTOR_TEXT },
+  ) => {
     const p = launchInPty(on.args, { nodeArgs, env: { XDG_CACHE_HOME: cacheHome, ...PLAIN, ...env } });
     try {
       const frame = await p.waitFor(on.text);
@@ -111,7 +118,9 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       await dashboardOnce([], {}, overviewOn);
       await floorOnce();
     }
-    ctx.log(`${rounds} interleaved rounds: node -e 0, the dashboard on connectors and on the overview, node -e 0 in a pty, React + Ink alone, the dashboard without its code cache${inheritedCa ? ', node -e 0 and the dashboard with NODE_EXTRA_CA_CERTS' : ''}`);
+    ctx.log(
+      `${rounds} interleaved rounds: node -e 0, the dashboard on connectors and on the overview, node -e 0 in a pty, React + Ink alone, the dashboard without its code cache${inheritedCa ? ', node -e 0 and the dashboard with NODE_EXTRA_CA_CERTS' : ''}`,
+    );
     for (let i = 0; i < rounds; i++) {
       node0.push(await timeExit([process.execPath, '-e', '0'], PLAIN));
       // the two first screens back to back, in turn first, so that neither always runs warmer
@@ -133,7 +142,10 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
     const probeFile = join(ctx.outDir, `start-probe-${process.pid}.json`);
     for (let i = 0; i < probeRuns; i++) {
       rmSync(probeFile, { force: true });
-      await dashboardOnce(['--import', join(REPO, 'test/bench/lib/start-probe.mjs')], { BENCH_PROBE_OUT: probeFile, BENCH_PROBE_TEXT: CONNECTOR_TEXT });
+      await dashboardOnce(['--import', join(REPO, 'test/bench/lib/start-probe.mjs')], {
+        BENCH_PROBE_OUT: probeFile,
+        BENCH_PROBE_TEXT: CONNECTOR_TEXT,
+      });
       probes.push(JSON.parse(readFileSync(probeFile, 'utf8')) as ProbeMarks);
     }
     rmSync(probeFile, { force: true });
@@ -143,16 +155,26 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
   }
 
   const baseline = { label: `node -e 0, median of ${rounds}`, value: median(node0) };
-  const med = (f: (m: ProbeMarks) => number | undefined) => median(probes.map(f).filter((v): v is number => v !== undefined));
+  const med = (f: (m: ProbeMarks) => number | undefined) =>
+    median(probes.map(f).filter((v): v is number => v !== undefined));
   const firstReq = (m: ProbeMarks) => m.requests[0]?.created;
   const req = (m: ProbeMarks, re: RegExp) => m.requests.find((r) => re.test(r.path));
   const boot = med((m) => m.node.bootstrapComplete);
   const toReq = med(firstReq);
   const toFirstFrame = med((m) => m.firstFrame);
   const toData = med((m) => m.dataFrame);
-  const sessionRt = med((m) => { const r = req(m, /\/session$/); return r?.headers !== undefined ? r.headers - r.created : undefined; });
-  const connRt = med((m) => { const r = req(m, /\/connectors/); return r?.done !== undefined ? r.done - r.created : undefined; });
-  const afterResponse = med((m) => { const r = req(m, /\/connectors/); return r?.done !== undefined ? m.dataFrame - r.done : undefined; });
+  const sessionRt = med((m) => {
+    const r = req(m, /\/session$/);
+    return r?.headers !== undefined ? r.headers - r.created : undefined;
+  });
+  const connRt = med((m) => {
+    const r = req(m, /\/connectors/);
+    return r?.done !== undefined ? r.done - r.created : undefined;
+  });
+  const afterResponse = med((m) => {
+    const r = req(m, /\/connectors/);
+    return r?.done !== undefined ? m.dataFrame - r.done : undefined;
+  });
   const load1 = loadAverage();
 
   return [
@@ -168,7 +190,10 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       label: `launch to the overview's first frame with data (the first screen: eleven resources), median of ${rounds}`,
       value: median(overview),
       unit: 'ms',
-      baseline: { label: 'launch to the connectors screen with data (--screen connectors), the same rounds', value: median(dash) },
+      baseline: {
+        label: 'launch to the connectors screen with data (--screen connectors), the same rounds',
+        value: median(dash),
+      },
       target: { maxRatio: 1.1 },
       note: `the same launch without --screen, to the frame whose header says "${OVERVIEW_TEXT}…" (the deployment, its first resource, has answered; the others fill in as they arrive); p10 ${ms(percentile(overview, 10))}, p90 ${ms(percentile(overview, 90))}`,
     },
@@ -224,10 +249,20 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       unit: 'ms',
       note: `medians of ${probeRuns} runs with lib/start-probe.mjs preloaded, ms since the process started`,
     },
-    { label: 'breakdown: bundle loaded, first request created', value: toReq, unit: 'ms', note: `module loading and setup: ${ms(toReq - boot)} after boot` },
+    {
+      label: 'breakdown: bundle loaded, first request created',
+      value: toReq,
+      unit: 'ms',
+      note: `module loading and setup: ${ms(toReq - boot)} after boot`,
+    },
     { label: 'breakdown: GET /session, request to response headers', value: sessionRt, unit: 'ms' },
     { label: 'breakdown: GET /connectors, request to whole answer', value: connRt, unit: 'ms' },
-    { label: 'breakdown: connectors answer to the frame showing them', value: afterResponse, unit: 'ms', note: 'reading the answer, the first (cold) React/Ink render, the write' },
+    {
+      label: 'breakdown: connectors answer to the frame showing them',
+      value: afterResponse,
+      unit: 'ms',
+      note: 'reading the answer, the first (cold) React/Ink render, the write',
+    },
     {
       label: 'breakdown: frame with connector data written',
       value: toData,
@@ -245,7 +280,9 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       value: forbidden.length,
       unit: 'files',
       target: { max: 0 },
-      note: forbidden.length ? `e.g. ${forbidden.slice(0, 4).join(', ')}` : 'none: they load only for serve/demo/login (openid-client is in the bundle, run only for a sign-in)',
+      note: forbidden.length
+        ? `e.g. ${forbidden.slice(0, 4).join(', ')}`
+        : 'none: they load only for serve/demo/login (openid-client is in the bundle, run only for a sign-in)',
     },
   ];
 }

@@ -58,7 +58,10 @@ function machine() {
   };
 }
 
-const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 
 function fmt(v) {
   if (!Number.isFinite(v)) return String(v);
@@ -167,5 +170,7 @@ writeFileSync(join(OUT_DIR, 'last-run.json'), `${JSON.stringify(report, null, 2)
 
 const figures = report.benchmarks.flatMap((b) => b.figures ?? []);
 const targeted = figures.filter((f) => f.target).length;
-console.log(`\n${selected.length} benchmark(s), ${figures.length} figures, ${targeted - failed}/${targeted} targets met, ${failed} failed, ${crashed} crashed`);
+console.log(
+  `\n${selected.length} benchmark(s), ${figures.length} figures, ${targeted - failed}/${targeted} targets met, ${failed} failed, ${crashed} crashed`,
+);
 process.exitCode = crashed > 0 || (flags.has('--strict') && failed > 0) ? 1 : 0;

@@ -31,13 +31,28 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
     ctx.log(`load average ${loadAverage()}`);
     const db = openDatabase(dataDir);
     const exportCtx = {
-      db, principal: { subject: 'bench', role: 'auditor' }, requestId: 'req_bench', sourceIp: '127.0.0.1',
-      log: pino({ level: 'silent' }), afterCommit: () => {},
+      db,
+      principal: { subject: 'bench', role: 'auditor' },
+      requestId: 'req_bench',
+      sourceIp: '127.0.0.1',
+      log: pino({ level: 'silent' }),
+      afterCommit: () => {},
     } as unknown as HandlerContext;
 
     let bytes = 0;
-    const counter = new Writable({ write(chunk: Buffer, _enc, done) { bytes += chunk.length; done(); } });
-    const spaces = () => Object.fromEntries(v8.getHeapSpaceStatistics().filter((x) => x.space_size > 2 * MB).map((x) => [x.space_name.replace('_space', ''), Math.round(x.space_size / MB)]));
+    const counter = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        bytes += chunk.length;
+        done();
+      },
+    });
+    const spaces = () =>
+      Object.fromEntries(
+        v8
+          .getHeapSpaceStatistics()
+          .filter((x) => x.space_size > 2 * MB)
+          .map((x) => [x.space_name.replace('_space', ''), Math.round(x.space_size / MB)]),
+      );
     const spacesBefore = spaces();
     const externalBefore = process.memoryUsage().external;
     const before = rss();
@@ -61,7 +76,9 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
     // the kernel's peak only says something when it was reached during the export
     const kernelGrowth = maxRssAfter > maxRssBefore ? maxRssAfter - before.total : 0;
     const growth = Math.max(peak.total - before.total, kernelGrowth);
-    ctx.log(`exported ${bytes} bytes in ${seconds.toFixed(2)} s; rss ${(before.total / MB).toFixed(1)} -> peak ${(peak.total / MB).toFixed(1)} MB`);
+    ctx.log(
+      `exported ${bytes} bytes in ${seconds.toFixed(2)} s; rss ${(before.total / MB).toFixed(1)} -> peak ${(peak.total / MB).toFixed(1)} MB`,
+    );
 
     const http = await overHttp(dataDir, ctx);
     return [
@@ -92,11 +109,17 @@ async function overHttp(dataDir: string, ctx: BenchContext): Promise<Figure> {
   const server = await startServer(dataDir);
   try {
     // one small request first, so the route's code is loaded before the baseline
-    await (await fetch(`${server.url}/v1/admin/audit?limit=1`, { headers: { authorization: `Bearer ${token}` } })).text();
+    await (
+      await fetch(`${server.url}/v1/admin/audit?limit=1`, { headers: { authorization: `Bearer ${token}` } })
+    ).text();
     const before = processRss(server.pid).total;
     let peak = before;
-    const timer = setInterval(() => { peak = Math.max(peak, processRss(server.pid).total); }, 2);
-    const res = await fetch(`${server.url}/v1/admin/audit/export?format=csv`, { headers: { authorization: `Bearer ${token}` } });
+    const timer = setInterval(() => {
+      peak = Math.max(peak, processRss(server.pid).total);
+    }, 2);
+    const res = await fetch(`${server.url}/v1/admin/audit/export?format=csv`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     if (res.status !== 200 || !res.body) throw new Error(`export over HTTP: ${res.status}`);
     let bytes = 0;
     for await (const chunk of res.body) bytes += (chunk as Uint8Array).byteLength;

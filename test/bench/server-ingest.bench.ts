@@ -28,12 +28,20 @@ async function ingestLoop(url: string, token: string, stop: () => boolean): Prom
   const ms: number[] = [];
   while (!stop()) {
     const t0 = nowMs();
-    const res = await fetch(`${url}/v1/admin/connectors`, { method: 'POST', headers, body: JSON.stringify({ connector_id: 'conn_big', source_id: 'src_big' }) });
+    const res = await fetch(`${url}/v1/admin/connectors`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ connector_id: 'conn_big', source_id: 'src_big' }),
+    });
     if (res.status !== 202) throw new Error(`POST /connectors: ${res.status} ${await res.text()}`);
     const { job_id } = (await res.json()) as { job_id: string };
     for (;;) {
       await new Promise((r) => setTimeout(r, 20));
-      const job = (await (await fetch(`${url}/v1/admin/jobs/${job_id}`, { headers })).json()) as { state: string; items: number; error: string | null };
+      const job = (await (await fetch(`${url}/v1/admin/jobs/${job_id}`, { headers })).json()) as {
+        state: string;
+        items: number;
+        error: string | null;
+      };
       if (job.state === 'failed') throw new Error(`ingestion failed: ${job.error}`);
       if (job.state === 'succeeded') {
         items.push(job.items);
@@ -64,9 +72,19 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
     }
 
     const config = join(dir, 'config.json');
-    writeFileSync(config, JSON.stringify({
-      connectors: [{ id: 'conn_big', name: 'Big database', kind: 'relational-database', sources: [{ id: 'src_big', name: 'Orders', type: 'sqlite', path: source }] }],
-    }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        connectors: [
+          {
+            id: 'conn_big',
+            name: 'Big database',
+            kind: 'relational-database',
+            sources: [{ id: 'src_big', name: 'Orders', type: 'sqlite', path: source }],
+          },
+        ],
+      }),
+    );
     const dataDir = join(dir, 'data');
     const token = issueToken(dataDir, 'it_admin', 'bench-ingest');
     const server = await startServer(dataDir, ['--config', config]);
@@ -76,7 +94,9 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       ctx.log(`idle: ${latencySummary(idle)}; load average ${loadAverage()}`);
       let done = false;
       const [busy, jobs] = await Promise.all([
-        pollAdmin(server.url, token, durationMs, GET_EVERY_MS).finally(() => { done = true; }),
+        pollAdmin(server.url, token, durationMs, GET_EVERY_MS).finally(() => {
+          done = true;
+        }),
         ingestLoop(server.url, token, () => done),
       ]);
       ctx.log(`ingesting: ${latencySummary(busy)}; ${jobs.ms.length} jobs; load average ${loadAverage()}`);

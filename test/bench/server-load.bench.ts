@@ -35,7 +35,10 @@ export async function createKeys(url: string, token: string, n: number): Promise
     const res = await fetch(`${url}/v1/admin/gateway/keys`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: `bench-load-${i}`, quota: { requests_per_minute: null, tokens_per_minute: null, tokens_per_day: null } }),
+      body: JSON.stringify({
+        name: `bench-load-${i}`,
+        quota: { requests_per_minute: null, tokens_per_minute: null, tokens_per_day: null },
+      }),
     });
     if (res.status !== 201) throw new Error(`creating a gateway key: ${res.status} ${await res.text()}`);
     secrets.push(((await res.json()) as { secret: string }).secret);
@@ -44,11 +47,19 @@ export async function createKeys(url: string, token: string, n: number): Promise
 }
 
 /** The admin GETs and gateway POSTs one at a time on an idle server: ms each. */
-export async function idle(url: string, token: string, secret: string, n: number): Promise<{ admin: number[]; gateway: number[] }> {
+export async function idle(
+  url: string,
+  token: string,
+  secret: string,
+  n: number,
+): Promise<{ admin: number[]; gateway: number[] }> {
   const client = new Client(url);
   const admin: number[] = [];
   const gateway: number[] = [];
-  const body = JSON.stringify({ messages: [{ role: 'user', content: 'Summarise the travel policy in two sentences.' }], max_tokens: 64 });
+  const body = JSON.stringify({
+    messages: [{ role: 'user', content: 'Summarise the travel policy in two sentences.' }],
+    max_tokens: 64,
+  });
   try {
     for (let i = -IDLE_WARMUP; i < n; i++) {
       const path = PATHS[(i + IDLE_WARMUP) % PATHS.length];
@@ -58,7 +69,12 @@ export async function idle(url: string, token: string, secret: string, n: number
       if (res.statusCode !== 200) throw new Error(`idle GET ${path}: ${res.statusCode}`);
       if (i >= 0) admin.push(nowMs() - t0);
       t0 = nowMs();
-      const g = await client.request({ method: 'POST', path: '/v1/gateway/chat', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body });
+      const g = await client.request({
+        method: 'POST',
+        path: '/v1/gateway/chat',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        body,
+      });
       await g.body.dump();
       if (g.statusCode !== 200) throw new Error(`idle gateway call: ${g.statusCode}`);
       if (i >= 0) gateway.push(nowMs() - t0);
@@ -89,7 +105,10 @@ export interface LoadResult {
 /** Runs lib/load-gen.mjs with `plan` in a process of its own (server-soak reuses it). */
 export function load(plan: Record<string, unknown>): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
-    const child = fork(new URL('./lib/load-gen.mjs', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
+    const child = fork(new URL('./lib/load-gen.mjs', import.meta.url), [], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      execArgv: [],
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), (plan.durationMs as number) + 60_000);
     child.once('message', (m: { type: string; result?: LoadResult; error?: string }) => {
       clearTimeout(timer);
@@ -115,17 +134,30 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
   try {
     const keys = await createKeys(server.url, token, 4);
     const base = await idle(server.url, token, keys[0], ctx.quick ? 150 : 600);
-    ctx.log(`idle: admin GET p99 ${percentile(base.admin, 99).toFixed(2)} ms, gateway p99 ${percentile(base.gateway, 99).toFixed(2)} ms; load average ${loadAverage()}`);
+    ctx.log(
+      `idle: admin GET p99 ${percentile(base.admin, 99).toFixed(2)} ms, gateway p99 ${percentile(base.gateway, 99).toFixed(2)} ms; load average ${loadAverage()}`,
+    );
 
     const cpuBefore = cpuMs(server.pid);
     const t0 = nowMs();
     const r = await load({
-      url: server.url, adminToken: token, gatewayKeys: keys, workloads: WORKLOADS, paths: PATHS,
-      dashboards: DASHBOARDS, pollMs: POLL_MS, rate: GATEWAY_RATE, gatewayConnections: 16, durationMs, warmupMs,
+      url: server.url,
+      adminToken: token,
+      gatewayKeys: keys,
+      workloads: WORKLOADS,
+      paths: PATHS,
+      dashboards: DASHBOARDS,
+      pollMs: POLL_MS,
+      rate: GATEWAY_RATE,
+      gatewayConnections: 16,
+      durationMs,
+      warmupMs,
     });
     const serverCpu = ((cpuMs(server.pid) - cpuBefore) / (nowMs() - t0)) * 100;
     const load1 = loadAverage();
-    ctx.log(`load: ${JSON.stringify({ admin: r.admin, gateway: r.gateway, status: r.status, errors: r.errors })}; load average ${load1}`);
+    ctx.log(
+      `load: ${JSON.stringify({ admin: r.admin, gateway: r.gateway, status: r.status, errors: r.errors })}; load average ${load1}`,
+    );
 
     const window = `${(durationMs / 1000).toFixed(0)} s (first ${(warmupMs / 1000).toFixed(0)} s not counted)`;
     return [
@@ -162,7 +194,9 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
         label: 'admin polls answered 304 Not Modified',
         value: (100 * r.notModified) / Math.max(1, r.admin.count),
         unit: '%',
-        note: `by path (200/304): ${Object.entries(r.byPath).map(([p, c]) => `${p.replace('/v1/admin', '')} ${c[200] ?? 0}/${c[304] ?? 0}`).join(', ')}`,
+        note: `by path (200/304): ${Object.entries(r.byPath)
+          .map(([p, c]) => `${p.replace('/v1/admin', '')} ${c[200] ?? 0}/${c[304] ?? 0}`)
+          .join(', ')}`,
       },
       {
         label: 'server CPU during the load',

@@ -49,18 +49,42 @@ function cases(meta: AuditDb): Case[] {
   const week = { start: meta.toMs - 7 * DAY, end: meta.toMs };
   return [
     { label: 'no filter (newest)', query: {}, where: '', params: [] },
-    { label: `actor=${person.split('@')[0]}`, query: { actor: person }, where: 'WHERE actor_subject = ?', params: [person] },
-    { label: 'action=model.activate (0.5%)', query: { action: 'model.activate' }, where: 'WHERE action = ?', params: ['model.activate'] },
-    { label: 'action=gateway.key.* (20%)', query: { action: 'gateway.key.*' }, where: "WHERE action GLOB 'gateway.key.*'", params: [] },
-    { label: 'outcome=denied (0.3%)', query: { outcome: 'denied' }, where: 'WHERE outcome = ?', params: ['denied'] },
-    { label: 'one day a week ago', query: { start_time: iso(day.start), end_time: iso(day.end) }, where: 'WHERE at_ms >= ? AND at_ms < ?', params: [day.start, day.end] },
     {
-      label: 'actor+outcome=failed+last 7 days', query: { actor: person, outcome: 'failed', start_time: iso(week.start), end_time: iso(week.end) },
-      where: 'WHERE actor_subject = ? AND outcome = ? AND at_ms >= ? AND at_ms < ?', params: [person, 'failed', week.start, week.end],
+      label: `actor=${person.split('@')[0]}`,
+      query: { actor: person },
+      where: 'WHERE actor_subject = ?',
+      params: [person],
     },
     {
-      label: 'actor=svc-ingest-scheduler+outcome=denied (none)', query: { actor: 'svc-ingest-scheduler', outcome: 'denied' },
-      where: 'WHERE actor_subject = ? AND outcome = ?', params: ['svc-ingest-scheduler', 'denied'],
+      label: 'action=model.activate (0.5%)',
+      query: { action: 'model.activate' },
+      where: 'WHERE action = ?',
+      params: ['model.activate'],
+    },
+    {
+      label: 'action=gateway.key.* (20%)',
+      query: { action: 'gateway.key.*' },
+      where: "WHERE action GLOB 'gateway.key.*'",
+      params: [],
+    },
+    { label: 'outcome=denied (0.3%)', query: { outcome: 'denied' }, where: 'WHERE outcome = ?', params: ['denied'] },
+    {
+      label: 'one day a week ago',
+      query: { start_time: iso(day.start), end_time: iso(day.end) },
+      where: 'WHERE at_ms >= ? AND at_ms < ?',
+      params: [day.start, day.end],
+    },
+    {
+      label: 'actor+outcome=failed+last 7 days',
+      query: { actor: person, outcome: 'failed', start_time: iso(week.start), end_time: iso(week.end) },
+      where: 'WHERE actor_subject = ? AND outcome = ? AND at_ms >= ? AND at_ms < ?',
+      params: [person, 'failed', week.start, week.end],
+    },
+    {
+      label: 'actor=svc-ingest-scheduler+outcome=denied (none)',
+      query: { actor: 'svc-ingest-scheduler', outcome: 'denied' },
+      where: 'WHERE actor_subject = ? AND outcome = ?',
+      params: ['svc-ingest-scheduler', 'denied'],
     },
   ];
 }
@@ -68,7 +92,9 @@ function cases(meta: AuditDb): Case[] {
 /** The route's page and the raw one must be the same rows, or the comparison means nothing. */
 function checkSame(label: string, routeIds: string[], rawIds: string[]): void {
   if (routeIds.length !== rawIds.length || routeIds.some((id, i) => id !== rawIds[i])) {
-    throw new Error(`${label}: the route's page differs from the raw SQL page (${routeIds.length} vs ${rawIds.length} rows)`);
+    throw new Error(
+      `${label}: the route's page differs from the raw SQL page (${routeIds.length} vs ${rawIds.length} rows)`,
+    );
   }
 }
 
@@ -83,9 +109,17 @@ function measurePages(db: Db, meta: AuditDb, ctx: BenchContext, routeP99: Map<st
     const first = listAudit(db, { limit: 100, ...c.query } as AuditQuery);
     if (first.next_cursor && c.label.startsWith('action=gateway')) {
       // page 2 of a prefix filter: three index arms merged after a cursor
-      const lastRow = db.prepare('SELECT at_ms, seq FROM audit WHERE id = ?').get(first.data[99].id) as { at_ms: number; seq: number };
+      const lastRow = db.prepare('SELECT at_ms, seq FROM audit WHERE id = ?').get(first.data[99].id) as {
+        at_ms: number;
+        seq: number;
+      };
       const where = `${c.where} AND (at_ms, seq) < (?, ?)`;
-      all.push({ label: `${c.label}, page 2 (cursor)`, query: { ...c.query, after: first.next_cursor }, where, params: [...c.params, lastRow.at_ms, lastRow.seq] });
+      all.push({
+        label: `${c.label}, page 2 (cursor)`,
+        query: { ...c.query, after: first.next_cursor },
+        where,
+        params: [...c.params, lastRow.at_ms, lastRow.seq],
+      });
     }
   }
   for (const c of all) {
@@ -93,7 +127,13 @@ function measurePages(db: Db, meta: AuditDb, ctx: BenchContext, routeP99: Map<st
     const q = { limit: 100, ...c.query } as AuditQuery;
     const routePage = () => listAudit(db, q);
     const rawPage = () => raw.all(...c.params) as { id: string }[];
-    checkSame(c.label, routePage().data.map((e) => e.id), rawPage().slice(0, 100).map((r) => r.id));
+    checkSame(
+      c.label,
+      routePage().data.map((e) => e.id),
+      rawPage()
+        .slice(0, 100)
+        .map((r) => r.id),
+    );
     const routeMs: number[] = [];
     const rawMs: number[] = [];
     let rawSpent = 0;
@@ -112,7 +152,13 @@ function measurePages(db: Db, meta: AuditDb, ctx: BenchContext, routeP99: Map<st
         else if (which === 1 && dt > 50) i = Math.max(i, -1); // a slow raw query: no long warm-up
       }
     }
-    const rawPlan = (db.prepare(`EXPLAIN QUERY PLAN SELECT ${SELECT} FROM audit ${c.where} ${NEWEST}`).all(...c.params) as { detail: string }[]).map((s) => s.detail).join('; ');
+    const rawPlan = (
+      db.prepare(`EXPLAIN QUERY PLAN SELECT ${SELECT} FROM audit ${c.where} ${NEWEST}`).all(...c.params) as {
+        detail: string;
+      }[]
+    )
+      .map((s) => s.detail)
+      .join('; ');
     figures.push({
       label: `page of 100, ${c.label}: p99`,
       value: percentile(routeMs, 99),
@@ -127,10 +173,16 @@ function measurePages(db: Db, meta: AuditDb, ctx: BenchContext, routeP99: Map<st
   return figures;
 }
 
-const search = (q: Partial<AuditQuery>) => new URLSearchParams({ limit: '100', ...(q as Record<string, string>) }).toString();
+const search = (q: Partial<AuditQuery>) =>
+  new URLSearchParams({ limit: '100', ...(q as Record<string, string>) }).toString();
 
 /** The same pages over HTTP from the built server in a child process, one connection, sequential. */
-async function measureHttp(dataDir: string, meta: AuditDb, routeP99: Map<string, number>, ctx: BenchContext): Promise<Figure[]> {
+async function measureHttp(
+  dataDir: string,
+  meta: AuditDb,
+  routeP99: Map<string, number>,
+  ctx: BenchContext,
+): Promise<Figure[]> {
   const iterations = ctx.quick ? 100 : 500;
   const token = issueToken(dataDir, 'auditor', 'bench-scale');
   const server = await startServer(dataDir);
@@ -170,8 +222,12 @@ async function measureHttp(dataDir: string, meta: AuditDb, routeP99: Map<string,
 /** Runs the route's export of every row to /dev/null; returns rows and seconds. */
 async function exportAll(db: Db): Promise<{ rows: number; seconds: number }> {
   const ctx = {
-    db, principal: { subject: 'bench', role: 'auditor' }, requestId: 'req_bench', sourceIp: '127.0.0.1',
-    log: pino({ level: 'silent' }), afterCommit: () => {},
+    db,
+    principal: { subject: 'bench', role: 'auditor' },
+    requestId: 'req_bench',
+    sourceIp: '127.0.0.1',
+    log: pino({ level: 'silent' }),
+    afterCommit: () => {},
   } as unknown as HandlerContext;
   const t0 = nowMs();
   const file = startExport(ctx, auditSpec, { format: 'csv' }, toAuditEntry, auditCsvColumns);
@@ -191,7 +247,9 @@ async function sqliteDump(file: string): Promise<number> {
     await new Promise<void>((resolve, reject) => {
       const p = spawn(SQLITE3, ['-csv', '-header', file, DUMP_SQL], { stdio: ['ignore', devnull, 'pipe'] });
       let err = '';
-      p.stderr!.on('data', (d) => { err += d; });
+      p.stderr!.on('data', (d) => {
+        err += d;
+      });
       p.on('error', reject);
       p.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`sqlite3 exited ${code}: ${err}`))));
     });
@@ -207,7 +265,9 @@ async function exportOverHttp(dataDir: string): Promise<{ seconds: number; bytes
   const server = await startServer(dataDir);
   try {
     const t0 = nowMs();
-    const res = await fetch(`${server.url}/v1/admin/audit/export?format=csv`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await fetch(`${server.url}/v1/admin/audit/export?format=csv`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     if (res.status !== 200 || !res.body) throw new Error(`export over HTTP: ${res.status}`);
     let bytes = 0;
     for await (const chunk of res.body) bytes += (chunk as Uint8Array).byteLength;
@@ -235,16 +295,18 @@ async function measureExport(dataDir: string, db: Db, ctx: BenchContext): Promis
       ctx.log(`sqlite3 dump ${i + 1}/${runs}: ${s.toFixed(2)} s`);
     }
   }
-  const figures: Figure[] = [{
-    label: `CSV export of all ${rows.toLocaleString('en-US')} rows (route code -> /dev/null), median of ${runs}`,
-    value: median(ours),
-    unit: 'rows/s',
-    ...(haveSqlite ? { baseline: { label: 'sqlite3 -csv dump', value: median(theirs) } } : {}),
-    target: { min: 250_000 },
-    note: haveSqlite
-      ? `baseline: ${SQLITE3} -csv -header DB '${DUMP_SQL}' > /dev/null; runs ${ours.map((x) => Math.round(x)).join(', ')} vs ${theirs.map((x) => Math.round(x)).join(', ')} rows/s`
-      : `${SQLITE3} is missing: no baseline`,
-  }];
+  const figures: Figure[] = [
+    {
+      label: `CSV export of all ${rows.toLocaleString('en-US')} rows (route code -> /dev/null), median of ${runs}`,
+      value: median(ours),
+      unit: 'rows/s',
+      ...(haveSqlite ? { baseline: { label: 'sqlite3 -csv dump', value: median(theirs) } } : {}),
+      target: { min: 250_000 },
+      note: haveSqlite
+        ? `baseline: ${SQLITE3} -csv -header DB '${DUMP_SQL}' > /dev/null; runs ${ours.map((x) => Math.round(x)).join(', ')} vs ${theirs.map((x) => Math.round(x)).join(', ')} rows/s`
+        : `${SQLITE3} is missing: no baseline`,
+    },
+  ];
   const http = await exportOverHttp(dataDir);
   figures.push({
     label: 'CSV export of all rows over HTTP (GET /audit/export, built server)',

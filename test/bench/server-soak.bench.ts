@@ -24,8 +24,12 @@ const EXPORT_EVERY_MS = 20_000;
 const RSS_EVERY_MS = 2000;
 /** the demo's sources that ingest (its cloud CRM fails by design: no driver) */
 const SOURCES = [
-  ['conn_hr_share', 'src_hr_policies'], ['conn_eng_share', 'src_eng_runbooks'], ['conn_eng_share', 'src_eng_all'],
-  ['conn_office_export', 'src_office_docs'], ['conn_crm_export', 'src_crm_files'], ['conn_ledger_export', 'src_ledger_files'],
+  ['conn_hr_share', 'src_hr_policies'],
+  ['conn_eng_share', 'src_eng_runbooks'],
+  ['conn_eng_share', 'src_eng_all'],
+  ['conn_office_export', 'src_office_docs'],
+  ['conn_crm_export', 'src_crm_files'],
+  ['conn_ledger_export', 'src_ledger_files'],
   ['conn_ops_db', 'src_ops_sqlite'],
 ] as const;
 const EXPORTS = ['/v1/admin/audit/export?format=csv', '/v1/admin/agent/journal/export?format=jsonl'];
@@ -39,7 +43,12 @@ async function ingestion(client: Client, token: string, until: number, side: Mis
   for (let k = 0; nowMs() < until; k++) {
     const t0 = nowMs();
     const [connector_id, source_id] = SOURCES[k % SOURCES.length];
-    const res = await client.request({ method: 'POST', path: '/v1/admin/connectors', headers, body: JSON.stringify({ connector_id, source_id }) });
+    const res = await client.request({
+      method: 'POST',
+      path: '/v1/admin/connectors',
+      headers,
+      body: JSON.stringify({ connector_id, source_id }),
+    });
     const posted = (await res.body.json()) as { job_id?: string };
     if (res.statusCode !== 202 || !posted.job_id) side.note(`ingest ${source_id}: ${res.statusCode}`);
     else {
@@ -91,7 +100,9 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
   try {
     const keys = await createKeys(server.url, token, 4);
     const base = await idle(server.url, token, keys[0], ctx.quick ? 150 : 600);
-    ctx.log(`idle: admin GET p99 ${percentile(base.admin, 99).toFixed(2)} ms; load average ${loadAverage()}; ${durationMs / 1000} s soak starts`);
+    ctx.log(
+      `idle: admin GET p99 ${percentile(base.admin, 99).toFixed(2)} ms; load average ${loadAverage()}; ${durationMs / 1000} s soak starts`,
+    );
 
     const start = nowMs();
     const until = start + durationMs;
@@ -100,8 +111,17 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
     const exportClient = new Client(server.url);
     const [r, cutOffMs, jobs, sizes] = await Promise.all([
       load({
-        url: server.url, adminToken: token, gatewayKeys: keys, workloads: WORKLOADS, paths: PATHS,
-        dashboards: DASHBOARDS, pollMs: POLL_MS, rate: GATEWAY_RATE, gatewayConnections: 16, durationMs, warmupMs: Math.min(5_000, warmupMs),
+        url: server.url,
+        adminToken: token,
+        gatewayKeys: keys,
+        workloads: WORKLOADS,
+        paths: PATHS,
+        dashboards: DASHBOARDS,
+        pollMs: POLL_MS,
+        rate: GATEWAY_RATE,
+        gatewayConnections: 16,
+        durationMs,
+        warmupMs: Math.min(5_000, warmupMs),
       }),
       slowClients(port, SLOW_CLIENTS, TRICKLE_MS, until, side),
       ingestion(client, token, until, side),
@@ -109,7 +129,9 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
     ]);
     clearInterval(sampler);
     const load1 = loadAverage();
-    ctx.log(`soak: ${JSON.stringify({ admin: r.admin, byPath: r.adminByPath, status: r.status, errors: r.errors.slice(0, 5), side: side.first.slice(0, 5) })}`);
+    ctx.log(
+      `soak: ${JSON.stringify({ admin: r.admin, byPath: r.adminByPath, status: r.status, errors: r.errors.slice(0, 5), side: side.first.slice(0, 5) })}`,
+    );
 
     const after = rss.filter((x) => x.at >= warmupMs);
     const from = after.slice(0, 5);
@@ -133,7 +155,8 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
         note: `${x.count} GETs, p50 ${x.p50.toFixed(2)}, max ${x.max.toFixed(1)} ms`,
       })),
       {
-        label: 'errors (load: transport, answers other than 200/304; jobs failed; exports not 200; slow clients closed without 408)',
+        label:
+          'errors (load: transport, answers other than 200/304; jobs failed; exports not 200; slow clients closed without 408)',
         value: r.errorCount + side.count,
         unit: 'count',
         target: { max: 0 },

@@ -25,12 +25,18 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const iso = (ms: number) => new Date(ms).toISOString();
 
-interface Case { label: string; run: () => unknown; target?: number }
+interface Case {
+  label: string;
+  run: () => unknown;
+  target?: number;
+}
 
 /** `rows` journal steps of demo runs (the last one cut short), spread evenly over [fromMs, toMs), oldest first. */
 function* journalSteps(rows: number, fromMs: number, toMs: number): Generator<JournalRecord[]> {
   const rng = createRng(20261126);
-  const config = { channels: ['chan_web', 'chan_teams', 'chan_slack', 'chan_api'].map((id) => ({ id, name: id, enabled: true })) } as ServerConfig;
+  const config = {
+    channels: ['chan_web', 'chan_teams', 'chan_slack', 'chan_api'].map((id) => ({ id, name: id, enabled: true })),
+  } as ServerConfig;
   let written = 0;
   for (let r = 0; written < rows; r++) {
     const plan = planRun(rng, config);
@@ -39,8 +45,19 @@ function* journalSteps(rows: number, fromMs: number, toMs: number): Generator<Jo
     const batch: JournalRecord[] = [];
     for (const [step, s] of plan.steps.slice(0, rows - written).entries()) {
       t += s.gap_ms;
-      batch.push({ run_id, agent: plan.agent.name, channel: plan.channel, step, tool: s.tool, status: s.status, started_ms: t, ended_ms: t + s.duration_ms,
-        input_tokens: s.input_tokens, output_tokens: s.output_tokens, error: s.error });
+      batch.push({
+        run_id,
+        agent: plan.agent.name,
+        channel: plan.channel,
+        step,
+        tool: s.tool,
+        status: s.status,
+        started_ms: t,
+        ended_ms: t + s.duration_ms,
+        input_tokens: s.input_tokens,
+        output_tokens: s.output_tokens,
+        error: s.error,
+      });
       t += s.duration_ms;
     }
     written += batch.length;
@@ -71,18 +88,57 @@ function cases(meta: AuditDb): Case[] {
   const journal = (q: Record<string, unknown>) => () => summarizeJournal(db(), JournalSummaryQuery.parse(q));
   const person = meta.actors.find((a) => a.subject.includes('@'))!.subject;
   return [
-    { label: 'audit page of 100, outcome=denied (plain filtered page)', run: () => listAudit(db(), AuditQuery.parse({ outcome: 'denied', limit: 100 })) },
+    {
+      label: 'audit page of 100, outcome=denied (plain filtered page)',
+      run: () => listAudit(db(), AuditQuery.parse({ outcome: 'denied', limit: 100 })),
+    },
     { label: 'audit summary, last 24 h, group_by=outcome', run: audit({ ...day, group_by: 'outcome' }), target: 10 },
-    { label: 'audit summary, last 24 h, group_by=actor then_by=action', run: audit({ ...day, group_by: 'actor', then_by: 'action' }), target: 10 },
+    {
+      label: 'audit summary, last 24 h, group_by=actor then_by=action',
+      run: audit({ ...day, group_by: 'actor', then_by: 'action' }),
+      target: 10,
+    },
     { label: 'audit summary, 30 days, group_by=outcome', run: audit({ ...month, group_by: 'outcome' }), target: 50 },
-    { label: 'audit summary, 30 days, action=gateway.key.*, group_by=actor then_by=outcome', run: audit({ ...month, action: 'gateway.key.*', group_by: 'actor', then_by: 'outcome' }), target: 50 },
-    { label: 'journal summary, last 24 h, group_by=agent then_by=error_code', run: journal({ ...day, group_by: 'agent', then_by: 'error_code' }), target: 10 },
-    { label: 'journal summary, 30 days, status=failed, group_by=error_code', run: journal({ ...month, status: 'failed', group_by: 'error_code' }), target: 50 },
-    { label: 'journal summary, 30 days, group_by=tool then_by=status', run: journal({ ...month, group_by: 'tool', then_by: 'status' }), target: 50 },
-    { label: `audit q page of 100, q=${person.split('@')[0]} (common)`, run: () => listAudit(db(), AuditQuery.parse({ q: person.split('@')[0], limit: 100 })), target: 50 },
-    { label: 'audit q page of 100, q=conn_07 (0.6%)', run: () => listAudit(db(), AuditQuery.parse({ q: 'conn_07', limit: 100 })), target: 50 },
-    { label: 'audit q page of 100, q=conn_07, last 24 h', run: () => listAudit(db(), AuditQuery.parse({ q: 'conn_07', ...day, limit: 100 })), target: 50 },
-    { label: 'journal q page of 100, q=tool_timeout (0.2%)', run: () => listJournal(db(), JournalQuery.parse({ q: 'tool_timeout', limit: 100 })), target: 50 },
+    {
+      label: 'audit summary, 30 days, action=gateway.key.*, group_by=actor then_by=outcome',
+      run: audit({ ...month, action: 'gateway.key.*', group_by: 'actor', then_by: 'outcome' }),
+      target: 50,
+    },
+    {
+      label: 'journal summary, last 24 h, group_by=agent then_by=error_code',
+      run: journal({ ...day, group_by: 'agent', then_by: 'error_code' }),
+      target: 10,
+    },
+    {
+      label: 'journal summary, 30 days, status=failed, group_by=error_code',
+      run: journal({ ...month, status: 'failed', group_by: 'error_code' }),
+      target: 50,
+    },
+    {
+      label: 'journal summary, 30 days, group_by=tool then_by=status',
+      run: journal({ ...month, group_by: 'tool', then_by: 'status' }),
+      target: 50,
+    },
+    {
+      label: `audit q page of 100, q=${person.split('@')[0]} (common)`,
+      run: () => listAudit(db(), AuditQuery.parse({ q: person.split('@')[0], limit: 100 })),
+      target: 50,
+    },
+    {
+      label: 'audit q page of 100, q=conn_07 (0.6%)',
+      run: () => listAudit(db(), AuditQuery.parse({ q: 'conn_07', limit: 100 })),
+      target: 50,
+    },
+    {
+      label: 'audit q page of 100, q=conn_07, last 24 h',
+      run: () => listAudit(db(), AuditQuery.parse({ q: 'conn_07', ...day, limit: 100 })),
+      target: 50,
+    },
+    {
+      label: 'journal q page of 100, q=tool_timeout (0.2%)',
+      run: () => listJournal(db(), JournalQuery.parse({ q: 'tool_timeout', limit: 100 })),
+      target: 50,
+    },
   ];
 }
 

@@ -18,7 +18,12 @@ const dir = mkdtempSync(join(process.cwd(), 'node_modules', '.aa-dashboard-bundl
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function bundleFile(contents: string): Promise<{ file: string; text: string }> {
-  const out = await build({ ...DASHBOARD_BUNDLE_OPTIONS, stdin: { contents, resolveDir: join(process.cwd(), 'src/app'), loader: 'ts' }, write: false, logLevel: 'silent' });
+  const out = await build({
+    ...DASHBOARD_BUNDLE_OPTIONS,
+    stdin: { contents, resolveDir: join(process.cwd(), 'src/app'), loader: 'ts' },
+    write: false,
+    logLevel: 'silent',
+  });
   expect(out.warnings).toEqual([]);
   const file = join(dir, `b${Math.random().toString(36).slice(2)}.cjs`);
   const text = out.outputFiles![0].text;
@@ -34,7 +39,9 @@ async function bundle(contents: string): Promise<Record<string, unknown>> {
 describe("the dashboard's CommonJS bundle", () => {
   it('runs the sign-in parts as CommonJS: the QR code and the identity provider client', async () => {
     const m = await bundle("export const load = () => import('../auth-session/index.js');");
-    const { renderQr, login } = await (m.load as () => Promise<{ renderQr(t: string, o: object): string[]; login: unknown }>)();
+    const { renderQr, login } = await (
+      m.load as () => Promise<{ renderQr(t: string, o: object): string[]; login: unknown }>
+    )();
     expect(typeof login).toBe('function');
     const qr = renderQr('https://idp.example/device?code=ABCD', { color: false });
     expect(qr.length).toBeGreaterThan(10);
@@ -42,9 +49,15 @@ describe("the dashboard's CommonJS bundle", () => {
   });
 
   it('lays out with yoga once yogaReady resolved (no top-level await in CommonJS)', async () => {
-    const m = await bundle("import Yoga from 'yoga-layout'; export { yogaReady } from './yoga-ready.js'; export { Yoga };");
+    const m = await bundle(
+      "import Yoga from 'yoga-layout'; export { yogaReady } from './yoga-ready.js'; export { Yoga };",
+    );
     await m.yogaReady;
-    const Yoga = m.Yoga as { Node: { create(): { setWidth(n: number): void; calculateLayout(): void; getComputedWidth(): number; free(): void } } };
+    const Yoga = m.Yoga as {
+      Node: {
+        create(): { setWidth(n: number): void; calculateLayout(): void; getComputedWidth(): number; free(): void };
+      };
+    };
     const node = Yoga.Node.create();
     node.setWidth(42);
     node.calculateLayout();
@@ -55,10 +68,19 @@ describe("the dashboard's CommonJS bundle", () => {
   it('loads without the built-ins its first frame does not need, and is ASCII (one-byte source)', async () => {
     const { file, text } = await bundleFile("export * from './start.js';");
     // a fresh process: this one has loaded half of Node already
-    const loaded = JSON.parse(execFileSync(process.execPath, ['-e', `require(${JSON.stringify(file)}); process.stdout.write(JSON.stringify(process.moduleLoadList))`], { encoding: 'utf8' })) as string[];
-    const builtins = new Set(loaded.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length)));
+    const loaded = JSON.parse(
+      execFileSync(
+        process.execPath,
+        ['-e', `require(${JSON.stringify(file)}); process.stdout.write(JSON.stringify(process.moduleLoadList))`],
+        { encoding: 'utf8' },
+      ),
+    ) as string[];
+    const builtins = new Set(
+      loaded.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length)),
+    );
     expect(builtins.has('net')).toBe(true); // the check sees what the bundle loads
-    for (const lazy of ['http', 'http2', 'tls', 'crypto', 'child_process', 'fs/promises', 'zlib', 'assert']) expect(builtins.has(lazy), lazy).toBe(false);
+    for (const lazy of ['http', 'http2', 'tls', 'crypto', 'child_process', 'fs/promises', 'zlib', 'assert'])
+      expect(builtins.has(lazy), lazy).toBe(false);
     expect(text).toMatch(/^[\x00-\x7f]*$/);
     // it runs from V8's code cache (src/cli/code-cache.ts), where Node 20 has no loader for a
     // dynamic import: every import() must be bundled (esbuild then leaves none)
@@ -66,7 +88,9 @@ describe("the dashboard's CommonJS bundle", () => {
   });
 
   it("makes the dashboard's API client without node:http or node:assert; undici's own default still reads node:http", async () => {
-    const { file } = await bundleFile("export { ApiClient } from '../client/api-client.js'; export { Client } from '../client/undici-client.js';");
+    const { file } = await bundleFile(
+      "export { ApiClient } from '../client/api-client.js'; export { Client } from '../client/undici-client.js';",
+    );
     const loadedAfter = (code: string) => {
       const script = `const m = require(${JSON.stringify(file)}); ${code}; process.stdout.write(JSON.stringify(process.moduleLoadList))`;
       const list = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' })) as string[];
@@ -77,14 +101,17 @@ describe("the dashboard's CommonJS bundle", () => {
     expect(ours.has('http'), 'http').toBe(false);
     expect(ours.has('assert'), 'assert').toBe(false);
     // a Client given no maxHeaderSize takes Node's, as undici does unpatched
-    const plain = loadedAfter("const c = new m.Client('http://127.0.0.1:9'); const k = Object.getOwnPropertySymbols(c).find((s) => s.description === 'max headers size'); if (c[k] !== require('node:http').maxHeaderSize) throw new Error('maxHeaderSize ' + c[k])");
+    const plain = loadedAfter(
+      "const c = new m.Client('http://127.0.0.1:9'); const k = Object.getOwnPropertySymbols(c).find((s) => s.description === 'max headers size'); if (c[k] !== require('node:http').maxHeaderSize) throw new Error('maxHeaderSize ' + c[k])",
+    );
     expect(plain.has('http')).toBe(true);
   });
 
   it('asserts as node:assert does, and loads it only when an assertion fails or another method is used', async () => {
     const { file } = await bundleFile("import assert from 'node:assert'; export { assert };");
     const real = createRequire(import.meta.url)('node:assert') as typeof import('node:assert');
-    const assert: typeof import('node:assert') = (createRequire(file)(file) as { assert: typeof import('node:assert') }).assert;
+    const assert: typeof import('node:assert') = (createRequire(file)(file) as { assert: typeof import('node:assert') })
+      .assert;
     expect(assert).not.toBe(real);
     assert(1);
     assert.ok('x');
@@ -102,17 +129,33 @@ describe("the dashboard's CommonJS bundle", () => {
     // Node's own error, with its message; `assert(value)` with no message says Node could not
     // read the call's source, which is now in the bundle's shim (undici's never fail in use)
     expect(thrown(() => assert(null)).code).toBe('ERR_ASSERTION');
-    expect(thrown(() => (assert as unknown as () => void)()).message).toBe(thrown(() => (real as unknown as () => void)()).message);
-    const failing: [string, ...unknown[]][] = [['ok', 0, 'zero'], ['equal', 1, 2], ['equal', 1, 2, 'zero'], ['strictEqual', 1, '1', 'zero'], ['deepStrictEqual', { a: 1 }, { a: 2 }]];
+    expect(thrown(() => (assert as unknown as () => void)()).message).toBe(
+      thrown(() => (real as unknown as () => void)()).message,
+    );
+    const failing: [string, ...unknown[]][] = [
+      ['ok', 0, 'zero'],
+      ['equal', 1, 2],
+      ['equal', 1, 2, 'zero'],
+      ['strictEqual', 1, '1', 'zero'],
+      ['deepStrictEqual', { a: 1 }, { a: 2 }],
+    ];
     for (const [method, ...args] of failing) {
-      const call = (a: unknown) => (method === 'ok' && a === assert ? (a as (...x: unknown[]) => void)(...args) : (a as Record<string, (...x: unknown[]) => void>)[method](...args));
+      const call = (a: unknown) =>
+        method === 'ok' && a === assert
+          ? (a as (...x: unknown[]) => void)(...args)
+          : (a as Record<string, (...x: unknown[]) => void>)[method](...args);
       const err = thrown(() => call(assert));
       expect(err, method).toBeInstanceOf(real.AssertionError);
-      expect([err.code, err.message], `${method}(${args.join(', ')})`).toEqual(['ERR_ASSERTION', thrown(() => call(real)).message]);
+      expect([err.code, err.message], `${method}(${args.join(', ')})`).toEqual([
+        'ERR_ASSERTION',
+        thrown(() => call(real)).message,
+      ]);
     }
     expect(Object.keys(assert)).toEqual(expect.arrayContaining(Object.keys(real)));
     const script = `const { assert } = require(${JSON.stringify(file)}); assert(true); assert.equal(typeof assert, 'function'); process.stdout.write(JSON.stringify(process.moduleLoadList))`;
-    expect(JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }))).not.toContain('NativeModule assert');
+    expect(JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }))).not.toContain(
+      'NativeModule assert',
+    );
   });
 
   it('copies the exports of React and node:process once for all their importers, as each saw them', async () => {
@@ -120,11 +163,21 @@ describe("the dashboard's CommonJS bundle", () => {
     const at = join(dir, `interop-${Math.random().toString(36).slice(2)}`);
     mkdirSync(at);
     writeFileSync(join(at, 'package.json'), '{"type":"module"}');
-    const importer = (name: string) => `import React, { useState } from 'react'; import * as ReactNs from 'react'; import process, { env } from 'node:process'; import * as processNs from 'process'; export const ${name} = { React, useState, ReactNs, process, env, processNs };`;
+    const importer = (name: string) =>
+      `import React, { useState } from 'react'; import * as ReactNs from 'react'; import process, { env } from 'node:process'; import * as processNs from 'process'; export const ${name} = { React, useState, ReactNs, process, env, processNs };`;
     writeFileSync(join(at, 'a.js'), importer('a'));
     writeFileSync(join(at, 'b.js'), importer('b'));
-    const { file } = await bundleFile(`export { a } from ${JSON.stringify(join(at, 'a.js'))}; export { b } from ${JSON.stringify(join(at, 'b.js'))};`);
-    type Seen = { React: Record<string, unknown>; useState: unknown; ReactNs: Record<string, unknown>; process: NodeJS.Process; env: unknown; processNs: Record<string, unknown> };
+    const { file } = await bundleFile(
+      `export { a } from ${JSON.stringify(join(at, 'a.js'))}; export { b } from ${JSON.stringify(join(at, 'b.js'))};`,
+    );
+    type Seen = {
+      React: Record<string, unknown>;
+      useState: unknown;
+      ReactNs: Record<string, unknown>;
+      process: NodeJS.Process;
+      env: unknown;
+      processNs: Record<string, unknown>;
+    };
     const { a, b } = createRequire(file)(file) as { a: Seen; b: Seen };
     expect(a.ReactNs).toBe(b.ReactNs);
     expect(a.processNs).toBe(b.processNs);
@@ -142,6 +195,7 @@ describe("the dashboard's CommonJS bundle", () => {
   });
 
   it("gives undici's HTTP/2 client Node's own HTTP/2 constants", () => {
-    for (const [name, value] of Object.entries(HTTP2_CONSTANTS as Record<string, unknown>)) expect(http2Constants[name as keyof typeof http2Constants], name).toBe(value);
+    for (const [name, value] of Object.entries(HTTP2_CONSTANTS as Record<string, unknown>))
+      expect(http2Constants[name as keyof typeof http2Constants], name).toBe(value);
   });
 });

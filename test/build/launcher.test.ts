@@ -12,16 +12,24 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("the CLI's launcher (dist/launch.cjs)", () => {
   it('loads no built-in that only a later step needs: the dashboard starts through it', async () => {
-    const out = await build({ ...LAUNCH_OPTIONS, entryPoints: [join(process.cwd(), 'src/cli/launch.ts')], write: false, logLevel: 'silent' });
+    const out = await build({
+      ...LAUNCH_OPTIONS,
+      entryPoints: [join(process.cwd(), 'src/cli/launch.ts')],
+      write: false,
+      logLevel: 'silent',
+    });
     const file = join(dir, 'launch.cjs');
     writeFileSync(file, out.outputFiles![0].text);
     // a fresh process: this one has loaded half of Node already
     // the list is taken before process.stdout, a pipe here, loads net and streams
     const script = `const m = require(${JSON.stringify(file)}); if (typeof m.launch !== 'function') throw new Error('no launch'); const list = JSON.stringify(process.moduleLoadList); process.stdout.write(list)`;
     const loaded = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' })) as string[];
-    const builtins = new Set(loaded.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length)));
+    const builtins = new Set(
+      loaded.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length)),
+    );
     expect(builtins.has('vm')).toBe(true); // the check sees what the launcher loads (the code cache's vm.Script)
     // child_process: taskset, a second after the first frame (src/cli/background-threads.ts)
-    for (const lazy of ['child_process', 'net', 'stream', 'http', 'tls', 'crypto', 'zlib']) expect(builtins.has(lazy), lazy).toBe(false);
+    for (const lazy of ['child_process', 'net', 'stream', 'http', 'tls', 'crypto', 'zlib'])
+      expect(builtins.has(lazy), lazy).toBe(false);
   });
 });

@@ -17,11 +17,17 @@ import { BUNDLE_OPTIONS, lazyUnicodeData } from '../../scripts/bundle-options.mj
  * (scripts/bundle-options.mjs, lazyUnicodeData): the same answers as the packages as published,
  * and no Intl.Segmenter or emoji expression made before a text needs one.
  */
-type Patched = { stringWidth: typeof stringWidth; sliceAnsi: typeof sliceAnsi; wrapAnsi: typeof wrapAnsi; tokenize: typeof tokenize };
+type Patched = {
+  stringWidth: typeof stringWidth;
+  sliceAnsi: typeof sliceAnsi;
+  wrapAnsi: typeof wrapAnsi;
+  tokenize: typeof tokenize;
+};
 
 const made = { segmenters: 0 };
 const RealSegmenter = Intl.Segmenter;
-const setSegmenter = (s: typeof Intl.Segmenter) => Object.defineProperty(Intl, 'Segmenter', { value: s, configurable: true, writable: true });
+const setSegmenter = (s: typeof Intl.Segmenter) =>
+  Object.defineProperty(Intl, 'Segmenter', { value: s, configurable: true, writable: true });
 let dir: string;
 let patched: Patched;
 
@@ -29,7 +35,8 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'aa-lazy-unicode-'));
   const out = await build({
     stdin: {
-      contents: "export { default as stringWidth } from 'string-width'; export { default as sliceAnsi } from 'slice-ansi'; export { default as wrapAnsi } from 'wrap-ansi'; export { tokenize } from '@alcalzone/ansi-tokenize';",
+      contents:
+        "export { default as stringWidth } from 'string-width'; export { default as sliceAnsi } from 'slice-ansi'; export { default as wrapAnsi } from 'wrap-ansi'; export { tokenize } from '@alcalzone/ansi-tokenize';",
       resolveDir: process.cwd(),
     },
     ...BUNDLE_OPTIONS,
@@ -57,7 +64,7 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('the bundle\'s lazy Unicode data', () => {
+describe("the bundle's lazy Unicode data", () => {
   it('makes no segmenter on load, nor for ASCII text with colour codes', () => {
     expect(made.segmenters).toBe(0);
     expect(patched.stringWidth('\x1b[31mTeam share\x1b[39m')).toBe(10);
@@ -66,16 +73,45 @@ describe('the bundle\'s lazy Unicode data', () => {
     expect(made.segmenters).toBe(0);
   });
 
-  it('gives the published packages\' answers for any text, emoji and joined graphemes included', () => {
-    const pool = ['a', ' ', 'Z', '\r\n', '\t', 'é', 'e\u0301', '漢', '😀', '👩‍💻', '1️⃣', '🇩🇪', '\u200d', '\ufe0f', '\x1b[31m', '\x1b[39m', '\x1b[1;4m', '\x1b[0m', '\x1b]8;;https://x\x07', '\x1b]8;;\x07'];
+  it("gives the published packages' answers for any text, emoji and joined graphemes included", () => {
+    const pool = [
+      'a',
+      ' ',
+      'Z',
+      '\r\n',
+      '\t',
+      'é',
+      'e\u0301',
+      '漢',
+      '😀',
+      '👩‍💻',
+      '1️⃣',
+      '🇩🇪',
+      '\u200d',
+      '\ufe0f',
+      '\x1b[31m',
+      '\x1b[39m',
+      '\x1b[1;4m',
+      '\x1b[0m',
+      '\x1b]8;;https://x\x07',
+      '\x1b]8;;\x07',
+    ];
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...pool), { maxLength: 24 }), fc.nat(12), fc.nat(12), fc.integer({ min: 1, max: 8 }), (parts, a, b, cols) => {
-        const text = parts.join('');
-        expect(patched.stringWidth(text)).toBe(stringWidth(text));
-        expect(patched.tokenize(text)).toEqual(tokenize(text));
-        expect(patched.sliceAnsi(text, Math.min(a, b), Math.max(a, b))).toBe(sliceAnsi(text, Math.min(a, b), Math.max(a, b)));
-        expect(patched.wrapAnsi(text, cols, { hard: true })).toBe(wrapAnsi(text, cols, { hard: true }));
-      }),
+      fc.property(
+        fc.array(fc.constantFrom(...pool), { maxLength: 24 }),
+        fc.nat(12),
+        fc.nat(12),
+        fc.integer({ min: 1, max: 8 }),
+        (parts, a, b, cols) => {
+          const text = parts.join('');
+          expect(patched.stringWidth(text)).toBe(stringWidth(text));
+          expect(patched.tokenize(text)).toEqual(tokenize(text));
+          expect(patched.sliceAnsi(text, Math.min(a, b), Math.max(a, b))).toBe(
+            sliceAnsi(text, Math.min(a, b), Math.max(a, b)),
+          );
+          expect(patched.wrapAnsi(text, cols, { hard: true })).toBe(wrapAnsi(text, cols, { hard: true }));
+        },
+      ),
       { numRuns: 1500 },
     );
     expect(made.segmenters).toBeGreaterThan(0);

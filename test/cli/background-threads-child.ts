@@ -13,6 +13,8 @@ const confined = await confineThreads(background, cpus);
 const worker = new Worker('setInterval(() => {}, 1000)', { eval: true });
 await once(worker, 'online');
 const allowed = (tid: number) => allowedCpus(`/proc/self/task/${tid}/status`).join(',');
-const threads = readdirSync('/proc/self/task').map(Number).map((tid) => ({ tid, cpus: allowed(tid) }));
+const threads = readdirSync('/proc/self/task')
+  .map(Number)
+  .map((tid) => ({ tid, cpus: allowed(tid) }));
 process.stdout.write(JSON.stringify({ confined, cpus, main: process.pid, background, threads }));
 await worker.terminate();

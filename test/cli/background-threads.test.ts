@@ -3,7 +3,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { allowedCpus, backgroundCpus, backgroundThreads, confineThreads, parseCpuList } from '../../src/cli/background-threads.js';
+import {
+  allowedCpus,
+  backgroundCpus,
+  backgroundThreads,
+  confineThreads,
+  parseCpuList,
+} from '../../src/cli/background-threads.js';
 
 interface Report {
   confined: boolean;
@@ -16,39 +22,45 @@ interface Report {
 /** a fresh node process confines its own background threads and reports every thread's CPUs */
 function confineInChild(mode: 'taskset' | 'no-taskset'): Report {
   const child = join(import.meta.dirname, 'background-threads-child.ts');
-  const out = execFileSync(process.execPath, ['--import', 'tsx', child, mode], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+  const out = execFileSync(process.execPath, ['--import', 'tsx', child, mode], {
+    encoding: 'utf8',
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
   return JSON.parse(out) as Report;
 }
 
 const mine = allowedCpus();
 
-describe.runIf(process.platform === 'linux' && mine.length >= 2)('background threads leave the main thread a CPU', () => {
-  const all = mine.join(',');
-  const asList = (s: string) => parseCpuList(s).join(',');
+describe.runIf(process.platform === 'linux' && mine.length >= 2)(
+  'background threads leave the main thread a CPU',
+  () => {
+    const all = mine.join(',');
+    const asList = (s: string) => parseCpuList(s).join(',');
 
-  it('keeps every thread but the main one off the first CPU; the main thread and threads started later keep them all', () => {
-    const r = confineInChild('taskset');
-    expect(r.confined).toBe(true);
-    expect(r.cpus).toEqual(mine.slice(1));
-    expect(r.background).not.toContain(r.main);
-    const main = r.threads.find((t) => t.tid === r.main)!;
-    const confined = r.threads.filter((t) => r.background.includes(t.tid));
-    const later = r.threads.filter((t) => t.tid !== r.main && !r.background.includes(t.tid));
-    // V8's platform threads at least
-    expect(confined.length).toBeGreaterThanOrEqual(2);
-    expect(confined.map((t) => asList(t.cpus))).toEqual(confined.map(() => mine.slice(1).join(',')));
-    expect(asList(main.cpus)).toBe(all);
-    // the worker started afterwards, from the main thread
-    expect(later.length).toBeGreaterThanOrEqual(1);
-    expect(later.map((t) => asList(t.cpus))).toEqual(later.map(() => all));
-  });
+    it('keeps every thread but the main one off the first CPU; the main thread and threads started later keep them all', () => {
+      const r = confineInChild('taskset');
+      expect(r.confined).toBe(true);
+      expect(r.cpus).toEqual(mine.slice(1));
+      expect(r.background).not.toContain(r.main);
+      const main = r.threads.find((t) => t.tid === r.main)!;
+      const confined = r.threads.filter((t) => r.background.includes(t.tid));
+      const later = r.threads.filter((t) => t.tid !== r.main && !r.background.includes(t.tid));
+      // V8's platform threads at least
+      expect(confined.length).toBeGreaterThanOrEqual(2);
+      expect(confined.map((t) => asList(t.cpus))).toEqual(confined.map(() => mine.slice(1).join(',')));
+      expect(asList(main.cpus)).toBe(all);
+      // the worker started afterwards, from the main thread
+      expect(later.length).toBeGreaterThanOrEqual(1);
+      expect(later.map((t) => asList(t.cpus))).toEqual(later.map(() => all));
+    });
 
-  it('leaves every thread where it was when taskset cannot be run', () => {
-    const r = confineInChild('no-taskset');
-    expect(r.confined).toBe(false);
-    expect(r.threads.map((t) => asList(t.cpus))).toEqual(r.threads.map(() => all));
-  });
-});
+    it('leaves every thread where it was when taskset cannot be run', () => {
+      const r = confineInChild('no-taskset');
+      expect(r.confined).toBe(false);
+      expect(r.threads.map((t) => asList(t.cpus))).toEqual(r.threads.map(() => all));
+    });
+  },
+);
 
 describe('which threads, which CPUs', () => {
   const dir = mkdtempSync(join(tmpdir(), 'aa-task-'));

@@ -1,4 +1,13 @@
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -19,7 +28,10 @@ afterEach(() => {
 function bundle(dir: string, name: string, answer: number): string {
   const file = join(dir, name);
   const fns = Array.from({ length: 200 }, (_, i) => `function f${i}(x) { return x + ${i}; }`).join('\n');
-  writeFileSync(file, `${fns}\nconst { sep } = require('node:path');\nexports.answer = () => f0(${answer}) + (sep ? 0 : 1);\nexports.name = __filename;\n`);
+  writeFileSync(
+    file,
+    `${fns}\nconst { sep } = require('node:path');\nexports.answer = () => f0(${answer}) + (sep ? 0 : 1);\nexports.name = __filename;\n`,
+  );
   return file;
 }
 
@@ -28,10 +40,16 @@ type Exports = { answer(): number; name: string };
 /** requireWithCodeCache in a fresh node process: its cache outcome and the bundle's answer */
 function loadInChild(file: string, dir: string, save = false): { cache: string; answer?: number; text?: string } {
   const child = join(import.meta.dirname, 'code-cache-child.ts');
-  const out = execFileSync(process.execPath, ['--import', 'tsx', child, file, dir, ...(save ? ['save'] : [])], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+  const out = execFileSync(process.execPath, ['--import', 'tsx', child, file, dir, ...(save ? ['save'] : [])], {
+    encoding: 'utf8',
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
   return JSON.parse(out);
 }
-const cacheFiles = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.v8cache')).sort();
+const cacheFiles = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.v8cache'))
+    .sort();
 
 describe('requireWithCodeCache', () => {
   it('runs the bundle as CommonJS, writes its cache only when asked, private, then uses it', () => {
@@ -100,13 +118,22 @@ describe('requireWithCodeCache', () => {
   it('keeps the caches of the three newest builds of a bundle', () => {
     const dist = temp();
     const cache = join(temp(), 'c');
-    const names = ['dashboard-OLD00001.cjs', 'dashboard-OLD00002.cjs', 'dashboard-OLD00003.cjs', 'dashboard-NEW00004.cjs'];
+    const names = [
+      'dashboard-OLD00001.cjs',
+      'dashboard-OLD00002.cjs',
+      'dashboard-OLD00003.cjs',
+      'dashboard-NEW00004.cjs',
+    ];
     names.forEach((n, i) => {
       requireWithCodeCache<Exports>(bundle(dist, n, i), cache).save();
       const [written] = cacheFiles(cache).filter((f) => f.startsWith(n));
       utimesSync(join(cache, written), 1_700_000_000 + i * 100, 1_700_000_000 + i * 100);
     });
-    expect(cacheFiles(cache).map((f) => f.split('.cjs-')[0])).toEqual(['dashboard-NEW00004', 'dashboard-OLD00002', 'dashboard-OLD00003']);
+    expect(cacheFiles(cache).map((f) => f.split('.cjs-')[0])).toEqual([
+      'dashboard-NEW00004',
+      'dashboard-OLD00002',
+      'dashboard-OLD00003',
+    ]);
   });
 
   it('is off with NODE_DISABLE_COMPILE_CACHE, and follows XDG_CACHE_HOME', () => {

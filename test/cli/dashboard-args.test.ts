@@ -20,21 +20,38 @@ const tokenFile = (mode: number, text = 'aat_secret-token\n') => {
 
 describe('dashboard command line', () => {
   it('parses `demo --role auditor` (what `npm start -- --role auditor` runs)', () => {
-    expect(parseDashboardArgs(['demo', '--role', 'auditor'], {})).toMatchObject({ demo: true, role: 'auditor', refreshMs: 2000, readOnly: false });
+    expect(parseDashboardArgs(['demo', '--role', 'auditor'], {})).toMatchObject({
+      demo: true,
+      role: 'auditor',
+      refreshMs: 2000,
+      readOnly: false,
+    });
     expect(parseDashboardArgs(['demo'], {})).toMatchObject({ demo: true, role: 'it_admin' });
     expect(() => parseDashboardArgs(['demo', '--role', 'root'], {})).toThrow(/--role must be one of/);
   });
 
   it('reads the token from a 0600 file, and refuses a file others can read', () => {
-    const ok = parseDashboardArgs(['--url', 'http://127.0.0.1:8080', '--token-file', tokenFile(0o600), '--read-only', '--refresh', '500ms'], {});
-    expect(ok).toMatchObject({ url: 'http://127.0.0.1:8080', token: 'aat_secret-token', readOnly: true, refreshMs: 500 });
+    const ok = parseDashboardArgs(
+      ['--url', 'http://127.0.0.1:8080', '--token-file', tokenFile(0o600), '--read-only', '--refresh', '500ms'],
+      {},
+    );
+    expect(ok).toMatchObject({
+      url: 'http://127.0.0.1:8080',
+      token: 'aat_secret-token',
+      readOnly: true,
+      refreshMs: 500,
+    });
     const loose = tokenFile(0o644);
-    expect(() => parseDashboardArgs(['--url', 'https://x', '--token-file', loose], {})).toThrow(/readable by group or others \(mode 0644\); run: chmod 600/);
+    expect(() => parseDashboardArgs(['--url', 'https://x', '--token-file', loose], {})).toThrow(
+      /readable by group or others \(mode 0644\); run: chmod 600/,
+    );
     expect(() => parseDashboardArgs(['--url', 'https://x', '--token-file', tokenFile(0o640)], {})).toThrow(/mode 0640/);
   });
 
   it('takes the token from APPLIANCE_ADMIN_TOKEN, and never echoes it in errors', () => {
-    expect(parseDashboardArgs(['--url', 'https://x'], { APPLIANCE_ADMIN_TOKEN: 'aat_env' })).toMatchObject({ token: 'aat_env' });
+    expect(parseDashboardArgs(['--url', 'https://x'], { APPLIANCE_ADMIN_TOKEN: 'aat_env' })).toMatchObject({
+      token: 'aat_env',
+    });
     let message = '';
     try {
       parseDashboardArgs(['--url', 'https://x', '--token-file', tokenFile(0o600, 'aat_a b')], {});
@@ -43,11 +60,15 @@ describe('dashboard command line', () => {
     }
     expect(message).toMatch(/one token on one line/);
     expect(message).not.toContain('aat_a');
-    expect(() => parseDashboardArgs(['--url', 'https://x'], {})).toThrow(/--token-file FILE or the APPLIANCE_ADMIN_TOKEN/);
+    expect(() => parseDashboardArgs(['--url', 'https://x'], {})).toThrow(
+      /--token-file FILE or the APPLIANCE_ADMIN_TOKEN/,
+    );
   });
 
   it('rejects --role outside demo, and unknown commands', () => {
-    expect(() => parseDashboardArgs(['--url', 'https://x', '--role', 'auditor'], { APPLIANCE_ADMIN_TOKEN: 't' })).toThrow(/only applies to demo/);
+    expect(() =>
+      parseDashboardArgs(['--url', 'https://x', '--role', 'auditor'], { APPLIANCE_ADMIN_TOKEN: 't' }),
+    ).toThrow(/only applies to demo/);
     expect(() => parseDashboardArgs(['frobnicate'], {})).toThrow(/unknown command/);
   });
 
@@ -64,16 +85,26 @@ describe('dashboard command line', () => {
     const names = screens.map((x) => x.name).join(', ');
     expect(names).toMatch(/^overview, connectors, channels, keys/);
     const env = { APPLIANCE_ADMIN_TOKEN: 't' };
-    expect(() => parseDashboardArgs(['--url', 'https://x', '--screen', 'nosuch'], env)).toThrow(`unknown screen "nosuch"; the screens are: ${names}`);
-    expect(() => parseDashboardArgs(['demo', '--screen', 'nosuch'], {})).toThrow(`unknown screen "nosuch"; the screens are: ${names}`);
+    expect(() => parseDashboardArgs(['--url', 'https://x', '--screen', 'nosuch'], env)).toThrow(
+      `unknown screen "nosuch"; the screens are: ${names}`,
+    );
+    expect(() => parseDashboardArgs(['demo', '--screen', 'nosuch'], {})).toThrow(
+      `unknown screen "nosuch"; the screens are: ${names}`,
+    );
     expect(parseDashboardArgs(['--url', 'https://x', '--screen', 'keys'], env)).toMatchObject({ screen: 'keys' });
   });
 
   it('the dashboard with an unknown --screen exits 2 with the screen names, before connecting', async () => {
     const peer = await startHttpPeer((_req, res) => res.end());
     try {
-      const r = await runCli(['--screen', 'nosuch', '--url', peer.url], { env: { APPLIANCE_ADMIN_TOKEN: 'aat_unused' } });
-      expect(r).toEqual({ code: 2, stdout: '', stderr: `appliance-admin: unknown screen "nosuch"; the screens are: ${screens.map((x) => x.name).join(', ')}\n` });
+      const r = await runCli(['--screen', 'nosuch', '--url', peer.url], {
+        env: { APPLIANCE_ADMIN_TOKEN: 'aat_unused' },
+      });
+      expect(r).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `appliance-admin: unknown screen "nosuch"; the screens are: ${screens.map((x) => x.name).join(', ')}\n`,
+      });
       expect(peer.connections()).toBe(0);
     } finally {
       await peer.close();

@@ -15,7 +15,13 @@ describe('the CLI on a mistake', () => {
   });
 
   it('a server config it cannot read: exit 1 with the reason, no stack trace', async () => {
-    const r = await runCli(['serve', '--data', join(tempDir('aa-cli-errors'), 'data'), '--config', '/nonexistent/config.json']);
+    const r = await runCli([
+      'serve',
+      '--data',
+      join(tempDir('aa-cli-errors'), 'data'),
+      '--config',
+      '/nonexistent/config.json',
+    ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^appliance-admin: cannot read config \/nonexistent\/config\.json: ENOENT/);
     expect(r.stderr).not.toMatch(/\n\s+at /);

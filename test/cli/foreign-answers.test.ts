@@ -34,7 +34,10 @@ afterAll(async () => {
 });
 
 /** Runs a command with stdout and stderr captured. */
-async function run(command: (argv: string[], env: NodeJS.ProcessEnv) => Promise<number>, argv: string[]): Promise<number> {
+async function run(
+  command: (argv: string[], env: NodeJS.ProcessEnv) => Promise<number>,
+  argv: string[],
+): Promise<number> {
   out = { stdout: '', stderr: '' };
   const capture = (stream: 'stdout' | 'stderr') =>
     vi.spyOn(process[stream], 'write').mockImplementation(((chunk: string | Uint8Array, ...rest: unknown[]) => {
@@ -74,10 +77,15 @@ describe('appliance-admin export from something that is not an appliance', () =>
   });
 
   it('text/plain and unrelated JSON: exit 1, no file', async () => {
-    for (const [reply, format] of [[plainText(), 'csv'], [unrelatedJson(), 'jsonl']] as const) {
+    for (const [reply, format] of [
+      [plainText(), 'csv'],
+      [unrelatedJson(), 'jsonl'],
+    ] as const) {
       const r = await exportFrom(reply, format);
       expect(r.code).toBe(1);
-      expect(out.stderr).toMatch(/^appliance-admin: export audit failed: the answer is not an export from an appliance: Content-Type (text\/plain|application\/json)/);
+      expect(out.stderr).toMatch(
+        /^appliance-admin: export audit failed: the answer is not an export from an appliance: Content-Type (text\/plain|application\/json)/,
+      );
       expect(readdirSync(r.dir)).toEqual([]);
     }
   });
@@ -85,7 +93,9 @@ describe('appliance-admin export from something that is not an appliance', () =>
   it('a 302 to a sign-in proxy: exit 1, where it redirects to named, no file', async () => {
     const r = await exportFrom(redirect('https://sso.example.test/oauth2/start?rd=%2F'));
     expect(r.code).toBe(1);
-    expect(out.stderr).toMatch(/^appliance-admin: export audit failed: the answer to GET \/audit\/export is a redirect \(302\) to https:\/\/sso\.example\.test\/oauth2\/start\?…; not followed/);
+    expect(out.stderr).toMatch(
+      /^appliance-admin: export audit failed: the answer to GET \/audit\/export is a redirect \(302\) to https:\/\/sso\.example\.test\/oauth2\/start\?…; not followed/,
+    );
     expect(readdirSync(r.dir)).toEqual([]);
   });
 
@@ -129,21 +139,35 @@ describe('appliance-admin get from something that is not an appliance', () => {
     h.set('*', redirect('https://sso.example.test/login'));
     expect(await run(getCommand, ['keys', '--json', ...at(h.url)])).toBe(1);
     expect(out.stdout).toBe('');
-    expect(out.stderr).toMatch(/^appliance-admin: get keys failed: the answer to GET \/gateway\/keys is a redirect \(302\) to https:\/\/sso\.example\.test\/login;/);
+    expect(out.stderr).toMatch(
+      /^appliance-admin: get keys failed: the answer to GET \/gateway\/keys is a redirect \(302\) to https:\/\/sso\.example\.test\/login;/,
+    );
   });
 
   it('an object screen (deployment) with unrelated JSON: exit 1', async () => {
     h.set('*', unrelatedJson());
     expect(await run(getCommand, ['deployment', '--json', ...at(h.url)])).toBe(1);
     expect(out.stdout).toBe('');
-    expect(out.stderr).toContain('the answer to GET /deployment is not from the appliance API: a JSON object with none of the fields of this answer');
+    expect(out.stderr).toContain(
+      'the answer to GET /deployment is not from the appliance API: a JSON object with none of the fields of this answer',
+    );
   });
 
-  it("a note on an answer that does not fit the contract names its keys without their escape sequences", async () => {
+  it('a note on an answer that does not fit the contract names its keys without their escape sequences', async () => {
     const defaults = { tokens_per_run: 1, tool_calls_per_run: 1, seconds_per_run: 1, tokens_per_day: 1 };
-    h.set('/agent/budgets', json({ defaults, agents: { 'ev\x1b]0;owned\x07\x1b[2Jil': { tokens_per_run: 'many' } }, updated_at: null, updated_by: null }));
+    h.set(
+      '/agent/budgets',
+      json({
+        defaults,
+        agents: { 'ev\x1b]0;owned\x07\x1b[2Jil': { tokens_per_run: 'many' } },
+        updated_at: null,
+        updated_by: null,
+      }),
+    );
     expect(await run(getCommand, ['budgets', '--json', ...at(h.url)])).toBe(0);
-    expect(out.stderr).toBe('appliance-admin: note: the answer for budgets does not fit the contract (1 issue), first agents.evil.tokens_per_run: Invalid input: expected number, received string\n');
+    expect(out.stderr).toBe(
+      'appliance-admin: note: the answer for budgets does not fit the contract (1 issue), first agents.evil.tokens_per_run: Invalid input: expected number, received string\n',
+    );
   });
 
   it('the reference server: get keys --json prints its list and exits 0', async () => {

@@ -26,22 +26,57 @@ beforeAll(async () => {
   out = tempDir('aa-export');
   // Some history: changes, a refusal, an entry from ten days ago, journal steps.
   expect((await s.call('POST', '/gateway/keys', { body: { name: 'ci-bot' } })).status).toBe(201);
-  expect((await s.call('PUT', '/channels', { body: { channels: [{ id: 'chan_mail', enabled: true }] } })).status).toBe(200);
-  expect((await s.call('POST', '/models/activate', { role: 'auditor', body: { model_id: 'mistral-7b' } })).status).toBe(403);
+  expect((await s.call('PUT', '/channels', { body: { channels: [{ id: 'chan_mail', enabled: true }] } })).status).toBe(
+    200,
+  );
+  expect((await s.call('POST', '/models/activate', { role: 'auditor', body: { model_id: 'mistral-7b' } })).status).toBe(
+    403,
+  );
   recordAudit(s.server.db, {
-    actor: { subject: 'old-admin', role: 'it_admin' }, action: 'channel.update', target: { type: 'channel', id: 'chan_web' },
-    outcome: 'success', status: 200, request_id: 'req_old', source_ip: '127.0.0.1', details: {}, at_ms: Date.now() - 10 * DAY,
+    actor: { subject: 'old-admin', role: 'it_admin' },
+    action: 'channel.update',
+    target: { type: 'channel', id: 'chan_web' },
+    outcome: 'success',
+    status: 200,
+    request_id: 'req_old',
+    source_ip: '127.0.0.1',
+    details: {},
+    at_ms: Date.now() - 10 * DAY,
   });
   const t = Date.now() - 60_000;
-  recordJournal(s.server.db, { run_id: 'run_a', agent: 'helpdesk', channel: 'chan_web', step: 0, tool: null, status: 'succeeded', started_ms: t, ended_ms: t + 500, input_tokens: 10, output_tokens: 5 });
-  recordJournal(s.server.db, { run_id: 'run_b', agent: 'finance', channel: 'chan_web', step: 0, tool: 'sql', status: 'failed', started_ms: t + 1000, ended_ms: t + 1500, input_tokens: 7, output_tokens: 0 });
+  recordJournal(s.server.db, {
+    run_id: 'run_a',
+    agent: 'helpdesk',
+    channel: 'chan_web',
+    step: 0,
+    tool: null,
+    status: 'succeeded',
+    started_ms: t,
+    ended_ms: t + 500,
+    input_tokens: 10,
+    output_tokens: 5,
+  });
+  recordJournal(s.server.db, {
+    run_id: 'run_b',
+    agent: 'finance',
+    channel: 'chan_web',
+    step: 0,
+    tool: 'sql',
+    status: 'failed',
+    started_ms: t + 1000,
+    ended_ms: t + 1500,
+    input_tokens: 7,
+    output_tokens: 0,
+  });
 });
 afterAll(async () => {
   await s?.close();
 });
 
 /** The whole audit list as the API pages it, newest first. */
-async function auditList(query = ''): Promise<{ id: string; action: string; outcome: string; actor: { subject: string } }[]> {
+async function auditList(
+  query = '',
+): Promise<{ id: string; action: string; outcome: string; actor: { subject: string } }[]> {
   const r = await s.call('GET', `/audit?limit=500${query}`);
   expect(r.status).toBe(200);
   expect(r.json.has_more).toBe(false);
@@ -51,7 +86,9 @@ async function auditList(query = ''): Promise<{ id: string; action: string; outc
 /** rows, bytes, path and sha256 from the summary on stderr, checked against the file. */
 function checkSummary(stderr: string, file: string, rows: number) {
   const body = readFileSync(file);
-  expect(stderr).toMatch(new RegExp(`exported ${rows} \\w+ rows? \\(\\w+, ${body.length.toLocaleString('en-US')} bytes\\)`));
+  expect(stderr).toMatch(
+    new RegExp(`exported ${rows} \\w+ rows? \\(\\w+, ${body.length.toLocaleString('en-US')} bytes\\)`),
+  );
   expect(stderr).toContain(`file     ${file}`);
   expect(stderr).toContain(`sha256   ${createHash('sha256').update(body).digest('hex')}`);
 }
@@ -74,7 +111,11 @@ describe('appliance-admin get', () => {
     expect(Object.keys(printed)).toEqual(['deployment', 'plan']);
     expect(printed.plan).toEqual((await s.call('GET', '/deployment/install-plan')).json);
     const server = (await s.call('GET', '/deployment')).json;
-    expect(printed.deployment).toMatchObject({ status: server.status, version: server.version, host: { hostname: server.host.hostname, cpus: server.host.cpus } });
+    expect(printed.deployment).toMatchObject({
+      status: server.status,
+      version: server.version,
+      host: { hostname: server.host.hostname, cpus: server.host.cpus },
+    });
   });
 
   it('reads the token from APPLIANCE_ADMIN_TOKEN too, and prints a plain table without --json', async () => {
@@ -123,14 +164,33 @@ describe('appliance-admin export', () => {
     expect(r.code, r.stderr).toBe(0);
     const records = parse(readFileSync(file, 'utf8')) as string[][];
     const [header, ...rows] = records;
-    expect(header).toEqual(['id', 'at', 'actor.subject', 'actor.role', 'action', 'target.type', 'target.id', 'outcome', 'status', 'request_id', 'source_ip', 'details', 'target.name']);
+    expect(header).toEqual([
+      'id',
+      'at',
+      'actor.subject',
+      'actor.role',
+      'action',
+      'target.type',
+      'target.id',
+      'outcome',
+      'status',
+      'request_id',
+      'source_ip',
+      'details',
+      'target.name',
+    ]);
     // The export is itself audited, and the file (oldest first) ends with that entry.
     const list = await auditList();
     expect(rows.map((x) => x[0])).toEqual(list.map((e) => e.id).reverse());
     const last = rows[rows.length - 1];
     expect([last[2], last[4], last[7]]).toEqual(['aude-auditor', 'audit.export', 'success']);
     expect(rows.map((x) => `${x[2]} ${x[4]} ${x[7]}`)).toEqual(
-      expect.arrayContaining(['alice-admin gateway.key.create success', 'alice-admin channel.update success', 'aude-auditor model.activate denied', 'old-admin channel.update success']),
+      expect.arrayContaining([
+        'alice-admin gateway.key.create success',
+        'alice-admin channel.update success',
+        'aude-auditor model.activate denied',
+        'old-admin channel.update success',
+      ]),
     );
     checkSummary(r.stderr, file, rows.length);
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -138,9 +198,22 @@ describe('appliance-admin export', () => {
 
   it('export audit --format jsonl with --outcome: one JSON object a line, only the matching rows', async () => {
     const file = join(out, 'denied.jsonl');
-    const r = await runCli(['export', 'audit', '--format', 'jsonl', '--outcome', 'denied', '-o', file, ...conn(adminToken)]);
+    const r = await runCli([
+      'export',
+      'audit',
+      '--format',
+      'jsonl',
+      '--outcome',
+      'denied',
+      '-o',
+      file,
+      ...conn(adminToken),
+    ]);
     expect(r.code, r.stderr).toBe(0);
-    const lines = readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(file, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const denied = await auditList('&outcome=denied');
     expect(lines.map((e) => e.id)).toEqual(denied.map((e) => e.id).reverse());
     expect(lines.length).toBeGreaterThan(0);
@@ -150,9 +223,22 @@ describe('appliance-admin export', () => {
 
   it('--since 7d leaves out older entries; --since/--until with RFC 3339 times select a window', async () => {
     const recent = join(out, 'recent.jsonl');
-    const r = await runCli(['export', 'audit', '--format', 'jsonl', '--since', '7d', '-o', recent, ...conn(adminToken)]);
+    const r = await runCli([
+      'export',
+      'audit',
+      '--format',
+      'jsonl',
+      '--since',
+      '7d',
+      '-o',
+      recent,
+      ...conn(adminToken),
+    ]);
     expect(r.code, r.stderr).toBe(0);
-    const ids = readFileSync(recent, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    const ids = readFileSync(recent, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(ids.some((e) => e.request_id === 'req_old')).toBe(false);
     expect(ids.some((e) => e.action === 'gateway.key.create')).toBe(true);
 
@@ -172,7 +258,9 @@ describe('appliance-admin export', () => {
     expect(r.code, r.stderr).toBe(0);
     const [header, ...rows] = parse(readFileSync(file, 'utf8')) as string[][];
     const at = (name: string) => header.indexOf(name);
-    expect(rows.map((x) => [x[at('run_id')], x[at('agent')], x[at('status')]])).toEqual([['run_b', 'finance', 'failed']]);
+    expect(rows.map((x) => [x[at('run_id')], x[at('agent')], x[at('status')]])).toEqual([
+      ['run_b', 'finance', 'failed'],
+    ]);
     checkSummary(r.stderr, file, 1);
   });
 

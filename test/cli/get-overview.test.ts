@@ -14,7 +14,11 @@ let token: string;
 const conn = () => ['--url', s.url, '--token-file', token];
 
 /** The resources whose routes answer 503 until the appliance implements them. */
-const NEW_ROUTES = { failuresByError: '/agent/journal/summary?group_by=agent', denied: '/audit/summary', budgetUsage: '/agent/budgets/usage' } as const;
+const NEW_ROUTES = {
+  failuresByError: '/agent/journal/summary?group_by=agent',
+  denied: '/audit/summary',
+  budgetUsage: '/agent/budgets/usage',
+} as const;
 
 beforeAll(async () => {
   await ensureBuilt();
@@ -32,11 +36,23 @@ describe('appliance-admin get overview', () => {
     const lines = JSON.parse(r.stdout) as TriageLine[];
     expect(Array.isArray(lines)).toBe(true);
     const byKey = new Map(lines.map((l) => [l.key, l]));
-    expect(byKey.get('connector:conn_crm')).toMatchObject({ severity: 'crit', what: 'Connector Cloud CRM', count: null, window: 'now', link: { screen: 'connectors', select: 'conn_crm' } });
+    expect(byKey.get('connector:conn_crm')).toMatchObject({
+      severity: 'crit',
+      what: 'Connector Cloud CRM',
+      count: null,
+      window: 'now',
+      link: { screen: 'connectors', select: 'conn_crm' },
+    });
     expect(byKey.get('connector:conn_crm')?.reason).toMatch(/^error: last sync failed/);
-    expect(byKey.get('component:ingestion')).toMatchObject({ severity: 'warn', what: 'Deployment degraded', link: { screen: 'deployment' } });
+    expect(byKey.get('component:ingestion')).toMatchObject({
+      severity: 'warn',
+      what: 'Deployment degraded',
+      link: { screen: 'deployment' },
+    });
     const order = ['crit', 'warn', 'unknown', 'ok'];
-    expect(lines.map((l) => order.indexOf(l.severity))).toEqual(lines.map((l) => order.indexOf(l.severity)).sort((a, b) => a - b));
+    expect(lines.map((l) => order.indexOf(l.severity))).toEqual(
+      lines.map((l) => order.indexOf(l.severity)).sort((a, b) => a - b),
+    );
     // a route the appliance does not answer yet is a line saying so, not a failed command
     for (const [id, path] of Object.entries(NEW_ROUTES)) {
       const status = (await s.call('GET', path)).status;
@@ -56,7 +72,15 @@ describe('appliance-admin get overview', () => {
   });
 
   it('a refused token fails the command (exit 1) instead of making a board of refusals', async () => {
-    const r = await runCli(['get', 'overview', '--json', '--url', s.url, '--token-file', writeTokenFile('not-a-token')]);
+    const r = await runCli([
+      'get',
+      'overview',
+      '--json',
+      '--url',
+      s.url,
+      '--token-file',
+      writeTokenFile('not-a-token'),
+    ]);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
   });

@@ -39,7 +39,9 @@ async function run(argv: string[], config: string): Promise<number> {
   vi.stubEnv('XDG_CONFIG_HOME', config);
   out = { stdout: '', stderr: '' };
   for (const stream of ['stdout', 'stderr'] as const) {
-    vi.spyOn(process[stream], 'write').mockImplementation(((chunk: string | Uint8Array) => ((out[stream] += String(chunk)), true)) as typeof process.stdout.write);
+    vi.spyOn(process[stream], 'write').mockImplementation(
+      ((chunk: string | Uint8Array) => ((out[stream] += String(chunk)), true)) as typeof process.stdout.write,
+    );
   }
   try {
     return await main(argv);
@@ -48,7 +50,15 @@ async function run(argv: string[], config: string): Promise<number> {
   }
 }
 
-const login = (issuer: string, extra: string[] = []) => ['login', '--issuer', issuer, '--client-id', 'aa-cli', '--no-qr', ...extra];
+const login = (issuer: string, extra: string[] = []) => [
+  'login',
+  '--issuer',
+  issuer,
+  '--client-id',
+  'aa-cli',
+  '--no-qr',
+  ...extra,
+];
 
 describe('login and logout with a hostile identity provider and appliance', () => {
   it('the code, the pages, the name and the role are printed without their escape sequences; so is the name at logout', async () => {
@@ -69,28 +79,45 @@ describe('login and logout with a hostile identity provider and appliance', () =
       `(or open ${provider.issuer}/device?code=X, which has the code filled in)`,
     ]);
     expect(lines.slice(3)).toEqual([expect.stringMatching(/^Waiting for the approval \(the code is valid until /), '']);
-    expect(out.stdout).toBe(`Signed in as Mallory Signed in as root (hostile-subject) at ${provider.issuer}.\nThe appliance ${appliance.url} gives you the role it_admin.\n`);
+    expect(out.stdout).toBe(
+      `Signed in as Mallory Signed in as root (hostile-subject) at ${provider.issuer}.\nThe appliance ${appliance.url} gives you the role it_admin.\n`,
+    );
 
     const file = join(config, 'appliance-admin', 'session.json');
     expect(await run(['logout'], config)).toBe(0);
-    expect(out.stdout).toBe(`Signed out of ${provider.issuer} (Mallory Signed in as root): removed ${file}; the identity provider revoked the refresh token.\n`);
+    expect(out.stdout).toBe(
+      `Signed out of ${provider.issuer} (Mallory Signed in as root): removed ${file}; the identity provider revoked the refresh token.\n`,
+    );
     expect(existsSync(file)).toBe(false);
   });
 
   it("an OAuth error's code and description are printed without their escape sequences", async () => {
-    provider = await startHostileProvider({ userCode: 'WDJB-MJHT', tokenError: { error: `invalid_client${HOSTILE}`, error_description: `no ${HOSTILE}way` } });
+    provider = await startHostileProvider({
+      userCode: 'WDJB-MJHT',
+      tokenError: { error: `invalid_client${HOSTILE}`, error_description: `no ${HOSTILE}way` },
+    });
     const config = tempDir('aa-xdg');
     expect(await run(login(provider.issuer), config)).toBe(1);
     expect(out.stdout + out.stderr).not.toMatch(CONTROL);
-    expect(out.stderr.trimEnd().split('\n').at(-1)).toBe('appliance-admin login: the device sign-in failed: the identity provider answered invalid_client (no way)');
+    expect(out.stderr.trimEnd().split('\n').at(-1)).toBe(
+      'appliance-admin login: the device sign-in failed: the identity provider answered invalid_client (no way)',
+    );
     expect(existsSync(join(config, 'appliance-admin', 'session.json'))).toBe(false);
   });
 
   it("the appliance's refusal (its detail) is printed without its escape sequences", async () => {
     provider = await startHostileProvider({ userCode: 'WDJB-MJHT', name: 'Mallory' });
-    appliance.set('/session', json({ type: 'about:blank', title: 'Forbidden', status: 403, detail: `no role in claim "groups"${HOSTILE}` }, 403));
+    appliance.set(
+      '/session',
+      json(
+        { type: 'about:blank', title: 'Forbidden', status: 403, detail: `no role in claim "groups"${HOSTILE}` },
+        403,
+      ),
+    );
     expect(await run(login(provider.issuer, ['--url', appliance.url]), tempDir('aa-xdg'))).toBe(0);
     expect(out.stdout + out.stderr).not.toMatch(CONTROL);
-    expect(out.stdout.split('\n')[1]).toMatch(/^The appliance http:\/\/127\.0\.0\.1:\d+ answered: Signed in, but without a role on this appliance\. .*\(no role in claim "groups"\)\. Ask/);
+    expect(out.stdout.split('\n')[1]).toMatch(
+      /^The appliance http:\/\/127\.0\.0\.1:\d+ answered: Signed in, but without a role on this appliance\. .*\(no role in claim "groups"\)\. Ask/,
+    );
   });
 });

@@ -33,7 +33,10 @@ describe('appliance-admin login --url over plain http', () => {
   it('refuses an http appliance other than this machine before asking the identity provider anything', async () => {
     const file = sessionPath();
     const before = op.requests();
-    const r = await runCli(['login', '--issuer', op.issuer, '--client-id', CLIENT_ID, '--no-qr', '--url', 'http://203.0.113.9:8080'], { env: envFor(file), timeoutMs: 8000 });
+    const r = await runCli(
+      ['login', '--issuer', op.issuer, '--client-id', CLIENT_ID, '--no-qr', '--url', 'http://203.0.113.9:8080'],
+      { env: envFor(file), timeoutMs: 8000 },
+    );
     expect(r).toEqual({ code: 2, stdout: '', stderr: refusal('203.0.113.9:8080') });
     expect(op.requests()).toBe(before);
     expect(existsSync(file)).toBe(false);
@@ -56,7 +59,22 @@ describe('appliance-admin login --url over plain http', () => {
     const file = sessionPath();
     // 0.0.0.0 is not loopback to the policy, yet a connection to it reaches this machine's 127.0.0.1
     const url = `http://0.0.0.0:${new URL(s.url).port}`;
-    const run = spawnCli(['login', '--issuer', op.issuer, '--client-id', CLIENT_ID, '--resource', 'urn:appliance-admin', '--no-qr', '--url', url, '--insecure-http'], { env: envFor(file) });
+    const run = spawnCli(
+      [
+        'login',
+        '--issuer',
+        op.issuer,
+        '--client-id',
+        CLIENT_ID,
+        '--resource',
+        'urn:appliance-admin',
+        '--no-qr',
+        '--url',
+        url,
+        '--insecure-http',
+      ],
+      { env: envFor(file) },
+    );
     const complete = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no sign-in prompt: ${run.stderr()}`)), 10_000);
       run.child.stderr!.on('data', () => {
@@ -70,7 +88,9 @@ describe('appliance-admin login --url over plain http', () => {
     await op.approveDevice(complete, 'alice');
     const r = await run.done;
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toBe(`Signed in as Alice Admin (alice) at ${op.issuer}.\nThe appliance ${url} gives you the role it_admin.\n`);
+    expect(r.stdout).toBe(
+      `Signed in as Alice Admin (alice) at ${op.issuer}.\nThe appliance ${url} gives you the role it_admin.\n`,
+    );
     expect(stored(file).appliance_url).toBe(url);
 
     const refused = await runCli(['get', 'connectors', '--json'], { env: envFor(file) });
@@ -83,8 +103,15 @@ describe('appliance-admin login --url over plain http', () => {
   it('a malformed --url is refused the way get refuses it, before signing in', async () => {
     const file = sessionPath();
     const before = op.requests();
-    const r = await runCli(['login', '--issuer', op.issuer, '--client-id', CLIENT_ID, '--url', 'http://admin:pw@127.0.0.1:8080'], { env: envFor(file), timeoutMs: 8000 });
-    expect(r).toEqual({ code: 2, stdout: '', stderr: 'appliance-admin: put credentials in --token-file, not in the URL\n' });
+    const r = await runCli(
+      ['login', '--issuer', op.issuer, '--client-id', CLIENT_ID, '--url', 'http://admin:pw@127.0.0.1:8080'],
+      { env: envFor(file), timeoutMs: 8000 },
+    );
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'appliance-admin: put credentials in --token-file, not in the URL\n',
+    });
     expect(op.requests()).toBe(before);
   });
 

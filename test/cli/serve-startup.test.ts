@@ -25,7 +25,9 @@ function withUmask022<T>(fn: () => T): T {
 describe('serve: the data directory and database files', () => {
   it('serve --demo creates a missing DIR (and its missing parent) with mode 0700 and the database files 0600', async () => {
     const dir = join(tempDir('aa-serve-mode'), 'new', 'data');
-    const run = withUmask022(() => spawnCli(['serve', '--demo', '--data', dir, '--port', '0', '--host', '127.0.0.1', '--log-level', 'warn']));
+    const run = withUmask022(() =>
+      spawnCli(['serve', '--demo', '--data', dir, '--port', '0', '--host', '127.0.0.1', '--log-level', 'warn']),
+    );
     try {
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`serve did not start: ${run.stderr()}`)), 20_000);
@@ -48,7 +50,7 @@ describe('serve: the data directory and database files', () => {
     }
   });
 
-  it("an existing DIR open to group or others is made private (0750 becomes 0700); the database made in it is 0600", async () => {
+  it('an existing DIR open to group or others is made private (0750 becomes 0700); the database made in it is 0600', async () => {
     const dir = join(tempDir('aa-serve-mode'), 'data');
     mkdirSync(dir);
     chmodSync(dir, 0o750);
@@ -88,17 +90,40 @@ describe.concurrent('serve: start-up errors are one line and exit 2', () => {
 
   it('--tls-cert and --tls-key swapped: names the file and the likely mix-up', async () => {
     const r = await runCli(['serve', '--data', data(), '--port', '0', '--tls-cert', keyFile, '--tls-key', certFile]);
-    expectOneLine(r, new RegExp(`^appliance-admin: --tls-cert ${keyFile} holds no PEM certificate \\(it holds a private key: are --tls-cert and --tls-key swapped\\?\\)\n$`));
+    expectOneLine(
+      r,
+      new RegExp(
+        `^appliance-admin: --tls-cert ${keyFile} holds no PEM certificate \\(it holds a private key: are --tls-cert and --tls-key swapped\\?\\)\n$`,
+      ),
+    );
   });
 
-  it('a key that is not the certificate\'s: names both files', async () => {
-    const r = await runCli(['serve', '--data', data(), '--port', '0', '--tls-cert', certFile, '--tls-key', otherKeyFile]);
-    expectOneLine(r, new RegExp(`^appliance-admin: --tls-key ${otherKeyFile} is not the key of the certificate in --tls-cert ${certFile}\n$`));
+  it("a key that is not the certificate's: names both files", async () => {
+    const r = await runCli([
+      'serve',
+      '--data',
+      data(),
+      '--port',
+      '0',
+      '--tls-cert',
+      certFile,
+      '--tls-key',
+      otherKeyFile,
+    ]);
+    expectOneLine(
+      r,
+      new RegExp(
+        `^appliance-admin: --tls-key ${otherKeyFile} is not the key of the certificate in --tls-cert ${certFile}\n$`,
+      ),
+    );
   });
 
   it('a --tls-key file that holds no key', async () => {
     const r = await runCli(['serve', '--data', data(), '--port', '0', '--tls-cert', certFile, '--tls-key', certFile]);
-    expectOneLine(r, new RegExp(`^appliance-admin: --tls-key ${certFile} holds no PEM private key \\(it holds a certificate\\)\n$`));
+    expectOneLine(
+      r,
+      new RegExp(`^appliance-admin: --tls-key ${certFile} holds no PEM private key \\(it holds a certificate\\)\n$`),
+    );
   });
 
   it('--host with an address this machine does not have (EADDRNOTAVAIL)', async () => {
@@ -107,8 +132,21 @@ describe.concurrent('serve: start-up errors are one line and exit 2', () => {
   });
 
   it('--host with a name that does not resolve (ENOTFOUND)', async () => {
-    const r = await runCli(['serve', '--data', data(), '--port', '0', '--host', 'nosuchhost.invalid', '--log-level', 'warn']);
-    expectOneLine(r, /^appliance-admin: cannot listen on nosuchhost\.invalid: no such host \((ENOTFOUND|EAI_AGAIN|EAI_NONAME)\)\n$/);
+    const r = await runCli([
+      'serve',
+      '--data',
+      data(),
+      '--port',
+      '0',
+      '--host',
+      'nosuchhost.invalid',
+      '--log-level',
+      'warn',
+    ]);
+    expectOneLine(
+      r,
+      /^appliance-admin: cannot listen on nosuchhost\.invalid: no such host \((ENOTFOUND|EAI_AGAIN|EAI_NONAME)\)\n$/,
+    );
   });
 
   it('a database file that is not one: exit 1 like an unwritable data directory, naming the file', async () => {
@@ -116,7 +154,13 @@ describe.concurrent('serve: start-up errors are one line and exit 2', () => {
     mkdirSync(target);
     writeFileSync(join(target, DB_FILE), 'not a database, but long enough to have a header: '.repeat(4));
     const r = await runCli(['serve', '--data', target, '--port', '0']);
-    expectOneLine(r, new RegExp(`^appliance-admin: cannot open the database ${join(target, DB_FILE)}: file is not a database \\(SQLITE_NOTADB\\)\n$`), 1);
+    expectOneLine(
+      r,
+      new RegExp(
+        `^appliance-admin: cannot open the database ${join(target, DB_FILE)}: file is not a database \\(SQLITE_NOTADB\\)\n$`,
+      ),
+      1,
+    );
   });
 
   it('nothing was written for a TLS mistake, with --demo either: the data directory is not even created', async () => {

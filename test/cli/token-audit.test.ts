@@ -26,10 +26,22 @@ const me = userInfo().username;
 
 describe('audit of on-host token commands', () => {
   it('issue and revoke each leave one entry: the host user, role null, the token id; never the token or its hash', async () => {
-    const issued = await runCli(['token', 'issue', '--data', s.dataDir, '--role', 'it_admin', '--name', 'audited-admin']);
+    const issued = await runCli([
+      'token',
+      'issue',
+      '--data',
+      s.dataDir,
+      '--role',
+      'it_admin',
+      '--name',
+      'audited-admin',
+    ]);
     expect(issued.code, issued.stderr).toBe(0);
     const token = issued.stdout.trim();
-    const row = s.server.db.prepare("SELECT id, expires_at FROM api_tokens WHERE name = 'audited-admin'").get() as { id: string; expires_at: string };
+    const row = s.server.db.prepare("SELECT id, expires_at FROM api_tokens WHERE name = 'audited-admin'").get() as {
+      id: string;
+      expires_at: string;
+    };
     const revoked = await runCli(['token', 'revoke', '--data', s.dataDir, 'audited-admin']);
     expect(revoked).toMatchObject({ code: 0, stdout: 'revoked 1 token(s)\n' });
 
@@ -53,8 +65,12 @@ describe('audit of on-host token commands', () => {
     // the auditor's export and the audit screen take an actor without a role
     const csv = await s.call('GET', '/audit/export?format=csv&action=token.issue', { role: 'auditor' });
     expect(csv.status).toBe(200);
-    expect(csv.text).toMatch(new RegExp(`\\n[^,]+,[^,]+,${me},,token\\.issue,api_token,${row.id},success,201,req_\\w+,,`));
-    const out = await captured(() => getCommand(['audit', '--url', s.url, '--token-file', writeTokenFile(s.tokens.auditor)], {}));
+    expect(csv.text).toMatch(
+      new RegExp(`\\n[^,]+,[^,]+,${me},,token\\.issue,api_token,${row.id},success,201,req_\\w+,,`),
+    );
+    const out = await captured(() =>
+      getCommand(['audit', '--url', s.url, '--token-file', writeTokenFile(s.tokens.auditor)], {}),
+    );
     expect(out.code, out.stderr).toBe(0);
     expect(out.stdout).toMatch(new RegExp(`${me} \\(no role\\) +token\\.revoke +api token audited-admin`));
   });
@@ -63,7 +79,10 @@ describe('audit of on-host token commands', () => {
     const ids = [issueToken(s.server.db, 'auditor', 'twin').row.id, issueToken(s.server.db, 'auditor', 'twin').row.id];
     const r = await runCli(['token', 'revoke', '--data', s.dataDir, 'twin']);
     expect(r).toMatchObject({ code: 0, stdout: 'revoked 2 token(s)\n' });
-    const targets = s.server.db.prepare("SELECT target_id FROM audit WHERE action = 'token.revoke' AND json_extract(details, '$.name') = 'twin'").pluck().all();
+    const targets = s.server.db
+      .prepare("SELECT target_id FROM audit WHERE action = 'token.revoke' AND json_extract(details, '$.name') = 'twin'")
+      .pluck()
+      .all();
     expect(targets.sort()).toEqual(ids.sort());
     const count = () => s.server.db.prepare("SELECT count(*) FROM audit WHERE action LIKE 'token.%'").pluck().get();
     const before = count();
@@ -74,7 +93,8 @@ describe('audit of on-host token commands', () => {
 
   it('the token change and its audit entry commit together: when the audit insert fails, nothing changes', () => {
     const db = openDatabase(tempDir('aa-token-atomic'));
-    const refuseAudit = () => db.exec("CREATE TRIGGER refuse_audit BEFORE INSERT ON audit BEGIN SELECT RAISE(ABORT, 'audit refused'); END");
+    const refuseAudit = () =>
+      db.exec("CREATE TRIGGER refuse_audit BEFORE INSERT ON audit BEGIN SELECT RAISE(ABORT, 'audit refused'); END");
     try {
       refuseAudit();
       expect(() => issueToken(db, 'it_admin', 'half', null, { subject: 'ops' })).toThrow(/audit refused/);

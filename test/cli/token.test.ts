@@ -23,7 +23,13 @@ describe.concurrent('appliance-admin token', () => {
     await new Promise((r) => setTimeout(r, 100));
     const r = await runCli(['token', 'list', '--data', dir]);
     expect(r.code, r.stderr).toBe(0);
-    const state = Object.fromEntries(r.stdout.trimEnd().split('\n').map((l) => l.split('\t')).map((cells) => [cells[0], [cells[4], cells[5]]]));
+    const state = Object.fromEntries(
+      r.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => l.split('\t'))
+        .map((cells) => [cells[0], [cells[4], cells[5]]]),
+    );
     expect(state[alice.id]).toEqual(['never', 'active']);
     expect(state[later.id]).toEqual([later.expires_at, 'active']);
     expect(state[brief.id]).toEqual([brief.expires_at, 'expired']);
@@ -45,7 +51,11 @@ describe.concurrent('appliance-admin token', () => {
     for (const args of [['list'], ['revoke', 'alice']]) {
       const typo = join(parent, `typo-${args[0]}`);
       const r = await runCli(['token', ...args, '--data', typo]);
-      expect(r).toEqual({ code: 2, stdout: '', stderr: `appliance-admin: ${typo} holds no appliance database (appliance-admin.db); check --data\n` });
+      expect(r).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `appliance-admin: ${typo} holds no appliance database (appliance-admin.db); check --data\n`,
+      });
       expect(existsSync(typo)).toBe(false);
     }
     // an existing directory that is not an appliance's is not made one either
@@ -58,10 +68,15 @@ describe.concurrent('appliance-admin token', () => {
     const parent = tempDir('aa-token-sub');
     const unknown = await runCli(['token', 'lsit', '--data', join(parent, 'a')]);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/^appliance-admin: unknown token command "lsit"\nUsage: appliance-admin token issue/);
+    expect(unknown.stderr).toMatch(
+      /^appliance-admin: unknown token command "lsit"\nUsage: appliance-admin token issue/,
+    );
     expect(existsSync(join(parent, 'a'))).toBe(false);
     const badRole = await runCli(['token', 'issue', '--data', join(parent, 'b'), '--role', 'root', '--name', 'x']);
-    expect(badRole).toMatchObject({ code: 2, stderr: 'appliance-admin: --role must be one of it_admin, app_owner, auditor\n' });
+    expect(badRole).toMatchObject({
+      code: 2,
+      stderr: 'appliance-admin: --role must be one of it_admin, app_owner, auditor\n',
+    });
     expect(existsSync(join(parent, 'b'))).toBe(false);
     const noTarget = await runCli(['token', 'revoke', '--data', join(parent, 'c')]);
     expect(noTarget).toMatchObject({ code: 2, stderr: 'appliance-admin: token revoke needs a token id or name\n' });
@@ -96,29 +111,88 @@ describe.concurrent('token lifetime', () => {
     const expires = Date.parse(expiryOf(dir, 'default')!);
     expect(expires).toBeGreaterThanOrEqual(before + 90 * DAY);
     expect(expires).toBeLessThanOrEqual(Date.now() + 90 * DAY);
-    expect(plain.stderr).toMatch(/^issued tok_\w+ \(it_admin\) for default, valid until \d{4}-\d\d-\d\dT\S+Z; it is shown only now\n$/);
+    expect(plain.stderr).toMatch(
+      /^issued tok_\w+ \(it_admin\) for default, valid until \d{4}-\d\d-\d\dT\S+Z; it is shown only now\n$/,
+    );
 
-    const week = await runCli(['token', 'issue', '--data', dir, '--role', 'auditor', '--name', 'week', '--ttl-days', '7']);
+    const week = await runCli([
+      'token',
+      'issue',
+      '--data',
+      dir,
+      '--role',
+      'auditor',
+      '--name',
+      'week',
+      '--ttl-days',
+      '7',
+    ]);
     expect(week.code, week.stderr).toBe(0);
     expect(Date.parse(expiryOf(dir, 'week')!) - Date.now()).toBeLessThanOrEqual(7 * DAY);
 
-    const forever = await runCli(['token', 'issue', '--data', dir, '--role', 'app_owner', '--name', 'forever', '--no-expiry']);
+    const forever = await runCli([
+      'token',
+      'issue',
+      '--data',
+      dir,
+      '--role',
+      'app_owner',
+      '--name',
+      'forever',
+      '--no-expiry',
+    ]);
     expect(forever.code, forever.stderr).toBe(0);
     expect(forever.stderr).toMatch(/ for forever, never expires; it is shown only now\n$/);
     expect(expiryOf(dir, 'forever')).toBeNull();
 
     const list = await runCli(['token', 'list', '--data', dir]);
-    const rows = Object.fromEntries(list.stdout.trimEnd().split('\n').map((l) => l.split('\t')).map((c) => [c[1], c[4]]));
+    const rows = Object.fromEntries(
+      list.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => l.split('\t'))
+        .map((c) => [c[1], c[4]]),
+    );
     expect(rows).toEqual({ default: expiryOf(dir, 'default'), week: expiryOf(dir, 'week'), forever: 'never' });
   });
 
   it('--ttl-days with --no-expiry, or a bad --ttl-days, is refused and issues nothing', async () => {
     const dir = tempDir('aa-token-ttl-bad');
-    const both = await runCli(['token', 'issue', '--data', dir, '--role', 'auditor', '--name', 'x', '--ttl-days', '7', '--no-expiry']);
-    expect(both).toEqual({ code: 2, stdout: '', stderr: 'appliance-admin: --ttl-days and --no-expiry contradict each other: give one\n' });
+    const both = await runCli([
+      'token',
+      'issue',
+      '--data',
+      dir,
+      '--role',
+      'auditor',
+      '--name',
+      'x',
+      '--ttl-days',
+      '7',
+      '--no-expiry',
+    ]);
+    expect(both).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'appliance-admin: --ttl-days and --no-expiry contradict each other: give one\n',
+    });
     for (const ttl of ['0', '-1', 'soon']) {
-      const r = await runCli(['token', 'issue', '--data', dir, '--role', 'auditor', '--name', 'x', `--ttl-days=${ttl}`]);
-      expect(r, ttl).toEqual({ code: 2, stdout: '', stderr: 'appliance-admin: --ttl-days must be a positive number\n' });
+      const r = await runCli([
+        'token',
+        'issue',
+        '--data',
+        dir,
+        '--role',
+        'auditor',
+        '--name',
+        'x',
+        `--ttl-days=${ttl}`,
+      ]);
+      expect(r, ttl).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: 'appliance-admin: --ttl-days must be a positive number\n',
+      });
     }
     expect(existsSync(join(dir, 'appliance-admin.db'))).toBe(false);
   });

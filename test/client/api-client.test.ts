@@ -18,7 +18,8 @@ afterAll(async () => {
   await s.close();
 });
 
-const client = (token = s.tokens.it_admin, extra: Partial<ConstructorParameters<typeof ApiClient>[0]> = {}) => new ApiClient({ url: s.url, token, ...extra });
+const client = (token = s.tokens.it_admin, extra: Partial<ConstructorParameters<typeof ApiClient>[0]> = {}) =>
+  new ApiClient({ url: s.url, token, ...extra });
 
 describe('ApiClient', () => {
   it('calls routes by name and revalidates with ETag (304 returns the cached value)', async () => {
@@ -37,20 +38,32 @@ describe('ApiClient', () => {
   it('a moving window (rolling start time) is answered 304 when its entries did not change, and 200 when one came in', async () => {
     const c = client(s.tokens.auditor);
     const start = (ms: number) => new Date(Date.parse('2020-01-01T00:00:00Z') + ms).toISOString();
-    const enableWeb = () => s.call('PUT', '/v1/admin/channels', { role: 'it_admin', body: { channels: [{ id: 'chan_web', enabled: true }] } });
+    const enableWeb = () =>
+      s.call('PUT', '/v1/admin/channels', {
+        role: 'it_admin',
+        body: { channels: [{ id: 'chan_web', enabled: true }] },
+      });
     await enableWeb();
     const first = await c.call('listAudit', { query: { limit: 5, start_time: start(0) }, revalidateAs: 'audit-24h' });
     expect(first.status).toBe(200);
     expect(first.data.data.length).toBeGreaterThan(0);
     // the window moved by 10 s: another URL, the same entries
-    const moved = await c.call('listAudit', { query: { limit: 5, start_time: start(10_000) }, revalidateAs: 'audit-24h' });
+    const moved = await c.call('listAudit', {
+      query: { limit: 5, start_time: start(10_000) },
+      revalidateAs: 'audit-24h',
+    });
     expect(moved.status).toBe(304);
     expect(moved.data).toEqual(first.data);
     // without the name, the moved URL is read whole
-    expect((await client(s.tokens.auditor).call('listAudit', { query: { limit: 5, start_time: start(20_000) } })).status).toBe(200);
+    expect(
+      (await client(s.tokens.auditor).call('listAudit', { query: { limit: 5, start_time: start(20_000) } })).status,
+    ).toBe(200);
     // a mutation adds an audit entry: the next window is a new answer
     await enableWeb();
-    const changed = await c.call('listAudit', { query: { limit: 5, start_time: start(30_000) }, revalidateAs: 'audit-24h' });
+    const changed = await c.call('listAudit', {
+      query: { limit: 5, start_time: start(30_000) },
+      revalidateAs: 'audit-24h',
+    });
     expect(changed.status).toBe(200);
     expect(changed.data.data[0].id).not.toBe(first.data.data[0].id);
     await c.close();
@@ -65,13 +78,20 @@ describe('ApiClient', () => {
 
   it('decodes problem+json into ApiError with code, request id and invalid params', async () => {
     const c = client();
-    const err = await c.call('setQuota', { params: { id: 'key_missing' }, body: { requests_per_minute: -1, tokens_per_minute: null, tokens_per_day: null } }).catch((e) => e);
+    const err = await c
+      .call('setQuota', {
+        params: { id: 'key_missing' },
+        body: { requests_per_minute: -1, tokens_per_minute: null, tokens_per_day: null },
+      })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err.status).toBe(400);
     expect(err.code).toBe('SVC-ADMIN-400');
     expect(err.requestId).toMatch(/^req_/);
     expect(err.invalidParams.map((p: { name: string }) => p.name).join()).toContain('requests_per_minute');
-    const denied = await client(s.tokens.auditor).call('updateChannels', { body: { channels: [{ id: 'chan_web', enabled: false }] } }).catch((e) => e);
+    const denied = await client(s.tokens.auditor)
+      .call('updateChannels', { body: { channels: [{ id: 'chan_web', enabled: false }] } })
+      .catch((e) => e);
     expect(denied).toMatchObject({ status: 403, code: 'SVC-ADMIN-403' });
     await c.close();
   });
@@ -85,7 +105,11 @@ describe('ApiClient', () => {
       /* never answers */
     });
     await new Promise<void>((r) => hang.listen(0, '127.0.0.1', r));
-    const slow = new ApiClient({ url: `http://127.0.0.1:${(hang.address() as { port: number }).port}`, token: 't', timeoutMs: 200 });
+    const slow = new ApiClient({
+      url: `http://127.0.0.1:${(hang.address() as { port: number }).port}`,
+      token: 't',
+      timeoutMs: 200,
+    });
     const timeout = await slow.call('session').catch((e) => e);
     expect(timeout).toBeInstanceOf(TransportError);
     expect(timeout.kind).toBe('timeout');
@@ -157,7 +181,12 @@ describe('ApiClient', () => {
 
 describe('an appliance that answers differently', () => {
   it('reads camelCase and bare arrays, keeps vendor fields', async () => {
-    const v = await startVariant({ target: s.url, camelCase: true, bareArrays: true, extraFields: { vendor_note: 'x' } });
+    const v = await startVariant({
+      target: s.url,
+      camelCase: true,
+      bareArrays: true,
+      extraFields: { vendor_note: 'x' },
+    });
     const c = new ApiClient({ url: v.url, token: s.tokens.it_admin });
     const r = await c.call('listConnectors');
     expect(r.issues).toEqual([]);
@@ -169,7 +198,13 @@ describe('an appliance that answers differently', () => {
   });
 
   it('without GET /session, takes the role from the token claims (JWT)', async () => {
-    const jwt = ['e30', Buffer.from(JSON.stringify({ sub: 'u1', preferred_username: 'carol', roles: ['appliance:auditor'] })).toString('base64url'), 'sig'].join('.');
+    const jwt = [
+      'e30',
+      Buffer.from(JSON.stringify({ sub: 'u1', preferred_username: 'carol', roles: ['appliance:auditor'] })).toString(
+        'base64url',
+      ),
+      'sig',
+    ].join('.');
     const v = await startVariant({ target: s.url, noSession: true, tokenMap: { [jwt]: s.tokens.auditor } });
     const store = createSessionStore();
     await resolveSession(new ApiClient({ url: v.url, token: jwt }), jwt, store);

@@ -34,11 +34,17 @@ afterAll(async () => {
 });
 
 /** Calls `fn` with a client of the peer answering `reply` for every path; returns what it threw. */
-async function failureOf(reply: Parameters<HostileServer['set']>[1], fn: (c: ApiClient) => Promise<unknown>): Promise<TransportError> {
+async function failureOf(
+  reply: Parameters<HostileServer['set']>[1],
+  fn: (c: ApiClient) => Promise<unknown>,
+): Promise<TransportError> {
   h.set('*', reply);
   const c = new ApiClient({ url: h.url, token: 'aat_secret-token-for-tests' });
   try {
-    const err = await fn(c).then(() => null, (e: unknown) => e);
+    const err = await fn(c).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err, 'the call should have failed').toBeInstanceOf(TransportError);
     return err as TransportError;
   } finally {
@@ -69,15 +75,23 @@ describe('a redirect is a failure naming its target, never followed', () => {
   });
 
   it('a redirect without a Location, and a 304 to a request with nothing cached, fail too', async () => {
-    expect((await failureOf(answer(302, { 'content-length': '0' }, ''), listKeys)).message).toContain('is a redirect (302) without a Location;');
-    expect((await failureOf(answer(304, {}, ''), listKeys)).message).toBe('the answer to GET /gateway/keys is 304 Not Modified, though nothing was offered to revalidate');
+    expect((await failureOf(answer(302, { 'content-length': '0' }, ''), listKeys)).message).toContain(
+      'is a redirect (302) without a Location;',
+    );
+    expect((await failureOf(answer(304, {}, ''), listKeys)).message).toBe(
+      'the answer to GET /gateway/keys is 304 Not Modified, though nothing was offered to revalidate',
+    );
   });
 
   it('a redirect answering an export download: a failure, no file', async () => {
     const dir = tempDir('aa-foreign');
     const dest = join(dir, 'audit.csv');
-    const err = await failureOf(redirect(`${elsewhere.url}/sso`), (c) => c.download('exportAudit', { format: 'csv' }, dest));
-    expect(err.message).toMatch(new RegExp(`^the answer to GET /audit/export is a redirect \\(302\\) to ${elsewhere.url}/sso;`));
+    const err = await failureOf(redirect(`${elsewhere.url}/sso`), (c) =>
+      c.download('exportAudit', { format: 'csv' }, dest),
+    );
+    expect(err.message).toMatch(
+      new RegExp(`^the answer to GET /audit/export is a redirect \\(302\\) to ${elsewhere.url}/sso;`),
+    );
     expect(readdirSync(dir)).toEqual([]);
   });
 });
@@ -98,11 +112,21 @@ describe('an export download must be an export', () => {
   });
 
   it('text/plain, unrelated JSON, octet-stream, no Content-Type, the other format: each refused', async () => {
-    expect(await attempt(plainText(), 'csv')).toBe('the answer is not an export from an appliance: Content-Type text/plain; charset=utf-8, where a csv export is text/csv');
-    expect(await attempt(unrelatedJson(), 'jsonl')).toBe('the answer is not an export from an appliance: Content-Type application/json, where a jsonl export is application/x-ndjson');
-    expect(await attempt(answer(200, { 'content-type': 'application/octet-stream' }, 'a,b\n'), 'csv')).toContain('Content-Type application/octet-stream,');
-    expect(await attempt(answer(200, {}, 'a,b\n'), 'csv')).toBe('the answer is not an export from an appliance: no Content-Type, where a csv export is text/csv');
-    expect(await attempt(answer(200, { 'content-type': 'text/csv' }, 'a,b\n'), 'jsonl')).toContain('Content-Type text/csv, where a jsonl export is application/x-ndjson');
+    expect(await attempt(plainText(), 'csv')).toBe(
+      'the answer is not an export from an appliance: Content-Type text/plain; charset=utf-8, where a csv export is text/csv',
+    );
+    expect(await attempt(unrelatedJson(), 'jsonl')).toBe(
+      'the answer is not an export from an appliance: Content-Type application/json, where a jsonl export is application/x-ndjson',
+    );
+    expect(await attempt(answer(200, { 'content-type': 'application/octet-stream' }, 'a,b\n'), 'csv')).toContain(
+      'Content-Type application/octet-stream,',
+    );
+    expect(await attempt(answer(200, {}, 'a,b\n'), 'csv')).toBe(
+      'the answer is not an export from an appliance: no Content-Type, where a csv export is text/csv',
+    );
+    expect(await attempt(answer(200, { 'content-type': 'text/csv' }, 'a,b\n'), 'jsonl')).toContain(
+      'Content-Type text/csv, where a jsonl export is application/x-ndjson',
+    );
   });
 
   it('every type the reference server sends is accepted for its format, and only for it', () => {
@@ -141,16 +165,24 @@ describe('JSON that is not this API is not shown as an empty list', () => {
   };
 
   it('a paged list without its items: an object without data, data not a list, a scalar, null, an empty body', async () => {
-    expect(await foreign({ hello: 'world' })).toBe('the answer to GET /gateway/keys is not from the appliance API: a JSON object without a "data" list (its fields: "hello")');
-    expect(await foreign({})).toBe('the answer to GET /gateway/keys is not from the appliance API: a JSON object without a "data" list (it is empty)');
-    expect(await foreign({ status: 'ok', next_cursor: null, has_more: false })).toContain('without a "data" list (its fields: "status", "next_cursor", "has_more")');
+    expect(await foreign({ hello: 'world' })).toBe(
+      'the answer to GET /gateway/keys is not from the appliance API: a JSON object without a "data" list (its fields: "hello")',
+    );
+    expect(await foreign({})).toBe(
+      'the answer to GET /gateway/keys is not from the appliance API: a JSON object without a "data" list (it is empty)',
+    );
+    expect(await foreign({ status: 'ok', next_cursor: null, has_more: false })).toContain(
+      'without a "data" list (its fields: "status", "next_cursor", "has_more")',
+    );
     expect(await foreign({ data: null })).toContain('a JSON object whose "data" is null, not a list');
     expect(await foreign({ items: { a: 1 } })).toContain('a JSON object whose "items" is an object, not a list');
     expect(await foreign('"ok"')).toContain('a JSON string where a list belongs');
     expect(await foreign(42)).toContain('a JSON number where a list belongs');
     expect(await foreign(null)).toContain('null where a list belongs');
     const empty = await failureOf(answer(200, { 'content-type': 'application/json' }, ''), listKeys);
-    expect(empty.message).toBe('the answer to GET /gateway/keys is not from the appliance API: an empty answer where a list belongs');
+    expect(empty.message).toBe(
+      'the answer to GET /gateway/keys is not from the appliance API: an empty answer where a list belongs',
+    );
   });
 
   it('an object answer sharing no field with the contract, or not an object', async () => {
@@ -162,7 +194,14 @@ describe('JSON that is not this API is not shown as an empty list', () => {
   });
 
   it('still tolerated: a bare array, an items envelope, camelCase, missing paging and optional fields', async () => {
-    const key = { id: 'key_1', name: 'ci', prefix: 'sk-ab', state: 'active', createdAt: '2026-01-01T00:00:00Z', quota: { rpm: 5 } };
+    const key = {
+      id: 'key_1',
+      name: 'ci',
+      prefix: 'sk-ab',
+      state: 'active',
+      createdAt: '2026-01-01T00:00:00Z',
+      quota: { rpm: 5 },
+    };
     for (const value of [[key], { items: [key] }, { Data: [key], nextCursor: null }, { data: [] }]) {
       h.set('*', json(value));
       const c = new ApiClient({ url: h.url, token: 't' });
@@ -184,7 +223,21 @@ describe('JSON that is not this API is not shown as an empty list', () => {
   it('the reference server: every list and object answer passes', async () => {
     const c = new ApiClient({ url: s.url, token: s.tokens.it_admin });
     try {
-      for (const route of ['listKeys', 'listConnectors', 'listChannels', 'listModels', 'listRouting', 'listAudit', 'listJournal', 'getBudgets', 'deployment', 'installPlan', 'settings', 'session', 'usage'] as const) {
+      for (const route of [
+        'listKeys',
+        'listConnectors',
+        'listChannels',
+        'listModels',
+        'listRouting',
+        'listAudit',
+        'listJournal',
+        'getBudgets',
+        'deployment',
+        'installPlan',
+        'settings',
+        'session',
+        'usage',
+      ] as const) {
         const r = await c.call(route);
         expect(r.issues, route).toEqual([]);
       }

@@ -70,7 +70,13 @@ describe('tolerant reading', () => {
     expect(r.issues).toEqual([]);
     const c = (r.value as { data: Record<string, unknown>[] }).data[0];
     expect(c.state).toBe('healthy');
-    expect(c.last_sync).toEqual({ at: new Date(1795300000 * 1000).toISOString(), status: 'succeeded', job_id: 'job_1', items: 3, error: null });
+    expect(c.last_sync).toEqual({
+      at: new Date(1795300000 * 1000).toISOString(),
+      status: 'succeeded',
+      job_id: 'job_1',
+      items: 3,
+      error: null,
+    });
     expect(c.rbac_labels).toEqual(['staff']);
     expect(c.vendorExtra).toEqual({ nestedThing: 1 }); // unknown: untouched, for the detail view
   });
@@ -79,11 +85,24 @@ describe('tolerant reading', () => {
     const { id, name, kind, state, sources } = connector;
     const r = readTolerantly(ConnectorList, [{ id, name, kind, state, sources }]);
     expect(r.issues).toEqual([]);
-    expect((r.value as { data: Record<string, unknown>[] }).data[0]).toMatchObject({ last_sync: null, rbac_labels: [] });
+    expect((r.value as { data: Record<string, unknown>[] }).data[0]).toMatchObject({
+      last_sync: null,
+      rbac_labels: [],
+    });
   });
 
   it('maps LiteLLM-style quota names and an id alias', () => {
-    const key = { id: 'key_1', name: 'k', status: 'active', keyPrefix: 'agk_x', createdAt: '2026-11-21T09:30:00+00:00', createdBy: 'a', revokedAt: null, lastUsed: null, quota: { rpm_limit: 5, tpm_limit: null, tpd: 100 } };
+    const key = {
+      id: 'key_1',
+      name: 'k',
+      status: 'active',
+      keyPrefix: 'agk_x',
+      createdAt: '2026-11-21T09:30:00+00:00',
+      createdBy: 'a',
+      revokedAt: null,
+      lastUsed: null,
+      quota: { rpm_limit: 5, tpm_limit: null, tpd: 100 },
+    };
     const r = readTolerantly(GatewayKeyList, [key]);
     expect(r.issues).toEqual([]);
     expect((r.value as { data: Record<string, unknown>[] }).data[0]).toMatchObject({
@@ -92,7 +111,10 @@ describe('tolerant reading', () => {
       last_used_at: null,
       quota: { requests_per_minute: 5, tokens_per_minute: null, tokens_per_day: 100 },
     });
-    expect(readTolerantly(IngestAccepted, { accepted: true, id: 'job_9' }).value).toEqual({ accepted: true, job_id: 'job_9' });
+    expect(readTolerantly(IngestAccepted, { accepted: true, id: 'job_9' }).value).toEqual({
+      accepted: true,
+      job_id: 'job_9',
+    });
   });
 
   it('leaves the keys of free-form maps alone (agent names, setting values)', () => {
@@ -103,7 +125,10 @@ describe('tolerant reading', () => {
       updatedBy: null,
     });
     expect(b.issues).toEqual([]);
-    expect(b.value).toMatchObject({ agents: { supportBot: { tokens_per_run: 5 }, 'hr-helper': {} }, defaults: { tokens_per_run: 1 } });
+    expect(b.value).toMatchObject({
+      agents: { supportBot: { tokens_per_run: 5 }, 'hr-helper': {} },
+      defaults: { tokens_per_run: 1 },
+    });
     // an absent override field inherits the default: it stays absent, it does not become null (unlimited)
     expect((b.value as { agents: unknown }).agents).toEqual({ supportBot: { tokens_per_run: 5 }, 'hr-helper': {} });
     const st = readTolerantly(Settings, { sections: [{ name: 'net', values: { httpProxy: 'x' } }] });

@@ -7,7 +7,7 @@ import { json, startHostile, type HostileServer } from '../helpers/hostile-serve
 
 /** How the client reads answers that do not fit: the contract's containers, bounded size and depth. */
 describe('an answer that does not fit the contract', () => {
-  it('gets the contract\'s containers and text, keeps unknown fields, invents no numbers', () => {
+  it("gets the contract's containers and text, keeps unknown fields, invents no numbers", () => {
     const { value, issues } = readTolerantly(Deployment, {
       status: 5,
       host: null,
@@ -27,7 +27,11 @@ describe('an answer that does not fit the contract', () => {
   });
 
   it('an answer that fits is left exactly as sent', () => {
-    const ok = { data: [{ id: 'chan_web', name: 'Web', enabled: true, updated_at: '2026-01-01T00:00:00Z', vendor: { x: 1 } }], next_cursor: null, has_more: false };
+    const ok = {
+      data: [{ id: 'chan_web', name: 'Web', enabled: true, updated_at: '2026-01-01T00:00:00Z', vendor: { x: 1 } }],
+      next_cursor: null,
+      has_more: false,
+    };
     const { value, issues } = readTolerantly(ChannelList, ok);
     expect(issues).toEqual([]);
     expect(value).toEqual(ok);
@@ -35,13 +39,20 @@ describe('an answer that does not fit the contract', () => {
   });
 
   it('a time as a number out of any date range stays as sent, it does not throw', () => {
-    const { value, issues } = readTolerantly(Session, { subject: 's', role: 'auditor', capabilities: [], expires_at: -3.7e95 });
+    const { value, issues } = readTolerantly(Session, {
+      subject: 's',
+      role: 'auditor',
+      capabilities: [],
+      expires_at: -3.7e95,
+    });
     expect(value).toMatchObject({ expires_at: '-3.7e+95' });
     expect(issues.length).toBeGreaterThan(0);
   });
 
   it('keys named __proto__ or constructor stay data', () => {
-    const raw = JSON.parse('{"data":[],"has_more":false,"next_cursor":null,"__proto__":{"polluted":1},"constructor":"c"}');
+    const raw = JSON.parse(
+      '{"data":[],"has_more":false,"next_cursor":null,"__proto__":{"polluted":1},"constructor":"c"}',
+    );
     const { value } = readTolerantly(ChannelList, raw);
     const clean = sanitizeDeep(value) as Record<string, unknown>;
     expect(Object.getPrototypeOf(clean)).toBe(Object.prototype);
@@ -61,7 +72,15 @@ describe('size and depth bounds', () => {
 
   it('cuts lists and nesting, and says so among the issues', async () => {
     const row = (i: number) => ({ id: `c${i}`, name: 'n', enabled: true, updated_at: '2026-01-01T00:00:00Z' });
-    h.set('/channels', json({ data: Array.from({ length: MAX_ITEMS + 5 }, (_, i) => row(i)), has_more: false, next_cursor: null, junk: JSON.parse('['.repeat(500) + ']'.repeat(500)) }));
+    h.set(
+      '/channels',
+      json({
+        data: Array.from({ length: MAX_ITEMS + 5 }, (_, i) => row(i)),
+        has_more: false,
+        next_cursor: null,
+        junk: JSON.parse('['.repeat(500) + ']'.repeat(500)),
+      }),
+    );
     const c = new ApiClient({ url: h.url, token: 't' });
     const res = await c.call('listChannels');
     expect(res.data.data).toHaveLength(MAX_ITEMS);
@@ -73,7 +92,12 @@ describe('size and depth bounds', () => {
     }
     expect(v).toBe(TOO_DEEP);
     expect(depth).toBe(MAX_DEPTH);
-    expect(res.issues.map((i) => i.message)).toEqual(expect.arrayContaining([`lists longer than ${MAX_ITEMS} items were cut`, `values nested deeper than ${MAX_DEPTH} levels were cut`]));
+    expect(res.issues.map((i) => i.message)).toEqual(
+      expect.arrayContaining([
+        `lists longer than ${MAX_ITEMS} items were cut`,
+        `values nested deeper than ${MAX_DEPTH} levels were cut`,
+      ]),
+    );
     await c.close();
   });
 });

@@ -22,13 +22,18 @@ describe('route metadata and schemas', () => {
       const def = routes[name];
       expect(def, name).toMatchObject(meta);
       const schemas = await routeSchemas(name);
-      expect(Object.keys(schemas).sort(), name).toEqual(['body', 'params', 'query', 'response'].filter((k) => k in def));
-      for (const k of ['params', 'query', 'body', 'response'] as const) expect(schemas[k], `${name}.${k} (${area})`).toBe((def as Record<string, unknown>)[k]);
+      expect(Object.keys(schemas).sort(), name).toEqual(
+        ['body', 'params', 'query', 'response'].filter((k) => k in def),
+      );
+      for (const k of ['params', 'query', 'body', 'response'] as const)
+        expect(schemas[k], `${name}.${k} (${area})`).toBe((def as Record<string, unknown>)[k]);
     }
   });
 
   it('list every mutation capability once', () => {
-    const mutations = names.filter((n) => ROUTE_META[n].mutates).map((n) => (ROUTE_META[n] as { action?: string }).action);
+    const mutations = names
+      .filter((n) => ROUTE_META[n].mutates)
+      .map((n) => (ROUTE_META[n] as { action?: string }).action);
     expect(mutations.every((a) => typeof a === 'string')).toBe(true);
     expect(MUTATION_ACTIONS).toEqual(mutations);
     expect(new Set(MUTATION_ACTIONS).size).toBe(MUTATION_ACTIONS.length);

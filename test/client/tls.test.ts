@@ -14,11 +14,17 @@ let token: string;
 
 beforeAll(async () => {
   const caPair = await generate([{ name: 'commonName', value: 'dashboard test CA' }], {
-    keyType: 'ec', algorithm: 'sha256',
-    extensions: [{ name: 'basicConstraints', cA: true, critical: true }, { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true }],
+    keyType: 'ec',
+    algorithm: 'sha256',
+    extensions: [
+      { name: 'basicConstraints', cA: true, critical: true },
+      { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+    ],
   });
   const leaf = await generate([{ name: 'commonName', value: 'appliance.test' }], {
-    keyType: 'ec', algorithm: 'sha256', ca: { key: caPair.private, cert: caPair.cert },
+    keyType: 'ec',
+    algorithm: 'sha256',
+    ca: { key: caPair.private, cert: caPair.cert },
     extensions: [
       { name: 'basicConstraints', cA: false },
       { name: 'extKeyUsage', serverAuth: true },
@@ -27,7 +33,11 @@ beforeAll(async () => {
   });
   ca = caPair.cert;
   const root = tempDir('aa-client-tls');
-  server = await buildServer({ dataDir: `${root}/data`, config: fixtureConfig(root), tls: { cert: leaf.cert, key: leaf.private } });
+  server = await buildServer({
+    dataDir: `${root}/data`,
+    config: fixtureConfig(root),
+    tls: { cert: leaf.cert, key: leaf.private },
+  });
   await server.app.listen({ port: 0, host: '127.0.0.1' });
   url = `https://127.0.0.1:${(server.app.server.address() as { port: number }).port}`;
   token = issueToken(server.db, 'auditor', 'tls-auditor').token;
@@ -55,9 +65,16 @@ describe('TLS', () => {
 describe('certificate errors in plain words, whatever Node adds to them', () => {
   it("leaves out Node 24's advice about its own --use-system-ca flag and points to --ca-file", () => {
     // the message Node 24 gives for a certificate from an unknown CA
-    const node24 = Object.assign(new Error('unable to verify the first certificate; if the root CA is installed locally, try running Node.js with --use-system-ca'), { code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
+    const node24 = Object.assign(
+      new Error(
+        'unable to verify the first certificate; if the root CA is installed locally, try running Node.js with --use-system-ca',
+      ),
+      { code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' },
+    );
     const e = toTransportError(node24);
     expect(e.kind).toBe('tls');
-    expect(e.message).toBe("the appliance's TLS certificate is not trusted: unable to verify the first certificate (if the appliance uses its own CA, give it with --ca-file)");
+    expect(e.message).toBe(
+      "the appliance's TLS certificate is not trusted: unable to verify the first certificate (if the appliance uses its own CA, give it with --ca-file)",
+    );
   });
 });

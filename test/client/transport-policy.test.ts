@@ -10,9 +10,13 @@ describe('which plain-http hosts are loopback', () => {
       expect(isLoopbackHost(host), host).toBe(false);
     }
     const url = 'http://evil.localhost:8080';
-    expect(plainHttpRefusal(url, false)).toMatch(/^refusing plain http to evil\.localhost:8080: the token would cross the network unencrypted/);
+    expect(plainHttpRefusal(url, false)).toMatch(
+      /^refusing plain http to evil\.localhost:8080: the token would cross the network unencrypted/,
+    );
     expect(new ApiClient({ url, token: 'aat_x' }).insecureHttp).toBe(true);
-    expect(() => resolveConnection({ url }, { APPLIANCE_ADMIN_TOKEN: 'aat_x' }, 'usage')).toThrow(/^refusing plain http to evil\.localhost:8080/);
+    expect(() => resolveConnection({ url }, { APPLIANCE_ADMIN_TOKEN: 'aat_x' }, 'usage')).toThrow(
+      /^refusing plain http to evil\.localhost:8080/,
+    );
     expect(plainHttpRefusal(url, true)).toBeNull();
   });
 
@@ -23,6 +27,7 @@ describe('which plain-http hosts are loopback', () => {
     for (const url of ['http://localhost:8080', 'http://127.1.2.3', 'http://[::1]:1', 'http://[::ffff:127.0.0.1]:1']) {
       expect(plainHttpRefusal(url, false), url).toBeNull();
     }
-    for (const host of ['128.0.0.1', '[::2]', 'localhost.evil.example', '0.0.0.0']) expect(isLoopbackHost(host), host).toBe(false);
+    for (const host of ['128.0.0.1', '[::2]', 'localhost.evil.example', '0.0.0.0'])
+      expect(isLoopbackHost(host), host).toBe(false);
   });
 });

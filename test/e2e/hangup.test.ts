@@ -28,7 +28,11 @@ describe.skipIf(!hasTmux())(e2eTitle('the terminal hangs up under the demo dashb
     await ensureBuilt();
     const tmp = tempDir('aa-hangup');
     const demoDirs = () => readdirSync(tmp).filter((n) => n.startsWith('appliance-admin-demo-'));
-    const t = await TmuxSession.start({ name: 'hangup', command: [process.execPath, CLI, 'demo'], env: { TMPDIR: tmp } });
+    const t = await TmuxSession.start({
+      name: 'hangup',
+      command: [process.execPath, CLI, 'demo'],
+      env: { TMPDIR: tmp },
+    });
     await t.waitForScreen('● connected', 30_000);
     expect(demoDirs()).toHaveLength(1);
     const dashboard = Number(execFileSync('pgrep', ['-P', String(await t.panePid())], { encoding: 'utf8' }).trim());
@@ -44,7 +48,11 @@ describe.skipIf(!hasTmux())(e2eTitle('the terminal hangs up under the demo dashb
   it('stops as cleanly on SIGINT (a terminal out of raw mode turns Ctrl-C into one)', async () => {
     const tmp = tempDir('aa-sigint');
     const demoDirs = () => readdirSync(tmp).filter((n) => n.startsWith('appliance-admin-demo-'));
-    const t = await TmuxSession.start({ name: 'sigint', command: [process.execPath, CLI, 'demo'], env: { TMPDIR: tmp } });
+    const t = await TmuxSession.start({
+      name: 'sigint',
+      command: [process.execPath, CLI, 'demo'],
+      env: { TMPDIR: tmp },
+    });
     await t.waitForScreen('● connected', 30_000);
     const shell = await t.panePid();
     const dashboard = Number(execFileSync('pgrep', ['-P', String(shell)], { encoding: 'utf8' }).trim());

@@ -41,7 +41,10 @@ describe.skipIf(!hasTmux())(title, () => {
     await t.sendKeys(':');
     await t.type(name);
     await t.sendKeys('enter');
-    const screen = await t.waitUntil((x) => x.includes(`[${name}]`) && /updated \d+ s ago/.test(x), `the ${name} screen with data`);
+    const screen = await t.waitUntil(
+      (x) => x.includes(`[${name}]`) && /updated \d+ s ago/.test(x),
+      `the ${name} screen with data`,
+    );
     expect(screen).not.toMatch(TROUBLE);
   }
 
@@ -55,7 +58,10 @@ describe.skipIf(!hasTmux())(title, () => {
 
   /** The result dialog of a change: its audit entry, checked against the audit table. */
   async function result(titleText: string | RegExp, action: string, timeoutMs?: number): Promise<string> {
-    const screen = await t.waitForScreen(typeof titleText === 'string' ? new RegExp(`DONE\\s+${escapeRegExp(titleText)}`) : titleText, timeoutMs);
+    const screen = await t.waitForScreen(
+      typeof titleText === 'string' ? new RegExp(`DONE\\s+${escapeRegExp(titleText)}`) : titleText,
+      timeoutMs,
+    );
     const id = /Audit entry (aud_\w+)/.exec(screen)?.[1];
     expect(id, screen).toBeDefined();
     const row = s.server.db.prepare('SELECT * FROM audit WHERE id = ?').get(id) as Record<string, unknown>;
@@ -69,28 +75,36 @@ describe.skipIf(!hasTmux())(title, () => {
     await t.waitForGone(titleText);
   }
 
-  const keyRow = () => s.server.db.prepare("SELECT * FROM gateway_keys WHERE name = 'e2e-bot'").get() as Record<string, unknown> | undefined;
+  const keyRow = () =>
+    s.server.db.prepare("SELECT * FROM gateway_keys WHERE name = 'e2e-bot'").get() as
+      Record<string, unknown> | undefined;
   const gatewayCall = async (workload = 'chat') => {
     const r = await request(`${s.url}/v1/gateway/${workload}`, {
-      method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: JSON.stringify({ max_tokens: 1 }),
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ max_tokens: 1 }),
     });
     return { status: r.statusCode, json: (await r.body.json()) as Record<string, unknown> };
   };
 
-  it.runIf(process.platform === 'linux' && allowedCpus().length >= 2)('draws on a CPU that V8\'s background threads leave to it', async () => {
-    const dashboard = Number(execFileSync('pgrep', ['-P', String(await t.panePid())], { encoding: 'utf8' }).trim());
-    // a thread that ended between the listing and the read has no CPUs left to show
-    const cpus = () => readdirSync(`/proc/${dashboard}/task`)
-      .map((tid) => ({ tid: Number(tid), cpus: allowedCpus(`/proc/${dashboard}/task/${tid}/status`) }))
-      .filter((t) => t.cpus.length > 0);
-    const [first, ...rest] = allowedCpus();
-    const keptOff = () => cpus().filter((t) => !t.cpus.includes(first!));
-    // confined just after the first frame, by a process of its own
-    await until('the background threads kept off the first CPU', () => keptOff().length >= 5, 5_000);
-    // Node's V8 platform: its four workers and their timer thread at least, on all the other CPUs
-    expect(keptOff().every((t) => t.cpus.join() === rest.join())).toBe(true);
-    expect(cpus().find((t) => t.tid === dashboard)?.cpus).toEqual([first, ...rest]);
-  });
+  it.runIf(process.platform === 'linux' && allowedCpus().length >= 2)(
+    "draws on a CPU that V8's background threads leave to it",
+    async () => {
+      const dashboard = Number(execFileSync('pgrep', ['-P', String(await t.panePid())], { encoding: 'utf8' }).trim());
+      // a thread that ended between the listing and the read has no CPUs left to show
+      const cpus = () =>
+        readdirSync(`/proc/${dashboard}/task`)
+          .map((tid) => ({ tid: Number(tid), cpus: allowedCpus(`/proc/${dashboard}/task/${tid}/status`) }))
+          .filter((t) => t.cpus.length > 0);
+      const [first, ...rest] = allowedCpus();
+      const keptOff = () => cpus().filter((t) => !t.cpus.includes(first!));
+      // confined just after the first frame, by a process of its own
+      await until('the background threads kept off the first CPU', () => keptOff().length >= 5, 5_000);
+      // Node's V8 platform: its four workers and their timer thread at least, on all the other CPUs
+      expect(keptOff().every((t) => t.cpus.join() === rest.join())).toBe(true);
+      expect(cpus().find((t) => t.tid === dashboard)?.cpus).toEqual([first, ...rest]);
+    },
+  );
 
   it('creates a key: the secret is shown once in a dialog that says so, and is gone when it closes', async () => {
     await go('keys');
@@ -106,7 +120,12 @@ describe.skipIf(!hasTmux())(title, () => {
     expect(secret, dialog).not.toBe('');
 
     const row = keyRow();
-    expect(row).toMatchObject({ status: 'active', requests_per_minute: 60, tokens_per_minute: null, created_by: 'alice-admin' });
+    expect(row).toMatchObject({
+      status: 'active',
+      requests_per_minute: 60,
+      tokens_per_minute: null,
+      created_by: 'alice-admin',
+    });
     expect(secret.startsWith(String(row!.prefix))).toBe(true);
     // the secret on screen is the real one: the gateway takes it
     expect((await gatewayCall()).status).toBe(200);
@@ -129,7 +148,12 @@ describe.skipIf(!hasTmux())(title, () => {
     await t.sendKeys('enter');
     const done = await result('Quota saved', 'gateway.key.quota');
     expect(done).toContain('e2e-bot: 60 requests/min, 40,000 tokens/min, unlimited tokens/day.');
-    expect(keyRow()).toMatchObject({ status: 'active', requests_per_minute: 60, tokens_per_minute: 40_000, tokens_per_day: null });
+    expect(keyRow()).toMatchObject({
+      status: 'active',
+      requests_per_minute: 60,
+      tokens_per_minute: 40_000,
+      tokens_per_day: null,
+    });
     await closeDialog('Quota saved');
     await t.waitForScreen(/e2e-bot\s+active\s+agk_\S+\s+60 \/ 40k \/ ∞/);
   });
@@ -198,8 +222,16 @@ describe.skipIf(!hasTmux())(title, () => {
     await t.sendKeys('enter');
     const done = await result('Routing updated', 'routing.update');
     expect(done).toContain('chat: follows the active model → llama-3.1-8b.');
-    const routing = (await s.call('GET', '/routing')).json.data as { workload: string; model_id: string | null; effective_model_id: string }[];
-    expect(routing.find((r) => r.workload === 'chat')).toMatchObject({ model_id: 'llama-3.1-8b', effective_model_id: 'llama-3.1-8b', updated_by: 'alice-admin' });
+    const routing = (await s.call('GET', '/routing')).json.data as {
+      workload: string;
+      model_id: string | null;
+      effective_model_id: string;
+    }[];
+    expect(routing.find((r) => r.workload === 'chat')).toMatchObject({
+      model_id: 'llama-3.1-8b',
+      effective_model_id: 'llama-3.1-8b',
+      updated_by: 'alice-admin',
+    });
     await closeDialog('Routing updated');
     await t.waitForScreen(/chat\s+llama-3\.1-8b\s+llama-3\.1-8b/);
     await t.sendKeys('esc');
@@ -214,40 +246,59 @@ describe.skipIf(!hasTmux())(title, () => {
     const done = await result(/DONE\s+Ingestion finished/, 'connector.ingest', 20_000);
     expect(done).toMatch(/SUCCEEDED\s+Team share \/ Docs/);
     const jobId = /job\s+(job_\w+)/.exec(done)?.[1];
-    expect(s.server.db.prepare('SELECT state, items FROM jobs WHERE job_id = ?').get(jobId)).toEqual({ state: 'succeeded', items: 3 });
-    const conn = ((await s.call('GET', '/connectors')).json.data as { id: string; last_sync: Record<string, unknown> | null }[]).find((c) => c.id === 'conn_docs');
+    expect(s.server.db.prepare('SELECT state, items FROM jobs WHERE job_id = ?').get(jobId)).toEqual({
+      state: 'succeeded',
+      items: 3,
+    });
+    const conn = (
+      (await s.call('GET', '/connectors')).json.data as { id: string; last_sync: Record<string, unknown> | null }[]
+    ).find((c) => c.id === 'conn_docs');
     expect(conn!.last_sync).toMatchObject({ status: 'succeeded', job_id: jobId, items: 3 });
     await closeDialog('Ingestion finished');
     await t.waitForScreen(/Team share\s+document-sharing\s+healthy\s+\d+ s ago, 3 items/);
     await t.sendKeys('esc');
   });
 
-  it.skipIf(!has('audit'))('exports the audit trail to a file: the summary matches the file, the file matches the trail', async () => {
-    await go('audit');
-    await t.waitForScreen(/alice-admin \(it_admin\)\s+connector\.ingest/);
-    await t.sendKeys('e');
-    await t.waitForScreen('Export the audit trail');
-    await t.sendKeys('enter'); // csv, to the default file name in the dashboard's directory
-    const done = await t.waitForScreen(/Export written[\s\S]*sha256\s+[0-9a-f]{64}/);
-    // a long path goes on a line of its own under "path"
-    const path = /path\s+(?:│\s+)*(\/\S+\.csv)/.exec(done)?.[1] ?? '';
-    const body = readFileSync(path);
-    expect(done).toContain(`sha256  ${createHash('sha256').update(body).digest('hex')}`);
-    expect(done).toContain(`bytes   ${body.length.toLocaleString('en-US')}`);
-    const [header, ...rows] = parse(body) as string[][];
-    expect(header.slice(0, 5)).toEqual(['id', 'at', 'actor.subject', 'actor.role', 'action']);
-    expect(done).toMatch(new RegExp(`rows\\s+${rows.length}\\b`));
-    // oldest first, every entry up to and including the export's own
-    const trail = (await s.call('GET', '/audit?limit=500')).json.data as { id: string; action: string; actor: { subject: string } }[];
-    expect(rows.map((r) => r[0])).toEqual(trail.map((e) => e.id).reverse());
-    expect(rows.map((r) => r[4])).toEqual(
-      expect.arrayContaining(['gateway.key.create', 'gateway.key.quota', 'gateway.key.revoke', 'channel.update', 'connector.ingest', 'audit.export']),
-    );
-    expect(trail[0]).toMatchObject({ action: 'audit.export', actor: { subject: 'alice-admin' } });
-    await t.sendKeys('enter');
-    await t.waitForGone('Export written');
-    await t.waitForScreen(/alice-admin \(it_admin\)\s+audit\.export/);
-  });
+  it.skipIf(!has('audit'))(
+    'exports the audit trail to a file: the summary matches the file, the file matches the trail',
+    async () => {
+      await go('audit');
+      await t.waitForScreen(/alice-admin \(it_admin\)\s+connector\.ingest/);
+      await t.sendKeys('e');
+      await t.waitForScreen('Export the audit trail');
+      await t.sendKeys('enter'); // csv, to the default file name in the dashboard's directory
+      const done = await t.waitForScreen(/Export written[\s\S]*sha256\s+[0-9a-f]{64}/);
+      // a long path goes on a line of its own under "path"
+      const path = /path\s+(?:│\s+)*(\/\S+\.csv)/.exec(done)?.[1] ?? '';
+      const body = readFileSync(path);
+      expect(done).toContain(`sha256  ${createHash('sha256').update(body).digest('hex')}`);
+      expect(done).toContain(`bytes   ${body.length.toLocaleString('en-US')}`);
+      const [header, ...rows] = parse(body) as string[][];
+      expect(header.slice(0, 5)).toEqual(['id', 'at', 'actor.subject', 'actor.role', 'action']);
+      expect(done).toMatch(new RegExp(`rows\\s+${rows.length}\\b`));
+      // oldest first, every entry up to and including the export's own
+      const trail = (await s.call('GET', '/audit?limit=500')).json.data as {
+        id: string;
+        action: string;
+        actor: { subject: string };
+      }[];
+      expect(rows.map((r) => r[0])).toEqual(trail.map((e) => e.id).reverse());
+      expect(rows.map((r) => r[4])).toEqual(
+        expect.arrayContaining([
+          'gateway.key.create',
+          'gateway.key.quota',
+          'gateway.key.revoke',
+          'channel.update',
+          'connector.ingest',
+          'audit.export',
+        ]),
+      );
+      expect(trail[0]).toMatchObject({ action: 'audit.export', actor: { subject: 'alice-admin' } });
+      await t.sendKeys('enter');
+      await t.waitForGone('Export written');
+      await t.waitForScreen(/alice-admin \(it_admin\)\s+audit\.export/);
+    },
+  );
 
   it('quits with q: exit status 0', async () => {
     await t.sendKeys('q');

@@ -16,7 +16,10 @@ const CRM = /CRIT\s+Connector Cloud CRM.*\s+error: last sync/;
 describe.skipIf(!hasTmux())(e2eTitle('the demo opens on the overview'), () => {
   afterAll(killTmuxServer);
 
-  for (const [role, columns, rows] of [['it_admin', 120, 40], ['auditor', 80, 24]] as const) {
+  for (const [role, columns, rows] of [
+    ['it_admin', 120, 40],
+    ['auditor', 80, 24],
+  ] as const) {
     it(`as ${role} at ${columns}x${rows}: the failing CRM connector and the degraded deployment first; Enter opens the connector`, async () => {
       await ensureBuilt();
       const t = await TmuxSession.start({
@@ -24,7 +27,12 @@ describe.skipIf(!hasTmux())(e2eTitle('the demo opens on the overview'), () => {
         command: [process.execPath, CLI, 'demo', '--role', role],
         cols: columns,
         rows,
-        env: { TMPDIR: tempDir('aa-overview'), LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', XDG_CACHE_HOME: tempDir('aa-e2e-cache') },
+        env: {
+          TMPDIR: tempDir('aa-overview'),
+          LANG: 'C.UTF-8',
+          LC_ALL: 'C.UTF-8',
+          XDG_CACHE_HOME: tempDir('aa-e2e-cache'),
+        },
       });
       try {
         const screen = await t.waitForScreen(CRM, 30_000);
@@ -34,7 +42,10 @@ describe.skipIf(!hasTmux())(e2eTitle('the demo opens on the overview'), () => {
         expect(selected(screen)).toMatch(CRM);
         expect(screen).not.toMatch(/DISCONNECTED|failed to draw|✕ ERROR/);
         await t.sendKeys('enter');
-        const on = await t.waitUntil((x) => x.includes('[connectors]') && selected(x).includes('Cloud CRM (hosted)'), 'the connectors screen on the cloud CRM');
+        const on = await t.waitUntil(
+          (x) => x.includes('[connectors]') && selected(x).includes('Cloud CRM (hosted)'),
+          'the connectors screen on the cloud CRM',
+        );
         expect(on).toMatch(/Cloud CRM \(hosted\)\s+crm\s+error/);
       } finally {
         await t.kill();

@@ -23,7 +23,20 @@ describe.skipIf(!hasTmux())(e2eTitle('pasting into the dashboard in tmux'), () =
     t = await TmuxSession.start({
       name: 'paste',
       cwd: tempDir('aa-e2e-cwd'),
-      command: ['/bin/sh', '-c', '"$@"; echo DASHBOARD-ENDED; exec cat -v', 'sh', process.execPath, CLI, '--url', s.url, '--token-file', tokenFile, '--screen', 'connectors'],
+      command: [
+        '/bin/sh',
+        '-c',
+        '"$@"; echo DASHBOARD-ENDED; exec cat -v',
+        'sh',
+        process.execPath,
+        CLI,
+        '--url',
+        s.url,
+        '--token-file',
+        tokenFile,
+        '--screen',
+        'connectors',
+      ],
       env: { NODE_OPTIONS: '', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', XDG_CACHE_HOME: tempDir('aa-e2e-cache') },
     });
     await t.waitForScreen(/alice-admin \(it_admin\).*● connected/);

@@ -33,7 +33,9 @@ describe('the keys screen when the list answer is not from the appliance', () =>
     h.set('/gateway/keys', unrelatedJson());
     d = renderDashboard({ url: h.url, token: s.tokens.it_admin, screen: 'keys', refreshMs: 60_000 });
     const f = oneLine(await d.waitFor((x) => x.includes('No data: the request failed'), 'the error', 8000));
-    expect(f).toMatch(/✕ ERROR loading keys: the answer to GET \/gateway\/keys is not from the appliance API: a JSON object without a "data" list \(its fields: "hello"\)/);
+    expect(f).toMatch(
+      /✕ ERROR loading keys: the answer to GET \/gateway\/keys is not from the appliance API: a JSON object without a "data" list \(its fields: "hello"\)/,
+    );
     expect(d.allFrames()).not.toMatch(/No gateway keys yet|0 keys/);
     expect(d.crashed()).toBeNull();
   });

@@ -3,7 +3,19 @@ import { ApiClient, DEFAULT_TIMEOUT_MS } from '../../src/client/api-client.js';
 import { TransportError } from '../../src/client/errors.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
-import { huge, json, NGINX_502, resetMidBody, stall, stallBody, startHostile, text, trickle, type HostileServer, type Reply } from '../helpers/hostile-server.js';
+import {
+  huge,
+  json,
+  NGINX_502,
+  resetMidBody,
+  stall,
+  stallBody,
+  startHostile,
+  text,
+  trickle,
+  type HostileServer,
+  type Reply,
+} from '../helpers/hostile-server.js';
 
 /**
  * Issue 5, point 1 (hostile half): answers a real appliance would not send, from a loopback
@@ -24,7 +36,10 @@ let defaultBody: Promise<{ err: unknown; ms: number }>;
 
 const timed = async (p: Promise<unknown>) => {
   const t0 = Date.now();
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   return { err, ms: Date.now() - t0 };
 };
 
@@ -53,7 +68,14 @@ const header = (f: string) => f.split('\n').slice(0, 2).join('\n');
 const oneLine = (f: string) => f.replace(/\s+/g, ' ');
 
 async function openChannels(): Promise<DashboardHarness> {
-  const dash = renderDashboard({ url: h.url, token: s.tokens.it_admin, screen: 'channels', refreshMs: REFRESH_MS, timeoutMs: TIMEOUT_MS, deadlineMs: DEADLINE_MS });
+  const dash = renderDashboard({
+    url: h.url,
+    token: s.tokens.it_admin,
+    screen: 'channels',
+    refreshMs: REFRESH_MS,
+    timeoutMs: TIMEOUT_MS,
+    deadlineMs: DEADLINE_MS,
+  });
   await dash.waitFor((f) => f.includes('Web chat') && f.includes('● connected'), 'channels loaded');
   return dash;
 }
@@ -89,7 +111,11 @@ async function fault(reply: Reply, words: RegExp, opts: { connectionLost?: boole
   const { retryAt } = d.deps.resources.getState().connection;
   // the first poll after the fault ends succeeds: after the backoff countdown, if any, plus one interval
   const bound = Math.max(back, retryAt ?? 0) - back + REFRESH_MS + DEADLINE_MS + 1500;
-  await d.waitFor((x) => !x.includes('✕') && /● connected/.test(header(x)) && /updated \d+ s ago/.test(header(x)), 'recovery', bound + 2000);
+  await d.waitFor(
+    (x) => !x.includes('✕') && /● connected/.test(header(x)) && /updated \d+ s ago/.test(header(x)),
+    'recovery',
+    bound + 2000,
+  );
   expect(Date.now() - back).toBeLessThanOrEqual(bound);
   expect(d.frame()).toContain('Web chat');
   expect(d.crashed()).toBeNull();
@@ -97,23 +123,34 @@ async function fault(reply: Reply, words: RegExp, opts: { connectionLost?: boole
 
 describe('the dashboard against hostile answers', () => {
   it('a stall (no headers): times out in plain words', async () => {
-    await fault(stall(), /connection lost: the appliance did not answer in time \(UND_ERR_HEADERS_TIMEOUT\)/, { connectionLost: true });
+    await fault(stall(), /connection lost: the appliance did not answer in time \(UND_ERR_HEADERS_TIMEOUT\)/, {
+      connectionLost: true,
+    });
   });
 
   it('headers, then a silent body: times out', async () => {
-    await fault(stallBody(channelsBody), /the appliance did not answer in time \(UND_ERR_BODY_TIMEOUT\)/, { connectionLost: true });
+    await fault(stallBody(channelsBody), /the appliance did not answer in time \(UND_ERR_BODY_TIMEOUT\)/, {
+      connectionLost: true,
+    });
   });
 
   it('a trickling body (never idle long enough for a timeout) is cut by the deadline', async () => {
-    await fault(trickle(channelsBody, 20), /the appliance did not send its whole answer within 1 s/, { connectionLost: true });
+    await fault(trickle(channelsBody, 20), /the appliance did not send its whole answer within 1 s/, {
+      connectionLost: true,
+    });
   });
 
   it('a connection reset mid-body', async () => {
-    await fault(resetMidBody(channelsBody), /connection lost: the connection to the appliance was closed/, { connectionLost: true });
+    await fault(resetMidBody(channelsBody), /connection lost: the connection to the appliance was closed/, {
+      connectionLost: true,
+    });
   });
 
   it('malformed JSON: that resource fails, the connection stays up', async () => {
-    await fault(json('{"data": [{"id": "chan_web", "name": "We'), /✕ ERROR loading channels \(showing the last data\): the answer to GET \/channels is not valid JSON code transport\/protocol/);
+    await fault(
+      json('{"data": [{"id": "chan_web", "name": "We'),
+      /✕ ERROR loading channels \(showing the last data\): the answer to GET \/channels is not valid JSON code transport\/protocol/,
+    );
     // the banner says what kind of problem, with a code to quote
   });
 
@@ -124,24 +161,48 @@ describe('the dashboard against hostile answers', () => {
   });
 
   it('an HTML 502 page from a proxy: plain words, not markup', async () => {
-    await fault(text(502, 'text/html', NGINX_502), /Bad gateway: a proxy in front of the appliance got no answer from it: 502 Bad Gateway \(an HTML page from a proxy, not the appliance's answer\) code HTTP-502/);
+    await fault(
+      text(502, 'text/html', NGINX_502),
+      /Bad gateway: a proxy in front of the appliance got no answer from it: 502 Bad Gateway \(an HTML page from a proxy, not the appliance's answer\) code HTTP-502/,
+    );
     expect(d!.allFrames()).not.toMatch(/<center>|<html>|<\/?h1>/);
   });
 
   it('an HTML page with 200 (a sign-in portal): named as such', async () => {
-    await fault(text(200, 'text/html; charset=utf-8', '<!doctype html><title>Sign in</title><form>…</form>'), /the answer to GET \/channels is an HTML page, not JSON \(a proxy or sign-in page in between\?\)/);
+    await fault(
+      text(200, 'text/html; charset=utf-8', '<!doctype html><title>Sign in</title><form>…</form>'),
+      /the answer to GET \/channels is an HTML page, not JSON \(a proxy or sign-in page in between\?\)/,
+    );
   });
 
   it('a problem+json 503 with Retry-After: plain words, code and request id', async () => {
     await fault(
-      json({ type: 'about:blank', title: 'Service Unavailable', status: 503, code: 'SVC-ADMIN-503', detail: 'maintenance window', request_id: 'req_hostile503' }, 503, { 'retry-after': '5' }),
+      json(
+        {
+          type: 'about:blank',
+          title: 'Service Unavailable',
+          status: 503,
+          code: 'SVC-ADMIN-503',
+          detail: 'maintenance window',
+          request_id: 'req_hostile503',
+        },
+        503,
+        { 'retry-after': '5' },
+      ),
       /The appliance cannot do this right now: maintenance window \(retry after 5 s\) code SVC-ADMIN-503 · request req_hostile503/,
     );
   });
 
   it('wrong types: drawn anyway, with a contract warning', async () => {
     d = await openChannels();
-    h.set('/channels', json({ data: [{ id: 7, name: { first: 'Web' }, enabled: 'sometimes', extra: [1, 2] }, null, 'x'], has_more: 'no', next_cursor: 42 }));
+    h.set(
+      '/channels',
+      json({
+        data: [{ id: 7, name: { first: 'Web' }, enabled: 'sometimes', extra: [1, 2] }, null, 'x'],
+        has_more: 'no',
+        next_cursor: 42,
+      }),
+    );
     const f = await d.waitForText('does not fit the contract', 5000);
     expect(f).toMatch(/▲ the answer for channels does not fit the contract \(\d+ issues?\)/);
     expect(f).toContain('{"first":"Web"}');
@@ -156,7 +217,12 @@ describe('the dashboard against hostile answers', () => {
 
   it('JSON nested 200,000 deep: cut, not a stack overflow', async () => {
     d = await openChannels();
-    h.set('/channels', json(`{"data":[{"id":"deep","name":"Deep","enabled":true,"junk":${'['.repeat(200_000)}${']'.repeat(200_000)}}],"has_more":false}`));
+    h.set(
+      '/channels',
+      json(
+        `{"data":[{"id":"deep","name":"Deep","enabled":true,"junk":${'['.repeat(200_000)}${']'.repeat(200_000)}}],"has_more":false}`,
+      ),
+    );
     await d.waitFor((f) => f.includes('Deep') && !f.includes('Web chat'), 'the deep answer drawn');
     await d.press('enter');
     const f = await d.waitForText('Detail: deep');
@@ -168,10 +234,16 @@ describe('the dashboard against hostile answers', () => {
   });
 
   it('the default timeouts are bounded: a silent appliance is given up on within the default, with no option set', async () => {
-    expect(new ApiClient({ url: h.url, token: 't' })).toMatchObject({ timeoutMs: DEFAULT_TIMEOUT_MS, deadlineMs: 3 * DEFAULT_TIMEOUT_MS });
+    expect(new ApiClient({ url: h.url, token: 't' })).toMatchObject({
+      timeoutMs: DEFAULT_TIMEOUT_MS,
+      deadlineMs: 3 * DEFAULT_TIMEOUT_MS,
+    });
     expect(DEFAULT_TIMEOUT_MS).toBeLessThanOrEqual(10_000);
     const [headers, body] = await Promise.all([defaultHeaders, defaultBody]);
-    for (const [r, code] of [[headers, 'UND_ERR_HEADERS_TIMEOUT'], [body, 'UND_ERR_BODY_TIMEOUT']] as const) {
+    for (const [r, code] of [
+      [headers, 'UND_ERR_HEADERS_TIMEOUT'],
+      [body, 'UND_ERR_BODY_TIMEOUT'],
+    ] as const) {
       expect(r.err).toBeInstanceOf(TransportError);
       expect((r.err as TransportError).kind).toBe('timeout');
       expect((r.err as TransportError).causeCode).toBe(code);

@@ -41,7 +41,15 @@ async function recovers(back: number) {
   const { retryAt } = d.deps.resources.getState().connection;
   // slack for a loaded machine: the poll, the server's answer and a render
   const bound = Math.max(0, (retryAt ?? back) - back) + REFRESH_MS + 3 * TIMEOUT_MS + 1500;
-  await d.waitFor((f) => /● connected/.test(header(f)) && /updated \d+ s ago/.test(header(f)) && !f.includes('✕') && f.includes('Web chat'), 'recovery', bound + 3000);
+  await d.waitFor(
+    (f) =>
+      /● connected/.test(header(f)) &&
+      /updated \d+ s ago/.test(header(f)) &&
+      !f.includes('✕') &&
+      f.includes('Web chat'),
+    'recovery',
+    bound + 3000,
+  );
   expect(Date.now() - back, 'recovered within one refresh of the server being back').toBeLessThanOrEqual(bound);
   expect(d.crashed()).toBeNull();
 }
@@ -56,7 +64,10 @@ async function stillResponds() {
 describe('the dashboard against a real server that goes away', () => {
   it('down at start: says it cannot reach the appliance, keeps running, connects when it starts', async () => {
     d = renderDashboard({ url: server.url, token, screen: 'channels', refreshMs: REFRESH_MS, timeoutMs: TIMEOUT_MS });
-    const f = await d.waitFor((x) => oneLine(x).includes('✕ cannot connect: cannot reach the appliance (connection refused) (ECONNREFUSED)'), 'refused');
+    const f = await d.waitFor(
+      (x) => oneLine(x).includes('✕ cannot connect: cannot reach the appliance (connection refused) (ECONNREFUSED)'),
+      'refused',
+    );
     expect(header(f)).toMatch(/✕ DISCONNECTED · retry in \d+ s/);
     expect(f).toContain('No data: the request failed (see above). r retries.');
     await stillResponds();
@@ -68,7 +79,9 @@ describe('the dashboard against a real server that goes away', () => {
   it('killed mid-session (SIGKILL): the last data stays, STALE, a countdown; back after a restart', async () => {
     await server.kill('SIGKILL');
     const f = await d.waitFor((x) => /✕ DISCONNECTED · retry in \d+ s/.test(header(x)), 'disconnected');
-    expect(oneLine(f)).toMatch(/✕ connection lost: (cannot reach the appliance|the connection to the appliance was closed).*showing the last data/);
+    expect(oneLine(f)).toMatch(
+      /✕ connection lost: (cannot reach the appliance|the connection to the appliance was closed).*showing the last data/,
+    );
     expect(f).toContain('Web chat');
     expect(header(f)).toContain('✕ STALE');
     await stillResponds();
@@ -86,7 +99,10 @@ describe('the dashboard against a real server that goes away', () => {
   it('stalled (SIGSTOP): times out in plain words with the data kept; recovers after SIGCONT', async () => {
     process.kill(server.pid, 'SIGSTOP');
     try {
-      const f = await d.waitFor((x) => oneLine(x).includes('✕ connection lost: the appliance did not answer in time'), 'a timeout');
+      const f = await d.waitFor(
+        (x) => oneLine(x).includes('✕ connection lost: the appliance did not answer in time'),
+        'a timeout',
+      );
       expect(f).toContain('Web chat');
       expect(header(f)).toContain('✕ STALE');
       await stillResponds();

@@ -17,7 +17,12 @@ import { startHostile, type HostileServer } from '../helpers/hostile-server.js';
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 30);
 const COLUMNS = 100;
 const ROWS = 30;
-const SESSION = { subject: 'prop-admin', role: 'it_admin', capabilities: Object.values(routes).flatMap((r) => ('action' in r && r.action ? [r.action] : [])), expires_at: null };
+const SESSION = {
+  subject: 'prop-admin',
+  role: 'it_admin',
+  capabilities: Object.values(routes).flatMap((r) => ('action' in r && r.action ? [r.action] : [])),
+  expires_at: null,
+};
 
 let s: TestServer;
 let h: HostileServer;
@@ -31,7 +36,12 @@ const apiPath = (route: string) => (routes[route as keyof typeof routes] as Rout
 beforeAll(async () => {
   s = await startTestServer();
   await s.call('POST', '/gateway/keys', { body: { name: 'sample-key' } });
-  await s.call('PUT', '/agent/budgets', { body: { defaults: { tokens_per_run: 1, tool_calls_per_run: 2, seconds_per_run: 3, tokens_per_day: null }, agents: { 'sales-copilot': { tokens_per_run: 5 } } } });
+  await s.call('PUT', '/agent/budgets', {
+    body: {
+      defaults: { tokens_per_run: 1, tool_calls_per_run: 2, seconds_per_run: 3, tokens_per_day: null },
+      agents: { 'sales-copilot': { tokens_per_run: 5 } },
+    },
+  });
   for (const screen of screens) {
     for (const r of screen.resources(EMPTY_SCREEN_STATE)) {
       const def = routes[r.route] as RouteDef;
@@ -102,18 +112,26 @@ function mutate(sample: unknown, mutations: Mutation[]): unknown {
     if (m.kind === 'set') parent[key] = structuredClone(m.value);
     else if (m.kind === 'delete' && Array.isArray(parent)) parent.splice(Number(key), 1);
     else if (m.kind === 'delete') delete parent[key];
-    else if (Array.isArray(parent)) parent.push(...Array.from({ length: 300 }, () => structuredClone(parent[Number(key)])));
+    else if (Array.isArray(parent))
+      parent.push(...Array.from({ length: 300 }, () => structuredClone(parent[Number(key)])));
   }
   return root;
 }
 
-const mutation: fc.Arbitrary<Mutation> = fc.record({ kind: fc.constantFrom('set', 'set', 'set', 'delete', 'dup'), place: fc.nat(), value: junk });
+const mutation: fc.Arbitrary<Mutation> = fc.record({
+  kind: fc.constantFrom('set', 'set', 'set', 'delete', 'dup'),
+  place: fc.nat(),
+  value: junk,
+});
 
 const answerFor = (path: string): fc.Arbitrary<unknown> =>
   fc.oneof(
     { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 4 }) },
     { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3, stringUnit: 'binary' }) },
-    { weight: 4, arbitrary: fc.array(mutation, { minLength: 1, maxLength: 6 }).map((ms) => mutate(samples.get(path), ms)) },
+    {
+      weight: 4,
+      arbitrary: fc.array(mutation, { minLength: 1, maxLength: 6 }).map((ms) => mutate(samples.get(path), ms)),
+    },
   );
 
 // ---- the property ---------------------------------------------------------------------------
@@ -131,7 +149,11 @@ async function refreshAndDraw(d: DashboardHarness, name: string) {
   const before = keys.map((k) => d.deps.resources.getState().entries[k]);
   const frames = d.frameCount();
   d.deps.poller.refreshNow();
-  await d.waitFor(() => keys.every((k, i) => d.deps.resources.getState().entries[k] !== before[i]), 'fresh results', 5000);
+  await d.waitFor(
+    () => keys.every((k, i) => d.deps.resources.getState().entries[k] !== before[i]),
+    'fresh results',
+    5000,
+  );
   // Ink's legacy root renders synchronously on each store change: the frame is already drawn
   expect(d.frameCount()).toBeGreaterThan(frames);
 }
@@ -149,32 +171,47 @@ function expectSound(d: DashboardHarness, name: string, what: string) {
 describe('every screen with arbitrary JSON in place of every answer', () => {
   for (const screen of screens) {
     it(`${screen.name}: never throws, keys still work`, async () => {
-      const d = renderDashboard({ url: h.url, token: 't', screen: screen.name, refreshMs: 60_000, timeoutMs: 3000, columns: COLUMNS, rows: ROWS });
+      const d = renderDashboard({
+        url: h.url,
+        token: 't',
+        screen: screen.name,
+        refreshMs: 60_000,
+        timeoutMs: 3000,
+        columns: COLUMNS,
+        rows: ROWS,
+      });
       try {
         const { paths } = polled(d, screen.name);
         for (const p of paths) answers.set(p, samples.get(p));
         await d.waitFor((f) => f.includes(`[${screen.name}]`) && !f.includes('Loading…'), 'first load', 8000);
         await fc.assert(
-          fc.asyncProperty(fc.tuple(...paths.map(answerFor)), fc.constantFrom('G', 'j', 'pgdn', 'end'), async (values, move) => {
-            paths.forEach((p, i) => answers.set(p, values[i]));
-            await refreshAndDraw(d, screen.name);
-            expectSound(d, screen.name, 'drawn');
-            // keys: move, the detail of what is selected (or the screen a linked row opens), back
-            await d.press(move, 'enter');
-            const left = (f: string) => Boolean(screen.open) && !f.includes(`[${screen.name}]`);
-            const f = await d.waitFor((x) => x.includes('Detail:') || x.includes('nothing to show in detail yet') || left(x), 'detail, a note or the linked screen');
-            if (left(f)) {
-              expect(d.crashed(), 'the linked screen').toBeNull();
-              await d.press(':');
-              await d.type(screen.name);
-              await d.press('enter');
-              await d.waitFor((x) => x.includes(`[${screen.name}]`), 'back from the linked screen');
-              return;
-            }
-            expectSound(d, screen.name, 'detail');
-            await d.press('esc');
-            await d.waitFor((x) => !x.includes('Detail:'), 'back from detail');
-          }),
+          fc.asyncProperty(
+            fc.tuple(...paths.map(answerFor)),
+            fc.constantFrom('G', 'j', 'pgdn', 'end'),
+            async (values, move) => {
+              paths.forEach((p, i) => answers.set(p, values[i]));
+              await refreshAndDraw(d, screen.name);
+              expectSound(d, screen.name, 'drawn');
+              // keys: move, the detail of what is selected (or the screen a linked row opens), back
+              await d.press(move, 'enter');
+              const left = (f: string) => Boolean(screen.open) && !f.includes(`[${screen.name}]`);
+              const f = await d.waitFor(
+                (x) => x.includes('Detail:') || x.includes('nothing to show in detail yet') || left(x),
+                'detail, a note or the linked screen',
+              );
+              if (left(f)) {
+                expect(d.crashed(), 'the linked screen').toBeNull();
+                await d.press(':');
+                await d.type(screen.name);
+                await d.press('enter');
+                await d.waitFor((x) => x.includes(`[${screen.name}]`), 'back from the linked screen');
+                return;
+              }
+              expectSound(d, screen.name, 'detail');
+              await d.press('esc');
+              await d.waitFor((x) => !x.includes('Detail:'), 'back from detail');
+            },
+          ),
           { numRuns: RUNS, endOnFailure: true },
         );
         // and the shell still answers a key it owns
@@ -187,22 +224,36 @@ describe('every screen with arbitrary JSON in place of every answer', () => {
   }
 
   it('the header: arbitrary JSON for GET /session', async () => {
-    const d = renderDashboard({ url: h.url, token: 't', screen: 'channels', refreshMs: 60_000, timeoutMs: 3000, columns: COLUMNS, rows: ROWS });
+    const d = renderDashboard({
+      url: h.url,
+      token: 't',
+      screen: 'channels',
+      refreshMs: 60_000,
+      timeoutMs: 3000,
+      columns: COLUMNS,
+      rows: ROWS,
+    });
     answers.set('/channels', samples.get('/channels'));
     try {
       await d.waitForText('prop-admin');
       await fc.assert(
-        fc.asyncProperty(fc.oneof(fc.jsonValue({ maxDepth: 3, stringUnit: 'binary' }), fc.array(mutation, { minLength: 1, maxLength: 4 }).map((ms) => mutate(SESSION, ms))), async (session) => {
-          answers.set('/session', session);
-          d.deps.session.setState({ resolved: false, authError: null });
-          d.deps.poller.refreshNow();
-          await d.waitFor(() => d.deps.session.getState().resolved, 'the session read again', 5000);
-          expectSound(d, 'channels', 'header');
-          await d.press('?');
-          await d.waitForText('Help · Esc or ? to close');
-          await d.press('esc');
-          await d.waitFor((f) => !f.includes('Help · Esc'), 'help closed');
-        }),
+        fc.asyncProperty(
+          fc.oneof(
+            fc.jsonValue({ maxDepth: 3, stringUnit: 'binary' }),
+            fc.array(mutation, { minLength: 1, maxLength: 4 }).map((ms) => mutate(SESSION, ms)),
+          ),
+          async (session) => {
+            answers.set('/session', session);
+            d.deps.session.setState({ resolved: false, authError: null });
+            d.deps.poller.refreshNow();
+            await d.waitFor(() => d.deps.session.getState().resolved, 'the session read again', 5000);
+            expectSound(d, 'channels', 'header');
+            await d.press('?');
+            await d.waitForText('Help · Esc or ? to close');
+            await d.press('esc');
+            await d.waitFor((f) => !f.includes('Help · Esc'), 'help closed');
+          },
+        ),
         { numRuns: RUNS, endOnFailure: true },
       );
     } finally {

@@ -51,7 +51,7 @@ async function createKeyAndClose(name: string): Promise<string> {
 /** Every secret-shaped string in `text` whose hash is `hash`. */
 const holds = (text: string, hash: string) => [...text.matchAll(SECRET_SHAPE)].some((m) => sha(m[0]) === hash);
 
-describe('a created key\'s secret after its dialog closed', () => {
+describe("a created key's secret after its dialog closed", () => {
   it('is in no store, not on screen, not in the process title, and in no string left in memory', async () => {
     d = renderDashboard({ url: server.url, token, screen: 'keys', refreshMs: 300 });
     await d.waitForText('● connected');

@@ -38,8 +38,14 @@ const PAYLOAD = [
   `${ESC}P1$r0m${ESC}\\`, // DCS
   `${ESC}_apc${ESC}\\${ESC}^pm${ESC}\\`, // APC, PM
   '\u009b31m\u009d0;c1-title\u009c', // 8-bit CSI and OSC
-  'bell\x07', 'back\b\b\bspace', 'carriage\rreturn', 'line\nfeed\ttab\vvt\ffeed',
-  '\u202Eevil.exe\u202C', '\u2066isolate\u2069', '\u200Fmark\u200E', '\u061C',
+  'bell\x07',
+  'back\b\b\bspace',
+  'carriage\rreturn',
+  'line\nfeed\ttab\vvt\ffeed',
+  '\u202Eevil.exe\u202C',
+  '\u2066isolate\u2069',
+  '\u200Fmark\u200E',
+  '\u061C',
   `${ESC}c`, // full reset
 ].join(' ');
 const LONG = `${PAYLOAD} ${'long-'.repeat(600)}`; // and a very long line
@@ -58,7 +64,26 @@ function foreignSequences(s: string): string[] {
   return out;
 }
 // chalk: reset, bold, dim, italic, underline, inverse, strike, their offs, 16 colours and default
-const OWN_SGR = new Set([0, 1, 2, 3, 4, 7, 9, 22, 23, 24, 27, 29, 39, 49, ...range(30, 37), ...range(90, 97), ...range(40, 47), ...range(100, 107)]);
+const OWN_SGR = new Set([
+  0,
+  1,
+  2,
+  3,
+  4,
+  7,
+  9,
+  22,
+  23,
+  24,
+  27,
+  29,
+  39,
+  49,
+  ...range(30, 37),
+  ...range(90, 97),
+  ...range(40, 47),
+  ...range(100, 107),
+]);
 function range(a: number, b: number) {
   return Array.from({ length: b - a + 1 }, (_, i) => a + i);
 }
@@ -68,7 +93,9 @@ function expectSafe(written: string, what: string) {
   expect(foreignSequences(written), `${what}: escape sequences`).toEqual([]);
   const stripped = written.replace(/\x1b\[\d{1,3}m/g, '');
   // eslint-disable-next-line no-control-regex
-  const controls = [...stripped.matchAll(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g)].map((m) => m[0].codePointAt(0)!.toString(16));
+  const controls = [
+    ...stripped.matchAll(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g),
+  ].map((m) => m[0].codePointAt(0)!.toString(16));
   expect([...new Set(controls)], `${what}: control or bidi characters`).toEqual([]);
   const wide = stripped.split('\n').filter((l) => stringWidth(l) > COLUMNS);
   expect(wide.length, `${what}: lines wider than the terminal`).toBe(0);
@@ -78,7 +105,11 @@ function expectSafe(written: string, what: string) {
 function infect(v: unknown): unknown {
   if (typeof v === 'string') return `${MARK} ${LONG}`;
   if (Array.isArray(v)) return v.map(infect);
-  if (v && typeof v === 'object') return { ...Object.fromEntries(Object.entries(v).map(([k, x]) => [k, infect(x)])), [`x-${PAYLOAD.slice(0, 80)}`]: PAYLOAD };
+  if (v && typeof v === 'object')
+    return {
+      ...Object.fromEntries(Object.entries(v).map(([k, x]) => [k, infect(x)])),
+      [`x-${PAYLOAD.slice(0, 80)}`]: PAYLOAD,
+    };
   return v;
 }
 
@@ -94,7 +125,12 @@ beforeAll(async () => {
       return {
         ...base,
         appliance: { name: `${MARK}-appliance ${PAYLOAD}`, site: LONG },
-        connectors: base.connectors.map((c, i) => ({ ...c, name: `${MARK}-connector${i} ${PAYLOAD}`, rbac_labels: [LONG], sources: c.sources.map((src) => ({ ...src, name: `${MARK}-source ${PAYLOAD}` })) })),
+        connectors: base.connectors.map((c, i) => ({
+          ...c,
+          name: `${MARK}-connector${i} ${PAYLOAD}`,
+          rbac_labels: [LONG],
+          sources: c.sources.map((src) => ({ ...src, name: `${MARK}-source ${PAYLOAD}` })),
+        })),
         channels: base.channels.map((c) => ({ ...c, name: `${MARK}-channel ${PAYLOAD}` })),
         models: base.models.map((m) => ({ ...m, name: `${MARK}-model ${PAYLOAD}`, quantization: PAYLOAD })),
       };
@@ -102,14 +138,20 @@ beforeAll(async () => {
   });
   hostileToken = issueToken(s.server.db, 'it_admin', `${MARK}-subject ${PAYLOAD}`).token;
   // an audited change by that subject: the audit trail's actor carries the payload
-  expect((await s.call('PUT', '/channels', { token: hostileToken, body: { channels: [{ id: 'chan_web', enabled: true }] } })).status).toBe(200);
+  expect(
+    (await s.call('PUT', '/channels', { token: hostileToken, body: { channels: [{ id: 'chan_web', enabled: true }] } }))
+      .status,
+  ).toBe(200);
 
   // A hostile server answering every GET of every screen with the real shapes, every string infected.
   h = await startHostile({ upstream: s.url });
   for (const screen of screens) {
     for (const r of [...screen.resources(EMPTY_SCREEN_STATE), { route: 'session' as const }]) {
       const def = routes[r.route] as RouteDef;
-      const res = await s.call('GET', buildPath(def, '', 'params' in r ? r.params : undefined, 'query' in r ? queryAt(r) : undefined));
+      const res = await s.call(
+        'GET',
+        buildPath(def, '', 'params' in r ? r.params : undefined, 'query' in r ? queryAt(r) : undefined),
+      );
       h.set(def.path, json(infect(res.json)));
     }
   }
@@ -131,7 +173,13 @@ async function visitEveryScreen(d: DashboardHarness) {
     await d.waitFor((f) => f.includes(MARK), `${screen.name} shows a server string`).catch(() => undefined);
     await d.press('enter');
     // a row that links elsewhere (an overview line) opens the screen of its cause instead
-    await d.waitFor((f) => f.includes('Detail:') || f.includes('nothing to show') || (Boolean(screen.open) && !f.includes(`[${screen.name}]`)), `${screen.name} detail`);
+    await d.waitFor(
+      (f) =>
+        f.includes('Detail:') ||
+        f.includes('nothing to show') ||
+        (Boolean(screen.open) && !f.includes(`[${screen.name}]`)),
+      `${screen.name} detail`,
+    );
     await d.press('esc');
   }
 }
@@ -154,7 +202,8 @@ describe('terminal safety', () => {
       await d.waitForText(`${MARK}-connector0`);
       await visitEveryScreen(d);
       const all = d.allFrames();
-      for (const shown of ['-connector0', '-channel', '-model', '-appliance']) expect(all, shown).toContain(`${MARK}${shown}`);
+      for (const shown of ['-connector0', '-channel', '-model', '-appliance'])
+        expect(all, shown).toContain(`${MARK}${shown}`);
       expect(all.match(new RegExp(`${MARK}-subject`, 'g'))!.length).toBeGreaterThan(1); // header and audit actor
       expectSafe(all, 'real server');
     } finally {
@@ -163,7 +212,13 @@ describe('terminal safety', () => {
   });
 
   it('every field of every screen, infected by a hostile server, in lists, custom views, details and the header', async () => {
-    const d = renderDashboard({ url: h.url, token: s.tokens.it_admin, screen: 'connectors', columns: COLUMNS, rows: ROWS });
+    const d = renderDashboard({
+      url: h.url,
+      token: s.tokens.it_admin,
+      screen: 'connectors',
+      columns: COLUMNS,
+      rows: ROWS,
+    });
     try {
       await d.waitForText(MARK);
       await visitEveryScreen(d);
@@ -175,14 +230,32 @@ describe('terminal safety', () => {
   });
 
   it('error banners and action dialogs: a hostile problem+json and a hostile identity-check result', async () => {
-    const problem = { type: PAYLOAD, title: PAYLOAD, status: 409, code: `${MARK}${PAYLOAD}`, detail: `${MARK}-detail ${PAYLOAD}`, request_id: PAYLOAD, invalid_params: [{ name: PAYLOAD, reason: LONG }] };
+    const problem = {
+      type: PAYLOAD,
+      title: PAYLOAD,
+      status: 409,
+      code: `${MARK}${PAYLOAD}`,
+      detail: `${MARK}-detail ${PAYLOAD}`,
+      request_id: PAYLOAD,
+      invalid_params: [{ name: PAYLOAD, reason: LONG }],
+    };
     h.set('/channels', json(problem, 409));
     h.set('/session', null); // the real session: changes are offered
-    const d = renderDashboard({ url: h.url, token: s.tokens.it_admin, screen: 'channels', columns: COLUMNS, rows: ROWS });
+    const d = renderDashboard({
+      url: h.url,
+      token: s.tokens.it_admin,
+      screen: 'channels',
+      columns: COLUMNS,
+      rows: ROWS,
+    });
     try {
       await d.waitForText(`${MARK}-detail`); // the banner
       // a change refused with the same problem: the dialog with code, request id and invalid params
-      h.set('/gateway/keys', (req, res) => (req.method === 'POST' ? json(problem, 409)(req, res) : json({ data: [], next_cursor: null, has_more: false })(req, res)));
+      h.set('/gateway/keys', (req, res) =>
+        req.method === 'POST'
+          ? json(problem, 409)(req, res)
+          : json({ data: [], next_cursor: null, has_more: false })(req, res),
+      );
       await d.press(':');
       await d.type('keys');
       await d.press('enter');
@@ -199,7 +272,17 @@ describe('terminal safety', () => {
       await d.press('esc');
       await d.waitFor((f) => !f.includes('Create a gateway key'), 'the form closed');
       // the identity check's result, step details included, in the dialog and on the screen
-      h.set('/identity/test', json({ ok: false, provider: 'oidc', target: PAYLOAD, checked_at: PAYLOAD, duration_ms: 3, steps: [{ id: PAYLOAD, status: 'failed', duration_ms: 1, detail: `${MARK}-step ${PAYLOAD}` }] }));
+      h.set(
+        '/identity/test',
+        json({
+          ok: false,
+          provider: 'oidc',
+          target: PAYLOAD,
+          checked_at: PAYLOAD,
+          duration_ms: 3,
+          steps: [{ id: PAYLOAD, status: 'failed', duration_ms: 1, detail: `${MARK}-step ${PAYLOAD}` }],
+        }),
+      );
       await d.press(':');
       await d.type('identity');
       await d.press('enter');

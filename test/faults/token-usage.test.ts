@@ -20,11 +20,15 @@ const TOKEN_ON_COMMAND_LINE: [string, RegExp][] = [
   ['a bearer token in a header argument', /Bearer\s+(?:\$\{?\w|[A-Za-z0-9._~+/-]{16,})/],
   ['a literal token assigned to APPLIANCE_ADMIN_TOKEN', /APPLIANCE_ADMIN_TOKEN=(?!\s|\$\(|"\$\(|$)\S/],
   ['a literal admin token or key secret', /\b(?:aat|agk)_[A-Za-z0-9_-]{16,}/],
-  ['curl\'s --oauth2-bearer', /--oauth2-bearer\s/],
+  ["curl's --oauth2-bearer", /--oauth2-bearer\s/],
 ];
 
 function offences(text: string): string[] {
-  return text.split('\n').flatMap((line, i) => TOKEN_ON_COMMAND_LINE.filter(([, re]) => re.test(line)).map(([what]) => `line ${i + 1}: ${what}: ${line.trim()}`));
+  return text
+    .split('\n')
+    .flatMap((line, i) =>
+      TOKEN_ON_COMMAND_LINE.filter(([, re]) => re.test(line)).map(([what]) => `line ${i + 1}: ${what}: ${line.trim()}`),
+    );
 }
 
 /** The commands in the README's shell blocks: output lines (`# …`) and trailing comments dropped. */
@@ -40,10 +44,21 @@ function readmeCommands(): string {
 
 describe('documented usage keeps tokens off the command line', () => {
   it('the patterns catch what they should (so a pass means something)', () => {
-    for (const bad of ['appliance-admin --token abc', 'curl -H "Authorization: Bearer $TOKEN" $URL', 'curl -H "Authorization: Bearer aat_0123456789abcdefXYZ"', 'APPLIANCE_ADMIN_TOKEN=aat_secret npx appliance-admin', 'curl --oauth2-bearer x']) {
+    for (const bad of [
+      'appliance-admin --token abc',
+      'curl -H "Authorization: Bearer $TOKEN" $URL',
+      'curl -H "Authorization: Bearer aat_0123456789abcdefXYZ"',
+      'APPLIANCE_ADMIN_TOKEN=aat_secret npx appliance-admin',
+      'curl --oauth2-bearer x',
+    ]) {
       expect(offences(bad), bad).not.toEqual([]);
     }
-    for (const good of ['appliance-admin --token-file ~/.aa-token', 'curl -H @$HOME/.aa-auth $URL', 'APPLIANCE_ADMIN_TOKEN=$(cat ~/.aa-token) npx appliance-admin --url https://a', "sed 's/^/Authorization: Bearer /' ~/.aa-token > ~/.aa-auth"]) {
+    for (const good of [
+      'appliance-admin --token-file ~/.aa-token',
+      'curl -H @$HOME/.aa-auth $URL',
+      'APPLIANCE_ADMIN_TOKEN=$(cat ~/.aa-token) npx appliance-admin --url https://a',
+      "sed 's/^/Authorization: Bearer /' ~/.aa-token > ~/.aa-auth",
+    ]) {
       expect(offences(good), good).toEqual([]);
     }
   });
@@ -57,7 +72,16 @@ describe('documented usage keeps tokens off the command line', () => {
 
   it('--help of every command: no token option; the connecting ones name --token-file and APPLIANCE_ADMIN_TOKEN', async () => {
     const runs = await Promise.all(
-      [['--help'], ['--url', 'https://127.0.0.1:9', '--help'], ['get', '--help'], ['export', '--help'], ['serve', '--help'], ['token', '--help'], ['login', '--help'], ['logout', '--help']].map(async (args) => ({ args, ...(await runCli(args)) })),
+      [
+        ['--help'],
+        ['--url', 'https://127.0.0.1:9', '--help'],
+        ['get', '--help'],
+        ['export', '--help'],
+        ['serve', '--help'],
+        ['token', '--help'],
+        ['login', '--help'],
+        ['logout', '--help'],
+      ].map(async (args) => ({ args, ...(await runCli(args)) })),
     );
     for (const r of runs) {
       expect(r.code, `${r.args.join(' ')}: ${r.stderr}`).toBe(0);
@@ -82,10 +106,18 @@ describe('token files wider than 0600', () => {
     const file = writeTokenFile('aat_must-not-be-echoed');
     chmodSync(file, 0o644);
     const conn = ['--url', 'https://127.0.0.1:9', '--token-file', file];
-    const runs = await Promise.all([conn, ['get', 'channels', ...conn], ['export', 'audit', '-o', join(tempDir('aa-export'), 'never-written.csv'), ...conn]].map((a) => runCli(a)));
+    const runs = await Promise.all(
+      [
+        conn,
+        ['get', 'channels', ...conn],
+        ['export', 'audit', '-o', join(tempDir('aa-export'), 'never-written.csv'), ...conn],
+      ].map((a) => runCli(a)),
+    );
     for (const r of runs) {
       expect(r.code).toBe(2);
-      expect(r.stderr).toContain(`the token file ${file} is readable by group or others (mode 0644); run: chmod 600 ${file}`);
+      expect(r.stderr).toContain(
+        `the token file ${file} is readable by group or others (mode 0644); run: chmod 600 ${file}`,
+      );
       expect(r.stderr + r.stdout).not.toContain('aat_must-not-be-echoed');
     }
   });

@@ -57,14 +57,33 @@ process.once('exit', () => {
 /** Starts the built server on dataDir (building dist first when src is newer). */
 export async function start(dataDir: string, opts: StartOptions = {}): Promise<ChildServer> {
   await ensureBuilt();
-  const args = [CLI, 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', String(opts.port ?? 0), ...(opts.args ?? [])];
-  if (opts.config !== undefined) args.push('--config', typeof opts.config === 'string' ? opts.config : writeConfig(opts.config));
-  const child = spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_OPTIONS: '' } });
+  const args = [
+    CLI,
+    'serve',
+    '--data',
+    dataDir,
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(opts.port ?? 0),
+    ...(opts.args ?? []),
+  ];
+  if (opts.config !== undefined)
+    args.push('--config', typeof opts.config === 'string' ? opts.config : writeConfig(opts.config));
+  const child = spawn(process.execPath, args, {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
   running.add(child);
   let out = '';
   let err = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => { err += d; });
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    out += d;
+  });
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    err += d;
+  });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => {
     child.once('exit', (code, signal) => {
       running.delete(child);
@@ -73,7 +92,10 @@ export async function start(dataDir: string, opts: StartOptions = {}): Promise<C
   });
 
   const apiUrl = await new Promise<string>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`server did not start within ${START_TIMEOUT_MS} ms\nstderr: ${err}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => rej(new Error(`server did not start within ${START_TIMEOUT_MS} ms\nstderr: ${err}`)),
+      START_TIMEOUT_MS,
+    );
     const onData = () => {
       const m = /listening on (https?:\/\/\S+)/.exec(out);
       if (!m) return;
@@ -104,7 +126,14 @@ export async function start(dataDir: string, opts: StartOptions = {}): Promise<C
     return child.exitCode;
   };
   return {
-    url, apiUrl, port, pid: child.pid!, dataDir, exited, kill, stop,
+    url,
+    apiUrl,
+    port,
+    pid: child.pid!,
+    dataDir,
+    exited,
+    kill,
+    stop,
     stdout: () => out,
     stderr: () => err,
     restart: async () => {
@@ -115,11 +144,22 @@ export async function start(dataDir: string, opts: StartOptions = {}): Promise<C
 }
 
 /** Issues an admin token with the CLI (`token issue`), which prints the token alone on stdout. */
-export async function issueToken(dataDir: string, role: Role, name = `${role}-${Math.random().toString(36).slice(2, 8)}`): Promise<string> {
+export async function issueToken(
+  dataDir: string,
+  role: Role,
+  name = `${role}-${Math.random().toString(36).slice(2, 8)}`,
+): Promise<string> {
   await ensureBuilt();
-  const out = execFileSync(process.execPath, [CLI, 'token', 'issue', '--data', dataDir, '--role', role, '--name', name], {
-    cwd: REPO, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_OPTIONS: '' },
-  });
+  const out = execFileSync(
+    process.execPath,
+    [CLI, 'token', 'issue', '--data', dataDir, '--role', role, '--name', name],
+    {
+      cwd: REPO,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NODE_OPTIONS: '' },
+    },
+  );
   return out.trim();
 }
 
@@ -151,7 +191,10 @@ const distMtime = () => {
  * parallel processes: a lock directory keeps them from building over each other.
  */
 export async function ensureBuilt(): Promise<void> {
-  const lock = join(tmpdir(), `appliance-admin-build-${createHash('sha1').update(REPO).digest('hex').slice(0, 8)}.lock`);
+  const lock = join(
+    tmpdir(),
+    `appliance-admin-build-${createHash('sha1').update(REPO).digest('hex').slice(0, 8)}.lock`,
+  );
   for (const deadline = Date.now() + 120_000; ;) {
     if (distMtime() >= newestSource()) return;
     try {
@@ -167,7 +210,10 @@ export async function ensureBuilt(): Promise<void> {
     }
     try {
       if (distMtime() >= newestSource()) return;
-      execFileSync(process.execPath, [join(REPO, 'scripts', 'build.mjs')], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+      execFileSync(process.execPath, [join(REPO, 'scripts', 'build.mjs')], {
+        cwd: REPO,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       return;
     } catch (err) {
       const e = err as { stderr?: Buffer; message: string };

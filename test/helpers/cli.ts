@@ -4,14 +4,21 @@ import { join } from 'node:path';
 import { CLI, ensureBuilt, REPO } from './child-server.js';
 import { tempDir } from './fixtures.js';
 
-export interface CliRun { code: number | null; stdout: string; stderr: string }
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 /**
  * Runs the built CLI (bin/appliance-admin.cjs) as a child and collects its output. Asynchronous
  * on purpose: the server under test usually lives in this same process and must keep answering.
  * Call ensureBuilt() (child-server.ts) once before.
  */
-export async function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliRun> {
+export async function runCli(
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<CliRun> {
   const first = await runOnce(args, opts);
   // Another test process rebuilt dist/ while this one started (a source file changed during the
   // run): the CLI failed before doing anything, so wait for that build and run it again.
@@ -50,8 +57,12 @@ export function spawnCli(args: string[], opts: { env?: NodeJS.ProcessEnv } = {})
   const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+  });
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
   const done = new Promise<CliRun>((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, stdout, stderr }));

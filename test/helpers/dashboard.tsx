@@ -16,7 +16,10 @@ class FakeStdout extends EventEmitter {
   frames: string[] = [];
   written = 0;
   isTTY = true;
-  constructor(public columns: number, public rows: number) {
+  constructor(
+    public columns: number,
+    public rows: number,
+  ) {
     super();
   }
   write = (frame: string) => {
@@ -136,7 +139,14 @@ export function renderDashboard(o: DashboardOptions): DashboardHarness {
   const token = o.token ?? o.server?.tokens[o.role ?? 'it_admin'];
   const url = o.url ?? o.server?.url;
   if (!token || !url) throw new Error('renderDashboard needs a server, or a url and a token');
-  const client = new ApiClient({ url, token, timeoutMs: o.timeoutMs ?? 5000, deadlineMs: o.deadlineMs, maxBytes: o.maxBytes, ca: o.ca });
+  const client = new ApiClient({
+    url,
+    token,
+    timeoutMs: o.timeoutMs ?? 5000,
+    deadlineMs: o.deadlineMs,
+    maxBytes: o.maxBytes,
+    ca: o.ca,
+  });
   const clipboard: string[] = [];
   const deps = createDashboard({
     client,
@@ -216,7 +226,11 @@ export function renderDashboard(o: DashboardOptions): DashboardHarness {
     rawMode: () => ({ on: stdin.rawMode, offs: stdin.rawModeOffs }),
     frameCount: () => stdout.written,
     waitForText: (text, timeoutMs) =>
-      waitFor((f) => (typeof text === 'string' ? f.includes(text) : text.test(f)), JSON.stringify(String(text)), timeoutMs),
+      waitFor(
+        (f) => (typeof text === 'string' ? f.includes(text) : text.test(f)),
+        JSON.stringify(String(text)),
+        timeoutMs,
+      ),
     waitFor,
     async resize(columns, rows) {
       stdout.columns = columns;

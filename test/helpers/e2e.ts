@@ -7,7 +7,18 @@ import { hasTmux, TmuxSession } from './tmux.js';
 
 /** Every screen the dashboard issue names, in the order it lists them. */
 export const ISSUE_SCREENS = [
-  'connectors', 'channels', 'keys', 'usage', 'models', 'routing', 'audit', 'journal', 'budgets', 'deployment', 'settings', 'identity',
+  'connectors',
+  'channels',
+  'keys',
+  'usage',
+  'models',
+  'routing',
+  'audit',
+  'journal',
+  'budgets',
+  'deployment',
+  'settings',
+  'identity',
 ] as const;
 
 /** The suite's title; without tmux the suite is skipped and says why, in the title and on stderr. */
@@ -19,14 +30,20 @@ export function e2eTitle(name: string): string {
 }
 
 /** Text that means a screen did not render cleanly. */
-export const TROUBLE = /✕ ERROR|✕ STALE|✕ NO DATA|No data: the request failed|failed to draw|does not fit the contract|DISCONNECTED|connection lost|stopped after an unexpected error/;
+export const TROUBLE =
+  /✕ ERROR|✕ STALE|✕ NO DATA|No data: the request failed|failed to draw|does not fit the contract|DISCONNECTED|connection lost|stopped after an unexpected error/;
 
 /**
  * The BUILT dashboard (node bin/appliance-admin.cjs --url … --token-file …) in a 120x40 tmux
  * pane, signed in as `role` with a token from a 0600 file, working in `cwd` (a fresh temporary
  * directory unless given: exports with their default file name land there). Run ensureBuilt() first.
  */
-export function startDashboard(s: TestServer, role: Role, session: string, o: { cwd?: string; args?: string[] } = {}): Promise<TmuxSession> {
+export function startDashboard(
+  s: TestServer,
+  role: Role,
+  session: string,
+  o: { cwd?: string; args?: string[] } = {},
+): Promise<TmuxSession> {
   const tokenFile = writeTokenFile(s.tokens[role]);
   return TmuxSession.start({
     name: session,
@@ -34,7 +51,15 @@ export function startDashboard(s: TestServer, role: Role, session: string, o: { 
     command: [process.execPath, CLI, '--url', s.url, '--token-file', tokenFile, ...(o.args ?? [])],
     // its own code cache (src/cli/code-cache.ts), not the user's; CI set as CI runners set it,
     // which must not keep Ink from drawing
-    env: { NODE_OPTIONS: '', APPLIANCE_ADMIN_DEBUG: '1', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', XDG_CACHE_HOME: tempDir('aa-e2e-cache'), CI: 'true', CONTINUOUS_INTEGRATION: 'true' },
+    env: {
+      NODE_OPTIONS: '',
+      APPLIANCE_ADMIN_DEBUG: '1',
+      LANG: 'C.UTF-8',
+      LC_ALL: 'C.UTF-8',
+      XDG_CACHE_HOME: tempDir('aa-e2e-cache'),
+      CI: 'true',
+      CONTINUOUS_INTEGRATION: 'true',
+    },
   });
 }
 
@@ -50,7 +75,11 @@ export const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$
 /** Rows of every table but the audit trail and its tallies, to show "nothing changed". */
 export function domainSnapshot(s: TestServer): Record<string, unknown[]> {
   const tables = s.server.db
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT IN ('audit', 'audit_counts') ORDER BY name")
+    .prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT IN ('audit', 'audit_counts') ORDER BY name",
+    )
     .all() as { name: string }[];
-  return Object.fromEntries(tables.map(({ name }) => [name, s.server.db.prepare(`SELECT * FROM "${name}" ORDER BY 1`).all()]));
+  return Object.fromEntries(
+    tables.map(({ name }) => [name, s.server.db.prepare(`SELECT * FROM "${name}" ORDER BY 1`).all()]),
+  );
 }

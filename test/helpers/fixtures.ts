@@ -21,7 +21,9 @@ export function fixtureConfig(root: string, overrides: Partial<ServerConfig> = {
   db.exec('CREATE TABLE IF NOT EXISTS invoices (id INTEGER PRIMARY KEY, amount REAL); DELETE FROM invoices;');
   const ins = db.prepare('INSERT INTO invoices (amount) VALUES (?)');
   for (let i = 0; i < 5; i++) ins.run(i * 10.5);
-  db.exec('CREATE TABLE IF NOT EXISTS customers (id INTEGER PRIMARY KEY, name TEXT); DELETE FROM customers; INSERT INTO customers (name) VALUES (\'a\'), (\'b\');');
+  db.exec(
+    "CREATE TABLE IF NOT EXISTS customers (id INTEGER PRIMARY KEY, name TEXT); DELETE FROM customers; INSERT INTO customers (name) VALUES ('a'), ('b');",
+  );
   db.close();
   const models = join(root, 'models');
   mkdirSync(models, { recursive: true });
@@ -30,18 +32,57 @@ export function fixtureConfig(root: string, overrides: Partial<ServerConfig> = {
   return ServerConfig.parse({
     appliance: { name: 'test-appliance' },
     connectors: [
-      { id: 'conn_docs', name: 'Team share', kind: 'document-sharing', rbac_labels: ['staff'], sources: [{ id: 'src_docs', name: 'Docs', type: 'directory', path: docs }] },
-      { id: 'conn_erp', name: 'ERP database', kind: 'relational-database', rbac_labels: ['finance'], sources: [{ id: 'src_erp', name: 'ERP', type: 'sqlite', path: sqliteFile }] },
-      { id: 'conn_crm', name: 'Cloud CRM', kind: 'crm', rbac_labels: ['sales'], sources: [{ id: 'src_crm', name: 'Accounts', type: 'remote', url: 'https://crm.example.invalid' }] },
+      {
+        id: 'conn_docs',
+        name: 'Team share',
+        kind: 'document-sharing',
+        rbac_labels: ['staff'],
+        sources: [{ id: 'src_docs', name: 'Docs', type: 'directory', path: docs }],
+      },
+      {
+        id: 'conn_erp',
+        name: 'ERP database',
+        kind: 'relational-database',
+        rbac_labels: ['finance'],
+        sources: [{ id: 'src_erp', name: 'ERP', type: 'sqlite', path: sqliteFile }],
+      },
+      {
+        id: 'conn_crm',
+        name: 'Cloud CRM',
+        kind: 'crm',
+        rbac_labels: ['sales'],
+        sources: [{ id: 'src_crm', name: 'Accounts', type: 'remote', url: 'https://crm.example.invalid' }],
+      },
     ],
     channels: [
       { id: 'chan_web', name: 'Web chat', enabled: true },
       { id: 'chan_mail', name: 'Email', enabled: false },
     ],
     models: [
-      { id: 'llama-3.1-8b', name: 'Llama 3.1 8B Instruct', family: 'llama', parameters: 8030000000, quantization: 'q4_k_m', path: join(models, 'llama-3.1-8b-q4.gguf') },
-      { id: 'mistral-7b', name: 'Mistral 7B Instruct', family: 'mistral', parameters: 7240000000, quantization: 'q5_k_m', path: join(models, 'mistral-7b-q5.gguf') },
-      { id: 'ghost-70b', name: 'Not downloaded 70B', family: 'llama', parameters: 70000000000, quantization: 'q4_k_m', path: join(models, 'absent.gguf') },
+      {
+        id: 'llama-3.1-8b',
+        name: 'Llama 3.1 8B Instruct',
+        family: 'llama',
+        parameters: 8030000000,
+        quantization: 'q4_k_m',
+        path: join(models, 'llama-3.1-8b-q4.gguf'),
+      },
+      {
+        id: 'mistral-7b',
+        name: 'Mistral 7B Instruct',
+        family: 'mistral',
+        parameters: 7240000000,
+        quantization: 'q5_k_m',
+        path: join(models, 'mistral-7b-q5.gguf'),
+      },
+      {
+        id: 'ghost-70b',
+        name: 'Not downloaded 70B',
+        family: 'llama',
+        parameters: 70000000000,
+        quantization: 'q4_k_m',
+        path: join(models, 'absent.gguf'),
+      },
     ],
     default_model: 'llama-3.1-8b',
     workloads: [{ id: 'chat' }, { id: 'summarize', model_id: 'mistral-7b' }, { id: 'embed' }],

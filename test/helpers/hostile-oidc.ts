@@ -77,7 +77,13 @@ export async function startHostileProvider(script: HostileProviderScript): Promi
           .setIssuedAt(now)
           .setExpirationTime(now + 600)
           .sign(privateKey);
-        return send(res, 200, { access_token: 'hostile-access-token', token_type: 'Bearer', expires_in: 600, refresh_token: 'hostile-refresh-token', id_token: idToken });
+        return send(res, 200, {
+          access_token: 'hostile-access-token',
+          token_type: 'Bearer',
+          expires_in: 600,
+          refresh_token: 'hostile-refresh-token',
+          id_token: idToken,
+        });
       }
       case '/revoke':
         await form(req);

@@ -19,17 +19,21 @@ export const NGINX_WELCOME = `<!DOCTYPE html>
 </html>
 `;
 
-export const answer = (status: number, headers: Record<string, string>, body: string): Reply => (_req, res) => {
-  res.writeHead(status, headers);
-  res.end(body);
-};
+export const answer =
+  (status: number, headers: Record<string, string>, body: string): Reply =>
+  (_req, res) => {
+    res.writeHead(status, headers);
+    res.end(body);
+  };
 
 export const nginxWelcome = (): Reply => answer(200, { 'content-type': 'text/html' }, NGINX_WELCOME);
 
 export const plainText = (body = 'OK\n'): Reply => answer(200, { 'content-type': 'text/plain; charset=utf-8' }, body);
 
 /** JSON that parses fine but is no answer of this API (a health check, another service). */
-export const unrelatedJson = (value: unknown = { hello: 'world' }): Reply => answer(200, { 'content-type': 'application/json' }, JSON.stringify(value));
+export const unrelatedJson = (value: unknown = { hello: 'world' }): Reply =>
+  answer(200, { 'content-type': 'application/json' }, JSON.stringify(value));
 
 /** A redirect with an empty body, as a sign-in proxy sends to a request without its cookie. */
-export const redirect = (location: string, status = 302): Reply => answer(status, { location, 'content-length': '0' }, '');
+export const redirect = (location: string, status = 302): Reply =>
+  answer(status, { location, 'content-length': '0' }, '');

@@ -34,7 +34,11 @@ export interface OidcPeer {
    * verification_uri plus `userCode`), confirms the code, signs in as `accountId` on the
    * development login page and consents. `deny` presses Abort on the confirmation page instead.
    */
-  approveDevice(verificationUri: string, accountId: string, opts?: { userCode?: string; deny?: boolean }): Promise<void>;
+  approveDevice(
+    verificationUri: string,
+    accountId: string,
+    opts?: { userCode?: string; deny?: boolean },
+  ): Promise<void>;
   /** the next `n` token requests with the device_code grant are answered slow_down */
   slowDownNext(n: number): void;
   close(): Promise<void>;
@@ -45,23 +49,25 @@ export interface OidcPeer {
  * client_credentials grant; resource indicators make their access tokens JWTs whose audience
  * is the requested resource, carrying the client's roles in `roleClaim`.
  */
-export async function startOidcProvider(opts: {
-  clients?: OidcClient[];
-  roleClaim?: string;
-  defaultResource?: string;
-  /** public clients (no secret) allowed the device authorization grant and refresh tokens */
-  deviceClients?: string[];
-  /** accounts that can sign in on the device flow's pages, by account id (= `sub`) */
-  accounts?: Record<string, OidcAccount>;
-  /** seconds; lifetime of access tokens for the resource (default 600) */
-  accessTokenTTL?: number;
-  /** seconds; lifetime of refresh tokens (default 3600) */
-  refreshTokenTTL?: number;
-  /** seconds; lifetime of device codes (default 600) */
-  deviceCodeTTL?: number;
-  /** seconds; the `interval` announced in device authorization responses (RFC 8628 default 5 when absent) */
-  deviceInterval?: number;
-} = {}): Promise<OidcPeer> {
+export async function startOidcProvider(
+  opts: {
+    clients?: OidcClient[];
+    roleClaim?: string;
+    defaultResource?: string;
+    /** public clients (no secret) allowed the device authorization grant and refresh tokens */
+    deviceClients?: string[];
+    /** accounts that can sign in on the device flow's pages, by account id (= `sub`) */
+    accounts?: Record<string, OidcAccount>;
+    /** seconds; lifetime of access tokens for the resource (default 600) */
+    accessTokenTTL?: number;
+    /** seconds; lifetime of refresh tokens (default 3600) */
+    refreshTokenTTL?: number;
+    /** seconds; lifetime of device codes (default 600) */
+    deviceCodeTTL?: number;
+    /** seconds; the `interval` announced in device authorization responses (RFC 8628 default 5 when absent) */
+    deviceInterval?: number;
+  } = {},
+): Promise<OidcPeer> {
   const clients = opts.clients ?? [];
   const accounts = opts.accounts ?? {};
   const deviceClients = opts.deviceClients ?? [];
@@ -76,7 +82,13 @@ export async function startOidcProvider(opts: {
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const provider = new Provider(issuer, {
     clients: [
-      ...clients.map((c) => ({ client_id: c.client_id, client_secret: c.client_secret, grant_types: ['client_credentials'], redirect_uris: [], response_types: [] })),
+      ...clients.map((c) => ({
+        client_id: c.client_id,
+        client_secret: c.client_secret,
+        grant_types: ['client_credentials'],
+        redirect_uris: [],
+        response_types: [],
+      })),
       ...deviceClients.map((client_id) => ({
         client_id,
         token_endpoint_auth_method: 'none',
@@ -86,7 +98,10 @@ export async function startOidcProvider(opts: {
       })),
     ],
     jwks: { keys: [signingKey] },
-    findAccount: (_ctx: unknown, id: string) => ({ accountId: id, claims: () => ({ sub: id, name: accounts[id]?.name }) }),
+    findAccount: (_ctx: unknown, id: string) => ({
+      accountId: id,
+      claims: () => ({ sub: id, name: accounts[id]?.name }),
+    }),
     claims: { openid: ['sub'], profile: ['name'] },
     conformIdTokenClaims: false,
     rotateRefreshToken: true,
@@ -118,7 +133,9 @@ export async function startOidcProvider(opts: {
       Session: 3600,
     },
     extraTokenClaims: (_ctx: unknown, token: { clientId?: string; accountId?: string }) => {
-      const roles = token.accountId ? accounts[token.accountId]?.roles : clients.find((c) => c.client_id === token.clientId)?.roles;
+      const roles = token.accountId
+        ? accounts[token.accountId]?.roles
+        : clients.find((c) => c.client_id === token.clientId)?.roles;
       return roles ? { [roleClaim]: roles } : {};
     },
   });
@@ -212,7 +229,11 @@ async function readForm(ctx: KoaContext): Promise<URLSearchParams> {
  * Drives the provider's own device-flow pages like a browser would: cookies kept per origin,
  * redirects followed by hand, each page's single form submitted with its hidden fields.
  */
-async function approveDevice(verificationUri: string, accountId: string, o: { userCode?: string; deny?: boolean }): Promise<void> {
+async function approveDevice(
+  verificationUri: string,
+  accountId: string,
+  o: { userCode?: string; deny?: boolean },
+): Promise<void> {
   const cookies = new Map<string, string>();
   const send = async (url: string, form?: Record<string, string>): Promise<{ url: string; html: string }> => {
     for (let hops = 0; hops < 20; hops++) {
@@ -262,7 +283,8 @@ async function approveDevice(verificationUri: string, accountId: string, o: { us
     if (/Sign-in Success/.test(page.html)) return;
     if (/interrupted|access_denied|aborted/i.test(page.html) && o.deny) return;
     const form = formOf(page);
-    if (!form) throw new Error(`unexpected device page: ${page.html.replace(/<style[\s\S]*?<\/style>/, '').slice(0, 500)}`);
+    if (!form)
+      throw new Error(`unexpected device page: ${page.html.replace(/<style[\s\S]*?<\/style>/, '').slice(0, 500)}`);
     if ('confirm' in form.fields && o.deny) {
       delete form.fields.confirm;
       form.fields.abort = 'yes';

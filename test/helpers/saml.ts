@@ -17,7 +17,12 @@ export async function testCertificate(fromDays: number, toDays: number, commonNa
 const base64Body = (pem: string) => pem.replace(/-----(BEGIN|END) CERTIFICATE-----/g, '').trim();
 
 /** SAML 2.0 IdP metadata as an identity provider publishes it (prefixed namespaces, signing key). */
-export function samlMetadata(o: { entityId: string; ssoUrl: string; certPem: string; validUntil?: Date | null }): string {
+export function samlMetadata(o: {
+  entityId: string;
+  ssoUrl: string;
+  certPem: string;
+  validUntil?: Date | null;
+}): string {
   const validUntil = o.validUntil === undefined ? new Date(Date.now() + 30 * DAY) : o.validUntil;
   return `<?xml version="1.0" encoding="UTF-8"?>
 <md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#"

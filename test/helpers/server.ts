@@ -33,7 +33,9 @@ export interface TestServer {
 }
 
 /** The real server on loopback with a temporary data directory and one token per role. */
-export async function startTestServer(opts: { config?: (root: string) => ServerConfig; demo?: boolean; logger?: Logger; dataDir?: string } = {}): Promise<TestServer> {
+export async function startTestServer(
+  opts: { config?: (root: string) => ServerConfig; demo?: boolean; logger?: Logger; dataDir?: string } = {},
+): Promise<TestServer> {
   const root = tempDir('aa-test');
   const dataDir = opts.dataDir ?? `${root}/data`;
   const config = opts.config ? opts.config(root) : fixtureConfig(root);
@@ -54,8 +56,13 @@ export async function startTestServer(opts: { config?: (root: string) => ServerC
     let body: string | undefined;
     if (o.raw !== undefined) body = o.raw;
     else if (o.body !== undefined) body = JSON.stringify(o.body);
-    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
-    const res = await request(url + (path.startsWith('/v1/') ? path : `/v1/admin${path}`), { method: method as 'GET', headers, body });
+    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+      headers['content-type'] = 'application/json';
+    const res = await request(url + (path.startsWith('/v1/') ? path : `/v1/admin${path}`), {
+      method: method as 'GET',
+      headers,
+      body,
+    });
     const text = await res.body.text();
     let json: unknown;
     try {
@@ -66,10 +73,16 @@ export async function startTestServer(opts: { config?: (root: string) => ServerC
     return { status: res.statusCode, headers: res.headers, text, json };
   };
   return {
-    url, dataDir, server, config, tokens, call,
+    url,
+    dataDir,
+    server,
+    config,
+    tokens,
+    call,
     close: () => server.close(),
   };
 }
 
 /** Rows of a table, for "storage is unchanged" assertions. */
-export const snapshot = (s: TestServer, table: string) => s.server.db.prepare(`SELECT * FROM ${table} ORDER BY 1`).all();
+export const snapshot = (s: TestServer, table: string) =>
+  s.server.db.prepare(`SELECT * FROM ${table} ORDER BY 1`).all();

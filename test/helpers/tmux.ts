@@ -65,7 +65,10 @@ export interface StartOptions {
 }
 
 export class TmuxSession {
-  private constructor(readonly name: string, private readonly dir: string) {}
+  private constructor(
+    readonly name: string,
+    private readonly dir: string,
+  ) {}
 
   /**
    * `tmux new -d -s NAME -x 120 -y 40 'cmd'`. A small sh wrapper keeps the program's stderr and
@@ -79,9 +82,24 @@ export class TmuxSession {
     const script = `${o.command.map(quote).join(' ')} 2> ${quote(join(dir, 'stderr'))}; echo $? > ${quote(join(dir, 'status'))}`;
     started = true;
     await tmux(
-      'new-session', '-d', '-s', o.name, '-x', String(o.cols ?? 120), '-y', String(o.rows ?? 40), ...cwd, ...env,
+      'new-session',
+      '-d',
+      '-s',
+      o.name,
+      '-x',
+      String(o.cols ?? 120),
+      '-y',
+      String(o.rows ?? 40),
+      ...cwd,
+      ...env,
       `/bin/sh -c ${quote(script)}`,
-      ';', 'set-option', '-w', '-t', o.name, 'remain-on-exit', 'on',
+      ';',
+      'set-option',
+      '-w',
+      '-t',
+      o.name,
+      'remain-on-exit',
+      'on',
     );
     return new TmuxSession(o.name, dir);
   }
@@ -120,12 +138,20 @@ export class TmuxSession {
 
   /** Waits until the screen matches; the error carries the last screen. */
   async waitForScreen(pattern: RegExp | string, timeoutMs = 10_000): Promise<string> {
-    return this.waitUntil((s) => (typeof pattern === 'string' ? s.includes(pattern) : pattern.test(s)), String(pattern), timeoutMs);
+    return this.waitUntil(
+      (s) => (typeof pattern === 'string' ? s.includes(pattern) : pattern.test(s)),
+      String(pattern),
+      timeoutMs,
+    );
   }
 
   /** Waits until the screen no longer matches. */
   async waitForGone(pattern: RegExp | string, timeoutMs = 10_000): Promise<string> {
-    return this.waitUntil((s) => !(typeof pattern === 'string' ? s.includes(pattern) : pattern.test(s)), `${String(pattern)} to go away`, timeoutMs);
+    return this.waitUntil(
+      (s) => !(typeof pattern === 'string' ? s.includes(pattern) : pattern.test(s)),
+      `${String(pattern)} to go away`,
+      timeoutMs,
+    );
   }
 
   async waitUntil(pred: (screen: string) => boolean, what: string, timeoutMs = 10_000): Promise<string> {
@@ -137,7 +163,9 @@ export class TmuxSession {
       if (Date.now() > deadline) {
         const dead = await this.exitStatus();
         const err = await this.stderr();
-        throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${dead !== null ? ` (the program exited with ${dead})` : ''}; the screen:\n${last}${err ? `\nstderr:\n${err}` : ''}`);
+        throw new Error(
+          `timed out after ${timeoutMs} ms waiting for ${what}${dead !== null ? ` (the program exited with ${dead})` : ''}; the screen:\n${last}${err ? `\nstderr:\n${err}` : ''}`,
+        );
       }
       await pause(POLL_MS);
     }
@@ -159,7 +187,10 @@ export class TmuxSession {
     for (;;) {
       const s = await this.exitStatus();
       if (s !== null) return s;
-      if (Date.now() > deadline) throw new Error(`the program in ${this.name} did not exit within ${timeoutMs} ms; the screen:\n${await this.capture()}\nstderr:\n${await this.stderr()}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `the program in ${this.name} did not exit within ${timeoutMs} ms; the screen:\n${await this.capture()}\nstderr:\n${await this.stderr()}`,
+        );
       await pause(POLL_MS);
     }
   }

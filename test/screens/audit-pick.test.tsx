@@ -21,7 +21,8 @@ const PICKS = ['', 'gateway.key.*', ...[...known].sort()];
 describe('audit action filter: a pick list of the actions the appliance records', () => {
   it('knows every action the server has recorded, those of no route too', () => {
     const recorded = new Set(suite.auditRows().map((r) => r.action));
-    for (const a of ['audit.export', 'journal.export', 'settings.update', 'gateway.key.create', 'routing.update']) expect(recorded).toContain(a);
+    for (const a of ['audit.export', 'journal.export', 'settings.update', 'gateway.key.create', 'routing.update'])
+      expect(recorded).toContain(a);
     for (const a of recorded) expect(known).toContain(a);
   });
 
@@ -39,7 +40,10 @@ describe('audit action filter: a pick list of the actions the appliance records'
 
     await d.press(...Array<string>(PICKS.indexOf('settings.update')).fill('down'), 'enter');
     const only = await d.waitForText('action settings.update');
-    await d.waitFor((f) => tableRows(f).length === 1 && tableRows(f)[0].includes('settings.update'), 'only the settings entry');
+    await d.waitFor(
+      (f) => tableRows(f).length === 1 && tableRows(f)[0].includes('settings.update'),
+      'only the settings entry',
+    );
     expect(only).toContain('page 1 · 50 per page');
 
     // the f form starts from the pick, and the list marks it as current
@@ -47,16 +51,24 @@ describe('audit action filter: a pick list of the actions the appliance records'
     expect(await d.waitForText('Filter the audit trail')).toMatch(/Action\s+settings\.update/);
     await d.press('esc');
     await d.press('a');
-    expect(await d.waitForText('Show one action')).toMatch(/settings\.update\s+\(current\) A write to the read-only settings/);
+    expect(await d.waitForText('Show one action')).toMatch(
+      /settings\.update\s+\(current\) A write to the read-only settings/,
+    );
 
     await d.press('down', 'enter'); // gateway.key.*
     await d.waitForText('action gateway.key.*');
-    const family = await d.waitFor((f) => tableRows(f).length > 0 && tableRows(f).every((r) => /gateway\.key\./.test(r)), 'gateway.key rows only');
+    const family = await d.waitFor(
+      (f) => tableRows(f).length > 0 && tableRows(f).every((r) => /gateway\.key\./.test(r)),
+      'gateway.key rows only',
+    );
     expect(tableRows(family).some((r) => r.includes('gateway.key.create'))).toBe(true);
 
     await d.press('a');
     await d.waitForText('Show one action');
     await d.press('enter'); // any action
-    await d.waitFor((f) => !f.includes('action gateway.key.*') && tableRows(f).some((r) => r.includes('audit.export')), 'every action again');
+    await d.waitFor(
+      (f) => !f.includes('action gateway.key.*') && tableRows(f).some((r) => r.includes('audit.export')),
+      'every action again',
+    );
   });
 });

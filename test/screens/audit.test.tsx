@@ -41,16 +41,30 @@ function seed(i: number): AuditSeed {
 
 const suite = useScreenSuite({
   setup: (s) => {
-    insertAuditBatch(s.server.db, Array.from({ length: SEEDED }, (_, i) => seed(i)));
+    insertAuditBatch(
+      s.server.db,
+      Array.from({ length: SEEDED }, (_, i) => seed(i)),
+    );
     outDir = join(tempDir('aa-audit-export'), 'out');
     mkdirSync(outDir);
   },
 });
 
-interface AuditRow { id: string; target_id: string | null; action: string; actor_subject: string; outcome: string; details: string }
+interface AuditRow {
+  id: string;
+  target_id: string | null;
+  action: string;
+  actor_subject: string;
+  outcome: string;
+  details: string;
+}
 const db = () => suite.db;
 const all = (where = '1 = 1', ...args: unknown[]) =>
-  db().prepare(`SELECT id, target_id, action, actor_subject, outcome, details FROM audit WHERE ${where} ORDER BY at_ms DESC, seq DESC`).all(...args) as AuditRow[];
+  db()
+    .prepare(
+      `SELECT id, target_id, action, actor_subject, outcome, details FROM audit WHERE ${where} ORDER BY at_ms DESC, seq DESC`,
+    )
+    .all(...args) as AuditRow[];
 const count = () => (db().prepare('SELECT COUNT(*) AS n FROM audit').get() as { n: number }).n;
 
 /** Table rows of the frame (they start with the time). */
@@ -63,8 +77,14 @@ describe('audit screen', () => {
     const d = suite.render({ screen: 'audit' });
     const f = await d.waitForText(tid(0));
     const time = new Date(NOW - 10 * 60_000).toISOString().slice(0, 19).replace('T', ' ');
-    expect(firstRow(f)).toMatch(new RegExp(`${time}\\s+alice@corp\\.example \\(it_admin\\)\\s+gateway\\.key\\.create\\s+gateway key ${tid(0)}\\s+▲ denied\\s+403`));
-    expect(f).toMatch(/bob@corp\.example \(app_owner\)\s+gateway\.key\.revoke\s+gateway key key_seed0001\s+● success\s+200/);
+    expect(firstRow(f)).toMatch(
+      new RegExp(
+        `${time}\\s+alice@corp\\.example \\(it_admin\\)\\s+gateway\\.key\\.create\\s+gateway key ${tid(0)}\\s+▲ denied\\s+403`,
+      ),
+    );
+    expect(f).toMatch(
+      /bob@corp\.example \(app_owner\)\s+gateway\.key\.revoke\s+gateway key key_seed0001\s+● success\s+200/,
+    );
     expect(f).toContain('page 1 · 50 per page · more (n older) · all time');
     expect(f).toContain('row 1 of 50');
   });
@@ -87,7 +107,8 @@ describe('audit screen', () => {
     expect(f).toContain('actor bob@corp.example · action gateway.key.* · outcome denied');
     const rows = tableRows(f);
     expect(rows.length).toBeGreaterThan(5);
-    for (const r of rows) expect(r).toMatch(/bob@corp\.example \(app_owner\)\s+gateway\.key\.(create|revoke)\s+.*▲ denied\s+403/);
+    for (const r of rows)
+      expect(r).toMatch(/bob@corp\.example \(app_owner\)\s+gateway\.key\.(create|revoke)\s+.*▲ denied\s+403/);
     expect(firstRow(f)).toContain(expected[0].target_id!);
 
     // an exact action
@@ -102,7 +123,10 @@ describe('audit screen', () => {
     await d.press('enter');
     const exact = all("action = 'model.activate'");
     await d.waitForText('action model.activate');
-    const g = await d.waitFor((x) => tableRows(x).length > 0 && tableRows(x).every((r) => r.includes('model.activate')), 'only model.activate rows');
+    const g = await d.waitFor(
+      (x) => tableRows(x).length > 0 && tableRows(x).every((r) => r.includes('model.activate')),
+      'only model.activate rows',
+    );
     expect(firstRow(g)).toContain(exact[0].target_id!);
     expect(g).toContain('page 1 · 50 per page · more (n older) · all time · action model.activate');
   });
@@ -156,7 +180,9 @@ describe('audit screen', () => {
     await d.press('enter');
     await d.waitForText('page 1 · 500 per page · more (n older) · last day');
     await d.press('n');
-    const f = await d.waitForText(/page 2 · 500 per page · more \(n older\) · since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(last day\)/);
+    const f = await d.waitForText(
+      /page 2 · 500 per page · more \(n older\) · since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(last day\)/,
+    );
     expect(firstRow(f)).toContain(all()[500].target_id!);
     await d.press('p');
     await d.waitForText('page 1 · 500 per page · more (n older) · last day, no other filters');
@@ -167,7 +193,10 @@ describe('audit screen', () => {
     await d.waitForText('READ-ONLY');
     await d.waitForText(tid(0));
     expect(d.frame()).toMatch(/e export {2}/);
-    const hints = d.frame().split('\n').find((l) => l.includes('e export'))!;
+    const hints = d
+      .frame()
+      .split('\n')
+      .find((l) => l.includes('e export'))!;
     expect(hints).not.toContain('✕'); // nothing on this screen is disabled for an auditor
     await d.press('f');
     await d.waitForText('Filter the audit trail');
@@ -192,7 +221,11 @@ describe('audit screen', () => {
     const text = readFileSync(dest);
     const records = parse(text, { columns: true }) as Record<string, string>[];
     expect(records.map((r) => r.id)).toEqual(expected.map((e) => e.id));
-    expect(records[0]).toMatchObject({ action: 'channel.update', 'actor.subject': expected[0].actor_subject, 'target.id': expected[0].target_id });
+    expect(records[0]).toMatchObject({
+      action: 'channel.update',
+      'actor.subject': expected[0].actor_subject,
+      'target.id': expected[0].target_id,
+    });
     expect(done).toContain(`rows    ${expected.length.toLocaleString('en-US')}`);
     expect(done).toContain(`bytes   ${statSync(dest).size.toLocaleString('en-US')}`);
     expect(done).toContain(`path    ${dest}`);
@@ -222,7 +255,10 @@ describe('audit screen', () => {
     await d.type(dest);
     await d.press('enter');
     const done = await d.waitForText('Export written', 10_000);
-    const lines = readFileSync(dest, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { id: string; outcome: string; actor: { subject: string } });
+    const lines = readFileSync(dest, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; outcome: string; actor: { subject: string } });
     const expected = all("outcome = 'failed'").reverse();
     expect(lines.map((l) => l.id)).toEqual(expected.map((e) => e.id));
     expect(lines[0].actor.subject).toBe(expected[0].actor_subject);
@@ -240,7 +276,9 @@ describe('audit screen', () => {
     await d.type('/nonexistent-aa-dir/trail.csv');
     await d.press('enter');
     const f = await d.waitForText('export failed');
-    expect(f.replace(/[│\s]+/g, ' ')).toContain('cannot write /nonexistent-aa-dir/trail.csv: the directory /nonexistent-aa-dir does not exist. Nothing was exported.');
+    expect(f.replace(/[│\s]+/g, ' ')).toContain(
+      'cannot write /nonexistent-aa-dir/trail.csv: the directory /nonexistent-aa-dir does not exist. Nothing was exported.',
+    );
     expect(count()).toBe(before); // the appliance was not even asked
     await d.press('enter');
     await d.waitFor((x) => !x.includes('export failed'), 'the error to close');
@@ -277,7 +315,9 @@ describe('audit screen', () => {
     const d = suite.render({ screen: 'audit' });
     await d.waitForText(tid(0));
     // a state the form no longer produces (e.g. kept from an older dashboard): the appliance refuses it
-    patchScreen(d.deps.ui, 'audit', { extra: { range: 'custom', from: '2026-11-21T10:00:00Z', until: '2026-11-21T09:00:00Z' } });
+    patchScreen(d.deps.ui, 'audit', {
+      extra: { range: 'custom', from: '2026-11-21T10:00:00Z', until: '2026-11-21T09:00:00Z' },
+    });
     const f = await d.waitForText('SVC-ADMIN-400');
     expect(f).toContain('✕ ERROR loading audit: The appliance rejected the request as invalid');
     // and why: the first reason the appliance gave
@@ -293,10 +333,14 @@ describe('audit screen', () => {
     await d.waitForText(tid(0));
     // As if the operator chose "last day", pressed n a minute ago and has looked at page 2 since.
     const anchor = isoSeconds(Math.floor((Date.now() - DAY - 60_000) / 10_000) * 10_000);
-    const page1 = await suite.server.call('GET', `/audit?limit=50&start_time=${anchor}&action=gateway.key.*`, { role: 'auditor' });
+    const page1 = await suite.server.call('GET', `/audit?limit=50&start_time=${anchor}&action=gateway.key.*`, {
+      role: 'auditor',
+    });
     const cursor = (page1.json as { next_cursor: string }).next_cursor;
     expect(cursor).toBeTruthy();
-    patchScreen(d.deps.ui, 'audit', { extra: { range: '24h', filters: { action: 'gateway.key.*' }, anchor, cursors: [cursor] } });
+    patchScreen(d.deps.ui, 'audit', {
+      extra: { range: '24h', filters: { action: 'gateway.key.*' }, anchor, cursors: [cursor] },
+    });
     const since = `since ${anchor.slice(0, 19).replace('T', ' ')} (last day)`;
     await d.waitForText(`page 2 · 50 per page · more (n older) · ${since} · action gateway.key.*`);
     const before = count();

@@ -10,13 +10,19 @@ import { useScreenSuite, selectRow } from '../helpers/screen-suite.js';
 const DEFAULTS = { tokens_per_run: 20000, tool_calls_per_run: 20, seconds_per_run: 300, tokens_per_day: null };
 const suite = useScreenSuite({
   setup: async (s) => {
-    const put = await s.call('PUT', '/agent/budgets', { body: { defaults: DEFAULTS, agents: { 'sales-copilot': { tokens_per_run: 64000, seconds_per_run: 600 } } } });
+    const put = await s.call('PUT', '/agent/budgets', {
+      body: { defaults: DEFAULTS, agents: { 'sales-copilot': { tokens_per_run: 64000, seconds_per_run: 600 } } },
+    });
     expect(put.status).toBe(200);
   },
 });
 
-interface Doc { defaults: Record<string, number | null>; agents: Record<string, Record<string, number | null>> }
-const stored = () => JSON.parse(suite.db.prepare("SELECT value FROM app_state WHERE key = 'budgets'").pluck().get() as string) as Doc;
+interface Doc {
+  defaults: Record<string, number | null>;
+  agents: Record<string, Record<string, number | null>>;
+}
+const stored = () =>
+  JSON.parse(suite.db.prepare("SELECT value FROM app_state WHERE key = 'budgets'").pluck().get() as string) as Doc;
 
 /** What another operator (app_owner) saves while the form is open. */
 async function otherOperatorSets(change: (doc: Doc) => void) {
@@ -37,9 +43,12 @@ async function openOverride(d: DashboardHarness) {
 }
 
 const lastUpdateBy = (subject: string) =>
-  suite.auditRows().filter((r) => r.action === 'agent.budgets.update' && r.actor_subject === subject && r.outcome === 'success').at(-1)!;
+  suite
+    .auditRows()
+    .filter((r) => r.action === 'agent.budgets.update' && r.actor_subject === subject && r.outcome === 'success')
+    .at(-1)!;
 
-describe('budgets: saving onto another operator\'s change', () => {
+describe("budgets: saving onto another operator's change", () => {
   it('an override edit writes only the field changed here; a concurrent change to another field survives', async () => {
     const d = suite.render({ screen: 'budgets' });
     const form = await openOverride(d);

@@ -7,14 +7,30 @@ import { recordJournal } from '../../src/server/governance/journal-writer.js';
 const DEFAULTS = { tokens_per_run: 20000, tool_calls_per_run: 20, seconds_per_run: 300, tokens_per_day: null };
 const suite = useScreenSuite({
   setup: async (s) => {
-    const put = await s.call('PUT', '/agent/budgets', { body: { defaults: DEFAULTS, agents: { 'hr-assistant': { tokens_per_day: 50000 } } } });
+    const put = await s.call('PUT', '/agent/budgets', {
+      body: { defaults: DEFAULTS, agents: { 'hr-assistant': { tokens_per_day: 50000 } } },
+    });
     expect(put.status).toBe(200);
-    recordJournal(s.server.db, { run_id: 'run_1', agent: 'finance-analyst', channel: 'chan_web', step: 0, status: 'succeeded', started_ms: Date.now() - 60_000, ended_ms: Date.now() - 59_000, input_tokens: 10, output_tokens: 5 });
+    recordJournal(s.server.db, {
+      run_id: 'run_1',
+      agent: 'finance-analyst',
+      channel: 'chan_web',
+      step: 0,
+      status: 'succeeded',
+      started_ms: Date.now() - 60_000,
+      ended_ms: Date.now() - 59_000,
+      input_tokens: 10,
+      output_tokens: 5,
+    });
   },
 });
 
-interface Doc { defaults: Record<string, number | null>; agents: Record<string, Record<string, number | null>> }
-const stored = () => JSON.parse(suite.db.prepare("SELECT value FROM app_state WHERE key = 'budgets'").pluck().get() as string) as Doc;
+interface Doc {
+  defaults: Record<string, number | null>;
+  agents: Record<string, Record<string, number | null>>;
+}
+const stored = () =>
+  JSON.parse(suite.db.prepare("SELECT value FROM app_state WHERE key = 'budgets'").pluck().get() as string) as Doc;
 
 /** Clears the focused form field. */
 async function clear(h: DashboardHarness, n = 12) {
@@ -38,7 +54,14 @@ describe('budgets screen', () => {
     expect(form).toMatch(/Tokens \/ run\s+20000/);
     expect(form).toMatch(/Tokens \/ day\s+unlimited/);
     // someone else adds an override while the form is open
-    expect((await suite.server.call('PUT', '/agent/budgets', { role: 'app_owner', body: { ...stored(), agents: { ...stored().agents, 'ops-bot': { seconds_per_run: 60 } } } })).status).toBe(200);
+    expect(
+      (
+        await suite.server.call('PUT', '/agent/budgets', {
+          role: 'app_owner',
+          body: { ...stored(), agents: { ...stored().agents, 'ops-bot': { seconds_per_run: 60 } } },
+        })
+      ).status,
+    ).toBe(200);
     await d.press('tab', 'tab');
     await clear(d);
     await d.press('tab');
@@ -52,7 +75,10 @@ describe('budgets screen', () => {
       agents: { 'hr-assistant': { tokens_per_day: 50000 }, 'ops-bot': { seconds_per_run: 60 } },
     });
     await d.press('enter');
-    await d.waitFor((x) => /\(defaults\)\s+20,000\s+20\s+unlimited\s+1,000,000/.test(x) && x.includes('ops-bot'), 'the list to show the new defaults');
+    await d.waitFor(
+      (x) => /\(defaults\)\s+20,000\s+20\s+unlimited\s+1,000,000/.test(x) && x.includes('ops-bot'),
+      'the list to show the new defaults',
+    );
   });
 
   it('adds an override for a typed agent name: empty fields stay absent (inherit), "unlimited" is null', async () => {
@@ -82,7 +108,9 @@ describe('budgets screen', () => {
     await d.press('enter');
     const result = await d.waitForText('Budgets saved');
     expect(result).toContain('Override for sales-bot:');
-    expect(result).toMatch(/Tokens \/ run\s+5,000\s.*\n.*Tool calls \/ run\s+unlimited\s.*\n.*Seconds \/ run\s+= default\s.*\n.*Tokens \/ day\s+= default/);
+    expect(result).toMatch(
+      /Tokens \/ run\s+5,000\s.*\n.*Tool calls \/ run\s+unlimited\s.*\n.*Seconds \/ run\s+= default\s.*\n.*Tokens \/ day\s+= default/,
+    );
     expect(stored().agents['sales-bot']).toEqual({ tokens_per_run: 5000, tool_calls_per_run: null });
     await d.press('enter');
     await d.waitFor((x) => /sales-bot\s+5,000\s+unlimited\s+= default\s+= default/.test(x), 'the new override row');
@@ -141,7 +169,17 @@ describe('budgets screen', () => {
   });
 
   it('agents named like Object.prototype members (constructor, toString, valueOf) are agents like any other', async () => {
-    recordJournal(suite.db, { run_id: 'run_2', agent: 'valueOf', channel: 'chan_web', step: 0, status: 'succeeded', started_ms: Date.now() - 30_000, ended_ms: Date.now() - 29_000, input_tokens: 1, output_tokens: 1 });
+    recordJournal(suite.db, {
+      run_id: 'run_2',
+      agent: 'valueOf',
+      channel: 'chan_web',
+      step: 0,
+      status: 'succeeded',
+      started_ms: Date.now() - 30_000,
+      ended_ms: Date.now() - 29_000,
+      input_tokens: 1,
+      output_tokens: 1,
+    });
     const d = suite.render({ screen: 'budgets' });
     await d.waitForText('hr-assistant');
     const before = suite.auditRows().length;
@@ -223,7 +261,10 @@ describe('budgets screen', () => {
     await d.type('777'); // a change, or nothing would be sent
     await d.press('enter');
     const f = await d.waitForText('defaults failed');
-    const failed = suite.auditRows().filter((r) => r.action === 'agent.budgets.update' && r.outcome === 'failed').at(-1)!;
+    const failed = suite
+      .auditRows()
+      .filter((r) => r.action === 'agent.budgets.update' && r.outcome === 'failed')
+      .at(-1)!;
     expect(failed.status).toBe(400);
     expect(f).toContain('code SVC-ADMIN-400');
     expect(f).toContain(`request ${failed.request_id}`);
@@ -231,8 +272,14 @@ describe('budgets screen', () => {
     expect(stored()).toEqual(doc);
     await d.press('enter');
     // the form comes back with what was sent; Esc gives up
-    await d.waitFor((x) => x.includes('Default agent budgets') && /Tokens \/ day\s+\d*777\b/.test(x), 'the form again, as sent');
+    await d.waitFor(
+      (x) => x.includes('Default agent budgets') && /Tokens \/ day\s+\d*777\b/.test(x),
+      'the form again, as sent',
+    );
     await d.press('esc');
-    await d.waitFor((x) => !x.includes('defaults failed') && !x.includes('Default agent budgets') && x.includes('hr-assistant'), 'the screen to keep working');
+    await d.waitFor(
+      (x) => !x.includes('defaults failed') && !x.includes('Default agent budgets') && x.includes('hr-assistant'),
+      'the screen to keep working',
+    );
   });
 });

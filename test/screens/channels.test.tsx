@@ -4,7 +4,8 @@ import { useScreenSuite, selectRow } from '../helpers/screen-suite.js';
 
 const suite = useScreenSuite();
 
-const enabled = (id: string) => (suite.db.prepare('SELECT enabled FROM channels WHERE id = ?').get(id) as { enabled: number }).enabled;
+const enabled = (id: string) =>
+  (suite.db.prepare('SELECT enabled FROM channels WHERE id = ?').get(id) as { enabled: number }).enabled;
 
 describe('channels screen', () => {
   it('shows each channel with an enabled/disabled badge', async () => {

@@ -28,7 +28,9 @@ afterEach(() => {
   Object.assign(followPolicy, defaultPolicy);
 });
 
-const lastJob = () => suite.db.prepare('SELECT job_id, state FROM jobs ORDER BY seq DESC LIMIT 1').get() as { job_id: string; state: string } | undefined;
+const lastJob = () =>
+  suite.db.prepare('SELECT job_id, state FROM jobs ORDER BY seq DESC LIMIT 1').get() as
+    { job_id: string; state: string } | undefined;
 const flat = (f: string) => f.replace(/[│\s]+/g, ' ');
 
 /** Starts an ingestion of Team share with the job held running; stalls its reads; gives the job id. */

@@ -3,7 +3,13 @@ import { useScreenSuite, selectRow } from '../helpers/screen-suite.js';
 
 const suite = useScreenSuite();
 
-const jobs = () => suite.db.prepare('SELECT job_id, connector_id, source_id, state FROM jobs ORDER BY seq').all() as { job_id: string; connector_id: string; source_id: string; state: string }[];
+const jobs = () =>
+  suite.db.prepare('SELECT job_id, connector_id, source_id, state FROM jobs ORDER BY seq').all() as {
+    job_id: string;
+    connector_id: string;
+    source_id: string;
+    state: string;
+  }[];
 
 describe('connectors screen', () => {
   it('shows state, last sync and RBAC labels', async () => {

@@ -12,8 +12,14 @@ let tight: { id: string; secret: string };
 const suite = useScreenSuite({
   setup: async (s) => {
     linked = (await s.call('POST', '/gateway/keys', { body: { name: 'linked-key' } })).json as { id: string };
-    await s.call('PUT', `/gateway/keys/${linked.id}/quota`, { body: { requests_per_minute: 30, tokens_per_minute: null, tokens_per_day: null } });
-    tight = (await s.call('POST', '/gateway/keys', { body: { name: 'tight-key', quota: { requests_per_minute: 1, tokens_per_minute: null, tokens_per_day: null } } })).json as { id: string; secret: string };
+    await s.call('PUT', `/gateway/keys/${linked.id}/quota`, {
+      body: { requests_per_minute: 30, tokens_per_minute: null, tokens_per_day: null },
+    });
+    tight = (
+      await s.call('POST', '/gateway/keys', {
+        body: { name: 'tight-key', quota: { requests_per_minute: 1, tokens_per_minute: null, tokens_per_day: null } },
+      })
+    ).json as { id: string; secret: string };
   },
 });
 
@@ -32,7 +38,7 @@ const OBJECTS = [
   { screen: 'budgets', row: '(defaults)', type: 'budgets', search: null },
 ];
 
-describe('h opens an object\'s audit history', () => {
+describe("h opens an object's audit history", () => {
   for (const o of OBJECTS) {
     it(`on ${o.screen}: the audit list filtered to ${o.type} ${o.search ? 'and searching its id' : ''}, for an auditor`, async () => {
       const search = typeof o.search === 'function' ? o.search() : o.search;
@@ -53,11 +59,13 @@ describe('h opens an object\'s audit history', () => {
     });
   }
 
-  it('lists exactly the key\'s own entries, by its name', async () => {
+  it("lists exactly the key's own entries, by its name", async () => {
     const d = suite.render({ role: 'auditor', screen: 'keys' });
     await selectRow(d, 'linked-key');
     await d.press('h');
-    const own = snapshot(suite.server, 'audit').filter((r) => (r as { target_id: string }).target_id === linked.id).length;
+    const own = snapshot(suite.server, 'audit').filter(
+      (r) => (r as { target_id: string }).target_id === linked.id,
+    ).length;
     expect(own).toBe(2); // created, quota set
     const f = await d.waitFor((x) => tableRows(x).length === own, `the key's ${own} entries`);
     expect(tableRows(f).every((l) => l.includes('gateway key linked-key'))).toBe(true);
@@ -67,8 +75,13 @@ describe('h opens an object\'s audit history', () => {
 
 describe('Enter on a connector', () => {
   it('lists its jobs with their errors (read-only: an auditor can)', async () => {
-    expect((await suite.server.call('POST', '/connectors', { body: { connector_id: 'conn_crm', source_id: 'src_crm' } })).status).toBe(202);
-    const failedJob = () => suite.db.prepare("SELECT job_id, error FROM jobs WHERE connector_id = 'conn_crm' AND state = 'failed'").get() as { job_id: string; error: string } | undefined;
+    expect(
+      (await suite.server.call('POST', '/connectors', { body: { connector_id: 'conn_crm', source_id: 'src_crm' } }))
+        .status,
+    ).toBe(202);
+    const failedJob = () =>
+      suite.db.prepare("SELECT job_id, error FROM jobs WHERE connector_id = 'conn_crm' AND state = 'failed'").get() as
+        { job_id: string; error: string } | undefined;
     for (let i = 0; i < 200 && !failedJob(); i++) await new Promise((r) => setTimeout(r, 25));
     const job = failedJob()!;
     expect(job.error).toBeTruthy();
@@ -78,7 +91,9 @@ describe('Enter on a connector', () => {
     const before = stored();
     await d.press('enter');
     await d.waitFor((f) => header(f).includes('[jobs]'), 'the jobs screen');
-    expect(jobsScreen.resources(screenState(d.deps.ui.getState(), 'jobs'))[0].query).toMatchObject({ connector_id: 'conn_crm' });
+    expect(jobsScreen.resources(screenState(d.deps.ui.getState(), 'jobs'))[0].query).toMatchObject({
+      connector_id: 'conn_crm',
+    });
     const f = await d.waitForText('Jobs of Cloud CRM');
     const row = f.split('\n').find((l) => l.includes('Accounts') && l.includes('failed'));
     expect(row).toBeDefined();
@@ -91,8 +106,9 @@ describe('Enter on a connector', () => {
 });
 
 describe('usage rows have a cursor', () => {
-  it('Enter shows a key\'s rejections by cause beside its quota; set quota is dimmed for an auditor; keys show the last hour\'s', async () => {
-    const call = () => suite.server.call('POST', '/v1/gateway/chat', { role: null, token: tight.secret, body: { max_tokens: 5 } });
+  it("Enter shows a key's rejections by cause beside its quota; set quota is dimmed for an auditor; keys show the last hour's", async () => {
+    const call = () =>
+      suite.server.call('POST', '/v1/gateway/chat', { role: null, token: tight.secret, body: { max_tokens: 5 } });
     expect((await call()).status).toBe(200);
     expect((await call()).status).toBe(429);
     const d = suite.render({ role: 'auditor', screen: 'usage' });
@@ -117,7 +133,7 @@ describe('usage rows have a cursor', () => {
     expect(keys).toBeTruthy();
   });
 
-  it('u on a usage row sets that key\'s quota for an it_admin', async () => {
+  it("u on a usage row sets that key's quota for an it_admin", async () => {
     const d = suite.render({ screen: 'usage' });
     await d.waitForText('tight-key');
     for (let i = 0; i < 5 && !/^› *tight-key/m.test(d.frame()); i++) await d.press('down');
@@ -130,7 +146,9 @@ describe('usage rows have a cursor', () => {
     await d.type('45');
     await d.press('enter');
     await d.waitForText('Quota saved');
-    const q = suite.db.prepare('SELECT requests_per_minute FROM gateway_keys WHERE id = ?').get(tight.id) as { requests_per_minute: number };
+    const q = suite.db.prepare('SELECT requests_per_minute FROM gateway_keys WHERE id = ?').get(tight.id) as {
+      requests_per_minute: number;
+    };
     expect(q.requests_per_minute).toBe(45);
   });
 });

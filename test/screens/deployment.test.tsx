@@ -9,7 +9,15 @@ import { fixtureConfig } from '../helpers/fixtures.js';
 const suite = useScreenSuite();
 
 const esc = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const MARK: Record<string, string> = { healthy: '●', done: '●', degraded: '▲', blocked: '▲', installing: '◌', pending: '◌', down: '✕' };
+const MARK: Record<string, string> = {
+  healthy: '●',
+  done: '●',
+  degraded: '▲',
+  blocked: '▲',
+  installing: '◌',
+  pending: '◌',
+  down: '✕',
+};
 
 async function fetchBoth(server: TestServer) {
   const dep = (await server.call('GET', '/deployment')).json as Deployment;
@@ -28,22 +36,38 @@ describe('deployment screen', () => {
     expect(f).toMatch(new RegExp(`cpus\\s+${dep.host.cpus}\\b`));
     expect(f).toMatch(new RegExp(`memory\\s+${esc(bytes(dep.host.memory_bytes))}`));
     expect(f).toMatch(new RegExp(`free disk\\s+${esc(bytes(dep.host.disk_free_bytes))}`));
-    expect(f).toMatch(dep.host.accelerators.length ? new RegExp(`accelerators\\s+${esc(dep.host.accelerators[0].name)}`) : /accelerators\s+none/);
+    expect(f).toMatch(
+      dep.host.accelerators.length
+        ? new RegExp(`accelerators\\s+${esc(dep.host.accelerators[0].name)}`)
+        : /accelerators\s+none/,
+    );
     for (const c of dep.components) {
-      expect(f).toMatch(new RegExp(`${MARK[c.status]} ${c.status}\\s+${esc(c.name)}\\s+${esc(c.version ?? '–')}${c.message ? `\\s+${esc(c.message.slice(0, 20))}` : ''}`));
+      expect(f).toMatch(
+        new RegExp(
+          `${MARK[c.status]} ${c.status}\\s+${esc(c.name)}\\s+${esc(c.version ?? '–')}${c.message ? `\\s+${esc(c.message.slice(0, 20))}` : ''}`,
+        ),
+      );
     }
     const done = plan.steps.filter((x) => x.status === 'done').length;
     expect(f).toContain(`Install plan   ${done} of ${plan.steps.length} steps done`);
-    for (const step of plan.steps) expect(f).toMatch(new RegExp(`${MARK[step.status]} ${step.status}\\s+${esc(step.title)}`));
+    for (const step of plan.steps)
+      expect(f).toMatch(new RegExp(`${MARK[step.status]} ${step.status}\\s+${esc(step.title)}`));
     expect(f).toMatch(/◌ pending\s+Single sign-on\s+not configured/);
     for (const r of plan.requirements) {
-      expect(f).toMatch(new RegExp(`${esc(r.name)}\\s+${esc(r.required)}\\s+${esc(r.actual)}\\s+${r.ok ? '● ok' : '✕ not met'}`));
+      expect(f).toMatch(
+        new RegExp(`${esc(r.name)}\\s+${esc(r.required)}\\s+${esc(r.actual)}\\s+${r.ok ? '● ok' : '✕ not met'}`),
+      );
     }
     expect(f).not.toContain('lines 1–'); // it all fits: no scrolling
   });
 
   it('an unmet requirement and a blocked step read as such (no colour needed)', async () => {
-    const big = await startTestServer({ config: (root) => fixtureConfig(root, { requirements: { cpus: 4096, memory_bytes: 2 ** 50, disk_free_bytes: 1, accelerators: 0 } }) });
+    const big = await startTestServer({
+      config: (root) =>
+        fixtureConfig(root, {
+          requirements: { cpus: 4096, memory_bytes: 2 ** 50, disk_free_bytes: 1, accelerators: 0 },
+        }),
+    });
     try {
       const { dep, plan } = await fetchBoth(big);
       const d = suite.render({ server: big, screen: 'deployment', rows: 70 });

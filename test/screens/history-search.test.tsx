@@ -39,9 +39,16 @@ function journalSeed(): JournalRecord[] {
     const start = NOW - 60_000 - k * 60_000;
     for (let step = 0; step < 2; step++) {
       rows.push({
-        run_id: `run_${k}`, agent: AGENTS[k % 3], channel: 'chan_web', step, tool: step ? 'search_docs' : null,
+        run_id: `run_${k}`,
+        agent: AGENTS[k % 3],
+        channel: 'chan_web',
+        step,
+        tool: step ? 'search_docs' : null,
         status: step === 1 && k % 5 === 0 ? 'failed' : 'succeeded',
-        started_ms: start + step * 1000, ended_ms: start + step * 1000 + 500, input_tokens: 10, output_tokens: 1,
+        started_ms: start + step * 1000,
+        ended_ms: start + step * 1000 + 500,
+        input_tokens: 10,
+        output_tokens: 1,
       });
     }
   }
@@ -51,7 +58,10 @@ const failedBy = (agent: string) => journalSeed().filter((r) => r.agent === agen
 
 const suite = useScreenSuite({
   setup: (s) => {
-    insertAuditBatch(s.server.db, Array.from({ length: AUDITED }, (_, i) => auditSeed(i)));
+    insertAuditBatch(
+      s.server.db,
+      Array.from({ length: AUDITED }, (_, i) => auditSeed(i)),
+    );
     insertJournalBatch(s.server.db, journalSeed());
   },
 });
@@ -61,7 +71,15 @@ const unchanged = () => ({ audit: snapshot(suite.server, 'audit'), journal: snap
 
 /** Moves the picker's cursor down to the line holding `text`. */
 async function pickLine(d: DashboardHarness, text: string) {
-  for (let i = 0; i < 12 && !d.frame().split('\n').some((l) => l.includes('›') && l.includes(text)); i++) {
+  for (
+    let i = 0;
+    i < 12 &&
+    !d
+      .frame()
+      .split('\n')
+      .some((l) => l.includes('›') && l.includes(text));
+    i++
+  ) {
     await d.press('down');
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -69,7 +87,7 @@ async function pickLine(d: DashboardHarness, text: string) {
 }
 
 describe('/ on the audit screen searches the whole trail', () => {
-  it('/denied shows the server\'s count of every match, not the loaded page\'s, and lists the server\'s matches', async () => {
+  it("/denied shows the server's count of every match, not the loaded page's, and lists the server's matches", async () => {
     const d = suite.render({ role: 'auditor', screen: 'audit' });
     await d.waitForText('tgt_0');
     const before = unchanged();
@@ -85,7 +103,10 @@ describe('/ on the audit screen searches the whole trail', () => {
     // one search, on Enter: never one for a part of the text
     expect(d.allFrames()).not.toMatch(/match(es of)? "(de|den|deni|denie)"/);
     // the rows are the appliance's matches (all denied), not the first page filtered here
-    await d.waitFor((x) => tableRows(x).length > 10 && tableRows(x).every((l) => l.includes('▲ denied')), 'denied rows only');
+    await d.waitFor(
+      (x) => tableRows(x).length > 10 && tableRows(x).every((l) => l.includes('▲ denied')),
+      'denied rows only',
+    );
     expect(f).toContain('search "denied"');
     expect(screenState(d.deps.ui.getState(), 'audit').filter).toBe('denied');
     expect(auditScreen.resources(screenState(d.deps.ui.getState(), 'audit'))[0].query).toMatchObject({ q: 'denied' });
@@ -124,12 +145,15 @@ describe('the grouped view', () => {
     await d.press('enter');
     await d.waitForText('outcome denied');
     await d.waitForText(`${DENIED} audit entries in all`);
-    await d.waitFor((x) => tableRows(x).length > 10 && tableRows(x).every((l) => l.includes('▲ denied')), 'denied rows only');
+    await d.waitFor(
+      (x) => tableRows(x).length > 10 && tableRows(x).every((l) => l.includes('▲ denied')),
+      'denied rows only',
+    );
     expect(screenState(d.deps.ui.getState(), 'audit').extra).toMatchObject({ filters: { outcome: 'denied' } });
     expect(unchanged()).toEqual(before);
   });
 
-  it('journal by agent keeps the list\'s filters: failures per agent, and Enter lists one agent\'s', async () => {
+  it("journal by agent keeps the list's filters: failures per agent, and Enter lists one agent's", async () => {
     const d = suite.render({ role: 'auditor', screen: 'journal' });
     patchScreen(d.deps.ui, 'journal', { extra: { filters: { status: 'failed' } } });
     await d.waitForText('status failed');
@@ -143,7 +167,11 @@ describe('the grouped view', () => {
     await pickLine(d, 'it-helpdesk');
     await d.press('enter');
     await d.waitForText('agent it-helpdesk · status failed');
-    await d.waitFor((x) => tableRows(x).length === failedBy('it-helpdesk') && tableRows(x).every((l) => /it-helpdesk.*failed/.test(l)), 'it-helpdesk failures');
+    await d.waitFor(
+      (x) =>
+        tableRows(x).length === failedBy('it-helpdesk') && tableRows(x).every((l) => /it-helpdesk.*failed/.test(l)),
+      'it-helpdesk failures',
+    );
     expect(unchanged()).toEqual(before);
   });
 });
@@ -165,7 +193,10 @@ describe('an export from a search', () => {
     await d.type(dest);
     await d.press('enter');
     await d.waitForText('Export written', 10_000);
-    const lines = readFileSync(dest, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { outcome: string; action: string });
+    const lines = readFileSync(dest, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { outcome: string; action: string });
     expect(lines.filter((l) => l.outcome === 'denied')).toHaveLength(DENIED);
     // besides them at most the export's own entry, whose details name the search
     const others = lines.filter((l) => l.outcome !== 'denied');

@@ -30,7 +30,8 @@ afterAll(async () => {
   await Promise.all([idp.close(), saml.close()]);
 });
 
-const NOTE = 'A passing check means the identity provider is reachable and its metadata is valid. It does not mean single sign-on is set up: federation is configured in the identity provider, not here.';
+const NOTE =
+  'A passing check means the identity provider is reachable and its metadata is valid. It does not mean single sign-on is set up: federation is configured in the identity provider, not here.';
 /** The frame's text with line breaks, borders and indentation folded into single spaces. */
 const flat = (f: string) => f.replace(/[│\s]+/g, ' ');
 
@@ -64,7 +65,10 @@ describe('identity screen', () => {
     expect(done).toMatch(/passed: resolve, discovery, [a-z, -]*jwks/);
     expect(done).toContain('This does NOT set up single sign-on');
     expect(done).toContain('identity.test');
-    const entry = suite.auditRows().filter((r) => r.action === 'identity.test').at(-1)!;
+    const entry = suite
+      .auditRows()
+      .filter((r) => r.action === 'identity.test')
+      .at(-1)!;
     expect(entry.outcome).toBe('success');
     expect(done).toContain(entry.request_id);
     expect(idp.requests()).toBeGreaterThan(calls); // the appliance really called the provider

@@ -25,8 +25,16 @@ function seedRows(): JournalRecord[] {
       const last = step === 3;
       const status = last && k % 5 === 0 ? 'failed' : last && k % 7 === 0 ? 'cancelled' : 'succeeded';
       rows.push({
-        run_id: runId(k), agent: AGENTS[k % 3], channel: k % 2 ? 'chan_mail' : 'chan_web', step, tool: TOOLS[step], status,
-        started_ms: start + step * 2000, ended_ms: start + step * 2000 + 1500 + step, input_tokens: 1000 * step + k, output_tokens: 10 * step,
+        run_id: runId(k),
+        agent: AGENTS[k % 3],
+        channel: k % 2 ? 'chan_mail' : 'chan_web',
+        step,
+        tool: TOOLS[step],
+        status,
+        started_ms: start + step * 2000,
+        ended_ms: start + step * 2000 + 1500 + step,
+        input_tokens: 1000 * step + k,
+        output_tokens: 10 * step,
       });
     }
   }
@@ -39,9 +47,17 @@ const suite = useScreenSuite({
   },
 });
 
-interface Row { id: string; run_id: string; agent: string; status: string; step: number }
+interface Row {
+  id: string;
+  run_id: string;
+  agent: string;
+  status: string;
+  step: number;
+}
 const journal = (where = '1 = 1') =>
-  suite.db.prepare(`SELECT id, run_id, agent, status, step FROM journal WHERE ${where} ORDER BY started_ms DESC, seq DESC`).all() as Row[];
+  suite.db
+    .prepare(`SELECT id, run_id, agent, status, step FROM journal WHERE ${where} ORDER BY started_ms DESC, seq DESC`)
+    .all() as Row[];
 const tableRows = (f: string) => f.split('\n').filter((l) => /^[› ] \d{4}-\d\d-\d\d \d\d:\d\d:\d\d /.test(l));
 const firstRow = (f: string) => tableRows(f)[0] ?? '';
 
@@ -51,7 +67,11 @@ describe('journal screen', () => {
     const f = await d.waitForText(runId(0));
     const time = new Date(NOW - 5 * 60_000 + 3 * 2000).toISOString().slice(0, 19).replace('T', ' ');
     // run 0, step 3: failed (0 % 5 === 0), 1503 ms, 3000 in / 30 out
-    expect(firstRow(f)).toMatch(new RegExp(`${time}\\s+hr-assistant\\s+3\\s+create_ticket\\s+✕ failed\\s+1\\.5 s\\s+3000/30\\s+chan_web\\s+${runId(0)}`));
+    expect(firstRow(f)).toMatch(
+      new RegExp(
+        `${time}\\s+hr-assistant\\s+3\\s+create_ticket\\s+✕ failed\\s+1\\.5 s\\s+3000/30\\s+chan_web\\s+${runId(0)}`,
+      ),
+    );
     expect(f).toMatch(/hr-assistant\s+1\s+search_docs\s+● succeeded\s+1\.5 s\s+1000\/10\s+chan_web/);
     expect(f).toMatch(/hr-assistant\s+0\s+–\s+● succeeded/); // a step without a tool
     expect(f).toContain('page 1 · 50 per page · more (n older) · all time, no other filters');
@@ -87,20 +107,26 @@ describe('journal screen', () => {
     await d.press('n');
     await d.waitForText('page 3 ·');
     await d.press('n');
-    await d.waitFor((f) => f.includes('page 4 · 50 per page · oldest page') && f.includes(`row 1 of ${all.length - 150}`), 'the last page');
+    await d.waitFor(
+      (f) => f.includes('page 4 · 50 per page · oldest page') && f.includes(`row 1 of ${all.length - 150}`),
+      'the last page',
+    );
     await d.press('end');
     await d.waitForText(new RegExp(`^› .*${runId(RUNS - 1)}`, 'm'));
     await d.press('t');
     await d.waitFor((f) => f.includes('page 1 ·') && firstRow(f).includes(runId(0)), 'page 1 again');
   });
 
-  it('u shows only the selected step\'s run', async () => {
+  it("u shows only the selected step's run", async () => {
     const d = suite.render({ screen: 'journal' });
     await d.waitForText(runId(0));
     await d.press('/');
     await d.type(runId(7));
     await d.press('enter');
-    await d.waitFor((f) => tableRows(f).some((l) => l.startsWith('›') && l.includes(runId(7))), 'a row of run 7 selected');
+    await d.waitFor(
+      (f) => tableRows(f).some((l) => l.startsWith('›') && l.includes(runId(7))),
+      'a row of run 7 selected',
+    );
     await d.press('u');
     const f = await d.waitForText(`run ${runId(7)}`);
     await d.waitFor((x) => tableRows(x).length === 4, 'the four steps of run 7');
@@ -115,7 +141,10 @@ describe('journal screen', () => {
     const d = suite.render({ role: 'auditor', screen: 'journal' });
     await d.waitForText('READ-ONLY');
     await d.waitForText(runId(0));
-    const hints = d.frame().split('\n').find((l) => l.includes('e export'))!;
+    const hints = d
+      .frame()
+      .split('\n')
+      .find((l) => l.includes('e export'))!;
     expect(hints).not.toContain('✕');
     const journalBefore = snapshot(suite.server, 'journal');
     await d.press('f');
@@ -135,12 +164,18 @@ describe('journal screen', () => {
     const records = parse(text, { columns: true }) as Record<string, string>[];
     const expected = journal("agent = 'finance-analyst'").reverse();
     expect(records.map((r) => r.id)).toEqual(expected.map((e) => e.id));
-    expect(records[0]).toMatchObject({ agent: 'finance-analyst', run_id: expected[0].run_id, step: String(expected[0].step) });
+    expect(records[0]).toMatchObject({
+      agent: 'finance-analyst',
+      run_id: expected[0].run_id,
+      step: String(expected[0].step),
+    });
     expect(done).toContain(`rows    ${expected.length}`);
     expect(done).toContain(`sha256  ${createHash('sha256').update(text).digest('hex')}`);
     expect(done).toContain(`path    ${dest}`);
     expect(snapshot(suite.server, 'journal')).toEqual(journalBefore);
-    const entry = suite.db.prepare("SELECT actor_subject, outcome, details FROM audit WHERE action = 'journal.export' ORDER BY seq DESC").get() as { actor_subject: string; outcome: string; details: string };
+    const entry = suite.db
+      .prepare("SELECT actor_subject, outcome, details FROM audit WHERE action = 'journal.export' ORDER BY seq DESC")
+      .get() as { actor_subject: string; outcome: string; details: string };
     expect(entry).toMatchObject({ actor_subject: 'aude-auditor', outcome: 'success' });
     expect(JSON.parse(entry.details)).toMatchObject({ format: 'csv', filters: { agent: 'finance-analyst' } });
   });
@@ -168,7 +203,9 @@ describe('journal screen', () => {
     const d = suite.render({ screen: 'journal' });
     await d.waitForText(runId(0));
     // a state the form no longer produces (e.g. kept from an older dashboard): the appliance refuses it
-    patchScreen(d.deps.ui, 'journal', { extra: { range: 'custom', from: '2026-11-21T00:00:00Z', until: '2026-11-20T00:00:00Z' } });
+    patchScreen(d.deps.ui, 'journal', {
+      extra: { range: 'custom', from: '2026-11-21T00:00:00Z', until: '2026-11-20T00:00:00Z' },
+    });
     const f = await d.waitForText('SVC-ADMIN-400');
     expect(f).toContain('✕ ERROR loading journal: The appliance rejected the request as invalid');
     expect(f).toMatch(/code SVC-ADMIN-400 · request req_\w+/);

@@ -4,20 +4,31 @@ import { useScreenSuite, selectRow } from '../helpers/screen-suite.js';
 
 const suite = useScreenSuite({
   setup: async (s) => {
-    const res = await s.call('POST', '/gateway/keys', { body: { name: 'seeded-key', quota: { requests_per_minute: 30 } } });
+    const res = await s.call('POST', '/gateway/keys', {
+      body: { name: 'seeded-key', quota: { requests_per_minute: 30 } },
+    });
     expect(res.status).toBe(201);
   },
 });
 
-interface KeyRow { id: string; name: string; status: string; requests_per_minute: number | null; tokens_per_minute: number | null; tokens_per_day: number | null }
-const keyNamed = (name: string) => suite.db.prepare('SELECT * FROM gateway_keys WHERE name = ? ORDER BY seq DESC').get(name) as KeyRow | undefined;
+interface KeyRow {
+  id: string;
+  name: string;
+  status: string;
+  requests_per_minute: number | null;
+  tokens_per_minute: number | null;
+  tokens_per_day: number | null;
+}
+const keyNamed = (name: string) =>
+  suite.db.prepare('SELECT * FROM gateway_keys WHERE name = ? ORDER BY seq DESC').get(name) as KeyRow | undefined;
 
 describe('keys screen', () => {
   it('lists keys with status, prefix, quota and last use', async () => {
     const d = suite.render({ screen: 'keys' });
     const f = await d.waitForText('seeded-key');
     const row = keyNamed('seeded-key')!;
-    const prefix = (suite.db.prepare('SELECT prefix FROM gateway_keys WHERE id = ?').get(row.id) as { prefix: string }).prefix;
+    const prefix = (suite.db.prepare('SELECT prefix FROM gateway_keys WHERE id = ?').get(row.id) as { prefix: string })
+      .prefix;
     expect(f).toMatch(new RegExp(`seeded-key\\s+active\\s+${prefix}\\s+30 / ∞ / ∞\\s+never`));
   });
 
@@ -39,7 +50,12 @@ describe('keys screen', () => {
     const secret = /\b(agk_[A-Za-z0-9_-]{20,})\b/.exec(shown)?.[1];
     expect(secret).toBeDefined();
     const row = keyNamed('ci-bot')!;
-    expect(row).toMatchObject({ status: 'active', requests_per_minute: 12, tokens_per_minute: null, tokens_per_day: 5000 });
+    expect(row).toMatchObject({
+      status: 'active',
+      requests_per_minute: 12,
+      tokens_per_minute: null,
+      tokens_per_day: 5000,
+    });
 
     expect(d.clipboard).toEqual([]); // copying needs the explicit key
     await d.press('c');
@@ -56,7 +72,12 @@ describe('keys screen', () => {
     await d.waitForText('ci-bot');
     // never drawn again, and nothing the dashboard keeps holds it
     expect(d.allFrames().slice(framesBefore)).not.toContain(secret!);
-    const kept = JSON.stringify([d.deps.resources.getState(), d.deps.ui.getState(), d.deps.dialogs.getState(), d.deps.session.getState()]);
+    const kept = JSON.stringify([
+      d.deps.resources.getState(),
+      d.deps.ui.getState(),
+      d.deps.dialogs.getState(),
+      d.deps.session.getState(),
+    ]);
     expect(kept).not.toContain(secret!);
     // nor the audit trail
     expect(JSON.stringify(suite.auditRows())).not.toContain(secret!);
@@ -75,7 +96,11 @@ describe('keys screen', () => {
     await d.type('1000');
     await d.press('enter');
     await d.waitForText('Quota saved');
-    expect(keyNamed('seeded-key')).toMatchObject({ requests_per_minute: 75, tokens_per_minute: 1000, tokens_per_day: null });
+    expect(keyNamed('seeded-key')).toMatchObject({
+      requests_per_minute: 75,
+      tokens_per_minute: 1000,
+      tokens_per_day: null,
+    });
   });
 
   it('revokes only when the key name is typed exactly', async () => {
@@ -107,13 +132,20 @@ describe('keys screen', () => {
     // wide enough for every action and both reasons on the hints line
     const d = suite.render({ screen: 'keys', columns: 160 });
     const hints = (f: string) => f.split('\n').find((l) => l.startsWith('n new key')) ?? '';
-    const selectedName = (f: string) => /hint-(gone|live)/.exec(f.split('\n').find((l) => l.startsWith('›')) ?? '')?.[0];
+    const selectedName = (f: string) =>
+      /hint-(gone|live)/.exec(f.split('\n').find((l) => l.startsWith('›')) ?? '')?.[0];
     await selectRow(d, 'hint-');
     // top, second, top, second: each move must redraw the hints for the row it lands on
     for (const key of ['g', 'j', 'g', 'j']) {
       const before = selectedName(d.frame());
       await d.press(key);
-      const f = await d.waitFor((x) => selectedName(x) !== undefined && (key === 'g' ? true : selectedName(x) !== before) && hints(x).includes('already revoked') === (selectedName(x) === 'hint-gone'), `hints for the row after ${key}`);
+      const f = await d.waitFor(
+        (x) =>
+          selectedName(x) !== undefined &&
+          (key === 'g' ? true : selectedName(x) !== before) &&
+          hints(x).includes('already revoked') === (selectedName(x) === 'hint-gone'),
+        `hints for the row after ${key}`,
+      );
       if (selectedName(f) === 'hint-gone') expect(hints(f)).toContain('the key is already revoked');
       else expect(hints(f)).not.toContain('already revoked');
     }
@@ -135,10 +167,16 @@ describe('keys screen', () => {
     expect(f).toContain('Conflict with the current state');
     expect(f).toContain('already exists');
     expect(f).toContain('code SVC-ADMIN-409');
-    const failed = suite.auditRows().filter((r) => r.action === 'gateway.key.create' && r.outcome === 'failed').at(-1)!;
+    const failed = suite
+      .auditRows()
+      .filter((r) => r.action === 'gateway.key.create' && r.outcome === 'failed')
+      .at(-1)!;
     expect(f).toContain(`request ${failed.request_id}`);
     await d.press('enter');
-    await d.waitFor((x) => !x.includes('new key failed') && x.includes('Create a gateway key'), 'the error to close and the form to come back');
+    await d.waitFor(
+      (x) => !x.includes('new key failed') && x.includes('Create a gateway key'),
+      'the error to close and the form to come back',
+    );
     await d.press('esc');
     await d.waitFor((x) => !x.includes('Create a gateway key'), 'the form to close');
     await d.press('down');

@@ -25,11 +25,18 @@ const suite = useScreenSuite({
 });
 
 function setLastUsed(db: typeof suite.db, name: string, msAgo: number | null) {
-  db.prepare('UPDATE gateway_keys SET last_used_at = ? WHERE name = ?').run(msAgo === null ? null : new Date(NOW - msAgo).toISOString(), name);
+  db.prepare('UPDATE gateway_keys SET last_used_at = ? WHERE name = ?').run(
+    msAgo === null ? null : new Date(NOW - msAgo).toISOString(),
+    name,
+  );
 }
 
 /** Key names in the order the table shows them. */
-const order = (f: string) => f.split('\n').map((l) => /^[› ] (k-[a-z]+)\s/.exec(l)?.[1]).filter((n): n is string => !!n);
+const order = (f: string) =>
+  f
+    .split('\n')
+    .map((l) => /^[› ] (k-[a-z]+)\s/.exec(l)?.[1])
+    .filter((n): n is string => !!n);
 const selected = (f: string) => /^› (k-[a-z]+)\s/m.exec(f)?.[1];
 const header = (f: string) => f.split('\n').find((l) => /^\s+Name\s+Status/.test(l)) ?? '';
 const hints = (f: string) => f.split('\n').at(-2) ?? '';
@@ -97,11 +104,15 @@ describe('sorting a list', () => {
     await d.waitForText('the usage screen is not a list: nothing to sort');
   });
 
-  it('keeps a paged history in the server\'s time order and says so', async () => {
+  it("keeps a paged history in the server's time order and says so", async () => {
     const d = suite.render({ screen: 'audit' });
     const f = await d.waitForText('gateway.key.create');
     expect(f).toMatch(/Time \(UTC\) ▼/);
-    const rows = () => d.frame().split('\n').filter((l) => /^[› ] \d{4}-/.test(l));
+    const rows = () =>
+      d
+        .frame()
+        .split('\n')
+        .filter((l) => /^[› ] \d{4}-/.test(l));
     const before = rows();
     await d.press('s');
     await d.waitForText('sorted by time on the server, newest first');

@@ -5,13 +5,16 @@ import { useScreenSuite, selectRow } from '../helpers/screen-suite.js';
 
 const suite = useScreenSuite();
 
-const storedActive = () => suite.db.prepare("SELECT value FROM app_state WHERE key = 'active_model'").pluck().get() as string | undefined;
+const storedActive = () =>
+  suite.db.prepare("SELECT value FROM app_state WHERE key = 'active_model'").pluck().get() as string | undefined;
 
 describe('models screen', () => {
   it('shows every model with parameters, quantization, size, state and the active one marked in words', async () => {
     const d = suite.render({ screen: 'models' });
     const f = await d.waitForText('Not downloaded 70B');
-    expect(f).toMatch(/Llama 3\.1 8B Instruct\s+● present\s+◆ ACTIVE\s+8\.0 B\s+q4_k_m\s+2\.0 KiB\s+llama\s+llama-3\.1-8b/);
+    expect(f).toMatch(
+      /Llama 3\.1 8B Instruct\s+● present\s+◆ ACTIVE\s+8\.0 B\s+q4_k_m\s+2\.0 KiB\s+llama\s+llama-3\.1-8b/,
+    );
     expect(f).toMatch(/Mistral 7B Instruct\s+● present\s+7\.2 B\s+q5_k_m\s+4\.0 KiB\s+mistral/);
     expect(f).toMatch(/Not downloaded 70B\s+✕ missing\s+70\.0 B\s+q4_k_m\s+–/);
     expect(f).toContain('3 models · active: Llama 3.1 8B Instruct · 1 missing on disk');
@@ -53,8 +56,15 @@ describe('models screen', () => {
     expect(result).toContain(entry.request_id);
     await d.press('enter');
     await d.press('esc'); // clear the filter
-    await d.waitFor((f) => /Mistral 7B Instruct\s+● present\s+◆ ACTIVE/.test(f) && !/Llama 3\.1 8B Instruct\s+● present\s+◆ ACTIVE/.test(f), 'the list to mark Mistral active');
-    expect((await suite.server.call('GET', '/models')).json.data.find((m: { active: boolean }) => m.active).id).toBe('mistral-7b');
+    await d.waitFor(
+      (f) =>
+        /Mistral 7B Instruct\s+● present\s+◆ ACTIVE/.test(f) &&
+        !/Llama 3\.1 8B Instruct\s+● present\s+◆ ACTIVE/.test(f),
+      'the list to mark Mistral active',
+    );
+    expect((await suite.server.call('GET', '/models')).json.data.find((m: { active: boolean }) => m.active).id).toBe(
+      'mistral-7b',
+    );
   });
 
   it('an auditor sees activate disabled with the reason, and pressing it sends nothing', async () => {
@@ -82,7 +92,10 @@ describe('models screen', () => {
     rmSync(suite.server.config.models.find((m) => m.id === 'llama-3.1-8b')!.path);
     await d.press('right', 'enter');
     const f = await d.waitForText('activate failed');
-    const failed = suite.auditRows().filter((r) => r.action === 'model.activate' && r.outcome === 'failed').at(-1)!;
+    const failed = suite
+      .auditRows()
+      .filter((r) => r.action === 'model.activate' && r.outcome === 'failed')
+      .at(-1)!;
     expect(failed.status).toBe(422);
     expect(f).toContain('code SVC-ADMIN-422');
     expect(f).toContain(`request ${failed.request_id}`);

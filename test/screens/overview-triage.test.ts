@@ -1,6 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import type { BudgetUsage, Connector, Deployment, GatewayKey, KeyUsage, Model, RoutingEntry, Summary, Usage } from '../../src/contract/index.js';
-import { BudgetUsage as BudgetUsageSchema, Summary as SummarySchema, Usage as UsageSchema } from '../../src/contract/index.js';
+import type {
+  BudgetUsage,
+  Connector,
+  Deployment,
+  GatewayKey,
+  KeyUsage,
+  Model,
+  RoutingEntry,
+  Summary,
+  Usage,
+} from '../../src/contract/index.js';
+import {
+  BudgetUsage as BudgetUsageSchema,
+  Summary as SummarySchema,
+  Usage as UsageSchema,
+} from '../../src/contract/index.js';
 import { TRIAGE_SOURCES, triage, type TriageInput, type TriageSource } from '../../screens/shared/triage.js';
 
 /**
@@ -11,27 +25,67 @@ import { TRIAGE_SOURCES, triage, type TriageInput, type TriageSource } from '../
 const ok = (data: unknown) => ({ state: 'ok' as const, data });
 const NOW = '2026-11-26T12:00:00Z';
 
-const deployment = (status: Deployment['status'], components: Partial<Deployment['components'][number]>[] = []): Deployment => ({
-  status, version: '1.2.3', checked_at: NOW,
+const deployment = (
+  status: Deployment['status'],
+  components: Partial<Deployment['components'][number]>[] = [],
+): Deployment => ({
+  status,
+  version: '1.2.3',
+  checked_at: NOW,
   host: { hostname: 'vm', os: 'Linux', cpus: 2, memory_bytes: 1, disk_free_bytes: 1, accelerators: [] },
   components: components.map((c) => ({ name: 'x', status: 'healthy', version: null, message: null, ...c })),
 });
-const connector = (id: string, name: string, state: Connector['state'], lastSync: Connector['last_sync'] = null): Connector => ({
-  id, name, kind: 'crm', state, last_sync: lastSync, rbac_labels: [], sources: [],
+const connector = (
+  id: string,
+  name: string,
+  state: Connector['state'],
+  lastSync: Connector['last_sync'] = null,
+): Connector => ({
+  id,
+  name,
+  kind: 'crm',
+  state,
+  last_sync: lastSync,
+  rbac_labels: [],
+  sources: [],
 });
-const key = (id: string, name: string, quota: Partial<GatewayKey['quota']> = {}, status: GatewayKey['status'] = 'active'): GatewayKey => ({
-  id, name, status, prefix: 'agk_x', created_at: NOW, created_by: 'a', revoked_at: null, last_used_at: null,
+const key = (
+  id: string,
+  name: string,
+  quota: Partial<GatewayKey['quota']> = {},
+  status: GatewayKey['status'] = 'active',
+): GatewayKey => ({
+  id,
+  name,
+  status,
+  prefix: 'agk_x',
+  created_at: NOW,
+  created_by: 'a',
+  revoked_at: null,
+  last_used_at: null,
   quota: { requests_per_minute: null, tokens_per_minute: null, tokens_per_day: null, ...quota },
 });
 const keyUsage = (key_id: string, u: Partial<KeyUsage> = {}): KeyUsage => ({
-  key_id, requests: 0, rejected: 0, input_tokens: 0, output_tokens: 0, buckets: [],
-  rejected_by: { requests_per_minute: 0, tokens_per_minute: 0, tokens_per_day: 0, revoked: 0, unknown_workload: 0 }, ...u,
+  key_id,
+  requests: 0,
+  rejected: 0,
+  input_tokens: 0,
+  output_tokens: 0,
+  buckets: [],
+  rejected_by: { requests_per_minute: 0, tokens_per_minute: 0, tokens_per_day: 0, revoked: 0, unknown_workload: 0 },
+  ...u,
 });
-const usage = (data: KeyUsage[], bucket: 'hour' | 'day' = 'hour'): Usage => UsageSchema.parse({ start_time: NOW, end_time: NOW, bucket, data });
+const usage = (data: KeyUsage[], bucket: 'hour' | 'day' = 'hour'): Usage =>
+  UsageSchema.parse({ start_time: NOW, end_time: NOW, bucket, data });
 const summary = (group_by: string, then_by: string | null, groups: Summary['groups'], other = 0): Summary =>
   SummarySchema.parse({ total: groups.reduce((t, g) => t + g.count, 0) + other, group_by, then_by, groups, other });
 const page = <T>(data: T[]) => ({ data, next_cursor: null, has_more: false });
-const limits = { tokens_per_run: 20_000, tool_calls_per_run: 20, seconds_per_run: 300, tokens_per_day: null as number | null };
+const limits = {
+  tokens_per_run: 20_000,
+  tool_calls_per_run: 20,
+  seconds_per_run: 300,
+  tokens_per_day: null as number | null,
+};
 const zeroOver = { tokens_per_run: 0, tool_calls_per_run: 0, seconds_per_run: 0 };
 
 /** Every source answered, with nothing wrong in any of them. */
@@ -45,7 +99,20 @@ function healthy(): Required<TriageInput> {
     failuresByError: ok(summary('agent', 'error_code', [])),
     failuresByTool: ok(summary('agent', 'tool', [])),
     budgetUsage: ok(BudgetUsageSchema.parse({ start_time: NOW, end_time: NOW, agents: [] } satisfies BudgetUsage)),
-    models: ok(page<Model>([{ id: 'llama', name: 'Llama', family: 'llama', parameters: null, quantization: null, size_bytes: null, state: 'present', active: true }])),
+    models: ok(
+      page<Model>([
+        {
+          id: 'llama',
+          name: 'Llama',
+          family: 'llama',
+          parameters: null,
+          quantization: null,
+          size_bytes: null,
+          state: 'present',
+          active: true,
+        },
+      ]),
+    ),
     routing: ok(page<RoutingEntry>([])),
     denied: ok(summary('actor', null, [])),
   };
@@ -68,25 +135,64 @@ describe('triage()', () => {
   it('a failing connector (with its last error) and a degraded component, worst first, each opening its cause', () => {
     const input = {
       ...healthy(),
-      deployment: ok(deployment('degraded', [{ name: 'gateway' }, { name: 'ingestion', status: 'degraded', message: 'last sync failed for conn_crm' }])),
-      connectors: ok(page([
-        connector('conn_docs', 'Team share', 'healthy'),
-        connector('conn_crm', 'Cloud CRM', 'error', { at: NOW, status: 'failed', job_id: 'job_1', items: 0, error: 'no driver for remote sources' }),
-      ])),
+      deployment: ok(
+        deployment('degraded', [
+          { name: 'gateway' },
+          { name: 'ingestion', status: 'degraded', message: 'last sync failed for conn_crm' },
+        ]),
+      ),
+      connectors: ok(
+        page([
+          connector('conn_docs', 'Team share', 'healthy'),
+          connector('conn_crm', 'Cloud CRM', 'error', {
+            at: NOW,
+            status: 'failed',
+            job_id: 'job_1',
+            items: 0,
+            error: 'no driver for remote sources',
+          }),
+        ]),
+      ),
     };
     const lines = triage(input);
     expect(lines.map((l) => l.key)).toEqual(['connector:conn_crm', 'component:ingestion']);
     expect(lines[0]).toMatchObject({
-      severity: 'crit', what: 'Connector Cloud CRM', reason: 'error: last sync failed: no driver for remote sources', count: null, window: 'now',
+      severity: 'crit',
+      what: 'Connector Cloud CRM',
+      reason: 'error: last sync failed: no driver for remote sources',
+      count: null,
+      window: 'now',
       link: { screen: 'connectors', select: 'conn_crm' },
     });
-    expect(lines[1]).toMatchObject({ severity: 'warn', what: 'Deployment degraded', reason: 'ingestion degraded: last sync failed for conn_crm', link: { screen: 'deployment' } });
+    expect(lines[1]).toMatchObject({
+      severity: 'warn',
+      what: 'Deployment degraded',
+      reason: 'ingestion degraded: last sync failed for conn_crm',
+      link: { screen: 'deployment' },
+    });
     // a component down is critical
-    expect(byKey({ ...input, deployment: ok(deployment('degraded', [{ name: 'database', status: 'down' }])) }).get('component:database')?.severity).toBe('crit');
+    expect(
+      byKey({ ...input, deployment: ok(deployment('degraded', [{ name: 'database', status: 'down' }])) }).get(
+        'component:database',
+      )?.severity,
+    ).toBe('crit');
   });
 
   it('a failed sync without an error text says which job failed', () => {
-    const lines = byKey({ ...healthy(), connectors: ok(page([connector('conn_crm', 'Cloud CRM', 'error', { at: NOW, status: 'failed', job_id: 'job_9', items: 0, error: null })])) });
+    const lines = byKey({
+      ...healthy(),
+      connectors: ok(
+        page([
+          connector('conn_crm', 'Cloud CRM', 'error', {
+            at: NOW,
+            status: 'failed',
+            job_id: 'job_9',
+            items: 0,
+            error: null,
+          }),
+        ]),
+      ),
+    });
     expect(lines.get('connector:conn_crm')?.reason).toBe('error: last sync failed at 2026-11-26 12:00 UTC (job job_9)');
   });
 
@@ -94,78 +200,225 @@ describe('triage()', () => {
     const lines = byKey({
       ...healthy(),
       keys: ok(page([key('key_a', 'intranet'), key('key_b', 'batch')])),
-      usage: ok(usage([
-        keyUsage('key_a', { requests: 50, rejected: 3, rejected_by: { requests_per_minute: 0, tokens_per_minute: 1, tokens_per_day: 0, revoked: 0, unknown_workload: 2 } }),
-        keyUsage('key_b', { requests: 5, rejected: 12, rejected_by: { requests_per_minute: 12, tokens_per_minute: 0, tokens_per_day: 0, revoked: 0, unknown_workload: 0 } }),
-      ])),
+      usage: ok(
+        usage([
+          keyUsage('key_a', {
+            requests: 50,
+            rejected: 3,
+            rejected_by: {
+              requests_per_minute: 0,
+              tokens_per_minute: 1,
+              tokens_per_day: 0,
+              revoked: 0,
+              unknown_workload: 2,
+            },
+          }),
+          keyUsage('key_b', {
+            requests: 5,
+            rejected: 12,
+            rejected_by: {
+              requests_per_minute: 12,
+              tokens_per_minute: 0,
+              tokens_per_day: 0,
+              revoked: 0,
+              unknown_workload: 0,
+            },
+          }),
+        ]),
+      ),
     });
-    expect(lines.get('key-rejections:key_a')).toMatchObject({ severity: 'warn', what: 'Key intranet', reason: '3 calls rejected: 2 unknown workload, 1 tokens/minute quota', count: 3, window: 'last hour', link: { screen: 'keys', select: 'key_a' } });
+    expect(lines.get('key-rejections:key_a')).toMatchObject({
+      severity: 'warn',
+      what: 'Key intranet',
+      reason: '3 calls rejected: 2 unknown workload, 1 tokens/minute quota',
+      count: 3,
+      window: 'last hour',
+      link: { screen: 'keys', select: 'key_a' },
+    });
     expect(lines.get('key-rejections:key_b')?.reason).toBe('12 calls rejected: 12 requests/minute quota');
     // the key with more rejections comes first
-    const keys = triage({ ...healthy(), keys: ok(page([key('key_a', 'intranet'), key('key_b', 'batch')])), usage: ok(usage([keyUsage('key_a', { rejected: 3, rejected_by: { requests_per_minute: 3, tokens_per_minute: 0, tokens_per_day: 0, revoked: 0, unknown_workload: 0 } }), keyUsage('key_b', { rejected: 12, rejected_by: { requests_per_minute: 12, tokens_per_minute: 0, tokens_per_day: 0, revoked: 0, unknown_workload: 0 } })])) }).map((l) => l.key);
+    const keys = triage({
+      ...healthy(),
+      keys: ok(page([key('key_a', 'intranet'), key('key_b', 'batch')])),
+      usage: ok(
+        usage([
+          keyUsage('key_a', {
+            rejected: 3,
+            rejected_by: {
+              requests_per_minute: 3,
+              tokens_per_minute: 0,
+              tokens_per_day: 0,
+              revoked: 0,
+              unknown_workload: 0,
+            },
+          }),
+          keyUsage('key_b', {
+            rejected: 12,
+            rejected_by: {
+              requests_per_minute: 12,
+              tokens_per_minute: 0,
+              tokens_per_day: 0,
+              revoked: 0,
+              unknown_workload: 0,
+            },
+          }),
+        ]),
+      ),
+    }).map((l) => l.key);
     expect(keys.indexOf('key-rejections:key_b')).toBeLessThan(keys.indexOf('key-rejections:key_a'));
   });
 
   it('keys near a quota: >= 80% of tokens a day today, or an average minute >= 80% of a per-minute quota', () => {
     const lines = byKey({
       ...healthy(),
-      keys: ok(page([
-        key('key_day', 'daily', { tokens_per_day: 10_000 }),
-        key('key_rpm', 'busy', { requests_per_minute: 10 }),
-        key('key_fine', 'fine', { tokens_per_day: 10_000, requests_per_minute: 10 }),
-        key('key_gone', 'revoked', { tokens_per_day: 10 }, 'revoked'),
-      ])),
+      keys: ok(
+        page([
+          key('key_day', 'daily', { tokens_per_day: 10_000 }),
+          key('key_rpm', 'busy', { requests_per_minute: 10 }),
+          key('key_fine', 'fine', { tokens_per_day: 10_000, requests_per_minute: 10 }),
+          key('key_gone', 'revoked', { tokens_per_day: 10 }, 'revoked'),
+        ]),
+      ),
       usage: ok(usage([keyUsage('key_rpm', { requests: 540 }), keyUsage('key_fine', { requests: 470 })])),
-      usageToday: ok(usage([keyUsage('key_day', { input_tokens: 9_000, output_tokens: 200 }), keyUsage('key_fine', { input_tokens: 7_000 }), keyUsage('key_gone', { input_tokens: 50 })], 'day')),
+      usageToday: ok(
+        usage(
+          [
+            keyUsage('key_day', { input_tokens: 9_000, output_tokens: 200 }),
+            keyUsage('key_fine', { input_tokens: 7_000 }),
+            keyUsage('key_gone', { input_tokens: 50 }),
+          ],
+          'day',
+        ),
+      ),
     });
-    expect(lines.get('key-quota:key_day')).toMatchObject({ severity: 'warn', what: 'Key daily', reason: 'near its quota: used 9,200 of 10,000 tokens today (UTC)', count: 9_200, window: 'today', link: { screen: 'keys', select: 'key_day' } });
-    expect(lines.get('key-quota:key_rpm')).toMatchObject({ reason: 'near its quota: averaged 9 of 10 requests a minute over the last hour', count: 540, window: 'last hour' });
+    expect(lines.get('key-quota:key_day')).toMatchObject({
+      severity: 'warn',
+      what: 'Key daily',
+      reason: 'near its quota: used 9,200 of 10,000 tokens today (UTC)',
+      count: 9_200,
+      window: 'today',
+      link: { screen: 'keys', select: 'key_day' },
+    });
+    expect(lines.get('key-quota:key_rpm')).toMatchObject({
+      reason: 'near its quota: averaged 9 of 10 requests a minute over the last hour',
+      count: 540,
+      window: 'last hour',
+    });
     expect(lines.has('key-quota:key_fine')).toBe(false);
     expect(lines.has('key-quota:key_gone')).toBe(false);
     // at or over it, it says so
-    const over = byKey({ ...healthy(), keys: ok(page([key('key_day', 'daily', { tokens_per_day: 10_000 })])), usageToday: ok(usage([keyUsage('key_day', { input_tokens: 12_000 })], 'day')) });
+    const over = byKey({
+      ...healthy(),
+      keys: ok(page([key('key_day', 'daily', { tokens_per_day: 10_000 })])),
+      usageToday: ok(usage([keyUsage('key_day', { input_tokens: 12_000 })], 'day')),
+    });
     expect(over.get('key-quota:key_day')?.reason).toBe('at its quota: used 12,000 of 10,000 tokens today (UTC)');
   });
 
   it('agents with failures in the last 24 h: count, top error code and top tool; Enter opens the journal on their failures', () => {
     const lines = byKey({
       ...healthy(),
-      failuresByError: ok(summary('agent', 'error_code', [
-        { key: 'hr-assistant', count: 7, sub: [{ key: 'tool_timeout', count: 5 }, { key: 'tool_error', count: 2 }] },
-        { key: 'sales-copilot', count: 2, sub: [{ key: 'model_unavailable', count: 2 }] },
-      ])),
-      failuresByTool: ok(summary('agent', 'tool', [
-        { key: 'hr-assistant', count: 7, sub: [{ key: null, count: 4 }, { key: 'hr_lookup', count: 3 }] },
-        { key: 'sales-copilot', count: 2, sub: [] },
-      ])),
+      failuresByError: ok(
+        summary('agent', 'error_code', [
+          {
+            key: 'hr-assistant',
+            count: 7,
+            sub: [
+              { key: 'tool_timeout', count: 5 },
+              { key: 'tool_error', count: 2 },
+            ],
+          },
+          { key: 'sales-copilot', count: 2, sub: [{ key: 'model_unavailable', count: 2 }] },
+        ]),
+      ),
+      failuresByTool: ok(
+        summary('agent', 'tool', [
+          {
+            key: 'hr-assistant',
+            count: 7,
+            sub: [
+              { key: null, count: 4 },
+              { key: 'hr_lookup', count: 3 },
+            ],
+          },
+          { key: 'sales-copilot', count: 2, sub: [] },
+        ]),
+      ),
     });
     expect(lines.get('agent-failures:hr-assistant')).toMatchObject({
-      severity: 'warn', what: 'Agent hr-assistant', count: 7, window: 'last 24 h',
+      severity: 'warn',
+      what: 'Agent hr-assistant',
+      count: 7,
+      window: 'last 24 h',
       // a step without a tool (null) is not a tool
       reason: '7 failed steps: top error tool_timeout (5), top tool hr_lookup (3)',
       link: { screen: 'journal', extra: { range: '24h', filters: { agent: 'hr-assistant', status: 'failed' } } },
     });
     expect(lines.get('agent-failures:sales-copilot')?.reason).toBe('2 failed steps: top error model_unavailable (2)');
     // the tool summary alone still gives the agents
-    const toolOnly = byKey({ ...healthy(), failuresByError: { state: 'error', error: 'x' }, failuresByTool: ok(summary('agent', 'tool', [{ key: 'a1', count: 1, sub: [{ key: 'search', count: 1 }] }])) });
+    const toolOnly = byKey({
+      ...healthy(),
+      failuresByError: { state: 'error', error: 'x' },
+      failuresByTool: ok(summary('agent', 'tool', [{ key: 'a1', count: 1, sub: [{ key: 'search', count: 1 }] }])),
+    });
     expect(toolOnly.get('agent-failures:a1')?.reason).toBe('1 failed step: top tool search (1)');
   });
 
   it('agents near a budget: tokens >= 80% of a day, or runs over a per-run limit', () => {
     const lines = byKey({
       ...healthy(),
-      budgetUsage: ok(BudgetUsageSchema.parse({
-        start_time: NOW, end_time: NOW,
-        agents: [
-          { agent: 'daily', limits: { ...limits, tokens_per_day: 10_000 }, tokens: 9_200, runs: 4, peak_run: { tokens: 3_000, tool_calls: 2, seconds: 10 }, runs_over: zeroOver },
-          { agent: 'long', limits, tokens: 50_000, runs: 9, peak_run: { tokens: 25_000, tool_calls: 30, seconds: 10 }, runs_over: { tokens_per_run: 2, tool_calls_per_run: 1, seconds_per_run: 0 } },
-          { agent: 'over', limits: { ...limits, tokens_per_day: 1_000 }, tokens: 1_500, runs: 1, peak_run: { tokens: 1_500, tool_calls: 1, seconds: 1 }, runs_over: zeroOver },
-          { agent: 'calm', limits: { ...limits, tokens_per_day: 10_000 }, tokens: 7_000, runs: 2, peak_run: { tokens: 10, tool_calls: 1, seconds: 1 }, runs_over: zeroOver },
-        ],
-      } satisfies BudgetUsage)),
+      budgetUsage: ok(
+        BudgetUsageSchema.parse({
+          start_time: NOW,
+          end_time: NOW,
+          agents: [
+            {
+              agent: 'daily',
+              limits: { ...limits, tokens_per_day: 10_000 },
+              tokens: 9_200,
+              runs: 4,
+              peak_run: { tokens: 3_000, tool_calls: 2, seconds: 10 },
+              runs_over: zeroOver,
+            },
+            {
+              agent: 'long',
+              limits,
+              tokens: 50_000,
+              runs: 9,
+              peak_run: { tokens: 25_000, tool_calls: 30, seconds: 10 },
+              runs_over: { tokens_per_run: 2, tool_calls_per_run: 1, seconds_per_run: 0 },
+            },
+            {
+              agent: 'over',
+              limits: { ...limits, tokens_per_day: 1_000 },
+              tokens: 1_500,
+              runs: 1,
+              peak_run: { tokens: 1_500, tool_calls: 1, seconds: 1 },
+              runs_over: zeroOver,
+            },
+            {
+              agent: 'calm',
+              limits: { ...limits, tokens_per_day: 10_000 },
+              tokens: 7_000,
+              runs: 2,
+              peak_run: { tokens: 10, tool_calls: 1, seconds: 1 },
+              runs_over: zeroOver,
+            },
+          ],
+        } satisfies BudgetUsage),
+      ),
     });
-    expect(lines.get('agent-budget:daily')).toMatchObject({ severity: 'warn', reason: 'near its budget: used 9,200 of 10,000 tokens a day', count: 9_200, window: 'last 24 h', link: { screen: 'budgets', select: 'agent:daily' } });
-    expect(lines.get('agent-budget:long')).toMatchObject({ reason: 'near its budget: 2 runs over 20,000 tokens a run; 1 run over 20 tool calls a run', count: 3 });
+    expect(lines.get('agent-budget:daily')).toMatchObject({
+      severity: 'warn',
+      reason: 'near its budget: used 9,200 of 10,000 tokens a day',
+      count: 9_200,
+      window: 'last 24 h',
+      link: { screen: 'budgets', select: 'agent:daily' },
+    });
+    expect(lines.get('agent-budget:long')).toMatchObject({
+      reason: 'near its budget: 2 runs over 20,000 tokens a run; 1 run over 20 tool calls a run',
+      count: 3,
+    });
     expect(lines.get('agent-budget:over')?.severity).toBe('crit');
     expect(lines.has('agent-budget:calm')).toBe(false);
   });
@@ -173,17 +426,53 @@ describe('triage()', () => {
   it('models missing but active or routed to; denied attempts with the top actor', () => {
     const lines = byKey({
       ...healthy(),
-      models: ok(page<Model>([
-        { id: 'ghost', name: 'Ghost 70B', family: 'llama', parameters: null, quantization: null, size_bytes: null, state: 'missing', active: false },
-        { id: 'unused', name: 'Unused', family: 'llama', parameters: null, quantization: null, size_bytes: null, state: 'missing', active: false },
-      ])),
-      routing: ok(page<RoutingEntry>([{ workload: 'summarize', model_id: 'ghost', effective_model_id: 'ghost', updated_at: null, updated_by: null }])),
-      denied: ok(summary('actor', null, [{ key: 'mallory@corp.example', count: 4 }, { key: 'bob@corp.example', count: 1 }])),
+      models: ok(
+        page<Model>([
+          {
+            id: 'ghost',
+            name: 'Ghost 70B',
+            family: 'llama',
+            parameters: null,
+            quantization: null,
+            size_bytes: null,
+            state: 'missing',
+            active: false,
+          },
+          {
+            id: 'unused',
+            name: 'Unused',
+            family: 'llama',
+            parameters: null,
+            quantization: null,
+            size_bytes: null,
+            state: 'missing',
+            active: false,
+          },
+        ]),
+      ),
+      routing: ok(
+        page<RoutingEntry>([
+          { workload: 'summarize', model_id: 'ghost', effective_model_id: 'ghost', updated_at: null, updated_by: null },
+        ]),
+      ),
+      denied: ok(
+        summary('actor', null, [
+          { key: 'mallory@corp.example', count: 4 },
+          { key: 'bob@corp.example', count: 1 },
+        ]),
+      ),
     });
-    expect(lines.get('model:ghost')).toMatchObject({ severity: 'crit', reason: 'missing from the appliance, but routed to by summarize', link: { screen: 'models', select: 'ghost' } });
+    expect(lines.get('model:ghost')).toMatchObject({
+      severity: 'crit',
+      reason: 'missing from the appliance, but routed to by summarize',
+      link: { screen: 'models', select: 'ghost' },
+    });
     expect(lines.has('model:unused')).toBe(false);
     expect(lines.get('denied')).toMatchObject({
-      severity: 'warn', count: 5, window: 'last 24 h', reason: '5 requests refused for lack of permission; top actor mallory@corp.example (4)',
+      severity: 'warn',
+      count: 5,
+      window: 'last 24 h',
+      reason: '5 requests refused for lack of permission; top actor mallory@corp.example (4)',
       link: { screen: 'audit', extra: { range: '24h', filters: { outcome: 'denied' } } },
     });
   });
@@ -201,21 +490,35 @@ describe('triage()', () => {
       ['source:failuresByError', 'unknown'],
       ['source:budgetUsage', 'unknown'],
     ]);
-    expect(lines[1]).toMatchObject({ what: 'Agent failures by error', reason: 'failed to load: The appliance cannot do this right now (SVC-ADMIN-503)', link: null });
+    expect(lines[1]).toMatchObject({
+      what: 'Agent failures by error',
+      reason: 'failed to load: The appliance cannot do this right now (SVC-ADMIN-503)',
+      link: null,
+    });
     expect(lines[2].reason).toBe('loading…');
     // nothing at all yet: a line per source, nothing claimed to be fine
     const none = triage({});
     expect(none.map((l) => l.key)).toEqual((Object.keys(TRIAGE_SOURCES) as TriageSource[]).map((id) => `source:${id}`));
     expect(none.some((l) => l.key === 'all-clear')).toBe(false);
     // the last answer of a source whose latest poll failed is used, and the line says so
-    const stale = byKey({ ...healthy(), deployment: { state: 'ok', data: deployment('degraded'), staleError: 'timed out' } });
+    const stale = byKey({
+      ...healthy(),
+      deployment: { state: 'ok', data: deployment('degraded'), staleError: 'timed out' },
+    });
     expect(stale.get('deployment')?.what).toBe('Deployment degraded');
     expect(stale.get('source:deployment')?.reason).toMatch(/failed to refresh.*timed out/);
   });
 
   it('answers of another shape give no line and do not throw', () => {
-    const odd: TriageInput = Object.fromEntries((Object.keys(TRIAGE_SOURCES) as TriageSource[]).map((id) => [id, ok({ data: [null, 1, 'x', { groups: 5 }], groups: [null], agents: 'no', components: [null] })]));
+    const odd: TriageInput = Object.fromEntries(
+      (Object.keys(TRIAGE_SOURCES) as TriageSource[]).map((id) => [
+        id,
+        ok({ data: [null, 1, 'x', { groups: 5 }], groups: [null], agents: 'no', components: [null] }),
+      ]),
+    );
     expect(() => triage(odd)).not.toThrow();
-    expect(() => triage(Object.fromEntries((Object.keys(TRIAGE_SOURCES) as TriageSource[]).map((id) => [id, ok(42)])))).not.toThrow();
+    expect(() =>
+      triage(Object.fromEntries((Object.keys(TRIAGE_SOURCES) as TriageSource[]).map((id) => [id, ok(42)]))),
+    ).not.toThrow();
   });
 });

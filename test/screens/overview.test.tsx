@@ -45,7 +45,10 @@ describe('overview screen', () => {
     const d = suite.render();
     await d.waitForText(CRM);
     await d.press('enter');
-    const f = await d.waitFor((x) => header(x).includes('[connectors]') && selected(x).includes('Cloud CRM'), 'the connectors screen on Cloud CRM');
+    const f = await d.waitFor(
+      (x) => header(x).includes('[connectors]') && selected(x).includes('Cloud CRM'),
+      'the connectors screen on Cloud CRM',
+    );
     expect(f).not.toContain('Detail:');
     // Esc is not needed to go back: Shift-Tab returns to the board
     await d.press('shift-tab');
@@ -62,10 +65,26 @@ describe('overview screen', () => {
   it('one resource refused (503) and one that never answers: their lines say so, the others still show', async () => {
     const h = await startHostile({ upstream: suite.server.url });
     try {
-      h.set('/agent/budgets/usage', json({ type: 'about:blank', title: 'Service Unavailable', status: 503, code: 'SVC-ADMIN-503', detail: 'budget usage is not available', request_id: 'req_budget503' }, 503));
+      h.set(
+        '/agent/budgets/usage',
+        json(
+          {
+            type: 'about:blank',
+            title: 'Service Unavailable',
+            status: 503,
+            code: 'SVC-ADMIN-503',
+            detail: 'budget usage is not available',
+            request_id: 'req_budget503',
+          },
+          503,
+        ),
+      );
       h.set('/agent/journal/summary', stall());
       const d = suite.render({ url: h.url, token: suite.server.tokens.it_admin, columns: 140, rows: 40 });
-      const f = await d.waitFor((x) => CRM.test(x) && x.includes('Agent budget use') && x.includes('failed to load'), 'the board with the refused resource');
+      const f = await d.waitFor(
+        (x) => CRM.test(x) && x.includes('Agent budget use') && x.includes('failed to load'),
+        'the board with the refused resource',
+      );
       expect(f).toMatch(/N\/A\s+Agent budget use\s+failed to load: SVC-ADMIN-503 · request req_budget503: /);
       // the summary that never answers does not hold the rest back
       expect(f).toMatch(/N\/A\s+Agent failures by error\s+loading…/);
@@ -88,17 +107,37 @@ describe('overview: links to the cause', () => {
       h.set('/agent/journal/summary', (req, res) => {
         const thenBy = new URL(req.url ?? '/', 'http://x').searchParams.get('then_by');
         const sub = thenBy === 'tool' ? [{ key: 'hr_lookup', count: 6 }] : [{ key: 'tool_timeout', count: 5 }];
-        json({ total: 7, group_by: 'agent', then_by: thenBy, groups: [{ key: 'hr-assistant', count: 7, sub }], other: 0 })(req, res);
+        json({
+          total: 7,
+          group_by: 'agent',
+          then_by: thenBy,
+          groups: [{ key: 'hr-assistant', count: 7, sub }],
+          other: 0,
+        })(req, res);
       });
-      h.set('/audit/summary', json({ total: 3, group_by: 'actor', then_by: null, groups: [{ key: 'mallory@corp.example', count: 3 }], other: 0 }));
+      h.set(
+        '/audit/summary',
+        json({
+          total: 3,
+          group_by: 'actor',
+          then_by: null,
+          groups: [{ key: 'mallory@corp.example', count: 3 }],
+          other: 0,
+        }),
+      );
       const d = suite.render({ url: h.url, token: suite.server.tokens.it_admin, columns: 140, rows: 40 });
-      await d.waitForText(/WARN\s+Agent hr-assistant\s+7 failed steps: top error tool_timeout \(5\), top tool hr_lookup \(6\)/);
+      await d.waitForText(
+        /WARN\s+Agent hr-assistant\s+7 failed steps: top error tool_timeout \(5\), top tool hr_lookup \(6\)/,
+      );
       await d.press('/');
       await d.type('Agent hr-assistant');
       await d.press('enter');
       await d.waitFor((x) => selected(x).includes('Agent hr-assistant'), 'the agent line selected');
       await d.press('enter');
-      const journal = await d.waitFor((x) => header(x).includes('[journal]') && x.includes('agent hr-assistant'), 'the journal on the agent');
+      const journal = await d.waitFor(
+        (x) => header(x).includes('[journal]') && x.includes('agent hr-assistant'),
+        'the journal on the agent',
+      );
       expect(journal).toMatch(/last day.*agent hr-assistant.*status failed/);
       await d.press(':');
       await d.type('overview');
@@ -107,9 +146,15 @@ describe('overview: links to the cause', () => {
       await d.press('esc', '/');
       await d.type('Denied');
       await d.press('enter');
-      await d.waitFor((x) => /›.*Denied attempts\s+3 requests refused.*top actor mallory@corp\.example \(3\)/.test(x), 'the denied line selected');
+      await d.waitFor(
+        (x) => /›.*Denied attempts\s+3 requests refused.*top actor mallory@corp\.example \(3\)/.test(x),
+        'the denied line selected',
+      );
       await d.press('enter');
-      await d.waitFor((x) => header(x).includes('[audit]') && /last day.*outcome denied/.test(x), 'the audit trail on denied attempts');
+      await d.waitFor(
+        (x) => header(x).includes('[audit]') && /last day.*outcome denied/.test(x),
+        'the audit trail on denied attempts',
+      );
     } finally {
       await suite.unmount();
       await h.close();
@@ -123,13 +168,37 @@ describe('overview: failing agents', () => {
     try {
       const t = Date.now() - 3_600_000;
       const fail = (agent: string, step: number, tool: string | null) =>
-        recordJournal(s.server.db, { run_id: `run_${agent}_${step}`, agent, channel: 'chan_web', step, tool, status: 'failed', started_ms: t + step, ended_ms: t + step + 10, input_tokens: 1, output_tokens: 0 });
+        recordJournal(s.server.db, {
+          run_id: `run_${agent}_${step}`,
+          agent,
+          channel: 'chan_web',
+          step,
+          tool,
+          status: 'failed',
+          started_ms: t + step,
+          ended_ms: t + step + 10,
+          input_tokens: 1,
+          output_tokens: 0,
+        });
       for (let i = 0; i < 4; i++) fail('hr-assistant', i, 'hr_lookup');
       fail('sales-copilot', 9, null);
-      recordJournal(s.server.db, { run_id: 'run_ok', agent: 'calm', channel: 'chan_web', step: 0, status: 'succeeded', started_ms: t, ended_ms: t + 5, input_tokens: 1, output_tokens: 1 });
+      recordJournal(s.server.db, {
+        run_id: 'run_ok',
+        agent: 'calm',
+        channel: 'chan_web',
+        step: 0,
+        status: 'succeeded',
+        started_ms: t,
+        ended_ms: t + 5,
+        input_tokens: 1,
+        output_tokens: 1,
+      });
 
       const request = overviewScreen.resources(EMPTY_SCREEN_STATE).find((r) => r.id === 'failuresByError')!;
-      const summary = await s.call('GET', `/agent/journal/summary?${new URLSearchParams(queryAt(request) as Record<string, string>)}`);
+      const summary = await s.call(
+        'GET',
+        `/agent/journal/summary?${new URLSearchParams(queryAt(request) as Record<string, string>)}`,
+      );
       const { renderDashboard } = await import('../helpers/dashboard.js');
       const d = renderDashboard({ server: s, columns: 140, rows: 40 });
       try {
@@ -138,7 +207,9 @@ describe('overview: failing agents', () => {
         expect(groups.map((g) => g.key).sort()).toEqual(['hr-assistant', 'sales-copilot']);
         const f = await d.waitForText('Agent hr-assistant');
         for (const g of groups) {
-          expect(f).toMatch(new RegExp(`WARN\\s+Agent ${g.key}\\s+${g.count} failed steps?.*\\s${g.count} · last 24 h`));
+          expect(f).toMatch(
+            new RegExp(`WARN\\s+Agent ${g.key}\\s+${g.count} failed steps?.*\\s${g.count} · last 24 h`),
+          );
         }
         expect(f).not.toContain('Agent calm');
       } finally {

@@ -5,8 +5,14 @@ import { useScreenSuite, selectRow } from '../helpers/screen-suite.js';
 
 const suite = useScreenSuite();
 
-interface RoutingRow { workload: string; model_id: string | null; updated_at: string | null; updated_by: string | null }
-const routingRow = (workload: string) => suite.db.prepare('SELECT * FROM routing WHERE workload = ?').get(workload) as RoutingRow;
+interface RoutingRow {
+  workload: string;
+  model_id: string | null;
+  updated_at: string | null;
+  updated_by: string | null;
+}
+const routingRow = (workload: string) =>
+  suite.db.prepare('SELECT * FROM routing WHERE workload = ?').get(workload) as RoutingRow;
 
 describe('routing screen', () => {
   it('shows each workload, its model or that it follows the active one, and the effective model', async () => {
@@ -36,7 +42,10 @@ describe('routing screen', () => {
     expect(result).toMatch(/change {3}follows the active model → mistral-7b/);
     expect(result).toContain(entry.request_id);
     await d.press('enter');
-    await d.waitFor((x) => /chat\s+mistral-7b\s+mistral-7b\s+\d{4}-\d\d-\d\d \d\d:\d\d\s+alice-admin/.test(x), 'the list to show the new route');
+    await d.waitFor(
+      (x) => /chat\s+mistral-7b\s+mistral-7b\s+\d{4}-\d\d-\d\d \d\d:\d\d\s+alice-admin/.test(x),
+      'the list to show the new route',
+    );
   });
 
   it('sets a workload back to following the active model (null)', async () => {
@@ -104,7 +113,10 @@ describe('routing screen', () => {
     rmSync(suite.server.config.models.find((m) => m.id === 'mistral-7b')!.path);
     await d.press('down', 'down', 'enter');
     const f = await d.waitForText('change model failed');
-    const failed = suite.auditRows().filter((r) => r.action === 'routing.update' && r.outcome === 'failed').at(-1)!;
+    const failed = suite
+      .auditRows()
+      .filter((r) => r.action === 'routing.update' && r.outcome === 'failed')
+      .at(-1)!;
     expect(failed.status).toBe(422);
     expect(f).toContain('code SVC-ADMIN-422');
     expect(f).toContain(`request ${failed.request_id}`);

@@ -10,7 +10,15 @@ const suite = useScreenSuite({
     startTestServer({
       config: (root) =>
         fixtureConfig(root, {
-          sso: { issuer: 'https://login.example.com/realm', audience: 'urn:appliance-admin', role_claim: 'roles', subject_claim: 'sub', role_map: { admins: 'it_admin' }, client_id: 'console', client_secret: SECRET },
+          sso: {
+            issuer: 'https://login.example.com/realm',
+            audience: 'urn:appliance-admin',
+            role_claim: 'roles',
+            subject_claim: 'sub',
+            role_map: { admins: 'it_admin' },
+            client_id: 'console',
+            client_secret: SECRET,
+          },
         }),
     }),
 });
@@ -19,9 +27,16 @@ describe('settings screen', () => {
   it('shows every setting grouped by section, nested values as key paths, secrets as [redacted]', async () => {
     const d = suite.render({ screen: 'settings', rows: 120 });
     const f = await d.waitForText('[server]');
-    expect(f).toContain("Read only: settings come from the appliance's own configuration and are changed on the appliance, not here.");
-    const sections = ((await suite.server.call('GET', '/settings')).json as { sections: { name: string }[] }).sections.map((x) => x.name);
-    const shown = f.split('\n').filter((l) => /^\[[a-z_]+\]/.test(l)).map((l) => l.slice(1, l.indexOf(']')));
+    expect(f).toContain(
+      "Read only: settings come from the appliance's own configuration and are changed on the appliance, not here.",
+    );
+    const sections = (
+      (await suite.server.call('GET', '/settings')).json as { sections: { name: string }[] }
+    ).sections.map((x) => x.name);
+    const shown = f
+      .split('\n')
+      .filter((l) => /^\[[a-z_]+\]/.test(l))
+      .map((l) => l.slice(1, l.indexOf(']')));
     expect(shown).toEqual(sections);
     expect(f).toMatch(/^ {2}name\s+test-appliance$/m);
     expect(f).toMatch(/conn_docs\.sources\[0\]\.path\s+\/\S+\/sources\/docs/);

@@ -23,10 +23,14 @@ describe('tableTime', () => {
 
   it('shows every instant in UTC, to the second, with or without milliseconds (property)', () => {
     fc.assert(
-      fc.property(fc.date({ min: new Date(0), max: new Date(Date.UTC(9999, 11, 31)), noInvalidDate: true }), fc.boolean(), (d, ms) => {
-        const iso = ms ? d.toISOString() : d.toISOString().replace(/\.\d+Z$/, 'Z');
-        expect(tableTime(iso)).toBe(utcFields(d));
-      }),
+      fc.property(
+        fc.date({ min: new Date(0), max: new Date(Date.UTC(9999, 11, 31)), noInvalidDate: true }),
+        fc.boolean(),
+        (d, ms) => {
+          const iso = ms ? d.toISOString() : d.toISOString().replace(/\.\d+Z$/, 'Z');
+          expect(tableTime(iso)).toBe(utcFields(d));
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -16,21 +16,44 @@ const suite = useScreenSuite({
     await s.call('POST', `/gateway/keys/${old.id}/revoke`);
     // history, written the way the gateway meters it: per key and minute
     const now = Date.now();
-    recordUsage(s.server.db, ci.id, epochMinute(now - 5 * HOUR), { requests: 40, input_tokens: 40_000, output_tokens: 12_000 });
-    recordUsage(s.server.db, ci.id, epochMinute(now - 72 * HOUR), { requests: 100, rejected_by: { tokens_per_day: 7 }, input_tokens: 2_500_000, output_tokens: 100 });
-    recordUsage(s.server.db, reporting.id, epochMinute(now - 2 * HOUR), { requests: 10, input_tokens: 900, output_tokens: 300 });
+    recordUsage(s.server.db, ci.id, epochMinute(now - 5 * HOUR), {
+      requests: 40,
+      input_tokens: 40_000,
+      output_tokens: 12_000,
+    });
+    recordUsage(s.server.db, ci.id, epochMinute(now - 72 * HOUR), {
+      requests: 100,
+      rejected_by: { tokens_per_day: 7 },
+      input_tokens: 2_500_000,
+      output_tokens: 100,
+    });
+    recordUsage(s.server.db, reporting.id, epochMinute(now - 2 * HOUR), {
+      requests: 10,
+      input_tokens: 900,
+      output_tokens: 300,
+    });
     recordUsage(s.server.db, old.id, epochMinute(now - 100 * HOUR), { requests: 5 });
   },
 });
 
-const gatewayCall = () => suite.server.call('POST', '/v1/gateway/chat', { role: null, token: ciSecret, body: { max_tokens: 50 } });
+const gatewayCall = () =>
+  suite.server.call('POST', '/v1/gateway/chat', { role: null, token: ciSecret, body: { max_tokens: 50 } });
 
 describe('usage windows', () => {
   it('end with the current minute; the day and week start on an hour', () => {
     const now = Date.parse('2026-11-21T09:41:30.500Z');
-    expect(usageWindow('hour', now)).toEqual({ start_time: '2026-11-21T08:42:00.000Z', end_time: '2026-11-21T09:42:00.000Z' });
-    expect(usageWindow('day', now)).toEqual({ start_time: '2026-11-20T10:00:00.000Z', end_time: '2026-11-21T09:42:00.000Z' });
-    expect(usageWindow('week', now)).toEqual({ start_time: '2026-11-14T10:00:00.000Z', end_time: '2026-11-21T09:42:00.000Z' });
+    expect(usageWindow('hour', now)).toEqual({
+      start_time: '2026-11-21T08:42:00.000Z',
+      end_time: '2026-11-21T09:42:00.000Z',
+    });
+    expect(usageWindow('day', now)).toEqual({
+      start_time: '2026-11-20T10:00:00.000Z',
+      end_time: '2026-11-21T09:42:00.000Z',
+    });
+    expect(usageWindow('week', now)).toEqual({
+      start_time: '2026-11-14T10:00:00.000Z',
+      end_time: '2026-11-21T09:42:00.000Z',
+    });
   });
 
   it('charts whole sums of hourly buckets, newest last', () => {
@@ -60,7 +83,9 @@ describe('usage screen', () => {
     await d.waitForText('ci-bot');
     await d.press('h');
     const empty = await d.waitForText('No traffic in this range');
-    expect(empty).toMatch(/Last hour · \d{4}-\d\d-\d\d \d\d:\d\d → (\d{4}-\d\d-\d\d )?\d\d:\d\d UTC · totals only: hourly buckets/);
+    expect(empty).toMatch(
+      /Last hour · \d{4}-\d\d-\d\d \d\d:\d\d → (\d{4}-\d\d-\d\d )?\d\d:\d\d UTC · totals only: hourly buckets/,
+    );
     expect(empty).not.toContain('ci-bot');
     for (let i = 0; i < 3; i++) expect((await gatewayCall()).status).toBe(200);
     const live = await d.waitFor((x) => /ci-bot\s+3\s+0\s+\d+\s+150\s+█+/.test(x), 'the gateway calls to show up');

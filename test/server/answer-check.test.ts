@@ -25,17 +25,30 @@ vi.mock('../../src/server/routes/index.js', async (importOriginal) => {
 });
 
 let s: TestServer;
-beforeAll(async () => { s = await startTestServer(); });
-afterAll(async () => { await s?.close(); });
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(async () => {
+  await s?.close();
+});
 
 describe('an answer that fails its schema', () => {
   it('rolls the change back and is audited as failed, not as a success', async () => {
     const channels = snapshot(s, 'channels');
-    const res = await s.call('PUT', '/channels', { body: { channels: [{ id: 'chan_web', enabled: false }, { id: 'chan_mail', enabled: true }] } });
+    const res = await s.call('PUT', '/channels', {
+      body: {
+        channels: [
+          { id: 'chan_web', enabled: false },
+          { id: 'chan_mail', enabled: true },
+        ],
+      },
+    });
     expect(res.status).toBe(500);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(snapshot(s, 'channels')).toEqual(channels);
-    const entries = s.server.db.prepare("SELECT outcome, status, request_id FROM audit WHERE action = 'channel.update'").all();
+    const entries = s.server.db
+      .prepare("SELECT outcome, status, request_id FROM audit WHERE action = 'channel.update'")
+      .all();
     expect(entries).toEqual([{ outcome: 'failed', status: 500, request_id: res.json.request_id }]);
   });
 });

@@ -23,8 +23,14 @@ beforeAll(() => {
   for (let i = 0; i < 6000; i++) {
     const denied = i % 1500 === 7;
     rows.push({
-      actor: { subject: i % 3 ? 'svc-busy' : 'alice', role: denied ? 'auditor' : 'it_admin' }, action: i % 2 ? 'connector.ingest' : 'channel.update',
-      target: { type: 'x', id: null }, outcome: denied ? 'denied' : 'success', status: denied ? 403 : 200, request_id: `req_${i}`, source_ip: null, at_ms: BASE + i * 1000,
+      actor: { subject: i % 3 ? 'svc-busy' : 'alice', role: denied ? 'auditor' : 'it_admin' },
+      action: i % 2 ? 'connector.ingest' : 'channel.update',
+      target: { type: 'x', id: null },
+      outcome: denied ? 'denied' : 'success',
+      status: denied ? 403 : 200,
+      request_id: `req_${i}`,
+      source_ip: null,
+      at_ms: BASE + i * 1000,
     });
   }
   insertAuditBatch(db, rows);
@@ -34,8 +40,13 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const page = (q: Partial<AuditQuery>) => listAudit(db, { limit: 500, ...q } as AuditQuery).data.map((e) => e.request_id);
-const expected = (keep: (r: AuditSeed) => boolean) => rows.filter(keep).map((r) => r.request_id).reverse();
+const page = (q: Partial<AuditQuery>) =>
+  listAudit(db, { limit: 500, ...q } as AuditQuery).data.map((e) => e.request_id);
+const expected = (keep: (r: AuditSeed) => boolean) =>
+  rows
+    .filter(keep)
+    .map((r) => r.request_id)
+    .reverse();
 
 describe('the driving index', () => {
   it('is the rare outcome, not the busy actor, and the page is still exact', () => {
@@ -62,6 +73,11 @@ describe('the driving index', () => {
       seen.push(...p.data.map((e) => e.request_id));
       after = p.next_cursor ?? undefined;
     } while (after);
-    expect(seen).toEqual(expected((r) => r.action === 'connector.ingest' && r.actor.subject === 'alice' && !['req_1', 'req_2'].includes(r.request_id)));
+    expect(seen).toEqual(
+      expected(
+        (r) =>
+          r.action === 'connector.ingest' && r.actor.subject === 'alice' && !['req_1', 'req_2'].includes(r.request_id),
+      ),
+    );
   });
 });

@@ -9,10 +9,25 @@ import { explainPage } from '../../src/server/governance/keyset.js';
 const BASE = Date.parse('2026-03-01T00:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString();
 const ACTORS = ['ana', 'ben', 'cho'];
-const ACTIONS = ['gateway.key.create', 'gateway.key.revoke', 'gateway.keyring.sync', 'channel.update', 'model.activate', 'odd%name.x', 'odd_name.y'];
+const ACTIONS = [
+  'gateway.key.create',
+  'gateway.key.revoke',
+  'gateway.keyring.sync',
+  'channel.update',
+  'model.activate',
+  'odd%name.x',
+  'odd_name.y',
+];
 const OUTCOMES = ['success', 'success', 'denied', 'failed'] as const;
 
-interface Seeded { id: string; at_ms: number; actor: string; action: string; outcome: string; seq: number }
+interface Seeded {
+  id: string;
+  at_ms: number;
+  actor: string;
+  action: string;
+  outcome: string;
+  seq: number;
+}
 let s: TestServer;
 const seeded: Seeded[] = [];
 
@@ -25,7 +40,10 @@ async function allPages(query: string, limit: number): Promise<string[]> {
   const ids: string[] = [];
   let after: string | null = null;
   for (let i = 0; i < 1000; i++) {
-    const res = await s.call('GET', `/audit?${query}&limit=${limit}${after ? `&after=${encodeURIComponent(after)}` : ''}`);
+    const res = await s.call(
+      'GET',
+      `/audit?${query}&limit=${limit}${after ? `&after=${encodeURIComponent(after)}` : ''}`,
+    );
     expect(res.status).toBe(200);
     ids.push(...res.json.data.map((e: { id: string }) => e.id));
     expect(res.json.has_more).toBe(res.json.next_cursor !== null);
@@ -56,14 +74,35 @@ beforeAll(async () => {
   }
   // 40 distinct actions under one prefix: more than the server merges one by one
   for (let i = 0; i < 40; i++) {
-    rows.push({ id: `aud_bulk${String(i).padStart(4, '0')}`, at_ms: BASE + 3_600_000 + i * 1000, actor: { subject: 'dan', role: 'app_owner' },
-      action: `bulk.a${String(i).padStart(2, '0')}`, target: { type: 'bulk', id: null }, outcome: 'success', status: 200, request_id: `req_bulk${i}`, source_ip: null });
+    rows.push({
+      id: `aud_bulk${String(i).padStart(4, '0')}`,
+      at_ms: BASE + 3_600_000 + i * 1000,
+      actor: { subject: 'dan', role: 'app_owner' },
+      action: `bulk.a${String(i).padStart(2, '0')}`,
+      target: { type: 'bulk', id: null },
+      outcome: 'success',
+      status: 200,
+      request_id: `req_bulk${i}`,
+      source_ip: null,
+    });
   }
   insertAuditBatch(s.server.db, rows);
-  const seqs = new Map((s.server.db.prepare('SELECT id, seq FROM audit').all() as { id: string; seq: number }[]).map((r) => [r.id, r.seq]));
-  for (const r of rows) seeded.push({ id: r.id!, at_ms: r.at_ms!, actor: r.actor.subject, action: r.action, outcome: r.outcome, seq: seqs.get(r.id!)! });
+  const seqs = new Map(
+    (s.server.db.prepare('SELECT id, seq FROM audit').all() as { id: string; seq: number }[]).map((r) => [r.id, r.seq]),
+  );
+  for (const r of rows)
+    seeded.push({
+      id: r.id!,
+      at_ms: r.at_ms!,
+      actor: r.actor.subject,
+      action: r.action,
+      outcome: r.outcome,
+      seq: seqs.get(r.id!)!,
+    });
 });
-afterAll(async () => { await s.close(); });
+afterAll(async () => {
+  await s.close();
+});
 
 describe('GET /audit', () => {
   it('lists newest first in the contract shape, details parsed', async () => {
@@ -73,9 +112,16 @@ describe('GET /audit', () => {
     expect(res.json).toMatchObject({ has_more: false, next_cursor: null });
     const e = res.json.data.find((x: { id: string }) => x.id === 'aud_seed0005');
     expect(e).toEqual({
-      id: 'aud_seed0005', at: new Date(atOf(5)).toISOString().replace('.000Z', 'Z'),
-      actor: { subject: 'cho', role: 'it_admin' }, action: ACTIONS[5], target: { type: 'gateway.key', id: 'key_5', name: null },
-      outcome: 'success', status: 200, request_id: 'req_seed5', source_ip: null, details: { n: 5, note: 'metadata' },
+      id: 'aud_seed0005',
+      at: new Date(atOf(5)).toISOString().replace('.000Z', 'Z'),
+      actor: { subject: 'cho', role: 'it_admin' },
+      action: ACTIONS[5],
+      target: { type: 'gateway.key', id: 'key_5', name: null },
+      outcome: 'success',
+      status: 200,
+      request_id: 'req_seed5',
+      source_ip: null,
+      details: { n: 5, note: 'metadata' },
     });
   });
 
@@ -90,9 +136,15 @@ describe('GET /audit', () => {
 
   it('filters by actor, exact action and outcome', async () => {
     expect(await allPages(`${WINDOW}&actor=ben`, 20)).toEqual(newestFirst(seeded.filter((r) => r.actor === 'ben')));
-    expect(await allPages(`${WINDOW}&action=gateway.key.revoke`, 20)).toEqual(newestFirst(seeded.filter((r) => r.action === 'gateway.key.revoke')));
-    expect(await allPages(`${WINDOW}&outcome=denied`, 20)).toEqual(newestFirst(seeded.filter((r) => r.outcome === 'denied')));
-    const both = seeded.filter((r) => r.actor === 'ana' && r.outcome === 'failed' && r.action.startsWith('gateway.key.'));
+    expect(await allPages(`${WINDOW}&action=gateway.key.revoke`, 20)).toEqual(
+      newestFirst(seeded.filter((r) => r.action === 'gateway.key.revoke')),
+    );
+    expect(await allPages(`${WINDOW}&outcome=denied`, 20)).toEqual(
+      newestFirst(seeded.filter((r) => r.outcome === 'denied')),
+    );
+    const both = seeded.filter(
+      (r) => r.actor === 'ana' && r.outcome === 'failed' && r.action.startsWith('gateway.key.'),
+    );
     expect(both.length).toBeGreaterThan(0);
     expect(await allPages(`${WINDOW}&actor=ana&outcome=failed&action=gateway.key.*`, 3)).toEqual(newestFirst(both));
     const none = await s.call('GET', `/audit?${WINDOW}&actor=nobody`);
@@ -151,7 +203,11 @@ describe('GET /audit', () => {
       expect(res.status, path).toBe(400);
       expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
       expect(res.json.code).toBe('SVC-ADMIN-400');
-      if (param) expect(res.json.invalid_params.map((p: { name: string }) => p.name), path).toContain(param);
+      if (param)
+        expect(
+          res.json.invalid_params.map((p: { name: string }) => p.name),
+          path,
+        ).toContain(param);
     }
     // the same cursor with the same filters (and another limit) is fine
     const next = await s.call('GET', `/audit?${WINDOW}&actor=ana&limit=9&after=${cursor}`);
@@ -164,7 +220,17 @@ describe('GET /audit', () => {
     expect(first.headers.etag).toBeTruthy();
     const again = await s.call('GET', path, { headers: { 'if-none-match': String(first.headers.etag) } });
     expect(again.status).toBe(304);
-    insertAuditBatch(s.server.db, [{ actor: { subject: 'eve', role: 'auditor' }, action: 'x.y', target: { type: 'x', id: null }, outcome: 'success', status: 200, request_id: 'req_eve', source_ip: null }]);
+    insertAuditBatch(s.server.db, [
+      {
+        actor: { subject: 'eve', role: 'auditor' },
+        action: 'x.y',
+        target: { type: 'x', id: null },
+        outcome: 'success',
+        status: 200,
+        request_id: 'req_eve',
+        source_ip: null,
+      },
+    ]);
     const changed = await s.call('GET', path, { headers: { 'if-none-match': String(first.headers.etag) } });
     expect(changed.status).toBe(200);
     expect(changed.json.data).toHaveLength(1);
@@ -179,15 +245,30 @@ describe('GET /audit', () => {
 
   it('answers every filter combination from an index, without sorting the matches', () => {
     const names = ['start_time', 'end_time', 'actor', 'action', 'outcome'];
-    const values: Record<string, string> = { start_time: iso(BASE), end_time: iso(BASE + 1), actor: 'ana', action: 'gateway.key.create', outcome: 'denied' };
+    const values: Record<string, string> = {
+      start_time: iso(BASE),
+      end_time: iso(BASE + 1),
+      actor: 'ana',
+      action: 'gateway.key.create',
+      outcome: 'denied',
+    };
     for (let mask = 0; mask < 64; mask++) {
       const q: Record<string, string> = {};
-      names.forEach((n, i) => { if (mask & (1 << i)) q[n] = values[n]; });
+      names.forEach((n, i) => {
+        if (mask & (1 << i)) q[n] = values[n];
+      });
       for (const prefix of mask & 32 ? ['gateway.key.*', 'bulk.*'] : [undefined]) {
         if (prefix) q.action = prefix;
         // list pages (newest first) and export batches (oldest first, capped at the snapshot's seq)
-        for (const fetch of [{ dir: 'desc' as const }, { dir: 'desc' as const, after: { t: BASE, s: 10 } }, { dir: 'asc' as const, after: { t: BASE, s: 10 }, maxSeq: 1e6 }]) {
-          for (const plan of explainPage(s.server.db, auditSpec, normalizeFilters(auditSpec, q), { limit: 51, ...fetch })) {
+        for (const fetch of [
+          { dir: 'desc' as const },
+          { dir: 'desc' as const, after: { t: BASE, s: 10 } },
+          { dir: 'asc' as const, after: { t: BASE, s: 10 }, maxSeq: 1e6 },
+        ]) {
+          for (const plan of explainPage(s.server.db, auditSpec, normalizeFilters(auditSpec, q), {
+            limit: 51,
+            ...fetch,
+          })) {
             expect(plan, JSON.stringify(q)).toMatch(/USING INDEX audit_/);
             expect(plan, JSON.stringify(q)).not.toMatch(/TEMP B-TREE/);
           }

@@ -2,15 +2,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { snapshot, startTestServer, type TestServer } from '../helpers/server.js';
 
 let s: TestServer;
-beforeAll(async () => { s = await startTestServer(); });
-afterAll(async () => { await s?.close(); });
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(async () => {
+  await s?.close();
+});
 
 const doc = {
   defaults: { tokens_per_run: 50_000, tool_calls_per_run: 10, seconds_per_run: 120, tokens_per_day: null },
-  agents: { researcher: { tokens_per_run: 200_000, tokens_per_day: 2_000_000 }, 'mail-triage': { tool_calls_per_run: 3 } },
+  agents: {
+    researcher: { tokens_per_run: 200_000, tokens_per_day: 2_000_000 },
+    'mail-triage': { tool_calls_per_run: 3 },
+  },
 };
 const lastAudit = (srv: TestServer) =>
-  srv.server.db.prepare("SELECT * FROM audit WHERE action = 'agent.budgets.update' ORDER BY seq DESC LIMIT 1").get() as Record<string, unknown>;
+  srv.server.db
+    .prepare("SELECT * FROM audit WHERE action = 'agent.budgets.update' ORDER BY seq DESC LIMIT 1")
+    .get() as Record<string, unknown>;
 
 describe('agent budgets', () => {
   it('starts from the config defaults, missing values unlimited', async () => {
@@ -70,7 +79,9 @@ describe('agent budgets', () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.json.code).toBe('SVC-ADMIN-400');
     }
-    const neg = await s.call('PUT', '/agent/budgets', { body: { ...doc, defaults: { ...doc.defaults, tokens_per_run: -1 } } });
+    const neg = await s.call('PUT', '/agent/budgets', {
+      body: { ...doc, defaults: { ...doc.defaults, tokens_per_run: -1 } },
+    });
     expect(neg.json.invalid_params[0].name).toBe('defaults.tokens_per_run');
     expect(snapshot(s, 'app_state')).toEqual(before);
   });
@@ -81,7 +92,12 @@ describe('agent budgets', () => {
     expect(res.status).toBe(403);
     expect(res.json.code).toBe('SVC-ADMIN-403');
     expect(snapshot(s, 'app_state')).toEqual(before);
-    expect(lastAudit(s)).toMatchObject({ outcome: 'denied', status: 403, actor_role: 'auditor', target_type: 'budgets' });
+    expect(lastAudit(s)).toMatchObject({
+      outcome: 'denied',
+      status: 403,
+      actor_role: 'auditor',
+      target_type: 'budgets',
+    });
   });
 
   it('keeps the budgets across a restart', async () => {

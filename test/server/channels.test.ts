@@ -7,8 +7,12 @@ const enabledById = (list: { data: { id: string; enabled: boolean }[] }) =>
   Object.fromEntries(list.data.map((c) => [c.id, c.enabled]));
 
 let s: TestServer;
-beforeAll(async () => { s = await startTestServer(); });
-afterAll(async () => { await s?.close(); });
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(async () => {
+  await s?.close();
+});
 
 describe('GET /channels', () => {
   it('lists the configured channels with their configured state', async () => {
@@ -27,7 +31,15 @@ describe('PUT /channels', () => {
   it('toggles channels, answers the full list, and audits what changed', async () => {
     const before = ChannelList.parse((await s.call('GET', '/channels')).json);
     await new Promise((r) => setTimeout(r, 5)); // updated_at must move for a changed channel
-    const res = await s.call('PUT', '/channels', { role: 'app_owner', body: { channels: [{ id: 'chan_mail', enabled: true }, { id: 'chan_web', enabled: true }] } });
+    const res = await s.call('PUT', '/channels', {
+      role: 'app_owner',
+      body: {
+        channels: [
+          { id: 'chan_mail', enabled: true },
+          { id: 'chan_web', enabled: true },
+        ],
+      },
+    });
     expect(res.status).toBe(200);
     const after = ChannelList.parse(res.json);
     expect(enabledById(after)).toEqual({ chan_web: true, chan_mail: true });
@@ -37,24 +49,49 @@ describe('PUT /channels', () => {
     expect(mail(after).updated_at).not.toBe(mail(before).updated_at);
     expect(enabledById((await s.call('GET', '/channels')).json)).toEqual({ chan_web: true, chan_mail: true });
 
-    const audit = s.server.db.prepare("SELECT target_type, target_id, outcome, actor_role, details FROM audit WHERE action = 'channel.update' ORDER BY seq DESC").get() as Record<string, string>;
-    expect(audit).toMatchObject({ target_type: 'channel', target_id: 'chan_mail', outcome: 'success', actor_role: 'app_owner' });
+    const audit = s.server.db
+      .prepare(
+        "SELECT target_type, target_id, outcome, actor_role, details FROM audit WHERE action = 'channel.update' ORDER BY seq DESC",
+      )
+      .get() as Record<string, string>;
+    expect(audit).toMatchObject({
+      target_type: 'channel',
+      target_id: 'chan_mail',
+      outcome: 'success',
+      actor_role: 'app_owner',
+    });
     expect(JSON.parse(audit.details)).toEqual({ requested: 2, changes: [{ id: 'chan_mail', from: false, to: true }] });
   });
 
   it('applies all or none: one unknown id is a 404 naming it and nothing changes', async () => {
     const before = snapshot(s, 'channels');
-    const res = await s.call('PUT', '/channels', { body: { channels: [{ id: 'chan_web', enabled: false }, { id: 'chan_fax', enabled: true }] } });
+    const res = await s.call('PUT', '/channels', {
+      body: {
+        channels: [
+          { id: 'chan_web', enabled: false },
+          { id: 'chan_fax', enabled: true },
+        ],
+      },
+    });
     expect(res.status).toBe(404);
     expect(res.json).toMatchObject({ code: 'SVC-ADMIN-404', detail: expect.stringContaining('chan_fax') });
     expect(snapshot(s, 'channels')).toEqual(before);
-    const audit = s.server.db.prepare("SELECT target_id, outcome, status FROM audit WHERE action = 'channel.update' ORDER BY seq DESC").get();
+    const audit = s.server.db
+      .prepare("SELECT target_id, outcome, status FROM audit WHERE action = 'channel.update' ORDER BY seq DESC")
+      .get();
     expect(audit).toEqual({ target_id: 'chan_web,chan_fax', outcome: 'failed', status: 404 });
   });
 
   it('refuses duplicate ids in one request with 400 and changes nothing', async () => {
     const before = snapshot(s, 'channels');
-    const res = await s.call('PUT', '/channels', { body: { channels: [{ id: 'chan_web', enabled: false }, { id: 'chan_web', enabled: true }] } });
+    const res = await s.call('PUT', '/channels', {
+      body: {
+        channels: [
+          { id: 'chan_web', enabled: false },
+          { id: 'chan_web', enabled: true },
+        ],
+      },
+    });
     expect(res.status).toBe(400);
     expect(res.json.invalid_params).toEqual([{ name: 'channels.1.id', reason: 'duplicate id' }]);
     expect(snapshot(s, 'channels')).toEqual(before);
@@ -62,11 +99,16 @@ describe('PUT /channels', () => {
 
   it('gives an auditor 403, changes nothing, and audits the denied attempt', async () => {
     const before = snapshot(s, 'channels');
-    const res = await s.call('PUT', '/channels', { role: 'auditor', body: { channels: [{ id: 'chan_web', enabled: false }] } });
+    const res = await s.call('PUT', '/channels', {
+      role: 'auditor',
+      body: { channels: [{ id: 'chan_web', enabled: false }] },
+    });
     expect(res.status).toBe(403);
     expect(res.json.code).toBe('SVC-ADMIN-403');
     expect(snapshot(s, 'channels')).toEqual(before);
-    const denied = s.server.db.prepare("SELECT target_type, target_id FROM audit WHERE action = 'channel.update' AND outcome = 'denied'").all();
+    const denied = s.server.db
+      .prepare("SELECT target_type, target_id FROM audit WHERE action = 'channel.update' AND outcome = 'denied'")
+      .all();
     expect(denied).toEqual([{ target_type: 'channel', target_id: 'chan_web' }]);
   });
 });
@@ -74,7 +116,14 @@ describe('PUT /channels', () => {
 describe('channels across restarts', () => {
   it('keeps toggles, drops channels removed from the config, and adds new ones as configured', async () => {
     const a = await startTestServer();
-    const put = await a.call('PUT', '/channels', { body: { channels: [{ id: 'chan_mail', enabled: true }, { id: 'chan_web', enabled: false }] } });
+    const put = await a.call('PUT', '/channels', {
+      body: {
+        channels: [
+          { id: 'chan_mail', enabled: true },
+          { id: 'chan_web', enabled: false },
+        ],
+      },
+    });
     expect(put.status).toBe(200);
     await a.close();
 
@@ -87,9 +136,13 @@ describe('channels across restarts', () => {
 
     const changed = await startTestServer({
       dataDir: a.dataDir,
-      config: (root) => fixtureConfig(root, {
-        channels: [{ id: 'chan_mail', name: 'E-mail', enabled: false }, { id: 'chan_sms', name: 'SMS', enabled: true }],
-      }),
+      config: (root) =>
+        fixtureConfig(root, {
+          channels: [
+            { id: 'chan_mail', name: 'E-mail', enabled: false },
+            { id: 'chan_sms', name: 'SMS', enabled: true },
+          ],
+        }),
     });
     try {
       const list = ChannelList.parse((await changed.call('GET', '/channels')).json);

@@ -22,27 +22,51 @@ afterAll(async () => {
   await s?.close();
 });
 
-interface Answer { status: number; requestId: string; json: Record<string, unknown> }
+interface Answer {
+  status: number;
+  requestId: string;
+  json: Record<string, unknown>;
+}
 async function call(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<Answer> {
   const res = await pool.request({
-    method, path: `/v1/admin${path}`,
-    headers: { authorization: `Bearer ${s.tokens.it_admin}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    method,
+    path: `/v1/admin${path}`,
+    headers: {
+      authorization: `Bearer ${s.tokens.it_admin}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: res.statusCode, requestId: String(res.headers['x-request-id']), json: (await res.body.json()) as Record<string, unknown> };
+  return {
+    status: res.statusCode,
+    requestId: String(res.headers['x-request-id']),
+    json: (await res.body.json()) as Record<string, unknown>,
+  };
 }
 
-interface AuditRow { seq: number; action: string; target_id: string | null; outcome: string; status: number; details: Record<string, unknown> }
+interface AuditRow {
+  seq: number;
+  action: string;
+  target_id: string | null;
+  outcome: string;
+  status: number;
+  details: Record<string, unknown>;
+}
 const auditOf = (requestId: string) => {
-  const row = s.server.db.prepare('SELECT seq, action, target_id, outcome, status, details FROM audit WHERE request_id = ?').get(requestId) as
-    (Omit<AuditRow, 'details'> & { details: string }) | undefined;
+  const row = s.server.db
+    .prepare('SELECT seq, action, target_id, outcome, status, details FROM audit WHERE request_id = ?')
+    .get(requestId) as (Omit<AuditRow, 'details'> & { details: string }) | undefined;
   return row && { ...row, details: JSON.parse(row.details) as Record<string, unknown> };
 };
 
 describe('concurrent activations', () => {
   it('never show zero or two active models, and their audit entries form one chain', async () => {
-    const activeBefore = ((await call('GET', '/models')).json.data as { id: string; active: boolean }[]).find((m) => m.active)!.id;
-    const targets = Array.from({ length: 60 }, (_, i) => (i % 10 === 7 ? 'ghost-70b' : i % 15 === 4 ? 'no-such-model' : ['llama-3.1-8b', 'mistral-7b'][i % 2]));
+    const activeBefore = ((await call('GET', '/models')).json.data as { id: string; active: boolean }[]).find(
+      (m) => m.active,
+    )!.id;
+    const targets = Array.from({ length: 60 }, (_, i) =>
+      i % 10 === 7 ? 'ghost-70b' : i % 15 === 4 ? 'no-such-model' : ['llama-3.1-8b', 'mistral-7b'][i % 2],
+    );
     const [activations, reads] = await Promise.all([
       Promise.all(targets.map((model_id) => call('POST', '/models/activate', { model_id }))),
       Promise.all(Array.from({ length: 30 }, () => call('GET', '/models'))),
@@ -54,15 +78,24 @@ describe('concurrent activations', () => {
     activations.forEach((res, i) => {
       expect(res.status).toBe(targets[i] === 'ghost-70b' ? 422 : targets[i] === 'no-such-model' ? 404 : 200);
       const audit = auditOf(res.requestId)!;
-      expect(audit).toMatchObject({ action: 'model.activate', outcome: res.status === 200 ? 'success' : 'failed', status: res.status });
+      expect(audit).toMatchObject({
+        action: 'model.activate',
+        outcome: res.status === 200 ? 'success' : 'failed',
+        status: res.status,
+      });
       if (res.status === 200) expect(audit.details.previous_model_id).toBe(res.json.previous_model_id);
     });
 
     // in commit order, each activation names the one before it as previous: no lost update
-    const chain = activations.filter((r) => r.status === 200).map((r) => auditOf(r.requestId)!).sort((a, b) => a.seq - b.seq);
+    const chain = activations
+      .filter((r) => r.status === 200)
+      .map((r) => auditOf(r.requestId)!)
+      .sort((a, b) => a.seq - b.seq);
     expect(chain).toHaveLength(targets.filter((t) => t !== 'ghost-70b' && t !== 'no-such-model').length);
     chain.forEach((a, i) => expect(a.details.previous_model_id).toBe(i === 0 ? activeBefore : chain[i - 1].target_id));
-    const active = ((await call('GET', '/models')).json.data as { id: string; active: boolean }[]).filter((m) => m.active);
+    const active = ((await call('GET', '/models')).json.data as { id: string; active: boolean }[]).filter(
+      (m) => m.active,
+    );
     expect(active.map((m) => m.id)).toEqual([chain.at(-1)!.target_id]);
   });
 });
@@ -71,18 +104,27 @@ describe('concurrent revokes and quota changes on one key', () => {
   const quotaOf = (n: number) => ({ requests_per_minute: n, tokens_per_minute: n * 100, tokens_per_day: null });
 
   it('end revoked, with every quota change applied before the revoke (200) or refused after it (409)', async () => {
-    const keys = await Promise.all(Array.from({ length: 5 }, async (_, k) => {
-      const res = await call('POST', '/gateway/keys', { name: `race-${k}`, quota: { tokens_per_day: 7 } });
-      expect(res.status).toBe(201);
-      return res.json.id as string;
-    }));
+    const keys = await Promise.all(
+      Array.from({ length: 5 }, async (_, k) => {
+        const res = await call('POST', '/gateway/keys', { name: `race-${k}`, quota: { tokens_per_day: 7 } });
+        expect(res.status).toBe(201);
+        return res.json.id as string;
+      }),
+    );
     // per key: 30 quota changes with distinct values and three revokes among them, all at once
-    const plan = keys.flatMap((id) => Array.from({ length: 33 }, (_, i) =>
-      [10, 20, 30].includes(i) ? { id, revoke: true as const } : { id, revoke: false as const, value: i }));
-    const answers = await Promise.all(plan.map(async (p) => ({
-      ...p,
-      res: p.revoke ? await call('POST', `/gateway/keys/${p.id}/revoke`) : await call('PUT', `/gateway/keys/${p.id}/quota`, quotaOf(p.value)),
-    })));
+    const plan = keys.flatMap((id) =>
+      Array.from({ length: 33 }, (_, i) =>
+        [10, 20, 30].includes(i) ? { id, revoke: true as const } : { id, revoke: false as const, value: i },
+      ),
+    );
+    const answers = await Promise.all(
+      plan.map(async (p) => ({
+        ...p,
+        res: p.revoke
+          ? await call('POST', `/gateway/keys/${p.id}/revoke`)
+          : await call('PUT', `/gateway/keys/${p.id}/quota`, quotaOf(p.value)),
+      })),
+    );
 
     let applied = 0;
     let refused = 0;
@@ -96,7 +138,7 @@ describe('concurrent revokes and quota changes on one key', () => {
       expect(revokeAudits.map((a) => a.details.already_revoked)).toEqual([false, true, true]);
       const revokedSeq = revokeAudits[0].seq;
 
-      const quotaChanges = mine.filter((a) => !a.revoke) as (typeof mine[number] & { value: number })[];
+      const quotaChanges = mine.filter((a) => !a.revoke) as ((typeof mine)[number] & { value: number })[];
       for (const q of quotaChanges) {
         const audit = auditOf(q.res.requestId)!;
         if (q.res.status === 200) {
@@ -110,13 +152,21 @@ describe('concurrent revokes and quota changes on one key', () => {
           expect(audit.seq).toBeGreaterThan(revokedSeq);
         }
       }
-      const ok = quotaChanges.filter((q) => q.res.status === 200).sort((a, b) => auditOf(a.res.requestId)!.seq - auditOf(b.res.requestId)!.seq);
+      const ok = quotaChanges
+        .filter((q) => q.res.status === 200)
+        .sort((a, b) => auditOf(a.res.requestId)!.seq - auditOf(b.res.requestId)!.seq);
       applied += ok.length;
       refused += quotaChanges.length - ok.length;
 
-      const stored = ((await call('GET', '/gateway/keys?limit=500')).json.data as { id: string; status: string; quota: unknown }[]).find((k) => k.id === id)!;
+      const stored = (
+        (await call('GET', '/gateway/keys?limit=500')).json.data as { id: string; status: string; quota: unknown }[]
+      ).find((k) => k.id === id)!;
       expect(stored.status).toBe('revoked');
-      expect(stored.quota).toEqual(ok.length ? quotaOf(ok.at(-1)!.value) : { requests_per_minute: null, tokens_per_minute: null, tokens_per_day: 7 });
+      expect(stored.quota).toEqual(
+        ok.length
+          ? quotaOf(ok.at(-1)!.value)
+          : { requests_per_minute: null, tokens_per_minute: null, tokens_per_day: 7 },
+      );
     }
     // the race really happened both ways
     expect(applied).toBeGreaterThan(0);

@@ -30,13 +30,23 @@ async function waitForState(s: TestServer, jobId: string, state: string): Promis
 const connector = async (s: TestServer, id: string) =>
   Connector.parse((await s.call('GET', '/connectors')).json.data.find((c: { id: string }) => c.id === id));
 
-const ingest = (s: TestServer, connector_id: string, source_id: string, role: 'it_admin' | 'app_owner' | 'auditor' = 'it_admin') =>
-  s.call('POST', '/connectors', { role, body: { connector_id, source_id } });
+const ingest = (
+  s: TestServer,
+  connector_id: string,
+  source_id: string,
+  role: 'it_admin' | 'app_owner' | 'auditor' = 'it_admin',
+) => s.call('POST', '/connectors', { role, body: { connector_id, source_id } });
 
 let s: TestServer;
-beforeAll(async () => { s = await startTestServer(); });
-afterAll(async () => { await s?.close(); });
-afterEach(() => { jobHold.until = null; });
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(async () => {
+  await s?.close();
+});
+afterEach(() => {
+  jobHold.until = null;
+});
 
 describe('GET /connectors', () => {
   it('lists the configured connectors in the contract shape, never synced yet', async () => {
@@ -45,8 +55,13 @@ describe('GET /connectors', () => {
     const page = ConnectorList.parse(res.json);
     expect(page.data.map((c) => c.id)).toEqual(['conn_docs', 'conn_erp', 'conn_crm']);
     expect(page.data[0]).toEqual({
-      id: 'conn_docs', name: 'Team share', kind: 'document-sharing', state: 'healthy', last_sync: null,
-      rbac_labels: ['staff'], sources: [{ id: 'src_docs', name: 'Docs' }],
+      id: 'conn_docs',
+      name: 'Team share',
+      kind: 'document-sharing',
+      state: 'healthy',
+      last_sync: null,
+      rbac_labels: ['staff'],
+      sources: [{ id: 'src_docs', name: 'Docs' }],
     });
     expect(page.has_more).toBe(false);
   });
@@ -67,17 +82,37 @@ describe('POST /connectors (ingestion)', () => {
     expect(res.status).toBe(202);
     expect(res.json).toEqual({ accepted: true, job_id: expect.stringMatching(/^job_/) });
     const job = await waitForJob(s, res.json.job_id);
-    expect(job).toMatchObject({ job_id: res.json.job_id, connector_id: 'conn_docs', source_id: 'src_docs', state: 'succeeded', items: 3, error: null });
+    expect(job).toMatchObject({
+      job_id: res.json.job_id,
+      connector_id: 'conn_docs',
+      source_id: 'src_docs',
+      state: 'succeeded',
+      items: 3,
+      error: null,
+    });
     expect(Date.parse(job.started_at!)).toBeGreaterThanOrEqual(Date.parse(job.created_at));
     expect(Date.parse(job.finished_at!)).toBeGreaterThanOrEqual(Date.parse(job.started_at!));
 
     const c = await connector(s, 'conn_docs');
     expect(c.state).toBe('healthy');
-    expect(c.last_sync).toEqual({ at: job.finished_at, status: 'succeeded', job_id: job.job_id, items: 3, error: null });
-    expect(s.server.db.prepare('SELECT last_sync_job_id, last_sync_items FROM connector_state WHERE connector_id = ?').get('conn_docs'))
-      .toEqual({ last_sync_job_id: job.job_id, last_sync_items: 3 });
+    expect(c.last_sync).toEqual({
+      at: job.finished_at,
+      status: 'succeeded',
+      job_id: job.job_id,
+      items: 3,
+      error: null,
+    });
+    expect(
+      s.server.db
+        .prepare('SELECT last_sync_job_id, last_sync_items FROM connector_state WHERE connector_id = ?')
+        .get('conn_docs'),
+    ).toEqual({ last_sync_job_id: job.job_id, last_sync_items: 3 });
 
-    const audit = s.server.db.prepare("SELECT target_type, target_id, outcome, status, details FROM audit WHERE action = 'connector.ingest' AND outcome = 'success' ORDER BY seq DESC").get() as Record<string, unknown>;
+    const audit = s.server.db
+      .prepare(
+        "SELECT target_type, target_id, outcome, status, details FROM audit WHERE action = 'connector.ingest' AND outcome = 'success' ORDER BY seq DESC",
+      )
+      .get() as Record<string, unknown>;
     expect(audit).toMatchObject({ target_type: 'connector', target_id: 'conn_docs', outcome: 'success', status: 202 });
     expect(JSON.parse(audit.details as string)).toEqual({ source_id: 'src_docs', job_id: job.job_id });
   });
@@ -87,7 +122,11 @@ describe('POST /connectors (ingestion)', () => {
     expect(res.status).toBe(202);
     const job = await waitForJob(s, res.json.job_id);
     expect(job).toMatchObject({ state: 'succeeded', items: 7, error: null });
-    expect((await connector(s, 'conn_erp')).last_sync).toMatchObject({ status: 'succeeded', items: 7, job_id: job.job_id });
+    expect((await connector(s, 'conn_erp')).last_sync).toMatchObject({
+      status: 'succeeded',
+      items: 7,
+      job_id: job.job_id,
+    });
   });
 
   it('fails a remote source with a clear reason and shows the connector in error', async () => {
@@ -119,13 +158,26 @@ describe('POST /connectors (ingestion)', () => {
 
   it('refuses a second ingestion of a source while the first is in flight (409), then allows it again', async () => {
     let release!: () => void;
-    jobHold.until = new Promise<void>((r) => { release = r; });
-    const both = await Promise.all([ingest(s, 'conn_docs', 'src_docs'), ingest(s, 'conn_docs', 'src_docs', 'app_owner')]);
+    jobHold.until = new Promise<void>((r) => {
+      release = r;
+    });
+    const both = await Promise.all([
+      ingest(s, 'conn_docs', 'src_docs'),
+      ingest(s, 'conn_docs', 'src_docs', 'app_owner'),
+    ]);
     expect(both.map((r) => r.status).sort()).toEqual([202, 409]);
     const accepted = both.find((r) => r.status === 202)!;
     const refused = both.find((r) => r.status === 409)!;
-    expect(refused.json).toMatchObject({ code: 'SVC-ADMIN-409', detail: expect.stringContaining(accepted.json.job_id) });
-    expect(s.server.db.prepare("SELECT count(*) FROM jobs WHERE source_id = 'src_docs' AND state IN ('queued','running')").pluck().get()).toBe(1);
+    expect(refused.json).toMatchObject({
+      code: 'SVC-ADMIN-409',
+      detail: expect.stringContaining(accepted.json.job_id),
+    });
+    expect(
+      s.server.db
+        .prepare("SELECT count(*) FROM jobs WHERE source_id = 'src_docs' AND state IN ('queued','running')")
+        .pluck()
+        .get(),
+    ).toBe(1);
 
     await waitForState(s, accepted.json.job_id, 'running');
     expect((await connector(s, 'conn_docs')).state).toBe('syncing');
@@ -139,7 +191,11 @@ describe('POST /connectors (ingestion)', () => {
     const again = await ingest(s, 'conn_docs', 'src_docs');
     expect(again.status).toBe(202);
     await waitForJob(s, again.json.job_id);
-    const failedAudit = s.server.db.prepare("SELECT target_id, status FROM audit WHERE action = 'connector.ingest' AND outcome = 'failed' AND status = 409").get();
+    const failedAudit = s.server.db
+      .prepare(
+        "SELECT target_id, status FROM audit WHERE action = 'connector.ingest' AND outcome = 'failed' AND status = 409",
+      )
+      .get();
     expect(failedAudit).toEqual({ target_id: 'conn_docs', status: 409 });
   });
 
@@ -149,7 +205,11 @@ describe('POST /connectors (ingestion)', () => {
     expect(res.status).toBe(403);
     expect(res.json.code).toBe('SVC-ADMIN-403');
     expect(snapshot(s, 'jobs')).toEqual(before);
-    const denied = s.server.db.prepare("SELECT actor_role, target_type, target_id, status FROM audit WHERE action = 'connector.ingest' AND outcome = 'denied'").all();
+    const denied = s.server.db
+      .prepare(
+        "SELECT actor_role, target_type, target_id, status FROM audit WHERE action = 'connector.ingest' AND outcome = 'denied'",
+      )
+      .all();
     expect(denied).toEqual([{ actor_role: 'auditor', target_type: 'connector', target_id: 'conn_docs', status: 403 }]);
   });
 });
@@ -165,9 +225,15 @@ describe('connector configuration edge cases', () => {
           ...base,
           connectors: [
             { ...docs, enabled: false },
-            { ...erp, id: 'conn_gone', sources: [{ id: 'src_gone', name: 'Gone', type: 'sqlite', path: join(root, 'absent.sqlite') }] },
             {
-              ...docs, id: 'conn_mixed', sources: [
+              ...erp,
+              id: 'conn_gone',
+              sources: [{ id: 'src_gone', name: 'Gone', type: 'sqlite', path: join(root, 'absent.sqlite') }],
+            },
+            {
+              ...docs,
+              id: 'conn_mixed',
+              sources: [
                 docs.sources[0],
                 { id: 'src_missing', name: 'Missing', type: 'directory', path: join(root, 'no-such-dir') },
               ],
@@ -177,7 +243,9 @@ describe('connector configuration edge cases', () => {
       },
     });
   });
-  afterAll(async () => { await d?.close(); });
+  afterAll(async () => {
+    await d?.close();
+  });
 
   it('shows a connector disabled in the config as disabled and refuses to ingest it (409)', async () => {
     expect((await connector(d, 'conn_docs')).state).toBe('disabled');
@@ -214,13 +282,24 @@ describe('shutdown and restart', () => {
     const held = await ingest(a, 'conn_docs', 'src_docs');
     await waitForState(a, held.json.job_id, 'running');
     // a row a crashed process left behind
-    a.server.db.prepare("INSERT INTO jobs (job_id, connector_id, source_id, state, created_at, started_at) VALUES ('job_crashed', 'conn_erp', 'src_erp', 'running', '2026-01-01T00:00:00Z', '2026-01-01T00:00:01Z')").run();
+    a.server.db
+      .prepare(
+        "INSERT INTO jobs (job_id, connector_id, source_id, state, created_at, started_at) VALUES ('job_crashed', 'conn_erp', 'src_erp', 'running', '2026-01-01T00:00:00Z', '2026-01-01T00:00:01Z')",
+      )
+      .run();
     await a.close();
 
     const b = await startTestServer({ dataDir: a.dataDir });
     try {
-      expect((await b.call('GET', `/jobs/${held.json.job_id}`)).json).toMatchObject({ state: 'failed', error: 'interrupted by server shutdown' });
-      expect((await b.call('GET', '/jobs/job_crashed')).json).toMatchObject({ state: 'failed', error: 'interrupted by server restart', items: 0 });
+      expect((await b.call('GET', `/jobs/${held.json.job_id}`)).json).toMatchObject({
+        state: 'failed',
+        error: 'interrupted by server shutdown',
+      });
+      expect((await b.call('GET', '/jobs/job_crashed')).json).toMatchObject({
+        state: 'failed',
+        error: 'interrupted by server restart',
+        items: 0,
+      });
       const erp = await connector(b, 'conn_erp');
       expect(erp.state).toBe('error');
       expect(erp.last_sync).toMatchObject({ status: 'failed', job_id: 'job_crashed' });

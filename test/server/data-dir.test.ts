@@ -32,19 +32,26 @@ describe('the data directory', () => {
     expect(() => openDatabase(join(root, 'file', 'data'))).toThrow(/data directory .* is not writable \(ENOTDIR\)/);
   });
 
-  it.runIf(existsSync('/proc/self'))('under /proc is refused at once, not retried for ever (Node recursive mkdir does)', () => {
-    expect(() => openDatabase('/proc/appliance-admin-test/data')).toThrow(/not writable \(ENOENT\)/);
-  });
+  it.runIf(existsSync('/proc/self'))(
+    'under /proc is refused at once, not retried for ever (Node recursive mkdir does)',
+    () => {
+      expect(() => openDatabase('/proc/appliance-admin-test/data')).toThrow(/not writable \(ENOENT\)/);
+    },
+  );
 });
 
 describe('one server per data directory', () => {
   it('a second server on a directory in use is refused before it touches anything; the first keeps its jobs', async () => {
     const a = await startTestServer();
     try {
-      const running = a.server.db.prepare("INSERT INTO jobs (job_id, connector_id, source_id, state, created_at, started_at) VALUES ('job_live', 'conn_erp', 'src_erp', 'running', '2026-01-01T00:00:00Z', '2026-01-01T00:00:01Z')");
+      const running = a.server.db.prepare(
+        "INSERT INTO jobs (job_id, connector_id, source_id, state, created_at, started_at) VALUES ('job_live', 'conn_erp', 'src_erp', 'running', '2026-01-01T00:00:00Z', '2026-01-01T00:00:01Z')",
+      );
       running.run();
       await expect(buildServer({ dataDir: a.dataDir, config: a.config })).rejects.toThrow(
-        new RegExp(`data directory ${escapeRegExp(a.dataDir)} is in use by another appliance-admin server \\(pid ${process.pid}\\)`),
+        new RegExp(
+          `data directory ${escapeRegExp(a.dataDir)} is in use by another appliance-admin server \\(pid ${process.pid}\\)`,
+        ),
       );
       // the second server's start-up recovery did not run: the first server's job is still running
       expect(a.server.db.prepare("SELECT state FROM jobs WHERE job_id = 'job_live'").pluck().get()).toBe('running');

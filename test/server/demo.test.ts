@@ -24,7 +24,10 @@ async function until<T>(what: string, probe: () => T | Promise<T>, ms = 10_000):
   for (;;) {
     const v = await probe();
     if (v) return v as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the servers' warnings: ${warnings.length ? warnings.join('\n') : 'none'}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out waiting for ${what}; the servers' warnings: ${warnings.length ? warnings.join('\n') : 'none'}`,
+      );
     await sleep(100);
   }
 }
@@ -57,10 +60,21 @@ async function start(dataDir: string, config: ServerConfig, demo: boolean): Prom
     const text = await res.body.text();
     return { status: res.statusCode, json: text ? JSON.parse(text) : undefined };
   };
-  return { server, url, token, auditor, get: (p, t) => call('GET', p, undefined, t), post: (p, b) => call('POST', p, b) };
+  return {
+    server,
+    url,
+    token,
+    auditor,
+    get: (p, t) => call('GET', p, undefined, t),
+    post: (p, b) => call('POST', p, b),
+  };
 }
 
-const count = (s: AdminServer, sql: string, ...args: unknown[]) => s.db.prepare(sql).pluck().get(...args) as number;
+const count = (s: AdminServer, sql: string, ...args: unknown[]) =>
+  s.db
+    .prepare(sql)
+    .pluck()
+    .get(...args) as number;
 
 describe('demo configuration', () => {
   it('creates real local sources and model files, idempotently, and names every connector kind', () => {
@@ -77,7 +91,9 @@ describe('demo configuration', () => {
 
     const present = config.models.filter((m) => existsSync(m.path));
     expect(present.length).toBeGreaterThanOrEqual(4);
-    expect(present.every((m) => /\.gguf$/.test(m.path) && readFileSync(m.path).subarray(0, 4).toString() === 'GGUF')).toBe(true);
+    expect(
+      present.every((m) => /\.gguf$/.test(m.path) && readFileSync(m.path).subarray(0, 4).toString() === 'GGUF'),
+    ).toBe(true);
     expect(config.models.filter((m) => !existsSync(m.path))).toHaveLength(1);
     expect(config.workloads.length).toBeGreaterThanOrEqual(5);
     expect(config.workloads.some((w) => w.model_id === null)).toBe(true);
@@ -125,7 +141,12 @@ describe('seeded demo appliance', () => {
   it('lists at least 6 connectors of all five kinds with their last syncs', async () => {
     const res = await s.get('/connectors?limit=100');
     expect(res.status).toBe(200);
-    const list = res.json.data as { id: string; kind: string; state: string; last_sync: { status: string; items: number; job_id: string; error: string | null } | null }[];
+    const list = res.json.data as {
+      id: string;
+      kind: string;
+      state: string;
+      last_sync: { status: string; items: number; job_id: string; error: string | null } | null;
+    }[];
     expect(list.length).toBeGreaterThanOrEqual(6);
     expect(new Set(list.map((c) => c.kind))).toEqual(new Set(CONNECTOR_KINDS));
     const remote = config.connectors.find((c) => c.sources.some((x) => x.type === 'remote'))!;
@@ -133,13 +154,25 @@ describe('seeded demo appliance', () => {
       expect(c.last_sync, c.id).not.toBeNull();
       if (c.id === remote.id) {
         // the reason is on the connector itself, and on each of its failed jobs in the list
-        expect(c).toMatchObject({ state: 'error', last_sync: { status: 'failed', items: 0, error: `no crm driver is installed on this host to reach ${remote.sources[0].url}` } });
+        expect(c).toMatchObject({
+          state: 'error',
+          last_sync: {
+            status: 'failed',
+            items: 0,
+            error: `no crm driver is installed on this host to reach ${remote.sources[0].url}`,
+          },
+        });
         const failed = await s.get(`/jobs?connector_id=${c.id}&state=failed&limit=20`, s.auditor);
         expect(failed.status).toBe(200);
         expect(failed.json.data).toHaveLength(20);
         expect(failed.json.has_more).toBe(true);
         expect(failed.json.data[0].job_id).toBe(c.last_sync!.job_id);
-        for (const j of failed.json.data) expect(j).toMatchObject({ connector_id: c.id, state: 'failed', error: expect.stringContaining('no crm driver') });
+        for (const j of failed.json.data)
+          expect(j).toMatchObject({
+            connector_id: c.id,
+            state: 'failed',
+            error: expect.stringContaining('no crm driver'),
+          });
       } else {
         expect(c.state, c.id).toBe('healthy');
         expect(c.last_sync).toMatchObject({ status: 'succeeded', error: null });
@@ -154,8 +187,13 @@ describe('seeded demo appliance', () => {
   it('has over 50,000 audit entries in chronological order, with denied and failed attempts', async () => {
     const db = s.server.db;
     expect(count(s.server, 'SELECT count(*) FROM audit')).toBeGreaterThanOrEqual(50_000);
-    expect(count(s.server, 'SELECT count(*) FROM audit a JOIN audit b ON b.seq = a.seq + 1 WHERE b.at_ms < a.at_ms')).toBe(0);
-    const span = db.prepare('SELECT min(at_ms) AS first, max(at_ms) AS last FROM audit').get() as { first: number; last: number };
+    expect(
+      count(s.server, 'SELECT count(*) FROM audit a JOIN audit b ON b.seq = a.seq + 1 WHERE b.at_ms < a.at_ms'),
+    ).toBe(0);
+    const span = db.prepare('SELECT min(at_ms) AS first, max(at_ms) AS last FROM audit').get() as {
+      first: number;
+      last: number;
+    };
     expect(span.last - span.first).toBeGreaterThan(29 * DAY);
 
     const known = new Set([...MUTATION_ACTIONS, 'audit.export', 'journal.export', 'settings.update']);
@@ -163,9 +201,19 @@ describe('seeded demo appliance', () => {
     for (const a of actions) expect(known, a).toContain(a);
     for (const a of MUTATION_ACTIONS) expect(actions, a).toContain(a);
 
-    expect(count(s.server, "SELECT count(*) FROM audit WHERE outcome = 'denied' AND status = 403 AND actor_role = 'auditor'")).toBeGreaterThan(100);
-    for (const status of [404, 409, 422]) expect(count(s.server, "SELECT count(*) FROM audit WHERE outcome = 'failed' AND status = ?", status)).toBeGreaterThan(0);
-    expect(count(s.server, "SELECT count(*) FROM audit WHERE outcome = 'success'")).toBeGreaterThan(count(s.server, "SELECT count(*) FROM audit WHERE outcome <> 'success'") * 20);
+    expect(
+      count(
+        s.server,
+        "SELECT count(*) FROM audit WHERE outcome = 'denied' AND status = 403 AND actor_role = 'auditor'",
+      ),
+    ).toBeGreaterThan(100);
+    for (const status of [404, 409, 422])
+      expect(
+        count(s.server, "SELECT count(*) FROM audit WHERE outcome = 'failed' AND status = ?", status),
+      ).toBeGreaterThan(0);
+    expect(count(s.server, "SELECT count(*) FROM audit WHERE outcome = 'success'")).toBeGreaterThan(
+      count(s.server, "SELECT count(*) FROM audit WHERE outcome <> 'success'") * 20,
+    );
     expect(count(s.server, 'SELECT count(DISTINCT actor_subject) FROM audit')).toBeGreaterThanOrEqual(8);
     expect(count(s.server, 'SELECT count(*) FROM audit WHERE source_ip IS NULL')).toBe(0);
 
@@ -177,11 +225,22 @@ describe('seeded demo appliance', () => {
   });
 
   it('keeps only metadata: no gateway secret or bearer token anywhere in the audit details', () => {
-    expect(count(s.server, "SELECT count(*) FROM audit WHERE details LIKE '%agk\\_%' ESCAPE '\\' OR details LIKE '%aat\\_%' ESCAPE '\\'")).toBe(0);
+    expect(
+      count(
+        s.server,
+        "SELECT count(*) FROM audit WHERE details LIKE '%agk\\_%' ESCAPE '\\' OR details LIKE '%aat\\_%' ESCAPE '\\'",
+      ),
+    ).toBe(0);
   });
 
   it('has a dozen gateway keys, some revoked, with 30 days of usage', async () => {
-    const keys = (await s.get('/gateway/keys?limit=100')).json.data as { id: string; status: string; created_by: string; revoked_at: string | null; last_used_at: string | null }[];
+    const keys = (await s.get('/gateway/keys?limit=100')).json.data as {
+      id: string;
+      status: string;
+      created_by: string;
+      revoked_at: string | null;
+      last_used_at: string | null;
+    }[];
     const seeded = keys.filter((k) => k.created_by !== TRAFFIC_ACTOR);
     expect(seeded.length).toBeGreaterThanOrEqual(12);
     const revoked = seeded.filter((k) => k.status === 'revoked');
@@ -191,13 +250,28 @@ describe('seeded demo appliance', () => {
     const now = Date.now();
     const usage = await s.get(`/gateway/usage?bucket=day&start_time=${isoNoMs(now - 30 * DAY)}`);
     expect(usage.status).toBe(200);
-    const byKey = new Map((usage.json.data as { key_id: string; requests: number; rejected: number; buckets: { start_time: string; requests: number }[] }[]).map((u) => [u.key_id, u]));
+    const byKey = new Map(
+      (
+        usage.json.data as {
+          key_id: string;
+          requests: number;
+          rejected: number;
+          buckets: { start_time: string; requests: number }[];
+        }[]
+      ).map((u) => [u.key_id, u]),
+    );
     expect(byKey.size).toBeGreaterThanOrEqual(12);
     const first = count(s.server, 'SELECT min(minute) FROM usage_minutes') * 60_000;
     expect(now - first).toBeGreaterThan(29 * DAY);
     expect([...byKey.values()].some((u) => u.rejected > 0)).toBe(true);
     // every cause of refusal shows somewhere, and each key's causes add up to its rejections
-    const byCause = { requests_per_minute: 0, tokens_per_minute: 0, tokens_per_day: 0, revoked: 0, unknown_workload: 0 };
+    const byCause = {
+      requests_per_minute: 0,
+      tokens_per_minute: 0,
+      tokens_per_day: 0,
+      revoked: 0,
+      unknown_workload: 0,
+    };
     for (const u of usage.json.data as { rejected: number; rejected_by: typeof byCause }[]) {
       expect(Object.values(u.rejected_by).reduce((a, b) => a + b, 0)).toBe(u.rejected);
       for (const c of Object.keys(byCause) as (keyof typeof byCause)[]) byCause[c] += u.rejected_by[c];
@@ -205,9 +279,16 @@ describe('seeded demo appliance', () => {
     for (const [c, n] of Object.entries(byCause)) expect(n, c).toBeGreaterThan(0);
     // after its revocation a key serves nothing: what its clients still send is refused as revoked
     for (const k of revoked) {
-      const after = s.server.db.prepare('SELECT sum(requests + input_tokens + output_tokens), sum(rejected - rejected_revoked) FROM usage_minutes WHERE key_id = ? AND minute * 60000 > ?')
-        .raw().get(k.id, Date.parse(k.revoked_at!)) as [number | null, number | null];
-      expect(after.map((n) => n ?? 0), k.id).toEqual([0, 0]);
+      const after = s.server.db
+        .prepare(
+          'SELECT sum(requests + input_tokens + output_tokens), sum(rejected - rejected_revoked) FROM usage_minutes WHERE key_id = ? AND minute * 60000 > ?',
+        )
+        .raw()
+        .get(k.id, Date.parse(k.revoked_at!)) as [number | null, number | null];
+      expect(
+        after.map((n) => n ?? 0),
+        k.id,
+      ).toEqual([0, 0]);
     }
     expect(count(s.server, 'SELECT sum(rejected_revoked) FROM usage_minutes')).toBeGreaterThan(0);
     // weekdays are busier than weekends
@@ -220,7 +301,11 @@ describe('seeded demo appliance', () => {
     expect(models.filter((m) => m.state === 'present').length).toBeGreaterThanOrEqual(4);
     expect(models.filter((m) => m.state === 'missing')).toHaveLength(1);
     expect(models.filter((m) => m.active)).toHaveLength(1);
-    const routing = (await s.get('/routing?limit=100')).json.data as { workload: string; model_id: string | null; updated_by: string | null }[];
+    const routing = (await s.get('/routing?limit=100')).json.data as {
+      workload: string;
+      model_id: string | null;
+      updated_by: string | null;
+    }[];
     expect(routing.length).toBeGreaterThanOrEqual(5);
     expect(routing.some((r) => r.model_id === null)).toBe(true);
     // the seeded history ends in the state the appliance shows
@@ -233,33 +318,67 @@ describe('seeded demo appliance', () => {
     const agents = db.prepare('SELECT DISTINCT agent FROM journal').pluck().all();
     expect(agents).toEqual(expect.arrayContaining(['hr-assistant', 'finance-analyst', 'it-helpdesk', 'sales-copilot']));
     const channels = new Set(config.channels.map((c) => c.id));
-    for (const c of db.prepare('SELECT DISTINCT channel FROM journal').pluck().all() as string[]) expect(channels).toContain(c);
+    for (const c of db.prepare('SELECT DISTINCT channel FROM journal').pluck().all() as string[])
+      expect(channels).toContain(c);
     const tools = db.prepare('SELECT DISTINCT tool FROM journal WHERE tool IS NOT NULL').pluck().all();
     expect(tools).toEqual(expect.arrayContaining(['search_docs', 'sql_query', 'crm_lookup']));
     const statuses = db.prepare('SELECT DISTINCT status FROM journal').pluck().all();
     expect(statuses).toEqual(expect.arrayContaining(['succeeded', 'failed', 'cancelled']));
     // every run numbers its steps 0..n-1
-    expect(count(s.server, 'SELECT count(*) FROM (SELECT run_id FROM journal GROUP BY run_id HAVING max(step) + 1 <> count(*) OR min(step) <> 0)')).toBe(0);
+    expect(
+      count(
+        s.server,
+        'SELECT count(*) FROM (SELECT run_id FROM journal GROUP BY run_id HAVING max(step) + 1 <> count(*) OR min(step) <> 0)',
+      ),
+    ).toBe(0);
     expect(count(s.server, 'SELECT count(DISTINCT run_id) FROM journal')).toBeGreaterThan(3000);
     // a failed step says why, in a code and a short sentence; a cancelled one is `cancelled`; others carry none
-    expect(count(s.server, "SELECT count(*) FROM journal WHERE status = 'failed' AND (error_code IS NULL OR error_message IS NULL)")).toBe(0);
-    expect(count(s.server, "SELECT count(*) FROM journal WHERE status = 'cancelled' AND error_code IS NOT 'cancelled'")).toBe(0);
-    expect(count(s.server, "SELECT count(*) FROM journal WHERE status IN ('succeeded', 'running') AND error_code IS NOT NULL")).toBe(0);
+    expect(
+      count(
+        s.server,
+        "SELECT count(*) FROM journal WHERE status = 'failed' AND (error_code IS NULL OR error_message IS NULL)",
+      ),
+    ).toBe(0);
+    expect(
+      count(s.server, "SELECT count(*) FROM journal WHERE status = 'cancelled' AND error_code IS NOT 'cancelled'"),
+    ).toBe(0);
+    expect(
+      count(
+        s.server,
+        "SELECT count(*) FROM journal WHERE status IN ('succeeded', 'running') AND error_code IS NOT NULL",
+      ),
+    ).toBe(0);
     const codes = db.prepare("SELECT DISTINCT error_code FROM journal WHERE status = 'failed'").pluck().all();
-    expect(codes).toEqual(expect.arrayContaining(['tool_error', 'tool_timeout', 'model_unavailable', 'budget_exceeded']));
+    expect(codes).toEqual(
+      expect.arrayContaining(['tool_error', 'tool_timeout', 'model_unavailable', 'budget_exceeded']),
+    );
   });
 
   it('names audit targets as the handlers do: keys, models, channels, connectors', () => {
-    const named = (type: string) => count(s.server, 'SELECT count(*) FROM audit WHERE target_type = ? AND target_name IS NOT NULL', type);
+    const named = (type: string) =>
+      count(s.server, 'SELECT count(*) FROM audit WHERE target_type = ? AND target_name IS NOT NULL', type);
     for (const type of ['gateway_key', 'model', 'channel', 'connector']) expect(named(type), type).toBeGreaterThan(0);
-    const key = s.server.db.prepare("SELECT target_id, target_name FROM audit WHERE action = 'gateway.key.create' AND target_name IS NOT NULL LIMIT 1").get() as { target_id: string; target_name: string };
-    expect(s.server.db.prepare('SELECT name FROM gateway_keys WHERE id = ?').pluck().get(key.target_id)).toBe(key.target_name);
+    const key = s.server.db
+      .prepare(
+        "SELECT target_id, target_name FROM audit WHERE action = 'gateway.key.create' AND target_name IS NOT NULL LIMIT 1",
+      )
+      .get() as { target_id: string; target_name: string };
+    expect(s.server.db.prepare('SELECT name FROM gateway_keys WHERE id = ?').pluck().get(key.target_id)).toBe(
+      key.target_name,
+    );
   });
 
   it("shows the last day's budget usage, with a contract review that went over its per-run token budget", async () => {
     const res = await s.get('/agent/budgets/usage', s.auditor);
     expect(res.status).toBe(200);
-    const agents = res.json.agents as { agent: string; limits: { tokens_per_run: number }; tokens: number; runs: number; peak_run: { tokens: number }; runs_over: { tokens_per_run: number } }[];
+    const agents = res.json.agents as {
+      agent: string;
+      limits: { tokens_per_run: number };
+      tokens: number;
+      runs: number;
+      peak_run: { tokens: number };
+      runs_over: { tokens_per_run: number };
+    }[];
     expect(agents.map((a) => a.agent)).toContain('contract-reviewer');
     const reviewer = agents.find((a) => a.agent === 'contract-reviewer')!;
     expect(reviewer.limits.tokens_per_run).toBe(config.budgets.tokens_per_run);
@@ -291,47 +410,122 @@ describe('seeded demo appliance', () => {
   it('runs the traffic generator: new gateway usage and journal steps within seconds', async () => {
     const startedMs = Date.now();
     const trafficKeys = await until('traffic keys', () => {
-      const ids = s.server.db.prepare("SELECT id FROM gateway_keys WHERE created_by = ? AND status = 'active'").pluck().all(TRAFFIC_ACTOR) as string[];
+      const ids = s.server.db
+        .prepare("SELECT id FROM gateway_keys WHERE created_by = ? AND status = 'active'")
+        .pluck()
+        .all(TRAFFIC_ACTOR) as string[];
       return ids.length ? ids : undefined;
     });
     expect(trafficKeys.length).toBe(3);
-    await until('live usage', () => count(s.server, `SELECT count(*) FROM usage_minutes WHERE key_id IN (${trafficKeys.map(() => '?').join(',')})`, ...trafficKeys) > 0, 12_000);
-    await until('live journal', () => count(s.server, 'SELECT count(*) FROM journal WHERE started_ms >= ?', startedMs - 5000) > 0, 12_000);
-    expect(count(s.server, "SELECT count(*) FROM audit WHERE actor_subject = ? AND action = 'gateway.key.create'", TRAFFIC_ACTOR)).toBe(3);
+    await until(
+      'live usage',
+      () =>
+        count(
+          s.server,
+          `SELECT count(*) FROM usage_minutes WHERE key_id IN (${trafficKeys.map(() => '?').join(',')})`,
+          ...trafficKeys,
+        ) > 0,
+      12_000,
+    );
+    await until(
+      'live journal',
+      () => count(s.server, 'SELECT count(*) FROM journal WHERE started_ms >= ?', startedMs - 5000) > 0,
+      12_000,
+    );
+    expect(
+      count(
+        s.server,
+        "SELECT count(*) FROM audit WHERE actor_subject = ? AND action = 'gateway.key.create'",
+        TRAFFIC_ACTOR,
+      ),
+    ).toBe(3);
   });
 
   it('restarting on the same data directory does not seed again; the generator rotates its keys', async () => {
     const record = demoSeedRecord(s.server.db)!;
-    const seededAt = Date.parse(s.server.db.prepare("SELECT updated_at FROM app_state WHERE key = 'demo_seeded'").pluck().get() as string);
+    const seededAt = Date.parse(
+      s.server.db.prepare("SELECT updated_at FROM app_state WHERE key = 'demo_seeded'").pluck().get() as string,
+    );
     const seededRows = () => ({
       keys: count(s.server, 'SELECT count(*) FROM gateway_keys WHERE created_by <> ?', TRAFFIC_ACTOR),
-      usage: count(s.server, 'SELECT count(*) FROM usage_minutes WHERE key_id IN (SELECT id FROM gateway_keys WHERE created_by <> ?)', TRAFFIC_ACTOR),
+      usage: count(
+        s.server,
+        'SELECT count(*) FROM usage_minutes WHERE key_id IN (SELECT id FROM gateway_keys WHERE created_by <> ?)',
+        TRAFFIC_ACTOR,
+      ),
       audit: count(s.server, 'SELECT count(*) FROM audit WHERE at_ms <= ?', seededAt),
-      journal: count(s.server, 'SELECT count(*) FROM journal WHERE run_id IN (SELECT run_id FROM journal WHERE step = 0 AND started_ms <= ?)', seededAt),
+      journal: count(
+        s.server,
+        'SELECT count(*) FROM journal WHERE run_id IN (SELECT run_id FROM journal WHERE step = 0 AND started_ms <= ?)',
+        seededAt,
+      ),
       jobs: count(s.server, 'SELECT count(*) FROM jobs WHERE created_at <= ?', new Date(seededAt).toISOString()),
     });
     const before = seededRows();
-    expect(before).toEqual({ keys: record.keys, usage: record.usage_rows, audit: record.audit, journal: record.journal, jobs: record.jobs });
-    const oldTraffic = s.server.db.prepare("SELECT id FROM gateway_keys WHERE created_by = ? AND status = 'active'").pluck().all(TRAFFIC_ACTOR) as string[];
+    expect(before).toEqual({
+      keys: record.keys,
+      usage: record.usage_rows,
+      audit: record.audit,
+      journal: record.journal,
+      jobs: record.jobs,
+    });
+    const oldTraffic = s.server.db
+      .prepare("SELECT id FROM gateway_keys WHERE created_by = ? AND status = 'active'")
+      .pluck()
+      .all(TRAFFIC_ACTOR) as string[];
     expect(oldTraffic).toHaveLength(3);
     // a step the server was killed in the middle of (kill -9 leaves it running)
-    recordJournal(s.server.db, { id: 'jrn_orphan', run_id: 'run_orphan', agent: 'hr-assistant', channel: 'chan_web', step: 0, tool: null, status: 'running', started_ms: Date.now(), ended_ms: null, input_tokens: 7, output_tokens: 0 });
+    recordJournal(s.server.db, {
+      id: 'jrn_orphan',
+      run_id: 'run_orphan',
+      agent: 'hr-assistant',
+      channel: 'chan_web',
+      step: 0,
+      tool: null,
+      status: 'running',
+      started_ms: Date.now(),
+      ended_ms: null,
+      input_tokens: 7,
+      output_tokens: 0,
+    });
 
     await s.server.close();
     s = await start(dataDir, loadDemoConfig(dataDir), true);
-    await until('the orphaned step ended', () => s.server.db.prepare("SELECT status FROM journal WHERE id = 'jrn_orphan'").pluck().get() === 'cancelled');
+    await until(
+      'the orphaned step ended',
+      () => s.server.db.prepare("SELECT status FROM journal WHERE id = 'jrn_orphan'").pluck().get() === 'cancelled',
+    );
     expect(demoSeedRecord(s.server.db)).toEqual(record);
     expect(seededRows()).toEqual(before);
-    await until('rotation', () => count(s.server, "SELECT count(*) FROM gateway_keys WHERE created_by = ? AND status = 'active' AND id NOT IN (SELECT value FROM json_each(?))", TRAFFIC_ACTOR, JSON.stringify(oldTraffic)) === 3);
+    await until(
+      'rotation',
+      () =>
+        count(
+          s.server,
+          "SELECT count(*) FROM gateway_keys WHERE created_by = ? AND status = 'active' AND id NOT IN (SELECT value FROM json_each(?))",
+          TRAFFIC_ACTOR,
+          JSON.stringify(oldTraffic),
+        ) === 3,
+    );
     for (const id of oldTraffic) {
       expect(s.server.db.prepare('SELECT status FROM gateway_keys WHERE id = ?').pluck().get(id)).toBe('revoked');
-      expect(count(s.server, "SELECT count(*) FROM audit WHERE action = 'gateway.key.revoke' AND target_id = ? AND actor_subject = ?", id, TRAFFIC_ACTOR)).toBe(1);
+      expect(
+        count(
+          s.server,
+          "SELECT count(*) FROM audit WHERE action = 'gateway.key.revoke' AND target_id = ? AND actor_subject = ?",
+          id,
+          TRAFFIC_ACTOR,
+        ),
+      ).toBe(1);
     }
   });
 });
 
 function weekdayShare(s: AdminServer): number {
-  const rows = s.db.prepare('SELECT minute, requests FROM usage_minutes').all() as { minute: number; requests: number }[];
+  const rows = s.db.prepare('SELECT minute, requests FROM usage_minutes').all() as {
+    minute: number;
+    requests: number;
+  }[];
   let weekday = 0;
   let all = 0;
   for (const r of rows) {
@@ -344,7 +538,11 @@ function weekdayShare(s: AdminServer): number {
 
 describe('seeding any configuration', () => {
   it('seeds an empty configuration without failing', async () => {
-    const s = await buildServer({ dataDir: join(tempDir('aa-demo-empty'), 'data'), config: ServerConfig.parse({}), demo: true });
+    const s = await buildServer({
+      dataDir: join(tempDir('aa-demo-empty'), 'data'),
+      config: ServerConfig.parse({}),
+      demo: true,
+    });
     try {
       const rec = demoSeedRecord(s.db)!;
       expect(rec.keys).toBe(12);
@@ -365,12 +563,29 @@ describe('traffic generator', () => {
       await until('429 from the tight key', () => (t.stats.statuses[429] ?? 0) > 0, 15_000);
       expect(t.stats.statuses[200]).toBeGreaterThan(0);
       expect(t.keyIds).toHaveLength(3);
-      const rejected = count(s.server, `SELECT sum(rejected) FROM usage_minutes WHERE key_id IN (${t.keyIds.map(() => '?').join(',')})`, ...t.keyIds);
+      const rejected = count(
+        s.server,
+        `SELECT sum(rejected) FROM usage_minutes WHERE key_id IN (${t.keyIds.map(() => '?').join(',')})`,
+        ...t.keyIds,
+      );
       expect(rejected).toBeGreaterThan(0);
-      const served = count(s.server, `SELECT sum(requests) FROM usage_minutes WHERE key_id IN (${t.keyIds.map(() => '?').join(',')})`, ...t.keyIds);
+      const served = count(
+        s.server,
+        `SELECT sum(requests) FROM usage_minutes WHERE key_id IN (${t.keyIds.map(() => '?').join(',')})`,
+        ...t.keyIds,
+      );
       expect(served).toBe(t.stats.statuses[200]);
-      await until('a finished run', () => count(s.server, "SELECT count(*) FROM journal WHERE status <> 'running'") > 0, 15_000);
-      expect(count(s.server, "SELECT count(*) FROM journal WHERE status = 'succeeded' AND ended_at IS NOT NULL AND duration_ms >= 0")).toBeGreaterThan(0);
+      await until(
+        'a finished run',
+        () => count(s.server, "SELECT count(*) FROM journal WHERE status <> 'running'") > 0,
+        15_000,
+      );
+      expect(
+        count(
+          s.server,
+          "SELECT count(*) FROM journal WHERE status = 'succeeded' AND ended_at IS NOT NULL AND duration_ms >= 0",
+        ),
+      ).toBeGreaterThan(0);
 
       // an admin revokes one of its keys: the gateway refuses it and the generator drops it
       const victim = t.keyIds[0];
@@ -384,14 +599,19 @@ describe('traffic generator', () => {
       expect(callsAfter401).toBe(3);
 
       await t.stop();
-      const rows = { journal: count(s.server, 'SELECT count(*) FROM journal'), usage: count(s.server, 'SELECT sum(requests + rejected) FROM usage_minutes') };
+      const rows = {
+        journal: count(s.server, 'SELECT count(*) FROM journal'),
+        usage: count(s.server, 'SELECT sum(requests + rejected) FROM usage_minutes'),
+      };
       expect(count(s.server, "SELECT count(*) FROM journal WHERE status = 'running'")).toBe(0);
       await sleep(200);
       expect(count(s.server, 'SELECT count(*) FROM journal')).toBe(rows.journal);
       expect(count(s.server, 'SELECT sum(requests + rejected) FROM usage_minutes')).toBe(rows.usage);
       expect(t.stats.statuses[401]).toBe(callsAfter401);
       // each of them counts against the key, as a refusal of a revoked key
-      expect(count(s.server, 'SELECT sum(rejected_revoked) FROM usage_minutes WHERE key_id = ?', victim)).toBe(callsAfter401);
+      expect(count(s.server, 'SELECT sum(rejected_revoked) FROM usage_minutes WHERE key_id = ?', victim)).toBe(
+        callsAfter401,
+      );
 
       // a second run revokes the first run's remaining keys, audited
       const t2 = startTraffic(s.server.app, s.server.db, fixtureConfig(root), { intervalMs: 50, firstDelayMs: 0 });
@@ -399,7 +619,14 @@ describe('traffic generator', () => {
       await t2.stop();
       for (const id of t.keyIds.slice(1)) {
         expect(s.server.db.prepare('SELECT status FROM gateway_keys WHERE id = ?').pluck().get(id)).toBe('revoked');
-        expect(count(s.server, "SELECT count(*) FROM audit WHERE action = 'gateway.key.revoke' AND target_id = ? AND actor_subject = ?", id, TRAFFIC_ACTOR)).toBe(1);
+        expect(
+          count(
+            s.server,
+            "SELECT count(*) FROM audit WHERE action = 'gateway.key.revoke' AND target_id = ? AND actor_subject = ?",
+            id,
+            TRAFFIC_ACTOR,
+          ),
+        ).toBe(1);
       }
     } finally {
       await s.server.close();
@@ -448,34 +675,50 @@ describe('embedded demo (npm start)', () => {
   it('shuts the child down when the parent process dies without stop()', async () => {
     const dir = tempDir('aa-embedded-orphan');
     const parentScript = join(dir, 'parent.mts');
-    writeFileSync(parentScript, `
+    writeFileSync(
+      parentScript,
+      `
       import { startEmbeddedDemo } from ${JSON.stringify(new URL('../../src/server/demo/embedded.ts', import.meta.url).pathname)};
       const demo = await startEmbeddedDemo({ dataDir: ${JSON.stringify(seededDataDir)} });
       process.send({ pid: demo.pid });
       setInterval(() => {}, 1000);
-    `);
-    const parent = fork(parentScript, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    `,
+    );
+    const parent = fork(parentScript, [], {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
     const { pid } = await new Promise<{ pid: number }>((resolve, reject) => {
       parent.once('message', (m) => resolve(m as { pid: number }));
       parent.once('exit', (code) => reject(new Error(`parent exited early (${code})`)));
     });
     expect(() => process.kill(pid, 0)).not.toThrow();
     parent.kill('SIGKILL');
-    await until('orphaned child to exit', () => {
-      try {
-        process.kill(pid, 0);
-        return false;
-      } catch {
-        return true;
-      }
-    }, 15_000);
+    await until(
+      'orphaned child to exit',
+      () => {
+        try {
+          process.kill(pid, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      15_000,
+    );
   }, 60_000);
 
   it('rejects with the tail of the log when the server cannot start', async () => {
     const dataDir = join(tempDir('aa-embedded-bad'), 'data');
     mkdirSync(dataDir, { recursive: true });
-    writeFileSync(join(dataDir, 'appliance-admin.db'), 'this is not a database, just some text that sqlite will refuse\n'.repeat(100));
-    const err = await startEmbeddedDemo({ dataDir }).then(() => undefined, (e: Error) => e);
+    writeFileSync(
+      join(dataDir, 'appliance-admin.db'),
+      'this is not a database, just some text that sqlite will refuse\n'.repeat(100),
+    );
+    const err = await startEmbeddedDemo({ dataDir }).then(
+      () => undefined,
+      (e: Error) => e,
+    );
     expect(err).toBeInstanceOf(Error);
     expect(err!.message).toMatch(/exited before it was ready/);
     expect(err!.message).toMatch(/not a database|file is not a database/i);

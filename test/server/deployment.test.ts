@@ -15,10 +15,15 @@ const LATEST_SCHEMA = Math.max(...migrations.map((m) => m.version));
 const modest = { cpus: 1, memory_bytes: 0, disk_free_bytes: 0, accelerators: 0 };
 
 let s: TestServer;
-beforeAll(async () => { s = await startTestServer({ config: (root) => fixtureConfig(root, { requirements: modest }) }); });
-afterAll(async () => { await s?.close(); });
+beforeAll(async () => {
+  s = await startTestServer({ config: (root) => fixtureConfig(root, { requirements: modest }) });
+});
+afterAll(async () => {
+  await s?.close();
+});
 
-const component = (body: { components: { name: string }[] }, name: string) => body.components.find((c) => c.name === name);
+const component = (body: { components: { name: string }[] }, name: string) =>
+  body.components.find((c) => c.name === name);
 
 describe('deployment status', () => {
   it('reports real facts of this host', async () => {
@@ -38,7 +43,14 @@ describe('deployment status', () => {
 
   it('lists healthy components and is healthy when they all are', async () => {
     const { json } = await s.call('GET', '/deployment');
-    expect(json.components.map((c: { name: string }) => c.name)).toEqual(['admin-api', 'database', 'host', 'model-store', 'gateway', 'ingestion']);
+    expect(json.components.map((c: { name: string }) => c.name)).toEqual([
+      'admin-api',
+      'database',
+      'host',
+      'model-store',
+      'gateway',
+      'ingestion',
+    ]);
     const sqlite = s.server.db.prepare('SELECT sqlite_version()').pluck().get();
     expect(component(json, 'database')).toMatchObject({ status: 'healthy', version: sqlite });
     expect(component(json, 'admin-api')).toMatchObject({ status: 'healthy', version: VERSION });
@@ -62,15 +74,22 @@ describe('deployment status', () => {
     // the state a failed ingestion of the remote CRM source leaves behind
     const db = s.server.db;
     const saved = db.prepare("SELECT * FROM connector_state WHERE connector_id = 'conn_crm'").get();
-    db.prepare("INSERT OR REPLACE INTO connector_state (connector_id, state, last_sync_at, last_sync_status) VALUES ('conn_crm', 'error', ?, 'failed')")
-      .run(new Date().toISOString());
+    db.prepare(
+      "INSERT OR REPLACE INTO connector_state (connector_id, state, last_sync_at, last_sync_status) VALUES ('conn_crm', 'error', ?, 'failed')",
+    ).run(new Date().toISOString());
     try {
       const { json } = await s.call('GET', '/deployment');
-      expect(component(json, 'ingestion')).toMatchObject({ status: 'degraded', message: expect.stringContaining('conn_crm') });
+      expect(component(json, 'ingestion')).toMatchObject({
+        status: 'degraded',
+        message: expect.stringContaining('conn_crm'),
+      });
       expect(json.status).toBe('degraded');
     } finally {
       db.prepare("DELETE FROM connector_state WHERE connector_id = 'conn_crm'").run();
-      if (saved) db.prepare('INSERT INTO connector_state VALUES (@connector_id, @state, @last_sync_at, @last_sync_status, @last_sync_job_id, @last_sync_items)').run(saved);
+      if (saved)
+        db.prepare(
+          'INSERT INTO connector_state VALUES (@connector_id, @state, @last_sync_at, @last_sync_status, @last_sync_job_id, @last_sync_items)',
+        ).run(saved);
     }
   });
 
@@ -84,7 +103,10 @@ describe('deployment status', () => {
     });
     try {
       const { json } = await t.call('GET', '/deployment');
-      expect(component(json, 'model-store')).toMatchObject({ status: 'degraded', message: expect.stringMatching(/llama-3.1-8b is missing/) });
+      expect(component(json, 'model-store')).toMatchObject({
+        status: 'degraded',
+        message: expect.stringMatching(/llama-3.1-8b is missing/),
+      });
       expect(json.status).toBe('degraded');
     } finally {
       await t.close();
@@ -93,7 +115,13 @@ describe('deployment status', () => {
 
   it('is installing while no model is present', async () => {
     const t = await startTestServer({
-      config: (root) => fixtureConfig(root, { requirements: modest, models: [], default_model: undefined, models_dir: join(root, 'empty-models') }),
+      config: (root) =>
+        fixtureConfig(root, {
+          requirements: modest,
+          models: [],
+          default_model: undefined,
+          models_dir: join(root, 'empty-models'),
+        }),
     });
     try {
       const dep = await t.call('GET', '/deployment');
@@ -112,18 +140,34 @@ describe('deployment status', () => {
 describe('install plan', () => {
   it('checks requirements against the real host and blocks when it falls short', async () => {
     const t = await startTestServer({
-      config: (root) => fixtureConfig(root, { requirements: { cpus: 10_000, memory_bytes: 1024 * 2 ** 30 * 1024, disk_free_bytes: 0, accelerators: 0 } }),
+      config: (root) =>
+        fixtureConfig(root, {
+          requirements: { cpus: 10_000, memory_bytes: 1024 * 2 ** 30 * 1024, disk_free_bytes: 0, accelerators: 0 },
+        }),
     });
     try {
       const res = await t.call('GET', '/deployment/install-plan', { role: 'auditor' });
       expect(res.status).toBe(200);
       const req = Object.fromEntries(res.json.requirements.map((r: { name: string }) => [r.name, r]));
-      expect(req.cpus).toEqual({ name: 'cpus', required: '10000', actual: String(os.availableParallelism()), ok: false });
-      expect(req.memory).toEqual({ name: 'memory', required: '1048576.0 GiB', actual: formatBytes(os.totalmem()), ok: false });
+      expect(req.cpus).toEqual({
+        name: 'cpus',
+        required: '10000',
+        actual: String(os.availableParallelism()),
+        ok: false,
+      });
+      expect(req.memory).toEqual({
+        name: 'memory',
+        required: '1048576.0 GiB',
+        actual: formatBytes(os.totalmem()),
+        ok: false,
+      });
       expect(req.disk_free).toMatchObject({ required: '0 B', ok: true });
       expect(req.accelerators).toMatchObject({ required: '0', ok: true });
       expect(req.node).toEqual({ name: 'node', required: '20.18', actual: process.versions.node, ok: true });
-      expect(req.sqlite).toMatchObject({ ok: true, actual: t.server.db.prepare('SELECT sqlite_version()').pluck().get() });
+      expect(req.sqlite).toMatchObject({
+        ok: true,
+        actual: t.server.db.prepare('SELECT sqlite_version()').pluck().get(),
+      });
 
       const step = res.json.steps.find((st: { id: string }) => st.id === 'host-requirements');
       expect(step.status).toBe('blocked');
@@ -131,7 +175,10 @@ describe('install plan', () => {
       expect(step.detail).toContain('memory');
 
       const dep = await t.call('GET', '/deployment');
-      expect(component(dep.json, 'host')).toMatchObject({ status: 'degraded', message: 'below requirements: cpus, memory' });
+      expect(component(dep.json, 'host')).toMatchObject({
+        status: 'degraded',
+        message: 'below requirements: cpus, memory',
+      });
       expect(dep.json.status).toBe('degraded');
     } finally {
       await t.close();
@@ -140,9 +187,21 @@ describe('install plan', () => {
 
   it('shows each install step from the real state of the appliance', async () => {
     const steps = async () =>
-      Object.fromEntries(((await s.call('GET', '/deployment/install-plan')).json.steps as { id: string; status: string }[]).map((st) => [st.id, st]));
+      Object.fromEntries(
+        ((await s.call('GET', '/deployment/install-plan')).json.steps as { id: string; status: string }[]).map((st) => [
+          st.id,
+          st,
+        ]),
+      );
     const before = await steps();
-    expect(Object.keys(before)).toEqual(['host-requirements', 'database', 'models', 'connectors', 'identity', 'gateway-keys']);
+    expect(Object.keys(before)).toEqual([
+      'host-requirements',
+      'database',
+      'models',
+      'connectors',
+      'identity',
+      'gateway-keys',
+    ]);
     expect(before['host-requirements'].status).toBe('done');
     expect(before.database).toMatchObject({ status: 'done', detail: `schema version ${LATEST_SCHEMA} applied` });
     expect(before.models).toMatchObject({ status: 'done', detail: '2 of 3 model(s) present' });
@@ -150,9 +209,11 @@ describe('install plan', () => {
     expect(before.identity).toMatchObject({ status: 'pending', detail: expect.stringContaining('identity provider') });
     expect(before['gateway-keys'].status).toBe('pending');
 
-    s.server.db.prepare(
-      "INSERT INTO gateway_keys (id, name, status, prefix, secret_hash, created_at, created_by) VALUES ('key_t', 't', 'active', 'p', 'h', ?, 'test')",
-    ).run(new Date().toISOString());
+    s.server.db
+      .prepare(
+        "INSERT INTO gateway_keys (id, name, status, prefix, secret_hash, created_at, created_by) VALUES ('key_t', 't', 'active', 'p', 'h', ?, 'test')",
+      )
+      .run(new Date().toISOString());
     try {
       expect((await steps())['gateway-keys']).toMatchObject({ status: 'done', detail: '1 active key(s)' });
     } finally {
@@ -169,7 +230,8 @@ describe('accelerator detection', () => {
     writeFileSync(join(gpu, 'information'), 'Model: \t\t NVIDIA A100-SXM4-80GB\nIRQ:   34\n');
     const card = (name: string, files: Record<string, string>) => {
       mkdirSync(join(root, 'sys/class/drm', name, 'device'), { recursive: true });
-      for (const [f, v] of Object.entries(files)) writeFileSync(join(root, 'sys/class/drm', name, 'device', f), `${v}\n`);
+      for (const [f, v] of Object.entries(files))
+        writeFileSync(join(root, 'sys/class/drm', name, 'device', f), `${v}\n`);
     };
     card('card0', { vendor: '0x10de', device: '0x20b2' }); // same NVIDIA GPU, already counted
     card('card1', { vendor: '0x1002', device: '0x73bf', mem_info_vram_total: String(16 * 2 ** 30) });
@@ -194,8 +256,13 @@ describe('settings', () => {
       config: (root) => {
         const cfg = fixtureConfig(root, {
           sso: {
-            issuer: 'https://login.example.invalid/realm', audience: 'appliance', role_claim: 'groups', subject_claim: 'sub',
-            role_map: { 'it-ops': 'it_admin' }, client_id: 'appliance-admin', client_secret: 'hunter2-secret',
+            issuer: 'https://login.example.invalid/realm',
+            audience: 'appliance',
+            role_claim: 'groups',
+            subject_claim: 'sub',
+            role_map: { 'it-ops': 'it_admin' },
+            client_id: 'appliance-admin',
+            client_secret: 'hunter2-secret',
           },
         });
         cfg.connectors[2].sources[0].url = 'https://svc:pa55word@crm.example.invalid/api?api_key=k3y-value&region=eu';
@@ -206,16 +273,43 @@ describe('settings', () => {
       const res = await t.call('GET', '/settings', { role: 'auditor' });
       expect(res.status).toBe(200);
       for (const secret of ['hunter2-secret', 'pa55word', 'k3y-value']) expect(res.text).not.toContain(secret);
-      const sections = Object.fromEntries(res.json.sections.map((x: { name: string; values: unknown }) => [x.name, x.values]));
-      expect(Object.keys(sections)).toEqual(['appliance', 'connectors', 'models', 'workloads', 'identity_test', 'sso', 'requirements', 'storage', 'server']);
+      const sections = Object.fromEntries(
+        res.json.sections.map((x: { name: string; values: unknown }) => [x.name, x.values]),
+      );
+      expect(Object.keys(sections)).toEqual([
+        'appliance',
+        'connectors',
+        'models',
+        'workloads',
+        'identity_test',
+        'sso',
+        'requirements',
+        'storage',
+        'server',
+      ]);
       expect(sections.sso).toMatchObject({
-        configured: true, issuer: 'https://login.example.invalid/realm', audience: 'appliance', role_claim: 'groups',
-        role_map: { 'it-ops': 'it_admin' }, client_id: 'appliance-admin', client_secret: '[redacted]',
+        configured: true,
+        issuer: 'https://login.example.invalid/realm',
+        audience: 'appliance',
+        role_claim: 'groups',
+        role_map: { 'it-ops': 'it_admin' },
+        client_id: 'appliance-admin',
+        client_secret: '[redacted]',
       });
-      expect(sections.connectors.conn_crm.sources[0].url).toBe('https://crm.example.invalid/api?api_key=REDACTED&region=REDACTED');
-      expect(sections.connectors.conn_docs).toMatchObject({ kind: 'document-sharing', rbac_labels: ['staff'], sources: [{ id: 'src_docs', type: 'directory' }] });
+      expect(sections.connectors.conn_crm.sources[0].url).toBe(
+        'https://crm.example.invalid/api?api_key=REDACTED&region=REDACTED',
+      );
+      expect(sections.connectors.conn_docs).toMatchObject({
+        kind: 'document-sharing',
+        rbac_labels: ['staff'],
+        sources: [{ id: 'src_docs', type: 'directory' }],
+      });
       expect(sections.identity_test.allow_private_addresses).toBe(true);
-      expect(sections.workloads).toEqual({ chat: { initial_model_id: null }, summarize: { initial_model_id: 'mistral-7b' }, embed: { initial_model_id: null } });
+      expect(sections.workloads).toEqual({
+        chat: { initial_model_id: null },
+        summarize: { initial_model_id: 'mistral-7b' },
+        embed: { initial_model_id: null },
+      });
       expect(sections.storage).toMatchObject({ data_dir: t.dataDir, schema_version: LATEST_SCHEMA });
       expect(sections.server).toMatchObject({ version: VERSION, node_version: process.versions.node });
     } finally {

@@ -23,10 +23,29 @@ beforeAll(async () => {
   const audit: AuditSeed[] = [];
   const journal: JournalRecord[] = [];
   for (let i = 0; i < ROWS; i++) {
-    audit.push({ actor: { subject: `user${i % 7}`, role: 'app_owner' }, action: 'routing.update', target: { type: 'routing', id: `w${i}` },
-      outcome: 'success', status: 200, request_id: `req_${i}`, source_ip: '10.0.0.1', details: { i }, at_ms: BASE + i });
-    journal.push({ run_id: `run_${i >> 3}`, agent: 'coder', channel: 'slack', step: i % 8, tool: null, status: 'succeeded',
-      started_ms: BASE + i, ended_ms: BASE + i + 5, input_tokens: i, output_tokens: i });
+    audit.push({
+      actor: { subject: `user${i % 7}`, role: 'app_owner' },
+      action: 'routing.update',
+      target: { type: 'routing', id: `w${i}` },
+      outcome: 'success',
+      status: 200,
+      request_id: `req_${i}`,
+      source_ip: '10.0.0.1',
+      details: { i },
+      at_ms: BASE + i,
+    });
+    journal.push({
+      run_id: `run_${i >> 3}`,
+      agent: 'coder',
+      channel: 'slack',
+      step: i % 8,
+      tool: null,
+      status: 'succeeded',
+      started_ms: BASE + i,
+      ended_ms: BASE + i + 5,
+      input_tokens: i,
+      output_tokens: i,
+    });
   }
   insertAuditBatch(s.server.db, audit);
   insertJournalBatch(s.server.db, journal);
@@ -46,28 +65,32 @@ afterAll(async () => {
   await s?.close();
 });
 
-const exports = () => s.server.db.prepare("SELECT count(*) FROM audit WHERE action LIKE '%.export'").pluck().get() as number;
+const exports = () =>
+  s.server.db.prepare("SELECT count(*) FROM audit WHERE action LIKE '%.export'").pluck().get() as number;
 const withoutTime = (disposition: unknown) => String(disposition).replace(/\d{8}T\d{6}Z/, '<time>');
 
 describe.each([
   ['/audit/export', 'audit'],
   ['/agent/journal/export', 'journal'],
 ])('HEAD %s', (path, base) => {
-  it.each(['csv', 'jsonl'])('answers the headers a GET would (%s) without reading a row, and is not audited', async (format) => {
-    const exportsBefore = exports();
-    const { res: head, reads: headReads } = await reading('HEAD', `${path}?format=${format}`);
-    expect(head.status).toBe(200);
-    expect(head.text).toBe('');
-    expect(headReads).toEqual([]);
-    expect(exports()).toBe(exportsBefore);
+  it.each(['csv', 'jsonl'])(
+    'answers the headers a GET would (%s) without reading a row, and is not audited',
+    async (format) => {
+      const exportsBefore = exports();
+      const { res: head, reads: headReads } = await reading('HEAD', `${path}?format=${format}`);
+      expect(head.status).toBe(200);
+      expect(head.text).toBe('');
+      expect(headReads).toEqual([]);
+      expect(exports()).toBe(exportsBefore);
 
-    const { res: get, reads: getReads } = await reading('GET', `${path}?format=${format}`);
-    expect(get.status).toBe(200);
-    expect(getReads.length).toBeGreaterThan(0); // control: the GET does read the trail
-    expect(get.text.length).toBeGreaterThan(10_000);
-    expect(head.headers['content-type']).toBe(get.headers['content-type']);
-    expect(withoutTime(head.headers['content-disposition'])).toBe(withoutTime(get.headers['content-disposition']));
-    expect(withoutTime(head.headers['content-disposition'])).toBe(`attachment; filename="${base}-<time>.${format}"`);
-    expect(exports()).toBe(exportsBefore + 1);
-  });
+      const { res: get, reads: getReads } = await reading('GET', `${path}?format=${format}`);
+      expect(get.status).toBe(200);
+      expect(getReads.length).toBeGreaterThan(0); // control: the GET does read the trail
+      expect(get.text.length).toBeGreaterThan(10_000);
+      expect(head.headers['content-type']).toBe(get.headers['content-type']);
+      expect(withoutTime(head.headers['content-disposition'])).toBe(withoutTime(get.headers['content-disposition']));
+      expect(withoutTime(head.headers['content-disposition'])).toBe(`attachment; filename="${base}-<time>.${format}"`);
+      expect(exports()).toBe(exportsBefore + 1);
+    },
+  );
 });

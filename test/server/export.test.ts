@@ -9,15 +9,71 @@ import { csvCell } from '../../src/server/governance/csv.js';
 const BASE = Date.parse('2026-05-01T00:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString();
 const WINDOW = `start_time=${iso(BASE)}&end_time=${iso(BASE + 86_400_000)}`;
-const AUDIT_HEADER = ['id', 'at', 'actor.subject', 'actor.role', 'action', 'target.type', 'target.id', 'outcome', 'status', 'request_id', 'source_ip', 'details', 'target.name'];
-const JOURNAL_HEADER = ['id', 'run_id', 'agent', 'channel', 'step', 'tool', 'status', 'started_at', 'ended_at', 'duration_ms', 'input_tokens', 'output_tokens', 'error.code', 'error.message'];
+const AUDIT_HEADER = [
+  'id',
+  'at',
+  'actor.subject',
+  'actor.role',
+  'action',
+  'target.type',
+  'target.id',
+  'outcome',
+  'status',
+  'request_id',
+  'source_ip',
+  'details',
+  'target.name',
+];
+const JOURNAL_HEADER = [
+  'id',
+  'run_id',
+  'agent',
+  'channel',
+  'step',
+  'tool',
+  'status',
+  'started_at',
+  'ended_at',
+  'duration_ms',
+  'input_tokens',
+  'output_tokens',
+  'error.code',
+  'error.message',
+];
 
 let s: TestServer;
 
 const tricky: AuditSeed[] = [
-  { actor: { subject: '=HYPERLINK("http://x","y")', role: 'it_admin' }, action: 'gateway.key.create', target: { type: 'gateway.key', id: '+1', name: '=cmd|calc, "key"' }, outcome: 'success', status: 201, request_id: '@sum(A1)', source_ip: null, details: { name: '-2+3' } },
-  { actor: { subject: 'comma, "quoted" name', role: null }, action: 'channel.update', target: { type: 'channel', id: 'line1\nline2\r\nline3' }, outcome: 'failed', status: -5, request_id: '\tTAB', source_ip: '10.0.0.7', details: { text: 'a,b "c"\r\nd', list: [1, 2] } },
-  { actor: { subject: 'plain', role: 'auditor' }, action: 'model.activate', target: { type: 'model', id: '\rcr' }, outcome: 'denied', status: 403, request_id: 'req_plain', source_ip: '::1', details: {} },
+  {
+    actor: { subject: '=HYPERLINK("http://x","y")', role: 'it_admin' },
+    action: 'gateway.key.create',
+    target: { type: 'gateway.key', id: '+1', name: '=cmd|calc, "key"' },
+    outcome: 'success',
+    status: 201,
+    request_id: '@sum(A1)',
+    source_ip: null,
+    details: { name: '-2+3' },
+  },
+  {
+    actor: { subject: 'comma, "quoted" name', role: null },
+    action: 'channel.update',
+    target: { type: 'channel', id: 'line1\nline2\r\nline3' },
+    outcome: 'failed',
+    status: -5,
+    request_id: '\tTAB',
+    source_ip: '10.0.0.7',
+    details: { text: 'a,b "c"\r\nd', list: [1, 2] },
+  },
+  {
+    actor: { subject: 'plain', role: 'auditor' },
+    action: 'model.activate',
+    target: { type: 'model', id: '\rcr' },
+    outcome: 'denied',
+    status: 403,
+    request_id: 'req_plain',
+    source_ip: '::1',
+    details: {},
+  },
 ];
 
 /** What the list shows for the window, oldest first (the export's order). */
@@ -31,26 +87,61 @@ async function listedOldestFirst(path: string, query: string) {
 const rowsOf = (csv: string): string[][] => parse(csv, { relax_quotes: false });
 
 /** The entry as the CSV flattens it, to compare with what csv-parse reads back. */
-const auditCells = (e: Record<string, any>) => [e.id, e.at, e.actor.subject, e.actor.role, e.action, e.target.type, e.target.id, e.outcome, e.status, e.request_id, e.source_ip, JSON.stringify(e.details), e.target.name]
-  .map((v) => (v === null ? '' : typeof v === 'number' ? String(v) : /^[=+\-@\t\r]/.test(v) ? `'${v}` : v));
+const auditCells = (e: Record<string, any>) =>
+  [
+    e.id,
+    e.at,
+    e.actor.subject,
+    e.actor.role,
+    e.action,
+    e.target.type,
+    e.target.id,
+    e.outcome,
+    e.status,
+    e.request_id,
+    e.source_ip,
+    JSON.stringify(e.details),
+    e.target.name,
+  ].map((v) => (v === null ? '' : typeof v === 'number' ? String(v) : /^[=+\-@\t\r]/.test(v) ? `'${v}` : v));
 
 beforeAll(async () => {
   s = await startTestServer();
   const rows: AuditSeed[] = tricky.map((r, i) => ({ ...r, at_ms: BASE + i * 1000 }));
   for (let i = 0; i < 30; i++) {
-    rows.push({ actor: { subject: i % 2 ? 'ana' : 'ben', role: 'app_owner' }, action: i % 3 ? 'gateway.key.revoke' : 'routing.update', target: { type: 'gateway.key', id: `key_${i}` },
-      outcome: 'success', status: 200, request_id: `req_${i}`, source_ip: '10.0.0.1', details: { i }, at_ms: BASE + 10_000 + Math.floor(i / 2) * 1000 });
+    rows.push({
+      actor: { subject: i % 2 ? 'ana' : 'ben', role: 'app_owner' },
+      action: i % 3 ? 'gateway.key.revoke' : 'routing.update',
+      target: { type: 'gateway.key', id: `key_${i}` },
+      outcome: 'success',
+      status: 200,
+      request_id: `req_${i}`,
+      source_ip: '10.0.0.1',
+      details: { i },
+      at_ms: BASE + 10_000 + Math.floor(i / 2) * 1000,
+    });
   }
   insertAuditBatch(s.server.db, rows);
   const journal: JournalRecord[] = [];
   for (let i = 0; i < 25; i++) {
-    journal.push({ run_id: `run_${i >> 2}`, agent: i % 2 ? '-agent' : 'coder', channel: 'slack', step: i % 4, tool: i % 3 ? '=cmd' : null,
-      status: i === 24 ? 'running' : i === 7 ? 'failed' : 'succeeded', started_ms: BASE + i * 1000, ended_ms: i === 24 ? null : BASE + i * 1000 + 250, input_tokens: i, output_tokens: 2 * i,
-      error: i === 7 ? { code: 'tool_error', message: '=cmd failed: the service answered "500", retry later' } : null });
+    journal.push({
+      run_id: `run_${i >> 2}`,
+      agent: i % 2 ? '-agent' : 'coder',
+      channel: 'slack',
+      step: i % 4,
+      tool: i % 3 ? '=cmd' : null,
+      status: i === 24 ? 'running' : i === 7 ? 'failed' : 'succeeded',
+      started_ms: BASE + i * 1000,
+      ended_ms: i === 24 ? null : BASE + i * 1000 + 250,
+      input_tokens: i,
+      output_tokens: 2 * i,
+      error: i === 7 ? { code: 'tool_error', message: '=cmd failed: the service answered "500", retry later' } : null,
+    });
   }
   insertJournalBatch(s.server.db, journal);
 });
-afterAll(async () => { await s.close(); });
+afterAll(async () => {
+  await s.close();
+});
 
 describe('csv cells', () => {
   it('quotes per RFC 4180 and neutralises formulas in text only', () => {
@@ -109,7 +200,10 @@ describe('GET /audit/export', () => {
     expect(res.headers['content-type']).toBe('application/x-ndjson');
     expect(res.headers['content-disposition']).toMatch(/filename="audit-\d{8}T\d{6}Z\.jsonl"/);
     expect(res.text.endsWith('\n')).toBe(true);
-    const lines = res.text.slice(0, -1).split('\n').map((l) => JSON.parse(l));
+    const lines = res.text
+      .slice(0, -1)
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const listed = await listedOldestFirst('/audit', query);
     expect(listed.length).toBeGreaterThan(5);
     expect(lines).toEqual(listed);
@@ -120,11 +214,18 @@ describe('GET /audit/export', () => {
     const before = Date.now();
     const res = await s.call('GET', `/audit/export?format=jsonl&start_time=${iso(before - 1000)}`, { role: 'auditor' });
     expect(res.status).toBe(200);
-    const lines = res.text.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = res.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     // the export's own entry is written first, so an export that covers "now" ends with it
     expect(lines.at(-1)).toMatchObject({
-      actor: { subject: 'aude-auditor', role: 'auditor' }, action: 'audit.export', target: { type: 'audit', id: null },
-      outcome: 'success', status: 200, details: { format: 'jsonl', filters: { start_time: iso(before - 1000) } },
+      actor: { subject: 'aude-auditor', role: 'auditor' },
+      action: 'audit.export',
+      target: { type: 'audit', id: null },
+      outcome: 'success',
+      status: 200,
+      details: { format: 'jsonl', filters: { start_time: iso(before - 1000) } },
     });
     expect(lines.at(-1).request_id).toBe(res.headers['x-request-id']);
   });
@@ -132,7 +233,13 @@ describe('GET /audit/export', () => {
   it('answers 400 for a bad format, range or parameter, and writes no audit entry', async () => {
     const count = () => s.server.db.prepare("SELECT count(*) FROM audit WHERE action = 'audit.export'").pluck().get();
     const before = count();
-    for (const path of ['/audit/export?format=xlsx', `/audit/export?start_time=${iso(BASE)}&end_time=${iso(BASE)}`, '/audit/export?limit=5', '/audit/export?after=x', '/audit/export?outcome=meh']) {
+    for (const path of [
+      '/audit/export?format=xlsx',
+      `/audit/export?start_time=${iso(BASE)}&end_time=${iso(BASE)}`,
+      '/audit/export?limit=5',
+      '/audit/export?after=x',
+      '/audit/export?outcome=meh',
+    ]) {
       const res = await s.call('GET', path);
       expect(res.status, path).toBe(400);
       expect(res.json.code).toBe('SVC-ADMIN-400');
@@ -151,10 +258,14 @@ describe('GET /agent/journal/export', () => {
     expect(csv.headers['content-disposition']).toMatch(/^attachment; filename="journal-\d{8}T\d{6}Z\.csv"$/);
     const [header, ...records] = rowsOf(csv.text);
     expect(header).toEqual(JOURNAL_HEADER);
-    expect(records).toEqual(listed.map((e) => JOURNAL_HEADER.map((k) => {
-      const v = k.startsWith('error.') ? (e.error?.[k.slice('error.'.length)] ?? null) : e[k];
-      return v === null ? '' : typeof v === 'number' ? String(v) : /^[=+\-@\t\r]/.test(v) ? `'${v}` : v;
-    })));
+    expect(records).toEqual(
+      listed.map((e) =>
+        JOURNAL_HEADER.map((k) => {
+          const v = k.startsWith('error.') ? (e.error?.[k.slice('error.'.length)] ?? null) : e[k];
+          return v === null ? '' : typeof v === 'number' ? String(v) : /^[=+\-@\t\r]/.test(v) ? `'${v}` : v;
+        }),
+      ),
+    );
     expect(records[1][2]).toBe("'-agent");
     expect(records[1][5]).toBe("'=cmd");
     expect(records[0][5]).toBe('');
@@ -164,11 +275,19 @@ describe('GET /agent/journal/export', () => {
 
     const jsonl = await s.call('GET', `/agent/journal/export?format=jsonl&${WINDOW}&agent=coder`);
     expect(jsonl.headers['content-type']).toBe('application/x-ndjson');
-    const lines = jsonl.text.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = jsonl.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toEqual(await listedOldestFirst('/agent/journal', `${WINDOW}&agent=coder`));
-    const audited = s.server.db.prepare("SELECT actor_subject, details FROM audit WHERE action = 'journal.export' ORDER BY seq").all() as { actor_subject: string; details: string }[];
+    const audited = s.server.db
+      .prepare("SELECT actor_subject, details FROM audit WHERE action = 'journal.export' ORDER BY seq")
+      .all() as { actor_subject: string; details: string }[];
     expect(audited.map((a) => a.actor_subject)).toEqual(['aude-auditor', 'alice-admin']);
-    expect(JSON.parse(audited[1].details)).toEqual({ format: 'jsonl', filters: { start_time: iso(BASE), end_time: iso(BASE + 86_400_000), agent: 'coder' } });
+    expect(JSON.parse(audited[1].details)).toEqual({
+      format: 'jsonl',
+      filters: { start_time: iso(BASE), end_time: iso(BASE + 86_400_000), agent: 'coder' },
+    });
   });
 });
 
@@ -180,9 +299,17 @@ describe('large exports', () => {
     const rows: AuditSeed[] = [];
     for (let i = 1199; i >= 0; i--) {
       const odd = i >= 600 && i < 800 && i % 97 === 5;
-      rows.push({ actor: { subject: odd ? `x, "y" ${i}` : `svc-${i % 5}`, role: i % 4 ? 'it_admin' : null }, action: `multi.${i % 3 ? 'a' : 'b'}`,
-        target: { type: 'multi', id: odd ? `=${i}` : `t${i}` }, outcome: 'success', status: 200, request_id: `req_m${i}`, source_ip: i % 2 ? '10.0.0.1' : null,
-        details: i === 700 ? {} : { i, note: 'a,"b"' }, at_ms: start + Math.floor(i / 3) * 1000 });
+      rows.push({
+        actor: { subject: odd ? `x, "y" ${i}` : `svc-${i % 5}`, role: i % 4 ? 'it_admin' : null },
+        action: `multi.${i % 3 ? 'a' : 'b'}`,
+        target: { type: 'multi', id: odd ? `=${i}` : `t${i}` },
+        outcome: 'success',
+        status: 200,
+        request_id: `req_m${i}`,
+        source_ip: i % 2 ? '10.0.0.1' : null,
+        details: i === 700 ? {} : { i, note: 'a,"b"' },
+        at_ms: start + Math.floor(i / 3) * 1000,
+      });
     }
     insertAuditBatch(s.server.db, rows);
     const window = `start_time=${iso(start)}&end_time=${iso(start + 400_000)}`;
@@ -193,7 +320,10 @@ describe('large exports', () => {
     };
     const expected = async (query: string) => {
       const res = await s.call('GET', `/audit/export?format=jsonl&${query}`);
-      return res.text.trim().split('\n').map((l) => auditCells(JSON.parse(l)));
+      return res.text
+        .trim()
+        .split('\n')
+        .map((l) => auditCells(JSON.parse(l)));
     };
     // one arm: SQLite joins each batch; a prefix matching two actions: rows merged one by one
     const whole = await csv(window);
@@ -216,17 +346,32 @@ describe('large exports', () => {
     const start = Date.parse('2026-06-01T00:00:00Z');
     const rows = function* (): Generator<AuditSeed> {
       for (let i = 0; i < 20_000; i++) {
-        yield { actor: { subject: `bulk-${i % 7}`, role: 'it_admin' }, action: `bulk.${['a', 'b', 'c'][i % 3]}`, target: { type: 'bulk', id: `t${i}` },
-          outcome: 'success', status: 200, request_id: `req_b${i}`, source_ip: null, details: { i }, at_ms: start + i };
+        yield {
+          actor: { subject: `bulk-${i % 7}`, role: 'it_admin' },
+          action: `bulk.${['a', 'b', 'c'][i % 3]}`,
+          target: { type: 'bulk', id: `t${i}` },
+          outcome: 'success',
+          status: 200,
+          request_id: `req_b${i}`,
+          source_ip: null,
+          details: { i },
+          at_ms: start + i,
+        };
       }
     };
     expect(insertAuditBatch(s.server.db, rows())).toBe(20_000);
     const window = `start_time=${iso(start)}&end_time=${iso(start + 20_000)}`;
-    for (const [query, expected] of [[window, 20_000], [`${window}&action=bulk.*`, 20_000], [`${window}&action=bulk.b`, 6667]] as const) {
+    for (const [query, expected] of [
+      [window, 20_000],
+      [`${window}&action=bulk.*`, 20_000],
+      [`${window}&action=bulk.b`, 6667],
+    ] as const) {
       global.gc?.();
       const heapBefore = process.memoryUsage().heapUsed;
       let peak = 0;
-      const res = await request(`${s.url}/v1/admin/audit/export?format=jsonl&${query}`, { headers: { authorization: `Bearer ${s.tokens.auditor}` } });
+      const res = await request(`${s.url}/v1/admin/audit/export?format=jsonl&${query}`, {
+        headers: { authorization: `Bearer ${s.tokens.auditor}` },
+      });
       expect(res.statusCode).toBe(200);
       expect(res.headers['transfer-encoding']).toBe('chunked');
       let count = 0;

@@ -9,45 +9,89 @@ import { recordUsage } from '../../src/server/gateway/metering.js';
 import { createGatewayKey } from '../../src/server/gateway/keys.js';
 
 const logLines: string[] = [];
-const logStream = new Writable({ write(chunk, _enc, cb) { logLines.push(String(chunk)); cb(); } });
+const logStream = new Writable({
+  write(chunk, _enc, cb) {
+    logLines.push(String(chunk));
+    cb();
+  },
+});
 /** every secret this suite ever saw: none may reach the disk, the audit trail or the logs */
 const secrets: string[] = [];
 
 let s: TestServer;
-beforeAll(async () => { s = await startTestServer({ logger: pino({ level: 'trace' }, logStream) }); });
-afterAll(async () => { await s.close(); });
+beforeAll(async () => {
+  s = await startTestServer({ logger: pino({ level: 'trace' }, logStream) });
+});
+afterAll(async () => {
+  await s.close();
+});
 
 const create = async (name: string, quota?: Record<string, number | null>) => {
   const res = await s.call('POST', '/gateway/keys', { body: quota ? { name, quota } : { name } });
   expect(res.status).toBe(201);
   secrets.push(res.json.secret);
-  return res.json as { id: string; secret: string; prefix: string; quota: Record<string, number | null>; status: string };
+  return res.json as {
+    id: string;
+    secret: string;
+    prefix: string;
+    quota: Record<string, number | null>;
+    status: string;
+  };
 };
-const gateway = (workload: string, secret: string | undefined, body: unknown = { messages: [{ role: 'user', content: 'hi' }] }) =>
-  s.call('POST', `/v1/gateway/${workload}`, { role: null, token: secret, body });
+const gateway = (
+  workload: string,
+  secret: string | undefined,
+  body: unknown = { messages: [{ role: 'user', content: 'hi' }] },
+) => s.call('POST', `/v1/gateway/${workload}`, { role: null, token: secret, body });
 const auditOf = (action: string, targetId: string | null) =>
-  s.server.db.prepare('SELECT outcome, status, actor_subject, target_type, target_id, details FROM audit WHERE action = ? AND target_id IS ? ORDER BY seq')
-    .all(action, targetId) as { outcome: string; status: number; actor_subject: string; target_type: string; target_id: string | null; details: string }[];
+  s.server.db
+    .prepare(
+      'SELECT outcome, status, actor_subject, target_type, target_id, details FROM audit WHERE action = ? AND target_id IS ? ORDER BY seq',
+    )
+    .all(action, targetId) as {
+    outcome: string;
+    status: number;
+    actor_subject: string;
+    target_type: string;
+    target_id: string | null;
+    details: string;
+  }[];
 
 /** Quota windows are UTC minutes: keep a test's calls inside one of them. */
 async function awayFromMinuteEdge() {
   const intoMinute = Date.now() % 60_000;
-  if (intoMinute > 55_000 || intoMinute < 1000) await new Promise((r) => setTimeout(r, (61_000 - intoMinute) % 60_000 + 50));
+  if (intoMinute > 55_000 || intoMinute < 1000)
+    await new Promise((r) => setTimeout(r, ((61_000 - intoMinute) % 60_000) + 50));
 }
 
 describe('gateway keys', () => {
   it('creates a key whose secret is shown once and never listed', async () => {
     const key = await create('billing-app', { requests_per_minute: 100 });
     expect(key.secret).toMatch(/^agk_[A-Za-z0-9_-]{43}$/);
-    expect(key).toMatchObject({ name: 'billing-app', status: 'active', prefix: key.secret.slice(0, 12), created_by: 'alice-admin', revoked_at: null, last_used_at: null });
+    expect(key).toMatchObject({
+      name: 'billing-app',
+      status: 'active',
+      prefix: key.secret.slice(0, 12),
+      created_by: 'alice-admin',
+      revoked_at: null,
+      last_used_at: null,
+    });
     expect(key.quota).toEqual({ requests_per_minute: 100, tokens_per_minute: null, tokens_per_day: null });
     const list = await s.call('GET', '/gateway/keys', { role: 'auditor' });
     expect(list.status).toBe(200);
-    expect(list.json.data.find((k: { id: string }) => k.id === key.id)).toMatchObject({ name: 'billing-app', prefix: key.prefix });
+    expect(list.json.data.find((k: { id: string }) => k.id === key.id)).toMatchObject({
+      name: 'billing-app',
+      prefix: key.prefix,
+    });
     expect(list.text).not.toContain(key.secret);
     expect(list.json.data[0]).not.toHaveProperty('secret');
     const [entry] = auditOf('gateway.key.create', key.id);
-    expect(entry).toMatchObject({ outcome: 'success', status: 201, target_type: 'gateway_key', actor_subject: 'alice-admin' });
+    expect(entry).toMatchObject({
+      outcome: 'success',
+      status: 201,
+      target_type: 'gateway_key',
+      actor_subject: 'alice-admin',
+    });
     expect(JSON.parse(entry.details)).toEqual({ name: 'billing-app', quota: key.quota });
   });
 
@@ -83,7 +127,10 @@ describe('gateway keys', () => {
     const again = await s.call('POST', `/gateway/keys/${key.id}/revoke`);
     expect(again.status).toBe(200);
     expect(again.json).toEqual(res.json);
-    expect(auditOf('gateway.key.revoke', key.id).map((e) => JSON.parse(e.details).already_revoked)).toEqual([false, true]);
+    expect(auditOf('gateway.key.revoke', key.id).map((e) => JSON.parse(e.details).already_revoked)).toEqual([
+      false,
+      true,
+    ]);
 
     const refused = await gateway('chat', key.secret);
     expect(refused.status).toBe(401);
@@ -99,12 +146,15 @@ describe('gateway keys', () => {
     expect(res.status).toBe(200);
     expect(res.json.quota).toEqual(quota);
     expect(JSON.parse(auditOf('gateway.key.quota', key.id)[0].details)).toEqual({
-      from: { requests_per_minute: null, tokens_per_minute: null, tokens_per_day: 5000 }, to: quota,
+      from: { requests_per_minute: null, tokens_per_minute: null, tokens_per_day: 5000 },
+      to: quota,
     });
     expect((await s.call('PUT', '/gateway/keys/key_unknown/quota', { body: quota })).status).toBe(404);
     await s.call('POST', `/gateway/keys/${key.id}/revoke`);
     const before = snapshot(s, 'gateway_keys');
-    const onRevoked = await s.call('PUT', `/gateway/keys/${key.id}/quota`, { body: { ...quota, requests_per_minute: 1 } });
+    const onRevoked = await s.call('PUT', `/gateway/keys/${key.id}/quota`, {
+      body: { ...quota, requests_per_minute: 1 },
+    });
     expect(onRevoked.status).toBe(409);
     expect(onRevoked.json.code).toBe('SVC-ADMIN-409');
     expect(snapshot(s, 'gateway_keys')).toEqual(before);
@@ -129,7 +179,12 @@ describe('gateway keys', () => {
       expect(res.json.invalid_params.length).toBeGreaterThan(0);
       if (field) expect(res.json.invalid_params.map((p: { name: string }) => p.name)).toContain(field);
     }
-    for (const body of [{}, { name: '' }, { name: 'x', quota: { requests_per_minute: -5 } }, { name: 'x', owner: 'me' }]) {
+    for (const body of [
+      {},
+      { name: '' },
+      { name: 'x', quota: { requests_per_minute: -5 } },
+      { name: 'x', owner: 'me' },
+    ]) {
       const res = await s.call('POST', '/gateway/keys', { body });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.json.invalid_params.length).toBeGreaterThan(0);
@@ -143,7 +198,13 @@ describe('gateway keys', () => {
     const attempts: [string, string, unknown, string, string | null][] = [
       ['POST', '/gateway/keys', { name: 'sneaky' }, 'gateway.key.create', null],
       ['POST', `/gateway/keys/${key.id}/revoke`, undefined, 'gateway.key.revoke', key.id],
-      ['PUT', `/gateway/keys/${key.id}/quota`, { requests_per_minute: 0, tokens_per_minute: 0, tokens_per_day: 0 }, 'gateway.key.quota', key.id],
+      [
+        'PUT',
+        `/gateway/keys/${key.id}/quota`,
+        { requests_per_minute: 0, tokens_per_minute: 0, tokens_per_day: 0 },
+        'gateway.key.quota',
+        key.id,
+      ],
     ];
     for (const [method, path, body, action, targetId] of attempts) {
       const res = await s.call(method, path, { role: 'auditor', body });
@@ -174,7 +235,10 @@ describe('gateway front door', () => {
     const res = await gateway('summarize', key.secret, body);
     expect(res.status).toBe(200);
     expect(res.json).toEqual({
-      workload: 'summarize', model_id: 'mistral-7b', key_id: key.id, served: false,
+      workload: 'summarize',
+      model_id: 'mistral-7b',
+      key_id: key.id,
+      served: false,
       metered: { requests: 1, input_tokens: Math.ceil(bytes / 4), output_tokens: 300 },
     });
     expect((await gateway('chat', key.secret)).json.model_id).toBe('llama-3.1-8b'); // null follows the default model
@@ -186,7 +250,9 @@ describe('gateway front door', () => {
   it('follows the active model when the workload is routed to null, as GET /routing shows', async () => {
     const key = await create('active-model');
     expect((await s.call('POST', '/models/activate', { body: { model_id: 'mistral-7b' } })).status).toBe(200);
-    const routing = (await s.call('GET', '/routing')).json.data.find((r: { workload: string }) => r.workload === 'embed');
+    const routing = (await s.call('GET', '/routing')).json.data.find(
+      (r: { workload: string }) => r.workload === 'embed',
+    );
     expect(routing).toMatchObject({ model_id: null, effective_model_id: 'mistral-7b' });
     expect((await gateway('embed', key.secret)).json.model_id).toBe('mistral-7b');
     expect((await s.call('POST', '/models/activate', { body: { model_id: 'llama-3.1-8b' } })).status).toBe(200);
@@ -199,9 +265,16 @@ describe('gateway front door', () => {
     const unknown = await gateway('translate', key.secret);
     expect(unknown.status).toBe(404);
     expect(unknown.json.code).toBe('SVC-ADMIN-404');
-    expect(s.server.db.prepare('SELECT sum(requests), sum(rejected), sum(rejected_workload) FROM usage_minutes WHERE key_id = ?').raw().get(key.id)).toEqual([0, 1, 1]);
+    expect(
+      s.server.db
+        .prepare('SELECT sum(requests), sum(rejected), sum(rejected_workload) FROM usage_minutes WHERE key_id = ?')
+        .raw()
+        .get(key.id),
+    ).toEqual([0, 1, 1]);
     s.server.db.prepare('DELETE FROM usage_minutes WHERE key_id = ?').run(key.id);
-    expect((await s.call('POST', '/v1/gateway/chat', { role: null, token: key.secret, raw: '{"messages": [' })).status).toBe(400);
+    expect(
+      (await s.call('POST', '/v1/gateway/chat', { role: null, token: key.secret, raw: '{"messages": [' })).status,
+    ).toBe(400);
     for (const max_tokens of [-1, 2.5, '10']) {
       const res = await gateway('chat', key.secret, { max_tokens });
       expect(res.status).toBe(400);
@@ -215,10 +288,20 @@ describe('gateway front door', () => {
     const big = await gateway('chat', key.secret, { prompt: 'y'.repeat(200_000) });
     expect(big.status).toBe(200);
     expect(big.json.metered.input_tokens).toBe(Math.ceil((200_000 + 14) / 4));
-    const text = await s.call('POST', '/v1/gateway/chat', { role: null, token: key.secret, raw: 'plain words', headers: { 'content-type': 'text/plain' } });
+    const text = await s.call('POST', '/v1/gateway/chat', {
+      role: null,
+      token: key.secret,
+      raw: 'plain words',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(text.status).toBe(200);
     expect(text.json.metered).toEqual({ requests: 1, input_tokens: 3, output_tokens: 0 });
-    const untyped = await s.call('POST', '/v1/gateway/chat', { role: null, token: key.secret, raw: 'abc', headers: { 'content-type': '' } });
+    const untyped = await s.call('POST', '/v1/gateway/chat', {
+      role: null,
+      token: key.secret,
+      raw: 'abc',
+      headers: { 'content-type': '' },
+    });
     expect(untyped.status).toBe(400);
     expect(untyped.json.code).toBe('SVC-ADMIN-400');
     const tooBig = await gateway('chat', key.secret, { prompt: 'z'.repeat(1024 * 1024) });
@@ -284,9 +367,15 @@ describe('gateway front door', () => {
 
   it('refuses a body without a Content-Type, and answers an unreadable workload as unknown, not as a bad key', async () => {
     const key = await create('front-door-edges');
-    const untyped = await request(`${s.url}/v1/gateway/chat`, { method: 'POST', headers: { authorization: `Bearer ${key.secret}` }, body: 'hello' });
+    const untyped = await request(`${s.url}/v1/gateway/chat`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key.secret}` },
+      body: 'hello',
+    });
     expect(untyped.statusCode).toBe(400);
-    expect(((await untyped.body.json()) as { detail: string }).detail).toBe('a request body needs a Content-Type header');
+    expect(((await untyped.body.json()) as { detail: string }).detail).toBe(
+      'a request body needs a Content-Type header',
+    );
     const long = await gateway('w'.repeat(101), key.secret);
     expect(long.status).toBe(404);
     const badEscape = await gateway('%zz', key.secret);
@@ -310,16 +399,27 @@ describe('gateway usage', () => {
     expect(Date.parse(res.json.end_time) % 60_000).toBe(0);
     expect(Date.parse(res.json.end_time) - Date.now()).toBeGreaterThan(0);
     expect(Date.parse(res.json.end_time) - Date.now()).toBeLessThanOrEqual(60_000);
-    const again = await s.call('GET', `/gateway/usage?key_id=${key.id}`, { role: 'auditor', headers: { 'if-none-match': String(res.headers.etag) } });
+    const again = await s.call('GET', `/gateway/usage?key_id=${key.id}`, {
+      role: 'auditor',
+      headers: { 'if-none-match': String(res.headers.etag) },
+    });
     expect(again.status).toBe(304);
     const [entry] = res.json.data;
     expect(entry).toMatchObject({ key_id: key.id, requests: 3, rejected: 0, input_tokens: input, output_tokens: 30 });
     // every hour the last 24 h touch, zeros included: 25, or 24 when the range starts on the hour
-    const hoursTouched = Math.floor((Date.parse(res.json.end_time) - 1) / 3600_000) - Math.floor(Date.parse(res.json.start_time) / 3600_000) + 1;
+    const hoursTouched =
+      Math.floor((Date.parse(res.json.end_time) - 1) / 3600_000) -
+      Math.floor(Date.parse(res.json.start_time) / 3600_000) +
+      1;
     expect([24, 25]).toContain(hoursTouched);
     expect(entry.buckets).toHaveLength(hoursTouched);
     const hourStart = new Date(Math.floor(Date.now() / 3600_000) * 3600_000).toISOString().replace('.000Z', 'Z');
-    expect(entry.buckets.at(-1)).toEqual({ start_time: hourStart, requests: 3, input_tokens: input, output_tokens: 30 });
+    expect(entry.buckets.at(-1)).toEqual({
+      start_time: hourStart,
+      requests: 3,
+      input_tokens: input,
+      output_tokens: 30,
+    });
     expect(entry.buckets.slice(0, -1).every((b: { requests: number }) => b.requests === 0)).toBe(true);
     const all = await s.call('GET', '/gateway/usage');
     expect(all.json.data.map((d: { key_id: string }) => d.key_id)).toContain(key.id);
@@ -328,33 +428,84 @@ describe('gateway usage', () => {
   it('aggregates stored minutes into UTC hour and day buckets over [start, end)', async () => {
     const { key } = createGatewayKey(s.server.db, { name: 'usage-history', created_by: 'test' });
     const minute = (isoTime: string) => Date.parse(isoTime) / 60_000;
-    recordUsage(s.server.db, key.id, minute('2026-03-01T09:59:00Z'), { requests: 1, input_tokens: 1, output_tokens: 1 });
-    recordUsage(s.server.db, key.id, minute('2026-03-01T10:00:00Z'), { requests: 2, rejected_by: { tokens_per_day: 1 }, input_tokens: 10, output_tokens: 5 });
+    recordUsage(s.server.db, key.id, minute('2026-03-01T09:59:00Z'), {
+      requests: 1,
+      input_tokens: 1,
+      output_tokens: 1,
+    });
+    recordUsage(s.server.db, key.id, minute('2026-03-01T10:00:00Z'), {
+      requests: 2,
+      rejected_by: { tokens_per_day: 1 },
+      input_tokens: 10,
+      output_tokens: 5,
+    });
     recordUsage(s.server.db, key.id, minute('2026-03-01T10:00:00Z'), { requests: 1, input_tokens: 1 });
-    recordUsage(s.server.db, key.id, minute('2026-03-01T12:30:00Z'), { requests: 4, input_tokens: 40, output_tokens: 8 });
-    recordUsage(s.server.db, key.id, minute('2026-03-02T00:00:00Z'), { requests: 9, input_tokens: 90, output_tokens: 9 });
+    recordUsage(s.server.db, key.id, minute('2026-03-01T12:30:00Z'), {
+      requests: 4,
+      input_tokens: 40,
+      output_tokens: 8,
+    });
+    recordUsage(s.server.db, key.id, minute('2026-03-02T00:00:00Z'), {
+      requests: 9,
+      input_tokens: 90,
+      output_tokens: 9,
+    });
 
-    const hourly = await s.call('GET', `/gateway/usage?key_id=${key.id}&start_time=2026-03-01T10:00:00Z&end_time=2026-03-01T13:00:00Z`);
+    const hourly = await s.call(
+      'GET',
+      `/gateway/usage?key_id=${key.id}&start_time=2026-03-01T10:00:00Z&end_time=2026-03-01T13:00:00Z`,
+    );
     expect(hourly.status).toBe(200);
-    expect(hourly.json.data).toEqual([{
-      key_id: key.id, requests: 7, rejected: 1, input_tokens: 51, output_tokens: 13,
-      rejected_by: { requests_per_minute: 0, tokens_per_minute: 0, tokens_per_day: 1, revoked: 0, unknown_workload: 0 },
-      // buckets keep their shape: requests and tokens, no rejections
-      buckets: [
-        { start_time: '2026-03-01T10:00:00Z', requests: 3, input_tokens: 11, output_tokens: 5 },
-        { start_time: '2026-03-01T11:00:00Z', requests: 0, input_tokens: 0, output_tokens: 0 },
-        { start_time: '2026-03-01T12:00:00Z', requests: 4, input_tokens: 40, output_tokens: 8 },
-      ],
-    }]);
+    expect(hourly.json.data).toEqual([
+      {
+        key_id: key.id,
+        requests: 7,
+        rejected: 1,
+        input_tokens: 51,
+        output_tokens: 13,
+        rejected_by: {
+          requests_per_minute: 0,
+          tokens_per_minute: 0,
+          tokens_per_day: 1,
+          revoked: 0,
+          unknown_workload: 0,
+        },
+        // buckets keep their shape: requests and tokens, no rejections
+        buckets: [
+          { start_time: '2026-03-01T10:00:00Z', requests: 3, input_tokens: 11, output_tokens: 5 },
+          { start_time: '2026-03-01T11:00:00Z', requests: 0, input_tokens: 0, output_tokens: 0 },
+          { start_time: '2026-03-01T12:00:00Z', requests: 4, input_tokens: 40, output_tokens: 8 },
+        ],
+      },
+    ]);
     // a range starting in an hour's last minute lists that hour too (it overlaps the range); the
     // row of 09:59 starts before the range, so it is not counted
-    const offHour = await s.call('GET', `/gateway/usage?key_id=${key.id}&start_time=2026-03-01T09:59:30Z&end_time=2026-03-01T12:59:30Z`);
+    const offHour = await s.call(
+      'GET',
+      `/gateway/usage?key_id=${key.id}&start_time=2026-03-01T09:59:30Z&end_time=2026-03-01T12:59:30Z`,
+    );
     expect(offHour.json.data[0].requests).toBe(7);
-    expect(offHour.json.data[0].buckets.map((b: { start_time: string; requests: number }) => [b.start_time.slice(11, 13), b.requests])).toEqual([['09', 0], ['10', 3], ['11', 0], ['12', 4]]);
-    const daily = await s.call('GET', `/gateway/usage?key_id=${key.id}&start_time=2026-03-01T00:00:00Z&end_time=2026-03-03T00:00:00Z&bucket=day`);
+    expect(
+      offHour.json.data[0].buckets.map((b: { start_time: string; requests: number }) => [
+        b.start_time.slice(11, 13),
+        b.requests,
+      ]),
+    ).toEqual([
+      ['09', 0],
+      ['10', 3],
+      ['11', 0],
+      ['12', 4],
+    ]);
+    const daily = await s.call(
+      'GET',
+      `/gateway/usage?key_id=${key.id}&start_time=2026-03-01T00:00:00Z&end_time=2026-03-03T00:00:00Z&bucket=day`,
+    );
     expect(daily.json.data[0].requests).toBe(17);
     expect(daily.json.data[0].buckets.map((b: { requests: number }) => b.requests)).toEqual([8, 9]);
-    const empty = await s.call('GET', `/gateway/usage?key_id=${key.id}&start_time=2026-03-05T00:00:00Z&end_time=2026-03-06T00:00:00Z`);
+    const empty = await s.call(
+      'GET',
+      `/gateway/usage?key_id=${key.id}&start_time=2026-03-05T00:00:00Z&end_time=2026-03-06T00:00:00Z`,
+    );
     expect(empty.json.data).toEqual([]);
   });
 
@@ -372,7 +523,10 @@ describe('gateway usage', () => {
       expect(res.status, path).toBe(400);
       expect(res.json.invalid_params.length, path).toBeGreaterThan(0);
     }
-    expect((await s.call('GET', '/gateway/usage?start_time=2020-01-01T00:00:00Z&end_time=2022-01-01T00:00:00Z&bucket=day')).status).toBe(200);
+    expect(
+      (await s.call('GET', '/gateway/usage?start_time=2020-01-01T00:00:00Z&end_time=2022-01-01T00:00:00Z&bucket=day'))
+        .status,
+    ).toBe(200);
     expect((await s.call('GET', '/gateway/usage?key_id=key_unknown')).status).toBe(404);
   });
 });
@@ -381,7 +535,12 @@ describe('gateway rejections by cause', () => {
   const usageOf = async (keyId: string) => {
     const res = await s.call('GET', `/gateway/usage?key_id=${keyId}`, { role: 'auditor' });
     expect(res.status).toBe(200);
-    return res.json.data[0] as { requests: number; rejected: number; rejected_by: Record<string, number>; buckets: object[] };
+    return res.json.data[0] as {
+      requests: number;
+      rejected: number;
+      rejected_by: Record<string, number>;
+      buckets: object[];
+    };
   };
   const none = { requests_per_minute: 0, tokens_per_minute: 0, tokens_per_day: 0, revoked: 0, unknown_workload: 0 };
 
@@ -411,16 +570,39 @@ describe('gateway rejections by cause', () => {
     for (let i = 0; i < 3; i++) expect((await gateway('chat', gone.secret)).status).toBe(401);
     // a revoked key is refused before its workload is looked up: still the key's refusal
     expect((await gateway('translate', gone.secret)).status).toBe(401);
-    expect(s.server.db.prepare('SELECT last_used_at FROM gateway_keys WHERE id = ?').pluck().get(gone.id)).toBe(lastUsed);
+    expect(s.server.db.prepare('SELECT last_used_at FROM gateway_keys WHERE id = ?').pluck().get(gone.id)).toBe(
+      lastUsed,
+    );
 
-    expect(await usageOf(rpm.id)).toMatchObject({ requests: 1, rejected: 2, rejected_by: { ...none, requests_per_minute: 2 } });
-    expect(await usageOf(tpm.id)).toMatchObject({ requests: 1, rejected: 1, rejected_by: { ...none, tokens_per_minute: 1 } });
-    expect(await usageOf(tpd.id)).toMatchObject({ requests: 1, rejected: 1, rejected_by: { ...none, tokens_per_day: 1 } });
-    expect(await usageOf(stray.id)).toMatchObject({ requests: 1, rejected: 2, rejected_by: { ...none, unknown_workload: 2 } });
+    expect(await usageOf(rpm.id)).toMatchObject({
+      requests: 1,
+      rejected: 2,
+      rejected_by: { ...none, requests_per_minute: 2 },
+    });
+    expect(await usageOf(tpm.id)).toMatchObject({
+      requests: 1,
+      rejected: 1,
+      rejected_by: { ...none, tokens_per_minute: 1 },
+    });
+    expect(await usageOf(tpd.id)).toMatchObject({
+      requests: 1,
+      rejected: 1,
+      rejected_by: { ...none, tokens_per_day: 1 },
+    });
+    expect(await usageOf(stray.id)).toMatchObject({
+      requests: 1,
+      rejected: 2,
+      rejected_by: { ...none, unknown_workload: 2 },
+    });
     const revoked = await usageOf(gone.id);
     expect(revoked).toMatchObject({ requests: 1, rejected: 4, rejected_by: { ...none, revoked: 4 } });
     // the buckets count served requests only, as before
-    expect(revoked.buckets.at(-1)).toEqual({ start_time: expect.any(String), requests: 1, input_tokens: expect.any(Number), output_tokens: 0 });
+    expect(revoked.buckets.at(-1)).toEqual({
+      start_time: expect.any(String),
+      requests: 1,
+      input_tokens: expect.any(Number),
+      output_tokens: 0,
+    });
   });
 
   it('counts nothing for an unknown secret, which belongs to no key', async () => {
@@ -444,7 +626,8 @@ describe('secrets', () => {
     expect(logs.length).toBeGreaterThan(1000); // trace logging really ran
     const adminTokens = Object.values(s.tokens);
     const check = (where: string, text: string) => {
-      for (const secret of [...secrets, ...adminTokens, marker]) expect(text.includes(secret), `${where} holds ${secret.slice(0, 8)}…`).toBe(false);
+      for (const secret of [...secrets, ...adminTokens, marker])
+        expect(text.includes(secret), `${where} holds ${secret.slice(0, 8)}…`).toBe(false);
     };
     check('audit', audit);
     check('logs', logs);

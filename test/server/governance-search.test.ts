@@ -27,8 +27,15 @@ beforeAll(async () => {
       id: `aud_q${String(i).padStart(4, '0')}`,
       actor: { subject: hit && where === 0 ? `${term}.admin@corp` : 'ana@corp', role: 'it_admin' },
       action: hit && where === 1 ? `${term}.sync` : 'channel.update',
-      target: { type: isKey(i) ? 'gateway_key' : 'channel', id: hit && where === 2 ? `key_${term}` : `id_${i}`, name: hit && where === 3 ? `${term} billing` : i % 2 ? `name ${i}` : null },
-      outcome: 'success', status: 200, request_id: hit && where === 5 ? `req_${term}` : `req_${i}`, source_ip: null,
+      target: {
+        type: isKey(i) ? 'gateway_key' : 'channel',
+        id: hit && where === 2 ? `key_${term}` : `id_${i}`,
+        name: hit && where === 3 ? `${term} billing` : i % 2 ? `name ${i}` : null,
+      },
+      outcome: 'success',
+      status: 200,
+      request_id: hit && where === 5 ? `req_${term}` : `req_${i}`,
+      source_ip: null,
       details: hit && where === 4 ? { note: `for ${term}` } : { n: i },
       at_ms: BASE + i * 1000,
     });
@@ -49,21 +56,34 @@ beforeAll(async () => {
       step: 0,
       tool: hit && where === 2 ? 'Tulip_lookup' : i % 2 ? 'search_docs' : null,
       status: hit && where >= 3 ? 'failed' : 'succeeded',
-      started_ms: BASE + i * 1000, ended_ms: BASE + i * 1000 + 10, input_tokens: 1, output_tokens: 1,
-      error: hit && where === 3 ? { code: 'tulip_error', message: 'x' } : hit && where === 4 ? { code: 'tool_error', message: 'the TuLiP service answered 500' } : null,
+      started_ms: BASE + i * 1000,
+      ended_ms: BASE + i * 1000 + 10,
+      input_tokens: 1,
+      output_tokens: 1,
+      error:
+        hit && where === 3
+          ? { code: 'tulip_error', message: 'x' }
+          : hit && where === 4
+            ? { code: 'tool_error', message: 'the TuLiP service answered 500' }
+            : null,
     });
     // channel is not searched
     if (hit && where !== 5) expectedJournal.unshift(`jrn_q${String(i).padStart(4, '0')}`);
   }
   insertJournalBatch(s.server.db, steps);
 });
-afterAll(async () => { await s.close(); });
+afterAll(async () => {
+  await s.close();
+});
 
 async function allPages(path: string, query: string, limit: number): Promise<string[]> {
   const ids: string[] = [];
   let after: string | null = null;
   for (let i = 0; i < 500; i++) {
-    const res = await s.call('GET', `${path}?${query}&limit=${limit}${after ? `&after=${encodeURIComponent(after)}` : ''}`);
+    const res = await s.call(
+      'GET',
+      `${path}?${query}&limit=${limit}${after ? `&after=${encodeURIComponent(after)}` : ''}`,
+    );
     expect(res.status).toBe(200);
     ids.push(...res.json.data.map((e: { id: string }) => e.id));
     if (!res.json.has_more) return ids;
@@ -85,7 +105,10 @@ describe('q on the audit trail', () => {
   it('binds a cursor to its q: another q is refused', async () => {
     const first = await s.call('GET', `/audit?${WINDOW}&q=orchid&limit=3`);
     expect(first.json.has_more).toBe(true);
-    const other = await s.call('GET', `/audit?${WINDOW}&q=billing&limit=3&after=${encodeURIComponent(first.json.next_cursor)}`);
+    const other = await s.call(
+      'GET',
+      `/audit?${WINDOW}&q=billing&limit=3&after=${encodeURIComponent(first.json.next_cursor)}`,
+    );
     expect(other.status).toBe(400);
     expect(other.json.invalid_params[0].name).toBe('after');
   });
@@ -98,14 +121,20 @@ describe('q on the audit trail', () => {
 
   it('exports the same rows as the list, with target.name as the last CSV column', async () => {
     const jsonl = await s.call('GET', `/audit/export?format=jsonl&${WINDOW}&q=Orchid`);
-    const lines = jsonl.text.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = jsonl.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((e) => e.id)).toEqual([...expectedAudit].reverse());
     const csv = await s.call('GET', `/audit/export?${WINDOW}&q=orchid%20billing`);
     const [header, ...records] = parse(csv.text) as string[][];
     expect(header[header.length - 1]).toBe('target.name');
     expect(records.length).toBeGreaterThan(0);
     for (const r of records) expect(r[r.length - 1].toLowerCase()).toBe('orchid billing');
-    const audited = s.server.db.prepare("SELECT details FROM audit WHERE action = 'audit.export' ORDER BY seq DESC LIMIT 1").pluck().get() as string;
+    const audited = s.server.db
+      .prepare("SELECT details FROM audit WHERE action = 'audit.export' ORDER BY seq DESC LIMIT 1")
+      .pluck()
+      .get() as string;
     expect(JSON.parse(audited).filters.q).toBe('orchid billing');
   });
 });
@@ -122,27 +151,58 @@ describe('q, tool and error_code on the journal', () => {
     expect(byError.json.data).toHaveLength(expectedJournal.filter((id) => (Number(id.slice(5)) / 5) % 6 === 4).length);
     expect(byError.json.data[0].error).toEqual({ code: 'tool_error', message: 'the TuLiP service answered 500' });
     const exported = await s.call('GET', `/agent/journal/export?format=jsonl&${WINDOW}&error_code=tool_error&q=tulip`);
-    expect(exported.text.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(byError.json.data.map((e: { id: string }) => e.id).reverse());
+    expect(
+      exported.text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).id),
+    ).toEqual(byError.json.data.map((e: { id: string }) => e.id).reverse());
   });
 
   it('refuses an error that is not a short code and sentence, writing nothing', () => {
     const before = s.server.db.prepare('SELECT count(*) FROM journal').pluck().get();
-    const step = { run_id: 'run_x', agent: 'a', channel: 'c', step: 0, status: 'failed' as const, started_ms: BASE, input_tokens: 0, output_tokens: 0 };
-    expect(() => recordJournal(s.server.db, { ...step, error: { code: 'tool_error', message: 'x'.repeat(301) } })).toThrow(TypeError);
-    expect(() => recordJournal(s.server.db, { ...step, error: { code: 'Tool Error!', message: 'bad' } })).toThrow(TypeError);
+    const step = {
+      run_id: 'run_x',
+      agent: 'a',
+      channel: 'c',
+      step: 0,
+      status: 'failed' as const,
+      started_ms: BASE,
+      input_tokens: 0,
+      output_tokens: 0,
+    };
+    expect(() =>
+      recordJournal(s.server.db, { ...step, error: { code: 'tool_error', message: 'x'.repeat(301) } }),
+    ).toThrow(TypeError);
+    expect(() => recordJournal(s.server.db, { ...step, error: { code: 'Tool Error!', message: 'bad' } })).toThrow(
+      TypeError,
+    );
     expect(s.server.db.prepare('SELECT count(*) FROM journal').pluck().get()).toBe(before);
   });
 });
 
 describe('audit target names', () => {
-  const entriesFor = async (query: string) => (await s.call('GET', `/audit?${query}&limit=500`)).json.data as { action: string; outcome: string; target: { type: string; id: string | null; name: string | null } }[];
+  const entriesFor = async (query: string) =>
+    (await s.call('GET', `/audit?${query}&limit=500`)).json.data as {
+      action: string;
+      outcome: string;
+      target: { type: string; id: string | null; name: string | null };
+    }[];
 
   it('name the key, model, connector, channel and workload as they were called, for success, denied and failed', async () => {
     const key = (await s.call('POST', '/gateway/keys', { body: { name: 'Payroll Sync' } })).json;
-    await s.call('PUT', `/gateway/keys/${key.id}/quota`, { body: { requests_per_minute: 5, tokens_per_minute: null, tokens_per_day: null } });
+    await s.call('PUT', `/gateway/keys/${key.id}/quota`, {
+      body: { requests_per_minute: 5, tokens_per_minute: null, tokens_per_day: null },
+    });
     expect((await s.call('POST', `/gateway/keys/${key.id}/revoke`, { role: 'auditor' })).status).toBe(403);
     await s.call('POST', `/gateway/keys/${key.id}/revoke`);
-    expect((await s.call('PUT', `/gateway/keys/${key.id}/quota`, { body: { requests_per_minute: 1, tokens_per_minute: null, tokens_per_day: null } })).status).toBe(409);
+    expect(
+      (
+        await s.call('PUT', `/gateway/keys/${key.id}/quota`, {
+          body: { requests_per_minute: 1, tokens_per_minute: null, tokens_per_day: null },
+        })
+      ).status,
+    ).toBe(409);
     const keyEntries = await entriesFor(`target_type=gateway_key&q=${key.id}`);
     expect(keyEntries.map((e) => [e.action, e.outcome, e.target])).toEqual([
       ['gateway.key.quota', 'failed', { type: 'gateway_key', id: key.id, name: 'Payroll Sync' }],
@@ -154,7 +214,11 @@ describe('audit target names', () => {
     // the name is searchable, and an unknown key has none
     expect((await entriesFor('q=payroll%20sync')).length).toBe(5);
     await s.call('POST', '/gateway/keys/key_nonexistent/revoke');
-    expect((await entriesFor('q=key_nonexistent'))[0].target).toEqual({ type: 'gateway_key', id: 'key_nonexistent', name: null });
+    expect((await entriesFor('q=key_nonexistent'))[0].target).toEqual({
+      type: 'gateway_key',
+      id: 'key_nonexistent',
+      name: null,
+    });
 
     await s.call('POST', '/models/activate', { body: { model_id: 'mistral-7b' } });
     await s.call('PUT', '/routing/chat', { body: { model_id: 'llama-3.1-8b' } });

@@ -27,13 +27,20 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const WINDOWS: [string, (ms: number) => boolean][] = [
   ['', () => true],
   [`start_time=${iso(BASE)}&end_time=${iso(BASE + 2 * DAY)}`, (ms) => ms >= BASE && ms < BASE + 2 * DAY],
-  [`start_time=${iso(BASE + HOUR + 30 * 60_000 + 15_500)}&end_time=${iso(BASE + 2 * DAY + 5 * HOUR + 10 * 60_000)}`,
-    (ms) => ms >= BASE + HOUR + 30 * 60_000 + 15_500 && ms < BASE + 2 * DAY + 5 * HOUR + 10 * 60_000],
+  [
+    `start_time=${iso(BASE + HOUR + 30 * 60_000 + 15_500)}&end_time=${iso(BASE + 2 * DAY + 5 * HOUR + 10 * 60_000)}`,
+    (ms) => ms >= BASE + HOUR + 30 * 60_000 + 15_500 && ms < BASE + 2 * DAY + 5 * HOUR + 10 * 60_000,
+  ],
 ];
 
 const ACTORS = ['ana@corp', 'Ben.Martin@corp', 'svc-siem'];
 const ACTIONS = ['gateway.key.revoke', 'gateway.key.quota', 'channel.update', 'audit.export'];
-const TARGET_TYPES: Record<string, string> = { 'gateway.key.revoke': 'gateway_key', 'gateway.key.quota': 'gateway_key', 'channel.update': 'channel', 'audit.export': 'audit' };
+const TARGET_TYPES: Record<string, string> = {
+  'gateway.key.revoke': 'gateway_key',
+  'gateway.key.quota': 'gateway_key',
+  'channel.update': 'channel',
+  'audit.export': 'audit',
+};
 const OUTCOMES = ['success', 'success', 'denied', 'failed', 'success'] as const;
 
 const AGENTS = ['hr-assistant', 'it-helpdesk', 'finance-analyst'];
@@ -41,8 +48,26 @@ const CHANNELS = ['chan_web', 'chan_teams'];
 const TOOLS = [null, 'sql_query', 'search_docs'];
 const STATUSES = ['succeeded', 'failed', 'succeeded', 'cancelled', 'succeeded', 'failed', 'running'] as const;
 
-interface AuditRow { actor: string; action: string; outcome: string; target_type: string; target_id: string | null; target_name: string | null; details: string; at_ms: number }
-interface JournalRow { agent: string; status: string; tool: string | null; error_code: string | null; error_message: string | null; channel: string; run_id: string; started_ms: number }
+interface AuditRow {
+  actor: string;
+  action: string;
+  outcome: string;
+  target_type: string;
+  target_id: string | null;
+  target_name: string | null;
+  details: string;
+  at_ms: number;
+}
+interface JournalRow {
+  agent: string;
+  status: string;
+  tool: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  channel: string;
+  run_id: string;
+  started_ms: number;
+}
 
 let s: TestServer;
 const audit: AuditRow[] = [];
@@ -51,8 +76,14 @@ const journal: JournalRow[] = [];
 function errorFor(status: string, i: number, tool: string | null): { code: string; message: string } | null {
   if (status === 'cancelled') return { code: 'cancelled', message: 'the user left the conversation' };
   if (status !== 'failed') return null;
-  if (tool === null) return { code: i % 2 ? 'model_unavailable' : 'budget_exceeded', message: 'no model answered the chat workload within 60 s' };
-  return i % 3 ? { code: 'tool_error', message: `${tool} failed: the reporting replica refused the query` } : { code: 'tool_timeout', message: `${tool} did not answer within 30 s` };
+  if (tool === null)
+    return {
+      code: i % 2 ? 'model_unavailable' : 'budget_exceeded',
+      message: 'no model answered the chat workload within 60 s',
+    };
+  return i % 3
+    ? { code: 'tool_error', message: `${tool} failed: the reporting replica refused the query` }
+    : { code: 'tool_timeout', message: `${tool} did not answer within 30 s` };
 }
 
 beforeAll(async () => {
@@ -65,10 +96,28 @@ beforeAll(async () => {
     const target_id = target_type === 'audit' ? null : `${target_type === 'channel' ? 'chan' : 'key'}_${i % 7}`;
     const target_name = target_type === 'gateway_key' ? `Billing Export ${i % 7}` : null;
     const details = { n: i, note: i % 10 === 0 ? 'Quarterly 50%_report' : 'routine' };
-    const row: AuditRow = { actor: ACTORS[i % 3], action, outcome, target_type, target_id, target_name, details: JSON.stringify(details), at_ms: BASE + i * STEP };
+    const row: AuditRow = {
+      actor: ACTORS[i % 3],
+      action,
+      outcome,
+      target_type,
+      target_id,
+      target_name,
+      details: JSON.stringify(details),
+      at_ms: BASE + i * STEP,
+    };
     audit.push(row);
-    auditSeeds.push({ actor: { subject: row.actor, role: 'it_admin' }, action, target: { type: target_type, id: target_id, name: target_name }, outcome,
-      status: outcome === 'denied' ? 403 : 200, request_id: `req_${i}`, source_ip: null, details, at_ms: row.at_ms });
+    auditSeeds.push({
+      actor: { subject: row.actor, role: 'it_admin' },
+      action,
+      target: { type: target_type, id: target_id, name: target_name },
+      outcome,
+      status: outcome === 'denied' ? 403 : 200,
+      request_id: `req_${i}`,
+      source_ip: null,
+      details,
+      at_ms: row.at_ms,
+    });
   }
   insertAuditBatch(s.server.db, auditSeeds);
 
@@ -77,31 +126,76 @@ beforeAll(async () => {
     const status = STATUSES[i % 7];
     const tool = TOOLS[i % 3];
     const error = errorFor(status, i, tool);
-    const row: JournalRow = { agent: AGENTS[i % 3], status, tool, error_code: error?.code ?? null, error_message: error?.message ?? null, channel: CHANNELS[i % 2], run_id: `run_${Math.floor(i / 5)}`, started_ms: BASE + i * STEP };
+    const row: JournalRow = {
+      agent: AGENTS[i % 3],
+      status,
+      tool,
+      error_code: error?.code ?? null,
+      error_message: error?.message ?? null,
+      channel: CHANNELS[i % 2],
+      run_id: `run_${Math.floor(i / 5)}`,
+      started_ms: BASE + i * STEP,
+    };
     journal.push(row);
-    journalSeeds.push({ run_id: row.run_id, agent: row.agent, channel: row.channel, step: i % 5, tool, status, started_ms: row.started_ms,
-      ended_ms: status === 'running' ? null : row.started_ms + 500, input_tokens: 10, output_tokens: 5, error });
+    journalSeeds.push({
+      run_id: row.run_id,
+      agent: row.agent,
+      channel: row.channel,
+      step: i % 5,
+      tool,
+      status,
+      started_ms: row.started_ms,
+      ended_ms: status === 'running' ? null : row.started_ms + 500,
+      input_tokens: 10,
+      output_tokens: 5,
+      error,
+    });
   }
   insertJournalBatch(s.server.db, journalSeeds);
 });
-afterAll(async () => { await s.close(); });
+afterAll(async () => {
+  await s.close();
+});
 
-const AUDIT_COLUMN: Record<string, (r: AuditRow) => string | null> = { outcome: (r) => r.outcome, action: (r) => r.action, actor: (r) => r.actor, target_type: (r) => r.target_type };
-const JOURNAL_COLUMN: Record<string, (r: JournalRow) => string | null> = { agent: (r) => r.agent, status: (r) => r.status, tool: (r) => r.tool, error_code: (r) => r.error_code, channel: (r) => r.channel };
+const AUDIT_COLUMN: Record<string, (r: AuditRow) => string | null> = {
+  outcome: (r) => r.outcome,
+  action: (r) => r.action,
+  actor: (r) => r.actor,
+  target_type: (r) => r.target_type,
+};
+const JOURNAL_COLUMN: Record<string, (r: JournalRow) => string | null> = {
+  agent: (r) => r.agent,
+  status: (r) => r.status,
+  tool: (r) => r.tool,
+  error_code: (r) => r.error_code,
+  channel: (r) => r.channel,
+};
 
 const contains = (q: string) => (v: string | null) => v !== null && v.toLowerCase().includes(q.toLowerCase());
-const auditMatchesQ = (q: string) => (r: AuditRow) => [r.actor, r.action, r.target_id, r.target_name, r.details].some(contains(q));
-const journalMatchesQ = (q: string) => (r: JournalRow) => [r.agent, r.tool, r.run_id, r.error_code, r.error_message].some(contains(q));
+const auditMatchesQ = (q: string) => (r: AuditRow) =>
+  [r.actor, r.action, r.target_id, r.target_name, r.details].some(contains(q));
+const journalMatchesQ = (q: string) => (r: JournalRow) =>
+  [r.agent, r.tool, r.run_id, r.error_code, r.error_message].some(contains(q));
 
 /** Counts per key, as the summary should give them: largest first, ties by key with null first. */
 function expectedGroups<R>(rows: R[], key: (r: R) => string | null): { key: string | null; count: number }[] {
   const m = new Map<string | null, number>();
   for (const r of rows) m.set(key(r), (m.get(key(r)) ?? 0) + 1);
-  return [...m].map(([k, count]) => ({ key: k, count }))
-    .sort((a, b) => b.count - a.count || (a.key === b.key ? 0 : a.key === null ? -1 : b.key === null ? 1 : a.key < b.key ? -1 : 1));
+  return [...m]
+    .map(([k, count]) => ({ key: k, count }))
+    .sort(
+      (a, b) =>
+        b.count - a.count || (a.key === b.key ? 0 : a.key === null ? -1 : b.key === null ? 1 : a.key < b.key ? -1 : 1),
+    );
 }
 
-function checkSummary<R>(body: any, rows: R[], columns: Record<string, (r: R) => string | null>, groupBy: string, thenBy?: string): void {
+function checkSummary<R>(
+  body: any,
+  rows: R[],
+  columns: Record<string, (r: R) => string | null>,
+  groupBy: string,
+  thenBy?: string,
+): void {
   expect(body.total).toBe(rows.length);
   expect(body.group_by).toBe(groupBy);
   expect(body.then_by).toBe(thenBy ?? null);
@@ -110,7 +204,12 @@ function checkSummary<R>(body: any, rows: R[], columns: Record<string, (r: R) =>
   expect(body.other).toBe(groups.slice(50).reduce((n, g) => n + g.count, 0));
   if (thenBy) {
     for (const g of body.groups) {
-      expect(g.sub).toEqual(expectedGroups(rows.filter((r) => columns[groupBy](r) === g.key), columns[thenBy]).slice(0, 3));
+      expect(g.sub).toEqual(
+        expectedGroups(
+          rows.filter((r) => columns[groupBy](r) === g.key),
+          columns[thenBy],
+        ).slice(0, 3),
+      );
     }
   }
 }
@@ -135,7 +234,10 @@ describe('GET /audit/summary', () => {
         expect(plain.json).toEqual({ total: rows.length, group_by: null, then_by: null, groups: [], other: 0 });
         for (const g of AUDIT_GROUPS) {
           for (const t of [undefined, ...AUDIT_GROUPS.filter((x) => x !== g)]) {
-            const res = await s.call('GET', `/audit/summary?${window}${query}&group_by=${g}${t ? `&then_by=${t}` : ''}`);
+            const res = await s.call(
+              'GET',
+              `/audit/summary?${window}${query}&group_by=${g}${t ? `&then_by=${t}` : ''}`,
+            );
             expect(res.status, `${window}${query} ${g} ${t}`).toBe(200);
             checkSummary(res.json, rows, AUDIT_COLUMN, g, t);
           }
@@ -145,7 +247,7 @@ describe('GET /audit/summary', () => {
   });
 
   it('done when: the total for outcome=denied is the number of denied entries, not a page of them', async () => {
-    const denied = (s.server.db.prepare("SELECT count(*) FROM audit WHERE outcome = 'denied'").pluck().get() as number);
+    const denied = s.server.db.prepare("SELECT count(*) FROM audit WHERE outcome = 'denied'").pluck().get() as number;
     expect(denied).toBeGreaterThan(50);
     const page = await s.call('GET', '/audit?outcome=denied');
     expect(page.json.data).toHaveLength(50);
@@ -161,13 +263,24 @@ describe('GET /audit/summary', () => {
   it('keeps at most limit groups and counts the rest as other', async () => {
     const [window, inWindow] = WINDOWS[2];
     const res = await s.call('GET', `/audit/summary?${window}&group_by=action&limit=2`);
-    const groups = expectedGroups(audit.filter((r) => inWindow(r.at_ms)), AUDIT_COLUMN.action);
+    const groups = expectedGroups(
+      audit.filter((r) => inWindow(r.at_ms)),
+      AUDIT_COLUMN.action,
+    );
     expect(res.json.groups).toEqual(groups.slice(0, 2));
     expect(res.json.other).toBe(groups.slice(2).reduce((n, g) => n + g.count, 0));
   });
 
   it('answers 400 problem+json for a bad group_by, then_by or q', async () => {
-    for (const query of ['group_by=status', 'group_by=actor&then_by=actor', 'then_by=actor', 'q=x', `q=${'y'.repeat(201)}`, 'limit=0', 'group_by=outcome&bogus=1']) {
+    for (const query of [
+      'group_by=status',
+      'group_by=actor&then_by=actor',
+      'then_by=actor',
+      'q=x',
+      `q=${'y'.repeat(201)}`,
+      'limit=0',
+      'group_by=outcome&bogus=1',
+    ]) {
       const res = await s.call('GET', `/audit/summary?${query}`);
       expect(res.status, query).toBe(400);
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
@@ -192,7 +305,11 @@ describe('GET /agent/journal/summary', () => {
         expect(rows.length, window + query).toBeGreaterThan(0);
         for (const g of JOURNAL_GROUPS) {
           for (const t of [undefined, ...JOURNAL_GROUPS.filter((x) => x !== g)]) {
-            const res = await s.call('GET', `/agent/journal/summary?${window}${query}&group_by=${g}${t ? `&then_by=${t}` : ''}`, { role: 'app_owner' });
+            const res = await s.call(
+              'GET',
+              `/agent/journal/summary?${window}${query}&group_by=${g}${t ? `&then_by=${t}` : ''}`,
+              { role: 'app_owner' },
+            );
             expect(res.status, `${window}${query} ${g} ${t}`).toBe(200);
             checkSummary(res.json, rows, JOURNAL_COLUMN, g, t);
           }
@@ -209,11 +326,30 @@ describe('GET /agent/journal/summary', () => {
   it('follows a step from running to its end: the counts move with it', async () => {
     const at = BASE + 30 * DAY + 5 * HOUR;
     const window = `start_time=${iso(at - 3 * DAY)}&end_time=${iso(at + 10 * HOUR)}&group_by=status&then_by=error_code`;
-    const id = recordJournal(s.server.db, { run_id: 'run_live', agent: 'it-helpdesk', channel: 'chan_web', step: 0, tool: 'create_ticket', status: 'running', started_ms: at, input_tokens: 1, output_tokens: 0 });
-    expect((await s.call('GET', `/agent/journal/summary?${window}`)).json.groups).toEqual([{ key: 'running', count: 1, sub: [{ key: null, count: 1 }] }]);
-    journalFinisher(s.server.db)(id, 'failed', at, at + 900, 1, 0, { code: 'tool_timeout', message: 'create_ticket did not answer within 30 s' });
+    const id = recordJournal(s.server.db, {
+      run_id: 'run_live',
+      agent: 'it-helpdesk',
+      channel: 'chan_web',
+      step: 0,
+      tool: 'create_ticket',
+      status: 'running',
+      started_ms: at,
+      input_tokens: 1,
+      output_tokens: 0,
+    });
+    expect((await s.call('GET', `/agent/journal/summary?${window}`)).json.groups).toEqual([
+      { key: 'running', count: 1, sub: [{ key: null, count: 1 }] },
+    ]);
+    journalFinisher(s.server.db)(id, 'failed', at, at + 900, 1, 0, {
+      code: 'tool_timeout',
+      message: 'create_ticket did not answer within 30 s',
+    });
     expect((await s.call('GET', `/agent/journal/summary?${window}`)).json).toEqual({
-      total: 1, group_by: 'status', then_by: 'error_code', groups: [{ key: 'failed', count: 1, sub: [{ key: 'tool_timeout', count: 1 }] }], other: 0,
+      total: 1,
+      group_by: 'status',
+      then_by: 'error_code',
+      groups: [{ key: 'failed', count: 1, sub: [{ key: 'tool_timeout', count: 1 }] }],
+      other: 0,
     });
   });
 
@@ -228,14 +364,18 @@ describe('GET /agent/journal/summary', () => {
 describe('upgrading a database with entries', () => {
   it('fills the tallies from the entries already there, so the first summary counts them all', () => {
     const db = new Database(':memory:');
-    db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+    db.exec(
+      'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
+    );
     for (const m of migrations.filter((x) => x.version < 5)) {
       db.exec(m.sql);
       db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, iso(BASE));
     }
-    const audit = db.prepare(`INSERT INTO audit (id, at, at_ms, actor_subject, actor_role, action, target_type, target_id, outcome, status, request_id, details)
+    const audit =
+      db.prepare(`INSERT INTO audit (id, at, at_ms, actor_subject, actor_role, action, target_type, target_id, outcome, status, request_id, details)
       VALUES (?, ?, ?, ?, 'it_admin', 'channel.update', 'channel', NULL, ?, 200, 'req', '{}')`);
-    const journal = db.prepare(`INSERT INTO journal (id, run_id, agent, channel, step, tool, status, started_at, started_ms, input_tokens, output_tokens)
+    const journal =
+      db.prepare(`INSERT INTO journal (id, run_id, agent, channel, step, tool, status, started_at, started_ms, input_tokens, output_tokens)
       VALUES (?, 'run_1', 'hr-assistant', 'chan_web', ?, ?, 'succeeded', ?, ?, 0, 0)`);
     for (let i = 0; i < 90; i++) {
       audit.run(`aud_${i}`, iso(BASE + i * HOUR), BASE + i * HOUR, ACTORS[i % 3], OUTCOMES[i % 5]);
@@ -246,7 +386,10 @@ describe('upgrading a database with entries', () => {
     const denied = summarizeAudit(db, { ...spec, outcome: 'denied', group_by: 'actor' });
     expect(denied.total).toBe(18);
     expect(denied.groups.reduce((n, g) => n + g.count, 0)).toBe(18);
-    expect(summarizeJournal(db, { ...spec, start_time: iso(BASE + DAY), group_by: 'tool' }).groups).toEqual([{ key: null, count: 33 }, { key: 'search_docs', count: 33 }]);
+    expect(summarizeJournal(db, { ...spec, start_time: iso(BASE + DAY), group_by: 'tool' }).groups).toEqual([
+      { key: null, count: 33 },
+      { key: 'search_docs', count: 33 },
+    ]);
     db.close();
   });
 });

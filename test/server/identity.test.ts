@@ -22,16 +22,27 @@ let docs: Record<string, { body: string; type?: string }>;
 
 /** Every table but the audit trail, to show the check saves nothing. */
 const storage = (s: TestServer) =>
-  (s.server.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'audit%' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[])
-    .map(({ name }) => [name, s.server.db.prepare(`SELECT * FROM "${name}"`).all()]);
+  (
+    s.server.db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'audit%' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+      )
+      .all() as { name: string }[]
+  ).map(({ name }) => [name, s.server.db.prepare(`SELECT * FROM "${name}"`).all()]);
 
-const stepOf = (res: { json: { steps: { id: string }[] } }, id: string) => res.json.steps.find((x) => x.id === id) as { id: string; status: string; detail: string };
-const statuses = (res: { json: { steps: { id: string; status: string }[] } }) => Object.fromEntries(res.json.steps.map((x) => [x.id, x.status]));
+const stepOf = (res: { json: { steps: { id: string }[] } }, id: string) =>
+  res.json.steps.find((x) => x.id === id) as { id: string; status: string; detail: string };
+const statuses = (res: { json: { steps: { id: string; status: string }[] } }) =>
+  Object.fromEntries(res.json.steps.map((x) => [x.id, x.status]));
 
 beforeAll(async () => {
   op = await startOidcProvider();
   const now = Date.now();
-  const [goodCert, expiredCert, expiringCert] = await Promise.all([testCertificate(-1, 365), testCertificate(-400, -2), testCertificate(-300, 10)]);
+  const [goodCert, expiredCert, expiringCert] = await Promise.all([
+    testCertificate(-1, 365),
+    testCertificate(-400, -2),
+    testCertificate(-300, 10),
+  ]);
   peer = await startHttpPeer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (path === '/redirect/.well-known/openid-configuration') {
@@ -61,27 +72,75 @@ beforeAll(async () => {
   docs = {
     '/broken/.well-known/openid-configuration': {
       body: JSON.stringify({
-        issuer: `${peer.url}/broken`, authorization_endpoint: `${peer.url}/broken/auth`, token_endpoint: `${peer.url}/broken/token`,
-        response_types_supported: ['code'], subject_types_supported: ['public'], id_token_signing_alg_values_supported: ['RS256'],
+        issuer: `${peer.url}/broken`,
+        authorization_endpoint: `${peer.url}/broken/auth`,
+        token_endpoint: `${peer.url}/broken/token`,
+        response_types_supported: ['code'],
+        subject_types_supported: ['public'],
+        id_token_signing_alg_values_supported: ['RS256'],
       }),
     },
     '/imposter/.well-known/openid-configuration': {
       body: JSON.stringify({
-        issuer: op.issuer, authorization_endpoint: `${op.issuer}/auth`, token_endpoint: `${op.issuer}/token`, jwks_uri: `${op.issuer}/jwks`,
-        response_types_supported: ['code'], subject_types_supported: ['public'], id_token_signing_alg_values_supported: ['RS256'],
+        issuer: op.issuer,
+        authorization_endpoint: `${op.issuer}/auth`,
+        token_endpoint: `${op.issuer}/token`,
+        jwks_uri: `${op.issuer}/jwks`,
+        response_types_supported: ['code'],
+        subject_types_supported: ['public'],
+        id_token_signing_alg_values_supported: ['RS256'],
       }),
     },
-    '/saml/good.xml': { type: 'application/samlmetadata+xml', body: samlMetadata({ entityId: 'https://idp.test/saml', ssoUrl: 'https://idp.test/sso?a=1&amp;b=2', certPem: goodCert }) },
-    '/saml/expired.xml': { type: 'application/xml', body: samlMetadata({ entityId: 'https://idp.test/saml', ssoUrl: 'https://idp.test/sso', certPem: goodCert, validUntil: new Date(now - 86_400_000) }) },
-    '/saml/no-valid-until.xml': { type: 'application/xml', body: samlMetadata({ entityId: 'https://idp.test/saml', ssoUrl: 'https://idp.test/sso', certPem: goodCert, validUntil: null }) },
-    '/saml/expired-cert.xml': { type: 'application/xml', body: samlMetadata({ entityId: 'https://idp.test/saml', ssoUrl: 'https://idp.test/sso', certPem: expiredCert }) },
-    '/saml/expiring-cert.xml': { type: 'application/xml', body: samlMetadata({ entityId: 'https://idp.test/saml', ssoUrl: 'https://idp.test/sso', certPem: expiringCert }) },
+    '/saml/good.xml': {
+      type: 'application/samlmetadata+xml',
+      body: samlMetadata({
+        entityId: 'https://idp.test/saml',
+        ssoUrl: 'https://idp.test/sso?a=1&amp;b=2',
+        certPem: goodCert,
+      }),
+    },
+    '/saml/expired.xml': {
+      type: 'application/xml',
+      body: samlMetadata({
+        entityId: 'https://idp.test/saml',
+        ssoUrl: 'https://idp.test/sso',
+        certPem: goodCert,
+        validUntil: new Date(now - 86_400_000),
+      }),
+    },
+    '/saml/no-valid-until.xml': {
+      type: 'application/xml',
+      body: samlMetadata({
+        entityId: 'https://idp.test/saml',
+        ssoUrl: 'https://idp.test/sso',
+        certPem: goodCert,
+        validUntil: null,
+      }),
+    },
+    '/saml/expired-cert.xml': {
+      type: 'application/xml',
+      body: samlMetadata({ entityId: 'https://idp.test/saml', ssoUrl: 'https://idp.test/sso', certPem: expiredCert }),
+    },
+    '/saml/expiring-cert.xml': {
+      type: 'application/xml',
+      body: samlMetadata({ entityId: 'https://idp.test/saml', ssoUrl: 'https://idp.test/sso', certPem: expiringCert }),
+    },
     '/saml/laughs.xml': { type: 'application/xml', body: BILLION_LAUGHS },
     '/saml/xxe.xml': { type: 'application/xml', body: XXE_FILE },
     '/saml/not-xml.xml': { type: 'text/html', body: '<html><body>login</b></html>' },
   };
   [lab, strict] = await Promise.all([
-    startTestServer({ config: (root) => fixtureConfig(root, { identity_test: { allow_http: true, allow_private_addresses: true, timeout_ms: LAB_TIMEOUT_MS, max_bytes: 1048576 } }) }),
+    startTestServer({
+      config: (root) =>
+        fixtureConfig(root, {
+          identity_test: {
+            allow_http: true,
+            allow_private_addresses: true,
+            timeout_ms: LAB_TIMEOUT_MS,
+            max_bytes: 1048576,
+          },
+        }),
+    }),
     startTestServer({ config: (root) => fixtureConfig(root, { identity_test: DEFAULT_POLICY }) }),
   ]);
 });
@@ -92,7 +151,8 @@ afterAll(async () => {
 
 const oidc = (s: TestServer, issuer_url: string, role: 'it_admin' | 'app_owner' | 'auditor' = 'it_admin') =>
   s.call('POST', '/identity/test', { role, body: { provider: 'oidc', issuer_url } });
-const saml = (s: TestServer, metadata_url: string) => s.call('POST', '/identity/test', { body: { provider: 'saml', metadata_url } });
+const saml = (s: TestServer, metadata_url: string) =>
+  s.call('POST', '/identity/test', { body: { provider: 'saml', metadata_url } });
 
 describe('OIDC pre-check against a real provider', () => {
   it('passes every step against oidc-provider, saves nothing, and audits host but not URL', async () => {
@@ -106,18 +166,37 @@ describe('OIDC pre-check against a real provider', () => {
     expect(res.json.checked_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
     expect(storage(lab)).toEqual(before);
 
-    const entry = lab.server.db.prepare("SELECT * FROM audit WHERE action = 'identity.test' AND request_id = ?").get(res.headers['x-request-id']) as Record<string, string>;
-    expect(entry).toMatchObject({ outcome: 'success', status: 200, actor_role: 'app_owner', target_id: new URL(op.issuer).host });
-    expect(JSON.parse(entry.details)).toEqual({ provider: 'oidc', host: new URL(op.issuer).host, ok: true, failed_step: null });
+    const entry = lab.server.db
+      .prepare("SELECT * FROM audit WHERE action = 'identity.test' AND request_id = ?")
+      .get(res.headers['x-request-id']) as Record<string, string>;
+    expect(entry).toMatchObject({
+      outcome: 'success',
+      status: 200,
+      actor_role: 'app_owner',
+      target_id: new URL(op.issuer).host,
+    });
+    expect(JSON.parse(entry.details)).toEqual({
+      provider: 'oidc',
+      host: new URL(op.issuer).host,
+      ok: true,
+      failed_step: null,
+    });
     expect(entry.details).not.toContain('http');
   });
 
   it('fails issuer-match when the URL differs by a trailing slash, and skips the JWKS', async () => {
     const res = await oidc(lab, `${op.issuer}/`);
     expect(res.json.ok).toBe(false);
-    expect(statuses(res)).toEqual({ resolve: 'passed', discovery: 'passed', 'issuer-match': 'failed', jwks: 'skipped' });
+    expect(statuses(res)).toEqual({
+      resolve: 'passed',
+      discovery: 'passed',
+      'issuer-match': 'failed',
+      jwks: 'skipped',
+    });
     expect(stepOf(res, 'issuer-match').detail).toMatch(/trailing slash/);
-    const entry = lab.server.db.prepare('SELECT outcome, details FROM audit WHERE request_id = ?').get(res.headers['x-request-id']) as { outcome: string; details: string };
+    const entry = lab.server.db
+      .prepare('SELECT outcome, details FROM audit WHERE request_id = ?')
+      .get(res.headers['x-request-id']) as { outcome: string; details: string };
     expect(entry.outcome).toBe('success');
     expect(JSON.parse(entry.details)).toMatchObject({ ok: false, failed_step: 'issuer-match' });
   });
@@ -132,7 +211,12 @@ describe('OIDC pre-check against a real provider', () => {
   it('fails discovery when a required field (jwks_uri) is missing', async () => {
     const res = await oidc(lab, `${peer.url}/broken`);
     expect(res.json.ok).toBe(false);
-    expect(statuses(res)).toEqual({ resolve: 'passed', discovery: 'failed', 'issuer-match': 'skipped', jwks: 'skipped' });
+    expect(statuses(res)).toEqual({
+      resolve: 'passed',
+      discovery: 'failed',
+      'issuer-match': 'skipped',
+      jwks: 'skipped',
+    });
     expect(stepOf(res, 'discovery').detail).toMatch(/jwks_uri/);
   });
 
@@ -182,14 +266,31 @@ describe('SAML pre-check against served metadata', () => {
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ ok: true, provider: 'saml' });
     expect(statuses(res)).toEqual({
-      resolve: 'passed', fetch: 'passed', parse: 'passed', 'entity-descriptor': 'passed', validity: 'passed', 'idp-sso': 'passed', 'signing-certificate': 'passed',
+      resolve: 'passed',
+      fetch: 'passed',
+      parse: 'passed',
+      'entity-descriptor': 'passed',
+      validity: 'passed',
+      'idp-sso': 'passed',
+      'signing-certificate': 'passed',
     });
     expect(stepOf(res, 'entity-descriptor').detail).toContain('https://idp.test/saml');
     expect(stepOf(res, 'idp-sso').detail).toMatch(/2 SingleSignOnService endpoints \(HTTP-Redirect, HTTP-POST\)/);
     expect(stepOf(res, 'signing-certificate').detail).toContain('CN=idp.test');
-    const entry = lab.server.db.prepare('SELECT outcome, target_type, target_id, details FROM audit WHERE request_id = ?').get(res.headers['x-request-id']) as Record<string, string>;
-    expect(entry).toMatchObject({ outcome: 'success', target_type: 'identity_provider', target_id: `127.0.0.1:${peer.port}` });
-    expect(JSON.parse(entry.details)).toEqual({ provider: 'saml', host: `127.0.0.1:${peer.port}`, ok: true, failed_step: null });
+    const entry = lab.server.db
+      .prepare('SELECT outcome, target_type, target_id, details FROM audit WHERE request_id = ?')
+      .get(res.headers['x-request-id']) as Record<string, string>;
+    expect(entry).toMatchObject({
+      outcome: 'success',
+      target_type: 'identity_provider',
+      target_id: `127.0.0.1:${peer.port}`,
+    });
+    expect(JSON.parse(entry.details)).toEqual({
+      provider: 'saml',
+      host: `127.0.0.1:${peer.port}`,
+      ok: true,
+      failed_step: null,
+    });
     expect(entry.details).not.toMatch(/saml\/good|\.xml/);
   });
 
@@ -224,7 +325,12 @@ describe('SAML pre-check against served metadata', () => {
     const res = await saml(lab, `${peer.url}/saml/laughs.xml`);
     expect(Date.now() - started).toBeLessThan(3000);
     expect(res.json.ok).toBe(false);
-    expect(statuses(res)).toMatchObject({ fetch: 'passed', parse: 'failed', 'entity-descriptor': 'skipped', 'signing-certificate': 'skipped' });
+    expect(statuses(res)).toMatchObject({
+      fetch: 'passed',
+      parse: 'failed',
+      'entity-descriptor': 'skipped',
+      'signing-certificate': 'skipped',
+    });
     expect(stepOf(res, 'parse').detail).toMatch(/DOCTYPE/);
     expect(res.text).not.toContain('lollol');
   });
@@ -249,15 +355,28 @@ describe('outbound guard with the default policy', () => {
     ['http:// target', (p: HttpPeer) => `http://127.0.0.1:${p.port}`, /only https/],
     ['loopback literal', (p: HttpPeer) => `https://127.0.0.1:${p.port}`, /127\.0\.0\.1 is a loopback address/],
     ['cloud metadata address', () => 'https://169.254.169.254', /169\.254\.169\.254 is a cloud metadata address/],
-    ['name resolving to loopback', (p: HttpPeer) => `https://localhost:${p.port}`, /localhost resolves to (127\.0\.0\.1|::1)/],
-    ['IPv4-mapped loopback', (p: HttpPeer) => `https://[::ffff:127.0.0.1]:${p.port}`, /loopback address \(embedded in an IPv6 address\)/],
+    [
+      'name resolving to loopback',
+      (p: HttpPeer) => `https://localhost:${p.port}`,
+      /localhost resolves to (127\.0\.0\.1|::1)/,
+    ],
+    [
+      'IPv4-mapped loopback',
+      (p: HttpPeer) => `https://[::ffff:127.0.0.1]:${p.port}`,
+      /loopback address \(embedded in an IPv6 address\)/,
+    ],
     ['private address', () => 'https://10.1.2.3', /private address/],
   ])('refuses a %s before connecting', async (_label, urlOf, detail) => {
     const connectionsBefore = peer.connections();
     const res = await oidc(strict, urlOf(peer));
     expect(res.status).toBe(200);
     expect(res.json.ok).toBe(false);
-    expect(statuses(res)).toEqual({ resolve: 'failed', discovery: 'skipped', 'issuer-match': 'skipped', jwks: 'skipped' });
+    expect(statuses(res)).toEqual({
+      resolve: 'failed',
+      discovery: 'skipped',
+      'issuer-match': 'skipped',
+      jwks: 'skipped',
+    });
     expect(stepOf(res, 'resolve').detail).toMatch(detail);
     expect(peer.connections()).toBe(connectionsBefore);
   });
@@ -282,24 +401,47 @@ describe('outbound guard with the default policy', () => {
   it('connects to the checked address, keeping the name for Host and TLS', async () => {
     const before = peer.paths.length;
     // the name does not resolve at all: reaching the peer proves no second lookup happens
-    const target = { url: new URL(`http://idp.rebind.invalid:${peer.port}/saml/good.xml`), addresses: [{ address: '127.0.0.1', family: 4 }] };
-    const r = await fetchChecked(target, { ...DEFAULT_POLICY, allow_http: true }, AbortSignal.timeout(3000), 'application/xml');
+    const target = {
+      url: new URL(`http://idp.rebind.invalid:${peer.port}/saml/good.xml`),
+      addresses: [{ address: '127.0.0.1', family: 4 }],
+    };
+    const r = await fetchChecked(
+      target,
+      { ...DEFAULT_POLICY, allow_http: true },
+      AbortSignal.timeout(3000),
+      'application/xml',
+    );
     expect(r.ok).toBe(true);
     expect(peer.paths.slice(before)).toEqual(['/saml/good.xml']);
     expect(peer.hosts.at(-1)).toBe(`idp.rebind.invalid:${peer.port}`);
 
     // over https the TLS server name stays the original name, and certificates are verified
-    const pems = await generate([{ name: 'commonName', value: 'idp.rebind.invalid' }], { keyType: 'ec', algorithm: 'sha256' });
+    const pems = await generate([{ name: 'commonName', value: 'idp.rebind.invalid' }], {
+      keyType: 'ec',
+      algorithm: 'sha256',
+    });
     const seenNames: string[] = [];
     const context = createSecureContext({ key: pems.private, cert: pems.cert });
     const tlsServer: HttpsServer = createHttpsServer(
-      { key: pems.private, cert: pems.cert, SNICallback: (name, cb) => { seenNames.push(name); cb(null, context); } },
+      {
+        key: pems.private,
+        cert: pems.cert,
+        SNICallback: (name, cb) => {
+          seenNames.push(name);
+          cb(null, context);
+        },
+      },
       (_q, s) => s.end('{}'),
     );
     await new Promise<void>((resolve) => tlsServer.listen(0, '127.0.0.1', resolve));
     try {
       const port = (tlsServer.address() as AddressInfo).port;
-      const tls = await fetchChecked({ url: new URL(`https://idp.rebind.invalid:${port}/`), addresses: [{ address: '127.0.0.1', family: 4 }] }, DEFAULT_POLICY, AbortSignal.timeout(3000), 'application/json');
+      const tls = await fetchChecked(
+        { url: new URL(`https://idp.rebind.invalid:${port}/`), addresses: [{ address: '127.0.0.1', family: 4 }] },
+        DEFAULT_POLICY,
+        AbortSignal.timeout(3000),
+        'application/json',
+      );
       expect(tls.ok).toBe(false);
       expect(tls.ok ? '' : tls.detail).toMatch(/TLS failed .*SELF_SIGNED|self-signed/i);
       expect(seenNames).toContain('idp.rebind.invalid');
@@ -314,8 +456,11 @@ describe('identity test input and roles', () => {
   it.each([
     ['not a URL', { provider: 'oidc', issuer_url: 'not a url' }],
     ['an unknown provider', { provider: 'ldap', issuer_url: 'https://idp.example.com' }],
-    ['both URLs', { provider: 'oidc', issuer_url: 'https://idp.example.com', metadata_url: 'https://idp.example.com/md' }],
-    ['the other provider\'s field', { provider: 'saml', issuer_url: 'https://idp.example.com' }],
+    [
+      'both URLs',
+      { provider: 'oidc', issuer_url: 'https://idp.example.com', metadata_url: 'https://idp.example.com/md' },
+    ],
+    ["the other provider's field", { provider: 'saml', issuer_url: 'https://idp.example.com' }],
     ['a non-http scheme', { provider: 'saml', metadata_url: 'file:///etc/passwd' }],
     ['an issuer with a query', { provider: 'oidc', issuer_url: 'https://idp.example.com/?tenant=a' }],
   ])('answers 400 for %s', async (_label, body) => {
@@ -325,11 +470,15 @@ describe('identity test input and roles', () => {
   });
 
   it('refuses a URL with credentials with 400 and keeps them out of the audit trail', async () => {
-    const res = await lab.call('POST', '/identity/test', { body: { provider: 'saml', metadata_url: `http://admin:hunter2@127.0.0.1:${peer.port}/saml/good.xml` } });
+    const res = await lab.call('POST', '/identity/test', {
+      body: { provider: 'saml', metadata_url: `http://admin:hunter2@127.0.0.1:${peer.port}/saml/good.xml` },
+    });
     expect(res.status).toBe(400);
     expect(res.json.detail).toMatch(/credentials/);
     expect(res.text).not.toContain('hunter2');
-    const entry = lab.server.db.prepare('SELECT outcome, status, target_id, details FROM audit WHERE request_id = ?').get(res.headers['x-request-id']) as Record<string, unknown>;
+    const entry = lab.server.db
+      .prepare('SELECT outcome, status, target_id, details FROM audit WHERE request_id = ?')
+      .get(res.headers['x-request-id']) as Record<string, unknown>;
     expect(entry).toMatchObject({ outcome: 'failed', status: 400, target_id: `127.0.0.1:${peer.port}` });
     expect(JSON.stringify(entry)).not.toContain('hunter2');
   });
@@ -340,33 +489,75 @@ describe('identity test input and roles', () => {
     expect(res.status).toBe(403);
     expect(res.json.code).toBe('SVC-ADMIN-403');
     expect(op.requests()).toBe(requestsBefore);
-    const entry = lab.server.db.prepare('SELECT outcome, status FROM audit WHERE request_id = ?').get(res.headers['x-request-id']);
+    const entry = lab.server.db
+      .prepare('SELECT outcome, status FROM audit WHERE request_id = ?')
+      .get(res.headers['x-request-id']);
     expect(entry).toEqual({ outcome: 'denied', status: 403 });
   });
 });
 
 describe('address policy', () => {
   it.each([
-    ['127.0.0.1', 'loopback'], ['127.255.0.9', 'loopback'], ['::1', 'loopback'], ['0.0.0.0', 'unspecified'], ['::', 'unspecified'],
-    ['10.0.0.1', 'private'], ['172.16.0.1', 'private'], ['172.31.255.255', 'private'], ['192.168.1.1', 'private'], ['fc00::1', 'private'], ['fd12:3456::1', 'private'],
-    ['169.254.10.10', 'link-local'], ['fe80::1', 'link-local'], ['febf::1', 'link-local'],
-    ['169.254.169.254', 'metadata'], ['fd00:ec2::254', 'metadata'], ['100.100.100.200', 'metadata'],
-    ['224.0.0.1', 'multicast'], ['ff02::1', 'multicast'], ['255.255.255.255', 'broadcast'],
-    ['::ffff:127.0.0.1', 'loopback'], ['::ffff:7f00:1', 'loopback'], ['::ffff:169.254.169.254', 'metadata'], ['::ffff:a00:1', 'private'],
-    ['::127.0.0.1', 'loopback'], ['64:ff9b::a9fe:a9fe', 'metadata'], ['2002:7f00:1::', 'loopback'], ['2002:c0a8:101::1', 'private'],
-    ['100.64.0.1', 'carrier-grade'], ['fe80::1%eth0', 'link-local'],
+    ['127.0.0.1', 'loopback'],
+    ['127.255.0.9', 'loopback'],
+    ['::1', 'loopback'],
+    ['0.0.0.0', 'unspecified'],
+    ['::', 'unspecified'],
+    ['10.0.0.1', 'private'],
+    ['172.16.0.1', 'private'],
+    ['172.31.255.255', 'private'],
+    ['192.168.1.1', 'private'],
+    ['fc00::1', 'private'],
+    ['fd12:3456::1', 'private'],
+    ['169.254.10.10', 'link-local'],
+    ['fe80::1', 'link-local'],
+    ['febf::1', 'link-local'],
+    ['169.254.169.254', 'metadata'],
+    ['fd00:ec2::254', 'metadata'],
+    ['100.100.100.200', 'metadata'],
+    ['224.0.0.1', 'multicast'],
+    ['ff02::1', 'multicast'],
+    ['255.255.255.255', 'broadcast'],
+    ['::ffff:127.0.0.1', 'loopback'],
+    ['::ffff:7f00:1', 'loopback'],
+    ['::ffff:169.254.169.254', 'metadata'],
+    ['::ffff:a00:1', 'private'],
+    ['::127.0.0.1', 'loopback'],
+    ['64:ff9b::a9fe:a9fe', 'metadata'],
+    ['2002:7f00:1::', 'loopback'],
+    ['2002:c0a8:101::1', 'private'],
+    ['100.64.0.1', 'carrier-grade'],
+    ['fe80::1%eth0', 'link-local'],
   ])('refuses %s (%s)', (address, reason) => {
     const verdict = checkAddress(address, false);
     expect(verdict.allowed).toBe(false);
     expect(verdict.reason).toContain(reason);
   });
 
-  it.each(['93.184.215.14', '8.8.8.8', '172.32.0.1', '2606:4700::1111', '::ffff:8.8.8.8', '2002:808:808::1', '1.1.1.1'])('allows public %s', (address) => {
+  it.each([
+    '93.184.215.14',
+    '8.8.8.8',
+    '172.32.0.1',
+    '2606:4700::1111',
+    '::ffff:8.8.8.8',
+    '2002:808:808::1',
+    '1.1.1.1',
+  ])('allows public %s', (address) => {
     expect(checkAddress(address, false)).toEqual({ allowed: true });
   });
 
   it('lets a lab reach loopback and private ranges but never metadata, unspecified or multicast', () => {
-    for (const a of ['127.0.0.1', '::1', '10.0.0.1', '192.168.0.10', 'fe80::1', '::ffff:127.0.0.1']) expect(checkAddress(a, true).allowed).toBe(true);
-    for (const a of ['169.254.169.254', 'fd00:ec2::254', '100.100.100.200', '0.0.0.0', '::', '224.0.0.1', '::ffff:169.254.169.254']) expect(checkAddress(a, true).allowed).toBe(false);
+    for (const a of ['127.0.0.1', '::1', '10.0.0.1', '192.168.0.10', 'fe80::1', '::ffff:127.0.0.1'])
+      expect(checkAddress(a, true).allowed).toBe(true);
+    for (const a of [
+      '169.254.169.254',
+      'fd00:ec2::254',
+      '100.100.100.200',
+      '0.0.0.0',
+      '::',
+      '224.0.0.1',
+      '::ffff:169.254.169.254',
+    ])
+      expect(checkAddress(a, true).allowed).toBe(false);
   });
 });

@@ -18,15 +18,26 @@ const withSource = (root: string, file: string): ServerConfig => {
   const base = fixtureConfig(root);
   return {
     ...base,
-    connectors: [...base.connectors, {
-      id: 'conn_big', name: 'Big database', kind: 'relational-database', enabled: true, rbac_labels: [],
-      sources: [{ id: 'src_big', name: 'Orders', type: 'sqlite', path: file }],
-    }],
+    connectors: [
+      ...base.connectors,
+      {
+        id: 'conn_big',
+        name: 'Big database',
+        kind: 'relational-database',
+        enabled: true,
+        rbac_labels: [],
+        sources: [{ id: 'src_big', name: 'Orders', type: 'sqlite', path: file }],
+      },
+    ],
   };
 };
 
 /** GET the job until it ends, timing each GET: the admin API answering while the job runs. */
-async function followJob(get: (path: string) => Promise<{ status: number; json: Job }>, jobId: string, timeoutMs = 20_000) {
+async function followJob(
+  get: (path: string) => Promise<{ status: number; json: Job }>,
+  jobId: string,
+  timeoutMs = 20_000,
+) {
   const ms: number[] = [];
   for (const deadline = Date.now() + timeoutMs; ;) {
     const t0 = performance.now();
@@ -48,7 +59,9 @@ describe('ingestion off the event loop', () => {
     writeSqliteSource(file, ROWS);
     s = await startTestServer({ config: (r) => withSource(r, file) });
   });
-  afterAll(async () => { await s?.close(); });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   const get = (path: string) => s.call('GET', path);
 
@@ -59,9 +72,15 @@ describe('ingestion off the event loop', () => {
     expect(res.status).toBe(202);
     const { job, ms } = await followJob(get, res.json.job_id);
     delay.disable();
-    expect(job).toMatchObject({ state: 'succeeded', items: MAX_ENTRIES, error: `partial read: stopped after ${MAX_ENTRIES} rows (limit)` });
+    expect(job).toMatchObject({
+      state: 'succeeded',
+      items: MAX_ENTRIES,
+      error: `partial read: stopped after ${MAX_ENTRIES} rows (limit)`,
+    });
     // the server runs in this process: its longest stall is this loop's; generous for a shared CPU
-    console.log(`during the job: ${ms.length} GETs, slowest ${Math.max(...ms).toFixed(1)} ms; event loop delay max ${(delay.max / 1e6).toFixed(1)} ms`);
+    console.log(
+      `during the job: ${ms.length} GETs, slowest ${Math.max(...ms).toFixed(1)} ms; event loop delay max ${(delay.max / 1e6).toFixed(1)} ms`,
+    );
     expect(Math.max(...ms)).toBeLessThan(1000);
   });
 
@@ -98,7 +117,10 @@ describe('ingestion off the event loop', () => {
       expect(performance.now() - t0).toBeLessThan(3000);
       const stored = new Database(other.dataDir + '/appliance-admin.db', { readonly: true });
       try {
-        expect(stored.prepare('SELECT state, error FROM jobs WHERE job_id = ?').get(res.json.job_id)).toEqual({ state: 'failed', error: 'interrupted by server shutdown' });
+        expect(stored.prepare('SELECT state, error FROM jobs WHERE job_id = ?').get(res.json.job_id)).toEqual({
+          state: 'failed',
+          error: 'interrupted by server shutdown',
+        });
       } finally {
         stored.close();
       }
@@ -115,15 +137,20 @@ describe('the row limit', () => {
     writeSqliteSource(file, 50);
     const limits = (maxEntries: number) => ({ maxEntries, signal: new AbortController().signal });
     expect(await readSqlite(file, limits(50))).toEqual({ items: 50 });
-    expect(await readSqlite(file, limits(49))).toEqual({ items: 49, note: 'partial read: stopped after 49 rows (limit)' });
+    expect(await readSqlite(file, limits(49))).toEqual({
+      items: 49,
+      note: 'partial read: stopped after 49 rows (limit)',
+    });
   });
 });
 
 describe('ingestion from the built CLI', () => {
   let server: ChildServer | undefined;
-  afterAll(async () => { await server?.stop(); });
+  afterAll(async () => {
+    await server?.stop();
+  });
 
-  it('reads a source in the bundle\'s worker (dist/ingest-worker.js) and records its count', async () => {
+  it("reads a source in the bundle's worker (dist/ingest-worker.js) and records its count", async () => {
     const root = tempDir('aa-ingest-cli');
     const file = join(root, 'orders.sqlite');
     writeSqliteSource(file, 1234);
@@ -132,7 +159,9 @@ describe('ingestion from the built CLI', () => {
     const token = await issueToken(dataDir, 'it_admin', 'ingest-cli');
     const call = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(server!.url + path, {
-        method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
       });
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
       return { status: res.status, json: (await res.json()) as any };

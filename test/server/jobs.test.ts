@@ -29,21 +29,37 @@ const newestFirst = (jobs: Job[]) => [...jobs].reverse();
 
 beforeAll(async () => {
   s = await startTestServer();
-  for (const [c, src] of [['conn_docs', 'src_docs'], ['conn_crm', 'src_crm'], ['conn_erp', 'src_erp'], ['conn_docs', 'src_docs'], ['conn_crm', 'src_crm']]) {
+  for (const [c, src] of [
+    ['conn_docs', 'src_docs'],
+    ['conn_crm', 'src_crm'],
+    ['conn_erp', 'src_erp'],
+    ['conn_docs', 'src_docs'],
+    ['conn_crm', 'src_crm'],
+  ]) {
     ran.push(await runJob(c, src));
   }
 });
-afterAll(async () => { await s?.close(); });
+afterAll(async () => {
+  await s?.close();
+});
 
 describe('connector last_sync.error', () => {
   it("carries the failed job's reason, and null once a sync succeeds", async () => {
-    const connector = async (id: string) => (await s.call('GET', '/connectors')).json.data.find((c: { id: string }) => c.id === id);
+    const connector = async (id: string) =>
+      (await s.call('GET', '/connectors')).json.data.find((c: { id: string }) => c.id === id);
     const crm = await connector('conn_crm');
     expect(crm.last_sync).toEqual({
-      at: ran[4].finished_at, status: 'failed', job_id: ran[4].job_id, items: 0,
+      at: ran[4].finished_at,
+      status: 'failed',
+      job_id: ran[4].job_id,
+      items: 0,
       error: 'no crm driver is installed on this host to reach https://crm.example.invalid',
     });
-    expect((await connector('conn_docs')).last_sync).toMatchObject({ status: 'succeeded', job_id: ran[3].job_id, error: null });
+    expect((await connector('conn_docs')).last_sync).toMatchObject({
+      status: 'succeeded',
+      job_id: ran[3].job_id,
+      error: null,
+    });
 
     // a source that fails, then succeeds again: the error goes with the failure
     const docsDir = s.config.connectors[0].sources[0].path!;
@@ -51,7 +67,11 @@ describe('connector last_sync.error', () => {
     renameSync(docsDir, moved);
     try {
       const failed = await runJob('conn_docs', 'src_docs');
-      expect((await connector('conn_docs')).last_sync).toMatchObject({ status: 'failed', job_id: failed.job_id, error: failed.error });
+      expect((await connector('conn_docs')).last_sync).toMatchObject({
+        status: 'failed',
+        job_id: failed.job_id,
+        error: failed.error,
+      });
       expect(failed.error).toMatch(/does not exist \(ENOENT\)/);
       ran.push(failed);
     } finally {
@@ -59,7 +79,11 @@ describe('connector last_sync.error', () => {
     }
     const ok = await runJob('conn_docs', 'src_docs');
     ran.push(ok);
-    expect((await connector('conn_docs')).last_sync).toMatchObject({ status: 'succeeded', job_id: ok.job_id, error: null });
+    expect((await connector('conn_docs')).last_sync).toMatchObject({
+      status: 'succeeded',
+      job_id: ok.job_id,
+      error: null,
+    });
   });
 });
 
@@ -104,8 +128,9 @@ describe('GET /jobs', () => {
     expect(ids(failed.data)).toEqual(expectOf((j) => j.state === 'failed'));
     expect(failed.data.length).toBe(3);
     expect(failed.data.every((j) => j.error)).toBe(true);
-    expect(ids((await list('?state=succeeded&connector_id=conn_docs')).data))
-      .toEqual(expectOf((j) => j.state === 'succeeded' && j.connector_id === 'conn_docs'));
+    expect(ids((await list('?state=succeeded&connector_id=conn_docs')).data)).toEqual(
+      expectOf((j) => j.state === 'succeeded' && j.connector_id === 'conn_docs'),
+    );
     expect((await list('?state=running')).data).toEqual([]);
     // a connector no longer (or never) configured has no jobs to show, not a 404
     expect((await list('?connector_id=conn_gone')).data).toEqual([]);
@@ -130,14 +155,22 @@ describe('GET /jobs', () => {
       const res = await s.call('GET', `/jobs${query}`);
       expect(res.status, query).toBe(400);
       expect(res.json.code).toBe('SVC-ADMIN-400');
-      expect(res.json.invalid_params.map((p: { name: string }) => p.name), query).toContain(param);
+      expect(
+        res.json.invalid_params.map((p: { name: string }) => p.name),
+        query,
+      ).toContain(param);
     }
   });
 
   it('reads a filtered page through an index, without sorting', () => {
     for (const filter of ['connector_id', 'source_id', 'state']) {
-      const plan = (s.server.db.prepare(`EXPLAIN QUERY PLAN SELECT * FROM jobs WHERE ${filter} = 'x' AND seq < 10 ORDER BY seq DESC LIMIT 3`).all() as { detail: string }[])
-        .map((r) => r.detail).join('; ');
+      const plan = (
+        s.server.db
+          .prepare(`EXPLAIN QUERY PLAN SELECT * FROM jobs WHERE ${filter} = 'x' AND seq < 10 ORDER BY seq DESC LIMIT 3`)
+          .all() as { detail: string }[]
+      )
+        .map((r) => r.detail)
+        .join('; ');
       expect(plan, filter).toMatch(/USING (COVERING )?INDEX jobs_/);
       expect(plan, filter).not.toContain('TEMP B-TREE');
     }

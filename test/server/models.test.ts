@@ -6,8 +6,12 @@ import { fixtureConfig } from '../helpers/fixtures.js';
 import { guessFromName, modelIdFromEntry } from '../../src/server/models/file-names.js';
 
 let s: TestServer;
-beforeAll(async () => { s = await startTestServer(); });
-afterAll(async () => { await s?.close(); });
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(async () => {
+  await s?.close();
+});
 
 const models = async () => {
   const res = await s.call('GET', '/models', { role: 'auditor' });
@@ -16,7 +20,10 @@ const models = async () => {
 };
 const activeIds = async () => (await models()).filter((m) => m.active).map((m) => m.id);
 const lastAudit = (action: string) =>
-  s.server.db.prepare('SELECT * FROM audit WHERE action = ? ORDER BY seq DESC LIMIT 1').get(action) as Record<string, unknown>;
+  s.server.db.prepare('SELECT * FROM audit WHERE action = ? ORDER BY seq DESC LIMIT 1').get(action) as Record<
+    string,
+    unknown
+  >;
 
 describe('models', () => {
   it('lists configured models with their state on disk, size and exactly one active', async () => {
@@ -44,7 +51,12 @@ describe('models', () => {
     expect(res.json).toEqual({ model_id: 'mistral-7b', active: true, previous_model_id: 'llama-3.1-8b' });
     expect(await activeIds()).toEqual(['mistral-7b']);
     const audit = lastAudit('model.activate');
-    expect(audit).toMatchObject({ outcome: 'success', target_type: 'model', target_id: 'mistral-7b', actor_subject: 'olga-owner' });
+    expect(audit).toMatchObject({
+      outcome: 'success',
+      target_type: 'model',
+      target_id: 'mistral-7b',
+      actor_subject: 'olga-owner',
+    });
     expect(JSON.parse(audit.details as string)).toEqual({ previous_model_id: 'llama-3.1-8b' });
   });
 
@@ -89,12 +101,17 @@ describe('models', () => {
 });
 
 describe('routing', () => {
-  const routing = async () => (await s.call('GET', '/routing', { role: 'auditor' })).json.data as Record<string, unknown>[];
+  const routing = async () =>
+    (await s.call('GET', '/routing', { role: 'auditor' })).json.data as Record<string, unknown>[];
   const entry = async (w: string) => (await routing()).find((e) => e.workload === w)!;
 
   it('lists every configured workload with its initial model', async () => {
     const list = await routing();
-    expect(list.map((e) => [e.workload, e.model_id])).toEqual([['chat', null], ['summarize', 'mistral-7b'], ['embed', null]]);
+    expect(list.map((e) => [e.workload, e.model_id])).toEqual([
+      ['chat', null],
+      ['summarize', 'mistral-7b'],
+      ['embed', null],
+    ]);
     expect(list[1]).toMatchObject({ effective_model_id: 'mistral-7b', updated_at: null, updated_by: null });
   });
 
@@ -109,7 +126,12 @@ describe('routing', () => {
   it('sets a workload to a present model and back to null, audited with from and to', async () => {
     const set = await s.call('PUT', '/routing/chat', { body: { model_id: 'llama-3.1-8b' } });
     expect(set.status).toBe(200);
-    expect(set.json).toMatchObject({ workload: 'chat', model_id: 'llama-3.1-8b', effective_model_id: 'llama-3.1-8b', updated_by: 'alice-admin' });
+    expect(set.json).toMatchObject({
+      workload: 'chat',
+      model_id: 'llama-3.1-8b',
+      effective_model_id: 'llama-3.1-8b',
+      updated_by: 'alice-admin',
+    });
     expect(Date.parse(set.json.updated_at)).toBeGreaterThan(Date.now() - 60_000);
     expect(await entry('chat')).toMatchObject({ model_id: 'llama-3.1-8b', effective_model_id: 'llama-3.1-8b' });
     const audit = lastAudit('routing.update');
@@ -148,7 +170,13 @@ describe('auditor', () => {
     expect(route.status).toBe(403);
     expect(snapshot(s, 'app_state')).toEqual(state);
     expect(snapshot(s, 'routing')).toEqual(routes);
-    expect(lastAudit('model.activate')).toMatchObject({ outcome: 'denied', status: 403, actor_role: 'auditor', target_type: 'model', target_id: 'llama-3.1-8b' });
+    expect(lastAudit('model.activate')).toMatchObject({
+      outcome: 'denied',
+      status: 403,
+      actor_role: 'auditor',
+      target_type: 'model',
+      target_id: 'llama-3.1-8b',
+    });
     expect(lastAudit('routing.update')).toMatchObject({ outcome: 'denied', status: 403, target_id: 'chat' });
   });
 });
@@ -170,10 +198,27 @@ describe('models directory', () => {
     try {
       const list = (await t.call('GET', '/models')).json.data as Record<string, unknown>[];
       expect(list.map((m) => m.id)).toEqual([
-        'llama-3.1-8b', 'mistral-7b', 'ghost-70b', 'Meta-Llama-3.1-70B-Instruct.Q4_K_M', 'Qwen2.5-0.5B-Instruct',
+        'llama-3.1-8b',
+        'mistral-7b',
+        'ghost-70b',
+        'Meta-Llama-3.1-70B-Instruct.Q4_K_M',
+        'Qwen2.5-0.5B-Instruct',
       ]);
-      expect(list[3]).toMatchObject({ family: 'llama', parameters: 70e9, quantization: 'Q4_K_M', size_bytes: 512, state: 'present', active: false });
-      expect(list[4]).toMatchObject({ family: 'qwen', parameters: 5e8, quantization: null, size_bytes: 1024, state: 'present' });
+      expect(list[3]).toMatchObject({
+        family: 'llama',
+        parameters: 70e9,
+        quantization: 'Q4_K_M',
+        size_bytes: 512,
+        state: 'present',
+        active: false,
+      });
+      expect(list[4]).toMatchObject({
+        family: 'qwen',
+        parameters: 5e8,
+        quantization: null,
+        size_bytes: 1024,
+        state: 'present',
+      });
       // no default model configured: the first present model is active
       expect(list.filter((m) => m.active).map((m) => m.id)).toEqual(['llama-3.1-8b']);
 
@@ -188,11 +233,27 @@ describe('models directory', () => {
   });
 
   it('guesses family, parameters and quantization from common names', () => {
-    expect(guessFromName('llama-3.1-8b-instruct.Q4_K_M.gguf')).toEqual({ family: 'llama', parameters: 8e9, quantization: 'Q4_K_M' });
+    expect(guessFromName('llama-3.1-8b-instruct.Q4_K_M.gguf')).toEqual({
+      family: 'llama',
+      parameters: 8e9,
+      quantization: 'Q4_K_M',
+    });
     expect(guessFromName('mistral-7b-q5.gguf')).toEqual({ family: 'mistral', parameters: 7e9, quantization: 'Q5' });
-    expect(guessFromName('mixtral-8x7b-instruct-v0.1.IQ2_XXS.gguf')).toEqual({ family: 'mixtral', parameters: null, quantization: 'IQ2_XXS' });
-    expect(guessFromName('codellama-13b.F16.gguf')).toEqual({ family: 'codellama', parameters: 13e9, quantization: 'F16' });
-    expect(guessFromName('SmolLM2-135M-Instruct-Q8_0.gguf')).toEqual({ family: 'smollm', parameters: 135e6, quantization: 'Q8_0' });
+    expect(guessFromName('mixtral-8x7b-instruct-v0.1.IQ2_XXS.gguf')).toEqual({
+      family: 'mixtral',
+      parameters: null,
+      quantization: 'IQ2_XXS',
+    });
+    expect(guessFromName('codellama-13b.F16.gguf')).toEqual({
+      family: 'codellama',
+      parameters: 13e9,
+      quantization: 'F16',
+    });
+    expect(guessFromName('SmolLM2-135M-Instruct-Q8_0.gguf')).toEqual({
+      family: 'smollm',
+      parameters: 135e6,
+      quantization: 'Q8_0',
+    });
     expect(guessFromName('weights.bin')).toEqual({ family: 'unknown', parameters: null, quantization: null });
     expect(modelIdFromEntry('llama-3.1-8b-instruct.Q4_K_M.gguf', false)).toBe('llama-3.1-8b-instruct.Q4_K_M');
     expect(modelIdFromEntry('llama-3.1-8b', false)).toBe('llama-3.1-8b');
@@ -210,7 +271,9 @@ describe('persistence', () => {
     try {
       const list = (await again.call('GET', '/models')).json.data as { id: string; active: boolean }[];
       expect(list.filter((m) => m.active).map((m) => m.id)).toEqual(['mistral-7b']);
-      const summarize = (await again.call('GET', '/routing')).json.data.find((e: { workload: string }) => e.workload === 'summarize');
+      const summarize = (await again.call('GET', '/routing')).json.data.find(
+        (e: { workload: string }) => e.workload === 'summarize',
+      );
       expect(summarize).toMatchObject({ model_id: 'llama-3.1-8b', updated_by: 'alice-admin' });
     } finally {
       await again.close();

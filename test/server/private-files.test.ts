@@ -44,7 +44,8 @@ describe('private data directory', () => {
       try {
         db.prepare('CREATE TABLE t (x)').run();
         expect(mode(dir), umask.toString(8)).toBe(0o700);
-        for (const f of [DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`]) expect(mode(join(dir, f)), `${f} ${umask.toString(8)}`).toBe(0o600);
+        for (const f of [DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`])
+          expect(mode(join(dir, f)), `${f} ${umask.toString(8)}`).toBe(0o600);
       } finally {
         db.close();
       }
@@ -72,7 +73,9 @@ describe('private data directory', () => {
     mkdirSync(shared);
     chmodSync(shared, 0o1777);
     expect(() => ensureDataDir(shared)).toThrow(DataDirError);
-    expect(() => ensureDataDir(shared)).toThrow(`data directory ${shared} is a shared directory (sticky bit, like /tmp): use a directory of its own inside it`);
+    expect(() => ensureDataDir(shared)).toThrow(
+      `data directory ${shared} is a shared directory (sticky bit, like /tmp): use a directory of its own inside it`,
+    );
     expect(mode(shared)).toBe(0o1777);
   });
 
@@ -82,7 +85,10 @@ describe('private data directory', () => {
     chmodSync(dataDir, 0o755);
     // a database the server refuses: the demo stops at once, after its log is opened
     writeFileSync(join(dataDir, DB_FILE), 'not a database, just text that SQLite refuses\n'.repeat(100));
-    const err = await withUmask(0o022, () => startEmbeddedDemo({ dataDir })).then(() => undefined, (e: Error) => e);
+    const err = await withUmask(0o022, () => startEmbeddedDemo({ dataDir })).then(
+      () => undefined,
+      (e: Error) => e,
+    );
     expect(err?.message).toMatch(/exited before it was ready/);
     expect(mode(dataDir)).toBe(0o700);
     expect(mode(join(dataDir, DEMO_LOG_FILE))).toBe(0o600);
@@ -94,7 +100,7 @@ describe('private data directory', () => {
 });
 
 // Needs root, to give the files to another user and run the CLI as that user (nobody).
-describe.runIf(process.getuid?.() === 0)('a loose file that is not the user\'s own', () => {
+describe.runIf(process.getuid?.() === 0)("a loose file that is not the user's own", () => {
   const NOBODY = 65534;
   let root: string;
   beforeAll(async () => {
@@ -112,7 +118,11 @@ describe.runIf(process.getuid?.() === 0)('a loose file that is not the user\'s o
     chownSync(dir, NOBODY, NOBODY); // the directory is nobody's, the database root's (0644)
     const db = join(dir, DB_FILE);
     const r = spawnSync(process.execPath, [CLI, 'token', 'list', '--data', dir], {
-      cwd: REPO, uid: NOBODY, gid: NOBODY, encoding: 'utf8', env: { PATH: process.env.PATH, TMPDIR: '/tmp' },
+      cwd: REPO,
+      uid: NOBODY,
+      gid: NOBODY,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, TMPDIR: '/tmp' },
     });
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(

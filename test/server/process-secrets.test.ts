@@ -22,8 +22,12 @@ const psTitle = () => execFileSync('ps', ['-o', 'args=', '-p', String(server.pid
 
 async function call(method: 'GET' | 'POST' | 'PUT', path: string, opts: { bearer?: string; body?: unknown } = {}) {
   const res = await pool.request({
-    method, path,
-    headers: { authorization: `Bearer ${opts.bearer ?? token}`, ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    method,
+    path,
+    headers: {
+      authorization: `Bearer ${opts.bearer ?? token}`,
+      ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
   });
   return { status: res.statusCode, json: (await res.body.json()) as Record<string, unknown> };
@@ -45,12 +49,15 @@ describe('secrets and the server process', () => {
   it('keeps created key secrets and admin tokens out of the process title and the default log', async () => {
     const titleBefore = proc('cmdline');
     for (let i = 0; i < 5; i++) {
-      const res = await call('POST', '/v1/admin/gateway/keys', { body: { name: `proc-secret-${i}`, quota: { requests_per_minute: 100 } } });
+      const res = await call('POST', '/v1/admin/gateway/keys', {
+        body: { name: `proc-secret-${i}`, quota: { requests_per_minute: 100 } },
+      });
       expect(res.status).toBe(201);
       secrets.push(res.json.secret as string);
     }
     // the secrets in use: good calls, a wrong one, one at the admin API, one after revocation
-    for (const secret of secrets) expect((await call('POST', '/v1/gateway/chat', { bearer: secret, body: { max_tokens: 5 } })).status).toBe(200);
+    for (const secret of secrets)
+      expect((await call('POST', '/v1/gateway/chat', { bearer: secret, body: { max_tokens: 5 } })).status).toBe(200);
     expect((await call('POST', '/v1/gateway/chat', { bearer: `${secrets[0]}x`, body: {} })).status).toBe(401);
     expect((await call('GET', '/v1/admin/session', { bearer: secrets[1] })).status).toBe(401);
     const keys = (await call('GET', '/v1/admin/gateway/keys')).json.data as { id: string; name: string }[];

@@ -5,12 +5,26 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 // and role, audited like any other failed attempt, and the audit keeps no part of the body.
 
 let s: TestServer;
-beforeAll(async () => { s = await startTestServer(); });
-afterAll(async () => { await s?.close(); });
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(async () => {
+  await s?.close();
+});
 
-type AuditRow = { seq: number; action: string; outcome: string; status: number; actor_role: string; target_type: string; target_id: string | null; details: string };
+type AuditRow = {
+  seq: number;
+  action: string;
+  outcome: string;
+  status: number;
+  actor_role: string;
+  target_type: string;
+  target_id: string | null;
+  details: string;
+};
 const maxSeq = () => s.server.db.prepare('SELECT coalesce(max(seq), 0) FROM audit').pluck().get() as number;
-const auditSince = (seq: number) => s.server.db.prepare('SELECT * FROM audit WHERE seq > ? ORDER BY seq').all(seq) as AuditRow[];
+const auditSince = (seq: number) =>
+  s.server.db.prepare('SELECT * FROM audit WHERE seq > ? ORDER BY seq').all(seq) as AuditRow[];
 
 describe('a path the router cannot read (bad percent-encoding, an id over 100 characters)', () => {
   const longId = 'k'.repeat(101);
@@ -32,7 +46,16 @@ describe('a path the router cannot read (bad percent-encoding, an id over 100 ch
       const res = await s.call('POST', path, { role: 'auditor' });
       expect(res.status, path).toBe(403);
       expect(res.json.code).toBe('SVC-ADMIN-403');
-      expect(auditSince(seq)).toMatchObject([{ action: 'gateway.key.revoke', outcome: 'denied', status: 403, actor_role: 'auditor', target_type: 'gateway.key', target_id: null }]);
+      expect(auditSince(seq)).toMatchObject([
+        {
+          action: 'gateway.key.revoke',
+          outcome: 'denied',
+          status: 403,
+          actor_role: 'auditor',
+          target_type: 'gateway.key',
+          target_id: null,
+        },
+      ]);
     }
   });
 
@@ -42,7 +65,9 @@ describe('a path the router cannot read (bad percent-encoding, an id over 100 ch
       const res = await s.call('POST', path, { role: 'it_admin' });
       expect(res.status, path).toBe(400);
       expect(res.json.code).toBe('SVC-ADMIN-400');
-      expect(auditSince(seq)).toMatchObject([{ action: 'gateway.key.revoke', outcome: 'failed', status: 400, actor_role: 'it_admin' }]);
+      expect(auditSince(seq)).toMatchObject([
+        { action: 'gateway.key.revoke', outcome: 'failed', status: 400, actor_role: 'it_admin' },
+      ]);
     }
     const seq = maxSeq();
     const read = await s.call('GET', `/jobs/${longId}`, { role: 'auditor' });
@@ -81,7 +106,9 @@ describe('a write to the read-only settings', () => {
       expect(res.status).toBe(405);
       expect(res.headers.allow).toBe('GET, HEAD');
     }
-    expect(auditSince(seq).map((r) => [r.action, r.outcome, r.status])).toEqual(Array(3).fill(['settings.update', 'failed', 405]));
+    expect(auditSince(seq).map((r) => [r.action, r.outcome, r.status])).toEqual(
+      Array(3).fill(['settings.update', 'failed', 405]),
+    );
   });
 });
 
@@ -96,7 +123,9 @@ describe('invalid parameters', () => {
   });
 
   it('names an unknown body field by its path', async () => {
-    const res = await s.call('PUT', '/gateway/keys/key_x/quota', { body: { requests_per_minute: 1, tokens_per_minute: 1, tokens_per_day: 1, burst: 2 } });
+    const res = await s.call('PUT', '/gateway/keys/key_x/quota', {
+      body: { requests_per_minute: 1, tokens_per_minute: 1, tokens_per_day: 1, burst: 2 },
+    });
     expect(res.status).toBe(400);
     expect(res.json.invalid_params).toContainEqual({ name: 'burst', reason: expect.any(String) });
   });

@@ -9,22 +9,41 @@ async function sampleRequest(def: RouteDef, s: TestServer, keyId: string): Promi
   switch (def.name) {
     case 'ingest': {
       // alternate sources so a job still running from the previous case is not a 409
-      const [connector_id, source_id] = (ingestCount++ % 2) === 0 ? ['conn_docs', 'src_docs'] : ['conn_erp', 'src_erp'];
+      const [connector_id, source_id] = ingestCount++ % 2 === 0 ? ['conn_docs', 'src_docs'] : ['conn_erp', 'src_erp'];
       return { path: '/connectors', body: { connector_id, source_id } };
     }
-    case 'updateChannels': return { path: '/channels', body: { channels: [{ id: 'chan_mail', enabled: true }] } };
-    case 'createKey': return { path: '/gateway/keys', body: { name: `matrix-${Math.random().toString(36).slice(2, 8)}` } };
+    case 'updateChannels':
+      return { path: '/channels', body: { channels: [{ id: 'chan_mail', enabled: true }] } };
+    case 'createKey':
+      return { path: '/gateway/keys', body: { name: `matrix-${Math.random().toString(36).slice(2, 8)}` } };
     case 'revokeKey': {
       // each revoke gets a key of its own, so the quota sample's key stays active
-      const created = await s.call('POST', '/gateway/keys', { body: { name: `to-revoke-${Math.random().toString(36).slice(2, 8)}` } });
+      const created = await s.call('POST', '/gateway/keys', {
+        body: { name: `to-revoke-${Math.random().toString(36).slice(2, 8)}` },
+      });
       return { path: `/gateway/keys/${created.json?.id ?? 'key_missing'}/revoke` };
     }
-    case 'setQuota': return { path: `/gateway/keys/${keyId}/quota`, body: { requests_per_minute: 10, tokens_per_minute: null, tokens_per_day: 1000 } };
-    case 'activateModel': return { path: '/models/activate', body: { model_id: 'mistral-7b' } };
-    case 'setRouting': return { path: '/routing/chat', body: { model_id: 'mistral-7b' } };
-    case 'setBudgets': return { path: '/agent/budgets', body: { defaults: { tokens_per_run: 1, tool_calls_per_run: 2, seconds_per_run: 3, tokens_per_day: null }, agents: {} } };
-    case 'identityTest': return { path: '/identity/test', body: { provider: 'oidc', issuer_url: `${s.url}/no-such-issuer` } };
-    default: throw new Error(`no sample for mutation ${def.name}`);
+    case 'setQuota':
+      return {
+        path: `/gateway/keys/${keyId}/quota`,
+        body: { requests_per_minute: 10, tokens_per_minute: null, tokens_per_day: 1000 },
+      };
+    case 'activateModel':
+      return { path: '/models/activate', body: { model_id: 'mistral-7b' } };
+    case 'setRouting':
+      return { path: '/routing/chat', body: { model_id: 'mistral-7b' } };
+    case 'setBudgets':
+      return {
+        path: '/agent/budgets',
+        body: {
+          defaults: { tokens_per_run: 1, tool_calls_per_run: 2, seconds_per_run: 3, tokens_per_day: null },
+          agents: {},
+        },
+      };
+    case 'identityTest':
+      return { path: '/identity/test', body: { provider: 'oidc', issuer_url: `${s.url}/no-such-issuer` } };
+    default:
+      throw new Error(`no sample for mutation ${def.name}`);
   }
 }
 
@@ -34,7 +53,8 @@ async function jobsIdle(s: TestServer) {
   const busy = s.server.db.prepare("SELECT count(*) FROM jobs WHERE state IN ('queued','running')").pluck();
   for (let i = 0; i < 200 && (busy.get() as number) > 0; i++) await new Promise((r) => setTimeout(r, 25));
 }
-const dump = (s: TestServer) => Object.fromEntries(DOMAIN_TABLES.map((t) => [t, s.server.db.prepare(`SELECT * FROM ${t} ORDER BY 1`).all()]));
+const dump = (s: TestServer) =>
+  Object.fromEntries(DOMAIN_TABLES.map((t) => [t, s.server.db.prepare(`SELECT * FROM ${t} ORDER BY 1`).all()]));
 
 let s: TestServer;
 let keyId: string;
@@ -43,14 +63,26 @@ beforeAll(async () => {
   const created = await s.call('POST', '/gateway/keys', { body: { name: 'matrix-target' } });
   keyId = created.json?.id ?? 'key_missing';
 });
-afterAll(async () => { await s.close(); });
+afterAll(async () => {
+  await s.close();
+});
 
 const mutations = (Object.values(routes) as RouteDef[]).filter((d) => d.mutates);
 
 describe('role matrix: every mutation by every role', () => {
   it('covers every mutation route of the contract', () => {
     expect(mutations.map((d) => d.name).sort()).toEqual(
-      ['activateModel', 'createKey', 'identityTest', 'ingest', 'revokeKey', 'setBudgets', 'setQuota', 'setRouting', 'updateChannels'].sort(),
+      [
+        'activateModel',
+        'createKey',
+        'identityTest',
+        'ingest',
+        'revokeKey',
+        'setBudgets',
+        'setQuota',
+        'setRouting',
+        'updateChannels',
+      ].sort(),
     );
   });
 
@@ -63,8 +95,16 @@ describe('role matrix: every mutation by every role', () => {
       expect(res.status).toBe(403);
       expect(res.json).toMatchObject({ status: 403, code: 'SVC-ADMIN-403' });
       expect(dump(s)).toEqual(before);
-      const audit = s.server.db.prepare('SELECT actor_subject, actor_role, action, outcome, status FROM audit WHERE request_id = ?').get(res.json.request_id);
-      expect(audit).toEqual({ actor_subject: 'aude-auditor', actor_role: 'auditor', action: def.action, outcome: 'denied', status: 403 });
+      const audit = s.server.db
+        .prepare('SELECT actor_subject, actor_role, action, outcome, status FROM audit WHERE request_id = ?')
+        .get(res.json.request_id);
+      expect(audit).toEqual({
+        actor_subject: 'aude-auditor',
+        actor_role: 'auditor',
+        action: def.action,
+        outcome: 'denied',
+        status: 403,
+      });
     });
   }
 
@@ -74,7 +114,9 @@ describe('role matrix: every mutation by every role', () => {
         const req = await sampleRequest(def, s, keyId);
         const res = await s.call(def.method, req.path, { role, body: req.body });
         expect(res.status, res.text).toBe(def.status);
-        const audit = s.server.db.prepare('SELECT actor_role, action, outcome FROM audit WHERE request_id = ?').get(res.headers['x-request-id']);
+        const audit = s.server.db
+          .prepare('SELECT actor_role, action, outcome FROM audit WHERE request_id = ?')
+          .get(res.headers['x-request-id']);
         expect(audit).toEqual({ actor_role: role, action: def.action, outcome: 'success' });
       });
     }
@@ -87,7 +129,9 @@ describe('metadata boundary', () => {
       const req = await sampleRequest(def, s, keyId);
       await jobsIdle(s);
       const before = dump(s);
-      const res = await s.call(def.method, req.path, { body: { ...(req.body as object), prompt: 'summarise the Q3 board minutes' } });
+      const res = await s.call(def.method, req.path, {
+        body: { ...(req.body as object), prompt: 'summarise the Q3 board minutes' },
+      });
       expect(res.status).toBe(422);
       expect(res.json.code).toBe('SVC-BOUNDARY-1');
       expect(res.json.invalid_params?.[0]?.name).toBe('prompt');

@@ -4,8 +4,12 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { VERSION } from '../../src/version.js';
 
 let s: TestServer;
-beforeAll(async () => { s = await startTestServer(); });
-afterAll(async () => { await s.close(); });
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(async () => {
+  await s.close();
+});
 
 describe('session and authentication', () => {
   it('tells each role who it is and what it may do', async () => {
@@ -40,15 +44,29 @@ describe('session and authentication', () => {
     const res = await s.call('GET', '/openapi.json', { role: null });
     expect(res.status).toBe(200);
     expect(res.json.openapi).toBe('3.1.0');
-    for (const p of ['/v1/admin/connectors', '/v1/admin/gateway/keys/{id}/revoke', '/v1/admin/routing/{workload}', '/v1/admin/identity/test']) {
+    for (const p of [
+      '/v1/admin/connectors',
+      '/v1/admin/gateway/keys/{id}/revoke',
+      '/v1/admin/routing/{workload}',
+      '/v1/admin/identity/test',
+    ]) {
       expect(Object.keys(res.json.paths)).toContain(p);
     }
   });
 
   it('documents the 304 of every GET with a JSON answer, which the server gives', async () => {
     const doc = (await s.call('GET', '/openapi.json', { role: null })).json;
-    const gets = Object.entries(doc.paths as Record<string, { get?: { parameters: { name: string; in: string }[]; responses: Record<string, { headers?: object; content?: Record<string, unknown> }> } }>)
-      .filter(([, ops]) => ops.get?.responses['200']?.content?.['application/json']);
+    const gets = Object.entries(
+      doc.paths as Record<
+        string,
+        {
+          get?: {
+            parameters: { name: string; in: string }[];
+            responses: Record<string, { headers?: object; content?: Record<string, unknown> }>;
+          };
+        }
+      >,
+    ).filter(([, ops]) => ops.get?.responses['200']?.content?.['application/json']);
     expect(gets.length).toBeGreaterThan(10);
     for (const [path, { get }] of gets) {
       expect(get!.responses, path).toHaveProperty('304');
@@ -56,7 +74,9 @@ describe('session and authentication', () => {
       expect(get!.parameters, path).toContainEqual(expect.objectContaining({ name: 'If-None-Match', in: 'header' }));
     }
     const first = await s.call('GET', '/models');
-    expect((await s.call('GET', '/models', { headers: { 'if-none-match': String(first.headers.etag) } })).status).toBe(304);
+    expect((await s.call('GET', '/models', { headers: { 'if-none-match': String(first.headers.etag) } })).status).toBe(
+      304,
+    );
   });
 
   it('keeps VERSION equal to package.json', () => {

@@ -31,7 +31,10 @@ beforeAll(async () => {
     ],
   });
   s = await startTestServer({
-    config: (root) => fixtureConfig(root, { sso: { issuer: op.issuer, audience: AUDIENCE, role_claim: 'groups', subject_claim: 'sub', role_map: ROLE_MAP } }),
+    config: (root) =>
+      fixtureConfig(root, {
+        sso: { issuer: op.issuer, audience: AUDIENCE, role_claim: 'groups', subject_claim: 'sub', role_map: ROLE_MAP },
+      }),
   });
 });
 afterAll(async () => {
@@ -62,14 +65,22 @@ async function signWithProviderKey(claims: JWTPayload, opts: { issuer?: string; 
 
 /** A token signed with the provider's key carrying exactly `claims`: nothing is added. */
 async function signExactly(claims: JWTPayload) {
-  const t = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: op.signingKey.kid, typ: 'at+jwt' }).sign(await importJWK(op.signingKey, 'RS256'));
+  const t = await new SignJWT(claims)
+    .setProtectedHeader({ alg: 'RS256', kid: op.signingKey.kid, typ: 'at+jwt' })
+    .sign(await importJWK(op.signingKey, 'RS256'));
   issued.push(t);
   return t;
 }
 
 describe('SSO access tokens from a real OpenID provider', () => {
   it('maps the role claim to each of the three roles', async () => {
-    for (const [client, role] of [['admin-cli', 'it_admin'], ['owner-cli', 'app_owner'], ['auditor-cli', 'auditor'], ['both-cli', 'app_owner'], ['named-cli', 'it_admin']] as const) {
+    for (const [client, role] of [
+      ['admin-cli', 'it_admin'],
+      ['owner-cli', 'app_owner'],
+      ['auditor-cli', 'auditor'],
+      ['both-cli', 'app_owner'],
+      ['named-cli', 'it_admin'],
+    ] as const) {
       const res = await s.call('GET', '/session', { token: await token(client) });
       expect(res.status, client).toBe(200);
       expect(res.json).toMatchObject({ subject: client, role });
@@ -85,7 +96,9 @@ describe('SSO access tokens from a real OpenID provider', () => {
     const auditor = await s.call('POST', '/identity/test', { token: await token('auditor-cli'), body });
     expect(auditor.status).toBe(403);
     expect(auditor.json.code).toBe('SVC-ADMIN-403');
-    const rows = s.server.db.prepare("SELECT actor_subject, actor_role, outcome FROM audit WHERE action = 'identity.test' ORDER BY at_ms").all();
+    const rows = s.server.db
+      .prepare("SELECT actor_subject, actor_role, outcome FROM audit WHERE action = 'identity.test' ORDER BY at_ms")
+      .all();
     expect(rows).toEqual([
       { actor_subject: 'admin-cli', actor_role: 'it_admin', outcome: 'success' },
       { actor_subject: 'auditor-cli', actor_role: 'auditor', outcome: 'denied' },
@@ -101,13 +114,17 @@ describe('SSO access tokens from a real OpenID provider', () => {
   });
 
   it('refuses a token from another issuer with 401', async () => {
-    const res = await s.call('GET', '/session', { token: await signWithProviderKey({}, { issuer: 'https://evil.example.com' }) });
+    const res = await s.call('GET', '/session', {
+      token: await signWithProviderKey({}, { issuer: 'https://evil.example.com' }),
+    });
     expect(res.status).toBe(401);
     expect(res.json.detail).toMatch(/iss/);
   });
 
   it('refuses an expired token with 401', async () => {
-    const res = await s.call('GET', '/session', { token: await signWithProviderKey({}, { expiresAt: Math.floor(Date.now() / 1000) - 120 }) });
+    const res = await s.call('GET', '/session', {
+      token: await signWithProviderKey({}, { expiresAt: Math.floor(Date.now() / 1000) - 120 }),
+    });
     expect(res.status).toBe(401);
     expect(res.json.detail).toMatch(/exp/);
   });
@@ -123,7 +140,11 @@ describe('SSO access tokens from a real OpenID provider', () => {
     for (const kid of [op.signingKey.kid!, 'attacker-key']) {
       const forged = await new SignJWT({ groups: ['aa-admins'] })
         .setProtectedHeader({ alg: 'RS256', kid })
-        .setIssuer(op.issuer).setAudience(AUDIENCE).setSubject('mallory').setIssuedAt().setExpirationTime('10m')
+        .setIssuer(op.issuer)
+        .setAudience(AUDIENCE)
+        .setSubject('mallory')
+        .setIssuedAt()
+        .setExpirationTime('10m')
         .sign(privateKey);
       const res = await s.call('GET', '/session', { token: forged });
       expect(res.status, kid).toBe(401);
@@ -150,13 +171,22 @@ describe('SSO access tokens from a real OpenID provider', () => {
   it('audits a mutation attempt by a token without a mapped role as denied under its subject, with no role', async () => {
     const before = (await s.call('GET', '/channels')).json;
     for (const client of ['norole-cli', 'stranger-cli']) {
-      const res = await s.call('PUT', '/channels', { token: await token(client), body: { channels: [{ id: 'chan_web', enabled: false }] } });
+      const res = await s.call('PUT', '/channels', {
+        token: await token(client),
+        body: { channels: [{ id: 'chan_web', enabled: false }] },
+      });
       expect(res.status, client).toBe(403);
       expect(res.json.code).toBe('SVC-ADMIN-403');
       expect(res.json.detail).toMatch(/no role in claim groups/);
-      const row = s.server.db.prepare('SELECT actor_subject, actor_role, action, outcome, status, details FROM audit WHERE request_id = ?').get(res.json.request_id);
+      const row = s.server.db
+        .prepare('SELECT actor_subject, actor_role, action, outcome, status, details FROM audit WHERE request_id = ?')
+        .get(res.json.request_id);
       expect(row, client).toEqual({
-        actor_subject: client, actor_role: null, action: 'channel.update', outcome: 'denied', status: 403,
+        actor_subject: client,
+        actor_role: null,
+        action: 'channel.update',
+        outcome: 'denied',
+        status: 403,
         details: JSON.stringify({ reason: 'token carries no role in claim groups' }),
       });
     }
@@ -164,23 +194,34 @@ describe('SSO access tokens from a real OpenID provider', () => {
     // served by the audit API as stored: a null role is a valid actor in the contract
     const listed = await s.call('GET', '/audit?actor=stranger-cli', { role: 'auditor' });
     expect(listed.status).toBe(200);
-    expect(listed.json.data).toMatchObject([{ actor: { subject: 'stranger-cli', role: null }, action: 'channel.update', outcome: 'denied', status: 403 }]);
+    expect(listed.json.data).toMatchObject([
+      { actor: { subject: 'stranger-cli', role: null }, action: 'channel.update', outcome: 'denied', status: 403 },
+    ]);
   });
 
   it('audits it too on a settings write and on a path the router cannot read', async () => {
     const tok = await token('stranger-cli');
-    for (const [method, path] of [['PUT', '/settings'], ['POST', `/gateway/keys/${'k'.repeat(101)}/revoke`]]) {
+    for (const [method, path] of [
+      ['PUT', '/settings'],
+      ['POST', `/gateway/keys/${'k'.repeat(101)}/revoke`],
+    ]) {
       const res = await s.call(method, path, { token: tok, body: {} });
       expect(res.status, path).toBe(403);
-      const row = s.server.db.prepare('SELECT actor_subject, actor_role, outcome, status FROM audit WHERE request_id = ?').get(res.json.request_id);
+      const row = s.server.db
+        .prepare('SELECT actor_subject, actor_role, outcome, status FROM audit WHERE request_id = ?')
+        .get(res.json.request_id);
       expect(row, path).toEqual({ actor_subject: 'stranger-cli', actor_role: null, outcome: 'denied', status: 403 });
     }
   });
 
   it('does not audit a mutation attempt with a token that fails verification (401)', async () => {
-    const count = () => (s.server.db.prepare("SELECT count(*) AS n FROM audit WHERE action = 'channel.update'").get() as { n: number }).n;
+    const count = () =>
+      (s.server.db.prepare("SELECT count(*) AS n FROM audit WHERE action = 'channel.update'").get() as { n: number }).n;
     const n = count();
-    const res = await s.call('PUT', '/channels', { token: await token('admin-cli', 'urn:some-other-api'), body: { channels: [{ id: 'chan_web', enabled: false }] } });
+    const res = await s.call('PUT', '/channels', {
+      token: await token('admin-cli', 'urn:some-other-api'),
+      body: { channels: [{ id: 'chan_web', enabled: false }] },
+    });
     expect(res.status).toBe(401);
     expect(count()).toBe(n);
   });
@@ -192,18 +233,29 @@ describe('SSO access tokens from a real OpenID provider', () => {
     expect(noExp.status).toBe(401);
     expect(noExp.json.detail).toMatch(/"exp"/);
     for (const sub of [undefined, '', '   ']) {
-      const res = await s.call('GET', '/session', { token: await signExactly({ ...base, exp: now + 600, ...(sub === undefined ? {} : { sub }) }) });
+      const res = await s.call('GET', '/session', {
+        token: await signExactly({ ...base, exp: now + 600, ...(sub === undefined ? {} : { sub }) }),
+      });
       expect(res.status, JSON.stringify(sub)).toBe(401);
       expect(res.json.detail).toMatch(/no subject in claim sub/);
       expect(res.headers['www-authenticate']).toMatch(/^Bearer/);
     }
     // nor may such a token create anything
-    const create = await s.call('POST', '/gateway/keys', { token: await signExactly(base), body: { name: 'never-expiring' } });
+    const create = await s.call('POST', '/gateway/keys', {
+      token: await signExactly(base),
+      body: { name: 'never-expiring' },
+    });
     expect(create.status).toBe(401);
     // control: the same claims with exp and sub are accepted
-    const ok = await s.call('GET', '/session', { token: await signExactly({ ...base, sub: 'crafted', exp: now + 600 }) });
+    const ok = await s.call('GET', '/session', {
+      token: await signExactly({ ...base, sub: 'crafted', exp: now + 600 }),
+    });
     expect(ok.status).toBe(200);
-    expect(ok.json).toMatchObject({ subject: 'crafted', role: 'it_admin', expires_at: new Date((now + 600) * 1000).toISOString() });
+    expect(ok.json).toMatchObject({
+      subject: 'crafted',
+      role: 'it_admin',
+      expires_at: new Date((now + 600) * 1000).toISOString(),
+    });
   });
 
   it('keeps on-host tokens working beside SSO', async () => {
@@ -225,10 +277,21 @@ describe('SSO access tokens from a real OpenID provider', () => {
 describe('SSO configuration variants', () => {
   it('reads a nested role claim by dotted path (realm_access.roles)', async () => {
     const nested = await startTestServer({
-      config: (root) => fixtureConfig(root, { sso: { issuer: op.issuer, audience: AUDIENCE, role_claim: 'realm_access.roles', subject_claim: 'sub', role_map: ROLE_MAP } }),
+      config: (root) =>
+        fixtureConfig(root, {
+          sso: {
+            issuer: op.issuer,
+            audience: AUDIENCE,
+            role_claim: 'realm_access.roles',
+            subject_claim: 'sub',
+            role_map: ROLE_MAP,
+          },
+        }),
     });
     try {
-      const res = await nested.call('GET', '/session', { token: await signWithProviderKey({ groups: undefined, realm_access: { roles: ['aa-owners'] } }) });
+      const res = await nested.call('GET', '/session', {
+        token: await signWithProviderKey({ groups: undefined, realm_access: { roles: ['aa-owners'] } }),
+      });
       expect(res.status).toBe(200);
       expect(res.json.role).toBe('app_owner');
     } finally {
@@ -241,7 +304,10 @@ describe('SSO configuration variants', () => {
     const issuer = gone.url;
     await gone.close();
     const offline = await startTestServer({
-      config: (root) => fixtureConfig(root, { sso: { issuer, audience: AUDIENCE, role_claim: 'groups', subject_claim: 'sub', role_map: ROLE_MAP } }),
+      config: (root) =>
+        fixtureConfig(root, {
+          sso: { issuer, audience: AUDIENCE, role_claim: 'groups', subject_claim: 'sub', role_map: ROLE_MAP },
+        }),
     });
     try {
       const res = await offline.call('GET', '/session', { token: await signWithProviderKey({}, { issuer }) });
@@ -257,7 +323,10 @@ describe('SSO configuration variants', () => {
   it('answers 401 without contacting the identity provider for a bearer that is not a signed JWT from its issuer', async () => {
     const down = await startHttpPeer((_req, res) => res.writeHead(503).end());
     const server = await startTestServer({
-      config: (root) => fixtureConfig(root, { sso: { issuer: down.url, audience: AUDIENCE, role_claim: 'groups', subject_claim: 'sub', role_map: ROLE_MAP } }),
+      config: (root) =>
+        fixtureConfig(root, {
+          sso: { issuer: down.url, audience: AUDIENCE, role_claim: 'groups', subject_claim: 'sub', role_map: ROLE_MAP },
+        }),
     });
     try {
       const enc = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
@@ -287,12 +356,17 @@ describe('SSO configuration variants', () => {
 describe('SSO discovery', () => {
   it('does not fetch signing keys from a discovered jwks_uri over plain http to another host', async () => {
     const idp = await startHttpPeer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ issuer: idp.url, jwks_uri: 'http://keys.example.invalid/jwks' }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ issuer: idp.url, jwks_uri: 'http://keys.example.invalid/jwks' }));
     });
     const warnings: string[] = [];
     const server = await startTestServer({
       logger: pino({ level: 'warn' }, { write: (line: string) => void warnings.push(line) }),
-      config: (root) => fixtureConfig(root, { sso: { issuer: idp.url, audience: AUDIENCE, role_claim: 'groups', subject_claim: 'sub', role_map: ROLE_MAP } }),
+      config: (root) =>
+        fixtureConfig(root, {
+          sso: { issuer: idp.url, audience: AUDIENCE, role_claim: 'groups', subject_claim: 'sub', role_map: ROLE_MAP },
+        }),
     });
     try {
       const res = await server.call('GET', '/session', { token: await signWithProviderKey({}, { issuer: idp.url }) });
@@ -320,15 +394,27 @@ describe('SSO configuration file', () => {
       ['sso.issuer', { issuer: 'ftp://login.example.com' }],
       ['sso.jwks_uri', { issuer: 'https://login.example.com', jwks_uri: 'http://keys.example.com/jwks' }],
     ] as const) {
-      expect(load(sso), JSON.stringify(sso)).toThrow(expect.objectContaining({
-        name: 'ConfigError',
-        message: expect.stringMatching(new RegExp(`^invalid config \\S+: ${field.replace('.', '\\.')}: must be an https URL \\(plain http only for a loopback host\\)$`)),
-      }));
+      expect(load(sso), JSON.stringify(sso)).toThrow(
+        expect.objectContaining({
+          name: 'ConfigError',
+          message: expect.stringMatching(
+            new RegExp(
+              `^invalid config \\S+: ${field.replace('.', '\\.')}: must be an https URL \\(plain http only for a loopback host\\)$`,
+            ),
+          ),
+        }),
+      );
     }
   });
 
   it('accepts https anywhere and plain http on loopback', () => {
-    for (const issuer of ['https://login.example.com/realms/acme', 'http://127.0.0.1:8080', 'http://127.9.9.9', 'http://localhost:9000/realm', 'http://[::1]:8080']) {
+    for (const issuer of [
+      'https://login.example.com/realms/acme',
+      'http://127.0.0.1:8080',
+      'http://127.9.9.9',
+      'http://localhost:9000/realm',
+      'http://[::1]:8080',
+    ]) {
       expect(load({ issuer, jwks_uri: `${issuer}/jwks` })().sso?.issuer, issuer).toBe(issuer);
     }
   });

@@ -7,7 +7,12 @@ import { startHttpPeer, type HttpPeer } from '../helpers/http-peer.js';
 import { FIRST_BACKOFF_MS } from '../../src/server/identity/provider-keys.js';
 
 const AUDIENCE = 'urn:appliance-admin';
-const SSO = { audience: AUDIENCE, role_claim: 'groups', subject_claim: 'sub', role_map: { 'aa-admins': 'it_admin' } } as const;
+const SSO = {
+  audience: AUDIENCE,
+  role_claim: 'groups',
+  subject_claim: 'sub',
+  role_map: { 'aa-admins': 'it_admin' },
+} as const;
 
 let privateKey: CryptoKey;
 let publicJwk: JWK;
@@ -18,8 +23,14 @@ beforeAll(async () => {
 });
 
 const signed = (issuer: string) =>
-  new SignJWT({ groups: ['aa-admins'] }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(issuer).setAudience(AUDIENCE)
-    .setSubject('sso-alice').setIssuedAt().setExpirationTime('10m').sign(privateKey);
+  new SignJWT({ groups: ['aa-admins'] })
+    .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+    .setIssuer(issuer)
+    .setAudience(AUDIENCE)
+    .setSubject('sso-alice')
+    .setIssuedAt()
+    .setExpirationTime('10m')
+    .sign(privateKey);
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -27,10 +38,16 @@ afterEach(async () => {
 });
 
 /** The server with SSO against `issuer`, and the warnings it logs. */
-async function serverFor(issuer: string, extra: { jwks_uri?: string } = {}): Promise<{ s: TestServer; warnings: string[] }> {
+async function serverFor(
+  issuer: string,
+  extra: { jwks_uri?: string } = {},
+): Promise<{ s: TestServer; warnings: string[] }> {
   const warnings: string[] = [];
   const logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(line) });
-  const s = await startTestServer({ logger, config: (root) => fixtureConfig(root, { sso: { issuer, ...SSO, ...extra } }) });
+  const s = await startTestServer({
+    logger,
+    config: (root) => fixtureConfig(root, { sso: { issuer, ...SSO, ...extra } }),
+  });
   cleanup.push(() => s.close());
   return { s, warnings };
 }
@@ -41,7 +58,8 @@ async function peer(handler: Parameters<typeof startHttpPeer>[0]): Promise<HttpP
   return p;
 }
 
-const concurrently = (s: TestServer, token: string, n: number) => Promise.all(Array.from({ length: n }, () => s.call('GET', '/session', { token })));
+const concurrently = (s: TestServer, token: string, n: number) =>
+  Promise.all(Array.from({ length: n }, () => s.call('GET', '/session', { token })));
 
 describe('an identity provider that cannot be reached', () => {
   it('gets one discovery fetch for 100 concurrent requests, and none more while backing off', async () => {

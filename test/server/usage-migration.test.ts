@@ -12,14 +12,17 @@ function version3Database() {
     db.exec(m.sql);
     db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, '2026-01-01T00:00:00Z');
   }
-  const key = db.prepare(`INSERT INTO gateway_keys (id, name, status, prefix, secret_hash, created_at, created_by, requests_per_minute, tokens_per_minute, tokens_per_day)
+  const key =
+    db.prepare(`INSERT INTO gateway_keys (id, name, status, prefix, secret_hash, created_at, created_by, requests_per_minute, tokens_per_minute, tokens_per_day)
     VALUES (?, ?, 'active', 'agk_x', ?, '2026-01-01T00:00:00Z', 'test', ?, ?, ?)`);
   key.run('key_rpm', 'rpm', 'h1', 10, null, null);
   key.run('key_tpm', 'tpm', 'h2', null, 1000, 50_000);
   key.run('key_tpd', 'tpd', 'h3', null, null, 50_000);
   key.run('key_all', 'all', 'h4', 10, 1000, 50_000);
   key.run('key_none', 'none', 'h5', null, null, null);
-  const usage = db.prepare('INSERT INTO usage_minutes (key_id, minute, requests, rejected, input_tokens, output_tokens) VALUES (?, ?, ?, ?, 0, 0)');
+  const usage = db.prepare(
+    'INSERT INTO usage_minutes (key_id, minute, requests, rejected, input_tokens, output_tokens) VALUES (?, ?, ?, ?, 0, 0)',
+  );
   const minute = Date.parse('2026-03-01T10:00:00Z') / 60_000;
   for (const id of ['key_rpm', 'key_tpm', 'key_tpd', 'key_all', 'key_none']) {
     usage.run(id, minute, 5, 3);
@@ -34,7 +37,11 @@ describe('migration 4: rejections by cause', () => {
   it("gives each old row's rejections to the first limit the key's quota sets, keeping the totals", () => {
     const db = version3Database();
     migrate(db);
-    const usage = queryUsage(db, { start_time: '2026-03-01T10:00:00Z', end_time: '2026-03-01T11:00:00Z', bucket: 'hour' }, Date.now());
+    const usage = queryUsage(
+      db,
+      { start_time: '2026-03-01T10:00:00Z', end_time: '2026-03-01T11:00:00Z', bucket: 'hour' },
+      Date.now(),
+    );
     const by = Object.fromEntries(usage.data.map((u) => [u.key_id, u]));
     const none = { requests_per_minute: 0, tokens_per_minute: 0, tokens_per_day: 0, revoked: 0, unknown_workload: 0 };
     expect(by.key_rpm).toMatchObject({ requests: 7, rejected: 3, rejected_by: { ...none, requests_per_minute: 3 } });
@@ -44,7 +51,14 @@ describe('migration 4: rejections by cause', () => {
     expect(by.key_none.rejected_by).toEqual({ ...none, requests_per_minute: 3 });
     expect(by.key_gone).toMatchObject({ rejected: 4, rejected_by: { ...none, requests_per_minute: 4 } });
     // no row left whose causes do not add up to its total
-    expect(db.prepare('SELECT count(*) FROM usage_minutes WHERE rejected <> rejected_rpm + rejected_tpm + rejected_tpd + rejected_revoked + rejected_workload').pluck().get()).toBe(0);
+    expect(
+      db
+        .prepare(
+          'SELECT count(*) FROM usage_minutes WHERE rejected <> rejected_rpm + rejected_tpm + rejected_tpd + rejected_revoked + rejected_workload',
+        )
+        .pluck()
+        .get(),
+    ).toBe(0);
     db.close();
   });
 });

@@ -16,13 +16,23 @@ async function keys(stdin: { write(s: string): void }, ...seq: string[]) {
 const fields: FormField[] = [
   { kind: 'text', name: 'name', label: 'Name', required: true },
   { kind: 'limit', name: 'rpm', label: 'Requests / minute', initial: 10 },
-  { kind: 'select', name: 'bucket', label: 'Bucket', options: [{ value: 'hour', label: 'per hour' }, { value: 'day', label: 'per day' }] },
+  {
+    kind: 'select',
+    name: 'bucket',
+    label: 'Bucket',
+    options: [
+      { value: 'hour', label: 'per hour' },
+      { value: 'day', label: 'per day' },
+    ],
+  },
 ];
 
 describe('Form dialog', () => {
   it('moves with Tab/Shift-Tab, cycles a select, validates, and submits typed values', async () => {
     let result: FormValues | null | undefined;
-    const { lastFrame, stdin, unmount } = render(<FormDialog title="T" fields={fields} width={80} isActive onDone={(v) => (result = v)} />);
+    const { lastFrame, stdin, unmount } = render(
+      <FormDialog title="T" fields={fields} width={80} isActive onDone={(v) => (result = v)} />,
+    );
     await keys(stdin, '\r'); // name is required
     expect(lastFrame()).toContain('✕ Name: required');
     expect(result).toBeUndefined();
@@ -47,8 +57,14 @@ describe('Form dialog', () => {
   });
 
   it('a long form in a short terminal shows the fields around the focus', async () => {
-    const many: FormField[] = Array.from({ length: 12 }, (_, i) => ({ kind: 'limit', name: `f${i}`, label: `Field ${i}` }));
-    const { lastFrame, stdin, unmount } = render(<FormDialog title="T" fields={many} width={80} height={16} isActive onDone={() => {}} />);
+    const many: FormField[] = Array.from({ length: 12 }, (_, i) => ({
+      kind: 'limit',
+      name: `f${i}`,
+      label: `Field ${i}`,
+    }));
+    const { lastFrame, stdin, unmount } = render(
+      <FormDialog title="T" fields={many} width={80} height={16} isActive onDone={() => {}} />,
+    );
     expect(lastFrame()).toContain('Field 0');
     expect(lastFrame()).not.toContain('Field 11');
     expect(lastFrame()).toMatch(/↓ \d+ more/);
@@ -63,11 +79,15 @@ describe('Form dialog', () => {
 describe('Confirm dialog', () => {
   it('starts on Cancel: Enter alone says no; → then Enter says yes', async () => {
     const answers: boolean[] = [];
-    const a = render(<ConfirmDialog title="Delete?" message="really" width={80} isActive onDone={(ok) => answers.push(ok)} />);
+    const a = render(
+      <ConfirmDialog title="Delete?" message="really" width={80} isActive onDone={(ok) => answers.push(ok)} />,
+    );
     expect(a.lastFrame()).toContain('› [ Cancel ]');
     await keys(a.stdin, '\r');
     a.unmount();
-    const b = render(<ConfirmDialog title="Delete?" message="really" width={80} isActive onDone={(ok) => answers.push(ok)} />);
+    const b = render(
+      <ConfirmDialog title="Delete?" message="really" width={80} isActive onDone={(ok) => answers.push(ok)} />,
+    );
     await keys(b.stdin, '\x1b[C', '\r');
     b.unmount();
     expect(answers).toEqual([false, true]);

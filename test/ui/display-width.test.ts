@@ -23,12 +23,48 @@ describe('displayWidth', () => {
   });
 
   it('agrees with string-width on any text, styled or not', () => {
-    const pool = ['a', ' ', '~', 'é', 'ß', 'Ł', '–', '…', '“', '→', '─', '●', '▲', '✓', '✕', '漢', '😀', 'e\u0301', '\u200d', '\u00ad', '\t', '\u0007', '\x1b[31m', '\x1b[39m', '\x1b[1m', '\x1b[7m', '\u009b4m', '\u25fd', '\ufe0f', '\u2028'];
+    const pool = [
+      'a',
+      ' ',
+      '~',
+      'é',
+      'ß',
+      'Ł',
+      '–',
+      '…',
+      '“',
+      '→',
+      '─',
+      '●',
+      '▲',
+      '✓',
+      '✕',
+      '漢',
+      '😀',
+      'e\u0301',
+      '\u200d',
+      '\u00ad',
+      '\t',
+      '\u0007',
+      '\x1b[31m',
+      '\x1b[39m',
+      '\x1b[1m',
+      '\x1b[7m',
+      '\u009b4m',
+      '\u25fd',
+      '\ufe0f',
+      '\u2028',
+    ];
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...pool, ...narrowCodePoints.slice(0, 200).map((c) => String.fromCodePoint(c))), { maxLength: 40 }), (parts) => {
-        const text = parts.join('');
-        expect(displayWidth(text)).toBe(stringWidth(text));
-      }),
+      fc.property(
+        fc.array(fc.constantFrom(...pool, ...narrowCodePoints.slice(0, 200).map((c) => String.fromCodePoint(c))), {
+          maxLength: 40,
+        }),
+        (parts) => {
+          const text = parts.join('');
+          expect(displayWidth(text)).toBe(stringWidth(text));
+        },
+      ),
       { numRuns: 3000 },
     );
   });

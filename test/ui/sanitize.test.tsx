@@ -80,7 +80,10 @@ describe('sanitize', () => {
   });
 
   it('keeps printable ASCII as it is, and still catches one control character in it (property)', () => {
-    const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 80 });
+    const printable = fc.string({
+      unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
+      maxLength: 80,
+    });
     const control = fc.oneof(fc.integer({ min: 0, max: 0x1f }), fc.constant(0x7f)).map((c) => String.fromCharCode(c));
     fc.assert(
       fc.property(printable, printable, control, (a, b, c) => {
@@ -99,7 +102,14 @@ describe('sanitize', () => {
     expect(lastFrame()).toBe('nameevil X');
     unmount();
     const table = render(
-      <Table columns={[{ header: 'Name', value: (r: { n: string }) => r.n }]} rows={[{ n: hostile }]} cursor={0} scroll={0} height={5} width={60} />,
+      <Table
+        columns={[{ header: 'Name', value: (r: { n: string }) => r.n }]}
+        rows={[{ n: hostile }]}
+        cursor={0}
+        scroll={0}
+        height={5}
+        width={60}
+      />,
     );
     expect(table.lastFrame()).toContain('nameevil X');
     expect(table.lastFrame()).not.toContain(ESC);

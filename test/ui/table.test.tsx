@@ -7,8 +7,16 @@ import { Table, visibleRows } from '../../src/ui/Table.js';
 import { scrollFor, layoutColumns } from '../../src/ui/table-layout.js';
 import type { Column } from '../../src/ui/screen-api.js';
 
-interface Row { id: string; name: string; n: number }
-const rows: Row[] = Array.from({ length: 1000 }, (_, i) => ({ id: `row-${String(i).padStart(4, '0')}`, name: `name ${i}`, n: i }));
+interface Row {
+  id: string;
+  name: string;
+  n: number;
+}
+const rows: Row[] = Array.from({ length: 1000 }, (_, i) => ({
+  id: `row-${String(i).padStart(4, '0')}`,
+  name: `name ${i}`,
+  n: i,
+}));
 const columns: Column<Row>[] = [
   { header: 'ID', value: (r) => r.id },
   { header: 'Name', value: (r) => r.name, grow: true },
@@ -19,17 +27,19 @@ const columns: Column<Row>[] = [
 function Navigable({ height, data = rows, cols = columns }: { height: number; data?: Row[]; cols?: Column<Row>[] }) {
   const [pos, setPos] = useState({ cursor: 0, scroll: 0 });
   const page = visibleRows(height);
-  useInput((input, key) => setPos(({ cursor, scroll }) => {
-    let c = cursor;
-    if (key.downArrow || input === 'j') c++;
-    if (key.upArrow || input === 'k') c--;
-    if (key.pageDown) c += page;
-    if (key.pageUp) c -= page;
-    if (input === 'G') c = data.length - 1;
-    if (input === 'g') c = 0;
-    c = Math.max(0, Math.min(data.length - 1, c));
-    return { cursor: c, scroll: scrollFor(c, scroll, page, data.length) };
-  }));
+  useInput((input, key) =>
+    setPos(({ cursor, scroll }) => {
+      let c = cursor;
+      if (key.downArrow || input === 'j') c++;
+      if (key.upArrow || input === 'k') c--;
+      if (key.pageDown) c += page;
+      if (key.pageUp) c -= page;
+      if (input === 'G') c = data.length - 1;
+      if (input === 'g') c = 0;
+      c = Math.max(0, Math.min(data.length - 1, c));
+      return { cursor: c, scroll: scrollFor(c, scroll, page, data.length) };
+    }),
+  );
   return <Table columns={cols} rows={data} cursor={pos.cursor} scroll={pos.scroll} height={height} width={60} />;
 }
 
@@ -78,7 +88,11 @@ describe('Table', () => {
     stdin.write('g');
     await until(() => selected().includes('row-0000'), 'the first row');
     // exactly one row is marked, and the mark is text, not colour alone
-    expect(lastFrame()!.split('\n').filter((l) => l.startsWith('›'))).toHaveLength(1);
+    expect(
+      lastFrame()!
+        .split('\n')
+        .filter((l) => l.startsWith('›')),
+    ).toHaveLength(1);
     unmount();
   });
 
@@ -87,7 +101,9 @@ describe('Table', () => {
       { id: 'row-0001', name: '東京都の非常に長いコネクタ名前がここに続きます東京都の非常に長い', n: 1 },
       { id: 'row-0002', name: 'plain', n: 22 },
     ];
-    const { lastFrame, unmount } = render(<Table columns={columns} rows={wide} cursor={1} scroll={0} height={6} width={50} />);
+    const { lastFrame, unmount } = render(
+      <Table columns={columns} rows={wide} cursor={1} scroll={0} height={6} width={50} />,
+    );
     const lines = lastFrame()!.split('\n').slice(0, 3);
     expect(lines[1]).toContain('…');
     // every row, wide characters included, occupies exactly the table width
@@ -95,10 +111,12 @@ describe('Table', () => {
     unmount();
   });
 
-  it('marks the sorted column\'s header with its direction, widening it rather than cutting the mark', () => {
+  it("marks the sorted column's header with its direction, widening it rather than cutting the mark", () => {
     const few = rows.slice(0, 3);
     const header = (sort: { column: string; descending: boolean } | null, cols = columns, width = 60) => {
-      const { lastFrame, unmount } = render(<Table columns={cols} rows={few} cursor={0} scroll={0} height={6} width={width} sort={sort} />);
+      const { lastFrame, unmount } = render(
+        <Table columns={cols} rows={few} cursor={0} scroll={0} height={6} width={width} sort={sort} />,
+      );
       const line = lastFrame()!.split('\n')[0];
       unmount();
       return line;
@@ -114,7 +132,17 @@ describe('Table', () => {
   });
 
   it('shows what an empty list means', () => {
-    const { lastFrame, unmount } = render(<Table columns={columns} rows={[]} cursor={0} scroll={0} height={5} width={50} empty="No connector is configured." />);
+    const { lastFrame, unmount } = render(
+      <Table
+        columns={columns}
+        rows={[]}
+        cursor={0}
+        scroll={0}
+        height={5}
+        width={50}
+        empty="No connector is configured."
+      />,
+    );
     expect(lastFrame()).toContain('No connector is configured.');
     unmount();
   });
@@ -123,8 +151,15 @@ describe('Table', () => {
     // each row built, and how many frames had been drawn then
     const built: { n: number; frames: number }[] = [];
     let frames = () => 0;
-    const counted: Column<Row>[] = [{ header: 'ID', value: (r) => (built.push({ n: r.n, frames: frames() }), r.id) }, ...columns.slice(1)];
-    const many: Row[] = Array.from({ length: 1500 }, (_, i) => ({ id: `row-${String(i).padStart(4, '0')}`, name: `name ${i}`, n: i }));
+    const counted: Column<Row>[] = [
+      { header: 'ID', value: (r) => (built.push({ n: r.n, frames: frames() }), r.id) },
+      ...columns.slice(1),
+    ];
+    const many: Row[] = Array.from({ length: 1500 }, (_, i) => ({
+      id: `row-${String(i).padStart(4, '0')}`,
+      name: `name ${i}`,
+      n: i,
+    }));
     const { lastFrame, stdin, stdout, unmount } = render(<Navigable height={9} cols={counted} data={many} />);
     frames = () => stdout.frames.length;
     const builtAfter = (frame: number) => built.filter((b) => b.frames >= frame).map((b) => b.n);
@@ -144,8 +179,16 @@ describe('Table', () => {
       const window = dataLines(lastFrame()!).map((l) => Number(/row-(\d{4})/.exec(l)![1]));
       expect(window).toEqual(Array.from({ length: 7 }, (_, i) => press * 7 - 6 + i));
       // none of the rows now on screen was built while this frame was drawn: they were ready
-      expect(built.slice(from).filter((b) => b.frames === before).map((b) => b.n)).toEqual([]);
-      await until(() => builtAfter(before + 1).includes(Math.min(many.length - 1, window[6] + 7)), 'the page after it built ahead');
+      expect(
+        built
+          .slice(from)
+          .filter((b) => b.frames === before)
+          .map((b) => b.n),
+      ).toEqual([]);
+      await until(
+        () => builtAfter(before + 1).includes(Math.min(many.length - 1, window[6] + 7)),
+        'the page after it built ahead',
+      );
     }
     unmount();
   });
@@ -164,7 +207,11 @@ describe('Table', () => {
   });
 
   it('drops columns that cannot fit rather than overflowing', () => {
-    const many: Column<Row>[] = Array.from({ length: 12 }, (_, i) => ({ header: `Column${i}`, value: (r: Row) => `${r.name}-${i}`, minWidth: 8 }));
+    const many: Column<Row>[] = Array.from({ length: 12 }, (_, i) => ({
+      header: `Column${i}`,
+      value: (r: Row) => `${r.name}-${i}`,
+      minWidth: 8,
+    }));
     const widths = layoutColumns(many, rows.slice(0, 5), 60);
     expect(widths.length).toBeLessThan(12);
     expect(widths.reduce((a, b) => a + b, 0) + 2 + 2 * (widths.length - 1)).toBeLessThanOrEqual(60);
@@ -177,8 +224,13 @@ describe('Table colours', () => {
     const level = chalk.level;
     chalk.level = 1;
     try {
-      const toned: Column<Row>[] = [...columns.slice(0, 2), { header: 'N', value: (r) => r.n, tone: (r) => (r.n % 2 ? 'bad' : 'ok'), width: 6 }];
-      const { lastFrame, unmount } = render(<Table columns={toned} rows={rows.slice(0, 3)} cursor={1} scroll={0} height={6} width={60} />);
+      const toned: Column<Row>[] = [
+        ...columns.slice(0, 2),
+        { header: 'N', value: (r) => r.n, tone: (r) => (r.n % 2 ? 'bad' : 'ok'), width: 6 },
+      ];
+      const { lastFrame, unmount } = render(
+        <Table columns={toned} rows={rows.slice(0, 3)} cursor={1} scroll={0} height={6} width={60} />,
+      );
       const lines = lastFrame()!.split('\n');
       expect(lines[1]).toMatch(/\x1b\[32m {2}0 +\x1b\[39m/);
       expect(lines[2]).toMatch(/^\x1b\[7m\x1b\[1m› row-0001.*\x1b\[31m {2}1 +\x1b\[39m/);

@@ -23,12 +23,35 @@ const fields: FormField[] = [
   { kind: 'limit', name: 'rpm', label: 'Requests / minute' },
 ];
 const nameLine = (f: string) => f.split('\n').find((l) => l.includes('Name ')) ?? '';
-const noKey = { upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, pageDown: false, pageUp: false, home: false, end: false, return: false, escape: false, ctrl: false, shift: false, tab: false, backspace: false, delete: false, meta: false, super: false, hyper: false, capsLock: false, numLock: false };
+const noKey = {
+  upArrow: false,
+  downArrow: false,
+  leftArrow: false,
+  rightArrow: false,
+  pageDown: false,
+  pageUp: false,
+  home: false,
+  end: false,
+  return: false,
+  escape: false,
+  ctrl: false,
+  shift: false,
+  tab: false,
+  backspace: false,
+  delete: false,
+  meta: false,
+  super: false,
+  hyper: false,
+  capsLock: false,
+  numLock: false,
+};
 
 describe('a long value in a form field', () => {
   it('shows its end, where the typing is, after a leading …; the other fields show their start', async () => {
     const name = `${'a'.repeat(40)}0123456789ENDofNAME!!`; // 61 characters
-    const { lastFrame, stdin, unmount } = render(<FormDialog title="Create a gateway key" fields={fields} width={80} isActive onDone={() => {}} />);
+    const { lastFrame, stdin, unmount } = render(
+      <FormDialog title="Create a gateway key" fields={fields} width={80} isActive onDone={() => {}} />,
+    );
     await typeEach(stdin, name);
     const line = nameLine(lastFrame()!);
     expect(line).toContain('…');
@@ -41,7 +64,9 @@ describe('a long value in a form field', () => {
   });
 
   it('says so when the limit cut what was typed, until the next edit fits', async () => {
-    const { lastFrame, stdin, unmount } = render(<FormDialog title="T" fields={fields} width={80} isActive onDone={() => {}} />);
+    const { lastFrame, stdin, unmount } = render(
+      <FormDialog title="T" fields={fields} width={80} isActive onDone={() => {}} />,
+    );
     await typeEach(stdin, 'x'.repeat(64));
     expect(lastFrame()).not.toContain('at most 64 characters');
     await typeEach(stdin, 'yz');
@@ -71,7 +96,9 @@ describe('the length limit counts as the appliance does', () => {
     expect(charCount('🙂é')).toBe(2);
 
     let result: FormValues | null | undefined;
-    const { lastFrame, stdin, unmount } = render(<FormDialog title="T" fields={fields} width={80} isActive onDone={(v) => (result = v)} />);
+    const { lastFrame, stdin, unmount } = render(
+      <FormDialog title="T" fields={fields} width={80} isActive onDone={(v) => (result = v)} />,
+    );
     await typeEach(stdin, '🙂'.repeat(66));
     expect(lastFrame()).toContain('at most 64 characters');
     stdin.write('\r');

@@ -1,4 +1,14 @@
-import { accessSync, chmodSync, closeSync, constants, existsSync, fchmodSync, mkdirSync, openSync, statSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  closeSync,
+  constants,
+  existsSync,
+  fchmodSync,
+  mkdirSync,
+  openSync,
+  statSync,
+} from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
 // The data directory and its files are private to the user the appliance runs as. Kept apart
@@ -19,11 +29,15 @@ export function ensureDataDir(dataDir: string): void {
     makeDirs(dataDir);
     accessSync(dataDir, constants.W_OK);
   } catch (err) {
-    throw new DataDirError(`data directory ${dataDir} is not writable (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new DataDirError(
+      `data directory ${dataDir} is not writable (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
   }
   // The sticky bit marks a directory shared by everyone (/tmp): making it private would break the machine.
   if (!WINDOWS && (statSync(dataDir).mode & 0o1000) !== 0) {
-    throw new DataDirError(`data directory ${dataDir} is a shared directory (sticky bit, like /tmp): use a directory of its own inside it`);
+    throw new DataDirError(
+      `data directory ${dataDir} is a shared directory (sticky bit, like /tmp): use a directory of its own inside it`,
+    );
   }
   makePrivate(dataDir);
 }
@@ -65,7 +79,9 @@ export function makePrivate(path: string): void {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
     const me = process.getuid?.();
     const notMine = code === 'EPERM' && uid !== me;
-    const why = notMine ? `it belongs to uid ${uid}, not to this user (uid ${me}); its owner can run chmod go= ${path}` : `chmod failed (${code})`;
+    const why = notMine
+      ? `it belongs to uid ${uid}, not to this user (uid ${me}); its owner can run chmod go= ${path}`
+      : `chmod failed (${code})`;
     const octal = (mode & 0o777).toString(8).padStart(4, '0');
     throw new DataDirError(`${path} is open to group or others (mode ${octal}) and cannot be made private: ${why}`);
   }

@@ -41,7 +41,9 @@ export function lockDataDir(dataDir: string): () => void {
       /* removed meanwhile: try again */
     }
     if (Number.isInteger(owner) && owner > 0 && alive(owner)) {
-      throw new DataDirError(`data directory ${dataDir} is in use by another appliance-admin server (pid ${owner}); stop it first`);
+      throw new DataDirError(
+        `data directory ${dataDir} is in use by another appliance-admin server (pid ${owner}); stop it first`,
+      );
     }
     rmSync(file, { force: true }); // its process is gone
   }

@@ -4,8 +4,22 @@
  * insert with tallyRowsSql (governance/tallies.ts): a migration that changes a tally keeps it in step.
  */
 export const TALLIES = {
-  audit: { time: 'at_ms', columns: ['outcome', 'action', 'actor_subject', 'target_type'], values: (r: string) => [`${r}outcome`, `${r}action`, `${r}actor_subject`, `${r}target_type`] },
-  journal: { time: 'started_ms', columns: ['agent', 'channel', 'status', 'tool', 'error_code'], values: (r: string) => [`${r}agent`, `${r}channel`, `${r}status`, `ifnull(${r}tool, '')`, `ifnull(${r}error_code, '')`] },
+  audit: {
+    time: 'at_ms',
+    columns: ['outcome', 'action', 'actor_subject', 'target_type'],
+    values: (r: string) => [`${r}outcome`, `${r}action`, `${r}actor_subject`, `${r}target_type`],
+  },
+  journal: {
+    time: 'started_ms',
+    columns: ['agent', 'channel', 'status', 'tool', 'error_code'],
+    values: (r: string) => [
+      `${r}agent`,
+      `${r}channel`,
+      `${r}status`,
+      `ifnull(${r}tool, '')`,
+      `ifnull(${r}error_code, '')`,
+    ],
+  },
 } as const;
 export type TalliedTable = keyof typeof TALLIES;
 const SPANS = [3_600_000, 86_400_000];
@@ -13,17 +27,21 @@ const SPANS = [3_600_000, 86_400_000];
 /** Statements adding the rows of `table` that `where` selects to its tallies, one per span. */
 export const tallyRowsSql = (table: TalliedTable, where: string): string[] => {
   const { time, columns, values } = TALLIES[table];
-  return SPANS.map((span) => `INSERT INTO ${table}_counts
+  return SPANS.map(
+    (span) => `INSERT INTO ${table}_counts
   SELECT ${span}, ${time} - ${time} % ${span}, ${values('').join(', ')}, count(*) FROM ${table} WHERE ${where} GROUP BY 2, ${columns.map((_, i) => i + 3).join(', ')}
-  ON CONFLICT DO UPDATE SET n = n + excluded.n;`);
+  ON CONFLICT DO UPDATE SET n = n + excluded.n;`,
+  );
 };
 
 /** A row's tally statements in a trigger: `row` is new or old, `delta` 1 or -1. */
 const tallyRow = (table: TalliedTable, row: 'new' | 'old', delta: string) => {
   const { time, values } = TALLIES[table];
-  return SPANS.map((span) => `
+  return SPANS.map(
+    (span) => `
   INSERT INTO ${table}_counts VALUES (${span}, ${row}.${time} - ${row}.${time} % ${span}, ${values(`${row}.`).join(', ')}, ${delta})
-    ON CONFLICT DO UPDATE SET n = n + excluded.n;`).join('');
+    ON CONFLICT DO UPDATE SET n = n + excluded.n;`,
+  ).join('');
 };
 
 /**
@@ -250,20 +268,22 @@ UPDATE usage_minutes SET rejected_rpm = rejected WHERE rejected > 0 AND rejected
     // audit entry keeps its target's name as it was then, so the trail reads after the target is
     // gone. Rows written before carry null. The new list filters (tool, error_code, target_type)
     // drive a scan through their (column, time) index as the older ones do.
-    sql: `
+    sql:
+      `
 ALTER TABLE journal ADD COLUMN error_code TEXT;
 ALTER TABLE journal ADD COLUMN error_message TEXT;
 ALTER TABLE audit ADD COLUMN target_name TEXT;
 CREATE INDEX journal_tool_started ON journal (tool, started_ms);
 CREATE INDEX journal_error_started ON journal (error_code, started_ms);
 CREATE INDEX audit_target_type_at ON audit (target_type, at_ms);
-`
+` +
       // Summaries count from these per-hour and per-day tallies (span_ms 3600000 or 86400000) of
       // every combination of the fields they group and filter by, kept by triggers in the writer's
       // own transaction; only the ragged ends of a time range are counted from the rows. Over 30
       // days of 1,000,000 entries a count read every row (hundreds of ms); the tallies hold tens of
       // thousands (test/bench/server-summary). The journal's NULL tool or error code is '' here,
       // so that it can be part of the key (a real tool or code is never empty).
-      + countsSchema('audit') + countsSchema('journal'),
+      countsSchema('audit') +
+      countsSchema('journal'),
   },
 ];

@@ -17,7 +17,8 @@ export function openDatabase(dataDir: string): Db {
   try {
     createPrivateFile(file);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new DataDirError(`cannot create ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST')
+      throw new DataDirError(`cannot create ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   for (const f of [file, `${file}-wal`, `${file}-shm`]) makePrivate(f);
   let db: Db | undefined;
@@ -32,19 +33,28 @@ export function openDatabase(dataDir: string): Db {
   } catch (err) {
     db?.close();
     // a damaged or foreign file, a full disk: the operator's to fix, said in one line
-    if ((err as Error).name === 'SqliteError') throw new DataDirError(`cannot open the database ${file}: ${(err as Error).message} (${(err as NodeJS.ErrnoException).code})`);
+    if ((err as Error).name === 'SqliteError')
+      throw new DataDirError(
+        `cannot open the database ${file}: ${(err as Error).message} (${(err as NodeJS.ErrnoException).code})`,
+      );
     throw err;
   }
 }
 
 export function migrate(db: Db): void {
-  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
+  );
   const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
   for (const m of migrations) {
     if (applied.has(m.version)) continue;
     db.transaction(() => {
       db.exec(m.sql);
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+        m.version,
+        m.name,
+        new Date().toISOString(),
+      );
     })();
   }
 }

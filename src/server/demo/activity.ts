@@ -7,7 +7,8 @@ export const HISTORY_DAYS = 30;
 
 /** Relative office activity by UTC hour (a European business day): quiet nights, a lunch dip. */
 const HOUR_CURVE = [
-  0.04, 0.03, 0.03, 0.03, 0.04, 0.08, 0.2, 0.45, 0.8, 1, 0.95, 0.9, 0.6, 0.85, 1, 0.95, 0.8, 0.55, 0.3, 0.18, 0.12, 0.08, 0.06, 0.05,
+  0.04, 0.03, 0.03, 0.03, 0.04, 0.08, 0.2, 0.45, 0.8, 1, 0.95, 0.9, 0.6, 0.85, 1, 0.95, 0.8, 0.55, 0.3, 0.18, 0.12,
+  0.08, 0.06, 0.05,
 ];
 
 /** How busy the appliance is at a moment, 0..1: weekdays busier than weekends. */

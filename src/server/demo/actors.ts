@@ -24,7 +24,12 @@ export const IDP_PROBE: Actor = { subject: 'svc-idp-probe', role: 'it_admin', ip
 export const TERRAFORM: Actor = { subject: 'svc-terraform', role: 'it_admin', ip: '10.20.30.21', human: false };
 
 export const actorFor = (subject: string): Actor =>
-  [...ACTORS, SCHEDULER, SIEM, IDP_PROBE, TERRAFORM].find((a) => a.subject === subject) ?? { subject, role: 'it_admin', ip: '10.20.4.17', human: true };
+  [...ACTORS, SCHEDULER, SIEM, IDP_PROBE, TERRAFORM].find((a) => a.subject === subject) ?? {
+    subject,
+    role: 'it_admin',
+    ip: '10.20.4.17',
+    human: true,
+  };
 
 export const admins = () => ACTORS.filter((a) => a.human && a.role !== 'auditor');
 export const auditors = () => ACTORS.filter((a) => a.role === 'auditor');

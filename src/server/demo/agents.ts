@@ -12,11 +12,41 @@ export interface DemoAgent {
 }
 
 export const DEMO_AGENTS: DemoAgent[] = [
-  { name: 'hr-assistant', channels: ['chan_teams', 'chan_web'], tools: ['search_docs', 'policy_lookup', 'calendar_lookup'], workload: 'chat', weight: 3 },
-  { name: 'finance-analyst', channels: ['chan_web', 'chan_api'], tools: ['sql_query', 'ledger_lookup', 'search_docs'], workload: 'extract', weight: 2 },
-  { name: 'it-helpdesk', channels: ['chan_teams', 'chan_slack', 'chan_web'], tools: ['search_docs', 'kb_lookup', 'create_ticket'], workload: 'chat', weight: 3 },
-  { name: 'sales-copilot', channels: ['chan_teams', 'chan_slack'], tools: ['crm_lookup', 'search_docs', 'draft_email'], workload: 'summarize', weight: 2 },
-  { name: 'contract-reviewer', channels: ['chan_api'], tools: ['search_docs', 'extract_clauses'], workload: 'extract', weight: 1 },
+  {
+    name: 'hr-assistant',
+    channels: ['chan_teams', 'chan_web'],
+    tools: ['search_docs', 'policy_lookup', 'calendar_lookup'],
+    workload: 'chat',
+    weight: 3,
+  },
+  {
+    name: 'finance-analyst',
+    channels: ['chan_web', 'chan_api'],
+    tools: ['sql_query', 'ledger_lookup', 'search_docs'],
+    workload: 'extract',
+    weight: 2,
+  },
+  {
+    name: 'it-helpdesk',
+    channels: ['chan_teams', 'chan_slack', 'chan_web'],
+    tools: ['search_docs', 'kb_lookup', 'create_ticket'],
+    workload: 'chat',
+    weight: 3,
+  },
+  {
+    name: 'sales-copilot',
+    channels: ['chan_teams', 'chan_slack'],
+    tools: ['crm_lookup', 'search_docs', 'draft_email'],
+    workload: 'summarize',
+    weight: 2,
+  },
+  {
+    name: 'contract-reviewer',
+    channels: ['chan_api'],
+    tools: ['search_docs', 'extract_clauses'],
+    workload: 'extract',
+    weight: 1,
+  },
 ];
 
 const TOOL_MS: Record<string, [number, number]> = {
@@ -59,12 +89,26 @@ export function agentChannels(agent: DemoAgent, config: ServerConfig): string[] 
 export function planRun(rng: Rng, config: ServerConfig): PlannedRun {
   const agent = rng.weighted(DEMO_AGENTS.map((a) => [a, a.weight] as const));
   const channel = rng.pick(agentChannels(agent, config));
-  const tools = rng.weighted([[1, 3], [2, 4], [3, 3], [4, 2], [5, 1]] as const);
+  const tools = rng.weighted([
+    [1, 3],
+    [2, 4],
+    [3, 3],
+    [4, 2],
+    [5, 1],
+  ] as const);
   const steps: PlannedStep[] = [];
   let context = rng.int(400, 1800);
   const model = (): PlannedStep => {
     const output = rng.int(30, 700);
-    const step: PlannedStep = { tool: null, duration_ms: rng.int(350, 2800), gap_ms: rng.int(5, 60), input_tokens: context, output_tokens: output, status: 'succeeded', error: null };
+    const step: PlannedStep = {
+      tool: null,
+      duration_ms: rng.int(350, 2800),
+      gap_ms: rng.int(5, 60),
+      input_tokens: context,
+      output_tokens: output,
+      status: 'succeeded',
+      error: null,
+    };
     context += output;
     return step;
   };
@@ -72,11 +116,23 @@ export function planRun(rng: Rng, config: ServerConfig): PlannedRun {
   for (let i = 0; i < tools; i++) {
     const tool = rng.pick(agent.tools);
     const [lo, hi] = TOOL_MS[tool] ?? [60, 700];
-    steps.push({ tool, duration_ms: rng.int(lo, hi), gap_ms: rng.int(2, 30), input_tokens: 0, output_tokens: 0, status: 'succeeded', error: null });
+    steps.push({
+      tool,
+      duration_ms: rng.int(lo, hi),
+      gap_ms: rng.int(2, 30),
+      input_tokens: 0,
+      output_tokens: 0,
+      status: 'succeeded',
+      error: null,
+    });
     context += rng.int(150, 1200);
     steps.push(model());
   }
-  const ending = rng.weighted([['succeeded', 91], ['failed', 6], ['cancelled', 3]] as const);
+  const ending = rng.weighted([
+    ['succeeded', 91],
+    ['failed', 6],
+    ['cancelled', 3],
+  ] as const);
   if (ending !== 'succeeded') {
     const at = rng.int(1, steps.length - 1);
     steps.length = at + 1;
@@ -98,11 +154,27 @@ export function planOverBudgetRun(rng: Rng, config: ServerConfig, tokensPerRun: 
   let context = rng.int(6000, 9000);
   for (let used = 0; ;) {
     const output = rng.int(200, 900);
-    steps.push({ tool: null, duration_ms: rng.int(2500, 6000), gap_ms: rng.int(5, 60), input_tokens: context, output_tokens: output, status: 'succeeded', error: null });
+    steps.push({
+      tool: null,
+      duration_ms: rng.int(2500, 6000),
+      gap_ms: rng.int(5, 60),
+      input_tokens: context,
+      output_tokens: output,
+      status: 'succeeded',
+      error: null,
+    });
     used += context + output;
     context += output;
     if (used > tokensPerRun) break;
-    steps.push({ tool: 'extract_clauses', duration_ms: rng.int(800, 3000), gap_ms: rng.int(2, 30), input_tokens: 0, output_tokens: 0, status: 'succeeded', error: null });
+    steps.push({
+      tool: 'extract_clauses',
+      duration_ms: rng.int(800, 3000),
+      gap_ms: rng.int(2, 30),
+      input_tokens: 0,
+      output_tokens: 0,
+      status: 'succeeded',
+      error: null,
+    });
     context += rng.int(800, 2000);
   }
   const last = steps[steps.length - 1];
@@ -131,7 +203,10 @@ function stepFailure(rng: Rng, step: PlannedStep, agent: DemoAgent): JournalErro
   if (step.tool !== null) {
     return rng.chance(0.4)
       ? { code: 'tool_timeout', message: `${step.tool} did not answer within ${rng.pick([10, 15, 30])} s` }
-      : { code: 'tool_error', message: `${step.tool} failed: ${TOOL_FAILURES[step.tool] ?? 'the upstream service answered 500'}` };
+      : {
+          code: 'tool_error',
+          message: `${step.tool} failed: ${TOOL_FAILURES[step.tool] ?? 'the upstream service answered 500'}`,
+        };
   }
   return rng.chance(0.6)
     ? { code: 'model_unavailable', message: `no model answered the ${agent.workload} workload within 60 s` }

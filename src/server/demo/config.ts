@@ -23,37 +23,63 @@ export function loadDemoConfig(dataDir: string): ServerConfig {
     appliance: { name: 'northwind-ai-01', site: 'Frankfurt DC2, rack 14' },
     connectors: [
       {
-        id: 'conn_hr_share', name: 'HR policy share', kind: 'document-sharing', rbac_labels: ['all-staff', 'hr'],
-        sources: [
-          dir('src_hr_policies', 'Policies and handbooks', src.hrShare),
-        ],
+        id: 'conn_hr_share',
+        name: 'HR policy share',
+        kind: 'document-sharing',
+        rbac_labels: ['all-staff', 'hr'],
+        sources: [dir('src_hr_policies', 'Policies and handbooks', src.hrShare)],
       },
       {
-        id: 'conn_eng_share', name: 'Engineering file share', kind: 'document-sharing', rbac_labels: ['engineering'],
+        id: 'conn_eng_share',
+        name: 'Engineering file share',
+        kind: 'document-sharing',
+        rbac_labels: ['engineering'],
         sources: [
           dir('src_eng_runbooks', 'Runbooks', join(src.engineeringShare, 'runbooks')),
           dir('src_eng_all', 'Whole share', src.engineeringShare),
         ],
       },
       {
-        id: 'conn_office_export', name: 'Office suite export', kind: 'office-suite', rbac_labels: ['all-staff'],
+        id: 'conn_office_export',
+        name: 'Office suite export',
+        kind: 'office-suite',
+        rbac_labels: ['all-staff'],
         sources: [dir('src_office_docs', 'Documents, sheets and calendars', src.officeExport)],
       },
       {
-        id: 'conn_crm_export', name: 'CRM nightly export', kind: 'crm', rbac_labels: ['sales', 'management'],
+        id: 'conn_crm_export',
+        name: 'CRM nightly export',
+        kind: 'crm',
+        rbac_labels: ['sales', 'management'],
         sources: [dir('src_crm_files', 'Accounts, contacts, opportunities', src.crmExport)],
       },
       {
-        id: 'conn_ledger_export', name: 'Accounting ledger export', kind: 'accounting', rbac_labels: ['finance'],
+        id: 'conn_ledger_export',
+        name: 'Accounting ledger export',
+        kind: 'accounting',
+        rbac_labels: ['finance'],
         sources: [dir('src_ledger_files', 'Invoices and general ledger', src.accountingExport)],
       },
       {
-        id: 'conn_ops_db', name: 'Operations database', kind: 'relational-database', rbac_labels: ['finance', 'sales', 'management'],
+        id: 'conn_ops_db',
+        name: 'Operations database',
+        kind: 'relational-database',
+        rbac_labels: ['finance', 'sales', 'management'],
         sources: [{ id: 'src_ops_sqlite', name: 'Orders and customers', type: 'sqlite', path: src.operationsDb }],
       },
       {
-        id: 'conn_cloud_crm', name: 'Cloud CRM (hosted)', kind: 'crm', rbac_labels: ['sales'],
-        sources: [{ id: 'src_cloud_accounts', name: 'Accounts API', type: 'remote', url: 'https://northwind.crm.example.com/api/v2' }],
+        id: 'conn_cloud_crm',
+        name: 'Cloud CRM (hosted)',
+        kind: 'crm',
+        rbac_labels: ['sales'],
+        sources: [
+          {
+            id: 'src_cloud_accounts',
+            name: 'Accounts API',
+            type: 'remote',
+            url: 'https://northwind.crm.example.com/api/v2',
+          },
+        ],
       },
     ],
     channels: [
@@ -65,7 +91,12 @@ export function loadDemoConfig(dataDir: string): ServerConfig {
       { id: 'chan_sms', name: 'SMS', enabled: false },
     ],
     models: DEMO_MODELS.map((m) => ({
-      id: m.id, name: m.name, family: m.family, parameters: m.parameters, quantization: m.quantization, path: join(modelsDir, m.file),
+      id: m.id,
+      name: m.name,
+      family: m.family,
+      parameters: m.parameters,
+      quantization: m.quantization,
+      path: join(modelsDir, m.file),
     })),
     default_model: 'llama-3.1-8b-instruct',
     workloads: [

@@ -33,7 +33,11 @@ export class EmbeddedDemoError extends Error {
 function cliEntry(): { script: string; execArgv: string[]; cwd: string | undefined } {
   const here = fileURLToPath(import.meta.url);
   if (here.endsWith('.ts')) {
-    return { script: join(dirname(here), 'serve-entry.ts'), execArgv: ['--import', 'tsx'], cwd: resolve(dirname(here), '../../..') };
+    return {
+      script: join(dirname(here), 'serve-entry.ts'),
+      execArgv: ['--import', 'tsx'],
+      cwd: resolve(dirname(here), '../../..'),
+    };
   }
   // bundled: this code lives in a chunk directly under dist/
   const script = fileURLToPath(new URL('../bin/appliance-admin.cjs', import.meta.url));
@@ -83,7 +87,9 @@ function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
  * channel only. The child logs to a file in its data directory, and shuts down by itself if this
  * process goes away.
  */
-export async function startEmbeddedDemo(opts: { dataDir?: string; readyTimeoutMs?: number } = {}): Promise<EmbeddedDemo> {
+export async function startEmbeddedDemo(
+  opts: { dataDir?: string; readyTimeoutMs?: number } = {},
+): Promise<EmbeddedDemo> {
   const ownDir = opts.dataDir === undefined;
   const dataDir = resolve(opts.dataDir ?? mkdtempSync(join(tmpdir(), 'appliance-admin-demo-')));
   const cleanup = () => {
@@ -107,11 +113,27 @@ export async function startEmbeddedDemo(opts: { dataDir?: string; readyTimeoutMs
   let child: ChildProcess;
   try {
     // warn: the generator's and the dashboard's polling requests would grow the log all session long
-    child = fork(script, ['serve', '--demo', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, '--log-level', 'warn', '--ipc-ready'], {
-      execArgv,
-      cwd,
-      stdio: ['ignore', log, log, 'ipc'],
-    });
+    child = fork(
+      script,
+      [
+        'serve',
+        '--demo',
+        '--port',
+        '0',
+        '--host',
+        '127.0.0.1',
+        '--data',
+        dataDir,
+        '--log-level',
+        'warn',
+        '--ipc-ready',
+      ],
+      {
+        execArgv,
+        cwd,
+        stdio: ['ignore', log, log, 'ipc'],
+      },
+    );
   } catch (err) {
     cleanup();
     throw err;
@@ -141,7 +163,10 @@ export async function startEmbeddedDemo(opts: { dataDir?: string; readyTimeoutMs
       const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
         fail(`exited before it was ready (${signal ? `signal ${signal}` : `exit code ${code}`})`);
       const onError = (err: Error) => fail(`could not be started: ${err.message}`);
-      const timer = setTimeout(() => fail(`did not report ready within ${Math.round((opts.readyTimeoutMs ?? READY_TIMEOUT_MS) / 1000)} s`), opts.readyTimeoutMs ?? READY_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => fail(`did not report ready within ${Math.round((opts.readyTimeoutMs ?? READY_TIMEOUT_MS) / 1000)} s`),
+        opts.readyTimeoutMs ?? READY_TIMEOUT_MS,
+      );
       child.on('message', onMessage);
       child.once('exit', onExit);
       child.once('error', onError);

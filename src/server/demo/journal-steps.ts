@@ -7,9 +7,27 @@ import { iso } from '../ids.js';
  * `running` first and finished here, so a dashboard watching the journal sees it progress.
  */
 export function journalFinisher(db: Db) {
-  const update = db.prepare(`UPDATE journal SET status = ?, ended_at = ?, duration_ms = ?, input_tokens = ?, output_tokens = ?, error_code = ?, error_message = ?
+  const update =
+    db.prepare(`UPDATE journal SET status = ?, ended_at = ?, duration_ms = ?, input_tokens = ?, output_tokens = ?, error_code = ?, error_message = ?
     WHERE id = ? AND status = 'running'`);
-  return (id: string, status: Exclude<JournalEntry['status'], 'running'>, startedMs: number, endedMs: number, input: number, output: number, error: JournalError | null): void => {
-    update.run(status, iso(endedMs), Math.max(0, endedMs - startedMs), input, output, error?.code ?? null, error?.message ?? null, id);
+  return (
+    id: string,
+    status: Exclude<JournalEntry['status'], 'running'>,
+    startedMs: number,
+    endedMs: number,
+    input: number,
+    output: number,
+    error: JournalError | null,
+  ): void => {
+    update.run(
+      status,
+      iso(endedMs),
+      Math.max(0, endedMs - startedMs),
+      input,
+      output,
+      error?.code ?? null,
+      error?.message ?? null,
+      id,
+    );
   };
 }

@@ -48,19 +48,42 @@ function targetName(c: Ctx, target: { type: string; id: string | null }): string
   const id = target.id;
   if (id === null) return null;
   switch (target.type) {
-    case 'gateway_key': return c.keys.find((k) => k.id === id)?.name ?? null;
-    case 'model': return c.config.models.find((m) => m.id === id)?.name ?? null;
-    case 'channel': return c.config.channels.find((ch) => ch.id === id)?.name ?? null;
-    case 'connector': return c.config.connectors.find((x) => x.id === id)?.name ?? null;
-    case 'routing': return id;
-    default: return null;
+    case 'gateway_key':
+      return c.keys.find((k) => k.id === id)?.name ?? null;
+    case 'model':
+      return c.config.models.find((m) => m.id === id)?.name ?? null;
+    case 'channel':
+      return c.config.channels.find((ch) => ch.id === id)?.name ?? null;
+    case 'connector':
+      return c.config.connectors.find((x) => x.id === id)?.name ?? null;
+    case 'routing':
+      return id;
+    default:
+      return null;
   }
 }
 
-function push(c: Ctx, at: number, actor: Actor, action: string, target: { type: string; id: string | null }, outcome: AuditSeed['outcome'], status: number, details: Record<string, unknown>): void {
+function push(
+  c: Ctx,
+  at: number,
+  actor: Actor,
+  action: string,
+  target: { type: string; id: string | null },
+  outcome: AuditSeed['outcome'],
+  status: number,
+  details: Record<string, unknown>,
+): void {
   c.out.push({
-    id: c.rng.id('aud'), at_ms: Math.floor(at), actor: { subject: actor.subject, role: actor.role as Role }, action, target: { ...target, name: targetName(c, target) },
-    outcome, status, request_id: c.rng.id('req'), source_ip: actor.ip, details,
+    id: c.rng.id('aud'),
+    at_ms: Math.floor(at),
+    actor: { subject: actor.subject, role: actor.role as Role },
+    action,
+    target: { ...target, name: targetName(c, target) },
+    outcome,
+    status,
+    request_id: c.rng.id('req'),
+    source_ip: actor.ip,
+    details,
   });
 }
 
@@ -87,7 +110,12 @@ function chain<T>(rng: Rng, n: number, final: T, candidates: T[], same: (a: T, b
 }
 
 /** Spreads n events over entities at random, returning [entity, sorted moments] pairs. */
-function perEntity<E>(c: Ctx, entities: E[], n: number, window: (e: E) => [number, number] = () => [c.from, c.to]): [E, number[]][] {
+function perEntity<E>(
+  c: Ctx,
+  entities: E[],
+  n: number,
+  window: (e: E) => [number, number] = () => [c.from, c.to],
+): [E, number[]][] {
   if (!entities.length) return [];
   const counts = new Map<E, number>();
   for (let i = 0; i < n; i++) {
@@ -102,36 +130,57 @@ function perEntity<E>(c: Ctx, entities: E[], n: number, window: (e: E) => [numbe
 
 function automation(c: Ctx): void {
   for (let t = c.from + c.rng.int(0, 89) * 1000; t < c.to; t += SIEM_AUDIT_EVERY) {
-    push(c, t + c.rng.int(0, 4000), SIEM, 'audit.export', { type: 'audit', id: null }, 'success', 200, { format: 'jsonl', filters: { start_time: iso(t - SIEM_AUDIT_EVERY) } });
+    push(c, t + c.rng.int(0, 4000), SIEM, 'audit.export', { type: 'audit', id: null }, 'success', 200, {
+      format: 'jsonl',
+      filters: { start_time: iso(t - SIEM_AUDIT_EVERY) },
+    });
   }
   for (let t = c.from + c.rng.int(0, 9) * MINUTE; t < c.to; t += SIEM_JOURNAL_EVERY) {
-    push(c, t + c.rng.int(0, 4000), SIEM, 'journal.export', { type: 'journal', id: null }, 'success', 200, { format: 'jsonl', filters: { start_time: iso(t - SIEM_JOURNAL_EVERY) } });
+    push(c, t + c.rng.int(0, 4000), SIEM, 'journal.export', { type: 'journal', id: null }, 'success', 200, {
+      format: 'jsonl',
+      filters: { start_time: iso(t - SIEM_JOURNAL_EVERY) },
+    });
   }
   // the identity provider's maintenance window four days ago: discovery failed for three hours
   const maintenance = [c.to - 4 * 24 * HOUR + 1 * HOUR, c.to - 4 * 24 * HOUR + 4 * HOUR];
   for (let t = c.from + 7 * MINUTE; t < c.to; t += PROBE_EVERY) {
     const ok = !(t >= maintenance[0] && t < maintenance[1]);
-    push(c, t + c.rng.int(0, 2000), IDP_PROBE, 'identity.test', { type: 'identity_provider', id: IDP_HOST }, 'success', 200,
-      { provider: 'oidc', host: IDP_HOST, ok, failed_step: ok ? null : 'discovery' });
+    push(
+      c,
+      t + c.rng.int(0, 2000),
+      IDP_PROBE,
+      'identity.test',
+      { type: 'identity_provider', id: IDP_HOST },
+      'success',
+      200,
+      { provider: 'oidc', host: IDP_HOST, ok, failed_step: ok ? null : 'discovery' },
+    );
   }
 }
 
 function exports(c: Ctx): void {
-  const filters = () => c.rng.weighted<Record<string, string>>([
-    [{}, 3],
-    [{ action: 'gateway.key.*' }, 2],
-    [{ outcome: 'denied' }, 2],
-    [{ actor: c.rng.pick(admins()).subject }, 1],
-  ]);
+  const filters = () =>
+    c.rng.weighted<Record<string, string>>([
+      [{}, 3],
+      [{ action: 'gateway.key.*' }, 2],
+      [{ outcome: 'denied' }, 2],
+      [{ actor: c.rng.pick(admins()).subject }, 1],
+    ]);
   const people = () => (c.rng.chance(0.7) ? c.rng.pick(auditors()) : c.rng.pick(admins()));
   for (const at of moments(c, HUMAN_EVENTS.auditExports)) {
     const range = { start_time: iso(at - c.rng.pick([1, 7, 30]) * 24 * HOUR), end_time: iso(at) };
-    push(c, at, people(), 'audit.export', { type: 'audit', id: null }, 'success', 200, { format: c.rng.pick(['csv', 'jsonl']), filters: { ...range, ...filters() } });
+    push(c, at, people(), 'audit.export', { type: 'audit', id: null }, 'success', 200, {
+      format: c.rng.pick(['csv', 'jsonl']),
+      filters: { ...range, ...filters() },
+    });
   }
   for (const at of moments(c, HUMAN_EVENTS.journalExports)) {
     const f: Record<string, string> = { start_time: iso(at - c.rng.pick([1, 7]) * 24 * HOUR) };
     if (c.rng.chance(0.5)) f.agent = c.rng.pick(['hr-assistant', 'finance-analyst', 'it-helpdesk', 'sales-copilot']);
-    push(c, at, people(), 'journal.export', { type: 'journal', id: null }, 'success', 200, { format: c.rng.pick(['csv', 'jsonl']), filters: f });
+    push(c, at, people(), 'journal.export', { type: 'journal', id: null }, 'success', 200, {
+      format: c.rng.pick(['csv', 'jsonl']),
+      filters: f,
+    });
   }
 }
 
@@ -139,7 +188,10 @@ function channelUpdates(c: Ctx, db: Db): void {
   const setUpdated = db.prepare('UPDATE channels SET updated_at = ? WHERE id = ?');
   for (const [ch, times] of perEntity(c, c.config.channels, HUMAN_EVENTS.channelUpdates)) {
     chain(c.rng, times.length, ch.enabled, [true, false]).forEach(([from, to], i) => {
-      push(c, times[i], c.rng.pick(admins()), 'channel.update', { type: 'channel', id: ch.id }, 'success', 200, { requested: 1, changes: [{ id: ch.id, from, to }] });
+      push(c, times[i], c.rng.pick(admins()), 'channel.update', { type: 'channel', id: ch.id }, 'success', 200, {
+        requested: 1,
+        changes: [{ id: ch.id, from, to }],
+      });
     });
     if (times.length) setUpdated.run(iso(times[times.length - 1]), ch.id);
   }
@@ -148,15 +200,26 @@ function channelUpdates(c: Ctx, db: Db): void {
 function keyEvents(c: Ctx): void {
   for (const k of c.keys) {
     const keyTarget = { type: 'gateway_key', id: k.id };
-    if (k.created_ms >= c.from) push(c, k.created_ms, actorFor(k.created_by), 'gateway.key.create', keyTarget, 'success', 201, { name: k.name, quota: k.quota });
+    if (k.created_ms >= c.from)
+      push(c, k.created_ms, actorFor(k.created_by), 'gateway.key.create', keyTarget, 'success', 201, {
+        name: k.name,
+        quota: k.quota,
+      });
     if (k.revoked_ms !== null && k.revoked_ms >= c.from) {
-      push(c, k.revoked_ms, c.rng.pick(admins()), 'gateway.key.revoke', keyTarget, 'success', 200, { name: k.name, already_revoked: false });
+      push(c, k.revoked_ms, c.rng.pick(admins()), 'gateway.key.revoke', keyTarget, 'success', 200, {
+        name: k.name,
+        already_revoked: false,
+      });
     }
   }
   const rpm = [10, 20, 30, 45, 60, 90, 120, 300, null];
   const tpm = [10_000, 20_000, 40_000, 60_000, 100_000, null];
   const tpd = [100_000, 500_000, 1_000_000, 2_000_000, 5_000_000, null];
-  const variant = (): Quota => ({ requests_per_minute: c.rng.pick(rpm), tokens_per_minute: c.rng.pick(tpm), tokens_per_day: c.rng.pick(tpd) });
+  const variant = (): Quota => ({
+    requests_per_minute: c.rng.pick(rpm),
+    tokens_per_minute: c.rng.pick(tpm),
+    tokens_per_day: c.rng.pick(tpd),
+  });
   const sameQuota = (a: Quota, b: Quota) => JSON.stringify(a) === JSON.stringify(b);
   const life = (k: SeededKey): [number, number] => [Math.max(c.from, k.created_ms + MINUTE), k.revoked_ms ?? c.to];
   for (const [k, times] of perEntity(c, c.keys, HUMAN_EVENTS.quotaChanges, life)) {
@@ -176,11 +239,16 @@ function modelEvents(c: Ctx, db: Db): void {
   if (defaultModel && chatModels.length > 1) {
     const activations = moments(c, HUMAN_EVENTS.activations);
     chain(c.rng, activations.length, defaultModel, chatModels).forEach(([from, to], i) => {
-      push(c, activations[i], c.rng.pick(admins()), 'model.activate', { type: 'model', id: to }, 'success', 200, { previous_model_id: from });
+      push(c, activations[i], c.rng.pick(admins()), 'model.activate', { type: 'model', id: to }, 'success', 200, {
+        previous_model_id: from,
+      });
     });
   }
 
-  const candidatesFor = (w: string): (string | null)[] => [...(isEmbedding(w) ? present.filter(isEmbedding) : chatModels), null];
+  const candidatesFor = (w: string): (string | null)[] => [
+    ...(isEmbedding(w) ? present.filter(isEmbedding) : chatModels),
+    null,
+  ];
   const setUpdated = db.prepare('UPDATE routing SET updated_at = ?, updated_by = ? WHERE workload = ?');
   for (const [w, times] of perEntity(c, c.config.workloads, HUMAN_EVENTS.routingUpdates)) {
     let last: [number, Actor] | undefined;
@@ -211,7 +279,9 @@ function budgetEvents(c: Ctx, db: Db): void {
   const changes: { field: string; from: number | null; to: number | null }[][] = times.map(() => []);
   for (const [f, idx] of byField) {
     const final = c.config.budgets[f] ?? null;
-    chain(c.rng, idx.length, final, [final, ...options[f]]).forEach(([from, to], j) => changes[idx[j]].push({ field: `defaults.${f}`, from, to }));
+    chain(c.rng, idx.length, final, [final, ...options[f]]).forEach(([from, to], j) =>
+      changes[idx[j]].push({ field: `defaults.${f}`, from, to }),
+    );
   }
   let last: [number, Actor] | undefined;
   times.forEach((at, i) => {
@@ -221,9 +291,18 @@ function budgetEvents(c: Ctx, db: Db): void {
   });
   if (last) {
     const b = c.config.budgets;
-    const defaults = { tokens_per_run: b.tokens_per_run ?? null, tool_calls_per_run: b.tool_calls_per_run ?? null, seconds_per_run: b.seconds_per_run ?? null, tokens_per_day: b.tokens_per_day ?? null };
-    db.prepare('INSERT OR IGNORE INTO app_state (key, value, updated_at, updated_by) VALUES (?, ?, ?, ?)')
-      .run('budgets', JSON.stringify({ defaults, agents: {} }), iso(last[0]), last[1].subject);
+    const defaults = {
+      tokens_per_run: b.tokens_per_run ?? null,
+      tool_calls_per_run: b.tool_calls_per_run ?? null,
+      seconds_per_run: b.seconds_per_run ?? null,
+      tokens_per_day: b.tokens_per_day ?? null,
+    };
+    db.prepare('INSERT OR IGNORE INTO app_state (key, value, updated_at, updated_by) VALUES (?, ?, ?, ?)').run(
+      'budgets',
+      JSON.stringify({ defaults, agents: {} }),
+      iso(last[0]),
+      last[1].subject,
+    );
   }
 }
 
@@ -236,11 +315,21 @@ function identityTests(c: Ctx): void {
   for (const at of moments(c, HUMAN_EVENTS.identityTests)) {
     const t = c.rng.pick(targets);
     const ok = c.rng.chance(0.8);
-    const failed_step = ok ? null : t.provider === 'oidc' ? c.rng.pick(['resolve', 'discovery', 'issuer-match', 'jwks']) : c.rng.pick(['fetch', 'signing-certificate', 'validity']);
-    push(c, at, c.rng.pick(admins()), 'identity.test', { type: 'identity_provider', id: t.host }, 'success', 200, { ...t, ok, failed_step });
+    const failed_step = ok
+      ? null
+      : t.provider === 'oidc'
+        ? c.rng.pick(['resolve', 'discovery', 'issuer-match', 'jwks'])
+        : c.rng.pick(['fetch', 'signing-certificate', 'validity']);
+    push(c, at, c.rng.pick(admins()), 'identity.test', { type: 'identity_provider', id: t.host }, 'success', 200, {
+      ...t,
+      ok,
+      failed_step,
+    });
   }
   for (const at of moments(c, HUMAN_EVENTS.settingsWrites)) {
-    push(c, at, c.rng.pick(admins()), 'settings.update', { type: 'settings', id: null }, 'failed', 405, { method: c.rng.pick(['PUT', 'PATCH', 'POST']) });
+    push(c, at, c.rng.pick(admins()), 'settings.update', { type: 'settings', id: null }, 'failed', 405, {
+      method: c.rng.pick(['PUT', 'PATCH', 'POST']),
+    });
   }
 }
 
@@ -276,15 +365,30 @@ function failures(c: Ctx): void {
       const revoked = c.keys.filter((x) => x.revoked_ms !== null && x.revoked_ms < at);
       if (!revoked.length) return cases[0](at);
       const id = c.rng.pick(revoked).id;
-      return ['gateway.key.quota', { type: 'gateway_key', id }, 409, fail('SVC-ADMIN-409', `gateway key ${id} is revoked; its quota can no longer change`)];
+      return [
+        'gateway.key.quota',
+        { type: 'gateway_key', id },
+        409,
+        fail('SVC-ADMIN-409', `gateway key ${id} is revoked; its quota can no longer change`),
+      ];
     },
     () => ['model.activate', { type: 'model', id: missing }, 422, fail('SVC-ADMIN-422', notPresentMessage(missing))],
     () => {
       const w = c.rng.pick(c.config.workloads)?.id ?? 'chat';
       return ['routing.update', { type: 'routing', id: w }, 422, fail('SVC-ADMIN-422', notPresentMessage(missing))];
     },
-    () => ['channel.update', { type: 'channel', id: 'chan_whatsapp' }, 404, fail('SVC-ADMIN-404', 'no channel chan_whatsapp; nothing was changed')],
-    () => ['agent.budgets.update', { type: 'budgets', id: null }, 422, fail('SVC-BOUNDARY-1', 'the appliance accepts metadata only; this body carries content')],
+    () => [
+      'channel.update',
+      { type: 'channel', id: 'chan_whatsapp' },
+      404,
+      fail('SVC-ADMIN-404', 'no channel chan_whatsapp; nothing was changed'),
+    ],
+    () => [
+      'agent.budgets.update',
+      { type: 'budgets', id: null },
+      422,
+      fail('SVC-BOUNDARY-1', 'the appliance accepts metadata only; this body carries content'),
+    ],
     () => ['gateway.key.quota', { type: 'gateway_key', id: anyKey(c) }, 400, fail('SVC-ADMIN-400', 'invalid body')],
   ];
   for (const at of moments(c, HUMAN_EVENTS.failedOther)) {
@@ -299,7 +403,14 @@ function failures(c: Ctx): void {
  * attempts by auditors, and failures. Also stamps channels, routing and budgets with their last
  * change. Returns the entries, unsorted.
  */
-export function adminEvents(db: Db, rng: Rng, config: ServerConfig, keys: SeededKey[], from: number, to: number): AuditSeed[] {
+export function adminEvents(
+  db: Db,
+  rng: Rng,
+  config: ServerConfig,
+  keys: SeededKey[],
+  from: number,
+  to: number,
+): AuditSeed[] {
   const c: Ctx = { rng, times: rng.fork(), config, keys, from, to, out: [] };
   automation(c);
   exports(c);

@@ -44,12 +44,22 @@ interface SeedJob {
 function countItems(source: SourceConfig): number {
   try {
     if (source.type === 'directory' && source.path) {
-      return (readdirSync(source.path, { recursive: true, withFileTypes: true }) as { isFile(): boolean }[]).filter((e) => e.isFile()).length;
+      return (readdirSync(source.path, { recursive: true, withFileTypes: true }) as { isFile(): boolean }[]).filter(
+        (e) => e.isFile(),
+      ).length;
     }
     if (source.type === 'sqlite' && source.path) {
       const db = new Database(source.path, { readonly: true, fileMustExist: true });
       try {
-        return userTables(db).reduce((n, t) => n + (db.prepare(`SELECT count(*) FROM ${quoteIdent(t)}`).pluck().get() as number), 0);
+        return userTables(db).reduce(
+          (n, t) =>
+            n +
+            (db
+              .prepare(`SELECT count(*) FROM ${quoteIdent(t)}`)
+              .pluck()
+              .get() as number),
+          0,
+        );
       } finally {
         db.close();
       }
@@ -67,7 +77,9 @@ function countItems(source: SourceConfig): number {
  * and each connector's last sync.
  */
 export function seedIngestion(db: Db, config: ServerConfig, rng: Rng, from: number, to: number): AuditSeed[] {
-  const sources = config.connectors.filter((c) => c.enabled).flatMap((c) => c.sources.map((s) => ({ c, s, items: countItems(s) })));
+  const sources = config.connectors
+    .filter((c) => c.enabled)
+    .flatMap((c) => c.sources.map((s) => ({ c, s, items: countItems(s) })));
   if (!sources.length) return [];
   const outage = { from: to - 11 * 24 * HOUR + 9 * HOUR, to: to - 11 * 24 * HOUR + 10.5 * HOUR };
   const jobs: (SeedJob & { actor: Actor })[] = [];
@@ -87,13 +99,25 @@ export function seedIngestion(db: Db, config: ServerConfig, rng: Rng, from: numb
     } else if (c.id === 'conn_eng_share' && created >= outage.from && created < outage.to) {
       [state, error, n, took] = ['failed', missingPathReason(s.path!), 0, 1 + (took % 6)];
     }
-    jobs.push({ job_id: rng.id('job'), connector_id: c.id, source_id: s.id, created_ms: created, started_ms: started, finished_ms: started + took, state, items: n, error, actor });
+    jobs.push({
+      job_id: rng.id('job'),
+      connector_id: c.id,
+      source_id: s.id,
+      created_ms: created,
+      started_ms: started,
+      finished_ms: started + took,
+      state,
+      items: n,
+      error,
+      actor,
+    });
   };
 
   for (const { c, s, items } of sources) {
     const every = (SCHEDULE_MINUTES[s.id] ?? DEFAULT_SCHEDULE_MINUTES) * MINUTE;
     const offset = rng.int(0, every / MINUTE - 1) * MINUTE;
-    for (let t = from + offset; t < to - 2 * MINUTE; t += every) makeJob(c, s, items, t + rng.int(0, 15_000), SCHEDULER);
+    for (let t = from + offset; t < to - 2 * MINUTE; t += every)
+      makeJob(c, s, items, t + rng.int(0, 15_000), SCHEDULER);
   }
   const people = ACTORS.filter((a) => a.human && a.role !== 'auditor');
   for (let i = 0; i < MANUAL_INGESTS; i++) {
@@ -102,15 +126,37 @@ export function seedIngestion(db: Db, config: ServerConfig, rng: Rng, from: numb
   }
   jobs.sort((a, b) => a.created_ms - b.created_ms);
 
-  const insert = db.prepare(`INSERT INTO jobs (job_id, connector_id, source_id, state, created_at, started_at, finished_at, items, error)
+  const insert =
+    db.prepare(`INSERT INTO jobs (job_id, connector_id, source_id, state, created_at, started_at, finished_at, items, error)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const audit: AuditSeed[] = [];
   for (const j of jobs) {
-    insert.run(j.job_id, j.connector_id, j.source_id, j.state, iso(j.created_ms), iso(j.started_ms), iso(j.finished_ms), j.items, j.error);
+    insert.run(
+      j.job_id,
+      j.connector_id,
+      j.source_id,
+      j.state,
+      iso(j.created_ms),
+      iso(j.started_ms),
+      iso(j.finished_ms),
+      j.items,
+      j.error,
+    );
     audit.push({
-      id: rng.id('aud'), at_ms: j.created_ms, actor: { subject: j.actor.subject, role: j.actor.role }, action: 'connector.ingest',
-      target: { type: 'connector', id: j.connector_id, name: config.connectors.find((c) => c.id === j.connector_id)?.name ?? null }, outcome: 'success', status: 202, request_id: rng.id('req'),
-      source_ip: j.actor.ip, details: { source_id: j.source_id, job_id: j.job_id },
+      id: rng.id('aud'),
+      at_ms: j.created_ms,
+      actor: { subject: j.actor.subject, role: j.actor.role },
+      action: 'connector.ingest',
+      target: {
+        type: 'connector',
+        id: j.connector_id,
+        name: config.connectors.find((c) => c.id === j.connector_id)?.name ?? null,
+      },
+      outcome: 'success',
+      status: 202,
+      request_id: rng.id('req'),
+      source_ip: j.actor.ip,
+      details: { source_id: j.source_id, job_id: j.job_id },
     });
   }
   writeLastSyncs(db, config, jobs);
@@ -120,14 +166,22 @@ export function seedIngestion(db: Db, config: ServerConfig, rng: Rng, from: numb
 function writeLastSyncs(db: Db, config: ServerConfig, jobs: SeedJob[]): void {
   const latest = new Map<string, SeedJob>();
   for (const j of jobs) latest.set(j.connector_id, j);
-  const upsert = db.prepare(`INSERT INTO connector_state (connector_id, state, last_sync_at, last_sync_status, last_sync_job_id, last_sync_items)
+  const upsert =
+    db.prepare(`INSERT INTO connector_state (connector_id, state, last_sync_at, last_sync_status, last_sync_job_id, last_sync_items)
     VALUES (@id, @state, @at, @status, @job, @items)
     ON CONFLICT (connector_id) DO UPDATE SET state = excluded.state, last_sync_at = excluded.last_sync_at,
       last_sync_status = excluded.last_sync_status, last_sync_job_id = excluded.last_sync_job_id, last_sync_items = excluded.last_sync_items`);
   for (const c of config.connectors) {
     const j = latest.get(c.id);
     if (!j) continue;
-    upsert.run({ id: c.id, state: outcomeState(db, c), at: iso(j.finished_ms), status: j.state, job: j.job_id, items: j.items });
+    upsert.run({
+      id: c.id,
+      state: outcomeState(db, c),
+      at: iso(j.finished_ms),
+      status: j.state,
+      job: j.job_id,
+      items: j.items,
+    });
   }
 }
 
@@ -144,8 +198,15 @@ export function failedIngests(rng: Rng, count: number, from: number, to: number,
     const { c, s } = conflictCase ? rng.pick(local) : { c: undefined, s: undefined };
     const connectorId = c?.id ?? rng.pick(['conn_sharepoint', 'conn_hubspot', 'conn_payroll']);
     out.push({
-      id: rng.id('aud'), at_ms: at, actor: { subject: actor.subject, role: actor.role }, action: 'connector.ingest',
-      target: { type: 'connector', id: connectorId, name: c?.name ?? null }, outcome: 'failed', status: conflictCase ? 409 : 404, request_id: rng.id('req'), source_ip: actor.ip,
+      id: rng.id('aud'),
+      at_ms: at,
+      actor: { subject: actor.subject, role: actor.role },
+      action: 'connector.ingest',
+      target: { type: 'connector', id: connectorId, name: c?.name ?? null },
+      outcome: 'failed',
+      status: conflictCase ? 409 : 404,
+      request_id: rng.id('req'),
+      source_ip: actor.ip,
       details: conflictCase
         ? { code: 'SVC-ADMIN-409', detail: `ingestion of source ${s!.id} is already running (${rng.id('job')})` }
         : { code: 'SVC-ADMIN-404', detail: `no connector ${connectorId} is configured` },

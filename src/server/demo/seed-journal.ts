@@ -21,8 +21,17 @@ export function seedJournal(db: Db, config: ServerConfig, rng: Rng, from: number
     run.steps.forEach((s, step) => {
       t += s.gap_ms;
       rows.push({
-        id: rng.id('jrn'), run_id, agent: run.agent.name, channel: run.channel, step, tool: s.tool, status: s.status,
-        started_ms: t, ended_ms: t + s.duration_ms, input_tokens: s.input_tokens, output_tokens: s.output_tokens,
+        id: rng.id('jrn'),
+        run_id,
+        agent: run.agent.name,
+        channel: run.channel,
+        step,
+        tool: s.tool,
+        status: s.status,
+        started_ms: t,
+        ended_ms: t + s.duration_ms,
+        input_tokens: s.input_tokens,
+        output_tokens: s.output_tokens,
         error: s.error,
       });
       t += s.duration_ms;
@@ -30,7 +39,8 @@ export function seedJournal(db: Db, config: ServerConfig, rng: Rng, from: number
   };
   for (let r = 0; r < JOURNAL_RUNS; r++) add(planRun(rng, config), sampleBusyTime(times, from, to - 15 * MINUTE, 0.05));
   const tokensPerRun = config.budgets.tokens_per_run;
-  if (tokensPerRun != null && to - from > 6 * HOUR) add(planOverBudgetRun(rng, config, tokensPerRun), to - rng.int(2 * HOUR, 5 * HOUR));
+  if (tokensPerRun != null && to - from > 6 * HOUR)
+    add(planOverBudgetRun(rng, config, tokensPerRun), to - rng.int(2 * HOUR, 5 * HOUR));
   rows.sort((a, b) => a.started_ms - b.started_ms);
   return insertJournalBatch(db, rows);
 }

@@ -23,26 +23,121 @@ interface DemoKeySpec {
   callsAfterRevokeHours?: number;
 }
 
-const q = (requests_per_minute: number | null, tokens_per_minute: number | null, tokens_per_day: number | null): Quota =>
-  ({ requests_per_minute, tokens_per_minute, tokens_per_day });
+const q = (
+  requests_per_minute: number | null,
+  tokens_per_minute: number | null,
+  tokens_per_day: number | null,
+): Quota => ({ requests_per_minute, tokens_per_minute, tokens_per_day });
 
 /**
  * Daily token quotas sit above a usual weekday's use (about 40 slots at full activity), so only the
  * sandbox, the contract batch and the proof of concept run out of tokens, on their busier days.
  */
 export const DEMO_KEYS: DemoKeySpec[] = [
-  { name: 'hr-assistant-prod', created_by: 'alice.martin@northwind.example', createdDaysAgo: 84, quota: q(120, 60_000, 4_000_000), load: 60, tokens: [900, 260] },
-  { name: 'finance-analyst-prod', created_by: 'dmitri.ivanov@northwind.example', createdDaysAgo: 71, quota: q(60, 40_000, 3_000_000), load: 30, tokens: [1600, 420] },
-  { name: 'it-helpdesk-bot', created_by: 'ben.okafor@northwind.example', createdDaysAgo: 120, quota: q(120, null, null), load: 75, tokens: [700, 220] },
-  { name: 'sales-copilot-teams', created_by: 'erin.walsh@northwind.example', createdDaysAgo: 45, quota: q(90, 50_000, 4_000_000), load: 45, tokens: [1100, 350] },
-  { name: 'intranet-search', created_by: 'svc-terraform', createdDaysAgo: 150, quota: q(300, null, 5_000_000), load: 110, tokens: [180, 0], unknownWorkload: 0.02 },
-  { name: 'code-assist-ide', created_by: 'ben.okafor@northwind.example', createdDaysAgo: 33, quota: q(60, 100_000, null), load: 25, tokens: [2200, 480] },
-  { name: 'contract-extractor-batch', created_by: 'dmitri.ivanov@northwind.example', createdDaysAgo: 12, quota: q(30, 20_000, 4_000_000), load: 28, tokens: [3200, 600] },
-  { name: 'data-science-sandbox', created_by: 'alice.martin@northwind.example', createdDaysAgo: 5, quota: q(10, 10_000, 800_000), load: 14, tokens: [1400, 500] },
-  { name: 'legacy-chat-widget', created_by: 'ben.okafor@northwind.example', createdDaysAgo: 210, revokedDaysAgo: 20, quota: q(60, null, null), load: 20, tokens: [600, 240], callsAfterRevokeHours: 72 },
-  { name: 'contractor-poc-acme', created_by: 'erin.walsh@northwind.example', createdDaysAgo: 40, revokedDaysAgo: 8, quota: q(20, 15_000, 500_000), load: 9, tokens: [1000, 300] },
-  { name: 'hr-assistant-staging', created_by: 'carla.mendes@northwind.example', createdDaysAgo: 60, revokedDaysAgo: 2, quota: q(30, 20_000, 300_000), load: 6, tokens: [900, 260], callsAfterRevokeHours: 40 },
-  { name: 'mobile-app-beta', created_by: 'svc-terraform', createdDaysAgo: 95, revokedDaysAgo: 26, quota: q(45, 30_000, 600_000), load: 12, tokens: [500, 180], unknownWorkload: 0.05 },
+  {
+    name: 'hr-assistant-prod',
+    created_by: 'alice.martin@northwind.example',
+    createdDaysAgo: 84,
+    quota: q(120, 60_000, 4_000_000),
+    load: 60,
+    tokens: [900, 260],
+  },
+  {
+    name: 'finance-analyst-prod',
+    created_by: 'dmitri.ivanov@northwind.example',
+    createdDaysAgo: 71,
+    quota: q(60, 40_000, 3_000_000),
+    load: 30,
+    tokens: [1600, 420],
+  },
+  {
+    name: 'it-helpdesk-bot',
+    created_by: 'ben.okafor@northwind.example',
+    createdDaysAgo: 120,
+    quota: q(120, null, null),
+    load: 75,
+    tokens: [700, 220],
+  },
+  {
+    name: 'sales-copilot-teams',
+    created_by: 'erin.walsh@northwind.example',
+    createdDaysAgo: 45,
+    quota: q(90, 50_000, 4_000_000),
+    load: 45,
+    tokens: [1100, 350],
+  },
+  {
+    name: 'intranet-search',
+    created_by: 'svc-terraform',
+    createdDaysAgo: 150,
+    quota: q(300, null, 5_000_000),
+    load: 110,
+    tokens: [180, 0],
+    unknownWorkload: 0.02,
+  },
+  {
+    name: 'code-assist-ide',
+    created_by: 'ben.okafor@northwind.example',
+    createdDaysAgo: 33,
+    quota: q(60, 100_000, null),
+    load: 25,
+    tokens: [2200, 480],
+  },
+  {
+    name: 'contract-extractor-batch',
+    created_by: 'dmitri.ivanov@northwind.example',
+    createdDaysAgo: 12,
+    quota: q(30, 20_000, 4_000_000),
+    load: 28,
+    tokens: [3200, 600],
+  },
+  {
+    name: 'data-science-sandbox',
+    created_by: 'alice.martin@northwind.example',
+    createdDaysAgo: 5,
+    quota: q(10, 10_000, 800_000),
+    load: 14,
+    tokens: [1400, 500],
+  },
+  {
+    name: 'legacy-chat-widget',
+    created_by: 'ben.okafor@northwind.example',
+    createdDaysAgo: 210,
+    revokedDaysAgo: 20,
+    quota: q(60, null, null),
+    load: 20,
+    tokens: [600, 240],
+    callsAfterRevokeHours: 72,
+  },
+  {
+    name: 'contractor-poc-acme',
+    created_by: 'erin.walsh@northwind.example',
+    createdDaysAgo: 40,
+    revokedDaysAgo: 8,
+    quota: q(20, 15_000, 500_000),
+    load: 9,
+    tokens: [1000, 300],
+  },
+  {
+    name: 'hr-assistant-staging',
+    created_by: 'carla.mendes@northwind.example',
+    createdDaysAgo: 60,
+    revokedDaysAgo: 2,
+    quota: q(30, 20_000, 300_000),
+    load: 6,
+    tokens: [900, 260],
+    callsAfterRevokeHours: 40,
+  },
+  {
+    name: 'mobile-app-beta',
+    created_by: 'svc-terraform',
+    createdDaysAgo: 95,
+    revokedDaysAgo: 26,
+    quota: q(45, 30_000, 600_000),
+    load: 12,
+    tokens: [500, 180],
+    unknownWorkload: 0.05,
+  },
 ];
 
 export interface SeededKey {
@@ -64,21 +159,39 @@ const SLOT_MINUTES = 15;
  * midnight, some clients call a workload the appliance lacks, and some keep calling after their
  * key is revoked.
  */
-export function seedKeysAndUsage(db: Db, rng: Rng, now: number, historyStart: number): { keys: SeededKey[]; usageRows: number } {
+export function seedKeysAndUsage(
+  db: Db,
+  rng: Rng,
+  now: number,
+  historyStart: number,
+): { keys: SeededKey[]; usageRows: number } {
   const keys: SeededKey[] = [];
   let usageRows = 0;
   for (const spec of DEMO_KEYS) {
     const created_ms = now - spec.createdDaysAgo * DAY - rng.int(0, 8 * 60) * MINUTE;
     let key;
     try {
-      ({ key } = createGatewayKey(db, { name: spec.name, quota: spec.quota, created_by: spec.created_by, created_at_ms: created_ms }));
+      ({ key } = createGatewayKey(db, {
+        name: spec.name,
+        quota: spec.quota,
+        created_by: spec.created_by,
+        created_at_ms: created_ms,
+      }));
     } catch (err) {
       // an operator's own active key already has this name: leave it alone
       if (err instanceof ApiError && err.status === 409) continue;
       throw err;
     }
-    const revoked_ms = spec.revokedDaysAgo === undefined ? null : now - spec.revokedDaysAgo * DAY + rng.int(0, 6 * 60) * MINUTE;
-    const seeded: SeededKey = { id: key.id, name: key.name, created_by: spec.created_by, created_ms, revoked_ms, quota: key.quota };
+    const revoked_ms =
+      spec.revokedDaysAgo === undefined ? null : now - spec.revokedDaysAgo * DAY + rng.int(0, 6 * 60) * MINUTE;
+    const seeded: SeededKey = {
+      id: key.id,
+      name: key.name,
+      created_by: spec.created_by,
+      created_ms,
+      revoked_ms,
+      quota: key.quota,
+    };
     keys.push(seeded);
 
     const u = rng.fork();
@@ -108,7 +221,9 @@ export function seedKeysAndUsage(db: Db, rng: Rng, now: number, historyStart: nu
       // a burst meets the token limit first when the key has one and the calls are large
       const burstCause = tpm !== null && (rpm === null || u.chance(0.35)) ? 'tokens_per_minute' : 'requests_per_minute';
       recordUsage(db, key.id, Math.floor(t / MINUTE), {
-        requests: served, input_tokens: input, output_tokens: output,
+        requests: served,
+        input_tokens: input,
+        output_tokens: output,
         rejected_by: { [burstCause]: throttled, tokens_per_day: overDay, unknown_workload: strayed },
       });
       usageRows++;
@@ -124,7 +239,14 @@ export function seedKeysAndUsage(db: Db, rng: Rng, now: number, historyStart: nu
 }
 
 /** A client not yet told keeps calling a revoked key at its usual pace, refused, for a while. */
-function seedCallsAfterRevocation(db: Db, u: Rng, spec: DemoKeySpec, keyId: string, revokedMs: number, now: number): number {
+function seedCallsAfterRevocation(
+  db: Db,
+  u: Rng,
+  spec: DemoKeySpec,
+  keyId: string,
+  revokedMs: number,
+  now: number,
+): number {
   if (!spec.callsAfterRevokeHours) return 0;
   let rows = 0;
   const end = Math.min(revokedMs + spec.callsAfterRevokeHours * 3600_000, now - MINUTE);

@@ -58,17 +58,34 @@ export interface TrafficHandle {
   stop(): Promise<void>;
 }
 
-interface LiveKey { id: string; name: string; secret: string; refusals: number }
-interface LiveRun { plan: PlannedRun; runId: string; index: number; stepId: string; stepStarted: number }
+interface LiveKey {
+  id: string;
+  name: string;
+  secret: string;
+  refusals: number;
+}
+interface LiveRun {
+  plan: PlannedRun;
+  runId: string;
+  index: number;
+  stepId: string;
+  stepStarted: number;
+}
 
 /**
  * Live demo traffic: every 1–4 s it calls the real gateway front door in-process (app.inject) with
  * keys it creates for itself, and writes journal steps for simulated agent runs that progress from
  * running to succeeded, failed or cancelled. Never throws out of its timer; timers are unref'd.
  */
-export function startTraffic(app: FastifyInstance, db: Db, config: ServerConfig, opts: TrafficOptions = {}): TrafficHandle {
+export function startTraffic(
+  app: FastifyInstance,
+  db: Db,
+  config: ServerConfig,
+  opts: TrafficOptions = {},
+): TrafficHandle {
   const rng: Rng = createRng(Date.now() & 0x7fffffff);
-  const nextDelay = () => (typeof opts.intervalMs === 'number' ? opts.intervalMs : rng.int(...(opts.intervalMs ?? [1000, 4000])));
+  const nextDelay = () =>
+    typeof opts.intervalMs === 'number' ? opts.intervalMs : rng.int(...(opts.intervalMs ?? [1000, 4000]));
   const stats: TrafficStats = { ticks: 0, calls: 0, statuses: {}, runsStarted: 0, stepsWritten: 0 };
   const keys: LiveKey[] = [];
   const keyIds: string[] = [];
@@ -113,16 +130,24 @@ export function startTraffic(app: FastifyInstance, db: Db, config: ServerConfig,
    * cancelled: this generator is the journal's only writer in a demo, and it has no run live yet.
    */
   const endOrphanedSteps = (now: number) => {
-    const orphans = db.prepare("SELECT id, started_at, input_tokens FROM journal WHERE status = 'running'").all() as { id: string; started_at: string; input_tokens: number }[];
+    const orphans = db.prepare("SELECT id, started_at, input_tokens FROM journal WHERE status = 'running'").all() as {
+      id: string;
+      started_at: string;
+      input_tokens: number;
+    }[];
     db.transaction(() => {
-      for (const o of orphans) finishStep(o.id, 'cancelled', Date.parse(o.started_at), now, o.input_tokens, 0, SERVER_STOPPED);
+      for (const o of orphans)
+        finishStep(o.id, 'cancelled', Date.parse(o.started_at), now, o.input_tokens, 0, SERVER_STOPPED);
     })();
   };
 
   /** Revokes this generator's keys from an earlier run and creates fresh ones, audited like any change. */
   const rotateKeys = () => {
     db.transaction(() => {
-      const old = db.prepare("SELECT id FROM gateway_keys WHERE created_by = ? AND status = 'active'").pluck().all(TRAFFIC_ACTOR) as string[];
+      const old = db
+        .prepare("SELECT id FROM gateway_keys WHERE created_by = ? AND status = 'active'")
+        .pluck()
+        .all(TRAFFIC_ACTOR) as string[];
       for (const id of old) {
         const { key } = revokeGatewayKey(db, id);
         audit('gateway.key.revoke', key.id, key.name, 200, { name: key.name, already_revoked: false });
@@ -132,7 +157,10 @@ export function startTraffic(app: FastifyInstance, db: Db, config: ServerConfig,
       try {
         const { key, secret } = db.transaction(() => {
           const created = createGatewayKey(db, { name: spec.name, quota: spec.quota, created_by: TRAFFIC_ACTOR });
-          audit('gateway.key.create', created.key.id, created.key.name, 201, { name: created.key.name, quota: created.key.quota });
+          audit('gateway.key.create', created.key.id, created.key.name, 201, {
+            name: created.key.name,
+            quota: created.key.quota,
+          });
           return created;
         })();
         keys.push({ id: key.id, name: key.name, secret, refusals: 0 });
@@ -145,8 +173,14 @@ export function startTraffic(app: FastifyInstance, db: Db, config: ServerConfig,
 
   const audit = (action: string, keyId: string, keyName: string, status: number, details: Record<string, unknown>) =>
     recordAudit(db, {
-      actor: ACTOR, action, target: { type: 'gateway_key', id: keyId, name: keyName }, outcome: 'success', status,
-      request_id: newId('req'), source_ip: '127.0.0.1', details,
+      actor: ACTOR,
+      action,
+      target: { type: 'gateway_key', id: keyId, name: keyName },
+      outcome: 'success',
+      status,
+      request_id: newId('req'),
+      source_ip: '127.0.0.1',
+      details,
     });
 
   const callGateway = async () => {
@@ -160,7 +194,10 @@ export function startTraffic(app: FastifyInstance, db: Db, config: ServerConfig,
           method: 'POST',
           url: `/v1/gateway/${encodeURIComponent(rng.chance(RETIRED_WORKLOAD_SHARE) ? RETIRED_WORKLOAD : rng.pick(workloads))}`,
           headers: { authorization: `Bearer ${key.secret}`, 'content-type': 'application/json' },
-          payload: JSON.stringify({ prompt: 'demo traffic '.repeat(rng.int(5, 120)), max_tokens: rng.pick([64, 128, 256, 512]) }),
+          payload: JSON.stringify({
+            prompt: 'demo traffic '.repeat(rng.int(5, 120)),
+            max_tokens: rng.pick([64, 128, 256, 512]),
+          }),
         });
         stats.calls++;
         stats.statuses[res.statusCode] = (stats.statuses[res.statusCode] ?? 0) + 1;
@@ -179,8 +216,16 @@ export function startTraffic(app: FastifyInstance, db: Db, config: ServerConfig,
     const step = run.plan.steps[run.index];
     run.stepStarted = now;
     run.stepId = recordJournal(db, {
-      run_id: run.runId, agent: run.plan.agent.name, channel: run.plan.channel, step: run.index, tool: step.tool,
-      status: 'running', started_ms: now, ended_ms: null, input_tokens: step.input_tokens, output_tokens: 0,
+      run_id: run.runId,
+      agent: run.plan.agent.name,
+      channel: run.plan.channel,
+      step: run.index,
+      tool: step.tool,
+      status: 'running',
+      started_ms: now,
+      ended_ms: null,
+      input_tokens: step.input_tokens,
+      output_tokens: 0,
     });
     stats.stepsWritten++;
   };
@@ -222,7 +267,16 @@ export function startTraffic(app: FastifyInstance, db: Db, config: ServerConfig,
       await inFlight;
       const now = Date.now();
       try {
-        for (const run of runs.splice(0)) finishStep(run.stepId, 'cancelled', run.stepStarted, now, run.plan.steps[run.index].input_tokens, 0, SERVER_STOPPED);
+        for (const run of runs.splice(0))
+          finishStep(
+            run.stepId,
+            'cancelled',
+            run.stepStarted,
+            now,
+            run.plan.steps[run.index].input_tokens,
+            0,
+            SERVER_STOPPED,
+          );
       } catch (err) {
         opts.log?.warn({ err }, 'demo traffic could not end its runs');
       }

@@ -14,7 +14,9 @@ export const GATEWAY_BODY_LIMIT = 1024 * 1024;
 export const MAX_OUTPUT_TOKENS = 4096;
 
 const unauthorized = () =>
-  new ApiError(401, 'missing, unknown or revoked gateway key', { headers: { 'WWW-Authenticate': 'Bearer realm="appliance-gateway"' } });
+  new ApiError(401, 'missing, unknown or revoked gateway key', {
+    headers: { 'WWW-Authenticate': 'Bearer realm="appliance-gateway"' },
+  });
 
 const isJson = (contentType: string | undefined) => /^application\/([\w.+-]*\+)?json\b/i.test(contentType ?? '');
 
@@ -29,10 +31,13 @@ function estimateTokens(req: FastifyRequest): { input_tokens: number; output_tok
     } catch {
       throw badRequest('malformed JSON body'); // the parser's message would quote the content
     }
-    const max = parsed !== null && typeof parsed === 'object' ? (parsed as { max_tokens?: unknown }).max_tokens : undefined;
+    const max =
+      parsed !== null && typeof parsed === 'object' ? (parsed as { max_tokens?: unknown }).max_tokens : undefined;
     if (max !== undefined && max !== null) {
       if (typeof max !== 'number' || !Number.isInteger(max) || max < 0) {
-        throw badRequest('max_tokens must be a whole number >= 0', [{ name: 'max_tokens', reason: 'must be a whole number >= 0' }]);
+        throw badRequest('max_tokens must be a whole number >= 0', [
+          { name: 'max_tokens', reason: 'must be a whole number >= 0' },
+        ]);
       }
       output_tokens = Math.min(max, MAX_OUTPUT_TOKENS);
     }
@@ -49,12 +54,17 @@ function estimateTokens(req: FastifyRequest): { input_tokens: number; output_tok
 export function registerFrontDoor(app: FastifyInstance, db: Db, config: ServerConfig): void {
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: GATEWAY_BODY_LIMIT }, (_req, body, done) => done(null, body));
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: GATEWAY_BODY_LIMIT }, (_req, body, done) =>
+      done(null, body),
+    );
     scope.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
       if (err instanceof ApiError) return sendProblem(reply, err);
-      if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendProblem(reply, new ApiError(413, `request body exceeds ${GATEWAY_BODY_LIMIT} bytes`));
-      if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendProblem(reply, new ApiError(400, 'a request body needs a Content-Type header'));
-      if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) return sendProblem(reply, new ApiError(err.statusCode, err.message));
+      if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+        return sendProblem(reply, new ApiError(413, `request body exceeds ${GATEWAY_BODY_LIMIT} bytes`));
+      if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+        return sendProblem(reply, new ApiError(400, 'a request body needs a Content-Type header'));
+      if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500)
+        return sendProblem(reply, new ApiError(err.statusCode, err.message));
       req.log.error({ err }, 'unhandled gateway error');
       return sendProblem(reply, new ApiError(500, 'internal error; see the server log with the request id'));
     });
@@ -77,32 +87,47 @@ export function registerFrontDoor(app: FastifyInstance, db: Db, config: ServerCo
       refuseUnusable(keyOf(req));
     };
 
-    scope.post(GATEWAY_PATH, { bodyLimit: GATEWAY_BODY_LIMIT, onRequest }, async (req: FastifyRequest, reply: FastifyReply) => {
-      const { workload } = req.params as { workload: string };
-      // again: the key may have been revoked while the body arrived
-      const key = refuseUnusable(keyOf(req));
-      // the catch-all parser also takes a body sent with no Content-Type at all
-      if (Buffer.isBuffer(req.body) && req.body.length > 0 && !req.headers['content-type']) throw badRequest('a request body needs a Content-Type header');
+    scope.post(
+      GATEWAY_PATH,
+      { bodyLimit: GATEWAY_BODY_LIMIT, onRequest },
+      async (req: FastifyRequest, reply: FastifyReply) => {
+        const { workload } = req.params as { workload: string };
+        // again: the key may have been revoked while the body arrived
+        const key = refuseUnusable(keyOf(req));
+        // the catch-all parser also takes a body sent with no Content-Type at all
+        if (Buffer.isBuffer(req.body) && req.body.length > 0 && !req.headers['content-type'])
+          throw badRequest('a request body needs a Content-Type header');
 
-      // the same resolution GET /routing shows: the workload's model, or null following the active one
-      const route = routingEntry(db, config, workload);
-      if (!route) {
-        recordRejection(db, key.id, 'unknown_workload', Date.now());
-        throw notFound(`no workload ${workload}`);
-      }
-      const model_id = route.effective_model_id;
+        // the same resolution GET /routing shows: the workload's model, or null following the active one
+        const route = routingEntry(db, config, workload);
+        if (!route) {
+          recordRejection(db, key.id, 'unknown_workload', Date.now());
+          throw notFound(`no workload ${workload}`);
+        }
+        const model_id = route.effective_model_id;
 
-      const tokens = estimateTokens(req);
-      // no await since the key lookup: nothing can revoke it or change its quota in between
-      const verdict = meterCall(db, key.id, key.quota, tokens, Date.now());
-      if (!verdict.ok) {
-        req.log.info({ key_id: key.id, workload, limit: verdict.limit }, 'gateway call throttled');
-        // no Retry-After for a call this quota never lets through: retrying would not help
-        throw new ApiError(429, verdict.detail, verdict.retryAfterSeconds === null ? {} : { headers: { 'Retry-After': String(verdict.retryAfterSeconds) } });
-      }
-      req.log.debug({ key_id: key.id, workload, model_id, ...tokens }, 'gateway call metered');
-      const result = GatewayCallResult.parse({ workload, model_id, key_id: key.id, served: false, metered: { requests: 1, ...tokens } });
-      return reply.code(200).type('application/json; charset=utf-8').send(JSON.stringify(result));
-    });
+        const tokens = estimateTokens(req);
+        // no await since the key lookup: nothing can revoke it or change its quota in between
+        const verdict = meterCall(db, key.id, key.quota, tokens, Date.now());
+        if (!verdict.ok) {
+          req.log.info({ key_id: key.id, workload, limit: verdict.limit }, 'gateway call throttled');
+          // no Retry-After for a call this quota never lets through: retrying would not help
+          throw new ApiError(
+            429,
+            verdict.detail,
+            verdict.retryAfterSeconds === null ? {} : { headers: { 'Retry-After': String(verdict.retryAfterSeconds) } },
+          );
+        }
+        req.log.debug({ key_id: key.id, workload, model_id, ...tokens }, 'gateway call metered');
+        const result = GatewayCallResult.parse({
+          workload,
+          model_id,
+          key_id: key.id,
+          served: false,
+          metered: { requests: 1, ...tokens },
+        });
+        return reply.code(200).type('application/json; charset=utf-8').send(JSON.stringify(result));
+      },
+    );
   });
 }

@@ -24,7 +24,8 @@ interface KeyRow {
   tokens_per_day: number | null;
 }
 
-const COLUMNS = 'id, name, status, prefix, created_at, created_by, revoked_at, last_used_at, requests_per_minute, tokens_per_minute, tokens_per_day';
+const COLUMNS =
+  'id, name, status, prefix, created_at, created_by, revoked_at, last_used_at, requests_per_minute, tokens_per_minute, tokens_per_day';
 
 const toKey = (r: KeyRow): GatewayKey => ({
   id: r.id,
@@ -35,7 +36,11 @@ const toKey = (r: KeyRow): GatewayKey => ({
   created_by: r.created_by,
   revoked_at: r.revoked_at,
   last_used_at: r.last_used_at,
-  quota: { requests_per_minute: r.requests_per_minute, tokens_per_minute: r.tokens_per_minute, tokens_per_day: r.tokens_per_day },
+  quota: {
+    requests_per_minute: r.requests_per_minute,
+    tokens_per_minute: r.tokens_per_minute,
+    tokens_per_day: r.tokens_per_day,
+  },
 });
 
 /** Newest first. Key counts are small (dozens), so the list is paged in memory. */
@@ -56,7 +61,8 @@ const mustGet = (db: Db, id: string): GatewayKey => {
 /** The key a presented secret belongs to, active or revoked, or undefined (unknown or malformed). */
 export function findKeyBySecret(db: Db, secret: string): GatewayKey | undefined {
   if (!secret.startsWith(GATEWAY_KEY_PREFIX)) return undefined;
-  const row = db.prepare(`SELECT ${COLUMNS} FROM gateway_keys WHERE secret_hash = ?`).get(hashSecret(secret)) as KeyRow | undefined;
+  const row = db.prepare(`SELECT ${COLUMNS} FROM gateway_keys WHERE secret_hash = ?`).get(hashSecret(secret)) as
+    KeyRow | undefined;
   return row && toKey(row);
 }
 
@@ -74,15 +80,30 @@ export interface NewGatewayKey {
  * revoking the wrong one. A revoked key's name may be reused.
  */
 export function createGatewayKey(db: Db, input: NewGatewayKey): { key: GatewayKey; secret: string } {
-  const clash = db.prepare("SELECT id FROM gateway_keys WHERE status = 'active' AND name = ? COLLATE NOCASE").get(input.name) as { id: string } | undefined;
-  if (clash) throw conflict(`an active gateway key named "${input.name}" already exists (${clash.id}); revoke it or choose another name`);
+  const clash = db
+    .prepare("SELECT id FROM gateway_keys WHERE status = 'active' AND name = ? COLLATE NOCASE")
+    .get(input.name) as { id: string } | undefined;
+  if (clash)
+    throw conflict(
+      `an active gateway key named "${input.name}" already exists (${clash.id}); revoke it or choose another name`,
+    );
   const secret = GATEWAY_KEY_PREFIX + randomBytes(32).toString('base64url');
   const quota: Quota = { ...UNLIMITED, ...stripUndefined(input.quota ?? {}) };
   const id = newId('key');
-  db.prepare(`INSERT INTO gateway_keys (id, name, status, prefix, secret_hash, created_at, created_by, requests_per_minute, tokens_per_minute, tokens_per_day)
-    VALUES (?, ?, 'active', ?, ?, ?, ?, ?, ?, ?)`)
-    .run(id, input.name, secret.slice(0, DISPLAY_PREFIX_LENGTH), hashSecret(secret), iso(input.created_at_ms), input.created_by,
-      quota.requests_per_minute, quota.tokens_per_minute, quota.tokens_per_day);
+  db.prepare(
+    `INSERT INTO gateway_keys (id, name, status, prefix, secret_hash, created_at, created_by, requests_per_minute, tokens_per_minute, tokens_per_day)
+    VALUES (?, ?, 'active', ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    id,
+    input.name,
+    secret.slice(0, DISPLAY_PREFIX_LENGTH),
+    hashSecret(secret),
+    iso(input.created_at_ms),
+    input.created_by,
+    quota.requests_per_minute,
+    quota.tokens_per_minute,
+    quota.tokens_per_day,
+  );
   return { key: mustGet(db, id), secret };
 }
 
@@ -101,8 +122,9 @@ export function revokeGatewayKey(db: Db, id: string, atMs?: number): { key: Gate
 export function setGatewayKeyQuota(db: Db, id: string, quota: Quota): { key: GatewayKey; from: Quota } {
   const before = mustGet(db, id);
   if (before.status === 'revoked') throw conflict(`gateway key ${id} is revoked; its quota can no longer change`);
-  db.prepare('UPDATE gateway_keys SET requests_per_minute = ?, tokens_per_minute = ?, tokens_per_day = ? WHERE id = ?')
-    .run(quota.requests_per_minute, quota.tokens_per_minute, quota.tokens_per_day, id);
+  db.prepare(
+    'UPDATE gateway_keys SET requests_per_minute = ?, tokens_per_minute = ?, tokens_per_day = ? WHERE id = ?',
+  ).run(quota.requests_per_minute, quota.tokens_per_minute, quota.tokens_per_day, id);
   return { key: mustGet(db, id), from: before.quota };
 }
 

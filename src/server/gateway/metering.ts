@@ -66,38 +66,82 @@ export type MeterOutcome =
  * IMMEDIATE transaction, so concurrent calls cannot together pass a limit. Windows are fixed and
  * UTC-aligned: the current minute, and the day since UTC midnight.
  */
-export function meterCall(db: Db, keyId: string, quota: Quota, tokens: { input_tokens: number; output_tokens: number }, nowMs: number): MeterOutcome {
-  return db.transaction((): MeterOutcome => {
-    const minute = epochMinute(nowMs);
-    const callTokens = tokens.input_tokens + tokens.output_tokens;
-    const verdict = checkQuota(db, keyId, quota, minute, callTokens, nowMs);
-    recordUsage(db, keyId, minute, verdict.ok ? { requests: 1, ...tokens } : { rejected_by: { [verdict.limit]: 1 } });
-    touchGatewayKey(db, keyId, nowMs);
-    return verdict;
-  }).immediate();
+export function meterCall(
+  db: Db,
+  keyId: string,
+  quota: Quota,
+  tokens: { input_tokens: number; output_tokens: number },
+  nowMs: number,
+): MeterOutcome {
+  return db
+    .transaction((): MeterOutcome => {
+      const minute = epochMinute(nowMs);
+      const callTokens = tokens.input_tokens + tokens.output_tokens;
+      const verdict = checkQuota(db, keyId, quota, minute, callTokens, nowMs);
+      recordUsage(db, keyId, minute, verdict.ok ? { requests: 1, ...tokens } : { rejected_by: { [verdict.limit]: 1 } });
+      touchGatewayKey(db, keyId, nowMs);
+      return verdict;
+    })
+    .immediate();
 }
 
-function checkQuota(db: Db, keyId: string, quota: Quota, minute: number, callTokens: number, nowMs: number): MeterOutcome {
+function checkQuota(
+  db: Db,
+  keyId: string,
+  quota: Quota,
+  minute: number,
+  callTokens: number,
+  nowMs: number,
+): MeterOutcome {
   const toNextMinute = secondsUntil((minute + 1) * MINUTE_MS, nowMs);
   if (quota.requests_per_minute !== null || quota.tokens_per_minute !== null) {
-    const row = db.prepare('SELECT requests, input_tokens + output_tokens AS tokens FROM usage_minutes WHERE key_id = ? AND minute = ?')
+    const row = db
+      .prepare(
+        'SELECT requests, input_tokens + output_tokens AS tokens FROM usage_minutes WHERE key_id = ? AND minute = ?',
+      )
       .get(keyId, minute) as { requests: number; tokens: number } | undefined;
     const used = row ?? { requests: 0, tokens: 0 };
     if (quota.requests_per_minute !== null && used.requests + 1 > quota.requests_per_minute) {
-      if (quota.requests_per_minute === 0) return { ok: false, limit: 'requests_per_minute', retryAfterSeconds: null, detail: 'the quota of 0 requests per minute lets no call through' };
-      return { ok: false, limit: 'requests_per_minute', retryAfterSeconds: toNextMinute, detail: `quota of ${quota.requests_per_minute} requests per minute reached` };
+      if (quota.requests_per_minute === 0)
+        return {
+          ok: false,
+          limit: 'requests_per_minute',
+          retryAfterSeconds: null,
+          detail: 'the quota of 0 requests per minute lets no call through',
+        };
+      return {
+        ok: false,
+        limit: 'requests_per_minute',
+        retryAfterSeconds: toNextMinute,
+        detail: `quota of ${quota.requests_per_minute} requests per minute reached`,
+      };
     }
     if (quota.tokens_per_minute !== null && used.tokens + callTokens > quota.tokens_per_minute) {
-      return { ok: false, limit: 'tokens_per_minute', retryAfterSeconds: callTokens > quota.tokens_per_minute ? null : toNextMinute, detail: tooMany(quota.tokens_per_minute, 'minute', callTokens) };
+      return {
+        ok: false,
+        limit: 'tokens_per_minute',
+        retryAfterSeconds: callTokens > quota.tokens_per_minute ? null : toNextMinute,
+        detail: tooMany(quota.tokens_per_minute, 'minute', callTokens),
+      };
     }
   }
   if (quota.tokens_per_day !== null) {
     const dayStart = minute - (minute % DAY_MINUTES);
-    const used = db.prepare('SELECT COALESCE(SUM(input_tokens + output_tokens), 0) FROM usage_minutes WHERE key_id = ? AND minute >= ? AND minute <= ?')
-      .pluck().get(keyId, dayStart, minute) as number;
+    const used = db
+      .prepare(
+        'SELECT COALESCE(SUM(input_tokens + output_tokens), 0) FROM usage_minutes WHERE key_id = ? AND minute >= ? AND minute <= ?',
+      )
+      .pluck()
+      .get(keyId, dayStart, minute) as number;
     if (used + callTokens > quota.tokens_per_day) {
-      const retryAfterSeconds = callTokens > quota.tokens_per_day ? null : secondsUntil((dayStart + DAY_MINUTES) * MINUTE_MS, nowMs);
-      return { ok: false, limit: 'tokens_per_day', retryAfterSeconds, detail: tooMany(quota.tokens_per_day, 'day', callTokens) };
+      const retryAfterSeconds =
+        callTokens > quota.tokens_per_day ? null : secondsUntil((dayStart + DAY_MINUTES) * MINUTE_MS, nowMs);
+      return {
+        ok: false,
+        limit: 'tokens_per_day',
+        retryAfterSeconds,
+        detail: tooMany(quota.tokens_per_day, 'day', callTokens),
+      };
     }
   }
   return { ok: true };

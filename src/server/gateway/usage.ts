@@ -26,10 +26,13 @@ export interface UsageRequest {
  * ones with zeros. Keys with no rows in the range are left out: an empty `data` means no traffic.
  */
 export function queryUsage(db: Db, q: UsageRequest, nowMs: number): Usage {
-  const endMs = q.end_time !== undefined ? Date.parse(q.end_time) : Math.floor(nowMs / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
+  const endMs =
+    q.end_time !== undefined ? Date.parse(q.end_time) : Math.floor(nowMs / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
   const startMs = q.start_time !== undefined ? Date.parse(q.start_time) : endMs - DEFAULT_RANGE_MS;
   if (endMs <= startMs) {
-    throw badRequest('end_time must be after start_time (end_time defaults to the end of the current minute)', [{ name: 'end_time', reason: 'must be after start_time' }]);
+    throw badRequest('end_time must be after start_time (end_time defaults to the end of the current minute)', [
+      { name: 'end_time', reason: 'must be after start_time' },
+    ]);
   }
 
   const size = BUCKET_MINUTES[q.bucket];
@@ -42,28 +45,47 @@ export function queryUsage(db: Db, q: UsageRequest, nowMs: number): Usage {
   const bucketCount = lastBucket - firstBucket + 1;
   if (bucketCount > MAX_BUCKETS) {
     throw badRequest(`the range spans ${bucketCount} ${q.bucket} buckets; at most ${MAX_BUCKETS}`, [
-      { name: 'start_time', reason: `range too long for bucket=${q.bucket} (max ${MAX_BUCKETS} buckets); narrow it or use bucket=day` },
+      {
+        name: 'start_time',
+        reason: `range too long for bucket=${q.bucket} (max ${MAX_BUCKETS} buckets); narrow it or use bucket=day`,
+      },
     ]);
   }
 
   const keyFilter = q.key_id !== undefined ? 'AND key_id = @key_id' : '';
   const params = { from: fromMinute, to: toMinute, ...(q.key_id !== undefined ? { key_id: q.key_id } : {}) };
-  const totals = db.prepare(`SELECT key_id, SUM(requests) AS requests, SUM(rejected) AS rejected,
+  const totals = db
+    .prepare(
+      `SELECT key_id, SUM(requests) AS requests, SUM(rejected) AS rejected,
       SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,
       ${REJECTION_CAUSES.map((c) => `SUM(${REJECTION_COLUMNS[c]}) AS ${c}`).join(', ')}
     FROM usage_minutes WHERE minute >= @from AND minute < @to ${keyFilter}
-    GROUP BY key_id ORDER BY requests DESC, key_id`).all(params) as (Omit<KeyUsage, 'buckets' | 'rejected_by'> & RejectedBy)[];
+    GROUP BY key_id ORDER BY requests DESC, key_id`,
+    )
+    .all(params) as (Omit<KeyUsage, 'buckets' | 'rejected_by'> & RejectedBy)[];
   if (totals.length === 0) return { start_time: iso(startMs), end_time: iso(endMs), bucket: q.bucket, data: [] };
 
   // size is inlined: a bound JS number arrives as REAL, and minute / 60.0 is not a bucket number
-  const perBucket = db.prepare(`SELECT key_id, minute / ${size} AS b, SUM(requests) AS requests,
+  const perBucket = db
+    .prepare(
+      `SELECT key_id, minute / ${size} AS b, SUM(requests) AS requests,
       SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens
     FROM usage_minutes WHERE minute >= @from AND minute < @to ${keyFilter}
-    GROUP BY key_id, b`).all(params) as { key_id: string; b: number; requests: number; input_tokens: number; output_tokens: number }[];
+    GROUP BY key_id, b`,
+    )
+    .all(params) as { key_id: string; b: number; requests: number; input_tokens: number; output_tokens: number }[];
 
-  const series = new Map(totals.map((t) => [t.key_id, Array.from({ length: bucketCount }, (_, i) => ({
-    start_time: iso((firstBucket + i) * size * MINUTE_MS), requests: 0, input_tokens: 0, output_tokens: 0,
-  }))]));
+  const series = new Map(
+    totals.map((t) => [
+      t.key_id,
+      Array.from({ length: bucketCount }, (_, i) => ({
+        start_time: iso((firstBucket + i) * size * MINUTE_MS),
+        requests: 0,
+        input_tokens: 0,
+        output_tokens: 0,
+      })),
+    ]),
+  );
   for (const r of perBucket) {
     const slot = series.get(r.key_id)![r.b - firstBucket];
     slot.requests = r.requests;
@@ -75,9 +97,13 @@ export function queryUsage(db: Db, q: UsageRequest, nowMs: number): Usage {
     end_time: iso(endMs),
     bucket: q.bucket,
     data: totals.map((t) => ({
-      key_id: t.key_id, requests: t.requests, rejected: t.rejected,
+      key_id: t.key_id,
+      requests: t.requests,
+      rejected: t.rejected,
       rejected_by: Object.fromEntries(REJECTION_CAUSES.map((c) => [c, t[c]])) as RejectedBy,
-      input_tokens: t.input_tokens, output_tokens: t.output_tokens, buckets: series.get(t.key_id)!,
+      input_tokens: t.input_tokens,
+      output_tokens: t.output_tokens,
+      buckets: series.get(t.key_id)!,
     })),
   };
 }

@@ -6,7 +6,23 @@ import { columnIndex, type Row } from './keyset.js';
 import { listPage } from './list.js';
 import { summarize } from './summary.js';
 
-const COLUMNS = ['seq', 'id', 'at', 'at_ms', 'actor_subject', 'actor_role', 'action', 'target_type', 'target_id', 'outcome', 'status', 'request_id', 'source_ip', 'details', 'target_name'] as const;
+const COLUMNS = [
+  'seq',
+  'id',
+  'at',
+  'at_ms',
+  'actor_subject',
+  'actor_role',
+  'action',
+  'target_type',
+  'target_id',
+  'outcome',
+  'status',
+  'request_id',
+  'source_ip',
+  'details',
+  'target_name',
+] as const;
 const C = columnIndex(COLUMNS);
 
 export const auditSpec: TableSpec = {
@@ -23,7 +39,10 @@ export const auditSpec: TableSpec = {
   prefixable: 'action',
   // outcome too: an auditor's `/denied` means the denied attempts, not entries whose text says so
   search: ['actor_subject', 'action', 'outcome', 'target_type', 'target_id', 'target_name', 'details'],
-  counts: { table: 'audit_counts', columns: { outcome: 'outcome', action: 'action', actor_subject: 'actor_subject', target_type: 'target_type' } },
+  counts: {
+    table: 'audit_counts',
+    columns: { outcome: 'outcome', action: 'action', actor_subject: 'actor_subject', target_type: 'target_type' },
+  },
 };
 
 function parseDetails(text: unknown): Record<string, unknown> {
@@ -40,7 +59,11 @@ export const toAuditEntry = (r: Row): AuditEntry => ({
   at: r[C.at] as string,
   actor: { subject: r[C.actor_subject] as string, role: (r[C.actor_role] ?? null) as AuditEntry['actor']['role'] },
   action: r[C.action] as string,
-  target: { type: r[C.target_type] as string, id: (r[C.target_id] ?? null) as string | null, name: (r[C.target_name] ?? null) as string | null },
+  target: {
+    type: r[C.target_type] as string,
+    id: (r[C.target_id] ?? null) as string | null,
+    name: (r[C.target_name] ?? null) as string | null,
+  },
   outcome: r[C.outcome] as AuditEntry['outcome'],
   status: r[C.status] as number,
   request_id: r[C.request_id] as string,
@@ -87,4 +110,9 @@ export const listAudit = (db: Db, q: AuditQuery): Page<AuditEntry> => listPage(d
 
 /** Counts of the audit trail's matching entries, by outcome, action, actor or target type. */
 export const summarizeAudit = (db: Db, q: AuditSummaryQuery): Summary =>
-  summarize(db, auditSpec, { outcome: 'outcome', action: 'action', actor: 'actor_subject', target_type: 'target_type' }, q);
+  summarize(
+    db,
+    auditSpec,
+    { outcome: 'outcome', action: 'action', actor: 'actor_subject', target_type: 'target_type' },
+    q,
+  );

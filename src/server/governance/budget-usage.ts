@@ -6,7 +6,12 @@ const MINUTE_MS = 60_000;
 export const BUDGET_WINDOW_MS = 24 * 3600_000;
 
 type AgentUsage = BudgetUsage['agents'][number];
-interface RunRow { agent: string; tokens: number; tool_calls: number; ms: number }
+interface RunRow {
+  agent: string;
+  tokens: number;
+  tool_calls: number;
+  ms: number;
+}
 
 /**
  * Runs that started in [start, end): a run is the steps sharing a run_id, its tool calls the steps
@@ -25,7 +30,12 @@ const TOKENS_SQL = `SELECT agent, sum(input_tokens + output_tokens) AS tokens FR
 const effective = (budgets: Budgets, agent: string): BudgetValues => {
   const override = budgets.agents[agent] ?? {};
   const pick = (k: keyof BudgetValues) => (override[k] !== undefined ? override[k] : budgets.defaults[k]);
-  return { tokens_per_run: pick('tokens_per_run'), tool_calls_per_run: pick('tool_calls_per_run'), seconds_per_run: pick('seconds_per_run'), tokens_per_day: pick('tokens_per_day') };
+  return {
+    tokens_per_run: pick('tokens_per_run'),
+    tool_calls_per_run: pick('tool_calls_per_run'),
+    seconds_per_run: pick('seconds_per_run'),
+    tokens_per_day: pick('tokens_per_day'),
+  };
 };
 
 const over = (value: number, limit: number | null) => (limit !== null && value > limit ? 1 : 0);
@@ -43,7 +53,10 @@ export function budgetUsage(db: Db, budgets: Budgets, nowMs: number): BudgetUsag
     let u = byAgent.get(agent);
     if (!u) {
       u = {
-        agent, limits: effective(budgets, agent), tokens: 0, runs: 0,
+        agent,
+        limits: effective(budgets, agent),
+        tokens: 0,
+        runs: 0,
         peak_run: { tokens: 0, tool_calls: 0, seconds: 0 },
         runs_over: { tokens_per_run: 0, tool_calls_per_run: 0, seconds_per_run: 0 },
       };
@@ -52,7 +65,8 @@ export function budgetUsage(db: Db, budgets: Budgets, nowMs: number): BudgetUsag
     return u;
   };
   for (const agent of Object.keys(budgets.agents)) entry(agent);
-  for (const r of db.prepare(TOKENS_SQL).all(window) as { agent: string; tokens: number }[]) entry(r.agent).tokens = r.tokens;
+  for (const r of db.prepare(TOKENS_SQL).all(window) as { agent: string; tokens: number }[])
+    entry(r.agent).tokens = r.tokens;
   for (const r of db.prepare(RUNS_SQL).all(window) as RunRow[]) {
     const u = entry(r.agent);
     const seconds = r.ms / 1000;

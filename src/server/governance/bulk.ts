@@ -17,7 +17,8 @@ const auditInserts = new WeakMap<Db, Statement>();
 function auditInsert(db: Db): Statement {
   let st = auditInserts.get(db);
   if (!st) {
-    st = db.prepare(`INSERT INTO audit (id, at, at_ms, actor_subject, actor_role, action, target_type, target_id, target_name, outcome, status, request_id, source_ip, details)
+    st =
+      db.prepare(`INSERT INTO audit (id, at, at_ms, actor_subject, actor_role, action, target_type, target_id, target_name, outcome, status, request_id, source_ip, details)
       VALUES (@id, @at, @at_ms, @actor_subject, @actor_role, @action, @target_type, @target_id, @target_name, @outcome, @status, @request_id, @source_ip, @details)`);
     auditInserts.set(db, st);
   }
@@ -26,7 +27,9 @@ function auditInsert(db: Db): Statement {
 
 /** The row to insert; throws TypeError on an entry the audit list's contract could not show. */
 function auditRow(r: AuditSeed, now: number) {
-  const bad = (why: string): never => { throw new TypeError(`audit entry: ${why}`); };
+  const bad = (why: string): never => {
+    throw new TypeError(`audit entry: ${why}`);
+  };
   if (!r.actor?.subject || typeof r.actor.subject !== 'string') bad('actor.subject is required');
   if (r.actor.role !== null && !ROLES.has(r.actor.role)) bad(`unknown role ${String(r.actor.role)}`);
   if (!r.action || typeof r.action !== 'string') bad('action is required');
@@ -57,7 +60,7 @@ function auditRow(r: AuditSeed, now: number) {
 /** Runs `insert` in one transaction, then tallies the rows it wrote for the summaries in one pass. */
 function insertTallied(db: Db, table: TalliedTable, insert: () => number): number {
   return db.transaction(() => {
-    const first = (db.prepare(`SELECT coalesce(max(seq), 0) + 1 FROM ${table}`).pluck().get() as number);
+    const first = db.prepare(`SELECT coalesce(max(seq), 0) + 1 FROM ${table}`).pluck().get() as number;
     const n = insert();
     tallyInserted(db, table, first);
     return n;
@@ -70,7 +73,10 @@ export function insertAuditBatch(db: Db, rows: Iterable<AuditSeed>): number {
   const now = Date.now();
   return insertTallied(db, 'audit', () => {
     let n = 0;
-    for (const r of rows) { insert.run(auditRow(r, now)); n++; }
+    for (const r of rows) {
+      insert.run(auditRow(r, now));
+      n++;
+    }
     return n;
   });
 }
@@ -80,7 +86,10 @@ export function insertJournalBatch(db: Db, rows: Iterable<JournalRecord>): numbe
   const insert = journalInsert(db);
   return insertTallied(db, 'journal', () => {
     let n = 0;
-    for (const r of rows) { insert.run(journalRow(r)); n++; }
+    for (const r of rows) {
+      insert.run(journalRow(r));
+      n++;
+    }
     return n;
   });
 }

@@ -25,13 +25,19 @@ const PLAIN_CELL = '(?:[^,"\\r\\n=+\\-@\\t][^,"\\r\\n]*)?';
 const INTEGER_CELL = '-?[0-9]*';
 const QUOTED_CELL = '"[^"]*(?:""[^"]*)*"';
 
-interface Cell { sql: string[]; pattern: string; guard?: string }
+interface Cell {
+  sql: string[];
+  pattern: string;
+  guard?: string;
+}
 
 function cellOf(c: CsvColumn): Cell {
-  if (c.quoted) return { sql: [`'"'`, `replace(${c.quoted.sql}, '"', '""')`, `'"'`], pattern: QUOTED_CELL, guard: c.quoted.when };
+  if (c.quoted)
+    return { sql: [`'"'`, `replace(${c.quoted.sql}, '"', '""')`, `'"'`], pattern: QUOTED_CELL, guard: c.quoted.when };
   // a column whose value is made in JavaScript has no fast form: every row takes the generic path
   if (c.value) return { sql: [], pattern: '', guard: 'FALSE' };
-  if (c.type === 'integer') return { sql: [c.sql], pattern: INTEGER_CELL, guard: `typeof(${c.sql}) IN ('integer', 'null')` };
+  if (c.type === 'integer')
+    return { sql: [c.sql], pattern: INTEGER_CELL, guard: `typeof(${c.sql}) IN ('integer', 'null')` };
   return { sql: [c.sql], pattern: PLAIN_CELL };
 }
 

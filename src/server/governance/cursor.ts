@@ -3,7 +3,10 @@ import { badRequest } from '../errors.js';
 import { decodeCursor, encodeCursor } from '../http/paging.js';
 
 /** A position in (time, seq) order: the last row of the previous page. */
-export interface Key { t: number; s: number }
+export interface Key {
+  t: number;
+  s: number;
+}
 
 const KeysetCursor = z.strictObject({ t: z.number().int(), s: z.number().int(), f: z.string() });
 

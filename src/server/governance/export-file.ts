@@ -2,7 +2,11 @@ import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ExportFormat } from '../../contract/index.js';
 
-export interface ExportFile { stream: Readable; filename: string; contentType: string }
+export interface ExportFile {
+  stream: Readable;
+  filename: string;
+  contentType: string;
+}
 
 export const CONTENT_TYPES: Record<ExportFormat, string> = {
   csv: 'text/csv; charset=utf-8; header=present',
@@ -18,7 +22,12 @@ export const exportFilename = (base: string, format: ExportFormat, nowMs: number
  * the response has room for it (Readable.from pulls on demand), and the event loop gets a turn
  * between chunks so a long export does not starve other requests.
  */
-export function exportFile(o: { base: string; format: ExportFormat; nowMs: number; chunks: Iterable<string> }): ExportFile {
+export function exportFile(o: {
+  base: string;
+  format: ExportFormat;
+  nowMs: number;
+  chunks: Iterable<string>;
+}): ExportFile {
   async function* encode(): AsyncGenerator<string> {
     for (const chunk of o.chunks) {
       yield chunk;

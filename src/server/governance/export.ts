@@ -56,7 +56,10 @@ export function startExport<E>(
     base: spec.kind,
     format: q.format,
     nowMs,
-    chunks: q.format === 'csv' ? csvChunks(ctx.db, spec, filters, maxSeq, columns) : jsonlChunks(ctx.db, spec, filters, maxSeq, toEntry),
+    chunks:
+      q.format === 'csv'
+        ? csvChunks(ctx.db, spec, filters, maxSeq, columns)
+        : jsonlChunks(ctx.db, spec, filters, maxSeq, toEntry),
   });
 }
 
@@ -71,7 +74,12 @@ function* csvChunks(db: Db, spec: TableSpec, f: Filters, maxSeq: number, columns
   const fast = fastCsv(columns);
   const generic = csvRecordEncoder(columns, 0);
   const plain = columns.map((c) => c.sql).join(', ');
-  const batches = aggregateBatches(db, spec, f, { maxSeq, batchSize: CSV_BATCH_ROWS, select: `${fast.record} AS record`, aggregate: `group_concat(record, ''), count(*)` });
+  const batches = aggregateBatches(db, spec, f, {
+    maxSeq,
+    batchSize: CSV_BATCH_ROWS,
+    select: `${fast.record} AS record`,
+    aggregate: `group_concat(record, ''), count(*)`,
+  });
   if (batches) {
     for (const batch of batches) {
       const [text, count] = batch.value as [string | null, number];
@@ -82,7 +90,11 @@ function* csvChunks(db: Db, spec: TableSpec, f: Filters, maxSeq: number, columns
   }
   // a prefix filter matching several values: the rows merged in JavaScript, each record checked alone
   const plainRow = db.prepare(`SELECT ${plain} FROM ${spec.table} WHERE seq = ?`).raw(true);
-  for (const batch of scanBatches(db, spec, f, { maxSeq, batchSize: BATCH_ROWS, select: `seq, ${spec.timeColumn}, ${fast.record}` })) {
+  for (const batch of scanBatches(db, spec, f, {
+    maxSeq,
+    batchSize: BATCH_ROWS,
+    select: `seq, ${spec.timeColumn}, ${fast.record}`,
+  })) {
     let chunk = '';
     for (const [seq, , record] of batch) {
       if (typeof record === 'string' && fast.vouches(record, 1)) chunk += record;
@@ -95,7 +107,13 @@ function* csvChunks(db: Db, spec: TableSpec, f: Filters, maxSeq: number, columns
   }
 }
 
-function* jsonlChunks<E>(db: Db, spec: TableSpec, f: Filters, maxSeq: number, toEntry: (r: Row) => E): Generator<string> {
+function* jsonlChunks<E>(
+  db: Db,
+  spec: TableSpec,
+  f: Filters,
+  maxSeq: number,
+  toEntry: (r: Row) => E,
+): Generator<string> {
   for (const batch of scanBatches(db, spec, f, { maxSeq, batchSize: BATCH_ROWS })) {
     let chunk = '';
     for (const row of batch) chunk += `${JSON.stringify(toEntry(row))}\n`;

@@ -33,24 +33,32 @@ const MAX_ERROR_MESSAGE = 300;
 /** The error as stored, or a reason it cannot be. */
 function checkJournalError(error: JournalError | null | undefined): string | null {
   if (error == null) return null;
-  if (typeof error.code !== 'string' || !/^[a-z][a-z0-9_]*$/.test(error.code) || error.code.length > MAX_ERROR_CODE) return `error.code must be a snake_case word of at most ${MAX_ERROR_CODE} characters`;
-  if (typeof error.message !== 'string' || error.message.length > MAX_ERROR_MESSAGE) return `error.message must be at most ${MAX_ERROR_MESSAGE} characters`;
+  if (typeof error.code !== 'string' || !/^[a-z][a-z0-9_]*$/.test(error.code) || error.code.length > MAX_ERROR_CODE)
+    return `error.code must be a snake_case word of at most ${MAX_ERROR_CODE} characters`;
+  if (typeof error.message !== 'string' || error.message.length > MAX_ERROR_MESSAGE)
+    return `error.message must be at most ${MAX_ERROR_MESSAGE} characters`;
   return null;
 }
 
 const isCount = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0;
 
 function check(e: JournalRecord): void {
-  const bad = (why: string): never => { throw new TypeError(`journal entry: ${why}`); };
+  const bad = (why: string): never => {
+    throw new TypeError(`journal entry: ${why}`);
+  };
   for (const k of ['run_id', 'agent', 'channel'] as const) {
-    if (typeof e[k] !== 'string' || e[k].length === 0 || e[k].length > MAX_NAME) bad(`${k} must be 1..${MAX_NAME} characters`);
+    if (typeof e[k] !== 'string' || e[k].length === 0 || e[k].length > MAX_NAME)
+      bad(`${k} must be 1..${MAX_NAME} characters`);
   }
   // no tool is null, never '' (the summaries' tallies stand '' for null)
-  if (e.tool != null && (typeof e.tool !== 'string' || e.tool.length === 0 || e.tool.length > MAX_NAME)) bad(`tool must be 1..${MAX_NAME} characters or null`);
+  if (e.tool != null && (typeof e.tool !== 'string' || e.tool.length === 0 || e.tool.length > MAX_NAME))
+    bad(`tool must be 1..${MAX_NAME} characters or null`);
   if (!STATUSES.has(e.status)) bad(`unknown status ${String(e.status)}`);
-  if (!isCount(e.step) || !isCount(e.input_tokens) || !isCount(e.output_tokens)) bad('step and token counts must be whole numbers >= 0');
+  if (!isCount(e.step) || !isCount(e.input_tokens) || !isCount(e.output_tokens))
+    bad('step and token counts must be whole numbers >= 0');
   if (!Number.isSafeInteger(e.started_ms)) bad('started_ms must be epoch milliseconds');
-  if (e.ended_ms != null && (!Number.isSafeInteger(e.ended_ms) || e.ended_ms < e.started_ms)) bad('ended_ms must not be before started_ms');
+  if (e.ended_ms != null && (!Number.isSafeInteger(e.ended_ms) || e.ended_ms < e.started_ms))
+    bad('ended_ms must not be before started_ms');
   const why = checkJournalError(e.error);
   if (why) bad(why);
 }
@@ -83,7 +91,8 @@ const inserts = new WeakMap<Db, Statement>();
 export function journalInsert(db: Db): Statement {
   let st = inserts.get(db);
   if (!st) {
-    st = db.prepare(`INSERT INTO journal (id, run_id, agent, channel, step, tool, status, started_at, started_ms, ended_at, duration_ms, input_tokens, output_tokens, error_code, error_message)
+    st =
+      db.prepare(`INSERT INTO journal (id, run_id, agent, channel, step, tool, status, started_at, started_ms, ended_at, duration_ms, input_tokens, output_tokens, error_code, error_message)
       VALUES (@id, @run_id, @agent, @channel, @step, @tool, @status, @started_at, @started_ms, @ended_at, @duration_ms, @input_tokens, @output_tokens, @error_code, @error_message)`);
     inserts.set(db, st);
   }

@@ -19,7 +19,10 @@ export type Direction = 'desc' | 'asc';
  * matching value, each an exact match that its (column, time) index returns already in order; the
  * arms are merged. Sorting the union instead would read every matching row for each page.
  */
-interface Arm { equals: Record<string, string>; substrPrefix?: { column: string; value: string } }
+interface Arm {
+  equals: Record<string, string>;
+  substrPrefix?: { column: string; value: string };
+}
 
 /** Beyond this many distinct values a prefix is scanned in time order and checked row by row. */
 const MAX_ARMS = 32;
@@ -36,13 +39,23 @@ function cached(db: Db, key: string, sql: () => string): Statement {
 
 /** Distinct values of `column` starting with `prefix`, in index order; null when there are too many. */
 function distinctWithPrefix(db: Db, spec: TableSpec, column: string, prefix: string): string[] | null {
-  const first = cached(db, `${spec.table}|first|${column}`, () =>
-    `SELECT ${column} FROM ${spec.table} WHERE ${column} >= ? ORDER BY ${column} LIMIT 1`).pluck();
-  const next = cached(db, `${spec.table}|next|${column}`, () =>
-    `SELECT ${column} FROM ${spec.table} WHERE ${column} > ? ORDER BY ${column} LIMIT 1`).pluck();
+  const first = cached(
+    db,
+    `${spec.table}|first|${column}`,
+    () => `SELECT ${column} FROM ${spec.table} WHERE ${column} >= ? ORDER BY ${column} LIMIT 1`,
+  ).pluck();
+  const next = cached(
+    db,
+    `${spec.table}|next|${column}`,
+    () => `SELECT ${column} FROM ${spec.table} WHERE ${column} > ? ORDER BY ${column} LIMIT 1`,
+  ).pluck();
   const out: string[] = [];
   // Values sharing a prefix are contiguous in BINARY (UTF-8 byte) order, so stop at the first miss.
-  for (let v = first.get(prefix) as string | undefined; v !== undefined && v.startsWith(prefix); v = next.get(v) as string | undefined) {
+  for (
+    let v = first.get(prefix) as string | undefined;
+    v !== undefined && v.startsWith(prefix);
+    v = next.get(v) as string | undefined
+  ) {
     if (out.length === MAX_ARMS) return null;
     out.push(v);
   }
@@ -81,8 +94,11 @@ function probeCount(db: Db, spec: TableSpec, column: string, value: string): num
   const now = Date.now();
   const hit = m.get(key);
   if (hit && now - hit.at < PROBE_TTL_MS) return hit.n;
-  const st = cached(db, `${spec.table}|probe|${column}`, () =>
-    `SELECT count(*) FROM (SELECT 1 FROM ${spec.table} WHERE ${column} = ? LIMIT ${PROBE_CAP})`).pluck();
+  const st = cached(
+    db,
+    `${spec.table}|probe|${column}`,
+    () => `SELECT count(*) FROM (SELECT 1 FROM ${spec.table} WHERE ${column} = ? LIMIT ${PROBE_CAP})`,
+  ).pluck();
   const n = st.get(value) as number;
   if (m.size > 1000) m.clear();
   m.set(key, { n, at: now });
@@ -114,8 +130,19 @@ export const searchWhere = (spec: TableSpec): string =>
 /** One arm's scan: a key for its statements and its `FROM … ORDER BY …` (armParams gives the values). */
 function armScan(db: Db, spec: TableSpec, f: Filters, arm: Arm, o: Fetch): { shape: string; from: () => string } {
   const eqColumns = eqColumnsFor(db, spec, arm);
-  const shape = [spec.table, o.dir, eqColumns.join(','), f.startMs !== undefined, f.endMs !== undefined,
-    o.after !== undefined, o.upTo !== undefined, o.maxSeq !== undefined, arm.substrPrefix?.column ?? '', f.q !== undefined, o.select ?? ''].join('|');
+  const shape = [
+    spec.table,
+    o.dir,
+    eqColumns.join(','),
+    f.startMs !== undefined,
+    f.endMs !== undefined,
+    o.after !== undefined,
+    o.upTo !== undefined,
+    o.maxSeq !== undefined,
+    arm.substrPrefix?.column ?? '',
+    f.q !== undefined,
+    o.select ?? '',
+  ].join('|');
   const from = () => {
     const t = spec.timeColumn;
     // The first equality drives the scan; a unary + keeps the planner off the other columns' indexes.
@@ -175,7 +202,8 @@ const positions = new WeakMap<TableSpec, { t: number; s: number }>();
  */
 function keyPositions(spec: TableSpec, select: string): { t: number; s: number } {
   if (select !== spec.select) {
-    if (!select.startsWith(`seq, ${spec.timeColumn},`)) throw new Error(`a select must start with seq, ${spec.timeColumn}: ${select}`);
+    if (!select.startsWith(`seq, ${spec.timeColumn},`))
+      throw new Error(`a select must start with seq, ${spec.timeColumn}: ${select}`);
     return { s: 0, t: 1 };
   }
   let p = positions.get(spec);
@@ -197,7 +225,8 @@ export function keyOf(spec: TableSpec, row: Row, select = spec.select): Key {
 function order(spec: TableSpec, dir: Direction, select = spec.select) {
   const p = keyPositions(spec, select);
   const sign = dir === 'desc' ? -1 : 1;
-  return (a: Row, b: Row) => sign * (((a[p.t] as number) - (b[p.t] as number)) || ((a[p.s] as number) - (b[p.s] as number)));
+  return (a: Row, b: Row) =>
+    sign * ((a[p.t] as number) - (b[p.t] as number) || (a[p.s] as number) - (b[p.s] as number));
 }
 
 /** Up to `limit` rows after `after` in the given order, merged across the filter's arms. */
@@ -222,7 +251,13 @@ export interface Scan {
 export function* scanBatches(db: Db, spec: TableSpec, f: Filters, o: Scan): Generator<Row[]> {
   const cmp = order(spec, 'asc', o.select);
   const fetch: Omit<Fetch, 'after'> = { limit: o.batchSize, dir: 'asc', maxSeq: o.maxSeq, select: o.select };
-  const arms = armsFor(db, spec, f).map((arm) => ({ arm, buf: [] as Row[], pos: 0, after: undefined as Key | undefined, done: false }));
+  const arms = armsFor(db, spec, f).map((arm) => ({
+    arm,
+    buf: [] as Row[],
+    pos: 0,
+    after: undefined as Key | undefined,
+    done: false,
+  }));
   const head = (a: (typeof arms)[number]): Row | undefined => {
     if (a.pos === a.buf.length && !a.done) {
       a.buf = fetchArm(db, spec, f, a.arm, { ...fetch, after: a.after });
@@ -249,7 +284,10 @@ export function* scanBatches(db: Db, spec: TableSpec, f: Filters, o: Scan): Gene
       let bestRow: Row | undefined;
       for (const a of arms) {
         const r = head(a);
-        if (r && (!bestRow || cmp(r, bestRow) < 0)) { best = a; bestRow = r; }
+        if (r && (!bestRow || cmp(r, bestRow) < 0)) {
+          best = a;
+          bestRow = r;
+        }
       }
       if (!best || !bestRow) break;
       best.pos++;
@@ -274,7 +312,12 @@ export interface AggregateBatch {
  * the last key of the one before to the key of its batchSize-th row, which the index gives first.
  * Null when the filters need several arms: only scanBatches merges those.
  */
-export function aggregateBatches(db: Db, spec: TableSpec, f: Filters, o: { maxSeq: number; batchSize: number; select: string; aggregate: string }): Iterable<AggregateBatch> | null {
+export function aggregateBatches(
+  db: Db,
+  spec: TableSpec,
+  f: Filters,
+  o: { maxSeq: number; batchSize: number; select: string; aggregate: string },
+): Iterable<AggregateBatch> | null {
   const arms = armsFor(db, spec, f);
   if (arms.length !== 1) return null;
   const arm = arms[0];
@@ -286,9 +329,18 @@ export function aggregateBatches(db: Db, spec: TableSpec, f: Filters, o: { maxSe
     let st = statements.get(local);
     if (!st) {
       const scan = armScan(db, spec, f, arm, range);
-      st = kind === 'last'
-        ? cached(db, `last|${scan.shape}`, () => `SELECT ${spec.timeColumn}, seq ${scan.from()} LIMIT 1 OFFSET @limit - 1`)
-        : cached(db, `aggregate|${o.aggregate}|${o.select}|${scan.shape}`, () => `SELECT ${o.aggregate} FROM (SELECT ${o.select} ${scan.from()} LIMIT @limit)`);
+      st =
+        kind === 'last'
+          ? cached(
+              db,
+              `last|${scan.shape}`,
+              () => `SELECT ${spec.timeColumn}, seq ${scan.from()} LIMIT 1 OFFSET @limit - 1`,
+            )
+          : cached(
+              db,
+              `aggregate|${o.aggregate}|${o.select}|${scan.shape}`,
+              () => `SELECT ${o.aggregate} FROM (SELECT ${o.select} ${scan.from()} LIMIT @limit)`,
+            );
       statements.set(local, (st = st.raw(true)));
     }
     return st;
@@ -313,4 +365,6 @@ export function aggregateBatches(db: Db, spec: TableSpec, f: Filters, o: { maxSe
 
 /** The highest seq now: an export stops there, so rows written while it streams are left out. */
 export const maxSeqOf = (db: Db, spec: TableSpec): number =>
-  (cached(db, `${spec.table}|maxseq`, () => `SELECT coalesce(max(seq), 0) FROM ${spec.table}`).pluck().get() as number);
+  cached(db, `${spec.table}|maxseq`, () => `SELECT coalesce(max(seq), 0) FROM ${spec.table}`)
+    .pluck()
+    .get() as number;

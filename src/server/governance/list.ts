@@ -5,7 +5,12 @@ import { fingerprint, normalizeFilters, type TableSpec } from './filters.js';
 import { fetchPage, keyOf, type Row } from './keyset.js';
 
 /** One page, newest first: limit + 1 rows are read to know whether more follow. */
-export function listPage<E>(db: Db, spec: TableSpec, q: { limit: number; after?: string } & Record<string, unknown>, toEntry: (r: Row) => E): Page<E> {
+export function listPage<E>(
+  db: Db,
+  spec: TableSpec,
+  q: { limit: number; after?: string } & Record<string, unknown>,
+  toEntry: (r: Row) => E,
+): Page<E> {
   const filters = normalizeFilters(spec, q);
   const fp = fingerprint(spec, filters);
   const after = q.after !== undefined ? decodeKeysetCursor(q.after, fp) : undefined;

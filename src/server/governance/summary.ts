@@ -60,14 +60,30 @@ function addRows(counts: Counts, rows: [string | null, string | null, number][])
 }
 
 /** Count per (group, sub-group) over the matching rows in [from, to), read row by row. */
-function countRows(db: Db, spec: TableSpec, f: Filters, range: Range, group: string | undefined, sub: string | undefined, counts: Counts): void {
+function countRows(
+  db: Db,
+  spec: TableSpec,
+  f: Filters,
+  range: Range,
+  group: string | undefined,
+  sub: string | undefined,
+  counts: Counts,
+): void {
   const { where, params } = matchWhere(spec, { ...f, startMs: range.from, endMs: range.to });
   const sql = `SELECT ${group ?? 'NULL'}, ${sub ?? 'NULL'}, count(*) FROM ${spec.table}${where} GROUP BY 1, 2`;
   addRows(counts, groupRows(db, sql, params));
 }
 
 /** The same from the tallies of `span` ms starting in [from, to). */
-function countTallies(db: Db, spec: TableSpec, f: Filters, range: Range & { span: number }, group: string | undefined, sub: string | undefined, counts: Counts): void {
+function countTallies(
+  db: Db,
+  spec: TableSpec,
+  f: Filters,
+  range: Range & { span: number },
+  group: string | undefined,
+  sub: string | undefined,
+  counts: Counts,
+): void {
   const { table, columns } = spec.counts;
   const clauses = ['span_ms = @span', 'start_ms >= @from', 'start_ms < @to'];
   const params: Record<string, unknown> = { span: range.span, from: range.from, to: range.to };
@@ -85,7 +101,10 @@ function countTallies(db: Db, spec: TableSpec, f: Filters, range: Range & { span
   addRows(counts, groupRows(db, sql, params));
 }
 
-interface Range { from: number; to: number }
+interface Range {
+  from: number;
+  to: number;
+}
 /** Tally spans, longest first: a range is counted by whole days, then whole hours, then rows. */
 const SPANS = [86_400_000, 3_600_000];
 
@@ -106,7 +125,9 @@ function split(from: number, to: number, spans = SPANS): (Range & { span?: numbe
  */
 function countMatches(db: Db, spec: TableSpec, f: Filters, group?: string, sub?: string): Counts {
   const counts: Counts = new Map();
-  const tallied = f.q === undefined && [...Object.keys(f.equals), ...(f.prefix ? [f.prefix.column] : [])].every((c) => c in spec.counts.columns);
+  const tallied =
+    f.q === undefined &&
+    [...Object.keys(f.equals), ...(f.prefix ? [f.prefix.column] : [])].every((c) => c in spec.counts.columns);
   const from = f.startMs ?? 0;
   const to = f.endMs ?? Number.MAX_SAFE_INTEGER;
   const parts = tallied ? split(from, to) : [{ from, to }];
@@ -154,5 +175,11 @@ export function summarize(
     count: g.count,
     ...(sub !== undefined ? { sub: g.entries.sort(largestFirst).slice(0, SUB_GROUPS) } : {}),
   }));
-  return { total, group_by: q.group_by!, then_by: q.then_by ?? null, groups, other: total - shown.reduce((s, g) => s + g.count, 0) };
+  return {
+    total,
+    group_by: q.group_by!,
+    then_by: q.then_by ?? null,
+    groups,
+    other: total - shown.reduce((s, g) => s + g.count, 0),
+  };
 }

@@ -1,7 +1,11 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-export interface Accelerator { name: string; kind: string; memory_bytes: number | null }
+export interface Accelerator {
+  name: string;
+  kind: string;
+  memory_bytes: number | null;
+}
 
 /** PCI vendors whose display devices are compute accelerators; virtual and BMC adapters are not. */
 const GPU_VENDORS: Record<string, string> = { '0x10de': 'NVIDIA', '0x1002': 'AMD', '0x8086': 'Intel' };

@@ -15,7 +15,12 @@ function database(db: Db): Component {
     const version = db.prepare('SELECT sqlite_version()').pluck().get() as string;
     return { name: 'database', status: 'healthy', version, message: null };
   } catch (err) {
-    return { name: 'database', status: 'down', version: null, message: `database does not answer: ${(err as Error).message}` };
+    return {
+      name: 'database',
+      status: 'down',
+      version: null,
+      message: `database does not answer: ${(err as Error).message}`,
+    };
   }
 }
 
@@ -23,11 +28,22 @@ function modelStore(db: Db, config: ServerConfig, models: CatalogModel[]): Compo
   const present = models.filter((m) => m.state === 'present').length;
   const activeId = activeModelId(db, config, models);
   const active = models.find((m) => m.id === activeId);
-  if (!active) return { name: 'model-store', status: 'degraded', version: null, message: 'no model is known to the appliance' };
+  if (!active)
+    return { name: 'model-store', status: 'degraded', version: null, message: 'no model is known to the appliance' };
   if (active.state !== 'present') {
-    return { name: 'model-store', status: 'degraded', version: null, message: `active model ${active.id} is missing on disk; copy its files or activate a present model` };
+    return {
+      name: 'model-store',
+      status: 'degraded',
+      version: null,
+      message: `active model ${active.id} is missing on disk; copy its files or activate a present model`,
+    };
   }
-  return { name: 'model-store', status: 'healthy', version: null, message: `active model ${active.id}; ${present} of ${models.length} present` };
+  return {
+    name: 'model-store',
+    status: 'healthy',
+    version: null,
+    message: `active model ${active.id}; ${present} of ${models.length} present`,
+  };
 }
 
 /** Degraded when a configured, enabled connector's last sync failed. connector_state belongs to ingestion. */
@@ -35,7 +51,10 @@ function ingestion(db: Db, config: ServerConfig): Component {
   const enabled = new Set(config.connectors.filter((c) => c.enabled).map((c) => c.id));
   let failed: string[] = [];
   try {
-    const rows = db.prepare("SELECT connector_id FROM connector_state WHERE last_sync_status = 'failed' ORDER BY connector_id").pluck().all() as string[];
+    const rows = db
+      .prepare("SELECT connector_id FROM connector_state WHERE last_sync_status = 'failed' ORDER BY connector_id")
+      .pluck()
+      .all() as string[];
     failed = rows.filter((id) => enabled.has(id));
   } catch {
     return { name: 'ingestion', status: 'degraded', version: VERSION, message: 'connector state cannot be read' };
@@ -56,7 +75,9 @@ export function buildDeployment(config: ServerConfig, facts: HostFacts, db: Db, 
       name: 'host',
       status: failing.length ? 'degraded' : 'healthy',
       version: null,
-      message: failing.length ? `below requirements: ${failing.map((r) => r.name).join(', ')}` : 'meets the requirements',
+      message: failing.length
+        ? `below requirements: ${failing.map((r) => r.name).join(', ')}`
+        : 'meets the requirements',
     },
     modelStore(db, config, models),
     { name: 'gateway', status: 'healthy', version: VERSION, message: keys === null ? null : `${keys} active key(s)` },

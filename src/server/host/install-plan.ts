@@ -27,7 +27,12 @@ export function checkRequirements(config: ServerConfig, facts: HostFacts, db: Db
   const acc = facts.accelerators;
   return [
     { name: 'cpus', required: String(req.cpus), actual: String(facts.cpus), ok: facts.cpus >= req.cpus },
-    { name: 'memory', required: formatBytes(req.memory_bytes), actual: formatBytes(facts.memory_bytes), ok: facts.memory_bytes >= req.memory_bytes },
+    {
+      name: 'memory',
+      required: formatBytes(req.memory_bytes),
+      actual: formatBytes(facts.memory_bytes),
+      ok: facts.memory_bytes >= req.memory_bytes,
+    },
     {
       name: 'disk_free',
       required: formatBytes(req.disk_free_bytes),
@@ -40,7 +45,12 @@ export function checkRequirements(config: ServerConfig, facts: HostFacts, db: Db
       actual: acc.length ? `${acc.length} (${acc.map((a) => a.name).join(', ')})` : '0',
       ok: acc.length >= req.accelerators,
     },
-    { name: 'node', required: MIN_NODE_VERSION, actual: process.versions.node, ok: versionAtLeast(process.versions.node, MIN_NODE_VERSION) },
+    {
+      name: 'node',
+      required: MIN_NODE_VERSION,
+      actual: process.versions.node,
+      ok: versionAtLeast(process.versions.node, MIN_NODE_VERSION),
+    },
     { name: 'sqlite', required: 'available', actual: sqlite ?? 'unavailable', ok: sqlite !== null },
   ];
 }
@@ -62,12 +72,18 @@ export function activeKeyCount(db: Db): number | null {
   }
 }
 
-export function installSteps(config: ServerConfig, requirements: Requirement[], db: Db, models: CatalogModel[]): Step[] {
+export function installSteps(
+  config: ServerConfig,
+  requirements: Requirement[],
+  db: Db,
+  models: CatalogModel[],
+): Step[] {
   const failing = requirements.filter((r) => !r.ok);
   const applied = appliedMigrations(db);
   const pendingMigrations = migrations.filter((m) => !applied.has(m.version));
   const present = models.filter((m) => m.state === 'present');
-  const modelPlace = config.models_dir ?? (config.models.length ? config.models.map((m) => m.path).join(', ') : 'the appliance');
+  const modelPlace =
+    config.models_dir ?? (config.models.length ? config.models.map((m) => m.path).join(', ') : 'the appliance');
   const keys = activeKeyCount(db);
 
   return [
@@ -115,7 +131,12 @@ export function installSteps(config: ServerConfig, requirements: Requirement[], 
       id: 'gateway-keys',
       title: 'Gateway API key',
       status: keys ? 'done' : 'pending',
-      detail: keys === null ? 'gateway keys cannot be read' : keys ? `${keys} active key(s)` : 'create a key with POST /v1/admin/gateway/keys',
+      detail:
+        keys === null
+          ? 'gateway keys cannot be read'
+          : keys
+            ? `${keys} active key(s)`
+            : 'create a key with POST /v1/admin/gateway/keys',
     },
   ];
 }

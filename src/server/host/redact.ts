@@ -14,18 +14,30 @@ const URL_IN_TEXT = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#]*)([^\s?#]*)(\?[^\s#]*)?
 const redactParams = (mark: string, params: string | undefined): string =>
   params === undefined
     ? ''
-    : mark + params.slice(1).split('&').map((part) => {
-      const eq = part.indexOf('=');
-      return eq < 0 ? part && URL_REDACTED : `${part.slice(0, eq)}=${URL_REDACTED}`;
-    }).join('&');
+    : mark +
+      params
+        .slice(1)
+        .split('&')
+        .map((part) => {
+          const eq = part.indexOf('=');
+          return eq < 0 ? part && URL_REDACTED : `${part.slice(0, eq)}=${URL_REDACTED}`;
+        })
+        .join('&');
 
 /**
  * Every URL in a text without its user info and with every query and fragment value hidden: a
  * signed URL's `sig`, an OAuth `code` or an `api_key` are secrets whatever their names.
  */
 const redactUrls = (text: string): string =>
-  text.replace(URL_IN_TEXT, (_url, scheme: string, authority: string, path: string, query?: string, fragment?: string) =>
-    scheme + authority.slice(authority.lastIndexOf('@') + 1) + path + redactParams('?', query) + redactParams('#', fragment));
+  text.replace(
+    URL_IN_TEXT,
+    (_url, scheme: string, authority: string, path: string, query?: string, fragment?: string) =>
+      scheme +
+      authority.slice(authority.lastIndexOf('@') + 1) +
+      path +
+      redactParams('?', query) +
+      redactParams('#', fragment),
+  );
 
 /** Deep copy with every value under a secret-looking key replaced (flags and nulls kept), and every URL redacted. */
 export function redact(value: unknown): unknown {

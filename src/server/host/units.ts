@@ -7,7 +7,10 @@ export function formatBytes(bytes: number): string {
 
 /** Compares dotted versions numerically: "20.18.0" >= "20.18". */
 export function versionAtLeast(actual: string, minimum: string): boolean {
-  const a = actual.replace(/^v/, '').split('.').map((n) => Number.parseInt(n, 10) || 0);
+  const a = actual
+    .replace(/^v/, '')
+    .split('.')
+    .map((n) => Number.parseInt(n, 10) || 0);
   const m = minimum.split('.').map((n) => Number.parseInt(n, 10) || 0);
   for (let i = 0; i < Math.max(a.length, m.length); i++) {
     const d = (a[i] ?? 0) - (m[i] ?? 0);

@@ -21,10 +21,15 @@ export function pageArray<T>(items: T[], q: { limit: number; after?: string }, k
   if (q.after) {
     const { k } = decodeCursor(q.after, AfterKey);
     const i = items.findIndex((it) => keyOf(it) === k);
-    if (i < 0) throw badRequest('invalid cursor', [{ name: 'after', reason: 'the item it points at no longer exists' }]);
+    if (i < 0)
+      throw badRequest('invalid cursor', [{ name: 'after', reason: 'the item it points at no longer exists' }]);
     start = i + 1;
   }
   const data = items.slice(start, start + q.limit);
   const has_more = start + q.limit < items.length;
-  return { data, has_more, next_cursor: has_more && data.length ? encodeCursor({ k: keyOf(data[data.length - 1]) }) : null };
+  return {
+    data,
+    has_more,
+    next_cursor: has_more && data.length ? encodeCursor({ k: keyOf(data[data.length - 1]) }) : null,
+  };
 }

@@ -35,7 +35,11 @@ export interface HandlerContext {
 }
 
 /** An audit target; `name` is what it is called now (a key's name), kept in the entry as it was then. */
-export interface Target { type: string; id: string | null; name?: string | null }
+export interface Target {
+  type: string;
+  id: string | null;
+  name?: string | null;
+}
 
 export interface HandlerResult {
   body?: unknown;
@@ -88,7 +92,10 @@ const zodIssues = (err: z.ZodError, where: string): InvalidParam[] =>
 function parsePart(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
   if (!schema) {
     // `{}` or no body at all; an array, even an empty one, is a body this route does not take
-    const empty = value === undefined || value === null || (typeof value === 'object' && !Array.isArray(value) && Object.keys(value as object).length === 0);
+    const empty =
+      value === undefined ||
+      value === null ||
+      (typeof value === 'object' && !Array.isArray(value) && Object.keys(value as object).length === 0);
     if (!empty) throw badRequest(`this route takes no ${where}`, [{ name: where, reason: 'not allowed' }]);
     return undefined;
   }
@@ -107,7 +114,10 @@ function etagMatches(header: string | undefined, etag: string): boolean {
 
 export function sendProblem(reply: FastifyReply, err: ApiError): FastifyReply {
   for (const [k, v] of Object.entries(err.options.headers ?? {})) reply.header(k, v);
-  return reply.code(err.status).type('application/problem+json').send(err.toProblem(String(reply.request.id)));
+  return reply
+    .code(err.status)
+    .type('application/problem+json')
+    .send(err.toProblem(String(reply.request.id)));
 }
 
 const defaultTarget = (def: RouteDef, params: Record<string, string> | undefined): Target => ({
@@ -127,7 +137,8 @@ declare module 'fastify' {
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const routePattern = (def: RouteDef) => new RegExp(`^${escapeRegExp(API_PREFIX + def.path).replace(/:\w+/g, '[^/]*')}$`);
+const routePattern = (def: RouteDef) =>
+  new RegExp(`^${escapeRegExp(API_PREFIX + def.path).replace(/:\w+/g, '[^/]*')}$`);
 
 /**
  * The mutation a request would have reached had the router been able to read its path (an id
@@ -136,7 +147,9 @@ const routePattern = (def: RouteDef) => new RegExp(`^${escapeRegExp(API_PREFIX +
  */
 export function unroutedMutation(method: string, url: string): FastifyRequest['mutation'] {
   const path = url.split('?')[0];
-  const def = (Object.values(routes) as RouteDef[]).find((d) => d.mutates && d.method === method && routePattern(d).test(path));
+  const def = (Object.values(routes) as RouteDef[]).find(
+    (d) => d.mutates && d.method === method && routePattern(d).test(path),
+  );
   return def && { action: def.action ?? def.name, target: () => defaultTarget(def, undefined) };
 }
 
@@ -150,8 +163,14 @@ function denyMutation(db: Db, req: FastifyRequest): ApiError {
 function recordDenied(db: Db, req: FastifyRequest, actor: AuditRecord['actor'], reason: string): void {
   req.audited = true;
   recordAudit(db, {
-    actor, action: req.mutation!.action, target: req.mutation!.target(), outcome: 'denied',
-    status: 403, request_id: String(req.id), source_ip: req.ip ?? null, details: { reason },
+    actor,
+    action: req.mutation!.action,
+    target: req.mutation!.target(),
+    outcome: 'denied',
+    status: 403,
+    request_id: String(req.id),
+    source_ip: req.ip ?? null,
+    details: { reason },
   });
 }
 
@@ -176,10 +195,17 @@ export function auditFailure(db: Db, log: Logger, req: FastifyRequest, err: unkn
     if (!mayMutate(req.principal.role)) return denyMutation(db, req);
     req.audited = true;
     const status = err instanceof ApiError ? err.status : ((err as { statusCode?: number }).statusCode ?? 500);
-    const details = err instanceof ApiError ? { code: err.code, detail: err.detail.slice(0, 300) } : { code: `SVC-ADMIN-${status}` };
+    const details =
+      err instanceof ApiError ? { code: err.code, detail: err.detail.slice(0, 300) } : { code: `SVC-ADMIN-${status}` };
     recordAudit(db, {
-      actor: { subject: req.principal.subject, role: req.principal.role }, action: req.mutation.action,
-      target: req.mutation.target(), outcome: 'failed', status, request_id: String(req.id), source_ip: req.ip ?? null, details,
+      actor: { subject: req.principal.subject, role: req.principal.role },
+      action: req.mutation.action,
+      target: req.mutation.target(),
+      outcome: 'failed',
+      status,
+      request_id: String(req.id),
+      source_ip: req.ip ?? null,
+      details,
     });
   } catch (auditErr) {
     log.error({ err: auditErr }, 'could not audit a failed mutation');
@@ -211,7 +237,10 @@ export function registerRoutes(g: GroupContext, handlers: Partial<Handlers>): vo
       onRequest: async (req: FastifyRequest) => {
         if (def.mutates) {
           const rawParams = (req.params ?? {}) as Record<string, string>;
-          req.mutation = { action, target: () => handler.target?.({ params: rawParams, body: req.body }) ?? defaultTarget(def, rawParams) };
+          req.mutation = {
+            action,
+            target: () => handler.target?.({ params: rawParams, body: req.body }) ?? defaultTarget(def, rawParams),
+          };
         }
         req.principal = await g.authenticate(req.headers.authorization);
       },
@@ -223,13 +252,28 @@ export function registerRoutes(g: GroupContext, handlers: Partial<Handlers>): vo
         const requestId = String(req.id);
         const success = (r: HandlerResult) => {
           recordAudit(db, {
-            actor: { subject: principal.subject, role: principal.role }, action, target: r.target ?? req.mutation!.target(),
-            outcome: 'success', status: r.status ?? def.status, request_id: requestId, source_ip: req.ip ?? null, details: r.details,
+            actor: { subject: principal.subject, role: principal.role },
+            action,
+            target: r.target ?? req.mutation!.target(),
+            outcome: 'success',
+            status: r.status ?? def.status,
+            request_id: requestId,
+            source_ip: req.ip ?? null,
+            details: r.details,
           });
           req.audited = true;
         };
         const after: (() => void)[] = [];
-        const ctx: HandlerContext = { db, config: g.config, principal, requestId, sourceIp: req.ip ?? null, log: req.log as unknown as Logger, afterCommit: (fn) => after.push(fn), head: req.method === 'HEAD' };
+        const ctx: HandlerContext = {
+          db,
+          config: g.config,
+          principal,
+          requestId,
+          sourceIp: req.ip ?? null,
+          log: req.log as unknown as Logger,
+          afterCommit: (fn) => after.push(fn),
+          head: req.method === 'HEAD',
+        };
         if (def.mutates) assertMetadataOnly(req.body);
         const input = {
           params: parsePart(def.params, req.params, 'params'),
@@ -263,14 +307,20 @@ export function registerRoutes(g: GroupContext, handlers: Partial<Handlers>): vo
         if (text === null) {
           const file = result.file!;
           reply.header('Content-Disposition', `attachment; filename="${file.filename}"`);
-          return reply.code(result.status ?? def.status).type(file.contentType).send(file.stream);
+          return reply
+            .code(result.status ?? def.status)
+            .type(file.contentType)
+            .send(file.stream);
         }
         if (def.method === 'GET') {
           const etag = etagOf(text);
           reply.header('ETag', etag).header('Cache-Control', 'no-cache');
           if (etagMatches(req.headers['if-none-match'], etag)) return reply.code(304).send();
         }
-        return reply.code(result.status ?? def.status).type('application/json; charset=utf-8').send(text);
+        return reply
+          .code(result.status ?? def.status)
+          .type('application/json; charset=utf-8')
+          .send(text);
       },
     });
   }

@@ -5,7 +5,12 @@ import { isIP } from 'node:net';
  * `always` ranges are never a legitimate identity provider; `private` ranges are refused
  * unless the server is configured for a lab (identity_test.allow_private_addresses).
  */
-interface Range { bits: bigint; prefix: number; reason: string; always: boolean }
+interface Range {
+  bits: bigint;
+  prefix: number;
+  reason: string;
+  always: boolean;
+}
 
 const V4_BITS = 32;
 const V6_BITS = 128;
@@ -33,7 +38,12 @@ function v6ToBigInt(addr: string): bigint {
 const range = (cidr: string, reason: string, always = false): Range => {
   const [addr, len] = cidr.split('/');
   const v6 = addr.includes(':');
-  return { bits: v6 ? v6ToBigInt(addr) : v4ToBigInt(addr), prefix: Number(len ?? (v6 ? V6_BITS : V4_BITS)), reason, always };
+  return {
+    bits: v6 ? v6ToBigInt(addr) : v4ToBigInt(addr),
+    prefix: Number(len ?? (v6 ? V6_BITS : V4_BITS)),
+    reason,
+    always,
+  };
 };
 
 // Order matters: the most specific reason first (metadata before link-local).
@@ -64,7 +74,8 @@ const V6: Range[] = [
   range('64:ff9b:1::/48', 'a local-use NAT64 address'),
 ];
 
-const inRange = (value: bigint, width: number, r: Range) => value >> BigInt(width - r.prefix) === r.bits >> BigInt(width - r.prefix);
+const inRange = (value: bigint, width: number, r: Range) =>
+  value >> BigInt(width - r.prefix) === r.bits >> BigInt(width - r.prefix);
 
 /** IPv6 forms that carry an IPv4 address the packet really goes to. */
 function embeddedV4(v: bigint): bigint | null {

@@ -38,9 +38,16 @@ function lookupAll(host: string, signal: AbortSignal): Promise<LookupAddress[]> 
  * Scheme, name resolution and address policy for one URL. Every address the name resolves to
  * must be allowed: a name that mixes a public and a private address is refused.
  */
-export async function checkTarget(url: URL, policy: OutboundPolicy, signal: AbortSignal): Promise<Outcome<CheckedTarget>> {
+export async function checkTarget(
+  url: URL,
+  policy: OutboundPolicy,
+  signal: AbortSignal,
+): Promise<Outcome<CheckedTarget>> {
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allow_http)) {
-    return { ok: false, detail: `refused: ${url.protocol.slice(0, -1)} is not allowed, only https (the server allows http only when configured for a lab)` };
+    return {
+      ok: false,
+      detail: `refused: ${url.protocol.slice(0, -1)} is not allowed, only https (the server allows http only when configured for a lab)`,
+    };
   }
   if (url.username || url.password) return { ok: false, detail: 'refused: the URL carries credentials' };
   const host = hostOf(url);
@@ -50,17 +57,25 @@ export async function checkTarget(url: URL, policy: OutboundPolicy, signal: Abor
   } catch (err) {
     if (signal.aborted) return { ok: false, detail: `could not resolve ${host} within ${policy.timeout_ms} ms` };
     const code = (err as NodeJS.ErrnoException).code;
-    return { ok: false, detail: `could not resolve ${host}: ${code === 'ENOTFOUND' ? 'no such host' : (code ?? (err as Error).message)}` };
+    return {
+      ok: false,
+      detail: `could not resolve ${host}: ${code === 'ENOTFOUND' ? 'no such host' : (code ?? (err as Error).message)}`,
+    };
   }
   if (addresses.length === 0) return { ok: false, detail: `could not resolve ${host}: no addresses` };
   for (const a of addresses) {
     const verdict = checkAddress(a.address, policy.allow_private_addresses);
     if (!verdict.allowed) {
       const via = a.address === host ? '' : ` (${host} resolves to ${a.address})`;
-      return { ok: false, detail: `refused: ${a.address} is ${verdict.reason}${via}; the identity test connects only to public addresses` };
+      return {
+        ok: false,
+        detail: `refused: ${a.address} is ${verdict.reason}${via}; the identity test connects only to public addresses`,
+      };
     }
   }
-  const allowed = isIP(host) ? `${host} is an allowed address` : `${host} resolves to ${describeAddresses(addresses)}, all allowed`;
+  const allowed = isIP(host)
+    ? `${host} is an allowed address`
+    : `${host} resolves to ${describeAddresses(addresses)}, all allowed`;
   return { ok: true, value: { url, addresses }, detail: allowed };
 }
 
@@ -94,7 +109,12 @@ function describeError(err: unknown, target: CheckedTarget, policy: OutboundPoli
  * GET a checked target: connects only to its checked addresses (keeping the name for the Host
  * header and TLS), follows no redirect, stops at policy.timeout_ms and policy.max_bytes.
  */
-export async function fetchChecked(target: CheckedTarget, policy: OutboundPolicy, signal: AbortSignal, accept: string): Promise<Outcome<FetchedBody>> {
+export async function fetchChecked(
+  target: CheckedTarget,
+  policy: OutboundPolicy,
+  signal: AbortSignal,
+  accept: string,
+): Promise<Outcome<FetchedBody>> {
   const agent = new Agent({
     connect: { lookup: pinnedLookup(target.addresses), timeout: policy.timeout_ms },
     connections: 1,
@@ -134,7 +154,11 @@ export async function fetchChecked(target: CheckedTarget, policy: OutboundPolicy
       }
       chunks.push(chunk as Buffer);
     }
-    return { ok: true, value: { status: res.statusCode, contentType, body: Buffer.concat(chunks) }, detail: `HTTP ${res.statusCode}, ${size} bytes` };
+    return {
+      ok: true,
+      value: { status: res.statusCode, contentType, body: Buffer.concat(chunks) },
+      detail: `HTTP ${res.statusCode}, ${size} bytes`,
+    };
   } catch (err) {
     return { ok: false, detail: describeError(err, target, policy, signal) };
   } finally {

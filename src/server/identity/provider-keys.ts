@@ -24,7 +24,9 @@ export function isProviderUnavailable(err: unknown): boolean {
 }
 
 const reasonOf = (err: unknown): string =>
-  (err as Error).name === 'TimeoutError' ? 'timed out' : (((err as Error).cause as Error | undefined)?.message ?? (err as Error).message);
+  (err as Error).name === 'TimeoutError'
+    ? 'timed out'
+    : (((err as Error).cause as Error | undefined)?.message ?? (err as Error).message);
 
 /**
  * The identity provider's signing keys, for verifying its tokens. However many requests wait on
@@ -56,11 +58,14 @@ export function providerKeys(sso: NonNullable<ServerConfig['sso']>, log: Logger)
 
   const discoverJwksUri = () =>
     outbound('discovery', async () => {
-      const res = await fetch(new URL('.well-known/openid-configuration', sso.issuer.replace(/\/?$/, '/')), { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+      const res = await fetch(new URL('.well-known/openid-configuration', sso.issuer.replace(/\/?$/, '/')), {
+        signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+      });
       if (!res.ok) throw new ProviderUnavailable(`discovery answered ${res.status}`);
       const uri = ((await res.json().catch(() => ({}))) as { jwks_uri?: unknown }).jwks_uri;
       if (typeof uri !== 'string' || !uri) throw new ProviderUnavailable('discovery has no jwks_uri');
-      if (!URL.canParse(uri) || !isSecureProviderUrl(new URL(uri))) throw new ProviderUnavailable('discovery names a jwks_uri that is not https');
+      if (!URL.canParse(uri) || !isSecureProviderUrl(new URL(uri)))
+        throw new ProviderUnavailable('discovery names a jwks_uri that is not https');
       return uri;
     });
 

@@ -6,7 +6,14 @@ import { failed, passed, StepRunner, warning, type StepOutcome } from './steps.j
 type Node = Record<string, unknown>;
 const DAY_MS = 86_400_000;
 const EXPIRY_WARNING_DAYS = 30;
-const REPEATED = new Set(['EntityDescriptor', 'IDPSSODescriptor', 'SingleSignOnService', 'KeyDescriptor', 'X509Data', 'X509Certificate']);
+const REPEATED = new Set([
+  'EntityDescriptor',
+  'IDPSSODescriptor',
+  'SingleSignOnService',
+  'KeyDescriptor',
+  'X509Data',
+  'X509Certificate',
+]);
 
 /**
  * Entities are never expanded: the parser runs with processEntities off, and any document
@@ -28,7 +35,9 @@ const PREDEFINED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '
 /** Decodes only XML's predefined and numeric character references; nothing else is an entity here. */
 const decode = (s: string) =>
   s.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos);/gi, (_, ref: string) =>
-    ref[0] !== '#' ? PREDEFINED[ref.toLowerCase()] : String.fromCodePoint(ref[1].toLowerCase() === 'x' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10)),
+    ref[0] !== '#'
+      ? PREDEFINED[ref.toLowerCase()]
+      : String.fromCodePoint(ref[1].toLowerCase() === 'x' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10)),
   );
 
 const attr = (node: Node | undefined, name: string): string | undefined => {
@@ -39,7 +48,8 @@ const children = (node: Node | undefined, name: string): Node[] => {
   const v = node?.[name];
   return Array.isArray(v) ? (v as unknown[]).filter((x): x is Node => !!x && typeof x === 'object') : [];
 };
-const textOf = (v: unknown): string => (typeof v === 'string' ? v : v && typeof v === 'object' ? String((v as Node)['#text'] ?? '') : '');
+const textOf = (v: unknown): string =>
+  typeof v === 'string' ? v : v && typeof v === 'object' ? String((v as Node)['#text'] ?? '') : '';
 const isXml = (contentType: string) => /^(application|text)\/([\w.-]+\+)?xml\b/i.test(contentType);
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
@@ -53,8 +63,15 @@ function decodeText(body: Buffer): string {
 export function parseMetadata(body: Buffer): { doc: Node } | { error: string } {
   const text = decodeText(body);
   if (text.includes('\u0000')) return { error: 'the metadata is not UTF-8 or UTF-16 text' };
-  if (/<!DOCTYPE/i.test(text)) return { error: 'refused: the metadata contains a <!DOCTYPE> declaration; DTDs and entities are never processed (XXE, entity expansion)' };
-  if (/<!ENTITY/i.test(text)) return { error: 'refused: the metadata declares an <!ENTITY>; entities are never processed (XXE, entity expansion)' };
+  if (/<!DOCTYPE/i.test(text))
+    return {
+      error:
+        'refused: the metadata contains a <!DOCTYPE> declaration; DTDs and entities are never processed (XXE, entity expansion)',
+    };
+  if (/<!ENTITY/i.test(text))
+    return {
+      error: 'refused: the metadata declares an <!ENTITY>; entities are never processed (XXE, entity expansion)',
+    };
   try {
     return { doc: parser.parse(text, true) as Node };
   } catch (err) {
@@ -64,7 +81,8 @@ export function parseMetadata(body: Buffer): { doc: Node } | { error: string } {
 
 function checkValidity(entity: Node, now: number): StepOutcome {
   const raw = attr(entity, 'validUntil');
-  if (raw === undefined) return warning('the metadata has no validUntil; it never expires, so a stale copy would go unnoticed');
+  if (raw === undefined)
+    return warning('the metadata has no validUntil; it never expires, so a stale copy would go unnoticed');
   const until = Date.parse(raw);
   if (Number.isNaN(until)) return failed(`validUntil ${JSON.stringify(raw)} is not a date`);
   if (until <= now) return failed(`the metadata expired at ${new Date(until).toISOString()} (validUntil)`);
@@ -76,26 +94,37 @@ function checkIdpSso(idps: Node[]): StepOutcome {
   const services = idps.flatMap((d) => children(d, 'SingleSignOnService'));
   const located = services.filter((s) => attr(s, 'Location'));
   if (located.length === 0) return failed('the IDPSSODescriptor has no SingleSignOnService with a Location');
-  const bindings = [...new Set(located.map((s) => (attr(s, 'Binding') ?? 'no binding').replace(/^urn:oasis:names:tc:SAML:2\.0:bindings:/, '')))];
+  const bindings = [
+    ...new Set(
+      located.map((s) => (attr(s, 'Binding') ?? 'no binding').replace(/^urn:oasis:names:tc:SAML:2\.0:bindings:/, '')),
+    ),
+  ];
   const summary = `${located.length} SingleSignOnService endpoint${located.length > 1 ? 's' : ''} (${bindings.join(', ')})`;
   const plain = located.filter((s) => !attr(s, 'Location')!.startsWith('https://'));
   if (plain.length) return warning(`${summary}; ${plain.length} not on https`);
-  if (!idps.some((d) => (attr(d, 'protocolSupportEnumeration') ?? '').includes('urn:oasis:names:tc:SAML:2.0:protocol'))) {
+  if (
+    !idps.some((d) => (attr(d, 'protocolSupportEnumeration') ?? '').includes('urn:oasis:names:tc:SAML:2.0:protocol'))
+  ) {
     return warning(`${summary}; protocolSupportEnumeration does not name SAML 2.0`);
   }
   return passed(summary);
 }
 
 function checkSigningCertificates(idps: Node[], now: number): StepOutcome {
-  const signing = idps.flatMap((d) => children(d, 'KeyDescriptor')).filter((k) => {
-    const use = attr(k, 'use');
-    return use === undefined || use === 'signing';
-  });
+  const signing = idps
+    .flatMap((d) => children(d, 'KeyDescriptor'))
+    .filter((k) => {
+      const use = attr(k, 'use');
+      return use === undefined || use === 'signing';
+    });
   const encoded = signing.flatMap((k) => {
     const keyInfo = k.KeyInfo as Node | undefined;
-    return children(keyInfo, 'X509Data').flatMap((x) => (Array.isArray(x.X509Certificate) ? x.X509Certificate : [])).map(textOf);
+    return children(keyInfo, 'X509Data')
+      .flatMap((x) => (Array.isArray(x.X509Certificate) ? x.X509Certificate : []))
+      .map(textOf);
   });
-  if (encoded.length === 0) return failed('no signing certificate: no KeyDescriptor (use="signing" or without use) holds an X509Certificate');
+  if (encoded.length === 0)
+    return failed('no signing certificate: no KeyDescriptor (use="signing" or without use) holds an X509Certificate');
   const good: string[] = [];
   const soon: string[] = [];
   const bad: string[] = [];
@@ -112,11 +141,15 @@ function checkSigningCertificates(idps: Node[], now: number): StepOutcome {
     const name = `${cert.subject.replace(/\n/g, ', ') || 'certificate'} (valid to ${day(to)})`;
     if (to.getTime() <= now) bad.push(`${name} expired`);
     else if (from.getTime() > now) bad.push(`${name} is not valid before ${day(from)}`);
-    else if (to.getTime() - now < EXPIRY_WARNING_DAYS * DAY_MS) soon.push(`${name} expires in ${Math.ceil((to.getTime() - now) / DAY_MS)} days`);
+    else if (to.getTime() - now < EXPIRY_WARNING_DAYS * DAY_MS)
+      soon.push(`${name} expires in ${Math.ceil((to.getTime() - now) / DAY_MS)} days`);
     else good.push(name);
   }
   const notes = [...soon, ...bad].join('; ');
-  if (good.length) return notes ? warning(`signing certificate ${good.join(', ')}; also: ${notes}`) : passed(`signing certificate ${good.join(', ')}`);
+  if (good.length)
+    return notes
+      ? warning(`signing certificate ${good.join(', ')}; also: ${notes}`)
+      : passed(`signing certificate ${good.join(', ')}`);
   if (soon.length) return warning(`signing certificate ${notes}`);
   return failed(`no usable signing certificate: ${notes}`);
 }
@@ -147,7 +180,8 @@ export async function checkSaml(metadataUrl: string, policy: OutboundPolicy): Pr
     const r = await fetchChecked(target!, policy, budget, 'application/samlmetadata+xml, application/xml, text/xml');
     if (!r.ok) return failed(r.detail);
     ({ body, contentType } = r.value);
-    if (!isXml(contentType) && !/samlmetadata/i.test(contentType)) return warning(`${r.detail}, served as ${contentType || 'no content-type'} instead of an XML type`);
+    if (!isXml(contentType) && !/samlmetadata/i.test(contentType))
+      return warning(`${r.detail}, served as ${contentType || 'no content-type'} instead of an XML type`);
     return passed(`${r.detail}, ${contentType}`);
   });
   await steps.run('parse', () => {
@@ -158,7 +192,10 @@ export async function checkSaml(metadataUrl: string, policy: OutboundPolicy): Pr
   });
   await steps.run('entity-descriptor', () => {
     const roots = Object.keys(doc).filter((k) => !k.startsWith('#') && !k.startsWith('?'));
-    if (roots.includes('EntitiesDescriptor')) return failed('the root is an EntitiesDescriptor (a federation aggregate); give the metadata URL of one identity provider');
+    if (roots.includes('EntitiesDescriptor'))
+      return failed(
+        'the root is an EntitiesDescriptor (a federation aggregate); give the metadata URL of one identity provider',
+      );
     if (roots.length !== 1 || roots[0] !== 'EntityDescriptor' || children(doc, 'EntityDescriptor').length !== 1) {
       return failed(`the root element is ${roots.join(', ') || 'missing'}, not one EntityDescriptor`);
     }

@@ -2,7 +2,10 @@ import type { IdentityTestResult } from '../../contract/index.js';
 
 export type Step = IdentityTestResult['steps'][number];
 export type StepStatus = Step['status'];
-export interface StepOutcome { status: StepStatus; detail: string }
+export interface StepOutcome {
+  status: StepStatus;
+  detail: string;
+}
 
 /**
  * Runs named checks in order and records each with its duration. Once a gating step fails,
@@ -12,7 +15,11 @@ export class StepRunner {
   readonly steps: Step[] = [];
   private blockedBy: string | null = null;
 
-  async run(id: string, check: () => Promise<StepOutcome> | StepOutcome, opts: { gate?: boolean } = {}): Promise<boolean> {
+  async run(
+    id: string,
+    check: () => Promise<StepOutcome> | StepOutcome,
+    opts: { gate?: boolean } = {},
+  ): Promise<boolean> {
     if (this.blockedBy) {
       this.steps.push({ id, status: 'skipped', detail: `skipped: step ${this.blockedBy} failed`, duration_ms: 0 });
       return false;

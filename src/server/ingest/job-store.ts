@@ -44,7 +44,10 @@ export function listJobs(db: Db, q: JobsQuery): Page<Job> {
     params.after = decodeCursor(q.after, JobCursor).seq;
     where.push('seq < @after');
   }
-  const rows = db.prepare(`SELECT seq, ${JOB_COLUMNS} FROM jobs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT @limit`)
+  const rows = db
+    .prepare(
+      `SELECT seq, ${JOB_COLUMNS} FROM jobs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT @limit`,
+    )
     .all(params) as (JobRow & { seq: number })[];
   const has_more = rows.length > q.limit;
   const page = rows.slice(0, q.limit);
@@ -57,7 +60,11 @@ export function listJobs(db: Db, q: JobsQuery): Page<Job> {
 
 const isActiveJobConflict = (err: unknown) => {
   const e = err as { code?: unknown; message?: unknown };
-  return typeof e.code === 'string' && e.code.startsWith('SQLITE_CONSTRAINT') && String(e.message).includes('jobs.connector_id');
+  return (
+    typeof e.code === 'string' &&
+    e.code.startsWith('SQLITE_CONSTRAINT') &&
+    String(e.message).includes('jobs.connector_id')
+  );
 };
 
 /**
@@ -67,21 +74,30 @@ const isActiveJobConflict = (err: unknown) => {
 export function insertQueuedJob(db: Db, connectorId: string, sourceId: string): string {
   const jobId = newId('job');
   try {
-    db.prepare("INSERT INTO jobs (job_id, connector_id, source_id, state, created_at) VALUES (?, ?, ?, 'queued', ?)")
-      .run(jobId, connectorId, sourceId, iso());
+    db.prepare(
+      "INSERT INTO jobs (job_id, connector_id, source_id, state, created_at) VALUES (?, ?, ?, 'queued', ?)",
+    ).run(jobId, connectorId, sourceId, iso());
   } catch (err) {
     if (!isActiveJobConflict(err)) throw err;
     const active = db
-      .prepare("SELECT job_id, state FROM jobs WHERE connector_id = ? AND source_id = ? AND state IN ('queued','running')")
+      .prepare(
+        "SELECT job_id, state FROM jobs WHERE connector_id = ? AND source_id = ? AND state IN ('queued','running')",
+      )
       .get(connectorId, sourceId) as { job_id: string; state: string } | undefined;
-    throw conflict(`ingestion of source ${sourceId} is already ${active?.state ?? 'active'}${active ? ` (${active.job_id})` : ''}`);
+    throw conflict(
+      `ingestion of source ${sourceId} is already ${active?.state ?? 'active'}${active ? ` (${active.job_id})` : ''}`,
+    );
   }
   return jobId;
 }
 
 /** queued -> running; false when the job is no longer queued. */
 export function markRunning(db: Db, jobId: string): boolean {
-  return db.prepare("UPDATE jobs SET state = 'running', started_at = ? WHERE job_id = ? AND state = 'queued'").run(iso(), jobId).changes === 1;
+  return (
+    db
+      .prepare("UPDATE jobs SET state = 'running', started_at = ? WHERE job_id = ? AND state = 'queued'")
+      .run(iso(), jobId).changes === 1
+  );
 }
 
 /**
@@ -92,8 +108,10 @@ export function markRunning(db: Db, jobId: string): boolean {
  */
 export function outcomeState(db: Db, connector: ConnectorConfig): 'healthy' | 'degraded' | 'error' {
   const rows = db
-    .prepare(`SELECT source_id, state, error, MAX(seq) FROM jobs
-      WHERE connector_id = ? AND state IN ('succeeded','failed') GROUP BY source_id`)
+    .prepare(
+      `SELECT source_id, state, error, MAX(seq) FROM jobs
+      WHERE connector_id = ? AND state IN ('succeeded','failed') GROUP BY source_id`,
+    )
     .all(connector.id) as { source_id: string; state: string; error: string | null }[];
   const configured = new Set(connector.sources.map((s) => s.id));
   const latest = rows.filter((r) => configured.has(r.source_id));
@@ -118,22 +136,31 @@ export function finishJob(
     const job = getJob(db, jobId);
     if (!job || (job.state !== 'queued' && job.state !== 'running')) return false;
     const at = iso();
-    db.prepare('UPDATE jobs SET state = ?, finished_at = ?, items = ?, error = ? WHERE job_id = ?')
-      .run(outcome.state, at, outcome.items, outcome.error, jobId);
+    db.prepare('UPDATE jobs SET state = ?, finished_at = ?, items = ?, error = ? WHERE job_id = ?').run(
+      outcome.state,
+      at,
+      outcome.items,
+      outcome.error,
+      jobId,
+    );
     const connector = config.connectors.find((c) => c.id === job.connector_id);
     const state = connector ? outcomeState(db, connector) : outcome.state === 'failed' ? 'error' : 'healthy';
-    db.prepare(`INSERT INTO connector_state (connector_id, state, last_sync_at, last_sync_status, last_sync_job_id, last_sync_items)
+    db.prepare(
+      `INSERT INTO connector_state (connector_id, state, last_sync_at, last_sync_status, last_sync_job_id, last_sync_items)
       VALUES (@id, @state, @at, @status, @job, @items)
       ON CONFLICT (connector_id) DO UPDATE SET state = excluded.state, last_sync_at = excluded.last_sync_at,
-        last_sync_status = excluded.last_sync_status, last_sync_job_id = excluded.last_sync_job_id, last_sync_items = excluded.last_sync_items`)
-      .run({ id: job.connector_id, state, at, status: outcome.state, job: jobId, items: outcome.items });
+        last_sync_status = excluded.last_sync_status, last_sync_job_id = excluded.last_sync_job_id, last_sync_items = excluded.last_sync_items`,
+    ).run({ id: job.connector_id, state, at, status: outcome.state, job: jobId, items: outcome.items });
     return true;
   })();
 }
 
 /** Jobs a previous process left queued or running end failed, with the reason given. */
 export function failUnfinishedJobs(db: Db, config: ServerConfig, reason: string): number {
-  const ids = db.prepare("SELECT job_id FROM jobs WHERE state IN ('queued','running') ORDER BY seq").pluck().all() as string[];
+  const ids = db
+    .prepare("SELECT job_id FROM jobs WHERE state IN ('queued','running') ORDER BY seq")
+    .pluck()
+    .all() as string[];
   for (const id of ids) finishJob(db, config, id, { state: 'failed', items: 0, error: reason });
   return ids.length;
 }
@@ -163,8 +190,14 @@ interface StateRow {
 /** Every configured connector as the contract shows it, in config order. */
 export function listConnectors(db: Db, config: ServerConfig): Connector[] {
   const stored = new Map(
-    (db.prepare(`SELECT s.*, j.error AS last_sync_error FROM connector_state s
-      LEFT JOIN jobs j ON j.job_id = s.last_sync_job_id`).all() as StateRow[]).map((r) => [r.connector_id, r]),
+    (
+      db
+        .prepare(
+          `SELECT s.*, j.error AS last_sync_error FROM connector_state s
+      LEFT JOIN jobs j ON j.job_id = s.last_sync_job_id`,
+        )
+        .all() as StateRow[]
+    ).map((r) => [r.connector_id, r]),
   );
   // the partial index jobs_one_active answers this without a table scan
   const active = new Set(
@@ -172,12 +205,22 @@ export function listConnectors(db: Db, config: ServerConfig): Connector[] {
   );
   return config.connectors.map((c) => {
     const row = stored.get(c.id);
-    const last_sync = row?.last_sync_at && row.last_sync_status && row.last_sync_job_id
-      ? { at: row.last_sync_at, status: row.last_sync_status, job_id: row.last_sync_job_id, items: row.last_sync_items ?? 0,
-        // a succeeded job's `error` is only a partial-read note: the sync itself has no error
-        error: row.last_sync_status === 'failed' ? row.last_sync_error : null }
-      : null;
-    const state: Connector['state'] = !c.enabled ? 'disabled' : active.has(c.id) ? 'syncing' : (row?.state ?? 'healthy');
+    const last_sync =
+      row?.last_sync_at && row.last_sync_status && row.last_sync_job_id
+        ? {
+            at: row.last_sync_at,
+            status: row.last_sync_status,
+            job_id: row.last_sync_job_id,
+            items: row.last_sync_items ?? 0,
+            // a succeeded job's `error` is only a partial-read note: the sync itself has no error
+            error: row.last_sync_status === 'failed' ? row.last_sync_error : null,
+          }
+        : null;
+    const state: Connector['state'] = !c.enabled
+      ? 'disabled'
+      : active.has(c.id)
+        ? 'syncing'
+        : (row?.state ?? 'healthy');
     return {
       id: c.id,
       name: c.name,

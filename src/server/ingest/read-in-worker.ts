@@ -8,9 +8,7 @@ export interface SourceReadJob {
   maxEntries: number;
 }
 
-export type SourceReadReply =
-  | { ok: true; result: ReadResult }
-  | { ok: false; sourceError: boolean; message: string };
+export type SourceReadReply = { ok: true; result: ReadResult } | { ok: false; sourceError: boolean; message: string };
 
 /**
  * How to start the worker. In the bundle: its own entry point, dist/ingest-worker.js
@@ -21,7 +19,10 @@ function workerScript(): { script: string | URL; eval: boolean } {
   if (!import.meta.url.endsWith('.ts')) return { script: new URL('./ingest-worker.js', import.meta.url), eval: false };
   const tsx = import.meta.resolve('tsx/esm/api');
   const entry = new URL('./source-worker.ts', import.meta.url).href;
-  return { script: `import(${JSON.stringify(tsx)}).then(({ tsImport }) => tsImport(${JSON.stringify(entry)}, ${JSON.stringify(entry)}))`, eval: true };
+  return {
+    script: `import(${JSON.stringify(tsx)}).then(({ tsImport }) => tsImport(${JSON.stringify(entry)}, ${JSON.stringify(entry)}))`,
+    eval: true,
+  };
 }
 
 /**
@@ -29,7 +30,11 @@ function workerScript(): { script: string | URL; eval: boolean } {
  * event loop. Aborting ends the thread (a SQLite count cannot be interrupted from JavaScript
  * otherwise) and rejects with the signal's reason.
  */
-export function readSourceInWorker(connector: ConnectorConfig, source: SourceConfig, limits: ReadLimits): Promise<ReadResult> {
+export function readSourceInWorker(
+  connector: ConnectorConfig,
+  source: SourceConfig,
+  limits: ReadLimits,
+): Promise<ReadResult> {
   limits.signal.throwIfAborted();
   const { script, eval: isCode } = workerScript();
   const job: SourceReadJob = { connector, source, maxEntries: limits.maxEntries };
@@ -50,9 +55,15 @@ export function readSourceInWorker(connector: ConnectorConfig, source: SourceCon
     };
     limits.signal.addEventListener('abort', onAbort, { once: true });
     worker.once('message', (reply: SourceReadReply) =>
-      settle(() => (reply.ok ? resolve(reply.result) : reject(reply.sourceError ? new SourceReadError(reply.message) : new Error(reply.message)))),
+      settle(() =>
+        reply.ok
+          ? resolve(reply.result)
+          : reject(reply.sourceError ? new SourceReadError(reply.message) : new Error(reply.message)),
+      ),
     );
     worker.once('error', (err) => settle(() => reject(err)));
-    worker.once('exit', (code) => settle(() => reject(new Error(`the source reader stopped (exit code ${code}) without an answer`))));
+    worker.once('exit', (code) =>
+      settle(() => reject(new Error(`the source reader stopped (exit code ${code}) without an answer`))),
+    );
   });
 }

@@ -16,7 +16,10 @@ const MAX_ENTRIES = 100_000;
 export const jobHold: { until: Promise<void> | null } = { until: null };
 
 const errorText = (err: unknown): string =>
-  (err instanceof SourceReadError ? err.message : `unexpected error: ${(err as Error)?.message ?? String(err)}`).slice(0, 500);
+  (err instanceof SourceReadError ? err.message : `unexpected error: ${(err as Error)?.message ?? String(err)}`).slice(
+    0,
+    500,
+  );
 
 /**
  * Runs ingestion jobs in the background, each queued -> running -> succeeded|failed.
@@ -73,11 +76,15 @@ export class IngestRunner {
       signal.throwIfAborted();
       const result = await readSourceInWorker(connector, source, { maxEntries: this.maxEntries, signal });
       this.finish(jobId, { state: 'succeeded', items: result.items, error: result.note ?? null });
-      this.log.info({ job_id: jobId, items: result.items, bytes: result.bytes, duration_ms: Date.now() - started }, 'ingestion job succeeded');
+      this.log.info(
+        { job_id: jobId, items: result.items, bytes: result.bytes, duration_ms: Date.now() - started },
+        'ingestion job succeeded',
+      );
     } catch (err) {
       const error = signal.aborted ? SHUTDOWN_REASON : errorText(err);
       this.finish(jobId, { state: 'failed', items: 0, error });
-      if (!(err instanceof SourceReadError) && !signal.aborted) this.log.error({ err, job_id: jobId }, 'ingestion job crashed');
+      if (!(err instanceof SourceReadError) && !signal.aborted)
+        this.log.error({ err, job_id: jobId }, 'ingestion job crashed');
       else this.log.info({ job_id: jobId, duration_ms: Date.now() - started }, 'ingestion job failed');
     }
   }

@@ -9,7 +9,10 @@ const { connector, source, maxEntries } = workerData as SourceReadJob;
 let reply: SourceReadReply;
 try {
   // the parent ends this thread to abort: nothing here needs a signal of its own
-  reply = { ok: true, result: await readSource(connector, source, { maxEntries, signal: new AbortController().signal }) };
+  reply = {
+    ok: true,
+    result: await readSource(connector, source, { maxEntries, signal: new AbortController().signal }),
+  };
 } catch (err) {
   reply = { ok: false, sourceError: err instanceof SourceReadError, message: (err as Error)?.message ?? String(err) };
 }

@@ -24,11 +24,15 @@ export const missingPathReason = (path: string) => `${path} does not exist (ENOE
 const fsReason = (err: unknown, path: string): string => {
   const e = err as NodeJS.ErrnoException;
   switch (e.code) {
-    case 'ENOENT': return missingPathReason(path);
+    case 'ENOENT':
+      return missingPathReason(path);
     case 'EACCES':
-    case 'EPERM': return `permission denied reading ${path} (${e.code})`;
-    case 'ENOTDIR': return `${path} is not a directory (ENOTDIR)`;
-    default: return `cannot read ${path}: ${e.code ?? e.message}`;
+    case 'EPERM':
+      return `permission denied reading ${path} (${e.code})`;
+    case 'ENOTDIR':
+      return `${path} is not a directory (ENOTDIR)`;
+    default:
+      return `cannot read ${path}: ${e.code ?? e.message}`;
   }
 };
 
@@ -120,14 +124,20 @@ export async function readSqlite(file: string, limits: ReadLimits): Promise<Read
       throw new SourceReadError(`cannot read ${file} as SQLite: ${(err as Error).message}`);
     }
     let rows = 0;
-    const partial = () => ({ items: limits.maxEntries, note: `partial read: stopped after ${limits.maxEntries} rows (limit)` });
+    const partial = () => ({
+      items: limits.maxEntries,
+      note: `partial read: stopped after ${limits.maxEntries} rows (limit)`,
+    });
     for (const table of tables) {
       // between tables: an abort is noticed
       await new Promise((r) => setImmediate(r));
       limits.signal.throwIfAborted();
       const left = limits.maxEntries - rows;
       // one row past the limit tells a table that fills it exactly from one that overflows it
-      const n = db.prepare(`SELECT count(*) FROM (SELECT 1 FROM ${quoteIdent(table)} LIMIT ?)`).pluck().get(left + 1) as number;
+      const n = db
+        .prepare(`SELECT count(*) FROM (SELECT 1 FROM ${quoteIdent(table)} LIMIT ?)`)
+        .pluck()
+        .get(left + 1) as number;
       if (n > left) return partial();
       rows += n;
     }
@@ -153,7 +163,11 @@ export const remoteSourceError = (connector: ConnectorConfig, source: SourceConf
   `no ${connector.kind} driver is installed on this host to reach ${displayUrl(source.url)}`;
 
 /** Reads one configured source the way its type says. Throws SourceReadError with a clear reason. */
-export async function readSource(connector: ConnectorConfig, source: SourceConfig, limits: ReadLimits): Promise<ReadResult> {
+export async function readSource(
+  connector: ConnectorConfig,
+  source: SourceConfig,
+  limits: ReadLimits,
+): Promise<ReadResult> {
   switch (source.type) {
     case 'directory':
       if (!source.path) throw new SourceReadError('directory source has no path configured');

@@ -36,7 +36,10 @@ const FAMILIES: [RegExp, string][] = [
 
 const SEP = '[-_.\\s]';
 /** GGUF quantization types (Q4_K_M, IQ2_XXS, Q8_0, F16…) and common non-GGUF ones. */
-const QUANT = new RegExp(`(?:^|${SEP})(I?Q\\d(?:_[A-Z0-9]+)*|TQ\\d_\\d|BF16|FP16|FP32|F16|F32|MXFP4|AWQ|GPTQ|EXL2|INT4|INT8)(?=$|${SEP})`, 'i');
+const QUANT = new RegExp(
+  `(?:^|${SEP})(I?Q\\d(?:_[A-Z0-9]+)*|TQ\\d_\\d|BF16|FP16|FP32|F16|F32|MXFP4|AWQ|GPTQ|EXL2|INT4|INT8)(?=$|${SEP})`,
+  'i',
+);
 /** 8b, 70B, 0.5b, 135m; a mixture like 8x7b is matched so that it is not misread as 7b. */
 const PARAMS = new RegExp(`(?:^|${SEP})(?:(\\d+)x)?(\\d+(?:\\.\\d+)?)([bm])(?=$|${SEP})`, 'i');
 

@@ -5,11 +5,18 @@ import { iso } from '../ids.js';
 import { activeModelId } from './active.js';
 import { modelCatalog } from './catalog.js';
 
-interface RoutingRow { workload: string; model_id: string | null; updated_at: string | null; updated_by: string | null }
+interface RoutingRow {
+  workload: string;
+  model_id: string | null;
+  updated_at: string | null;
+  updated_by: string | null;
+}
 
 /** Seeds a routing row per configured workload; later changes win over the config on restart. */
 export function seedRouting(db: Db, config: ServerConfig): void {
-  const insert = db.prepare('INSERT OR IGNORE INTO routing (workload, model_id, updated_at, updated_by) VALUES (?, ?, NULL, NULL)');
+  const insert = db.prepare(
+    'INSERT OR IGNORE INTO routing (workload, model_id, updated_at, updated_by) VALUES (?, ?, NULL, NULL)',
+  );
   db.transaction(() => {
     for (const w of config.workloads) insert.run(w.id, w.model_id);
   })();
@@ -20,7 +27,10 @@ export const isWorkload = (config: ServerConfig, workload: string) => config.wor
 /** Routing of the configured workloads, in config order, with the model each one resolves to. */
 export function routingEntries(db: Db, config: ServerConfig): RoutingEntry[] {
   const rows = new Map(
-    (db.prepare('SELECT workload, model_id, updated_at, updated_by FROM routing').all() as RoutingRow[]).map((r) => [r.workload, r]),
+    (db.prepare('SELECT workload, model_id, updated_at, updated_by FROM routing').all() as RoutingRow[]).map((r) => [
+      r.workload,
+      r,
+    ]),
   );
   const active = activeModelId(db, config, modelCatalog(config).list());
   return config.workloads.map((w) => {

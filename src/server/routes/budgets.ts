@@ -11,7 +11,11 @@ const BUDGETS_TARGET = { type: 'budgets', id: null };
 const MAX_AUDITED_CHANGES = 50;
 
 type BudgetsDoc = Budgets;
-interface StateRow { value: string; updated_at: string | null; updated_by: string | null }
+interface StateRow {
+  value: string;
+  updated_at: string | null;
+  updated_by: string | null;
+}
 
 function initialBudgets(config: ServerConfig): BudgetsDoc {
   const b = config.budgets;
@@ -29,7 +33,8 @@ function initialBudgets(config: ServerConfig): BudgetsDoc {
 }
 
 function readBudgets(db: Db, config: ServerConfig): BudgetsDoc {
-  const row = db.prepare('SELECT value, updated_at, updated_by FROM app_state WHERE key = ?').get(BUDGETS_KEY) as StateRow | undefined;
+  const row = db.prepare('SELECT value, updated_at, updated_by FROM app_state WHERE key = ?').get(BUDGETS_KEY) as
+    StateRow | undefined;
   if (!row) return initialBudgets(config);
   // Stored by this server after validation; parse again so a hand-edited row cannot break the contract.
   let stored: unknown;
@@ -77,7 +82,12 @@ export const budgetsGroup: GroupFactory = ({ db, config }) => ({
         db.prepare(
           `INSERT INTO app_state (key, value, updated_at, updated_by) VALUES (?, ?, ?, ?)
            ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at, updated_by = excluded.updated_by`,
-        ).run(BUDGETS_KEY, JSON.stringify({ defaults: body.defaults, agents: body.agents }), updated_at, principal.subject);
+        ).run(
+          BUDGETS_KEY,
+          JSON.stringify({ defaults: body.defaults, agents: body.agents }),
+          updated_at,
+          principal.subject,
+        );
         const changed = changes(before, body);
         return {
           body: { defaults: body.defaults, agents: body.agents, updated_at, updated_by: principal.subject },

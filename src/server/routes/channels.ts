@@ -6,7 +6,12 @@ import type { GroupFactory } from '../http/route-kit.js';
 import { pageArray } from '../http/paging.js';
 import { iso } from '../ids.js';
 
-interface ChannelRow { id: string; name: string; enabled: number; updated_at: string }
+interface ChannelRow {
+  id: string;
+  name: string;
+  enabled: number;
+  updated_at: string;
+}
 
 /**
  * The config names the channels; the database keeps their on/off state. A new channel starts
@@ -26,7 +31,9 @@ function syncFromConfig(db: Db, config: ServerConfig): void {
 
 /** All channels in config order. */
 function allChannels(db: Db, config: ServerConfig): Channel[] {
-  const rows = new Map((db.prepare('SELECT id, name, enabled, updated_at FROM channels').all() as ChannelRow[]).map((r) => [r.id, r]));
+  const rows = new Map(
+    (db.prepare('SELECT id, name, enabled, updated_at FROM channels').all() as ChannelRow[]).map((r) => [r.id, r]),
+  );
   return config.channels
     .map((c) => rows.get(c.id))
     .filter((r): r is ChannelRow => r !== undefined)
@@ -37,8 +44,11 @@ function allChannels(db: Db, config: ServerConfig): Channel[] {
 const requestedIds = (body: unknown): string | null => {
   const list = body && typeof body === 'object' ? (body as Record<string, unknown>).channels : undefined;
   if (!Array.isArray(list)) return null;
-  const ids = list.slice(0, 20).map((c) => (c && typeof c === 'object' ? (c as Record<string, unknown>).id : undefined))
-    .filter((id): id is string => typeof id === 'string').map((id) => id.slice(0, 100));
+  const ids = list
+    .slice(0, 20)
+    .map((c) => (c && typeof c === 'object' ? (c as Record<string, unknown>).id : undefined))
+    .filter((id): id is string => typeof id === 'string')
+    .map((id) => id.slice(0, 100));
   return ids.length ? ids.join(',') : null;
 };
 
@@ -64,7 +74,10 @@ export const channelsGroup: GroupFactory = ({ db, config }) => {
         run: ({ body }) => {
           const seen = new Set<string>();
           body.channels.forEach((c, i) => {
-            if (seen.has(c.id)) throw badRequest(`channel ${c.id} appears more than once`, [{ name: `channels.${i}.id`, reason: 'duplicate id' }]);
+            if (seen.has(c.id))
+              throw badRequest(`channel ${c.id} appears more than once`, [
+                { name: `channels.${i}.id`, reason: 'duplicate id' },
+              ]);
             seen.add(c.id);
           });
           const current = new Map(allChannels(db, config).map((c) => [c.id, c]));

@@ -31,7 +31,8 @@ export const connectorsGroup: GroupFactory = ({ db, config, log }) => {
           }
           // 409, not 422: the request is valid and would succeed were the connector enabled in
           // the config, like the conventions' "quota on a revoked key".
-          if (!connector.enabled) throw conflict(`connector ${connector.id} is disabled in the appliance configuration`);
+          if (!connector.enabled)
+            throw conflict(`connector ${connector.id} is disabled in the appliance configuration`);
           if (runner.isClosed) throw new ApiError(503, 'the server is shutting down');
           const jobId = insertQueuedJob(db, connector.id, body.source_id);
           ctx.afterCommit(() => runner.start(jobId));

@@ -28,17 +28,34 @@ export const identityGroup: GroupFactory = () => ({
         const given = body.provider === 'oidc' ? body.issuer_url : body.metadata_url;
         const url = new URL(given);
         if (url.username || url.password) {
-          throw badRequest('the URL must not carry credentials', [{ name: body.provider === 'oidc' ? 'issuer_url' : 'metadata_url', reason: 'must not contain user:password@' }]);
+          throw badRequest('the URL must not carry credentials', [
+            {
+              name: body.provider === 'oidc' ? 'issuer_url' : 'metadata_url',
+              reason: 'must not contain user:password@',
+            },
+          ]);
         }
         if (body.provider === 'oidc' && (url.search || url.hash || given.includes('#') || given.includes('?'))) {
-          throw badRequest('an OIDC issuer URL has no query or fragment (OpenID Connect Discovery 1.0 §4)', [{ name: 'issuer_url', reason: 'must not contain ? or #' }]);
+          throw badRequest('an OIDC issuer URL has no query or fragment (OpenID Connect Discovery 1.0 §4)', [
+            { name: 'issuer_url', reason: 'must not contain ? or #' },
+          ]);
         }
         const started = Date.now();
-        const steps = body.provider === 'oidc' ? await checkOidc(given, config.identity_test) : await checkSaml(given, config.identity_test);
+        const steps =
+          body.provider === 'oidc'
+            ? await checkOidc(given, config.identity_test)
+            : await checkSaml(given, config.identity_test);
         const ok = steps.ok;
         const failedStep = steps.steps.find((s) => s.status === 'failed')?.id ?? null;
         return {
-          body: { ok, provider: body.provider, target: given, checked_at: iso(started), duration_ms: Date.now() - started, steps: steps.steps },
+          body: {
+            ok,
+            provider: body.provider,
+            target: given,
+            checked_at: iso(started),
+            duration_ms: Date.now() - started,
+            steps: steps.steps,
+          },
           target: { type: 'identity_provider', id: url.host },
           details: { provider: body.provider, host: url.host, ok, failed_step: failedStep },
         };

@@ -33,7 +33,13 @@ export const modelsGroup: GroupFactory = ({ db, config }) => {
         run: ({ query }) => {
           const models = catalog.list();
           const active = activeModelId(db, config, models);
-          return { body: pageArray(models.map((m) => toWire(m, active)), query, (m) => m.id) };
+          return {
+            body: pageArray(
+              models.map((m) => toWire(m, active)),
+              query,
+              (m) => m.id,
+            ),
+          };
         },
       },
 

@@ -22,19 +22,33 @@ export function ConfirmDialog(p: ConfirmProps) {
     (input, key) => {
       if (key.escape) return p.onDone(false);
       if (key.return) return p.onDone(getFocus() === 1);
-      if (key.leftArrow || key.rightArrow || key.tab || input === 'h' || input === 'l') setFocus((f) => (f === 0 ? 1 : 0));
+      if (key.leftArrow || key.rightArrow || key.tab || input === 'h' || input === 'l')
+        setFocus((f) => (f === 0 ? 1 : 0));
     },
     { isActive: p.isActive },
   );
   const label = p.confirmLabel ?? 'Confirm';
   return (
-    <Frame title={p.title} tone={p.danger ? 'bad' : 'accent'} width={p.width} footer="←/→ choose · Enter select · Esc cancel">
+    <Frame
+      title={p.title}
+      tone={p.danger ? 'bad' : 'accent'}
+      width={p.width}
+      footer="←/→ choose · Enter select · Esc cancel"
+    >
       {lines(p.message).map((l, i) => (
-        <Text key={i} wrap="wrap">{sanitize(l, 500)}</Text>
+        <Text key={i} wrap="wrap">
+          {sanitize(l, 500)}
+        </Text>
       ))}
       <Box marginTop={1} gap={2}>
-        <Text inverse={focus === 0} bold={focus === 0}>{focus === 0 ? '› ' : '  '}[ Cancel ]</Text>
-        <Text inverse={focus === 1} bold={focus === 1} color={focus === 1 ? undefined : colour(p.danger ? 'bad' : undefined)}>
+        <Text inverse={focus === 0} bold={focus === 0}>
+          {focus === 0 ? '› ' : '  '}[ Cancel ]
+        </Text>
+        <Text
+          inverse={focus === 1}
+          bold={focus === 1}
+          color={focus === 1 ? undefined : colour(p.danger ? 'bad' : undefined)}
+        >
           {focus === 1 ? '› ' : '  '}[ {label} ]
         </Text>
       </Box>

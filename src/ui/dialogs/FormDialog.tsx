@@ -31,7 +31,9 @@ const limitOf = (f: FormField) => (f.kind === 'text' ? (f.maxLength ?? 200) : 24
  * caret), and says so when its limit cut what was typed or pasted.
  */
 export function FormDialog(p: FormProps) {
-  const [raw, setRaw, getRaw] = useLiveState<Record<string, string>>(() => Object.fromEntries(p.fields.map((f) => [f.name, initialText(f)])));
+  const [raw, setRaw, getRaw] = useLiveState<Record<string, string>>(() =>
+    Object.fromEntries(p.fields.map((f) => [f.name, initialText(f)])),
+  );
   const [focus, setFocus, getFocus] = useLiveState(0);
   const [errors, setErrors, getErrors] = useLiveState<Record<string, string>>({});
   // the field whose limit cut the last thing typed or pasted into it
@@ -101,9 +103,11 @@ export function FormDialog(p: FormProps) {
   return (
     <Frame title={p.title} width={p.width} footer={`Tab/↑↓ move · Enter ${p.submitLabel ?? 'submit'} · Esc cancel`}>
       {lines(p.message).map((l, i) => (
-        <Text key={`m${i}`} wrap="wrap">{sanitize(l, 500)}</Text>
+        <Text key={`m${i}`} wrap="wrap">
+          {sanitize(l, 500)}
+        </Text>
       ))}
-      {shownFields.first > 0 ? <Text dimColor>  ↑ {shownFields.first} more</Text> : null}
+      {shownFields.first > 0 ? <Text dimColor> ↑ {shownFields.first} more</Text> : null}
       {p.fields.slice(shownFields.first, shownFields.last).map((f, n) => {
         const i = shownFields.first + n;
         const active = i === focus;
@@ -119,21 +123,35 @@ export function FormDialog(p: FormProps) {
         return (
           <Box key={f.name} flexDirection="column">
             <Text wrap="truncate">
-              <Text bold={active}>{active ? '› ' : '  '}{fit(f.label, labelWidth)}</Text>
-              <Text dimColor={dim} underline={active}>{typed ? truncateStart(shown, valueWidth - 1) : truncate(shown, valueWidth - 1)}</Text>
+              <Text bold={active}>
+                {active ? '› ' : '  '}
+                {fit(f.label, labelWidth)}
+              </Text>
+              <Text dimColor={dim} underline={active}>
+                {typed ? truncateStart(shown, valueWidth - 1) : truncate(shown, valueWidth - 1)}
+              </Text>
               {active && f.kind !== 'select' ? <Text inverse> </Text> : null}
             </Text>
             {errors[f.name] ? (
-              <Text color={colour('bad')} wrap="truncate">    ✕ {f.label}: {errors[f.name]}</Text>
+              <Text color={colour('bad')} wrap="truncate">
+                {' '}
+                ✕ {f.label}: {errors[f.name]}
+              </Text>
             ) : active && clipped === f.name ? (
-              <Text color={colour('warn')} wrap="truncate">    ▲ at most {limitOf(f)} characters: the rest was not added</Text>
+              <Text color={colour('warn')} wrap="truncate">
+                {' '}
+                ▲ at most {limitOf(f)} characters: the rest was not added
+              </Text>
             ) : active && f.hint ? (
-              <Text dimColor wrap="truncate">    {f.hint}</Text>
+              <Text dimColor wrap="truncate">
+                {' '}
+                {f.hint}
+              </Text>
             ) : null}
           </Box>
         );
       })}
-      {shownFields.last < p.fields.length ? <Text dimColor>  ↓ {p.fields.length - shownFields.last} more</Text> : null}
+      {shownFields.last < p.fields.length ? <Text dimColor> ↓ {p.fields.length - shownFields.last} more</Text> : null}
     </Frame>
   );
 }

@@ -23,7 +23,9 @@ const BADGE: Partial<Record<Tone, string>> = { ok: 'DONE', bad: 'ERROR', warn: '
  * audit entry at 80x24): it scrolls with ↑↓ PgUp PgDn Home End, and a last line says what is hidden.
  */
 export function MessageDialog(p: MessageProps) {
-  const all = p.lines.flatMap((l, i) => wrapText(sanitize(l, 2000) || ' ', innerWidth(p.width)).map((text) => ({ text, first: i === 0 })));
+  const all = p.lines.flatMap((l, i) =>
+    wrapText(sanitize(l, 2000) || ' ', innerWidth(p.width)).map((text) => ({ text, first: i === 0 })),
+  );
   // border, title, two margins and the footer take 6 lines; the "more" line one
   const shown = Math.max(1, p.height - 7);
   const scrolls = all.length > shown;
@@ -37,13 +39,22 @@ export function MessageDialog(p: MessageProps) {
   );
   const badge = p.tone && BADGE[p.tone] ? `${markOf(p.tone)} ${BADGE[p.tone]}  ` : '';
   return (
-    <Frame title={`${badge}${p.title}`} tone={p.tone} width={p.width} footer={scrolls ? '↑↓ PgUp PgDn scroll · Enter or Esc to close' : 'Enter or Esc to close'}>
+    <Frame
+      title={`${badge}${p.title}`}
+      tone={p.tone}
+      width={p.width}
+      footer={scrolls ? '↑↓ PgUp PgDn scroll · Enter or Esc to close' : 'Enter or Esc to close'}
+    >
       {all.slice(top, top + shown).map((l, i) => (
         <Text key={top + i} wrap="truncate" color={l.first && p.tone === 'bad' ? colour('bad') : undefined}>
           {l.text}
         </Text>
       ))}
-      {scrolls ? <Text dimColor wrap="truncate">{marker}</Text> : null}
+      {scrolls ? (
+        <Text dimColor wrap="truncate">
+          {marker}
+        </Text>
+      ) : null}
     </Frame>
   );
 }

@@ -6,7 +6,10 @@ import { scrollFor } from '../table-layout.js';
 import { sanitize } from '../sanitize.js';
 import { fit } from '../text.js';
 
-export interface PickerItem { label: string; hint?: string }
+export interface PickerItem {
+  label: string;
+  hint?: string;
+}
 export interface PickerProps {
   title: string;
   message?: string;

@@ -26,7 +26,9 @@ export function ProgressDialog(p: ProgressProps) {
   return (
     <Frame title={p.title} tone={p.tone ?? 'info'} width={p.width} footer="Esc stop following">
       {p.lines.map((l, i) => (
-        <Text key={i} wrap="truncate" color={i === 0 ? colour(p.tone) : undefined}>{sanitize(l, 500) || ' '}</Text>
+        <Text key={i} wrap="truncate" color={i === 0 ? colour(p.tone) : undefined}>
+          {sanitize(l, 500) || ' '}
+        </Text>
       ))}
       {p.fraction !== undefined ? <ProgressBar fraction={p.fraction} width={innerWidth(p.width)} /> : null}
     </Frame>

@@ -35,12 +35,17 @@ export function SecretDialog(p: SecretProps) {
   return (
     <Frame title={p.title} tone="warn" width={p.width} footer="c copy to clipboard (OSC 52) · Enter or Esc close">
       {p.lines.map((l, i) => (
-        <Text key={i} wrap="wrap">{sanitize(l, 500)}</Text>
+        <Text key={i} wrap="wrap">
+          {sanitize(l, 500)}
+        </Text>
       ))}
       <Text> </Text>
       <RevealedAtOutput secret={sanitize(p.secret, 2000)} />
       <Text> </Text>
-      <Text color={colour('warn')} wrap="wrap">▲ This secret will not be shown again. Store it now; a lost secret means revoking the key and creating a new one.</Text>
+      <Text color={colour('warn')} wrap="wrap">
+        ▲ This secret will not be shown again. Store it now; a lost secret means revoking the key and creating a new
+        one.
+      </Text>
       {copied ? <Text color={colour('ok')}>● copied to the clipboard (OSC 52)</Text> : null}
     </Frame>
   );
@@ -63,7 +68,9 @@ function RevealedAtOutput({ secret }: { secret: string }) {
   };
   return (
     <Transform transform={keepOut(reveal)}>
-      <Text bold wrap="wrap">{MASK.repeat(chars.length)}</Text>
+      <Text bold wrap="wrap">
+        {MASK.repeat(chars.length)}
+      </Text>
     </Transform>
   );
 }

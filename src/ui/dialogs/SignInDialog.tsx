@@ -61,8 +61,11 @@ export function SignInDialog(p: SignInProps) {
     const complete = p.prompt.verificationUriComplete ? sanitize(p.prompt.verificationUriComplete, 500) : undefined;
     const code = sanitize(p.prompt.userCode, 40);
     const waiting = `Waiting for the approval… (the code is valid until ${sanitize(p.prompt.until, 20)})`;
-    const withQr = [`Scan the code with a phone, or open ${page}`, `and enter the code:  ${code}`, waiting].flatMap(wrap);
-    const fits = p.prompt.qr.length > 0 && p.prompt.qr.length + withQr.length <= room && widthOf(p.prompt.qr[0]) <= inner;
+    const withQr = [`Scan the code with a phone, or open ${page}`, `and enter the code:  ${code}`, waiting].flatMap(
+      wrap,
+    );
+    const fits =
+      p.prompt.qr.length > 0 && p.prompt.qr.length + withQr.length <= room && widthOf(p.prompt.qr[0]) <= inner;
     if (fits) {
       qr = p.prompt.qr;
       text = withQr;
@@ -78,12 +81,18 @@ export function SignInDialog(p: SignInProps) {
   return (
     <Frame title={p.title} tone={tone} width={p.width} footer={FOOTERS[p.phase]}>
       {qr.map((l, i) => (
-        <Text key={`qr${i}`} wrap="truncate">{l}</Text>
+        <Text key={`qr${i}`} wrap="truncate">
+          {l}
+        </Text>
       ))}
       {shown.map((l, i) => (
-        <Text key={i} wrap="truncate" color={i === 0 && p.phase === 'failed' ? colour('bad') : undefined}>{l}</Text>
+        <Text key={i} wrap="truncate" color={i === 0 && p.phase === 'failed' ? colour('bad') : undefined}>
+          {l}
+        </Text>
       ))}
-      {text.length > shown.length ? <Text dimColor>… {text.length - shown.length} more lines (make the window taller)</Text> : null}
+      {text.length > shown.length ? (
+        <Text dimColor>… {text.length - shown.length} more lines (make the window taller)</Text>
+      ) : null}
     </Frame>
   );
 }

@@ -51,13 +51,18 @@ export function TypeToConfirmDialog(p: TypeToConfirmProps) {
   return (
     <Frame title={p.title} tone="bad" width={p.width} footer="Enter confirm · Esc cancel">
       {lines(p.message).map((l, i) => (
-        <Text key={i} wrap="wrap">{sanitize(l, 500)}</Text>
+        <Text key={i} wrap="wrap">
+          {sanitize(l, 500)}
+        </Text>
       ))}
       <Text>
         Type <Text bold>{truncate(p.expected, w - 20)}</Text> to confirm:
       </Text>
       <Box>
-        <Text>{'> '}{truncateStart(value, w - 4)}</Text>
+        <Text>
+          {'> '}
+          {truncateStart(value, w - 4)}
+        </Text>
         <Text inverse> </Text>
       </Box>
       {wrong ? <Text color={colour('bad')}>✕ does not match; nothing was sent</Text> : null}

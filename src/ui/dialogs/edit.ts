@@ -24,7 +24,21 @@ function limited(chars: string[], maxLength: number): Edited {
  */
 export function applyEdit(value: string, input: string, key: Key, maxLength = 500): Edited | null {
   if (key.backspace || key.delete) return { value: [...value].slice(0, -1).join(''), clipped: false };
-  if (key.ctrl || key.escape || key.return || key.tab || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow || key.pageUp || key.pageDown || key.home || key.end) return null;
+  if (
+    key.ctrl ||
+    key.escape ||
+    key.return ||
+    key.tab ||
+    key.upArrow ||
+    key.downArrow ||
+    key.leftArrow ||
+    key.rightArrow ||
+    key.pageUp ||
+    key.pageDown ||
+    key.home ||
+    key.end
+  )
+    return null;
   if (key.meta) return null;
   if (!input) return null;
   let chars = [...value];

@@ -8,7 +8,13 @@ interface FieldBase {
 }
 export type FormField =
   /** `validate` also gets the whole form as typed, for a rule across fields (until after from) */
-  | (FieldBase & { kind: 'text'; initial?: string; required?: boolean; maxLength?: number; validate?: (v: string, form?: Record<string, string>) => string | null })
+  | (FieldBase & {
+      kind: 'text';
+      initial?: string;
+      required?: boolean;
+      maxLength?: number;
+      validate?: (v: string, form?: Record<string, string>) => string | null;
+    })
   /** a whole number >= 0, or empty for unlimited (null) */
   | (FieldBase & { kind: 'limit'; initial?: number | null })
   | (FieldBase & { kind: 'number'; initial?: number; min?: number; max?: number; required?: boolean })
@@ -19,29 +25,39 @@ export type FormValues = Record<string, FormValue>;
 
 export const initialText = (f: FormField): string => {
   switch (f.kind) {
-    case 'text': return f.initial ?? '';
-    case 'limit': return f.initial === null || f.initial === undefined ? '' : String(f.initial);
-    case 'number': return f.initial === undefined ? '' : String(f.initial);
-    case 'select': return f.initial ?? f.options[0]?.value ?? '';
+    case 'text':
+      return f.initial ?? '';
+    case 'limit':
+      return f.initial === null || f.initial === undefined ? '' : String(f.initial);
+    case 'number':
+      return f.initial === undefined ? '' : String(f.initial);
+    case 'select':
+      return f.initial ?? f.options[0]?.value ?? '';
   }
 };
 
 const WHOLE = /^\d+$/;
 
 /** Parses what the user typed; an error is a short phrase shown under the field. */
-export function parseField(f: FormField, raw: string, form?: Record<string, string>): { value: FormValue } | { error: string } {
+export function parseField(
+  f: FormField,
+  raw: string,
+  form?: Record<string, string>,
+): { value: FormValue } | { error: string } {
   const t = raw.trim();
   switch (f.kind) {
     case 'text': {
       if (f.required && t === '') return { error: 'required' };
-      if (f.maxLength !== undefined && charCount(t) > f.maxLength) return { error: `at most ${f.maxLength} characters` };
+      if (f.maxLength !== undefined && charCount(t) > f.maxLength)
+        return { error: `at most ${f.maxLength} characters` };
       const custom = f.validate?.(t, form);
       return custom ? { error: custom } : { value: t };
     }
     case 'limit': {
       if (t === '') return { value: null };
       const n = Number(t.replace(/[_,]/g, ''));
-      if (!WHOLE.test(t.replace(/[_,]/g, '')) || !Number.isSafeInteger(n)) return { error: 'a whole number ≥ 0, or empty for unlimited' };
+      if (!WHOLE.test(t.replace(/[_,]/g, '')) || !Number.isSafeInteger(n))
+        return { error: 'a whole number ≥ 0, or empty for unlimited' };
       return { value: n };
     }
     case 'number': {
@@ -58,7 +74,10 @@ export function parseField(f: FormField, raw: string, form?: Record<string, stri
 }
 
 /** Parses every field; errors by field name. */
-export function parseForm(fields: FormField[], raw: Record<string, string>): { values: FormValues; errors: Record<string, string> } {
+export function parseForm(
+  fields: FormField[],
+  raw: Record<string, string>,
+): { values: FormValues; errors: Record<string, string> } {
   const values: FormValues = {};
   const errors: Record<string, string> = {};
   for (const f of fields) {

@@ -11,4 +11,5 @@ export function keepOut<T extends Transformer>(transform: T): T {
   return Object.assign(transform, { [KEEP_OUT]: true });
 }
 
-export const isKeptOut = (transform: Transformer): boolean => (transform as { [KEEP_OUT]?: boolean })[KEEP_OUT] === true;
+export const isKeptOut = (transform: Transformer): boolean =>
+  (transform as { [KEEP_OUT]?: boolean })[KEEP_OUT] === true;

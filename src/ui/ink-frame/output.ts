@@ -1,5 +1,13 @@
 import sliceAnsi from 'slice-ansi';
-import { diffAnsiCodes, ansiCodesToString, reduceAnsiCodesIncremental, styledCharsFromTokens, tokenize, type AnsiCode, type StyledChar } from '@alcalzone/ansi-tokenize';
+import {
+  diffAnsiCodes,
+  ansiCodesToString,
+  reduceAnsiCodesIncremental,
+  styledCharsFromTokens,
+  tokenize,
+  type AnsiCode,
+  type StyledChar,
+} from '@alcalzone/ansi-tokenize';
 import { BoundedMap } from '../bounded-map.js';
 import { displayWidth, NARROW_CLASS } from '../display-width.js';
 import widestLine from './widest-line.js';
@@ -23,11 +31,23 @@ import { isKeptOut } from './keep-out.js';
  */
 
 type Transformer = (s: string, index: number) => string;
-interface Clip { x1?: number; x2?: number; y1?: number; y2?: number }
-type Operation = { type: 'write'; x: number; y: number; text: string; transformers: Transformer[] } | { type: 'clip'; clip: Clip } | { type: 'unclip' };
+interface Clip {
+  x1?: number;
+  x2?: number;
+  y1?: number;
+  y2?: number;
+}
+type Operation =
+  | { type: 'write'; x: number; y: number; text: string; transformers: Transformer[] }
+  | { type: 'clip'; clip: Clip }
+  | { type: 'unclip' };
 
 /** What is written to one row: each piece is a line placed at a column. */
-interface Piece { x: number; line: string; keptOut?: boolean }
+interface Piece {
+  x: number;
+  line: string;
+  keptOut?: boolean;
+}
 
 // Bounded so that a dashboard showing new rows all day does not grow (a frame has ~40 rows; all
 // twelve screens ~500): finished rows are strings, a few hundred bytes each. Styled characters
@@ -78,7 +98,7 @@ function sgrCodes(sequence: string): AnsiCode[] {
 function simpleStyledChars(line: string): StyledChar[] {
   const chars: StyledChar[] = [];
   let styles: AnsiCode[] = NO_STYLES;
-  for (let i = 0; i < line.length; ) {
+  for (let i = 0; i < line.length;) {
     if (line.charCodeAt(i) === 0x1b) {
       const end = line.indexOf('m', i) + 1;
       const codes = sgrCodes(line.slice(i, end));
@@ -104,7 +124,8 @@ function styledCharsToString(chars: StyledChar[]): string {
   for (let i = 0; i < chars.length; i++) {
     const char = chars[i];
     if (i === 0) out += ansiCodesToString(char.styles);
-    else if (chars[i - 1].styles !== char.styles) out += ansiCodesToString(diffAnsiCodes(chars[i - 1].styles, char.styles));
+    else if (chars[i - 1].styles !== char.styles)
+      out += ansiCodesToString(diffAnsiCodes(chars[i - 1].styles, char.styles));
     out += char.value;
     if (i === chars.length - 1) out += ansiCodesToString(diffAnsiCodes(char.styles, []));
   }
@@ -121,7 +142,7 @@ function simpleLineString(line: string, width: number): string | undefined {
   let styles: AnsiCode[] = NO_STYLES;
   let last: AnsiCode[] | undefined; // the style list of the last character written
   let count = 0;
-  for (let i = 0; i < line.length; ) {
+  for (let i = 0; i < line.length;) {
     if (line.charCodeAt(i) === 0x1b) {
       const end = line.indexOf('m', i) + 1;
       for (const code of sgrCodes(line.slice(i, end))) styles = reduceAnsiCodesIncremental(styles, [code]);
@@ -132,7 +153,12 @@ function simpleLineString(line: string, width: number): string | undefined {
     if (end < 0) end = line.length;
     count += end - i;
     if (count > width) return undefined;
-    out += last === undefined ? ansiCodesToString(styles) : last !== styles ? ansiCodesToString(diffAnsiCodes(last, styles)) : '';
+    out +=
+      last === undefined
+        ? ansiCodesToString(styles)
+        : last !== styles
+          ? ansiCodesToString(diffAnsiCodes(last, styles))
+          : '';
     out += line.slice(i, end);
     last = styles;
     i = end;
@@ -155,7 +181,8 @@ function buildRow(width: number, pieces: Piece[]): string {
     for (const character of styledCharsOf(line)) {
       row[offsetX] = character;
       const characterWidth = Math.max(1, widthOf(character.value));
-      for (let i = 1; i < characterWidth; i++) row[offsetX + i] = { type: 'char', value: '', fullWidth: false, styles: character.styles };
+      for (let i = 1; i < characterWidth; i++)
+        row[offsetX + i] = { type: 'char', value: '', fullWidth: false, styles: character.styles };
       offsetX += characterWidth;
     }
   }

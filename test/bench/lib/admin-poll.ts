@@ -5,7 +5,13 @@ import { median, nowMs, percentile } from './stats.js';
  * One client GETting `path` every everyMs for durationMs (a GET that is late starts at once, the
  * next on schedule), each timed from its send, as server-load times the dashboards' GETs.
  */
-export async function pollAdmin(url: string, token: string, durationMs: number, everyMs = 10, path = '/v1/admin/connectors'): Promise<number[]> {
+export async function pollAdmin(
+  url: string,
+  token: string,
+  durationMs: number,
+  everyMs = 10,
+  path = '/v1/admin/connectors',
+): Promise<number[]> {
   const client = new Client(url);
   const ms: number[] = [];
   const start = nowMs();

@@ -34,9 +34,34 @@ export interface AuditDb {
   actors: { subject: string; count: number }[];
 }
 
-interface Actor { subject: string; role: Role; ip: string }
+interface Actor {
+  subject: string;
+  role: Role;
+  ip: string;
+}
 
-const FIRST = ['alice', 'ben', 'carla', 'dmitri', 'erin', 'farah', 'george', 'hana', 'ivan', 'julia', 'kofi', 'lena', 'marco', 'nina', 'omar', 'paula', 'quentin', 'rosa', 'sven', 'tara'];
+const FIRST = [
+  'alice',
+  'ben',
+  'carla',
+  'dmitri',
+  'erin',
+  'farah',
+  'george',
+  'hana',
+  'ivan',
+  'julia',
+  'kofi',
+  'lena',
+  'marco',
+  'nina',
+  'omar',
+  'paula',
+  'quentin',
+  'rosa',
+  'sven',
+  'tara',
+];
 const LAST = ['martin', 'okafor', 'mendes'];
 
 /** 60 people: 12 IT admins, 38 app owners, 10 auditors. */
@@ -57,68 +82,189 @@ const ROTATOR = svc('svc-key-rotator', 'it_admin', '10.20.30.22');
 const BUDGETS = svc('svc-budget-sync', 'app_owner', '10.20.30.23');
 
 /** the services' share of all entries, by service; people have the rest (0.24) */
-const SERVICE_SHARES: [Actor, number][] = [[SCHEDULER, 0.5], [SIEM, 0.06], [PROBE, 0.04], [TERRAFORM, 0.08], [ROTATOR, 0.06], [BUDGETS, 0.02]];
+const SERVICE_SHARES: [Actor, number][] = [
+  [SCHEDULER, 0.5],
+  [SIEM, 0.06],
+  [PROBE, 0.04],
+  [TERRAFORM, 0.08],
+  [ROTATOR, 0.06],
+  [BUDGETS, 0.02],
+];
 const SERVICE_SHARE = SERVICE_SHARES.reduce((s, [, w]) => s + w, 0);
 
 const CONNECTORS = Array.from({ length: 40 }, (_, i) => `conn_${String(i).padStart(2, '0')}`);
 const CHANNELS = ['chan_web', 'chan_teams', 'chan_slack', 'chan_api', 'chan_email', 'chan_sms'];
 const WORKLOADS = ['chat', 'summarize', 'extract', 'embed', 'code-assist', 'classify'];
-const MODELS = ['llama-3.1-8b-instruct', 'mistral-7b-instruct-v0.3', 'qwen2.5-14b-instruct', 'qwen2.5-coder-7b-instruct'];
+const MODELS = [
+  'llama-3.1-8b-instruct',
+  'mistral-7b-instruct-v0.3',
+  'qwen2.5-14b-instruct',
+  'qwen2.5-coder-7b-instruct',
+];
 const IDPS = ['login.northwind.example', 'northwind.okta.example', 'adfs.northwind.example'];
 
-type Make = (rng: Rng, keys: string[]) => { action: string; target: { type: string; id: string | null }; details: Record<string, unknown> };
+type Make = (
+  rng: Rng,
+  keys: string[],
+) => { action: string; target: { type: string; id: string | null }; details: Record<string, unknown> };
 
 const ACTIONS: Record<string, Make> = {
   'connector.ingest': (rng) => {
     const c = rng.pick(CONNECTORS);
-    return { action: 'connector.ingest', target: { type: 'connector', id: c }, details: { source_id: `src_${c.slice(5)}_${rng.int(1, 3)}`, job_id: rng.id('job') } };
+    return {
+      action: 'connector.ingest',
+      target: { type: 'connector', id: c },
+      details: { source_id: `src_${c.slice(5)}_${rng.int(1, 3)}`, job_id: rng.id('job') },
+    };
   },
   'channel.update': (rng) => {
     const id = rng.pick(CHANNELS);
     const to = rng.chance(0.5);
-    return { action: 'channel.update', target: { type: 'channel', id }, details: { requested: 1, changes: [{ id, from: !to, to }] } };
+    return {
+      action: 'channel.update',
+      target: { type: 'channel', id },
+      details: { requested: 1, changes: [{ id, from: !to, to }] },
+    };
   },
   'gateway.key.create': (rng, keys) => {
     const id = rng.id('key');
     keys.push(id);
     if (keys.length > 2000) keys.splice(0, 1000);
-    return { action: 'gateway.key.create', target: { type: 'gateway_key', id }, details: { name: `app-${rng.int(1, 400)}`, quota: { requests_per_minute: rng.pick([60, 120, null]), tokens_per_minute: null, tokens_per_day: rng.pick([1_000_000, null]) } } };
+    return {
+      action: 'gateway.key.create',
+      target: { type: 'gateway_key', id },
+      details: {
+        name: `app-${rng.int(1, 400)}`,
+        quota: {
+          requests_per_minute: rng.pick([60, 120, null]),
+          tokens_per_minute: null,
+          tokens_per_day: rng.pick([1_000_000, null]),
+        },
+      },
+    };
   },
-  'gateway.key.revoke': (rng, keys) => ({ action: 'gateway.key.revoke', target: { type: 'gateway_key', id: keys.length ? rng.pick(keys) : rng.id('key') }, details: { name: `app-${rng.int(1, 400)}`, already_revoked: rng.chance(0.05) } }),
+  'gateway.key.revoke': (rng, keys) => ({
+    action: 'gateway.key.revoke',
+    target: { type: 'gateway_key', id: keys.length ? rng.pick(keys) : rng.id('key') },
+    details: { name: `app-${rng.int(1, 400)}`, already_revoked: rng.chance(0.05) },
+  }),
   'gateway.key.quota': (rng, keys) => ({
-    action: 'gateway.key.quota', target: { type: 'gateway_key', id: keys.length ? rng.pick(keys) : rng.id('key') },
-    details: { from: { requests_per_minute: 60, tokens_per_minute: null, tokens_per_day: null }, to: { requests_per_minute: rng.pick([30, 90, 120, 300]), tokens_per_minute: null, tokens_per_day: null } },
+    action: 'gateway.key.quota',
+    target: { type: 'gateway_key', id: keys.length ? rng.pick(keys) : rng.id('key') },
+    details: {
+      from: { requests_per_minute: 60, tokens_per_minute: null, tokens_per_day: null },
+      to: { requests_per_minute: rng.pick([30, 90, 120, 300]), tokens_per_minute: null, tokens_per_day: null },
+    },
   }),
   'model.activate': (rng) => {
     const [a, b] = [rng.pick(MODELS), rng.pick(MODELS)];
     return { action: 'model.activate', target: { type: 'model', id: b }, details: { previous_model_id: a } };
   },
-  'routing.update': (rng) => ({ action: 'routing.update', target: { type: 'routing', id: rng.pick(WORKLOADS) }, details: { from: rng.pick(MODELS), to: rng.pick([...MODELS, null]) } }),
-  'agent.budgets.update': (rng) => ({ action: 'agent.budgets.update', target: { type: 'budgets', id: null }, details: { changes: [{ field: 'defaults.tokens_per_run', from: 32_000, to: rng.pick([16_000, 48_000, 64_000]) }] } }),
+  'routing.update': (rng) => ({
+    action: 'routing.update',
+    target: { type: 'routing', id: rng.pick(WORKLOADS) },
+    details: { from: rng.pick(MODELS), to: rng.pick([...MODELS, null]) },
+  }),
+  'agent.budgets.update': (rng) => ({
+    action: 'agent.budgets.update',
+    target: { type: 'budgets', id: null },
+    details: { changes: [{ field: 'defaults.tokens_per_run', from: 32_000, to: rng.pick([16_000, 48_000, 64_000]) }] },
+  }),
   'identity.test': (rng) => {
     const ok = rng.chance(0.9);
-    return { action: 'identity.test', target: { type: 'identity_provider', id: rng.pick(IDPS) }, details: { provider: 'oidc', ok, failed_step: ok ? null : rng.pick(['resolve', 'discovery', 'jwks']) } };
+    return {
+      action: 'identity.test',
+      target: { type: 'identity_provider', id: rng.pick(IDPS) },
+      details: { provider: 'oidc', ok, failed_step: ok ? null : rng.pick(['resolve', 'discovery', 'jwks']) },
+    };
   },
-  'audit.export': (rng) => ({ action: 'audit.export', target: { type: 'audit', id: null }, details: { format: rng.pick(['csv', 'jsonl']), filters: { start_time: '2026-11-20T09:00:00Z' } } }),
-  'journal.export': (rng) => ({ action: 'journal.export', target: { type: 'journal', id: null }, details: { format: 'jsonl', filters: { agent: rng.pick(['hr-assistant', 'it-helpdesk']) } } }),
-  'settings.update': (rng) => ({ action: 'settings.update', target: { type: 'settings', id: null }, details: { method: rng.pick(['PUT', 'PATCH', 'POST']) } }),
+  'audit.export': (rng) => ({
+    action: 'audit.export',
+    target: { type: 'audit', id: null },
+    details: { format: rng.pick(['csv', 'jsonl']), filters: { start_time: '2026-11-20T09:00:00Z' } },
+  }),
+  'journal.export': (rng) => ({
+    action: 'journal.export',
+    target: { type: 'journal', id: null },
+    details: { format: 'jsonl', filters: { agent: rng.pick(['hr-assistant', 'it-helpdesk']) } },
+  }),
+  'settings.update': (rng) => ({
+    action: 'settings.update',
+    target: { type: 'settings', id: null },
+    details: { method: rng.pick(['PUT', 'PATCH', 'POST']) },
+  }),
 };
 
 const SERVICE_ACTIONS = new Map<Actor, [string, number][]>([
   [SCHEDULER, [['connector.ingest', 1]]],
-  [SIEM, [['audit.export', 9], ['journal.export', 1]]],
+  [
+    SIEM,
+    [
+      ['audit.export', 9],
+      ['journal.export', 1],
+    ],
+  ],
   [PROBE, [['identity.test', 1]]],
-  [TERRAFORM, [['gateway.key.create', 3], ['gateway.key.quota', 4], ['gateway.key.revoke', 1], ['routing.update', 1], ['channel.update', 1]]],
-  [ROTATOR, [['gateway.key.create', 1], ['gateway.key.revoke', 1]]],
+  [
+    TERRAFORM,
+    [
+      ['gateway.key.create', 3],
+      ['gateway.key.quota', 4],
+      ['gateway.key.revoke', 1],
+      ['routing.update', 1],
+      ['channel.update', 1],
+    ],
+  ],
+  [
+    ROTATOR,
+    [
+      ['gateway.key.create', 1],
+      ['gateway.key.revoke', 1],
+    ],
+  ],
   [BUDGETS, [['agent.budgets.update', 1]]],
 ]);
 const ROLE_ACTIONS: Record<Role, [string, number][]> = {
-  it_admin: [['connector.ingest', 20], ['channel.update', 10], ['gateway.key.create', 12], ['gateway.key.revoke', 6], ['gateway.key.quota', 14], ['model.activate', 4], ['routing.update', 10], ['agent.budgets.update', 6], ['identity.test', 8], ['audit.export', 8], ['journal.export', 2]],
-  app_owner: [['connector.ingest', 25], ['gateway.key.create', 15], ['gateway.key.quota', 15], ['gateway.key.revoke', 5], ['channel.update', 10], ['routing.update', 10], ['agent.budgets.update', 10], ['audit.export', 5], ['journal.export', 5]],
+  it_admin: [
+    ['connector.ingest', 20],
+    ['channel.update', 10],
+    ['gateway.key.create', 12],
+    ['gateway.key.revoke', 6],
+    ['gateway.key.quota', 14],
+    ['model.activate', 4],
+    ['routing.update', 10],
+    ['agent.budgets.update', 6],
+    ['identity.test', 8],
+    ['audit.export', 8],
+    ['journal.export', 2],
+  ],
+  app_owner: [
+    ['connector.ingest', 25],
+    ['gateway.key.create', 15],
+    ['gateway.key.quota', 15],
+    ['gateway.key.revoke', 5],
+    ['channel.update', 10],
+    ['routing.update', 10],
+    ['agent.budgets.update', 10],
+    ['audit.export', 5],
+    ['journal.export', 5],
+  ],
   // a fifth of what auditors do is a mutation attempt, denied
-  auditor: [['audit.export', 50], ['journal.export', 30], ['gateway.key.revoke', 5], ['channel.update', 5], ['routing.update', 5], ['connector.ingest', 5]],
+  auditor: [
+    ['audit.export', 50],
+    ['journal.export', 30],
+    ['gateway.key.revoke', 5],
+    ['channel.update', 5],
+    ['routing.update', 5],
+    ['connector.ingest', 5],
+  ],
 };
-const FAILURES: [number, string][] = [[400, 'SVC-ADMIN-400'], [404, 'SVC-ADMIN-404'], [409, 'SVC-ADMIN-409'], [422, 'SVC-ADMIN-422']];
+const FAILURES: [number, string][] = [
+  [400, 'SVC-ADMIN-400'],
+  [404, 'SVC-ADMIN-404'],
+  [409, 'SVC-ADMIN-409'],
+  [422, 'SVC-ADMIN-422'],
+];
 const READS = new Set(['audit.export', 'journal.export', 'identity.test']);
 
 function entry(rng: Rng, keys: string[], actor: Actor, at_ms: number, human: boolean): AuditSeed {
@@ -144,8 +290,16 @@ function entry(rng: Rng, keys: string[], actor: Actor, at_ms: number, human: boo
     }
   }
   return {
-    id: rng.id('aud'), at_ms, actor: { subject: actor.subject, role: actor.role }, action, target,
-    outcome, status, request_id: rng.id('req'), source_ip: actor.ip, details,
+    id: rng.id('aud'),
+    at_ms,
+    actor: { subject: actor.subject, role: actor.role },
+    action,
+    target,
+    outcome,
+    status,
+    request_id: rng.id('req'),
+    source_ip: actor.ip,
+    details,
   };
 }
 
@@ -154,7 +308,9 @@ function* generate(n: number, fromMs: number, toMs: number): Generator<AuditSeed
   const rng = createRng(20261121);
   const times = rng.fork();
   const nService = Math.round(n * SERVICE_SHARE);
-  const serviceTimes = Float64Array.from({ length: nService }, () => Math.floor(fromMs + times.next() * (toMs - fromMs))).sort();
+  const serviceTimes = Float64Array.from({ length: nService }, () =>
+    Math.floor(fromMs + times.next() * (toMs - fromMs)),
+  ).sort();
   const humanTimes = Float64Array.from({ length: n - nService }, () => sampleBusyTime(times, fromMs, toMs)).sort();
   const services = SERVICE_SHARES.map(([a, w]) => [a, w] as const);
   const keys: string[] = [];
@@ -195,12 +351,22 @@ export function ensureAuditDb(outDir: string, rows: number, log: (m: string) => 
   const it = generate(rows, fromMs, END_MS);
   for (let done = 0; done < rows;) {
     done += insertAuditBatch(db, take(it, 100_000));
-    if (done % 200_000 === 0 || done === rows) log(`  ${done.toLocaleString('en-US')} rows, ${((nowMs() - started) / 1000).toFixed(1)} s`);
+    if (done % 200_000 === 0 || done === rows)
+      log(`  ${done.toLocaleString('en-US')} rows, ${((nowMs() - started) / 1000).toFixed(1)} s`);
   }
-  const actors = db.prepare('SELECT actor_subject AS subject, count(*) AS count FROM audit GROUP BY actor_subject ORDER BY count DESC').all() as AuditDb['actors'];
+  const actors = db
+    .prepare('SELECT actor_subject AS subject, count(*) AS count FROM audit GROUP BY actor_subject ORDER BY count DESC')
+    .all() as AuditDb['actors'];
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
-  const meta = { rows, fromMs, toMs: END_MS, actors, generator: GENERATOR_VERSION, seconds: Math.round((nowMs() - started) / 100) / 10 };
+  const meta = {
+    rows,
+    fromMs,
+    toMs: END_MS,
+    actors,
+    generator: GENERATOR_VERSION,
+    seconds: Math.round((nowMs() - started) / 100) / 10,
+  };
   writeFileSync(join(tmp, 'meta.json'), `${JSON.stringify(meta, null, 2)}\n`);
   rmSync(dir, { recursive: true, force: true });
   renameSync(tmp, dir);

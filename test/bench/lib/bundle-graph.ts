@@ -47,7 +47,9 @@ export function dashboardLoadGraph(dist: string): LoadGraph {
     }
   };
   visit('cli.js');
-  const dashboard = importsOf(read('cli.js')).dynamics.map((s) => s.slice(2)).find((f) => f.startsWith('dashboard-'));
+  const dashboard = importsOf(read('cli.js'))
+    .dynamics.map((s) => s.slice(2))
+    .find((f) => f.startsWith('dashboard-'));
   if (!dashboard) throw new Error('no dashboard chunk imported by dist/cli.js');
   visit(dashboard);
   // the app itself: one CommonJS file the dashboard chunk loads with the code cache
@@ -80,7 +82,13 @@ export function bytesByPackage(dist: string, g: LoadGraph): [string, number][] {
     if (!existsSync(map)) continue;
     const m = JSON.parse(readFileSync(map, 'utf8')) as { sources: string[]; sourcesContent?: (string | null)[] };
     m.sources.forEach((s, i) => {
-      const p = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(s)?.[1] ?? s.replace(/^(\.\.\/)+/, '').split('/').slice(0, 2).join('/');
+      const p =
+        /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(s)?.[1] ??
+        s
+          .replace(/^(\.\.\/)+/, '')
+          .split('/')
+          .slice(0, 2)
+          .join('/');
       sizes.set(p, (sizes.get(p) ?? 0) + (m.sourcesContent?.[i]?.length ?? 0));
     });
   }
@@ -93,7 +101,14 @@ export function bytesByPackage(dist: string, g: LoadGraph): [string, number][] {
  * provider client (openid-client) is in the dashboard's bundle for a sign-in asked again from the
  * dashboard, run only then.
  */
-export const FORBIDDEN_ON_DASHBOARD_PATH = [/^src\/server\//, /node_modules\/fastify\//, /better-sqlite3/, /oidc-provider/, /node_modules\/qrcode\//, /node_modules\/pino\//];
+export const FORBIDDEN_ON_DASHBOARD_PATH = [
+  /^src\/server\//,
+  /node_modules\/fastify\//,
+  /better-sqlite3/,
+  /oidc-provider/,
+  /node_modules\/qrcode\//,
+  /node_modules\/pino\//,
+];
 
 export function forbiddenIn(g: LoadGraph): string[] {
   return [...g.sources, ...g.externals].filter((s) => FORBIDDEN_ON_DASHBOARD_PATH.some((re) => re.test(s)));

@@ -17,7 +17,9 @@ try {
     log: (m) => process.stderr.write(`  [${expected}] ${m}\n`),
   };
   const figures = await bench.run(ctx);
-  await new Promise((resolve, reject) => process.send({ type: 'figures', figures }, (err) => (err ? reject(err) : resolve())));
+  await new Promise((resolve, reject) =>
+    process.send({ type: 'figures', figures }, (err) => (err ? reject(err) : resolve())),
+  );
   // a benchmark may leave handles (timers, pools) open: its figures are in, so end now
   process.exit(0);
 } catch (err) {

@@ -10,7 +10,8 @@ const CLI = join(REPO, 'bin', 'appliance-admin.cjs');
 const START_TIMEOUT_MS = 120_000;
 
 export function ensureDist(): void {
-  if (!existsSync(join(REPO, 'dist', 'cli.js'))) execFileSync(process.execPath, [join(REPO, 'scripts', 'build.mjs')], { cwd: REPO, stdio: 'inherit' });
+  if (!existsSync(join(REPO, 'dist', 'cli.js')))
+    execFileSync(process.execPath, [join(REPO, 'scripts', 'build.mjs')], { cwd: REPO, stdio: 'inherit' });
 }
 
 const cliEnv = () => ({ ...process.env, NODE_OPTIONS: '' });
@@ -19,7 +20,10 @@ const cliEnv = () => ({ ...process.env, NODE_OPTIONS: '' });
 export function issueToken(dataDir: string, role: Role, name: string): string {
   ensureDist();
   return execFileSync(process.execPath, [CLI, 'token', 'issue', '--data', dataDir, '--role', role, '--name', name], {
-    cwd: REPO, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: cliEnv(),
+    cwd: REPO,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: cliEnv(),
   }).trim();
 }
 
@@ -34,17 +38,28 @@ export interface CliServer {
 /** `appliance-admin serve --data DIR --port 0 [extra]`, resolved once it prints where it listens. */
 export async function startServer(dataDir: string, extra: string[] = []): Promise<CliServer> {
   ensureDist();
-  const child = spawn(process.execPath, [CLI, 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', '0', '--log-level', 'warn', ...extra], {
-    cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: cliEnv(),
-  });
+  const child = spawn(
+    process.execPath,
+    [CLI, 'serve', '--data', dataDir, '--host', '127.0.0.1', '--port', '0', '--log-level', 'warn', ...extra],
+    {
+      cwd: REPO,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: cliEnv(),
+    },
+  );
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
   let out = '';
   let err = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => { err = (err + d).slice(-4000); });
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    err = (err + d).slice(-4000);
+  });
   const exited = new Promise<void>((res) => child.once('exit', () => res()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in ${START_TIMEOUT_MS / 1000} s: ${err}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`server did not start in ${START_TIMEOUT_MS / 1000} s: ${err}`)),
+      START_TIMEOUT_MS,
+    );
     child.stdout!.setEncoding('utf8').on('data', (d: string) => {
       out += d;
       const m = /listening on (https?:\/\/[^\s/]+)/.exec(out);

@@ -23,7 +23,8 @@ export const CONNECTOR_TEXT = 'Team share';
 export const OVERVIEW_TEXT = 'updated ';
 
 export function requireScript(): void {
-  if (!existsSync('/usr/bin/script')) throw new Error('these benchmarks need util-linux script (/usr/bin/script; Debian: apt-get install -y util-linux)');
+  if (!existsSync('/usr/bin/script'))
+    throw new Error('these benchmarks need util-linux script (/usr/bin/script; Debian: apt-get install -y util-linux)');
 }
 
 // CSI (colours, cursor, erase), OSC (title, clipboard), charset selection, keypad modes
@@ -116,10 +117,12 @@ export function launchInPty(args: string[], o: PtyOptions = {}): PtyProcess {
   });
   child.stderr!.setEncoding('utf8').on('data', () => undefined);
   child.stdin!.on('error', () => undefined);
-  const exited = new Promise<number | null>((res) => child.once('exit', (code) => {
-    process.off('exit', killOnExit);
-    res(code);
-  }));
+  const exited = new Promise<number | null>((res) =>
+    child.once('exit', (code) => {
+      process.off('exit', killOnExit);
+      res(code);
+    }),
+  );
   return {
     startedAt,
     execAt() {
@@ -134,11 +137,29 @@ export function launchInPty(args: string[], o: PtyOptions = {}): PtyProcess {
       if (at !== undefined) return Promise.resolve(at);
       if (text.includes(needle)) return Promise.resolve(nowMs() - startedAt);
       return new Promise<number>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`"${needle}" did not appear within ${timeoutMs} ms; the terminal showed:\n${text.slice(-3000)}`)), timeoutMs);
-        waiters.push({ needle, resolve: (t) => { clearTimeout(timer); resolve(t); } });
+        const timer = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `"${needle}" did not appear within ${timeoutMs} ms; the terminal showed:\n${text.slice(-3000)}`,
+              ),
+            ),
+          timeoutMs,
+        );
+        waiters.push({
+          needle,
+          resolve: (t) => {
+            clearTimeout(timer);
+            resolve(t);
+          },
+        });
         void exited.then((code) => {
           clearTimeout(timer);
-          reject(new Error(`the program ended (exit ${code}) before "${needle}" appeared; the terminal showed:\n${text.slice(-3000)}`));
+          reject(
+            new Error(
+              `the program ended (exit ${code}) before "${needle}" appeared; the terminal showed:\n${text.slice(-3000)}`,
+            ),
+          );
         });
       });
     },
@@ -146,7 +167,10 @@ export function launchInPty(args: string[], o: PtyOptions = {}): PtyProcess {
       child.stdin!.write(keys);
     },
     programPid() {
-      const kids = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+      const kids = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8')
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean);
       if (kids.length !== 1) throw new Error(`script has ${kids.length} children`);
       return Number(kids[0]);
     },
@@ -166,9 +190,15 @@ export function launchInPty(args: string[], o: PtyOptions = {}): PtyProcess {
 export function timeExit(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<number> {
   return new Promise((resolve, reject) => {
     const t0 = nowMs();
-    const c = spawn(argv[0], argv.slice(1), { cwd: REPO, stdio: 'ignore', env: { ...process.env, NODE_OPTIONS: '', ...env } });
+    const c = spawn(argv[0], argv.slice(1), {
+      cwd: REPO,
+      stdio: 'ignore',
+      env: { ...process.env, NODE_OPTIONS: '', ...env },
+    });
     c.once('error', reject);
-    c.once('exit', (code) => (code === 0 ? resolve(nowMs() - t0) : reject(new Error(`${argv.join(' ')} exited ${code}`))));
+    c.once('exit', (code) =>
+      code === 0 ? resolve(nowMs() - t0) : reject(new Error(`${argv.join(' ')} exited ${code}`)),
+    );
   });
 }
 
@@ -185,7 +215,11 @@ export interface FixtureServer {
  * channels and models and no demo traffic (`demo: true` runs `serve --demo` instead), and an
  * it_admin token in a 0600 file.
  */
-export async function startFixtureServer(outDir: string, label: string, o: { demo?: boolean } = {}): Promise<FixtureServer> {
+export async function startFixtureServer(
+  outDir: string,
+  label: string,
+  o: { demo?: boolean } = {},
+): Promise<FixtureServer> {
   const root = join(outDir, `work-${label}-${process.pid}`);
   rmSync(root, { recursive: true, force: true });
   mkdirSync(root, { recursive: true });

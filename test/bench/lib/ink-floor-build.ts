@@ -16,6 +16,10 @@ export async function buildInkFloor(outDir: string): Promise<string> {
     ...common,
     entryPoints: { floor: join(REPO, 'test/bench/lib/ink-floor.tsx') },
   });
-  await build({ ...LAUNCH_OPTIONS, ...common, entryPoints: { launch: join(REPO, 'test/bench/lib/ink-floor-launch.ts') } });
+  await build({
+    ...LAUNCH_OPTIONS,
+    ...common,
+    entryPoints: { launch: join(REPO, 'test/bench/lib/ink-floor-launch.ts') },
+  });
   return join(dir, 'launch.cjs');
 }

@@ -23,7 +23,10 @@ class FakeTty extends EventEmitter {
   lastFrame = '';
   /** most lines any written frame had */
   tallest = 0;
-  constructor(public columns: number, public rows: number) {
+  constructor(
+    public columns: number,
+    public rows: number,
+  ) {
     super();
   }
   write = (data: string) => {
@@ -120,7 +123,8 @@ export function renderApp(deps: DashboardDeps, columns = 120, rows = 40): InkHar
     async waitForText(text, timeoutMs = 30_000) {
       const end = Date.now() + timeoutMs;
       while (!stdout.lastFrame.includes(text)) {
-        if (Date.now() > end) throw new Error(`"${text}" not on screen after ${timeoutMs} ms; last frame:\n${stdout.lastFrame}`);
+        if (Date.now() > end)
+          throw new Error(`"${text}" not on screen after ${timeoutMs} ms; last frame:\n${stdout.lastFrame}`);
         await new Promise((r) => setTimeout(r, 20));
       }
     },

@@ -81,7 +81,10 @@ async function run(plan) {
 
   async function gatewayLoad() {
     const pool = new Pool(plan.url, { connections: plan.gatewayConnections, pipelining: 1, keepAliveTimeout: 10_000 });
-    const body = JSON.stringify({ messages: [{ role: 'user', content: 'Summarise the travel policy in two sentences.' }], max_tokens: 64 });
+    const body = JSON.stringify({
+      messages: [{ role: 'user', content: 'Summarise the travel policy in two sentences.' }],
+      max_tokens: 64,
+    });
     const interval = 1000 / plan.rate;
     const inflight = new Set();
     try {
@@ -94,7 +97,12 @@ async function run(plan) {
         const sent = now();
         gatewaySent++;
         const p = pool
-          .request({ method: 'POST', path: `/v1/gateway/${workload}`, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body })
+          .request({
+            method: 'POST',
+            path: `/v1/gateway/${workload}`,
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+            body,
+          })
           .then(async (res) => {
             await res.body.dump();
             const done = now();
@@ -134,7 +142,10 @@ async function run(plan) {
     gatewayRate: gatewaySent / seconds,
     status,
     byPath,
-    errorCount: Object.entries(status).filter(([k]) => !/ (200|304)$/.test(k)).reduce((n, [, v]) => n + v, 0) + transportErrors,
+    errorCount:
+      Object.entries(status)
+        .filter(([k]) => !/ (200|304)$/.test(k))
+        .reduce((n, [, v]) => n + v, 0) + transportErrors,
     errors,
     generatorCpuPercent: ((cpu.user + cpu.system) / 1e3 / (seconds * 1000)) * 100,
   };

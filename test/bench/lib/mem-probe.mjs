@@ -9,7 +9,10 @@ if (out) {
   const t0 = Date.now();
   const sample = () => {
     const m = process.memoryUsage();
-    appendFileSync(out, `${JSON.stringify({ t: Date.now() - t0, rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers })}\n`);
+    appendFileSync(
+      out,
+      `${JSON.stringify({ t: Date.now() - t0, rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers })}\n`,
+    );
   };
   setInterval(sample, every).unref();
 }

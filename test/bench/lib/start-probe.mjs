@@ -46,7 +46,13 @@ process.stdout.write = (chunk, ...rest) => {
   if (marks.dataFrame === undefined && s.includes(needle)) {
     marks.dataFrame = t;
     const n = performance.nodeTiming;
-    marks.node = { nodeStart: n.nodeStart, v8Start: n.v8Start, environment: n.environment, bootstrapComplete: n.bootstrapComplete, loopStart: n.loopStart };
+    marks.node = {
+      nodeStart: n.nodeStart,
+      v8Start: n.v8Start,
+      environment: n.environment,
+      bootstrapComplete: n.bootstrapComplete,
+      loopStart: n.loopStart,
+    };
     if (out) writeFileSync(out, JSON.stringify(marks));
   }
   return write(chunk, ...rest);

@@ -30,7 +30,9 @@ function read(): SchedMark {
   // stat's fields after the command name (which may hold spaces) start at field 3: processor is field 39
   const stat = readFileSync(`${TASK}/stat`, 'utf8');
   const cpu = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[36]);
-  const line = readFileSync('/proc/stat', 'utf8').split('\n').find((l) => l.startsWith(`cpu${cpu} `));
+  const line = readFileSync('/proc/stat', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`cpu${cpu} `));
   const steal = Number(line?.trim().split(/\s+/)[8]);
   let othersRunNs = 0;
   for (const tid of backgroundThreads()) {
