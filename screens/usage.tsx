@@ -11,7 +11,7 @@ import {
 import { defineScreen, type ResourceEntry, type ScreenAction, type ScreenUiState } from '../src/ui/screen-api.js';
 import { bar, sparkline } from '../src/ui/charts.js';
 import { limitText, shortTime } from '../src/ui/format.js';
-import { sanitize } from '../src/ui/sanitize.js';
+import { sanitize } from '../src/text/sanitize.js';
 import { fit, truncate, widthOf } from '../src/ui/text.js';
 import { setQuotaAction } from './shared/quota.js';
 

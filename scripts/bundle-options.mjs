@@ -71,7 +71,7 @@ export const inkWrapBounded = sourcePatch(
 // Unicode data loaded at start for text the dashboard rarely shows: string-width, slice-ansi and
 // ansi-tokenize each make an Intl.Segmenter when loaded (the first Intl object loads ICU's data,
 // 15–30 ms), and string-width builds its \p{RGI_Emoji} expression (14 ms). They get
-// src/ui/graphemes.ts's segmenter instead (ASCII without ICU, the Intl one made on first use),
+// src/text/graphemes.ts's segmenter instead (ASCII without ICU, the Intl one made on first use),
 // and the expression is built the first time a character needs it.
 const LAZY_SEGMENTER_FILES =
   /node_modules[\\/](?:string-width[\\/]index|wrap-ansi[\\/]node_modules[\\/]string-width[\\/]index|slice-ansi[\\/]tokenize-ansi|@alcalzone[\\/]ansi-tokenize[\\/]build[\\/]tokenize)\.js$/;
@@ -79,7 +79,7 @@ const RGI_EMOJI = [
   'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;',
   'let rgiEmojiMade; const rgiEmojiRegex = { test: (text) => (rgiEmojiMade ??= /^\\p{RGI_Emoji}$/v).test(text) };',
 ];
-const graphemesModule = JSON.stringify(fileURLToPath(new URL('../src/ui/graphemes.ts', import.meta.url)));
+const graphemesModule = JSON.stringify(fileURLToPath(new URL('../src/text/graphemes.ts', import.meta.url)));
 export const lazyUnicodeData = {
   name: 'lazy-unicode-data',
   setup(b) {

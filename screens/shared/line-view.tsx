@@ -1,7 +1,7 @@
 import React, { useEffect } from 'react';
 import { Box, Text } from 'ink';
 import { colour, markOf, toneOf, type Tone } from '../../src/ui/theme.js';
-import { sanitize } from '../../src/ui/sanitize.js';
+import { sanitize } from '../../src/text/sanitize.js';
 import { fit, truncate, widthOf, wrapText } from '../../src/ui/text.js';
 
 /**

@@ -6,7 +6,7 @@ import type { AnyScreen, ScreenRenderProps } from '../ui/screen-api.js';
 import { Table } from '../ui/Table.js';
 import { sortColumn } from '../ui/sort.js';
 import { colour } from '../ui/theme.js';
-import { sanitize } from '../ui/sanitize.js';
+import { sanitize } from '../text/sanitize.js';
 import { useDeps } from './deps.js';
 import type { ScreenData } from './screen-data.js';
 

@@ -17,7 +17,7 @@ import { errorLines } from '../ui/ErrorBanner.js';
 import { useNow, useTerminalSize } from '../ui/hooks.js';
 import { usePasteIgnored } from '../ui/paste.js';
 import { colour } from '../ui/theme.js';
-import { sanitize } from '../ui/sanitize.js';
+import { sanitize } from '../text/sanitize.js';
 import { truncate, wrapText } from '../ui/text.js';
 import { offersFilter, type AnyScreen, type ScreenLink } from '../ui/screen-api.js';
 import { flipSort, nextSort, sortMark } from '../ui/sort.js';

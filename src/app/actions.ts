@@ -6,7 +6,7 @@ import type { ActionContext, AnyScreen, ScreenAction } from '../ui/screen-api.js
 import type { AuditEntry } from '../contract/index.js';
 import { errorLines } from '../ui/ErrorBanner.js';
 import { routingChangeOf } from '../ui/audit-change.js';
-import { sanitize } from '../ui/sanitize.js';
+import { sanitize } from '../text/sanitize.js';
 import type { FormField, FormValues } from '../ui/dialogs/form-model.js';
 import { closeDialog, openDialog, updateDialog } from './dialogs.js';
 import { openLink } from './navigate.js';

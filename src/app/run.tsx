@@ -1,6 +1,6 @@
 import React from 'react';
 import { render } from 'ink';
-import { sanitize } from '../ui/sanitize.js';
+import { sanitize } from '../text/sanitize.js';
 import { App } from './App.js';
 import { KeyStdin } from './key-stdin.js';
 import type { DashboardDeps } from './deps.js';

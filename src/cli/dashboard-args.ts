@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ROLES, type Role } from '../contract/common.js';
 import { screens } from '../../screens/index.js';
-import { sanitize } from '../ui/sanitize.js';
+import { sanitize } from '../text/sanitize.js';
 import { UsageError } from './usage-error.js';
 import {
   CONNECTION_OPTIONS,

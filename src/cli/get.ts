@@ -3,7 +3,7 @@ import type { ApiClient } from '../client/api-client.js';
 import { ApiError, type SchemaIssue } from '../client/errors.js';
 import { emptyEntry, queryAt, type ResourceEntry } from '../store/resources.js';
 import { EMPTY_SCREEN_STATE } from '../store/ui.js';
-import { sanitize } from '../ui/sanitize.js';
+import { sanitize } from '../text/sanitize.js';
 import type { AnyScreen, ResourceRequest } from '../ui/screen-api.js';
 import { clientFor, reportClientError } from './client-errors.js';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';

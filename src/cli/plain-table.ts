@@ -1,7 +1,7 @@
 import { extractRows } from '../app/screen-data.js';
 import { EMPTY_SCREEN_STATE } from '../store/ui.js';
 import { flatten } from '../ui/flatten.js';
-import { sanitize } from '../ui/sanitize.js';
+import { sanitize } from '../text/sanitize.js';
 import type { AnyScreen, Column } from '../ui/screen-api.js';
 import { cellText } from '../ui/table-layout.js';
 import { fit, widthOf } from '../ui/text.js';

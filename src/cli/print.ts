@@ -1,4 +1,4 @@
-import { sanitize } from '../ui/sanitize.js';
+import { sanitize } from '../text/sanitize.js';
 
 /** Long enough for a wrapped error with a URL in it; a line longer than this is junk anyway. */
 const MAX_LINE = 2000;

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { DB_FILE, openDatabase } from '../server/db/open.js';
 import { DEFAULT_TOKEN_TTL_MS, issueToken, listTokens, revokeToken, type HostActor } from '../server/tokens.js';
 import { Role } from '../contract/common.js';
-import { sanitize } from '../ui/sanitize.js';
+import { sanitize } from '../text/sanitize.js';
 import { UsageError } from './usage-error.js';
 
 const SUBCOMMANDS = ['issue', 'list', 'revoke'];

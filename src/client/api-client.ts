@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { API_PREFIX, ROUTE_META, type RouteMeta, type RouteName } from '../contract/route-meta.js';
 import type { RouteResponse, routes } from '../contract/routes.js';
 import { routeSchemas } from './route-schemas.js';
-import { MAX_DEPTH, MAX_ITEMS, sanitize, sanitizeDeep, type Cuts } from '../ui/sanitize.js';
+import { MAX_DEPTH, MAX_ITEMS, sanitize, sanitizeDeep, type Cuts } from '../text/sanitize.js';
 import {
   ApiError,
   NOT_THIS_API,

@@ -3,7 +3,7 @@ import { mayMutate } from '../contract/common.js';
 import { MUTATION_ACTIONS } from '../contract/route-meta.js';
 import type { ApiClient } from '../client/api-client.js';
 import { ApiError, NOT_THIS_API, TransportError } from '../client/errors.js';
-import { sanitize } from '../ui/sanitize.js';
+import { sanitize } from '../text/sanitize.js';
 import { AuthSessionError } from '../auth-session/errors.js';
 import { claimsOf } from './jwt.js';
 

@@ -1,5 +1,10 @@
 import { createStore } from 'zustand/vanilla';
-import type { SortState } from '../ui/sort.js';
+
+/** The order a list is shown in: by the column with this header. */
+export interface SortState {
+  column: string;
+  descending: boolean;
+}
 
 /** What each screen remembers while another one is shown. */
 export interface ScreenUiState {

@@ -1,7 +1,7 @@
 import React, { useMemo } from 'react';
 import { Box, Text } from 'ink';
 import { flatten } from './flatten.js';
-import { sanitize } from './sanitize.js';
+import { sanitize } from '../text/sanitize.js';
 import { fit, truncate, widthOf } from './text.js';
 
 export interface DetailViewProps {

@@ -1,7 +1,7 @@
 import React from 'react';
 import { Box, Text } from 'ink';
 import { describeError } from '../client/errors.js';
-import { sanitize } from './sanitize.js';
+import { sanitize } from '../text/sanitize.js';
 import { colour } from './theme.js';
 
 /** Turns any error into plain words plus the code and request id an operator can quote. */

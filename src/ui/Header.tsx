@@ -2,7 +2,7 @@ import React, { memo } from 'react';
 import { Box, Text } from 'ink';
 import type { ConnectionInfo } from '../store/resources.js';
 import { colour } from './theme.js';
-import { sanitize } from './sanitize.js';
+import { sanitize } from '../text/sanitize.js';
 import { truncate, widthOf } from './text.js';
 
 export interface Freshness {

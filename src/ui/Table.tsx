@@ -3,7 +3,7 @@ import { Box, Text } from 'ink';
 import chalk from 'chalk';
 import sliceAnsi from 'slice-ansi';
 import type { Column } from './screen-api.js';
-import { BoundedMap } from './bounded-map.js';
+import { BoundedMap } from '../text/bounded-map.js';
 import widestLine from './ink-frame/widest-line.js';
 import { cellText, layoutColumns, scrollFor, GUTTER, SEPARATOR, SORT_MARK_WIDTH } from './table-layout.js';
 import { sortMark, type SortState } from './sort.js';

@@ -5,14 +5,11 @@
  */
 import type { Column } from './screen-api.js';
 import { cellText } from './table-layout.js';
+import type { SortState } from '../store/ui.js';
+
+export type { SortState };
 
 export type SortKey = number | string | null;
-
-/** The order a list is shown in: by the column with this header. */
-export interface SortState {
-  column: string;
-  descending: boolean;
-}
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
 

@@ -1,5 +1,5 @@
 import type { Column } from './screen-api.js';
-import { sanitize } from './sanitize.js';
+import { sanitize } from '../text/sanitize.js';
 import { widthOf } from './text.js';
 
 export const GUTTER = 2; // '› ' marks the selected row without relying on colour

@@ -1,7 +1,7 @@
 import stringWidth from 'string-width';
-import { BoundedMap } from './bounded-map.js';
-import { displayWidth } from './display-width.js';
-import { graphemes } from './graphemes.js';
+import { BoundedMap } from '../text/bounded-map.js';
+import { displayWidth } from '../text/display-width.js';
+import { graphemes } from '../text/graphemes.js';
 
 /**
  * Display width, remembered: every frame measures the same cells again, and string-width's

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/client/api-client.js';
 import { conform, readTolerantly } from '../../src/client/normalize.js';
 import { ChannelList, Deployment, Session } from '../../src/contract/index.js';
-import { MAX_DEPTH, MAX_ITEMS, sanitizeDeep, TOO_DEEP } from '../../src/ui/sanitize.js';
+import { MAX_DEPTH, MAX_ITEMS, sanitizeDeep, TOO_DEEP } from '../../src/text/sanitize.js';
 import { json, startHostile, type HostileServer } from '../helpers/hostile-server.js';
 
 /** How the client reads answers that do not fit: the contract's containers, bounded size and depth. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import stringWidth from 'string-width';
-import { displayWidth, NARROW_CLASS } from '../../src/ui/display-width.js';
+import { displayWidth, NARROW_CLASS } from '../../src/text/display-width.js';
 
 // every code point of the fast path's character class
 const narrowCodePoints: number[] = [];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { graphemes, lazySegmenter } from '../../src/ui/graphemes.js';
+import { graphemes, lazySegmenter } from '../../src/text/graphemes.js';
 
 const intl = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 const plain = (segments: Iterable<Intl.SegmentData>) => [...segments].map(({ segment, index }) => [segment, index]);

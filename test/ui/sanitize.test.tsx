@@ -3,7 +3,7 @@ import React from 'react';
 import { Text } from 'ink';
 import { render } from 'ink-testing-library';
 import fc from 'fast-check';
-import { sanitize, sanitizeDeep } from '../../src/ui/sanitize.js';
+import { sanitize, sanitizeDeep } from '../../src/text/sanitize.js';
 import { Table } from '../../src/ui/Table.js';
 
 const ESC = '\x1b';

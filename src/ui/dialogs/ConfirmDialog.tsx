@@ -2,7 +2,7 @@ import React from 'react';
 import { Box, Text, useInput } from 'ink';
 import { Frame, lines } from './Frame.js';
 import { colour } from '../theme.js';
-import { sanitize } from '../sanitize.js';
+import { sanitize } from '../../text/sanitize.js';
 import { useLiveState } from '../hooks.js';
 
 export interface ConfirmProps {

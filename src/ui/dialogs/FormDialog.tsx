@@ -5,7 +5,7 @@ import { Frame, innerWidth, lines } from './Frame.js';
 import { applyEdit, insertPaste, type Edited } from './edit.js';
 import { initialText, parseForm, type FormField, type FormValues } from './form-model.js';
 import { colour } from '../theme.js';
-import { sanitize } from '../sanitize.js';
+import { sanitize } from '../../text/sanitize.js';
 import { usePaste } from '../paste.js';
 import { fit, truncate, truncateStart } from '../text.js';
 

@@ -3,7 +3,7 @@ import { Text, useInput } from 'ink';
 import { Frame, innerWidth } from './Frame.js';
 import { wrapText } from '../text.js';
 import { colour, markOf, type Tone } from '../theme.js';
-import { sanitize } from '../sanitize.js';
+import { sanitize } from '../../text/sanitize.js';
 import { useScrollWindow } from '../scroll-window.js';
 
 export interface MessageProps {

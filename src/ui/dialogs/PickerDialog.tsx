@@ -3,7 +3,7 @@ import { useLiveState } from '../hooks.js';
 import { Text, useInput } from 'ink';
 import { Frame, innerWidth } from './Frame.js';
 import { scrollFor } from '../table-layout.js';
-import { sanitize } from '../sanitize.js';
+import { sanitize } from '../../text/sanitize.js';
 import { fit } from '../text.js';
 
 export interface PickerItem {

@@ -3,7 +3,7 @@ import { Text, useInput } from 'ink';
 import { Frame, innerWidth } from './Frame.js';
 import { ProgressBar } from '../ProgressBar.js';
 import { colour, type Tone } from '../theme.js';
-import { sanitize } from '../sanitize.js';
+import { sanitize } from '../../text/sanitize.js';
 
 export interface ProgressProps {
   title: string;

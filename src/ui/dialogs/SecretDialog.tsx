@@ -2,7 +2,7 @@ import React, { useState } from 'react';
 import { Text, Transform, useInput } from 'ink';
 import { Frame } from './Frame.js';
 import { colour } from '../theme.js';
-import { sanitize } from '../sanitize.js';
+import { sanitize } from '../../text/sanitize.js';
 import { keepOut } from '../ink-frame/keep-out.js';
 
 export interface SecretProps {

@@ -1,7 +1,7 @@
 import React from 'react';
 import { Text, useInput } from 'ink';
 import { Frame, innerWidth } from './Frame.js';
-import { sanitize } from '../sanitize.js';
+import { sanitize } from '../../text/sanitize.js';
 import { widthOf, wrapText } from '../text.js';
 import { colour } from '../theme.js';
 

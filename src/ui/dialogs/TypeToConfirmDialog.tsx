@@ -5,7 +5,7 @@ import { Frame, innerWidth, lines } from './Frame.js';
 import { editText, insertPaste } from './edit.js';
 import { usePaste } from '../paste.js';
 import { colour } from '../theme.js';
-import { sanitize } from '../sanitize.js';
+import { sanitize } from '../../text/sanitize.js';
 import { truncate, truncateStart } from '../text.js';
 
 export interface TypeToConfirmProps {

@@ -1,5 +1,5 @@
 import type { Key } from 'ink';
-import { sanitize } from '../sanitize.js';
+import { sanitize } from '../../text/sanitize.js';
 
 /**
  * The length of a field's text as its limit counts it: in code points (an emoji is one), as

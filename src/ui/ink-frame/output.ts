@@ -8,8 +8,8 @@ import {
   type AnsiCode,
   type StyledChar,
 } from '@alcalzone/ansi-tokenize';
-import { BoundedMap } from '../bounded-map.js';
-import { displayWidth, NARROW_CLASS } from '../display-width.js';
+import { BoundedMap } from '../../text/bounded-map.js';
+import { displayWidth, NARROW_CLASS } from '../../text/display-width.js';
 import widestLine from './widest-line.js';
 import { isKeptOut } from './keep-out.js';
 

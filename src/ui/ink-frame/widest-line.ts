@@ -1,5 +1,5 @@
-import { displayWidth } from '../display-width.js';
-import { BoundedMap } from '../bounded-map.js';
+import { displayWidth } from '../../text/display-width.js';
+import { BoundedMap } from '../../text/bounded-map.js';
 
 /**
  * widest-line, remembered and with displayWidth's fast path. Ink measures each text of the frame
