@@ -1,7 +1,7 @@
 import type { Connector, Job } from '../src/contract/index.js';
 import { ApiError, TransportError } from '../src/client/errors.js';
 import { defineScreen, type ActionContext } from '../src/ui/screen-api.js';
-import { errorLines } from '../src/ui/ErrorBanner.js';
+import { errorLines } from '../src/ui/error-lines.js';
 import { ago } from '../src/ui/format.js';
 import { timeKey } from '../src/ui/sort.js';
 import { toneOf } from '../src/ui/theme.js';

@@ -13,7 +13,7 @@ import { TextInput } from '../ui/TextInput.js';
 import { DetailView, detailLines } from '../ui/DetailView.js';
 import { visibleRows } from '../ui/Table.js';
 import { scrollFor } from '../ui/table-layout.js';
-import { errorLines } from '../ui/ErrorBanner.js';
+import { errorLines } from '../ui/error-lines.js';
 import { useNow, useTerminalSize } from '../ui/hooks.js';
 import { usePasteIgnored } from '../ui/paste.js';
 import { colour } from '../ui/theme.js';

@@ -4,7 +4,7 @@ import { actionBlockReason, learnForbidden } from '../store/session.js';
 import { flash, patchScreen, screenState } from '../store/ui.js';
 import type { ActionContext, AnyScreen, ScreenAction } from '../ui/screen-api.js';
 import type { AuditEntry } from '../contract/index.js';
-import { errorLines } from '../ui/ErrorBanner.js';
+import { errorLines } from '../ui/error-lines.js';
 import { routingChangeOf } from '../ui/audit-change.js';
 import { sanitize } from '../text/sanitize.js';
 import type { FormField, FormValues } from '../ui/dialogs/form-model.js';

@@ -2,7 +2,7 @@ import * as oidc from 'openid-client';
 import { DeviceLoginError } from './errors.js';
 import { oauthErrorCode, providerConfig, providerError } from './provider.js';
 
-export const DEFAULT_SCOPE = 'openid profile offline_access';
+const DEFAULT_SCOPE = 'openid profile offline_access';
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 /** RFC 8628 §3.5: the wait when the provider names none, and the step added on slow_down. */
 const DEFAULT_INTERVAL_S = 5;

@@ -4,7 +4,7 @@ import { DeviceLoginError, IdentityProviderUnavailableError } from './errors.js'
 const REQUEST_TIMEOUT_S = 15;
 
 /** Plain http only to this machine: tests and local providers; anything else must be https. */
-export function isLoopbackHttp(url: URL): boolean {
+function isLoopbackHttp(url: URL): boolean {
   if (url.protocol !== 'http:') return false;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);

@@ -23,7 +23,7 @@ export const CONNECTION_USAGE = `  --url URL          the appliance (http(s)://h
   --ca-file FILE     PEM CA certificate to trust for the appliance's TLS
   --insecure-http    allow plain http:// to a host other than this machine (the token travels unencrypted)`;
 
-export const NO_CREDENTIAL =
+const NO_CREDENTIAL =
   'no credential: give the token with --token-file FILE or the APPLIANCE_ADMIN_TOKEN variable, or sign in with: appliance-admin login --issuer URL --client-id ID [--url APPLIANCE]';
 
 /** A fixed bearer token, or a function giving a current one (the stored sign-in renews itself). */
@@ -42,7 +42,7 @@ export interface Connection {
 }
 
 /** Reads a token file, refusing one that group or others can read. */
-export function readTokenFile(file: string): string {
+function readTokenFile(file: string): string {
   let st;
   try {
     st = statSync(file);

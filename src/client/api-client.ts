@@ -57,7 +57,6 @@ export interface CallResult<T> {
   notModified: boolean;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type JsonRouteName = { [N in RouteName]: (typeof routes)[N]['response'] extends 'file' ? never : N }[RouteName];
 export type FileRouteName = Exclude<RouteName, JsonRouteName>;
 export type RouteData<N extends JsonRouteName> = RouteResponse<N>;
@@ -399,7 +398,7 @@ async function readPrefix(res: Dispatcher.ResponseData, max: number): Promise<st
   return Buffer.concat(chunks).subarray(0, max).toString('utf8');
 }
 
-export function headerOf(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+function headerOf(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
   const v = headers[name];
   return Array.isArray(v) ? v[0] : v;
 }
@@ -424,7 +423,7 @@ function htmlSummary(html: string): string {
 }
 
 /** Decodes a problem+json (tolerantly) or any other error body into an ApiError. */
-export function problemFrom(
+function problemFrom(
   status: number,
   headers: Record<string, string | string[] | undefined>,
   text: string,
@@ -450,12 +449,10 @@ export function problemFrom(
   const detail = str(p.detail) ?? str(p.message) ?? str(p.error) ?? str(nestedError.message) ?? fromText;
   const rawParams = p.invalid_params ?? p.invalidParams;
   const invalid: InvalidParam[] = Array.isArray(rawParams)
-    ? rawParams
-        .slice(0, 20)
-        .map((x) => ({
-          name: sanitize((x as InvalidParam)?.name, 100),
-          reason: sanitize((x as InvalidParam)?.reason, 200),
-        }))
+    ? rawParams.slice(0, 20).map((x) => ({
+        name: sanitize((x as InvalidParam)?.name, 100),
+        reason: sanitize((x as InvalidParam)?.reason, 200),
+      }))
     : [];
   const retry = Number(headerOf(headers, 'retry-after'));
   return new ApiError(

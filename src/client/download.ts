@@ -33,7 +33,7 @@ export interface DownloadResult {
  * format. Anything else (an HTML page, text/plain, application/json, a generic octet-stream, no
  * Content-Type at all) is not an export the client can vouch for.
  */
-export const EXPORT_TYPES: Record<string, readonly string[]> = {
+const EXPORT_TYPES: Record<string, readonly string[]> = {
   csv: ['text/csv', 'application/csv', 'text/x-csv', 'text/comma-separated-values'],
   jsonl: [
     'application/x-ndjson',

@@ -65,7 +65,7 @@ function isPageShape(shape: Record<string, z.ZodType>): boolean {
 }
 
 /** Reshapes `value` towards `schema` without ever throwing; validation comes after. */
-export function normalize(schema: z.ZodType, value: unknown): unknown {
+function normalize(schema: z.ZodType, value: unknown): unknown {
   const { inner, nullable, optional } = unwrap(schema);
   const d = defOf(inner);
   if (value === undefined) {
@@ -188,7 +188,7 @@ const checkedBefore = new WeakSet<z.ZodType>();
  * Checks `value` against `schema` without stripping unknown fields: the caller gets the value
  * as normalized (every field kept) plus the contract issues, which the UI shows.
  */
-export function validateLenient(schema: z.ZodType, value: unknown): { value: unknown; issues: SchemaIssue[] } {
+function validateLenient(schema: z.ZodType, value: unknown): { value: unknown; issues: SchemaIssue[] } {
   const first = !checkedBefore.has(schema);
   checkedBefore.add(schema);
   const r = schema.safeParse(value, first ? { jitless: true } : undefined);

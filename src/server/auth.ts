@@ -44,7 +44,7 @@ function claimAt(payload: JWTPayload, name: string): unknown {
     );
 }
 
-export function rolesFromClaims(payload: JWTPayload, sso: NonNullable<ServerConfig['sso']>): Role | null {
+function rolesFromClaims(payload: JWTPayload, sso: NonNullable<ServerConfig['sso']>): Role | null {
   const raw = claimAt(payload, sso.role_claim);
   const values = (Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(/[\s,]+/) : []).filter(
     (v): v is string => typeof v === 'string',

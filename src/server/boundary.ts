@@ -1,8 +1,8 @@
 import { boundary } from './errors.js';
 
 /** Field names that carry content rather than metadata. */
-export const CONTENT_FIELDS = new Set(['content', 'prompt', 'messages', 'document', 'text']);
-export const MAX_METADATA_STRING_BYTES = 1024;
+const CONTENT_FIELDS = new Set(['content', 'prompt', 'messages', 'document', 'text']);
+const MAX_METADATA_STRING_BYTES = 1024;
 
 interface Node {
   value: unknown;

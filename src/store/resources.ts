@@ -17,7 +17,7 @@ export interface ResourceRequest {
   rolling?: { as: string; query: (nowMs: number) => Record<string, unknown> };
 }
 
-export type ResourceStatus = 'idle' | 'loading' | 'ok' | 'error';
+type ResourceStatus = 'idle' | 'loading' | 'ok' | 'error';
 
 export interface ResourceEntry {
   key: string;
@@ -32,7 +32,7 @@ export interface ResourceEntry {
   requestId: string | undefined;
 }
 
-export type ConnectionState = 'connecting' | 'ok' | 'down';
+type ConnectionState = 'connecting' | 'ok' | 'down';
 
 export interface ConnectionInfo {
   state: ConnectionState;

@@ -8,7 +8,7 @@ import { AuthSessionError } from '../auth-session/errors.js';
 import { claimsOf } from './jwt.js';
 
 /** Where the session learned its role, in the order it tries them. */
-export type RoleSource = 'session' | 'claims' | 'learned' | 'unknown';
+type RoleSource = 'session' | 'claims' | 'learned' | 'unknown';
 
 export interface SessionState {
   subject: string | null;

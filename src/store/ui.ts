@@ -19,7 +19,7 @@ export interface ScreenUiState {
   extra: Record<string, unknown>;
 }
 
-export type UiMode = 'normal' | 'help' | 'command' | 'filter' | 'detail';
+type UiMode = 'normal' | 'help' | 'command' | 'filter' | 'detail';
 export interface Flash {
   text: string;
   tone: 'info' | 'warn' | 'bad' | 'ok';

@@ -22,7 +22,7 @@ const WHITESPACE_CONTROLS = /[\t\n\v\f\r\u0085\u2028\u2029]/g;
 const OTHER_CONTROLS = /[\p{Cc}\p{Cf}]/gu;
 const LONE_SURROGATE = /\p{Cs}/gu;
 
-export const DEFAULT_MAX_LENGTH = 1000;
+const DEFAULT_MAX_LENGTH = 1000;
 
 /** One printable line: no control characters, no escape sequences, at most `max` characters. */
 export function sanitize(value: unknown, max = DEFAULT_MAX_LENGTH): string {

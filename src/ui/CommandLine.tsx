@@ -12,7 +12,7 @@ export interface CommandLineProps {
 }
 
 /** Completion for `partial`: the single match, or the common prefix of several. */
-export function complete(partial: string, commands: string[]): { value: string; matches: string[] } {
+function complete(partial: string, commands: string[]): { value: string; matches: string[] } {
   const matches = commands.filter((c) => c.startsWith(partial));
   if (matches.length === 0) return { value: partial, matches };
   if (matches.length === 1) return { value: matches[0], matches };

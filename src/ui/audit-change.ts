@@ -1,7 +1,7 @@
 /** How a change reads in words: on the routing screen's result, in its audit entry, and in the audit list. */
 
 /** A workload's model in words: null (or absent) follows the active model. */
-export const routedTo = (modelId: string | null | undefined): string =>
+const routedTo = (modelId: string | null | undefined): string =>
   modelId === null || modelId === undefined ? 'follows the active model' : modelId;
 
 /** "follows the active model → mistral-7b". */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { insertJournalBatch } from '../../src/server/governance/bulk.js';
 import type { JournalRecord } from '../../src/server/governance/journal-writer.js';
-import { useScreenSuite } from '../helpers/screen-suite.js';
+import { setupScreenSuite } from '../helpers/screen-suite.js';
 import type { DashboardHarness } from '../helpers/dashboard.js';
 
 const NOW = Date.now();
@@ -19,7 +19,7 @@ const entry = (id: string, run: string, minutesAgo: number): JournalRecord => ({
   output_tokens: 1,
 });
 
-const suite = useScreenSuite({
+const suite = setupScreenSuite({
   setup: (s) => {
     insertJournalBatch(s.server.db, [entry('jrn_first', 'run_first', 10), entry('jrn_second', 'run_second', 20)]);
   },

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { useScreenSuite } from '../helpers/screen-suite.js';
+import { setupScreenSuite } from '../helpers/screen-suite.js';
 import { offersFilter } from '../../src/ui/screen-api.js';
 import { screens } from '../../screens/index.js';
 
-const suite = useScreenSuite();
+const suite = setupScreenSuite();
 
 const hints = (f: string) => f.split('\n').at(-2) ?? '';
 const statusLine = (f: string) => f.split('\n').at(-1) ?? '';

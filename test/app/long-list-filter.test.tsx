@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { useScreenSuite } from '../helpers/screen-suite.js';
+import { setupScreenSuite } from '../helpers/screen-suite.js';
 import { patchEntry, resourceKey } from '../../src/store/resources.js';
 import { screenState } from '../../src/store/ui.js';
 import { auditScreen } from '../../screens/audit.js';
@@ -15,7 +15,7 @@ const localAudit = {
   list: { ...auditScreen.list!, serverFilter: false, summary: (rows: unknown[]) => `${rows.length} entries` },
 };
 
-const suite = useScreenSuite();
+const suite = setupScreenSuite();
 
 describe('a filter over a long list', () => {
   it('shows the first matches, finishes its search between frames, and then counts every match', async () => {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { useScreenSuite, selectRow } from '../helpers/screen-suite.js';
+import { setupScreenSuite, selectRow } from '../helpers/screen-suite.js';
 
 /**
  * At 80x24 a result with its audit entry is taller than the room: the dialog scrolls (↑↓ PgUp
  * PgDn Home End) and says what is hidden, instead of cutting the entry off.
  */
-const suite = useScreenSuite();
+const suite = setupScreenSuite();
 
 describe('a result taller than the window', () => {
   it('scrolls to show the whole audit entry', async () => {

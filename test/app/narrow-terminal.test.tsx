@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { useScreenSuite } from '../helpers/screen-suite.js';
+import { setupScreenSuite } from '../helpers/screen-suite.js';
 import { startTestServer } from '../helpers/server.js';
 import { whereAndWho } from '../../src/ui/Header.js';
 import { widthOf } from '../../src/ui/text.js';
 
-const suite = useScreenSuite({
+const suite = setupScreenSuite({
   setup: async (s) => {
     for (const name of ['narrow-key', 'a-key-with-a-name-longer-than-the-column']) {
       const res = await s.call('POST', '/gateway/keys', {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { useScreenSuite } from '../helpers/screen-suite.js';
+import { setupScreenSuite } from '../helpers/screen-suite.js';
 
 /**
  * A form the appliance refuses (400/409/413/422, nothing changed yet) comes back with what was
  * sent and the reason, for every form-based action (src/app/actions.ts): correct and resend,
  * or Esc to give up.
  */
-const suite = useScreenSuite({
+const suite = setupScreenSuite({
   setup: async (s) => {
     expect((await s.call('POST', '/gateway/keys', { body: { name: 'burst-key' } })).status).toBe(201);
   },

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { startTestServer } from '../helpers/server.js';
-import { useScreenSuite } from '../helpers/screen-suite.js';
+import { setupScreenSuite } from '../helpers/screen-suite.js';
 import { startVariant } from '../helpers/appliance-variant.js';
 import { screens } from '../../screens/index.js';
 import { validateScreens } from '../../src/app/registry.js';
 
-const suite = useScreenSuite();
+const suite = setupScreenSuite();
 
 const header = (f: string) => f.split('\n').slice(0, 2).join('\n');
 

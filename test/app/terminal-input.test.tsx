@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { useScreenSuite } from '../helpers/screen-suite.js';
+import { setupScreenSuite } from '../helpers/screen-suite.js';
 import type { DashboardHarness } from '../helpers/dashboard.js';
 
 /**
  * The whole dashboard fed the way a terminal feeds it (through the CLI's KeyStdin): keys Ink
  * cannot name, bracketed pastes, Esc batched with the next key.
  */
-const suite = useScreenSuite();
+const suite = setupScreenSuite();
 const header = (f: string) => f.split('\n').slice(0, 2).join('\n');
 const statusLine = (f: string) => f.split('\n').at(-1) ?? '';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { useScreenSuite } from '../helpers/screen-suite.js';
+import { setupScreenSuite } from '../helpers/screen-suite.js';
 
-const suite = useScreenSuite();
+const suite = setupScreenSuite();
 
 /**
  * Waits for a frame after the current one. Input hooks follow a render in its effects, which

@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { inspect } from 'node:util';
 import { ApiClient } from '../../src/client/api-client.js';
 import { ApiError, TransportError } from '../../src/client/errors.js';
 import { createSessionStore, resolveSession, readOnlyReason } from '../../src/store/session.js';
@@ -160,7 +161,7 @@ describe('ApiClient', () => {
   it('keeps the token out of what it prints', () => {
     const c = client();
     expect(JSON.stringify(c)).not.toContain(s.tokens.it_admin);
-    expect(require('node:util').inspect(c, { depth: 5 })).not.toContain(s.tokens.it_admin);
+    expect(inspect(c, { depth: 5 })).not.toContain(s.tokens.it_admin);
   });
 
   it('streams an export to a file with progress and sha256', async () => {

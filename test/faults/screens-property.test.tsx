@@ -107,7 +107,7 @@ function mutate(sample: unknown, mutations: Mutation[]): unknown {
       if (m.kind === 'set') root = structuredClone(m.value);
       continue;
     }
-    const parent = place.slice(0, -1).reduce((o: any, k) => o[k], root as any); // eslint-disable-line @typescript-eslint/no-explicit-any
+    const parent = place.slice(0, -1).reduce((o: any, k) => o[k], root as any);
     const key = place[place.length - 1];
     if (m.kind === 'set') parent[key] = structuredClone(m.value);
     else if (m.kind === 'delete' && Array.isArray(parent)) parent.splice(Number(key), 1);

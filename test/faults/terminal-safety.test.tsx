@@ -92,7 +92,6 @@ function range(a: number, b: number) {
 function expectSafe(written: string, what: string) {
   expect(foreignSequences(written), `${what}: escape sequences`).toEqual([]);
   const stripped = written.replace(/\x1b\[\d{1,3}m/g, '');
-  // eslint-disable-next-line no-control-regex
   const controls = [
     ...stripped.matchAll(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g),
   ].map((m) => m[0].codePointAt(0)!.toString(16));

@@ -44,7 +44,7 @@ export interface BadRequest {
 
 const JSON_TYPE = 'application/json';
 const PLACEHOLDER = '\u0000@@generated@@\u0000';
-export const BODY_LIMIT = 64 * 1024;
+const BODY_LIMIT = 64 * 1024;
 
 type JsonPath = (string | number)[];
 
@@ -98,7 +98,7 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
  * (JSON media type, size, UTF-8, JSON syntax, the route's own rules). Only requests for which this
  * is false are sent, so every one of them must fail.
  */
-export function mightSucceed(route: FuzzRoute, req: BadRequest): boolean {
+function mightSucceed(route: FuzzRoute, req: BadRequest): boolean {
   if (!req.otherwiseValid) return false;
   const type = req.headers['content-type'];
   if (req.body === undefined || req.body.length === 0) return route.accepts(undefined);

@@ -57,7 +57,7 @@ class FakeStdin extends EventEmitter {
   unref() {}
 }
 
-export const KEYS: Record<string, string> = {
+const KEYS: Record<string, string> = {
   enter: '\r',
   esc: '\x1b',
   tab: '\t',

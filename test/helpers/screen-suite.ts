@@ -3,7 +3,7 @@ import type { Database } from 'better-sqlite3';
 import { snapshot, startTestServer, type TestServer } from './server.js';
 import { renderDashboard, type DashboardHarness, type DashboardOptions } from './dashboard.js';
 
-export interface AuditRow {
+interface AuditRow {
   seq: number;
   id: string;
   at: string;
@@ -40,7 +40,7 @@ export interface ScreenSuiteOptions {
 }
 
 /** One module-level server and one dashboard per test, the way every screen test uses them. */
-export function useScreenSuite(opts: ScreenSuiteOptions = {}): ScreenSuite {
+export function setupScreenSuite(opts: ScreenSuiteOptions = {}): ScreenSuite {
   let server: TestServer | undefined;
   let current: DashboardHarness | undefined;
   const started = () => {

@@ -6,7 +6,7 @@ import type { Role } from '../../src/contract/index.js';
 import type { Logger } from 'pino';
 import { fixtureConfig, tempDir } from './fixtures.js';
 
-export interface CallOptions {
+interface CallOptions {
   role?: Role | null;
   token?: string;
   body?: unknown;
@@ -14,11 +14,11 @@ export interface CallOptions {
   raw?: string;
   headers?: Record<string, string>;
 }
-export interface CallResult {
+interface CallResult {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+
   json: any;
 }
 

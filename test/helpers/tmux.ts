@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
  * (`tmux -L aa-e2e-<pid>`, no user config), so a test never touches the user's own tmux.
  */
 const run = promisify(execFile);
-export const TMUX_SOCKET = `aa-e2e-${process.pid}`;
+const TMUX_SOCKET = `aa-e2e-${process.pid}`;
 const BASE = ['-L', TMUX_SOCKET, '-f', '/dev/null'];
 
 /** Pause between keys: the app paces bursts itself; this only keeps ESC from fusing with the next key. */

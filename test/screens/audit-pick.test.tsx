@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { useScreenSuite } from '../helpers/screen-suite.js';
+import { setupScreenSuite } from '../helpers/screen-suite.js';
 import { knownActions } from '../../screens/audit.js';
 
-const suite = useScreenSuite({
+const suite = setupScreenSuite({
   setup: async (s) => {
     // one entry of each kind the appliance records without a route of its own, and a few with
     expect((await s.call('POST', '/gateway/keys', { body: { name: 'pick-me' } })).status).toBe(201);

@@ -5,7 +5,7 @@ import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { insertAuditBatch, type AuditSeed } from '../../src/server/governance/bulk.js';
 import type { DashboardHarness } from '../helpers/dashboard.js';
-import { useScreenSuite } from '../helpers/screen-suite.js';
+import { setupScreenSuite } from '../helpers/screen-suite.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { patchScreen } from '../../src/store/ui.js';
 import { isoSeconds } from '../../screens/shared/history.js';
@@ -39,7 +39,7 @@ function seed(i: number): AuditSeed {
   };
 }
 
-const suite = useScreenSuite({
+const suite = setupScreenSuite({
   setup: (s) => {
     insertAuditBatch(
       s.server.db,

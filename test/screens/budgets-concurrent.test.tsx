@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DashboardHarness } from '../helpers/dashboard.js';
-import { useScreenSuite, selectRow } from '../helpers/screen-suite.js';
+import { setupScreenSuite, selectRow } from '../helpers/screen-suite.js';
 
 /**
  * Two operators on the budgets at once: a save writes only the fields this operator changed onto
@@ -8,7 +8,7 @@ import { useScreenSuite, selectRow } from '../helpers/screen-suite.js';
  * silently overwritten.
  */
 const DEFAULTS = { tokens_per_run: 20000, tool_calls_per_run: 20, seconds_per_run: 300, tokens_per_day: null };
-const suite = useScreenSuite({
+const suite = setupScreenSuite({
   setup: async (s) => {
     const put = await s.call('PUT', '/agent/budgets', {
       body: { defaults: DEFAULTS, agents: { 'sales-copilot': { tokens_per_run: 64000, seconds_per_run: 600 } } },

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { snapshot } from '../helpers/server.js';
 import type { DashboardHarness } from '../helpers/dashboard.js';
-import { useScreenSuite, selectRow } from '../helpers/screen-suite.js';
+import { setupScreenSuite, selectRow } from '../helpers/screen-suite.js';
 import { recordJournal } from '../../src/server/governance/journal-writer.js';
 
 const DEFAULTS = { tokens_per_run: 20000, tool_calls_per_run: 20, seconds_per_run: 300, tokens_per_day: null };
-const suite = useScreenSuite({
+const suite = setupScreenSuite({
   setup: async (s) => {
     const put = await s.call('PUT', '/agent/budgets', {
       body: { defaults: DEFAULTS, agents: { 'hr-assistant': { tokens_per_day: 50000 } } },

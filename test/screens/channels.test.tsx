@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { snapshot } from '../helpers/server.js';
-import { useScreenSuite, selectRow } from '../helpers/screen-suite.js';
+import { setupScreenSuite, selectRow } from '../helpers/screen-suite.js';
 
-const suite = useScreenSuite();
+const suite = setupScreenSuite();
 
 const enabled = (id: string) =>
   (suite.db.prepare('SELECT enabled FROM channels WHERE id = ?').get(id) as { enabled: number }).enabled;

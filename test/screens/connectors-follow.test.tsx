@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { useScreenSuite, selectRow } from '../helpers/screen-suite.js';
+import { setupScreenSuite, selectRow } from '../helpers/screen-suite.js';
 import { startHostile, stall, type HostileServer } from '../helpers/hostile-server.js';
 import { jobHold } from '../../src/server/ingest/runner.js';
 import { followPolicy } from '../../screens/connectors.js';
@@ -10,7 +10,7 @@ import { followPolicy } from '../../screens/connectors.js';
  * reads for a while, as a stopped (SIGSTOP) appliance does. Once the 202 came the ingestion was
  * started: losing sight of it is never reported as its failure.
  */
-const suite = useScreenSuite();
+const suite = setupScreenSuite();
 let hop: HostileServer;
 let release: () => void = () => {};
 const defaultPolicy = { ...followPolicy };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { useScreenSuite, selectRow } from '../helpers/screen-suite.js';
+import { setupScreenSuite, selectRow } from '../helpers/screen-suite.js';
 
-const suite = useScreenSuite();
+const suite = setupScreenSuite();
 
 const jobs = () =>
   suite.db.prepare('SELECT job_id, connector_id, source_id, state FROM jobs ORDER BY seq').all() as {

@@ -4,12 +4,12 @@ import { auditScreen } from '../../screens/audit.js';
 import { jobsScreen } from '../../screens/jobs.js';
 import type { DashboardHarness } from '../helpers/dashboard.js';
 import { snapshot } from '../helpers/server.js';
-import { selectRow, useScreenSuite } from '../helpers/screen-suite.js';
+import { selectRow, setupScreenSuite } from '../helpers/screen-suite.js';
 
 let linked: { id: string };
 let tight: { id: string; secret: string };
 
-const suite = useScreenSuite({
+const suite = setupScreenSuite({
   setup: async (s) => {
     linked = (await s.call('POST', '/gateway/keys', { body: { name: 'linked-key' } })).json as { id: string };
     await s.call('PUT', `/gateway/keys/${linked.id}/quota`, {

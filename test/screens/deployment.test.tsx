@@ -3,10 +3,10 @@ import type { Deployment, InstallPlan } from '../../src/contract/index.js';
 import { bytes } from '../../src/ui/format.js';
 import { widthOf } from '../../src/ui/text.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { useScreenSuite } from '../helpers/screen-suite.js';
+import { setupScreenSuite } from '../helpers/screen-suite.js';
 import { fixtureConfig } from '../helpers/fixtures.js';
 
-const suite = useScreenSuite();
+const suite = setupScreenSuite();
 
 const esc = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const MARK: Record<string, string> = {

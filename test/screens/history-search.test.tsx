@@ -8,7 +8,7 @@ import { auditScreen } from '../../screens/audit.js';
 import type { DashboardHarness } from '../helpers/dashboard.js';
 import { snapshot } from '../helpers/server.js';
 import { tempDir } from '../helpers/fixtures.js';
-import { useScreenSuite } from '../helpers/screen-suite.js';
+import { setupScreenSuite } from '../helpers/screen-suite.js';
 
 const NOW = Date.now();
 const AUDITED = 300;
@@ -56,7 +56,7 @@ function journalSeed(): JournalRecord[] {
 }
 const failedBy = (agent: string) => journalSeed().filter((r) => r.agent === agent && r.status === 'failed').length;
 
-const suite = useScreenSuite({
+const suite = setupScreenSuite({
   setup: (s) => {
     insertAuditBatch(
       s.server.db,

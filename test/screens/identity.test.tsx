@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../helpers/server.js';
 import type { DashboardHarness } from '../helpers/dashboard.js';
-import { useScreenSuite } from '../helpers/screen-suite.js';
+import { setupScreenSuite } from '../helpers/screen-suite.js';
 import { startOidcProvider, type OidcPeer } from '../helpers/oidc.js';
 import { startHttpPeer, type HttpPeer } from '../helpers/http-peer.js';
 import { samlMetadata, testCertificate } from '../helpers/saml.js';
@@ -10,7 +10,7 @@ let idp: OidcPeer;
 let saml: HttpPeer;
 let closed: HttpPeer;
 
-const suite = useScreenSuite({
+const suite = setupScreenSuite({
   start: async () => {
     const [s, provider] = await Promise.all([startTestServer(), startOidcProvider()]);
     idp = provider;

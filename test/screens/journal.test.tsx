@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { insertJournalBatch } from '../../src/server/governance/bulk.js';
 import type { JournalRecord } from '../../src/server/governance/journal-writer.js';
 import { snapshot } from '../helpers/server.js';
-import { useScreenSuite } from '../helpers/screen-suite.js';
+import { setupScreenSuite } from '../helpers/screen-suite.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { patchScreen } from '../../src/store/ui.js';
 
@@ -41,7 +41,7 @@ function seedRows(): JournalRecord[] {
   return rows;
 }
 
-const suite = useScreenSuite({
+const suite = setupScreenSuite({
   setup: (s) => {
     insertJournalBatch(s.server.db, seedRows());
   },

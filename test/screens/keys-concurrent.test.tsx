@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { DashboardHarness } from '../helpers/dashboard.js';
-import { useScreenSuite, selectRow } from '../helpers/screen-suite.js';
+import { setupScreenSuite, selectRow } from '../helpers/screen-suite.js';
 
 /**
  * Two operators on the same key: a quota save writes only the values this operator changed,
  * asks before overwriting a value both changed, and a revoke of a key someone else revoked
  * meanwhile says so instead of claiming it.
  */
-const suite = useScreenSuite({
+const suite = setupScreenSuite({
   setup: async (s) => {
     for (const [name, quota] of [
       ['quota-key', { requests_per_minute: 60, tokens_per_minute: 40000 }],

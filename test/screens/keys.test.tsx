@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { snapshot } from '../helpers/server.js';
-import { useScreenSuite, selectRow } from '../helpers/screen-suite.js';
+import { setupScreenSuite, selectRow } from '../helpers/screen-suite.js';
 
-const suite = useScreenSuite({
+const suite = setupScreenSuite({
   setup: async (s) => {
     const res = await s.call('POST', '/gateway/keys', {
       body: { name: 'seeded-key', quota: { requests_per_minute: 30 } },

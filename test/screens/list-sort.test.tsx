@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { useScreenSuite } from '../helpers/screen-suite.js';
+import { setupScreenSuite } from '../helpers/screen-suite.js';
 
 const NOW = Date.now();
 const MIN = 60_000;
@@ -17,7 +17,7 @@ const KEYS: [name: string, lastUsedMsAgo: number | null][] = [
 const OLDEST_FIRST = ['k-days', 'k-hour', 'k-minutes', 'k-seconds', 'k-never'];
 const NEWEST_FIRST = ['k-seconds', 'k-minutes', 'k-hour', 'k-days', 'k-never'];
 
-const suite = useScreenSuite({
+const suite = setupScreenSuite({
   setup: async (s) => {
     for (const [name] of KEYS) expect((await s.call('POST', '/gateway/keys', { body: { name } })).status).toBe(201);
     for (const [name, ago] of KEYS) setLastUsed(s.server.db, name, ago);

@@ -5,11 +5,11 @@ import { queryAt } from '../../src/store/resources.js';
 import { EMPTY_SCREEN_STATE } from '../../src/store/ui.js';
 import { overviewScreen } from '../../screens/overview.js';
 import { startTestServer } from '../helpers/server.js';
-import { useScreenSuite } from '../helpers/screen-suite.js';
+import { setupScreenSuite } from '../helpers/screen-suite.js';
 import { json, stall, startHostile } from '../helpers/hostile-server.js';
 
 /** The demo appliance: its cloud CRM connector fails (no driver) and the deployment says degraded. */
-const suite = useScreenSuite({ start: () => startTestServer({ demo: true }) });
+const suite = setupScreenSuite({ start: () => startTestServer({ demo: true }) });
 
 const header = (f: string) => f.split('\n').slice(0, 2).join('\n');
 const selected = (f: string) => f.split('\n').find((l) => l.startsWith('›')) ?? '';

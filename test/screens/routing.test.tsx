@@ -1,9 +1,9 @@
 import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { snapshot } from '../helpers/server.js';
-import { useScreenSuite, selectRow } from '../helpers/screen-suite.js';
+import { setupScreenSuite, selectRow } from '../helpers/screen-suite.js';
 
-const suite = useScreenSuite();
+const suite = setupScreenSuite();
 
 interface RoutingRow {
   workload: string;

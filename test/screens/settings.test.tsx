@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { widthOf } from '../../src/ui/text.js';
 import { startTestServer } from '../helpers/server.js';
-import { useScreenSuite } from '../helpers/screen-suite.js';
+import { setupScreenSuite } from '../helpers/screen-suite.js';
 import { fixtureConfig } from '../helpers/fixtures.js';
 
 const SECRET = 'client-secret-never-shown-7f3a';
-const suite = useScreenSuite({
+const suite = setupScreenSuite({
   start: () =>
     startTestServer({
       config: (root) =>

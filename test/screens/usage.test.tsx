@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { useScreenSuite } from '../helpers/screen-suite.js';
+import { setupScreenSuite } from '../helpers/screen-suite.js';
 import { recordUsage, epochMinute } from '../../src/server/gateway/metering.js';
 import { issueToken, revokeToken } from '../../src/server/tokens.js';
 import { groupSums, hoursPerMark, usageWindow } from '../../screens/usage.js';
@@ -7,7 +7,7 @@ import { groupSums, hoursPerMark, usageWindow } from '../../screens/usage.js';
 const HOUR = 3_600_000;
 let ciSecret: string;
 
-const suite = useScreenSuite({
+const suite = setupScreenSuite({
   setup: async (s) => {
     const ci = (await s.call('POST', '/gateway/keys', { body: { name: 'ci-bot' } })).json;
     ciSecret = ci.secret;

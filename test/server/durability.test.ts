@@ -50,7 +50,7 @@ interface AuditRow {
 let root: string;
 let dataDir: string;
 let server: ChildServer | undefined;
-let quotaKeys: string[] = [];
+const quotaKeys: string[] = [];
 
 beforeAll(async () => {
   await ensureBuilt();

@@ -163,7 +163,7 @@ describe('ingestion from the built CLI', () => {
         headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
         body: body ? JSON.stringify(body) : undefined,
       });
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+
       return { status: res.status, json: (await res.json()) as any };
     };
     const res = await call('POST', '/v1/admin/connectors', { connector_id: 'conn_big', source_id: 'src_big' });

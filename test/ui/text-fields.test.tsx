@@ -6,7 +6,7 @@ import { parseField, type FormField, type FormValues } from '../../src/ui/dialog
 import { charCount, editText, insertPaste, pastedLine } from '../../src/ui/dialogs/edit.js';
 import { truncateStart, widthOf } from '../../src/ui/text.js';
 import { DisplayName } from '../../src/contract/common.js';
-import { useScreenSuite } from '../helpers/screen-suite.js';
+import { setupScreenSuite } from '../helpers/screen-suite.js';
 
 const gap = () => new Promise((r) => setTimeout(r, 10));
 async function typeEach(stdin: { write(s: string): void }, text: string) {
@@ -129,7 +129,7 @@ describe('truncateStart', () => {
 });
 
 describe('the key form on the real server', () => {
-  const suite = useScreenSuite();
+  const suite = setupScreenSuite();
   it('creates a key named with 33 emoji (66 UTF-16 units, 33 characters)', async () => {
     const d = suite.render({ screen: 'keys' });
     await d.waitFor((f) => /updated \d+ s ago/.test(f), 'the keys screen');

@@ -3,7 +3,7 @@
  * value each holds (the journal's NULL tool or error code is ''). Writers tally the rows they
  * insert with tallyRowsSql (governance/tallies.ts): a migration that changes a tally keeps it in step.
  */
-export const TALLIES = {
+const TALLIES = {
   audit: {
     time: 'at_ms',
     columns: ['outcome', 'action', 'actor_subject', 'target_type'],

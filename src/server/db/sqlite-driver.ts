@@ -8,8 +8,7 @@ import type BetterSqlite3 from 'better-sqlite3';
  * change, nodejs/node#65446; 13 is built on node-addon-api). Both are installed (13 under the alias
  * better-sqlite3-n22); their API and types are the same.
  */
-export const SQLITE_PACKAGE =
-  Number(process.versions.node.split('.')[0]) >= 22 ? 'better-sqlite3-n22' : 'better-sqlite3';
+const SQLITE_PACKAGE = Number(process.versions.node.split('.')[0]) >= 22 ? 'better-sqlite3-n22' : 'better-sqlite3';
 
 const Database = createRequire(import.meta.url)(SQLITE_PACKAGE) as typeof BetterSqlite3;
 export default Database;

@@ -3,7 +3,7 @@ import type { ServerConfig } from '../config.js';
 import type { Rng } from './prng.js';
 
 /** The demo's agents, the channels they answer on, the tools they call and the workload they use. */
-export interface DemoAgent {
+interface DemoAgent {
   name: string;
   channels: string[];
   tools: string[];
@@ -11,7 +11,7 @@ export interface DemoAgent {
   weight: number;
 }
 
-export const DEMO_AGENTS: DemoAgent[] = [
+const DEMO_AGENTS: DemoAgent[] = [
   {
     name: 'hr-assistant',
     channels: ['chan_teams', 'chan_web'],
@@ -56,7 +56,7 @@ const TOOL_MS: Record<string, [number, number]> = {
   search_docs: [80, 900],
 };
 
-export interface PlannedStep {
+interface PlannedStep {
   tool: string | null;
   duration_ms: number;
   /** pause before the step starts */
@@ -75,7 +75,7 @@ export interface PlannedRun {
 }
 
 /** Channels an agent may use on this appliance: its own that the config has, else the first configured. */
-export function agentChannels(agent: DemoAgent, config: ServerConfig): string[] {
+function agentChannels(agent: DemoAgent, config: ServerConfig): string[] {
   const known = new Set(config.channels.map((c) => c.id));
   const own = agent.channels.filter((c) => known.has(c));
   return own.length ? own : [config.channels[0]?.id ?? 'chan_web'];

@@ -10,7 +10,7 @@ export interface ReadyMessage {
 }
 
 const ROLES: Role[] = ['it_admin', 'auditor', 'app_owner'];
-export const demoTokenName = (role: Role) => `demo-${role.replace('_', '-')}`;
+const demoTokenName = (role: Role) => `demo-${role.replace('_', '-')}`;
 
 /**
  * Tells the parent process (over the IPC channel only: never argv, env or stdout) where the server

@@ -12,7 +12,7 @@ import type { SeededKey } from './seed-keys.js';
 import { failedIngests } from './seed-ingest.js';
 
 /** How many of each kind of people-driven event the 30 days hold. */
-export const HUMAN_EVENTS = {
+const HUMAN_EVENTS = {
   auditExports: 300,
   journalExports: 150,
   channelUpdates: 120,

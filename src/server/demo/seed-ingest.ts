@@ -1,5 +1,4 @@
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import Database from '../db/sqlite-driver.js';
 import type { Db } from '../db/open.js';
 import type { ConnectorConfig, ServerConfig, SourceConfig } from '../config.js';
@@ -23,7 +22,7 @@ const SCHEDULE_MINUTES: Record<string, number> = {
   src_eng_runbooks: 60,
 };
 const DEFAULT_SCHEDULE_MINUTES = 15;
-export const MANUAL_INGESTS = 600;
+const MANUAL_INGESTS = 600;
 
 interface SeedJob {
   job_id: string;

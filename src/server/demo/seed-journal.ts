@@ -6,7 +6,7 @@ import { HOUR, MINUTE, sampleBusyTime } from './activity.js';
 import { planOverBudgetRun, planRun, type PlannedRun } from './agents.js';
 import type { Rng } from './prng.js';
 
-export const JOURNAL_RUNS = 3600;
+const JOURNAL_RUNS = 3600;
 
 /**
  * Agent runs over the window, every step finished, written oldest first, and one run over its

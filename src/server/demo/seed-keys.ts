@@ -33,7 +33,7 @@ const q = (
  * Daily token quotas sit above a usual weekday's use (about 40 slots at full activity), so only the
  * sandbox, the contract batch and the proof of concept run out of tokens, on their busier days.
  */
-export const DEMO_KEYS: DemoKeySpec[] = [
+const DEMO_KEYS: DemoKeySpec[] = [
   {
     name: 'hr-assistant-prod',
     created_by: 'alice.martin@northwind.example',

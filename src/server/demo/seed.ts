@@ -9,8 +9,8 @@ import { seedIngestion } from './seed-ingest.js';
 import { adminEvents } from './seed-audit.js';
 import { seedJournal } from './seed-journal.js';
 
-export const DEMO_SEEDED_KEY = 'demo_seeded';
-export const DEFAULT_DEMO_SEED = 20_251_121;
+const DEMO_SEEDED_KEY = 'demo_seeded';
+const DEFAULT_DEMO_SEED = 20_251_121;
 
 export interface SeedStats {
   seed: number;

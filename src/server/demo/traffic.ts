@@ -41,7 +41,7 @@ export interface TrafficOptions {
   log?: Logger;
 }
 
-export interface TrafficStats {
+interface TrafficStats {
   ticks: number;
   calls: number;
   /** gateway answers by status */

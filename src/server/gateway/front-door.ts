@@ -8,10 +8,10 @@ import { findKeyBySecret } from './keys.js';
 import { meterCall, recordRejection } from './metering.js';
 import { routingEntry } from '../models/routing.js';
 
-export const GATEWAY_PATH = '/v1/gateway/:workload';
+const GATEWAY_PATH = '/v1/gateway/:workload';
 export const GATEWAY_BODY_LIMIT = 1024 * 1024;
 /** A call's output estimate is its `max_tokens`, capped so one call cannot claim a day's quota. */
-export const MAX_OUTPUT_TOKENS = 4096;
+const MAX_OUTPUT_TOKENS = 4096;
 
 const unauthorized = () =>
   new ApiError(401, 'missing, unknown or revoked gateway key', {

@@ -6,7 +6,7 @@ import { hashSecret } from '../tokens.js';
 import { UNLIMITED, type GatewayKey, type Quota } from '../../contract/index.js';
 
 /** Gateway key secrets: `agk_` + 32 random bytes base64url (43 chars); only the SHA-256 is stored. */
-export const GATEWAY_KEY_PREFIX = 'agk_';
+const GATEWAY_KEY_PREFIX = 'agk_';
 /** Enough of the secret to recognise a key in a list, far too little to use it (48 random bits). */
 const DISPLAY_PREFIX_LENGTH = 12;
 

@@ -8,7 +8,7 @@ const MINUTE_MS = 60_000;
 const DEFAULT_RANGE_MS = 24 * 3600_000;
 const BUCKET_MINUTES = { hour: 60, day: 1440 } as const;
 /** Every bucket in range is returned (zeros included, for sparklines); this caps the answer. */
-export const MAX_BUCKETS = 1000;
+const MAX_BUCKETS = 1000;
 
 export interface UsageRequest {
   start_time?: string;

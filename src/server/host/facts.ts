@@ -32,7 +32,7 @@ function osName(): string {
 }
 
 /** Free space for an unprivileged writer in `dir`, or null when the file system cannot say. */
-export function diskFreeBytes(dir: string): number | null {
+function diskFreeBytes(dir: string): number | null {
   try {
     const s = statfsSync(dir);
     return Number(s.bavail) * Number(s.bsize);
@@ -41,7 +41,7 @@ export function diskFreeBytes(dir: string): number | null {
   }
 }
 
-export function readHostFacts(dataDir: string): HostFacts {
+function readHostFacts(dataDir: string): HostFacts {
   return {
     hostname: os.hostname(),
     os: osName(),

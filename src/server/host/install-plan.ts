@@ -6,7 +6,7 @@ import type { CatalogModel } from '../models/catalog.js';
 import type { HostFacts } from './facts.js';
 import { formatBytes, versionAtLeast } from './units.js';
 
-export const MIN_NODE_VERSION = '20.18';
+const MIN_NODE_VERSION = '20.18';
 /** Steps without which the appliance cannot serve; while one is not done, status is `installing`. */
 export const REQUIRED_STEPS = ['database', 'models'];
 
@@ -21,7 +21,7 @@ export function sqliteVersion(db: Db): string | null {
   }
 }
 
-export function checkRequirements(config: ServerConfig, facts: HostFacts, db: Db): Requirement[] {
+function checkRequirements(config: ServerConfig, facts: HostFacts, db: Db): Requirement[] {
   const req = config.requirements;
   const sqlite = sqliteVersion(db);
   const acc = facts.accelerators;
@@ -72,12 +72,7 @@ export function activeKeyCount(db: Db): number | null {
   }
 }
 
-export function installSteps(
-  config: ServerConfig,
-  requirements: Requirement[],
-  db: Db,
-  models: CatalogModel[],
-): Step[] {
+function installSteps(config: ServerConfig, requirements: Requirement[], db: Db, models: CatalogModel[]): Step[] {
   const failing = requirements.filter((r) => !r.ok);
   const applied = appliedMigrations(db);
   const pendingMigrations = migrations.filter((m) => !applied.has(m.version));

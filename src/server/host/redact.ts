@@ -1,4 +1,4 @@
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 const SECRET_KEY = /secret|password|passwd|token|credential|private|api[_-]?key/i;
 
 /** In a URL, where '[redacted]' would be percent-encoded: a plain word keeps the URL readable. */

@@ -32,8 +32,7 @@ function parseJsonObject(fetched: FetchedBody, what: string): { value: Record<st
 }
 
 /** The discovery URL of OIDC Discovery §4: the issuer without its trailing slash, plus the well-known path. */
-export const discoveryUrlOf = (issuer: string) =>
-  new URL(`${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`);
+const discoveryUrlOf = (issuer: string) => new URL(`${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`);
 
 function checkDiscovery(doc: Record<string, unknown>, contentType: string, size: number): StepOutcome {
   const missing = [

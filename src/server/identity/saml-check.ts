@@ -60,7 +60,7 @@ function decodeText(body: Buffer): string {
 }
 
 /** Parses metadata XML; refuses any DTD or entity declaration outright. */
-export function parseMetadata(body: Buffer): { doc: Node } | { error: string } {
+function parseMetadata(body: Buffer): { doc: Node } | { error: string } {
   const text = decodeText(body);
   if (text.includes('\u0000')) return { error: 'the metadata is not UTF-8 or UTF-16 text' };
   if (/<!DOCTYPE/i.test(text))

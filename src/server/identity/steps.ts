@@ -1,7 +1,7 @@
 import type { IdentityTestResult } from '../../contract/index.js';
 
 export type Step = IdentityTestResult['steps'][number];
-export type StepStatus = Step['status'];
+type StepStatus = Step['status'];
 export interface StepOutcome {
   status: StepStatus;
   detail: string;

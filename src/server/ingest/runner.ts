@@ -5,8 +5,8 @@ import { failUnfinishedJobs, finishJob, getJob, markRunning, refreshConnectorSta
 import { SourceReadError } from './sources.js';
 import { readSourceInWorker } from './read-in-worker.js';
 
-export const RESTART_REASON = 'interrupted by server restart';
-export const SHUTDOWN_REASON = 'interrupted by server shutdown';
+const RESTART_REASON = 'interrupted by server restart';
+const SHUTDOWN_REASON = 'interrupted by server shutdown';
 const MAX_ENTRIES = 100_000;
 
 /**

@@ -93,7 +93,7 @@ function scanModelsDir(dir: string, taken: Set<string>, takenPaths: Set<string>)
 }
 
 /** Every model of the config plus every entry of models_dir, read from the disk. */
-export function scanModels(config: ServerConfig): CatalogModel[] {
+function scanModels(config: ServerConfig): CatalogModel[] {
   const fromConfig: CatalogModel[] = config.models.map((m) => ({
     id: m.id,
     name: m.name,

@@ -259,7 +259,8 @@ export default class Output {
         }
       }
       let offsetY = 0;
-      for (let [index, line] of lines.entries()) {
+      for (const [index, lineAsGiven] of lines.entries()) {
+        let line = lineAsGiven;
         const row = rows[y + offsetY];
         // Ink skips a line outside the frame without moving on to the next row
         if (!row) continue;

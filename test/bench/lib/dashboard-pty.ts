@@ -28,7 +28,7 @@ export function requireScript(): void {
 }
 
 // CSI (colours, cursor, erase), OSC (title, clipboard), charset selection, keypad modes
-// eslint-disable-next-line no-control-regex
+
 const ANSI = /\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78cM]/g;
 export const stripAnsi = (s: string) => s.replace(ANSI, '');
 const SEQUENCE_AT = new RegExp(ANSI.source, 'y');
