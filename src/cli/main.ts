@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { isDashboard } from './commands.js';
 import { reportFailure } from './failure.js';
+import { VERSION } from '../version.js';
 
 const USAGE = `appliance-admin: terminal dashboard and reference server for the appliance administration API
 
@@ -14,7 +15,7 @@ const USAGE = `appliance-admin: terminal dashboard and reference server for the 
   appliance-admin get SCREEN [--json] --url URL --token-file FILE  one screen's data
   appliance-admin export audit|journal --format csv|jsonl [--since 7d] -o FILE --url URL --token-file FILE
 
-Run a command with --help for its options.`;
+Run a command with --help for its options; --version (-V) prints the version.`;
 
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
@@ -42,6 +43,10 @@ export async function main(argv: string[]): Promise<number> {
       case '-h':
       case 'help':
         console.log(USAGE);
+        return 0;
+      case '--version':
+      case '-V':
+        console.log(`appliance-admin ${VERSION}`);
         return 0;
       default:
         throw new Error(`command ${cmd} is listed in commands.ts but not run here`);

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { chmodSync, readFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureBuilt, REPO } from '../helpers/child-server.js';
 import { runCli, writeTokenFile } from '../helpers/cli.js';
@@ -31,10 +31,15 @@ function offences(text: string): string[] {
     );
 }
 
-/** The commands in the README's shell blocks: output lines (`# …`) and trailing comments dropped. */
-function readmeCommands(): string {
-  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
-  const blocks = [...readme.matchAll(/```(?:sh|bash|shell|console)?\n([\s\S]*?)```/g)].map((m) => m[1]);
+/** The README and the docs/ pages it links, where the documented usage now lives. */
+const DOCUMENTS = ['README.md', ...readdirSync(join(REPO, 'docs')).map((f) => join('docs', f))].filter((f) =>
+  f.endsWith('.md'),
+);
+
+/** The commands in a document's shell blocks: output lines (`# …`) and trailing comments dropped. */
+function documentedCommands(file: string): string {
+  const text = readFileSync(join(REPO, file), 'utf8');
+  const blocks = [...text.matchAll(/```(?:sh|bash|shell|console)?\n([\s\S]*?)```/g)].map((m) => m[1]);
   return blocks
     .flatMap((b) => b.split('\n'))
     .filter((l) => !/^\s*#/.test(l))
@@ -63,11 +68,11 @@ describe('documented usage keeps tokens off the command line', () => {
     }
   });
 
-  it('README: no command puts a token on its command line', () => {
-    const commands = readmeCommands();
-    expect(commands).toContain('appliance-admin'); // the blocks were found
+  it.each(DOCUMENTS)('%s: no command puts a token on its command line', (file) => {
+    const commands = documentedCommands(file);
+    if (file === 'README.md' || file === 'docs/api.md') expect(commands).toContain('appliance-admin'); // blocks found
     expect(offences(commands)).toEqual([]);
-    expect(offences(readFileSync(join(REPO, 'README.md'), 'utf8').replace(/```[\s\S]*?```/g, ''))).toEqual([]); // nor the prose
+    expect(offences(readFileSync(join(REPO, file), 'utf8').replace(/```[\s\S]*?```/g, ''))).toEqual([]); // nor the prose
   });
 
   it('--help of every command: no token option; the connecting ones name --token-file and APPLIANCE_ADMIN_TOKEN', async () => {
