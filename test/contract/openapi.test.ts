@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -13,6 +14,7 @@ import { tempDir } from '../helpers/fixtures.js';
 // project does; gitignored, and removed afterwards so that lint never sees it.
 const GENERATED = resolve('test/contract/.generated');
 const doc = buildOpenApi(VERSION);
+const REDOCLY = createRequire(import.meta.url).resolve('@redocly/cli/bin/cli.js');
 const toPath = (def: RouteDef) => `/v1/admin${def.path.replace(/:(\w+)/g, '{$1}')}`;
 
 beforeAll(() => mkdirSync(GENERATED, { recursive: true }));
@@ -24,13 +26,9 @@ describe('the OpenAPI document', () => {
     writeFileSync(file, JSON.stringify(doc));
     const run = promisify(execFile);
     // exit status 1 on errors: the report is on stdout either way
-    const { stdout } = await run(
-      'node_modules/.bin/redocly',
-      ['lint', file, '--extends=recommended', '--format=json'],
-      {
-        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-      },
-    ).catch((err: { stdout: string }) => ({ stdout: err.stdout }));
+    const { stdout } = await run(process.execPath, [REDOCLY, 'lint', file, '--extends=recommended', '--format=json'], {
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    }).catch((err: { stdout: string }) => ({ stdout: err.stdout }));
     const report = JSON.parse(stdout) as { totals: object; problems: { ruleId: string; message: string }[] };
     expect(report.problems.map((p) => `${p.ruleId}: ${p.message}`)).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
