@@ -71,7 +71,9 @@ describe('the OpenAPI document', () => {
 
 /**
  * For every route: its JSON answer, its body and its path parameters as openapi-typescript
- * generated them, and as the contract infers them, must be assignable each to the other.
+ * generated them, and as the contract infers them, must be assignable each to the other. Query
+ * parameters are strings on the wire that the contract coerces (its input type for `limit` is
+ * unknown): there the contract must accept what the generated client sends, under the same names.
  */
 function agreementChecks(): string {
   const lines = [
@@ -82,6 +84,10 @@ function agreementChecks(): string {
     'type Same<Generated, Contract> = [Generated] extends [Contract]',
     "  ? [Contract] extends [Generated] ? 'same' : 'the contract type is not assignable to the generated one'",
     "  : 'the generated type is not assignable to the contract type';",
+    "type Accepted<Generated, Contract> = [Generated] extends [never] ? 'no query parameters were generated'",
+    '  : [Generated] extends [Contract]',
+    "  ? [keyof Contract] extends [keyof Generated] ? 'accepted' : 'the generated client lacks a parameter'",
+    "  : 'the contract does not accept what the generated client sends';",
     "type Json<T> = T extends { content: { 'application/json': infer J } } ? J : never;",
     '',
   ];
@@ -94,6 +100,10 @@ function agreementChecks(): string {
       check(`${def.name}Response`, `Json<${op}['responses'][${def.status}]>`, `z.output<${route}['response']>`);
     if (def.body) check(`${def.name}Body`, `Json<NonNullable<${op}['requestBody']>>`, `z.input<${route}['body']>`);
     if (def.params) check(`${def.name}Params`, `${op}['parameters']['path']`, `z.input<${route}['params']>`);
+    if (def.query) {
+      const generated = `NonNullable<${op}['parameters']['query']>`;
+      lines.push(`export const ${def.name}Query: Accepted<${generated}, z.input<${route}['query']>> = 'accepted';`);
+    }
   }
   check(
     'gatewayCallResponse',
