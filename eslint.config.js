@@ -8,7 +8,9 @@ import { importX } from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'dist.*/**', 'node_modules/**', 'test/bench/out/**', 'bin/**'] },
+  {
+    ignores: ['dist/**', 'dist.*/**', 'node_modules/**', 'test/bench/out/**', 'bin/**', 'test/contract/.generated/**'],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
