@@ -1,17 +1,12 @@
 import type { JournalEntry } from '../src/contract/index.js';
 import { defineScreen } from '../src/ui/screen-api.js';
 import { markOf, toneOf } from '../src/ui/theme.js';
-import {
-  emptyText,
-  historyActions,
-  historyResources,
-  historyState,
-  pageSummary,
-  SERVER_ORDER,
-  tableTime,
-  type HistorySpec,
-} from './shared/history.js';
-import { groupAction } from './shared/history-groups.js';
+import { historyActions } from './shared/history/actions.js';
+import { groupAction } from './shared/history/groups.js';
+import { historyResources } from './shared/history/query.js';
+import { historyState, type HistorySpec } from './shared/history/state.js';
+import { emptyText, pageSummary, SERVER_ORDER } from './shared/history/summary.js';
+import { tableTime } from './shared/table-time.js';
 
 const spec: HistorySpec = {
   kind: 'journal',

@@ -1,7 +1,7 @@
 import { describeError } from '../src/client/errors.js';
 import { defineScreen, type ResourceEntry, type Tone } from '../src/ui/screen-api.js';
 import { markOf } from '../src/ui/theme.js';
-import { isoSeconds } from './shared/history.js';
+import { isoSeconds } from '../src/text/time-input.js';
 import {
   TRIAGE_SOURCES,
   triage,

@@ -8,7 +8,7 @@ import type { DashboardHarness } from '../helpers/dashboard.js';
 import { useScreenSuite } from '../helpers/screen-suite.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { patchScreen } from '../../src/store/ui.js';
-import { isoSeconds } from '../../screens/shared/history.js';
+import { isoSeconds } from '../../src/text/time-input.js';
 
 let outDir: string;
 const NOW = Date.now();
