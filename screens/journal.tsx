@@ -82,16 +82,16 @@ export const journalScreen = defineScreen<JournalEntry>({
       label: 'this run',
       mutates: false,
       needsRow: true,
-      unavailable: (e) => (e && !e.run_id ? 'this entry has no run id' : null),
+      unavailable: (e) => (!e.run_id ? 'this entry has no run id' : null),
       async run(ctx, e) {
         const h = historyState(ctx.state.extra);
-        if (h.filters.run_id === e!.run_id)
+        if (h.filters.run_id === e.run_id)
           return {
             title: 'Already one run',
             tone: 'info',
-            summary: [`The list shows only run ${e!.run_id}; f changes the filters, c clears them.`],
+            summary: [`The list shows only run ${e.run_id}; f changes the filters, c clears them.`],
           };
-        ctx.setExtra({ filters: { ...h.filters, run_id: e!.run_id }, cursors: [], anchor: null }, { top: true });
+        ctx.setExtra({ filters: { ...h.filters, run_id: e.run_id }, cursors: [], anchor: null }, { top: true });
       },
     },
   ],

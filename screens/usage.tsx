@@ -297,5 +297,5 @@ export const usageScreen = defineScreen<UsageRow>({
   filter: true,
   selected: selectedRow,
   detail: rejectionDetail,
-  actions: [rangeAction('hour'), rangeAction('day'), rangeAction('week'), setQuotaAction<UsageRow>((r) => r?.key)],
+  actions: [rangeAction('hour'), rangeAction('day'), rangeAction('week'), setQuotaAction<UsageRow>((r) => r.key)],
 });

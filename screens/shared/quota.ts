@@ -67,15 +67,14 @@ const revoked = (k: GatewayKey | undefined) =>
  * `u` set quota, wherever a key is at hand (keys; a usage row, beside its rejections): `keyOf`
  * gives the row's key as last listed; the form starts from the appliance's latest.
  */
-export function setQuotaAction<Row>(keyOf: (row: Row | undefined) => GatewayKey | undefined): ScreenAction<Row> {
+export function setQuotaAction<Row>(keyOf: (row: Row) => GatewayKey | undefined): ScreenAction<Row> {
   return {
     key: 'u',
     label: 'set quota',
     mutates: true,
     capability: 'gateway.key.quota',
     needsRow: true,
-    unavailable: (row) =>
-      row === undefined ? null : keyOf(row) ? revoked(keyOf(row)) : "the key is not on the appliance's key list",
+    unavailable: (row) => (keyOf(row) ? revoked(keyOf(row)) : "the key is not on the appliance's key list"),
     async run(ctx, row) {
       const key = keyOf(row)!;
       // the form starts from what the appliance has now, not from the last poll

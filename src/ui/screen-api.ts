@@ -191,7 +191,7 @@ export interface ActionOutcome {
   tone?: Tone;
 }
 
-export interface ScreenAction<Row = unknown> {
+interface ActionBase {
   /** one printable key; the shell's own keys are reserved (see RESERVED_KEYS) */
   key: string;
   label: string;
@@ -199,12 +199,26 @@ export interface ScreenAction<Row = unknown> {
   mutates: boolean;
   /** the contract action it needs, e.g. 'gateway.key.revoke' */
   capability?: string;
-  /** needs a selected row */
-  needsRow?: boolean;
+}
+
+/** An action on the selected row: the shell runs it only with a row, so `run` gets one. */
+interface RowAction<Row> extends ActionBase {
+  needsRow: true;
   /** why it does not apply to this row now (e.g. 'already revoked'), or null */
+  unavailable?: (row: Row) => string | null;
+  run(ctx: ActionContext, row: Row): Promise<ActionOutcome | void>;
+}
+
+/** An action that runs with or without a selected row (a filter, a page, a new object). */
+interface FreeAction<Row> extends ActionBase {
+  needsRow?: false;
+  /** why it does not apply now (to this row, if any), or null */
   unavailable?: (row: Row | undefined) => string | null;
   run(ctx: ActionContext, row: Row | undefined): Promise<ActionOutcome | void>;
 }
+
+/** `needsRow: true` narrows the row its `unavailable` and `run` get to `Row` (no `row!`). */
+export type ScreenAction<Row = unknown> = RowAction<Row> | FreeAction<Row>;
 
 export interface ScreenDef<Row = unknown> {
   /** the `:` name */
