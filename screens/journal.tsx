@@ -35,7 +35,7 @@ const spec: HistorySpec = {
 };
 
 /** 850 ms, 12.3 s, 2.5 min; a running step has no duration yet. */
-export function duration(ms: number | null | undefined): string {
+function duration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return '–';
   if (ms < 1000) return `${ms} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;

@@ -5,7 +5,7 @@ import { markOf, toneOf } from '../src/ui/theme.js';
 import { auditHistoryAction } from './shared/audit-history.js';
 
 /** 8030000000 -> "8.0 B" (parameters, not bytes). */
-export function paramCount(n: number | null | undefined): string {
+function paramCount(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return '–';
   if (n >= 1e9) return `${(n / 1e9).toFixed(1)} B`;
   if (n >= 1e6) return `${(n / 1e6).toFixed(1)} M`;

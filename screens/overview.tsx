@@ -42,7 +42,7 @@ function errorText(err: unknown): string {
 }
 
 /** A resource as the triage reads it: its data once it arrived (also while a later poll fails). */
-export function triageInput(resources: Record<string, ResourceEntry>): TriageInput {
+function triageInput(resources: Record<string, ResourceEntry>): TriageInput {
   const input: TriageInput = {};
   for (const id of Object.keys(TRIAGE_SOURCES) as TriageSource[]) {
     const e = resources[id];

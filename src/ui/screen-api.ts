@@ -14,7 +14,7 @@ import type { SortState } from './sort.js';
 import type { Tone } from './theme.js';
 import type { FormField, FormValues } from './dialogs/form-model.js';
 
-export type { ResourceRequest, ResourceEntry, ScreenUiState, SortState, Tone, FormField, FormValues };
+export type { ResourceRequest, ResourceEntry, ScreenUiState, Tone, FormField };
 
 /** One column of a standard list. Cell text is sanitized and fitted to the width by the table. */
 export interface Column<Row> {
@@ -96,13 +96,13 @@ export interface ScreenRenderProps {
 }
 
 /** A progress dialog an action keeps updating; Esc closes it and aborts `signal`. */
-export interface ProgressHandle {
+interface ProgressHandle {
   update(p: { lines?: string[]; fraction?: number | null; tone?: Tone }): void;
   close(): void;
   readonly signal: AbortSignal;
 }
 
-export interface PickItem<T> {
+interface PickItem<T> {
   value: T;
   label: string;
   hint?: string;
@@ -184,7 +184,7 @@ export interface ActionContext {
 }
 
 /** What a finished action reports; the shell adds the audit entry for mutations. */
-export interface ActionOutcome {
+interface ActionOutcome {
   title?: string;
   summary: string[];
   /** default 'ok'; e.g. 'bad' when a followed job failed */
