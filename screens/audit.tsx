@@ -3,16 +3,12 @@ import { defineScreen } from '../src/ui/screen-api.js';
 import { ROUTE_META, type RouteMeta } from '../src/contract/route-meta.js';
 import { markOf, toneOf } from '../src/ui/theme.js';
 import { routingChangeOf } from '../src/ui/audit-change.js';
-import {
-  emptyText,
-  historyActions,
-  historyResources,
-  pageSummary,
-  SERVER_ORDER,
-  tableTime,
-  type HistorySpec,
-} from './shared/history.js';
-import { groupAction } from './shared/history-groups.js';
+import { historyActions } from './shared/history/actions.js';
+import { groupAction } from './shared/history/groups.js';
+import { historyResources } from './shared/history/query.js';
+import type { HistorySpec } from './shared/history/state.js';
+import { emptyText, pageSummary, SERVER_ORDER } from './shared/history/summary.js';
+import { tableTime } from './shared/table-time.js';
 
 /** Actions the appliance audits besides each mutating route's own (src/server: governance/export.ts, app.ts). */
 const OTHER_ACTIONS: Record<string, string> = {

@@ -274,8 +274,8 @@ export const budgetsScreen = defineScreen<BudgetRow>({
       mutates: true,
       capability: 'agent.budgets.update',
       needsRow: true,
-      unavailable: (r) => (r?.agent === null ? 'not for the defaults row' : null),
-      run: (ctx, r) => editOverride(ctx, r!.agent!, false),
+      unavailable: (r) => (r.agent === null ? 'not for the defaults row' : null),
+      run: (ctx, r) => editOverride(ctx, r.agent!, false),
     },
     {
       key: 'n',
@@ -333,12 +333,12 @@ export const budgetsScreen = defineScreen<BudgetRow>({
       mutates: true,
       capability: 'agent.budgets.update',
       needsRow: true,
-      unavailable: (r) => (r?.agent === null ? 'not for the defaults row' : null),
+      unavailable: (r) => (r.agent === null ? 'not for the defaults row' : null),
       async run(ctx, r) {
-        const agent = r!.agent!;
+        const agent = r.agent!;
         const ok = await ctx.confirm({
           title: `Remove the budget override for ${agent}?`,
-          message: [`${agent}: ${describe(r!.values, true)}.`, 'After removal the agent gets the default budgets.'],
+          message: [`${agent}: ${describe(r.values, true)}.`, 'After removal the agent gets the default budgets.'],
           confirmLabel: 'Remove',
           danger: true,
         });

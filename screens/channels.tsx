@@ -29,8 +29,7 @@ export const channelsScreen = defineScreen<Channel>({
       mutates: true,
       capability: 'channel.update',
       needsRow: true,
-      async run(ctx, c) {
-        const channel = c!;
+      async run(ctx, channel) {
         const verb = channel.enabled ? 'Disable' : 'Enable';
         const ok = await ctx.confirm({
           title: `${verb} channel ${channel.name}?`,

@@ -120,9 +120,8 @@ export const connectorsScreen = defineScreen<Connector>({
       mutates: true,
       capability: 'connector.ingest',
       needsRow: true,
-      unavailable: (c) => ((c?.sources ?? []).length === 0 ? 'this connector has no sources' : null),
-      async run(ctx, c) {
-        const connector = c!;
+      unavailable: (c) => ((c.sources ?? []).length === 0 ? 'this connector has no sources' : null),
+      async run(ctx, connector) {
         const source = await ctx.pick({
           title: `Ingest from ${connector.name}`,
           message: 'Choose the source to ingest:',

@@ -4,7 +4,7 @@ import { defineScreen, type ResourceEntry } from '../src/ui/screen-api.js';
 import { ago, bytes } from '../src/ui/format.js';
 import { widthOf } from '../src/ui/text.js';
 import { badge, blank, cell, heading, LineView, pairs, plain, seg, wrapped, type Line } from './shared/line-view.js';
-import { tableTime } from './shared/history.js';
+import { tableTime } from './shared/table-time.js';
 
 type Accelerator = Deployment['host']['accelerators'][number];
 const accelerators = (list: Accelerator[] | undefined) =>

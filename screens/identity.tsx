@@ -3,9 +3,9 @@ import type { IdentityTestRequest, IdentityTestResult, Settings } from '../src/c
 import { defineScreen } from '../src/ui/screen-api.js';
 import { widthOf } from '../src/ui/text.js';
 import { badge, blank, cell, heading, LineView, pairs, plain, seg, wrapped, type Line } from './shared/line-view.js';
-import { tableTime } from './shared/history.js';
+import { tableTime } from './shared/table-time.js';
 
-export const NOT_SSO =
+const NOT_SSO =
   'A passing check means the identity provider is reachable and its metadata is valid. It does not mean single sign-on is set up: federation is configured in the identity provider, not here.';
 
 type Provider = 'oidc' | 'saml';

@@ -1,17 +1,12 @@
 import type { JournalEntry } from '../src/contract/index.js';
 import { defineScreen } from '../src/ui/screen-api.js';
 import { markOf, toneOf } from '../src/ui/theme.js';
-import {
-  emptyText,
-  historyActions,
-  historyResources,
-  historyState,
-  pageSummary,
-  SERVER_ORDER,
-  tableTime,
-  type HistorySpec,
-} from './shared/history.js';
-import { groupAction } from './shared/history-groups.js';
+import { historyActions } from './shared/history/actions.js';
+import { groupAction } from './shared/history/groups.js';
+import { historyResources } from './shared/history/query.js';
+import { historyState, type HistorySpec } from './shared/history/state.js';
+import { emptyText, pageSummary, SERVER_ORDER } from './shared/history/summary.js';
+import { tableTime } from './shared/table-time.js';
 
 const spec: HistorySpec = {
   kind: 'journal',
@@ -40,7 +35,7 @@ const spec: HistorySpec = {
 };
 
 /** 850 ms, 12.3 s, 2.5 min; a running step has no duration yet. */
-export function duration(ms: number | null | undefined): string {
+function duration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return '–';
   if (ms < 1000) return `${ms} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
@@ -87,16 +82,16 @@ export const journalScreen = defineScreen<JournalEntry>({
       label: 'this run',
       mutates: false,
       needsRow: true,
-      unavailable: (e) => (e && !e.run_id ? 'this entry has no run id' : null),
+      unavailable: (e) => (!e.run_id ? 'this entry has no run id' : null),
       async run(ctx, e) {
         const h = historyState(ctx.state.extra);
-        if (h.filters.run_id === e!.run_id)
+        if (h.filters.run_id === e.run_id)
           return {
             title: 'Already one run',
             tone: 'info',
-            summary: [`The list shows only run ${e!.run_id}; f changes the filters, c clears them.`],
+            summary: [`The list shows only run ${e.run_id}; f changes the filters, c clears them.`],
           };
-        ctx.setExtra({ filters: { ...h.filters, run_id: e!.run_id }, cursors: [], anchor: null }, { top: true });
+        ctx.setExtra({ filters: { ...h.filters, run_id: e.run_id }, cursors: [], anchor: null }, { top: true });
       },
     },
   ],

@@ -151,9 +151,8 @@ export const keysScreen = defineScreen<KeyRow>({
       mutates: true,
       capability: 'gateway.key.revoke',
       needsRow: true,
-      unavailable: (k) => (k?.status === 'revoked' ? 'the key is already revoked' : null),
-      async run(ctx, k) {
-        const key = k!;
+      unavailable: (k) => (k.status === 'revoked' ? 'the key is already revoked' : null),
+      async run(ctx, key) {
         const ok = await ctx.typeToConfirm({
           title: `Revoke ${key.name}?`,
           message: [

@@ -5,7 +5,7 @@ import { markOf, toneOf } from '../src/ui/theme.js';
 import { auditHistoryAction } from './shared/audit-history.js';
 
 /** 8030000000 -> "8.0 B" (parameters, not bytes). */
-export function paramCount(n: number | null | undefined): string {
+function paramCount(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return '–';
   if (n >= 1e9) return `${(n / 1e9).toFixed(1)} B`;
   if (n >= 1e6) return `${(n / 1e6).toFixed(1)} M`;
@@ -16,8 +16,7 @@ export function paramCount(n: number | null | undefined): string {
 const stateBadge = (m: Model) => `${markOf(toneOf(m.state))} ${m.state ?? '?'}`;
 
 /** Why a model cannot be activated now, or null. */
-export function whyNotActivate(m: Model | undefined): string | null {
-  if (!m) return null;
+function whyNotActivate(m: Model): string | null {
   if (m.active) return 'it is already the active model';
   if (m.state !== 'present') return 'its files are not on the appliance (the service does not download models)';
   return null;
@@ -76,8 +75,7 @@ export const modelsScreen = defineScreen<Model>({
       capability: 'model.activate',
       needsRow: true,
       unavailable: whyNotActivate,
-      async run(ctx, m) {
-        const model = m!;
+      async run(ctx, model) {
         const ok = await ctx.confirm({
           title: `Activate ${model.name}?`,
           message: [

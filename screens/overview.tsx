@@ -1,7 +1,7 @@
 import { describeError } from '../src/client/errors.js';
 import { defineScreen, type ResourceEntry, type Tone } from '../src/ui/screen-api.js';
 import { markOf } from '../src/ui/theme.js';
-import { isoSeconds } from './shared/history.js';
+import { isoSeconds } from '../src/text/time-input.js';
 import {
   TRIAGE_SOURCES,
   triage,
@@ -42,7 +42,7 @@ function errorText(err: unknown): string {
 }
 
 /** A resource as the triage reads it: its data once it arrived (also while a later poll fails). */
-export function triageInput(resources: Record<string, ResourceEntry>): TriageInput {
+function triageInput(resources: Record<string, ResourceEntry>): TriageInput {
   const input: TriageInput = {};
   for (const id of Object.keys(TRIAGE_SOURCES) as TriageSource[]) {
     const e = resources[id];

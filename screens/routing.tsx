@@ -51,8 +51,7 @@ export const routingScreen = defineScreen<RoutingEntry>({
       mutates: true,
       capability: 'routing.update',
       needsRow: true,
-      async run(ctx, e) {
-        const entry = e!;
+      async run(ctx, entry) {
         // Fetched now, not from the poll: only models present at this moment are offered.
         const models = (await ctx.call('listModels', { query: { limit: 500 } })).data ?? [];
         const active = models.find((m) => m.active);

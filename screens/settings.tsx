@@ -6,7 +6,7 @@ import { widthOf } from '../src/ui/text.js';
 import { blank, cell, LineView, seg, wrapped, type Line } from './shared/line-view.js';
 
 const REDACTED = '[redacted]';
-export const READ_ONLY_NOTE =
+const READ_ONLY_NOTE =
   "settings come from the appliance's own configuration and are changed on the appliance, not here.";
 
 interface Setting {
@@ -16,7 +16,7 @@ interface Setting {
 }
 
 /** Every setting as section / key path / value; nested values flattened (a.b[0].c). */
-export function settingRows(data: Settings | undefined): Setting[] {
+function settingRows(data: Settings | undefined): Setting[] {
   return (data?.sections ?? []).flatMap((s) =>
     flatten(s.values ?? {}).map(([key, value]) => ({
       section: s.name ?? '?',

@@ -25,7 +25,7 @@ export type UsageRange = 'hour' | 'day' | 'week';
  * at the finest, so the last hour is shown as totals; the day and week start on an hour boundary
  * so that every hourly bucket is a whole hour (except the current one).
  */
-export const RANGES: Record<UsageRange, { key: string; label: string; hours: number | null }> = {
+const RANGES: Record<UsageRange, { key: string; label: string; hours: number | null }> = {
   hour: { key: 'h', label: 'last hour', hours: null },
   day: { key: 'd', label: 'last 24 hours', hours: 24 },
   week: { key: 'w', label: 'last 7 days', hours: 168 },
@@ -297,5 +297,5 @@ export const usageScreen = defineScreen<UsageRow>({
   filter: true,
   selected: selectedRow,
   detail: rejectionDetail,
-  actions: [rangeAction('hour'), rangeAction('day'), rangeAction('week'), setQuotaAction<UsageRow>((r) => r?.key)],
+  actions: [rangeAction('hour'), rangeAction('day'), rangeAction('week'), setQuotaAction<UsageRow>((r) => r.key)],
 });

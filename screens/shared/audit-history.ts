@@ -18,7 +18,7 @@ export function auditHistoryAction<Row>(targetOf: (row: Row) => AuditTarget): Sc
     mutates: false,
     needsRow: true,
     async run(ctx, row) {
-      const t = targetOf(row!);
+      const t = targetOf(row);
       ctx.open({ screen: 'audit', filter: t.search ?? '', extra: { filters: { target_type: t.type } } });
     },
   };

@@ -41,16 +41,16 @@ export const quotaOf = (v: Record<string, unknown>): Quota => ({
   tokens_per_minute: (v.tokens_per_minute as number | null) ?? null,
   tokens_per_day: (v.tokens_per_day as number | null) ?? null,
 });
-export const QUOTA_FIELDS = [
+const QUOTA_FIELDS = [
   { name: 'requests_per_minute', label: 'Requests / minute' },
   { name: 'tokens_per_minute', label: 'Tokens / minute' },
   { name: 'tokens_per_day', label: 'Tokens / day' },
 ] as const;
-export const quotaWords = (q: Quota) =>
+const quotaWords = (q: Quota) =>
   `${limitText(q.requests_per_minute)} requests/min, ${limitText(q.tokens_per_minute)} tokens/min, ${limitText(q.tokens_per_day)} tokens/day`;
 
 /** The key as the appliance has it now (the list is paged), or undefined when it is gone. */
-export async function currentKey(ctx: ActionContext, id: string): Promise<GatewayKey | undefined> {
+async function currentKey(ctx: ActionContext, id: string): Promise<GatewayKey | undefined> {
   for (let after: string | undefined, pages = 0; pages < 100; pages++) {
     const page = await ctx.call('listKeys', { query: { limit: 500, ...(after ? { after } : {}) } });
     const found = (page.data ?? []).find((k) => k.id === id);
@@ -67,15 +67,14 @@ const revoked = (k: GatewayKey | undefined) =>
  * `u` set quota, wherever a key is at hand (keys; a usage row, beside its rejections): `keyOf`
  * gives the row's key as last listed; the form starts from the appliance's latest.
  */
-export function setQuotaAction<Row>(keyOf: (row: Row | undefined) => GatewayKey | undefined): ScreenAction<Row> {
+export function setQuotaAction<Row>(keyOf: (row: Row) => GatewayKey | undefined): ScreenAction<Row> {
   return {
     key: 'u',
     label: 'set quota',
     mutates: true,
     capability: 'gateway.key.quota',
     needsRow: true,
-    unavailable: (row) =>
-      row === undefined ? null : keyOf(row) ? revoked(keyOf(row)) : "the key is not on the appliance's key list",
+    unavailable: (row) => (keyOf(row) ? revoked(keyOf(row)) : "the key is not on the appliance's key list"),
     async run(ctx, row) {
       const key = keyOf(row)!;
       // the form starts from what the appliance has now, not from the last poll

@@ -37,7 +37,7 @@ export type TriageSource = keyof typeof TRIAGE_SOURCES;
  * One resource as the board sees it: not there yet, its answer (`staleError`: the last poll
  * failed, this is the answer before), or why it could not be read.
  */
-export type TriageResource =
+type TriageResource =
   { state: 'loading' } | { state: 'ok'; data: unknown; staleError?: string } | { state: 'error'; error: string };
 export type TriageInput = Partial<Record<TriageSource, TriageResource>>;
 
@@ -60,7 +60,7 @@ export interface TriageLine {
 }
 
 /** A key or an agent is near a limit at this share of it. */
-export const NEAR = 0.8;
+const NEAR = 0.8;
 const LAST_HOUR = 'last hour';
 const LAST_DAY = 'last 24 h';
 const TODAY = 'today';

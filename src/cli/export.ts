@@ -4,7 +4,9 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { routes } from '../contract/routes.js';
 import { bytes } from '../ui/format.js';
+import { countCsvRecords, countJsonlRecords } from '../text/record-count.js';
 import { sanitize } from '../text/sanitize.js';
+import { parseTimeInput } from '../text/time-input.js';
 import { clientFor, reportClientError } from './client-errors.js';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
 import { UsageError } from './usage-error.js';
@@ -16,7 +18,8 @@ Streams the appliance's export to FILE and prints a summary (rows, bytes, path, 
   -o, --output FILE  where to write; an existing file is kept unless --force
   --format FMT       csv (RFC 4180, with a header row; the default) or jsonl (one JSON object a line)
   --since WHEN       from this time on (inclusive): a duration before now (90s, 30m, 12h, 7d, 2w)
-                     or an RFC 3339 time (2026-11-21T09:30:00Z, 2026-11-21T10:30:00+01:00, 2026-11-21)
+                     or an RFC 3339 time (2026-11-21T09:30:00Z, 2026-11-21T10:30:00+01:00, 2026-11-21;
+                     no zone: UTC)
   --until WHEN       up to this time (exclusive), same forms
   audit filters:     --actor SUBJECT  --action ACTION (exact, or a prefix: gateway.key.*)
                      --outcome success|denied|failed
@@ -42,22 +45,14 @@ const OPTION_OF: Record<string, string> = {
   format: '--format',
 };
 
-const DURATION_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
-
 /** `7d` (that long before now) or an RFC 3339 time / date, as an RFC 3339 UTC string. */
-export function parseWhen(text: string, option: string, now = Date.now()): string {
-  const t = text.trim();
-  const d = /^(\d+)\s*([smhdw])$/.exec(t);
-  let ms: number;
-  if (d) ms = now - Number(d[1]) * DURATION_MS[d[2]];
-  else if (/^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:\d{2}))?$/.test(t))
-    ms = Date.parse(t.replace(' ', 'T'));
-  else
+function parseWhen(text: string, option: string, now = Date.now()): string {
+  const when = parseTimeInput(text, now);
+  if (when === null)
     throw new UsageError(
       `${option} must be a duration like 7d, 12h, 30m or an RFC 3339 time like 2026-11-21T09:30:00Z, got ${sanitize(text, 60)}`,
     );
-  if (!Number.isFinite(ms)) throw new UsageError(`${option}: ${sanitize(text, 60)} is not a valid time`);
-  return new Date(ms).toISOString().replace('.000Z', 'Z');
+  return when;
 }
 
 export interface ExportPlan {
@@ -153,7 +148,10 @@ export async function exportCommand(argv: string[], env: NodeJS.ProcessEnv = pro
       controller.signal,
     );
     if (showProgress) process.stderr.write('\r\x1b[K');
-    const rows = plan.query.format === 'jsonl' ? await countJsonl(plan.dest) : await countCsvRecords(plan.dest);
+    const rows =
+      plan.query.format === 'jsonl'
+        ? await countJsonlRecords(createReadStream(plan.dest))
+        : await countCsvRecords(createReadStream(plan.dest));
     process.stderr.write(
       [
         `exported ${rows.toLocaleString('en-US')} ${plan.kind} row${rows === 1 ? '' : 's'} (${plan.query.format}, ${result.bytes.toLocaleString('en-US')} bytes)`,
@@ -200,37 +198,4 @@ async function claim(dest: string, force: boolean): Promise<boolean> {
       throw new UsageError(`${dest} already exists; choose another file or add --force to replace it`);
     throw err;
   }
-}
-
-/** Records in an RFC 4180 file (a quoted cell may hold line breaks), minus the header row. */
-export async function countCsvRecords(file: string): Promise<number> {
-  let quoted = false;
-  let records = 0;
-  let pending = false; // characters since the last record ended
-  for await (const chunk of createReadStream(file)) {
-    for (const b of chunk as Buffer) {
-      if (b === 0x22) quoted = !quoted;
-      if (b === 0x0a && !quoted) {
-        records++;
-        pending = false;
-      } else if (b !== 0x0d) pending = true;
-    }
-  }
-  if (pending) records++;
-  return Math.max(0, records - 1);
-}
-
-/** Non-empty lines of a JSON Lines file. */
-export async function countJsonl(file: string): Promise<number> {
-  let rows = 0;
-  let pending = false;
-  for await (const chunk of createReadStream(file)) {
-    for (const b of chunk as Buffer) {
-      if (b === 0x0a) {
-        if (pending) rows++;
-        pending = false;
-      } else if (b !== 0x0d && b !== 0x20) pending = true;
-    }
-  }
-  return rows + (pending ? 1 : 0);
 }

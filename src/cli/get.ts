@@ -1,12 +1,9 @@
 import { parseArgs } from 'node:util';
-import type { ApiClient } from '../client/api-client.js';
-import { ApiError, type SchemaIssue } from '../client/errors.js';
-import { emptyEntry, queryAt, type ResourceEntry } from '../store/resources.js';
-import { EMPTY_SCREEN_STATE } from '../store/ui.js';
 import { sanitize } from '../text/sanitize.js';
-import type { AnyScreen, ResourceRequest } from '../ui/screen-api.js';
+import type { AnyScreen } from '../ui/screen-api.js';
 import { clientFor, reportClientError } from './client-errors.js';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
+import { fetchedEntries, fetchScreen, type Fetched } from './screen-fetch.js';
 import { UsageError } from './usage-error.js';
 
 export const GET_USAGE = `Usage: appliance-admin get SCREEN [--json] [--url URL] [--token-file FILE] [--ca-file FILE]
@@ -21,13 +18,6 @@ Prints what one dashboard screen shows (its first page, with the screen's defaul
 ${CONNECTION_USAGE}
 
 Exit status: 0 done, 1 the appliance refused or could not be reached, 2 bad usage or unknown screen.`;
-
-interface Fetched {
-  request: ResourceRequest;
-  data: unknown;
-  issues: SchemaIssue[];
-  error?: unknown;
-}
 
 export async function getCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -75,44 +65,8 @@ export async function getCommand(argv: string[], env: NodeJS.ProcessEnv = proces
   return 0;
 }
 
-/**
- * Each of the screen's resources, as the dashboard polls them when it opens the screen. A screen
- * whose rows come from all its resources (the overview) says which could not be read in its rows,
- * as the dashboard does: a refusal of one of them is kept as that resource's error.
- */
-export async function fetchScreen(client: ApiClient, screen: AnyScreen): Promise<Fetched[]> {
-  const out: Fetched[] = [];
-  for (const request of screen.resources(EMPTY_SCREEN_STATE)) {
-    try {
-      const r = await client.call(request.route, { params: request.params, query: queryAt(request) });
-      out.push({ request, data: r.data, issues: r.issues });
-    } catch (err) {
-      // no answer at all, or a refused token, is the command's failure
-      if (!screen.list?.rowsFrom || !(err instanceof ApiError) || err.status === 401) throw err;
-      out.push({ request, data: undefined, issues: [], error: err });
-    }
-  }
-  return out;
-}
-
-/** The resources as the dashboard's store holds them, for a screen's `rowsFrom`. */
-export function fetchedEntries(fetched: Fetched[]): Record<string, ResourceEntry> {
-  return Object.fromEntries(
-    fetched.map((f) => [
-      f.request.id,
-      {
-        ...emptyEntry(f.request.id),
-        data: f.data,
-        error: f.error ?? null,
-        status: f.error ? 'error' : 'ok',
-        issues: f.issues,
-      },
-    ]),
-  );
-}
-
 /** Rows made from all resources (the overview's lines); a list: its own resource's data; else one resource: its data; several: an object keyed by resource id. */
-export function screenJson(fetched: Fetched[], screen?: AnyScreen): unknown {
+function screenJson(fetched: Fetched[], screen?: AnyScreen): unknown {
   const list = screen?.list;
   if (list?.rowsFrom) return list.rowsFrom(fetchedEntries(fetched));
   // a list's own resource, whatever else it joins into its rows: scripts keep the list's shape
@@ -122,7 +76,7 @@ export function screenJson(fetched: Fetched[], screen?: AnyScreen): unknown {
 }
 
 /** Writes and waits until it is flushed, so a pipe gets everything before the exit. */
-export function writeOut(text: string): Promise<void> {
+function writeOut(text: string): Promise<void> {
   return new Promise((resolve, reject) => {
     process.stdout.once('error', () => undefined); // a reader that went away (| head) is not a failure
     process.stdout.write(text, (err) =>
@@ -130,5 +84,3 @@ export function writeOut(text: string): Promise<void> {
     );
   });
 }
-
-export type { Fetched };

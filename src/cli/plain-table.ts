@@ -5,7 +5,7 @@ import { sanitize } from '../text/sanitize.js';
 import type { AnyScreen, Column } from '../ui/screen-api.js';
 import { cellText } from '../ui/table-layout.js';
 import { fit, widthOf } from '../ui/text.js';
-import { fetchedEntries, type Fetched } from './get.js';
+import { fetchedEntries, type Fetched } from './screen-fetch.js';
 
 /**
  * A screen as plain text for a terminal or a log: a list screen as its columns (the same cell

@@ -3,7 +3,7 @@ import * as z from 'zod';
 export const ROLES = ['it_admin', 'app_owner', 'auditor'] as const;
 export const Role = z.enum(ROLES);
 export type Role = z.infer<typeof Role>;
-export const MUTATING_ROLES: readonly Role[] = ['it_admin', 'app_owner'];
+const MUTATING_ROLES: readonly Role[] = ['it_admin', 'app_owner'];
 export const mayMutate = (role: Role | null | undefined): boolean => role != null && MUTATING_ROLES.includes(role);
 
 /** RFC 3339 UTC timestamp, e.g. 2026-11-21T09:30:00Z (fractional seconds allowed). */
@@ -28,7 +28,7 @@ export const AgentName = z
   .max(100)
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, . _ -');
 
-export const InvalidParam = z.object({ name: z.string(), reason: z.string() });
+const InvalidParam = z.object({ name: z.string(), reason: z.string() });
 
 /** RFC 9457 problem details, with this API's `code`, `request_id` and `invalid_params`. */
 export const Problem = z.looseObject({
@@ -66,11 +66,6 @@ export const PageQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(500).default(50),
   after: z.string().min(1).max(200).optional(),
 });
-
-export const TimeRange = {
-  start_time: Timestamp.optional(),
-  end_time: Timestamp.optional(),
-};
 
 /** Refinement shared by every query with a time range: end must come after start. */
 export const endAfterStart = (q: { start_time?: string; end_time?: string }) =>

@@ -40,7 +40,6 @@ const ModelEntry = z.strictObject({
   /** file or directory holding the weights; the model is present when it exists */
   path: z.string(),
 });
-export type ModelConfig = z.infer<typeof ModelEntry>;
 
 const Limit = z.number().int().min(0).nullable();
 
@@ -54,7 +53,7 @@ const IdentityProviderUrl = z.url().refine(
 );
 
 const Milliseconds = z.number().int().min(100).max(3_600_000);
-export const HTTP_LIMIT_DEFAULTS = {
+const HTTP_LIMIT_DEFAULTS = {
   request_timeout_ms: 30_000,
   headers_timeout_ms: 10_000,
   idle_timeout_ms: 72_000,
@@ -142,7 +141,7 @@ export const ServerConfig = z.strictObject({
 });
 export type ServerConfig = z.infer<typeof ServerConfig>;
 
-export class ConfigError extends Error {
+class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
@@ -163,7 +162,7 @@ export function loadConfig(file: string | undefined): ServerConfig {
   return resolvePaths(parsed.data, dirname(resolve(file)));
 }
 
-export function resolvePaths(cfg: ServerConfig, base: string): ServerConfig {
+function resolvePaths(cfg: ServerConfig, base: string): ServerConfig {
   const abs = (p: string | undefined) => (p === undefined || isAbsolute(p) ? p : resolve(base, p));
   return {
     ...cfg,

@@ -14,7 +14,7 @@ import type { SortState } from './sort.js';
 import type { Tone } from './theme.js';
 import type { FormField, FormValues } from './dialogs/form-model.js';
 
-export type { ResourceRequest, ResourceEntry, ScreenUiState, SortState, Tone, FormField, FormValues };
+export type { ResourceRequest, ResourceEntry, ScreenUiState, Tone, FormField };
 
 /** One column of a standard list. Cell text is sanitized and fitted to the width by the table. */
 export interface Column<Row> {
@@ -96,13 +96,13 @@ export interface ScreenRenderProps {
 }
 
 /** A progress dialog an action keeps updating; Esc closes it and aborts `signal`. */
-export interface ProgressHandle {
+interface ProgressHandle {
   update(p: { lines?: string[]; fraction?: number | null; tone?: Tone }): void;
   close(): void;
   readonly signal: AbortSignal;
 }
 
-export interface PickItem<T> {
+interface PickItem<T> {
   value: T;
   label: string;
   hint?: string;
@@ -184,14 +184,14 @@ export interface ActionContext {
 }
 
 /** What a finished action reports; the shell adds the audit entry for mutations. */
-export interface ActionOutcome {
+interface ActionOutcome {
   title?: string;
   summary: string[];
   /** default 'ok'; e.g. 'bad' when a followed job failed */
   tone?: Tone;
 }
 
-export interface ScreenAction<Row = unknown> {
+interface ActionBase {
   /** one printable key; the shell's own keys are reserved (see RESERVED_KEYS) */
   key: string;
   label: string;
@@ -199,12 +199,26 @@ export interface ScreenAction<Row = unknown> {
   mutates: boolean;
   /** the contract action it needs, e.g. 'gateway.key.revoke' */
   capability?: string;
-  /** needs a selected row */
-  needsRow?: boolean;
+}
+
+/** An action on the selected row: the shell runs it only with a row, so `run` gets one. */
+interface RowAction<Row> extends ActionBase {
+  needsRow: true;
   /** why it does not apply to this row now (e.g. 'already revoked'), or null */
+  unavailable?: (row: Row) => string | null;
+  run(ctx: ActionContext, row: Row): Promise<ActionOutcome | void>;
+}
+
+/** An action that runs with or without a selected row (a filter, a page, a new object). */
+interface FreeAction<Row> extends ActionBase {
+  needsRow?: false;
+  /** why it does not apply now (to this row, if any), or null */
   unavailable?: (row: Row | undefined) => string | null;
   run(ctx: ActionContext, row: Row | undefined): Promise<ActionOutcome | void>;
 }
+
+/** `needsRow: true` narrows the row its `unavailable` and `run` get to `Row` (no `row!`). */
+export type ScreenAction<Row = unknown> = RowAction<Row> | FreeAction<Row>;
 
 export interface ScreenDef<Row = unknown> {
   /** the `:` name */

@@ -14,14 +14,8 @@ const TONE_COLOUR: Record<Tone, string> = {
   accent: 'blue',
 };
 
-export const colourEnabled = (env: NodeJS.ProcessEnv = process.env): boolean =>
-  !(typeof env.NO_COLOR === 'string' && env.NO_COLOR !== '');
-
-let enabled = colourEnabled();
-/** For tests and the CLI: decide once whether colour is on. */
-export const setColourEnabled = (on: boolean) => {
-  enabled = on;
-};
+// NO_COLOR (no-color.org): any non-empty value turns colour off, decided once at start.
+const enabled = !(typeof process.env.NO_COLOR === 'string' && process.env.NO_COLOR !== '');
 
 /** The Ink `color` prop for a tone, or undefined when colour is off. */
 export const colour = (tone: Tone | undefined): string | undefined => (tone && enabled ? TONE_COLOUR[tone] : undefined);

@@ -8,7 +8,7 @@ import type { DashboardHarness } from '../helpers/dashboard.js';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { patchScreen } from '../../src/store/ui.js';
-import { isoSeconds } from '../../screens/shared/history.js';
+import { isoSeconds } from '../../src/text/time-input.js';
 
 let outDir: string;
 const NOW = Date.now();
@@ -309,6 +309,27 @@ describe('audit screen', () => {
     await d.waitForText('from 2026-11-22 12:00:00 until 2026-11-22 13:00:00');
     expect(asked()).toContain('end_time:"2026-11-22T13:00:00Z"');
     expect(asked()).not.toContain('2026-11-22T11:00');
+  });
+
+  it('a custom range takes a time before now as the CLI does: From 2h is sent as the time two hours ago', async () => {
+    const d = suite.render({ screen: 'audit' });
+    await d.waitForText(tid(0));
+    await d.press('f');
+    await d.waitForText('Filter the audit trail');
+    await d.press('right', 'right', 'right', 'right', 'right'); // custom
+    await d.press('tab');
+    await d.type('2h');
+    const before = Date.now();
+    await d.press('enter');
+    const f = await d.waitForText('from 20');
+    const after = Date.now();
+    const asked = Object.keys(d.deps.resources.getState().entries).join('\n');
+    const sent = /start_time:"([^"]+)"/.exec(asked)?.[1];
+    expect(sent).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+    const start = Date.parse(sent!);
+    expect(start).toBeGreaterThanOrEqual(Math.floor((before - 2 * 3_600_000) / 1000) * 1000);
+    expect(start).toBeLessThanOrEqual(after - 2 * 3_600_000);
+    expect(f).toContain(`from ${sent!.slice(0, 19).replace('T', ' ')}`);
   });
 
   it('a filter the appliance refuses shows in plain words with code and request id; c recovers', async () => {

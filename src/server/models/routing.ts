@@ -49,8 +49,3 @@ export function storeRouting(db: Db, workload: string, modelId: string | null, b
      ON CONFLICT (workload) DO UPDATE SET model_id = excluded.model_id, updated_at = excluded.updated_at, updated_by = excluded.updated_by`,
   ).run(workload, modelId, iso(), by);
 }
-
-/** The model that serves a workload now (for the gateway), or null for an unknown workload or no model. */
-export function resolveWorkloadModel(db: Db, config: ServerConfig, workload: string): string | null {
-  return routingEntry(db, config, workload)?.effective_model_id ?? null;
-}

@@ -2,8 +2,10 @@
  * The grouped view of a history (audit, journal): counts over the whole match of the list's
  * filters and search, by a field the operator picks; choosing a group filters the list to it.
  */
-import type { ScreenAction } from '../../src/ui/screen-api.js';
-import { describeFilters, searchedState, wholeMatchQuery, type HistorySpec } from './history.js';
+import type { ScreenAction } from '../../../src/ui/screen-api.js';
+import { wholeMatchQuery } from './query.js';
+import { FIRST_PAGE, searchedState, type HistorySpec } from './state.js';
+import { describeFilters } from './summary.js';
 
 /** Groups a summary returns at most (the contract allows 500; more is no longer an overview). */
 const GROUP_LIMIT = 100;
@@ -52,7 +54,7 @@ export function groupAction<Row>(spec: HistorySpec): ScreenAction<Row> {
         };
       }
       const filters = { ...searchedState({ filter: '', extra: ctx.state.extra }).filters, [by.name]: group.key };
-      ctx.setExtra({ filters, cursors: [], anchor: null }, { top: true });
+      ctx.setExtra({ filters, ...FIRST_PAGE }, { top: true });
     },
   };
 }

@@ -1,0 +1,49 @@
+/** A screen's resources fetched once, as the dashboard polls them: what `get` prints, as JSON or a table. */
+import type { ApiClient } from '../client/api-client.js';
+import { ApiError, type SchemaIssue } from '../client/errors.js';
+import { emptyEntry, queryAt, type ResourceEntry } from '../store/resources.js';
+import { EMPTY_SCREEN_STATE } from '../store/ui.js';
+import type { AnyScreen, ResourceRequest } from '../ui/screen-api.js';
+
+export interface Fetched {
+  request: ResourceRequest;
+  data: unknown;
+  issues: SchemaIssue[];
+  error?: unknown;
+}
+
+/**
+ * Each of the screen's resources, as the dashboard polls them when it opens the screen. A screen
+ * whose rows come from all its resources (the overview) says which could not be read in its rows,
+ * as the dashboard does: a refusal of one of them is kept as that resource's error.
+ */
+export async function fetchScreen(client: ApiClient, screen: AnyScreen): Promise<Fetched[]> {
+  const out: Fetched[] = [];
+  for (const request of screen.resources(EMPTY_SCREEN_STATE)) {
+    try {
+      const r = await client.call(request.route, { params: request.params, query: queryAt(request) });
+      out.push({ request, data: r.data, issues: r.issues });
+    } catch (err) {
+      // no answer at all, or a refused token, is the command's failure
+      if (!screen.list?.rowsFrom || !(err instanceof ApiError) || err.status === 401) throw err;
+      out.push({ request, data: undefined, issues: [], error: err });
+    }
+  }
+  return out;
+}
+
+/** The resources as the dashboard's store holds them, for a screen's `rowsFrom`. */
+export function fetchedEntries(fetched: Fetched[]): Record<string, ResourceEntry> {
+  return Object.fromEntries(
+    fetched.map((f) => [
+      f.request.id,
+      {
+        ...emptyEntry(f.request.id),
+        data: f.data,
+        error: f.error ?? null,
+        status: f.error ? 'error' : 'ok',
+        issues: f.issues,
+      },
+    ]),
+  );
+}
