@@ -6,7 +6,7 @@ import type { Role } from '../../src/contract/index.js';
 import type { Logger } from 'pino';
 import { fixtureConfig, tempDir } from './fixtures.js';
 
-interface CallOptions {
+export interface CallOptions {
   role?: Role | null;
   token?: string;
   body?: unknown;
@@ -14,7 +14,7 @@ interface CallOptions {
   raw?: string;
   headers?: Record<string, string>;
 }
-interface CallResult {
+export interface CallResult {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
