@@ -44,25 +44,31 @@ function rowsOf(
   }
 }
 
+const NO_ROWS: unknown[] = [];
+
 /** The visible screen's resources and rows, from the stores. */
 export function useScreenData(deps: DashboardDeps, screen: AnyScreen, state: ScreenUiState): ScreenData {
   const entries = useStore(deps.resources, (s) => s.entries);
   const { requests: reqs, keys } = screenResources(screen, state);
-  const resources: Record<string, ResourceEntry> = {};
-  reqs.forEach((r, i) => (resources[r.id] = entries[keys[i]] ?? emptyEntry(keys[i])));
+  const resources = useMemo(() => {
+    const byId: Record<string, ResourceEntry> = {};
+    reqs.forEach((r, i) => (byId[r.id] = entries[keys[i]] ?? emptyEntry(keys[i])));
+    return byId;
+  }, [entries, reqs, keys]);
   const primaryId = screen.list?.resource ?? reqs[0]?.id;
   const primary = (primaryId && resources[primaryId]) || emptyEntry('none');
-  const rowsFrom = screen.list?.rowsFrom;
+  const list = screen.list;
+  const rowsFrom = list?.rowsFrom;
   const related = relatedData(reqs, primaryId, resources);
   // a 304 leaves `entries` as it is (confirmEntry), so an idle overview is not recomputed either; a
   // list joining other resources (list.rows) is made again when they change; the default rows are
   // the answer's own array, so the filter's index of them survives other answers
-  const all = useMemo(
-    () =>
-      rowsFrom ? rowsOf(rowsFrom, resources) : screen.list ? extractRows(screen.list, primary.data, related.data) : [],
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-    [screen, rowsFrom ? entries : primary.data, related.key],
+  const joined = useMemo(() => (rowsFrom ? rowsOf(rowsFrom, resources) : null), [rowsFrom, resources]);
+  const answered = useMemo(
+    () => (list && !rowsFrom ? extractRows(list, primary.data, related) : null),
+    [list, rowsFrom, primary.data, related],
   );
+  const all = joined ?? answered ?? NO_ROWS;
   const sorted = useMemo(() => sortedRows(screen, all, state.sort), [screen, all, state.sort]);
   const [searched, searchDone] = useReducer((n: number) => n + 1, 0);
   const filtered = useMemo(
@@ -87,26 +93,22 @@ function sortedRows(screen: AnyScreen, all: unknown[], sort: SortState | null | 
   return col ? sortRows(all, col, sort!.descending) : all;
 }
 
-const relatedKeys = new WeakMap<object, unknown[]>();
+const relatedCache = new WeakMap<object, { values: unknown[]; data: Record<string, unknown> }>();
 
 /**
- * The data of the screen's resources other than the primary, and a key that changes only when one
- * of them does (their data objects, kept in a stable array while none changes).
+ * The data of the screen's resources other than the primary, by id: the same object while none of
+ * them changes, so rows joined from it are made again only when one does.
  */
 function relatedData(
   reqs: { id: string }[],
   primaryId: string | undefined,
   resources: Record<string, ResourceEntry>,
-): { data: Record<string, unknown>; key: unknown[] } {
-  const data: Record<string, unknown> = {};
-  const values: unknown[] = [];
-  for (const r of reqs) {
-    if (r.id === primaryId) continue;
-    data[r.id] = resources[r.id]?.data;
-    values.push(data[r.id]);
-  }
-  const last = relatedKeys.get(reqs);
-  if (last && last.length === values.length && last.every((v, i) => v === values[i])) return { data, key: last };
-  relatedKeys.set(reqs, values);
-  return { data, key: values };
+): Record<string, unknown> {
+  const others = reqs.filter((r) => r.id !== primaryId);
+  const values = others.map((r) => resources[r.id]?.data);
+  const last = relatedCache.get(reqs);
+  if (last && last.values.length === values.length && last.values.every((v, i) => v === values[i])) return last.data;
+  const data = Object.fromEntries(others.map((r, i) => [r.id, values[i]]));
+  relatedCache.set(reqs, { values, data });
+  return data;
 }
