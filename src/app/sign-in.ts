@@ -9,9 +9,10 @@ import {
 } from '../auth-session/errors.js';
 import { explainAuthFailure } from '../auth-session/explain.js';
 import { currentSession, type SessionInfo } from '../auth-session/info.js';
-import { flash } from '../store/ui.js';
-import { closeDialog, openDialog, updateDialog, type DialogSpec } from './dialogs.js';
-import type { DashboardDeps } from './deps.js';
+import type { Poller } from '../store/poller.js';
+import type { SessionStore } from '../store/session.js';
+import { flash, type UiStore } from '../store/ui.js';
+import { closeDialog, openDialog, updateDialog, type DialogSpec, type DialogStore } from './dialogs.js';
 
 /** The stored sign-in the dashboard's token comes from. */
 export interface SignInSetup {
@@ -24,6 +25,17 @@ export interface SignInSetup {
 export interface SignInWhy {
   title: string;
   message: string;
+}
+
+/**
+ * The part of the dashboard (src/app/deps.ts) the sign-in works with: it pauses polling, says so
+ * in the session and asks in a dialog.
+ */
+export interface SignInDeps {
+  poller: Pick<Poller, 'pause' | 'resume'>;
+  session: SessionStore;
+  ui: UiStore;
+  dialogs: DialogStore;
 }
 
 /** An action the expired sign-in stopped: it is never run again on its own. */
@@ -83,13 +95,13 @@ const QUIET_RENEWAL_EVERY_MS = 30_000;
  * signed out and read-only; r asks again.
  */
 export class SignIn {
-  readonly #deps: DashboardDeps;
+  readonly #deps: SignInDeps;
   readonly #setup: SignInSetup;
   #flow: Promise<void> | null = null;
   #interrupted: Interrupted | null = null;
   #quietRenewalAt = 0;
 
-  constructor(deps: DashboardDeps, setup: SignInSetup) {
+  constructor(deps: SignInDeps, setup: SignInSetup) {
     this.#deps = deps;
     this.#setup = setup;
   }

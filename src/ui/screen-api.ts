@@ -192,7 +192,7 @@ interface ActionOutcome {
 }
 
 interface ActionBase {
-  /** one printable key; the shell's own keys are reserved (see RESERVED_KEYS) */
+  /** one printable key; not one the shell takes (src/app/keymap.ts SHELL_BINDINGS) */
   key: string;
   label: string;
   /** true when the action changes anything on the appliance */
@@ -249,9 +249,6 @@ export interface ScreenDef<Row = unknown> {
   selected?: (resources: Record<string, ResourceEntry>, state: ScreenUiState) => Row | undefined;
   actions?: ScreenAction<Row>[];
 }
-
-/** Keys the shell owns; a screen action may not use them (s and S sort a list). */
-export const RESERVED_KEYS = ['q', 'r', '?', ':', '/', 'j', 'k', 'g', 'G', 's', 'S'] as const;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyScreen = ScreenDef<any>;

@@ -70,6 +70,23 @@ describe('an 80x24 terminal', () => {
     expect(f).toMatch(/narrow-key\s+revoked\s/);
   });
 
+  it('keys: the hints keep "? help" and "q quit", dropping lesser keys first, also with a reason for ✕', async () => {
+    const hints = (f: string) => f.split('\n').at(-2) ?? '';
+    for (const role of ['it_admin', 'auditor'] as const) {
+      const d = suite.render({ role, screen: 'keys', columns: 80, rows: 24 });
+      const f = await d.waitForText('narrow-key');
+      const line = hints(f);
+      expect(line).toMatch(/^n new key/);
+      expect(line).toContain('? help');
+      expect(line).toMatch(/q quit$/);
+      expect(widthOf(line)).toBeLessThanOrEqual(80);
+      // the least wanted of the shell's keys went, not the way to help or out
+      expect(line).not.toContain('Tab next');
+      if (role === 'auditor') expect(line).toMatch(/x revoke ✕ +h history +\(✕ role [^│]+ {2}│ \? help/);
+      await suite.unmount();
+    }
+  });
+
   it('the header keeps host:port readable, for a long subject, read-only and while disconnected', async () => {
     const own = await startTestServer();
     const hostPort = own.url.replace(/^http:\/\//, '').replace(/\/.*$/, '');

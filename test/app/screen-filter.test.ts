@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { filterRows } from '../../src/app/screen-data.js';
+import { filterRows } from '../../src/app/row-search.js';
 import type { ListSpec } from '../../src/ui/screen-api.js';
 
 interface Row {

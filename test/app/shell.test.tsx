@@ -68,7 +68,7 @@ describe('the shell', () => {
     await d.waitForText('Web chat');
     await d.press('?');
     const help = await d.waitForText('Keys everywhere');
-    for (const k of ['Tab  Shift-Tab', 'PgUp PgDn', 'Home End', 'refresh now', 'quit', 'toggle'])
+    for (const k of ['Tab  Shift-Tab', 'PgUp  PgDn', 'Home End', 'refresh now', 'quit', 'toggle'])
       expect(help).toContain(k);
     await d.press('esc');
     await d.press('enter');
