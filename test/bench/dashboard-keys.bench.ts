@@ -7,7 +7,6 @@ import { patchScreen, screenState } from '../../src/store/ui.js';
 import type { AuditEntry } from '../../src/contract/index.js';
 import { screens } from '../../screens/index.js';
 import { auditScreen } from '../../screens/audit.js';
-import { allowedCpus, backgroundCpus, backgroundThreads, confineThreads } from '../../src/cli/background-threads.js';
 import { issueToken, startServer } from './lib/cli-server.js';
 import { copyAuditDb, ensureAuditDb } from './lib/audit-db.js';
 import { renderApp, type InkHarness } from './lib/ink-harness.js';
@@ -29,8 +28,6 @@ import type { BenchContext, Figure } from './lib/types.js';
  * a person typing. Order: the page of 500 first, from a cold start (V8 has not optimised the
  * render path yet: its keys are slower than the same keys a few minutes later), then the
  * baseline, then the 100,000 entries, warm after those 2,400 keys.
- * As the CLI does after its first frame, V8's background threads are kept off the first CPU
- * (src/cli/background-threads.ts), so that the drawing thread has a core they do not take.
  * On this 2-vCPU virtual machine most keys over 4 ms are keys during which the dashboard's thread
  * lost its core: preempted (another thread or a kernel worker took it, the thread waited in the
  * run queue) or stolen by the hypervisor (lib/thread-sched.ts). The p99 of the keys during which
@@ -140,9 +137,6 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
   if (process.env.CI && process.env.CI !== '0' && process.env.CI !== 'false')
     throw new Error('unset CI: Ink draws no frames when it believes it runs in CI');
   const n = ctx.quick ? 60 : 400;
-  // as the CLI does (src/cli/dashboard.ts): here they include the module loader's thread, idle
-  // while keys are drawn
-  const background = backgroundThreads();
   const load0 = loadAverage();
   const cached = ensureAuditDb(ctx.outDir, 100_000, ctx.log);
   const dataDir = copyAuditDb(cached, ctx.outDir, `keys-${process.pid}`);
@@ -166,11 +160,6 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
   try {
     await h.waitForText('500 per page');
     await h.waitForText('row 1 of 500');
-    const cpus = allowedCpus();
-    const confined = await confineThreads(background, backgroundCpus(cpus));
-    ctx.log(
-      `background threads after the first frame: ${confined ? `kept off CPU ${cpus[0]}` : 'left where they were'}`,
-    );
     const words = ['gateway.key', 'denied', 'svc-ingest', 'alice', 'model.act'];
     ctx.log(`a server page of 500, polling every 2 s: ${n} keys of each kind`);
     const page500 = await measure(h, n, words);
