@@ -2,7 +2,6 @@
 // dashboard's frame builder. Used by scripts/build.mjs, and by the start benchmark and the
 // bundle test, so they measure and check exactly what ships.
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inkFrame } from './ink-frame.mjs';
@@ -118,28 +117,7 @@ export const HTTP2_CONSTANTS = {
   NGHTTP2_REFUSED_STREAM: 7,
   NGHTTP2_CANCEL: 8,
 };
-// Node's assert (0.6 ms: its AssertionError, colours and call tracker) is required at load by
-// undici and signal-exit, which only check conditions on the way: the check is a comparison, and
-// the module is loaded when an assertion fails, with Node's own error and message, or when a method
-// not written here is used. Its methods are taken from the Node that builds.
-const ASSERT_METHODS = Object.keys(createRequire(import.meta.url)('node:assert'));
-const LAZY_ASSERT = `'use strict';
-const real = () => process.getBuiltinModule('node:assert');
-function assert(value) { if (!value) Reflect.apply(real(), undefined, arguments); }
-assert.ok = assert;
-assert.equal = function equal(a, b) { if (a != b && !(a !== a && b !== b)) Reflect.apply(real().equal, undefined, arguments); };
-for (const name of ${JSON.stringify(ASSERT_METHODS)}) if (!Object.hasOwn(assert, name)) Object.defineProperty(assert, name, { get: () => real()[name], enumerable: true });
-module.exports = assert;`;
-const assertOnFailure = {
-  name: 'assert-on-failure',
-  setup(b) {
-    b.onResolve({ filter: /^(node:)?assert$/ }, () => ({ path: 'assert', namespace: 'assert-on-failure' }));
-    b.onLoad({ filter: /.*/, namespace: 'assert-on-failure' }, () => ({ contents: LAZY_ASSERT, loader: 'js' }));
-  },
-};
-
 export const builtinsOnUse = [
-  assertOnFailure,
   // node:http (1 ms, with its server half): undici reads only IncomingMessage, when it destroys
   // a stream, and the default maxHeaderSize, which the client (src/client/api-client.ts) gives
   sourcePatch(
