@@ -101,8 +101,7 @@ export const lazyUnicodeData = {
 
 // Node built-ins the dashboard's first frame does not use, loaded when first called instead of at
 // start (process.getBuiltinModule, Node 20.16+): undici's HTTP/2 client, with Node's http2, tls
-// and crypto behind it (3.6 ms; only used with allowH2, which the client never sets), and
-// terminal-size's child_process (0.5 ms; it runs tput only when the output is not a terminal).
+// and crypto behind it (3.6 ms; only used with allowH2, which the client never sets).
 // The HTTP/2 constants undici reads at load are written out; test/build checks them against
 // Node's own.
 export const HTTP2_CONSTANTS = {
@@ -154,17 +153,6 @@ export const builtinsOnUse = [
       ],
     ],
     'undici changed: its HTTP/2 client loads node:http2 (and tls, crypto) at start again',
-  ),
-  sourcePatch(
-    'terminal-size-child-process-on-use',
-    /terminal-size[\\/]index\.js$/,
-    [
-      [
-        "import {execFileSync} from 'node:child_process';",
-        "const execFileSync = (...args) => process.getBuiltinModule('node:child_process').execFileSync(...args);",
-      ],
-    ],
-    'terminal-size changed: it loads node:child_process at start again',
   ),
 ];
 
