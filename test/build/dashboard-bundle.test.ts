@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { build } from 'esbuild';
 // @ts-expect-error: a plain .mjs build script without types
-import { DASHBOARD_BUNDLE_OPTIONS, HTTP2_CONSTANTS } from '../../scripts/bundle-options.mjs';
+import { DASHBOARD_BUNDLE_OPTIONS } from '../../scripts/bundle-options.mjs';
+// @ts-expect-error: a plain .mjs build script without types
+import { HTTP2_CONSTANTS } from '../../scripts/dependency-edits.mjs';
 
 /**
  * The dashboard's CommonJS bundle settings (scripts/bundle-options.mjs): the parts that run only
