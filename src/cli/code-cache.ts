@@ -20,8 +20,8 @@ import { Script } from 'node:vm';
 /**
  * Loads a CommonJS bundle with V8's code cache: the compiled code of its last start is read back
  * instead of compiling ~2.5 MB of JavaScript again, which is most of the dashboard's start on
- * Node 20 (no compile cache for ES modules before Node 22.1; test/bench/RESULTS.md,
- * dashboard-start). What Node 22's module.enableCompileCache() does, for one file.
+ * Node 20 (no compile cache for ES modules before Node 22.1;
+ * docs/performance.md): what Node 22's module.enableCompileCache() does, for one file.
  *
  * V8 checks a cache only against the source's length, so a cache is kept per bundle content:
  * the bundle's name carries its content hash (dashboard-HASH.cjs), and the cache's name carries

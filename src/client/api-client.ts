@@ -138,8 +138,8 @@ export class ApiClient {
   #newClient(): Client {
     return new Client(this.origin, {
       // A GET goes out as soon as the answer before it has its headers, not a loop turn after its
-      // body was read and handled: the start's two reads overlap (test/bench/RESULTS.md, sixth
-      // round). undici never pipelines a change, nor anything behind one before its headers.
+      // body was read and handled: the start's two reads overlap (docs/performance.md).
+      // undici never pipelines a change, nor anything behind one before its headers.
       pipelining: 2,
       keepAliveTimeout: 30_000,
       // Node's default, written here: without it undici loads node:http to read it (start time)
@@ -450,12 +450,10 @@ export function problemFrom(
   const detail = str(p.detail) ?? str(p.message) ?? str(p.error) ?? str(nestedError.message) ?? fromText;
   const rawParams = p.invalid_params ?? p.invalidParams;
   const invalid: InvalidParam[] = Array.isArray(rawParams)
-    ? rawParams
-        .slice(0, 20)
-        .map((x) => ({
-          name: sanitize((x as InvalidParam)?.name, 100),
-          reason: sanitize((x as InvalidParam)?.reason, 200),
-        }))
+    ? rawParams.slice(0, 20).map((x) => ({
+        name: sanitize((x as InvalidParam)?.name, 100),
+        reason: sanitize((x as InvalidParam)?.reason, 200),
+      }))
     : [];
   const retry = Number(headerOf(headers, 'retry-after'));
   return new ApiError(

@@ -33,7 +33,7 @@ import type { BenchContext, Figure } from './lib/types.js';
  * run queue) or stolen by the hypervisor (lib/thread-sched.ts). The p99 of the keys during which
  * it kept its core is reported beside each target: the dashboard's own share of the time; its note
  * counts the keys over the target during which the process's other threads (V8's compiler and
- * garbage collector workers) ran 1 ms or more (RESULTS.md, twelfth round).
+ * garbage collector workers) ran 1 ms or more (docs/performance.md).
  * Last, for information, the same moves and pages are sent from another thread (lib/key-sender.ts),
  * so that a key can arrive while the drawing thread is busy (a garbage collection, the clock's
  * frame), as a person's can; their figures say how many keys waited for it.

@@ -28,7 +28,7 @@ import type { BenchContext, Figure } from './lib/types.js';
  * any JavaScript (about 80 ms here; Node 22 and later wait until a certificate is needed). That
  * slows `node -e 0` as much as the dashboard and so makes the ratio look better than it is on a
  * host without it. When the variable is set, the same launches with it are reported apart, for
- * information (RESULTS.md, sixteenth round).
+ * information (docs/performance.md).
  */
 export const name = 'dashboard-start';
 
