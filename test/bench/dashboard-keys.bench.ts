@@ -15,7 +15,9 @@ import { loadAverage, median, percentile } from './lib/stats.js';
 import type { BenchContext, Figure } from './lib/types.js';
 
 /**
- * Issue 4, point 2: keypress to rendered frame on the audit screen holding 100,000 entries. The
+ * Issue 4, point 2: keypress to rendered frame on the audit screen holding 100,000 entries.
+ * Targets (issue 27 §3), on the 100,000 entries, which come after the first 200 keys: p50 <= 4 ms
+ * and p99 <= 16.7 ms for moves, pages and typing a filter. The
  * real App (shell, audit screen, Table) is rendered by Ink with the CLI's frame options into a
  * 120x40 in-memory terminal; keys go through the CLI's KeyStdin; Ink's onRender marks the frame.
  * The server is the built CLI's `serve` in its own process, on the cached 100,000-entry trail.
@@ -99,6 +101,9 @@ async function measure(h: InkHarness, n: number, words: string[]): Promise<Sampl
   }
   return s;
 }
+
+/** Issue 27 §3's targets for moves, pages and typing a filter on 100,000 entries, in ms. */
+const TARGET = { p50: 4, p99: 16.7 };
 
 /** The keys during which the thread kept its core; null where /proc cannot tell. */
 function kept(k: Kind, label: string, max: number): Figure | null {
@@ -199,23 +204,36 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
     const tallest = h.stdout.tallest;
 
     const count = all.length.toLocaleString('en-US');
-    /** a key's p99 against its target (and the 100-entry baseline), then the share that was the dashboard's own */
-    const p99 = (label: string, k: Kind, max: number, base?: Kind): Figure[] => {
+    /**
+     * a key's p50 and p99 against the targets when `base` (the 100-entry baseline) is given, for
+     * information otherwise; then the share that was the dashboard's own
+     */
+    const p99 = (label: string, k: Kind, base?: Kind): Figure[] => {
       const main: Figure = {
         label: `${label}: p99`,
         value: percentile(k.all, 99),
         unit: 'ms',
-        target: { max },
-        ...(base ? { baseline: { label: 'same keys, 100 entries, p99', value: percentile(base.all, 99) } } : {}),
+        ...(base
+          ? {
+              target: { max: TARGET.p99 },
+              baseline: { label: 'same keys, 100 entries, p99', value: percentile(base.all, 99) },
+            }
+          : {}),
         note: base ? `${stat(k.all)}; baseline ${stat(base.all)}` : stat(k.all),
       };
-      const own = kept(k, label, max);
-      return own ? [main, own] : [main];
+      const p50: Figure = {
+        label: `${label}: p50`,
+        value: median(k.all),
+        unit: 'ms',
+        ...(base ? { target: { max: TARGET.p50 } } : {}),
+      };
+      const own = kept(k, label, TARGET.p99);
+      return own ? [p50, main, own] : [p50, main];
     };
     figures.push(
-      ...p99(`j/k and arrows, ${count} entries, key to frame`, big.move, 4, small.move),
-      ...p99(`PgDn/PgUp, ${count} entries, key to frame`, big.page, 4, small.page),
-      ...p99(`typing a filter (/, characters, Backspace, Enter), ${count} entries`, big.filter, 8, small.filter),
+      ...p99(`j/k and arrows, ${count} entries, key to frame`, big.move, small.move),
+      ...p99(`PgDn/PgUp, ${count} entries, key to frame`, big.page, small.page),
+      ...p99(`typing a filter (/, characters, Backspace, Enter), ${count} entries`, big.filter, small.filter),
       {
         label: `Esc clearing the filter, ${count} entries: p99`,
         value: percentile(big.clear.all, 99),
@@ -224,9 +242,11 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       },
       threadFigure(`j/k and arrows sent from another thread, ${count} entries`, sent.slice(0, n)),
       threadFigure(`PgDn/PgUp sent from another thread, ${count} entries`, sent.slice(n)),
-      ...p99('j/k on a server page of 500 (polling on)', page500.move, 4),
-      ...p99('PgDn/PgUp on a server page of 500', page500.page, 4),
-      ...p99('typing a filter on a server page of 500', page500.filter, 8),
+      // the first keys after start, the first 200 among them: for information (the targets count
+      // the keys after the first 200)
+      ...p99('j/k on a server page of 500 (polling on)', page500.move),
+      ...p99('PgDn/PgUp on a server page of 500', page500.page),
+      ...p99('typing a filter on a server page of 500', page500.filter),
       {
         label: `tallest frame written (terminal ${COLUMNS}x${ROWS})`,
         value: tallest,
