@@ -1,5 +1,5 @@
 // Ink modules replaced by the dashboard's own (src/ui/ink-frame/): its frame builder keeps the
-// rows that did not change between frames (test/bench/RESULTS.md, dashboard-keys). One table for
+// rows that did not change between frames (docs/dependency-edits.md). One table for
 // the bundle (scripts/build.mjs) and for code run from source (scripts/ink-frame-hooks.mjs, used
 // by the benchmarks and the tests), so both run the same frame builder.
 import { fileURLToPath } from 'node:url';

@@ -2,7 +2,6 @@ import { EventEmitter } from 'node:events';
 import { PASTE_IGNORED, type PasteHandler, type PasteSource } from '../ui/paste.js';
 
 const ESC = '\x1b';
-const KEY_GAP_MS = 4;
 /** A sequence cut off at the end of a read waits this long for the rest of it. */
 const CUT_SEQUENCE_WAIT_MS = 20;
 
@@ -111,7 +110,7 @@ export function inkNamesKey(key: string): boolean {
 type Item = string | { paste: string };
 
 /**
- * The terminal's stdin as Ink reads it, but handing over ONE key per read, a few ms apart.
+ * The terminal's stdin as Ink reads it, but handing over ONE key per read, a turn of the event loop apart.
  * Ink passes a burst (fast typing, tmux send-keys) on as one string, and a key that opens the
  * command line or a dialog would otherwise take the rest of the burst with it, before the
  * component that should receive it has mounted. Keys Ink cannot name are dropped (inkNamesKey).
@@ -229,9 +228,10 @@ export class KeyStdin extends EventEmitter implements PasteSource {
       } else {
         this.#deliverPaste(item.paste);
       }
-      // React renders the key's update in a microtask but attaches a newly mounted
-      // component's input handler (useInput's effect) in a later macrotask; give it that time.
-      setTimeout(next, KEY_GAP_MS);
+      // React commits the key's update at once but attaches a newly mounted component's input
+      // handler (useInput's effect) in a task its scheduler queued with setImmediate during that
+      // commit: the next key waits for that task, and for nothing else (no fixed delay).
+      setImmediate(next);
     };
     next();
   }

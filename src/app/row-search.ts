@@ -16,7 +16,7 @@ function rowText(list: ListSpec<unknown>, row: unknown): string {
  * are made the first time a search reaches the row and kept as long as the rows are (rows are the
  * poller's immutable answers; a new answer is a new array), so the first search over 100,000 rows
  * makes them in the same slices between frames as the search itself instead of all at once
- * (about a second here, test/bench/RESULTS.md, dashboard-keys). A row can only match a filter
+ * (about a second here, docs/performance.md). A row can only match a filter
  * whose characters it all contains, so a search reads masks first and texts only for the rows
  * whose mask covers the filter's.
  */
@@ -161,7 +161,7 @@ export interface Filtered {
  * searched at once. With it, a key's frame gets the first matches (enough to fill the screen)
  * and the search goes on in slices between frames, then calls `onComplete`: on a list of
  * 100,000 rows a common word matches most of them, and reading them all on each key made the
- * frame wait (test/bench/RESULTS.md, dashboard-keys).
+ * frame wait (docs/performance.md).
  */
 export function filterRows(list: ListSpec<unknown>, all: unknown[], filter: string, onComplete?: () => void): Filtered {
   const index = searchIndex(list, all);

@@ -47,7 +47,7 @@ export async function startDashboard(o: StartOptions): Promise<number> {
     initialScreen: o.initialScreen,
   });
   // The first round of polls goes out before the first frame, which then shows the data
-  // instead of "Loading…" (one cold render less: test/bench/RESULTS.md, dashboard-start). A board
+  // instead of "Loading…" (one cold render less: docs/performance.md). A board
   // that draws what has arrived (the overview) waits for its first resource only.
   deps.poller.start();
   const first = deps.screens.find((s) => s.name === deps.ui.getState().screen);

@@ -12,7 +12,6 @@ import {
   writeFileSync,
   type Stats,
 } from 'node:fs';
-import { isAscii } from 'node:buffer';
 import { createRequire, Module } from 'node:module';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -21,8 +20,8 @@ import { Script } from 'node:vm';
 /**
  * Loads a CommonJS bundle with V8's code cache: the compiled code of its last start is read back
  * instead of compiling ~2.5 MB of JavaScript again, which is most of the dashboard's start on
- * Node 20 (no compile cache for ES modules before Node 22.1; test/bench/RESULTS.md,
- * dashboard-start). What Node 22's module.enableCompileCache() does, for one file.
+ * Node 20 (no compile cache for ES modules before Node 22.1;
+ * docs/performance.md): what Node 22's module.enableCompileCache() does, for one file.
  *
  * V8 checks a cache only against the source's length, so a cache is kept per bundle content:
  * the bundle's name carries its content hash (dashboard-HASH.cjs), and the cache's name carries
@@ -90,18 +89,8 @@ function pruneOthers(dir: string, keep: string) {
   for (const { name } of others.slice(KEEP - 1)) rmSync(join(dir, name), { force: true });
 }
 
-/**
- * esbuild writes the bundle in ASCII (it escapes the rest), and ASCII bytes read as latin1 give the
- * same string without UTF-8 decoding: 1.5 ms instead of 1.9 ms for the dashboard's bundle.
- * Anything else is read as UTF-8.
- */
-function readSource(file: string): string {
-  const bytes = readFileSync(file);
-  return bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
-}
-
 export function requireWithCodeCache<T>(file: string, cacheDir: string | null = defaultCacheDir()): CachedBundle<T> {
-  const source = readSource(file);
+  const source = readFileSync(file, 'utf8');
   const cacheFile = cacheDir && privateDir(cacheDir) ? join(cacheDir, `${basename(file)}${suffix()}`) : null;
   const cachedData = cacheFile ? readPrivate(cacheFile) : undefined;
   // No dynamic import() loader: on Node 20 code read back from a cache loses it, so the bundle

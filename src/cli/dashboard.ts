@@ -2,7 +2,6 @@ import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type * as DashboardApp from '../app/start.js';
 import type { TokenSource } from './connection.js';
-import { allowedCpus, backgroundCpus, backgroundThreads, confineThreads } from './background-threads.js';
 import { requireWithCodeCache } from './code-cache.js';
 import { UsageError } from './usage-error.js';
 
@@ -25,8 +24,6 @@ async function loadApp(dir: string): Promise<{ app: App; saveCodeCache(): void }
  * nothing of it is compiled twice.
  */
 export async function dashboardCommand(argv: string[], dir: string): Promise<number> {
-  // before anything starts libuv's pool (background-threads.ts)
-  const background = backgroundThreads();
   // Ink draws nothing until exit when it believes it runs in CI (is-in-ci reads CI and
   // CONTINUOUS_INTEGRATION once, when the bundle below loads); this is an interactive terminal.
   for (const v of ['CI', 'CONTINUOUS_INTEGRATION']) if (process.env[v] !== undefined) process.env[v] = '0';
@@ -63,13 +60,9 @@ export async function dashboardCommand(argv: string[], dir: string): Promise<num
       refreshMs: parsed.refreshMs,
       readOnly: parsed.readOnly,
       initialScreen: parsed.screen,
-      // A second after the first frame, once the first data is drawn: V8's background threads leave
-      // the drawing thread a CPU of its own (until then they help it start; moving them takes a
-      // few processes, kept off the start). The cache keeps the code compiled up to the first
-      // frame: a second after it, or at exit for a shorter run (never for --help or an error: a
-      // cache is not made again while it works).
+      // The cache keeps the code compiled up to the first frame: a second after it, or at exit for
+      // a shorter run (never for --help or an error: a cache is not made again while it works).
       onFirstFrame: () => {
-        setTimeout(() => void confineThreads(background, backgroundCpus(allowedCpus())), 1000).unref();
         setTimeout(saveCodeCache, 1000).unref();
         process.once('exit', saveCodeCache);
       },

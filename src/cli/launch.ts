@@ -6,8 +6,8 @@ import { reportFailure } from './failure.js';
 
 /**
  * The CLI's entry, bundled as dist/launch.cjs for bin/appliance-admin.cjs. CommonJS, so that the
- * dashboard, the command run most, starts without Node's ES module loader (test/bench/RESULTS.md,
- * dashboard-start); every other command is handed to main.ts in the ES modules (dist/cli.js).
+ * dashboard, the command run most, starts without Node's ES module loader
+ * (docs/performance.md); every other command is handed to main.ts in the ES modules (dist/cli.js).
  */
 export async function launch(argv: string[], dist: string): Promise<number> {
   if (!isDashboard(argv)) {

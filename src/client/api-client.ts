@@ -137,8 +137,8 @@ export class ApiClient {
   #newClient(): Client {
     return new Client(this.origin, {
       // A GET goes out as soon as the answer before it has its headers, not a loop turn after its
-      // body was read and handled: the start's two reads overlap (test/bench/RESULTS.md, sixth
-      // round). undici never pipelines a change, nor anything behind one before its headers.
+      // body was read and handled: the start's two reads overlap (docs/performance.md).
+      // undici never pipelines a change, nor anything behind one before its headers.
       pipelining: 2,
       keepAliveTimeout: 30_000,
       // Node's default, written here: without it undici loads node:http to read it (start time)

@@ -181,7 +181,7 @@ function normalizeObject(shape: Record<string, z.ZodType>, value: unknown): unkn
 // zod compiles a fast path for each object schema (new Function) the first time it checks one.
 // For the first answer of a route that costs more than it saves (the first frame's two answers:
 // 3.1 -> 1.5 ms); from the second answer on the compiled path pays (a page of 500 audit entries:
-// 0.8 ms, 2.2 ms without). test/bench/RESULTS.md, dashboard-start.
+// 0.8 ms, 2.2 ms without). docs/performance.md.
 const checkedBefore = new WeakSet<z.ZodType>();
 
 /**

@@ -7,8 +7,8 @@ import {
 } from '../contract/route-meta.js';
 
 // Each area's schemas are built when a route of it is first called, not when the dashboard
-// starts: its first frame needs only the session's and the first screen's (test/bench/RESULTS.md,
-// dashboard-start). The bundle keeps these modules in the one file, initialised on first use.
+// starts: its first frame needs only the session's and the first screen's (docs/performance.md).
+// The bundle keeps these modules in the one file, initialised on first use.
 const AREAS: { [A in RouteArea]: () => Promise<AreaRoutes<A>> } = {
   identity: async () => (await import('../contract/identity.js')).identityRoutes,
   connectors: async () => (await import('../contract/connectors.js')).connectorRoutes,

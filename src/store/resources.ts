@@ -94,8 +94,8 @@ export function patchEntry(store: ResourceStore, key: string, patch: Partial<Res
 /**
  * A poll answered 304 for an entry shown as it is: only its age changes, and the shell's
  * once-a-second clock redraws the age anyway, so subscribers are not woken for it. Redrawing
- * the whole dashboard for each 304 as well cost a third of its idle CPU (test/bench/RESULTS.md,
- * dashboard-idle). Returns false (nothing done) when the entry is not plainly ok.
+ * the whole dashboard for each 304 as well cost a third of its idle CPU
+ * (docs/performance.md). Returns false (nothing done) when the entry is not plainly ok.
  */
 export function confirmEntry(
   store: ResourceStore,

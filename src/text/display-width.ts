@@ -15,7 +15,7 @@ const NARROW_ONLY = new RegExp(`^[${NARROW_CLASS}]*$`);
 /**
  * string-width's answer, without its grapheme segmentation and Unicode property tests for text
  * made only of the characters above: on the dashboard's lines that path cost a few microseconds
- * a character, every time Ink measured a line it had not seen (test/bench/RESULTS.md).
+ * a character, every time Ink measured a line it had not seen (docs/performance.md).
  */
 export function displayWidth(text: string): number {
   if (text.length === 0) return 0;

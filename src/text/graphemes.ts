@@ -1,7 +1,7 @@
 /**
  * Grapheme segmentation that loads ICU only for text that needs it. The first Intl object a
- * process makes loads ICU's data: 15–30 ms on the appliance's CPUs (test/bench/RESULTS.md,
- * dashboard-start). string-width, slice-ansi and ansi-tokenize each made one when loaded, and the
+ * process makes loads ICU's data: 15–30 ms on the appliance's CPUs (docs/dependency-edits.md,
+ * lazy-unicode-data). string-width, slice-ansi and ansi-tokenize each made one when loaded, and the
  * frame builder segments every colour code it meets, so every start paid it before its first
  * frame. In ASCII every character is a grapheme of its own but for CR LF (UAX #29, GB3-GB5 and
  * GB999), so ASCII text is segmented here without ICU; any other text goes to Intl.Segmenter,

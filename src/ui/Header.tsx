@@ -116,7 +116,7 @@ export function whereAndWho(
 /**
  * Two lines, always visible: who and where, then the screens and how fresh the data is. The shell
  * renders on every key; the header's words change at most once a second, so it is drawn again
- * only when they would (test/bench/RESULTS.md, dashboard-keys).
+ * only when they would (docs/performance.md).
  */
 export const Header = memo(HeaderView, sameWords);
 

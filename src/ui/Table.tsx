@@ -44,7 +44,7 @@ const LINES_KEPT = 1000;
  *
  * The window is one Text of finished lines, not a Text per row: a page of new rows is one node for
  * React, Yoga and Ink to update instead of thirty or more, and Ink's frame builder still redraws
- * only the lines that changed (test/bench/RESULTS.md, dashboard-keys). Each row's line is built
+ * only the lines that changed (docs/performance.md). Each row's line is built
  * once per layout and kept; after a frame the pages on either side are built while the dashboard
  * waits for the next key, so PgDn/PgUp and j/k at a page's edge find their lines ready.
  */

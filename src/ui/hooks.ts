@@ -5,7 +5,7 @@ import { useStdout } from 'ink';
  * The time of this render, for "updated 4 s ago" and countdowns: the component renders again
  * when `ms` pass without any other render. A clock on its own interval would draw a frame of its
  * own every second, and a key landing just after it would wait for Ink's next frame slot (up to
- * 1000/maxFps ms: the key-to-frame p99 in test/bench/RESULTS.md); while keys or answers redraw
+ * 1000/maxFps ms: the key-to-frame p99 in docs/performance.md); while keys or answers redraw
  * the screen anyway, each of those frames shows the current time.
  */
 export function useNow(ms = 1000): number {

@@ -28,7 +28,6 @@ describe("the CLI's launcher (dist/launch.cjs)", () => {
       loaded.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length)),
     );
     expect(builtins.has('vm')).toBe(true); // the check sees what the launcher loads (the code cache's vm.Script)
-    // child_process: taskset, a second after the first frame (src/cli/background-threads.ts)
     for (const lazy of ['child_process', 'net', 'stream', 'http', 'tls', 'crypto', 'zlib'])
       expect(builtins.has(lazy), lazy).toBe(false);
   });

@@ -10,11 +10,13 @@ import sliceAnsi from 'slice-ansi';
 import wrapAnsi from 'wrap-ansi';
 import { tokenize } from '@alcalzone/ansi-tokenize';
 // @ts-expect-error: a plain .mjs build script without types
-import { BUNDLE_OPTIONS, lazyUnicodeData } from '../../scripts/bundle-options.mjs';
+import { BUNDLE_OPTIONS } from '../../scripts/bundle-options.mjs';
+// @ts-expect-error: a plain .mjs build script without types
+import { DEPENDENCY_EDITS, dependencyEdits } from '../../scripts/dependency-edits.mjs';
 
 /**
  * The bundle's edits to string-width, slice-ansi, wrap-ansi and ansi-tokenize
- * (scripts/bundle-options.mjs, lazyUnicodeData): the same answers as the packages as published,
+ * (scripts/dependency-edits.mjs, lazy-unicode-data): the same answers as the packages as published,
  * and no Intl.Segmenter or emoji expression made before a text needs one.
  */
 type Patched = {
@@ -40,7 +42,7 @@ beforeAll(async () => {
       resolveDir: process.cwd(),
     },
     ...BUNDLE_OPTIONS,
-    plugins: [lazyUnicodeData],
+    plugins: [dependencyEdits(DEPENDENCY_EDITS.filter((e: { name: string }) => e.name === 'lazy-unicode-data'))],
     write: false,
     logLevel: 'silent',
   });

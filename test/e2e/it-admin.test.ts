@@ -1,13 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { request } from 'undici';
 import { screens } from '../../screens/index.js';
 import { ensureBuilt } from '../helpers/child-server.js';
-import { allowedCpus } from '../../src/cli/background-threads.js';
-import { e2eTitle, escapeRegExp, startDashboard, TROUBLE, until } from '../helpers/e2e.js';
+import { e2eTitle, escapeRegExp, startDashboard, TROUBLE } from '../helpers/e2e.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { hasTmux, killTmuxServer, type TmuxSession } from '../helpers/tmux.js';
 
@@ -86,25 +84,6 @@ describe.skipIf(!hasTmux())(title, () => {
     });
     return { status: r.statusCode, json: (await r.body.json()) as Record<string, unknown> };
   };
-
-  it.runIf(process.platform === 'linux' && allowedCpus().length >= 2)(
-    "draws on a CPU that V8's background threads leave to it",
-    async () => {
-      const dashboard = Number(execFileSync('pgrep', ['-P', String(await t.panePid())], { encoding: 'utf8' }).trim());
-      // a thread that ended between the listing and the read has no CPUs left to show
-      const cpus = () =>
-        readdirSync(`/proc/${dashboard}/task`)
-          .map((tid) => ({ tid: Number(tid), cpus: allowedCpus(`/proc/${dashboard}/task/${tid}/status`) }))
-          .filter((t) => t.cpus.length > 0);
-      const [first, ...rest] = allowedCpus();
-      const keptOff = () => cpus().filter((t) => !t.cpus.includes(first!));
-      // confined just after the first frame, by a process of its own
-      await until('the background threads kept off the first CPU', () => keptOff().length >= 5, 5_000);
-      // Node's V8 platform: its four workers and their timer thread at least, on all the other CPUs
-      expect(keptOff().every((t) => t.cpus.join() === rest.join())).toBe(true);
-      expect(cpus().find((t) => t.tid === dashboard)?.cpus).toEqual([first, ...rest]);
-    },
-  );
 
   it('creates a key: the secret is shown once in a dialog that says so, and is gone when it closes', async () => {
     await go('keys');

@@ -131,7 +131,7 @@ export interface DashboardOptions {
 }
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
-/** The gap KeyStdin leaves between keys in a real terminal: time for new inputs to mount. */
+/** Time between keys for a newly opened input to mount (KeyStdin itself waits one event-loop turn). */
 const keyGap = () => new Promise<void>((r) => setTimeout(r, 4));
 
 /** Renders the real shell against a running test server, with keys, frames and waits. */

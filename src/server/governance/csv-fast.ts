@@ -3,7 +3,7 @@ import type { CsvColumn } from './csv.js';
 /**
  * CSV records assembled by SQLite, one string a row: reading 12 values a row into JavaScript and
  * encoding each costs more than SQLite making the record, and `concat()` makes it in one
- * allocation where `a || ',' || b …` makes one per operator (test/bench/RESULTS.md, ninth round).
+ * allocation where `a || ',' || b …` makes one per operator (docs/performance.md).
  * `printf()` would be as fast but cuts a value at a NUL character.
  *
  * SQLite writes each cell as the generic encoder (csv.ts) would when the cell needs neither quotes

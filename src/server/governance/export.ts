@@ -17,7 +17,7 @@ const BATCH_ROWS = 250;
 
 /**
  * Rows per batch of CSV, which SQLite joins into one string (no row objects): 500 gave 1.15–1.3x
- * the rows per second of 250 and of 1000, interleaved runs on one host (RESULTS.md).
+ * the rows per second of 250 and of 1000, interleaved runs on one host (docs/performance.md).
  */
 const CSV_BATCH_ROWS = 500;
 
@@ -67,7 +67,7 @@ export function startExport<E>(
  * CSV from raw rows (no entry objects), the records assembled by SQLite (csv-fast.ts): each batch
  * comes as one string, which is written as it is when every record in it is vouched for, and is
  * otherwise encoded row by row from the plain values. About 1.4x the rows per second of records
- * joined with `||` and read row by row, which was 2.3x encoding entry objects (RESULTS.md).
+ * joined with `||` and read row by row, which was 2.3x encoding entry objects (docs/performance.md).
  */
 function* csvChunks(db: Db, spec: TableSpec, f: Filters, maxSeq: number, columns: CsvColumn[]): Generator<string> {
   yield csvHeader(columns);

@@ -52,7 +52,7 @@ interface Piece {
 // Bounded so that a dashboard showing new rows all day does not grow (a frame has ~40 rows; all
 // twelve screens ~500): finished rows are strings, a few hundred bytes each. Styled characters
 // are objects, ~50 bytes a character, so only lines that take ansi-tokenize's slow path are
-// kept (test/bench/RESULTS.md, dashboard-memory).
+// kept (docs/dependency-edits.md, Ink's frame builder).
 const finishedRows = new BoundedMap<string, string>(1500);
 const styledLines = new BoundedMap<string, StyledChar[]>(300);
 const widths = new BoundedMap<string, number>(5000);
@@ -259,8 +259,8 @@ export default class Output {
         }
       }
       let offsetY = 0;
-      for (const [index, lineAsGiven] of lines.entries()) {
-        let line = lineAsGiven;
+      for (const [index, text] of lines.entries()) {
+        let line = text;
         const row = rows[y + offsetY];
         // Ink skips a line outside the frame without moving on to the next row
         if (!row) continue;

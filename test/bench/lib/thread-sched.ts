@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { backgroundThreads } from '../../../src/cli/background-threads.js';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * Whether the OS kept this process's main thread (the one that draws) on its core between two
@@ -24,6 +23,12 @@ export interface SchedMark {
 const TASKS = '/proc/self/task';
 const TASK = `${TASKS}/${process.pid}`;
 
+/** Every thread of this process but the main one (V8's platform workers among them). */
+const otherThreads = () =>
+  readdirSync(TASKS)
+    .map(Number)
+    .filter((tid) => Number.isInteger(tid) && tid !== process.pid);
+
 function read(): SchedMark {
   const runDelayNs = Number(readFileSync(`${TASK}/schedstat`, 'utf8').split(' ')[1]);
   const involuntary = Number(/^nonvoluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync(`${TASK}/status`, 'utf8'))?.[1]);
@@ -35,7 +40,7 @@ function read(): SchedMark {
     .find((l) => l.startsWith(`cpu${cpu} `));
   const steal = Number(line?.trim().split(/\s+/)[8]);
   let othersRunNs = 0;
-  for (const tid of backgroundThreads()) {
+  for (const tid of otherThreads()) {
     try {
       othersRunNs += Number(readFileSync(`${TASKS}/${tid}/schedstat`, 'utf8').split(' ')[0]);
     } catch {
