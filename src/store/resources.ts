@@ -94,7 +94,7 @@ export function patchEntry(store: ResourceStore, key: string, patch: Partial<Res
 /**
  * A poll answered 304 for an entry shown as it is: only its age changes, and the shell's
  * once-a-second clock redraws the age anyway, so subscribers are not woken for it. Redrawing
- * the whole dashboard for each 304 as well cost a third of its idle CPU
+ * the whole dashboard for each 304 as well took its idle CPU from 1.13% to 1.44% of a core
  * (docs/performance.md). Returns false (nothing done) when the entry is not plainly ok.
  */
 export function confirmEntry(
