@@ -27,8 +27,8 @@ import { detailOf, linkOf, locateRow, safeKey, selectedOf } from './screen-rows.
 import { ScreenView } from './ScreenView.js';
 import { StatusLine } from './StatusLine.js';
 
-export const MIN_COLUMNS = 80;
-export const MIN_ROWS = 24;
+const MIN_COLUMNS = 80;
+const MIN_ROWS = 24;
 
 /**
  * The dashboard: header, the visible screen (or its detail, help, a dialog), key hints and a

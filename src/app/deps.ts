@@ -41,7 +41,7 @@ export interface DashboardOptions {
   initialScreen?: string;
 }
 
-export const osc52 = (text: string) => `\x1b]52;c;${Buffer.from(text, 'utf8').toString('base64')}\x07`;
+const osc52 = (text: string) => `\x1b]52;c;${Buffer.from(text, 'utf8').toString('base64')}\x07`;
 
 export function createDashboard(o: DashboardOptions): DashboardDeps {
   validateScreens(o.screens);

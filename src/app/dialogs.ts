@@ -14,7 +14,7 @@ export type DialogSpec =
   | { kind: 'progress'; title: string; lines: string[]; fraction?: number | null; tone?: Tone }
   | { kind: 'signIn'; phase: SignInPhase; title: string; lines: string[]; prompt?: SignInPrompt };
 
-export interface OpenDialog {
+interface OpenDialog {
   id: number;
   spec: DialogSpec;
   resolve(value: unknown): void;

@@ -29,7 +29,7 @@ const isFinalByte = (c: number) => c >= 0x40 && c <= 0x7e;
  * ESC ESC is Esc twice. Only ESC + a control character (Alt+Enter, Alt+Backspace) stays one key.
  * A sequence cut off by the end of `s` is returned in `rest`.
  */
-export function scanKeys(s: string): { keys: string[]; rest: string } {
+function scanKeys(s: string): { keys: string[]; rest: string } {
   const keys: string[] = [];
   let i = 0;
   while (i < s.length) {

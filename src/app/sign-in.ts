@@ -51,7 +51,7 @@ export interface Interrupted {
  * Why `err` means the stored sign-in needs a new device sign-in, in plain words; null for any
  * other failure. An identity provider that cannot be reached is not one: that is temporary.
  */
-export function signInNeeded(err: unknown): SignInWhy | null {
+function signInNeeded(err: unknown): SignInWhy | null {
   if (err instanceof SessionExpiredError) {
     return {
       title: 'Your sign-in has expired',

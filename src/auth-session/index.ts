@@ -3,8 +3,8 @@
 // as the return value of getAccessToken().
 export { deviceLogin, type DevicePrompt } from './device-login.js';
 export { login, logout, getAccessToken, currentSession, type SessionInfo } from './session.js';
-export { explainAuthFailure, type AuthFailureExplanation } from './explain.js';
-export { renderQr, type QrOptions } from './qr.js';
+export { explainAuthFailure } from './explain.js';
+export { renderQr } from './qr.js';
 export { defaultSessionFile } from './store.js';
 export {
   AuthSessionError,

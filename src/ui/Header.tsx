@@ -5,7 +5,7 @@ import { colour } from './theme.js';
 import { sanitize } from '../text/sanitize.js';
 import { truncate, widthOf } from './text.js';
 
-export interface Freshness {
+interface Freshness {
   fetchedAt: number | null;
   /** the last attempt failed */
   failed: boolean;
@@ -33,7 +33,7 @@ export interface HeaderProps {
 }
 
 /** "updated 4 s ago", marked late after two refresh intervals, STALE when the last poll failed. */
-export function freshnessText(f: Freshness, intervalMs: number, now: number): { text: string; tone?: 'warn' | 'bad' } {
+function freshnessText(f: Freshness, intervalMs: number, now: number): { text: string; tone?: 'warn' | 'bad' } {
   if (f.fetchedAt === null) return f.failed ? { text: '✕ NO DATA', tone: 'bad' } : { text: 'loading…' };
   const s = Math.max(0, Math.round((now - f.fetchedAt) / 1000));
   const age = `updated ${s} s ago`;
