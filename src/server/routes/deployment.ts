@@ -10,9 +10,17 @@ export const deploymentGroup: GroupFactory = ({ db, config, options }) => {
   const catalog = modelCatalog(config);
   return {
     handlers: {
-      deployment: { run: () => ({ body: buildDeployment(config, hostFacts(), db, catalog.list()) }) },
-      installPlan: { run: () => ({ body: buildInstallPlan(config, hostFacts(), db, catalog.list()) }) },
-      settings: { run: () => ({ body: buildSettings(config, db, options.dataDir) }) },
+      deployment: {
+        allow: 'any role',
+        audit: null,
+        run: () => ({ body: buildDeployment(config, hostFacts(), db, catalog.list()) }),
+      },
+      installPlan: {
+        allow: 'any role',
+        audit: null,
+        run: () => ({ body: buildInstallPlan(config, hostFacts(), db, catalog.list()) }),
+      },
+      settings: { allow: 'any role', audit: null, run: () => ({ body: buildSettings(config, db, options.dataDir) }) },
     },
   };
 };
