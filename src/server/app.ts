@@ -14,7 +14,6 @@ import { registerAreas } from './http/areas.js';
 import { etagOf, sendProblem } from './http/reply.js';
 import { routeGroups } from './routes/index.js';
 import { demoGroup } from './demo/index.js';
-import { recordAudit } from './audit.js';
 import { newId } from './ids.js';
 import type { ServerOptions } from './options.js';
 import type { ServerConfig } from './config.js';
@@ -230,30 +229,6 @@ async function buildLockedServer(options: ServerOptions, log: Logger, unlock: ()
   const areas = await registerAreas(app, g, routeGroups);
   // the demo serves no route: it seeds what the areas set up, and sends its traffic through the whole server
   const groups = [...areas, demoGroup({ ...g, app })];
-
-  // Settings are read only: any write is 405 with Allow, for every role, and the attempt is
-  // audited. Answered on request, before the body is read: whatever the body, the answer is the same.
-  app.route({
-    method: ['POST', 'PUT', 'PATCH', 'DELETE'],
-    url: `${API_PREFIX}/settings`,
-    onRequest: async (req) => {
-      req.mutation = { action: 'settings.update', allow: 'any role', target: () => ({ type: 'settings', id: null }) };
-      const p = await authenticate(req.headers.authorization); // a role-less SSO token: 403, audited as denied
-      req.audited = true;
-      recordAudit(db, {
-        actor: { subject: p.subject, role: p.role },
-        action: 'settings.update',
-        target: { type: 'settings', id: null },
-        outcome: 'failed',
-        status: 405,
-        request_id: String(req.id),
-        source_ip: req.ip ?? null,
-        details: { method: req.method },
-      });
-      throw new ApiError(405, 'settings are read only', { headers: { Allow: 'GET, HEAD' } });
-    },
-    handler: async () => undefined,
-  });
 
   const openapi = JSON.stringify(buildOpenApi(VERSION));
   const openapiEtag = etagOf(openapi);
