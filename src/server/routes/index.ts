@@ -9,7 +9,11 @@ import { budgetsGroup } from './budgets.js';
 import { deploymentGroup } from './deployment.js';
 import { identityGroup } from './identity.js';
 
-/** Every area of the server, each registered as a fastify plugin of its own (http/areas.ts). */
+/**
+ * Every area of the server, each registered as a fastify plugin of its own (http/areas.ts). An area
+ * file declares each of its contract routes by name (src/contract/route-meta.ts gives the method,
+ * path and schemas): who may call it, its audit action and target, and its handler.
+ */
 export const routeGroups: GroupFactory[] = [
   sessionGroup,
   connectorsGroup,
