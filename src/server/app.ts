@@ -225,7 +225,7 @@ async function buildLockedServer(options: ServerOptions, log: Logger, unlock: ()
   );
 
   const g = { db, config: options.config, log, options, authenticate };
-  await app.register(auditedRoutes, g);
+  await app.register(auditedRoutes, { db, config: options.config, authenticate });
   const areas = await registerAreas(app, g, routeGroups);
   // the demo serves no route: it seeds what the areas set up, and sends its traffic through the whole server
   const groups = [...areas, demoGroup({ ...g, app })];
