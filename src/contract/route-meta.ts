@@ -5,7 +5,9 @@ import type * as z from 'zod';
  * changes state and under which audit action, and the contract module (its area) that holds its
  * schemas. routes.ts joins the two. This file loads no zod, so the dashboard knows every route when
  * it starts and builds a route's schemas when it first calls it (src/client/route-schemas.ts): the
- * first frame builds only the schemas it shows (docs/performance.md).
+ * first frame builds only the schemas it shows (docs/performance.md). The server
+ * serves each route from its area file (src/server/routes), which declares the route's role rule and
+ * audit action beside its handler, typed equal to `mutates` and `action` here.
  */
 export const API_PREFIX = '/v1/admin';
 

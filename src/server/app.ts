@@ -8,18 +8,12 @@ import { ensureDataDir, openDatabase, type Db } from './db/open.js';
 import { lockDataDir } from './db/lock.js';
 import { createAuthenticator } from './auth.js';
 import { ApiError } from './errors.js';
-import {
-  registerRoutes,
-  sendProblem,
-  etagOf,
-  auditFailure,
-  unroutedMutation,
-  type GroupContext,
-  type Handlers,
-  type RouteGroup,
-} from './http/route-kit.js';
+import { auditFailure, unroutedMutation } from './http/attempt-audit.js';
+import { auditedRoutes } from './http/audited-routes.js';
+import { registerAreas } from './http/areas.js';
+import { etagOf, sendProblem } from './http/reply.js';
 import { routeGroups } from './routes/index.js';
-import { recordAudit } from './audit.js';
+import { demoGroup } from './demo/index.js';
 import { newId } from './ids.js';
 import type { ServerOptions } from './options.js';
 import type { ServerConfig } from './config.js';
@@ -230,34 +224,11 @@ async function buildLockedServer(options: ServerOptions, log: Logger, unlock: ()
     sendProblem(reply, new ApiError(404, `no route ${req.method} ${req.url.split('?')[0]}`)),
   );
 
-  const g: GroupContext = { app, db, config: options.config, log, options, authenticate };
-  const groups: RouteGroup[] = routeGroups.map((make) => make(g));
-  const handlers: Partial<Handlers> = Object.assign({}, ...groups.map((x) => x.handlers));
-  registerRoutes(g, handlers);
-
-  // Settings are read only: any write is 405 with Allow, for every role, and the attempt is
-  // audited. Answered on request, before the body is read: whatever the body, the answer is the same.
-  app.route({
-    method: ['POST', 'PUT', 'PATCH', 'DELETE'],
-    url: `${API_PREFIX}/settings`,
-    onRequest: async (req) => {
-      req.mutation = { action: 'settings.update', target: () => ({ type: 'settings', id: null }) };
-      const p = await authenticate(req.headers.authorization); // a role-less SSO token: 403, audited as denied
-      req.audited = true;
-      recordAudit(db, {
-        actor: { subject: p.subject, role: p.role },
-        action: 'settings.update',
-        target: { type: 'settings', id: null },
-        outcome: 'failed',
-        status: 405,
-        request_id: String(req.id),
-        source_ip: req.ip ?? null,
-        details: { method: req.method },
-      });
-      throw new ApiError(405, 'settings are read only', { headers: { Allow: 'GET, HEAD' } });
-    },
-    handler: async () => undefined,
-  });
+  const g = { db, config: options.config, log, options, authenticate };
+  await app.register(auditedRoutes, { db, config: options.config, authenticate });
+  const areas = await registerAreas(app, g, routeGroups);
+  // the demo serves no route: it seeds what the areas set up, and sends its traffic through the whole server
+  const groups = [...areas, demoGroup({ ...g, app })];
 
   const openapi = JSON.stringify(buildOpenApi(VERSION));
   const openapiEtag = etagOf(openapi);

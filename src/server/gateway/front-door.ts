@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Db } from '../db/open.js';
 import type { ServerConfig } from '../config.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
-import { sendProblem } from '../http/route-kit.js';
+import { sendProblem } from '../http/reply.js';
 import { GatewayCallResult } from '../../contract/index.js';
 import { findKeyBySecret } from './keys.js';
 import { meterCall, recordRejection } from './metering.js';

@@ -71,11 +71,16 @@ function changes(before: SetBudgets, after: SetBudgets) {
 
 export const budgetsGroup: GroupFactory = ({ db, config }) => ({
   handlers: {
-    getBudgets: { run: () => ({ body: readBudgets(db, config) }) },
-    budgetUsage: { run: () => ({ body: budgetUsage(db, readBudgets(db, config), Date.now()) }) },
+    getBudgets: { allow: 'any role', audit: null, run: () => ({ body: readBudgets(db, config) }) },
+    budgetUsage: {
+      allow: 'any role',
+      audit: null,
+      run: () => ({ body: budgetUsage(db, readBudgets(db, config), Date.now()) }),
+    },
 
     setBudgets: {
-      target: () => BUDGETS_TARGET,
+      allow: 'mutating roles',
+      audit: { action: 'agent.budgets.update', target: () => BUDGETS_TARGET },
       run: ({ body }, { principal }) => {
         const before = readBudgets(db, config);
         const updated_at = iso();

@@ -64,12 +64,18 @@ export const channelsGroup: GroupFactory = ({ db, config }) => {
   return {
     handlers: {
       listChannels: {
+        allow: 'any role',
+        audit: null,
         run: ({ query }) => ({ body: pageArray(allChannels(db, config), query, (c) => c.id) }),
       },
       updateChannels: {
-        target: ({ body }) => {
-          const id = requestedIds(body);
-          return { type: 'channel', id, name: namesOf(config, id) };
+        allow: 'mutating roles',
+        audit: {
+          action: 'channel.update',
+          target: ({ body }) => {
+            const id = requestedIds(body);
+            return { type: 'channel', id, name: namesOf(config, id) };
+          },
         },
         run: ({ body }) => {
           const seen = new Set<string>();

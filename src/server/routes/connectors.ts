@@ -16,12 +16,18 @@ export const connectorsGroup: GroupFactory = ({ db, config, log }) => {
   return {
     handlers: {
       listConnectors: {
+        allow: 'any role',
+        audit: null,
         run: ({ query }) => ({ body: pageArray(listConnectors(db, config), query, (c) => c.id) }),
       },
       ingest: {
-        target: ({ body }) => {
-          const id = idFrom(body);
-          return { type: 'connector', id, name: config.connectors.find((c) => c.id === id)?.name ?? null };
+        allow: 'mutating roles',
+        audit: {
+          action: 'connector.ingest',
+          target: ({ body }) => {
+            const id = idFrom(body);
+            return { type: 'connector', id, name: config.connectors.find((c) => c.id === id)?.name ?? null };
+          },
         },
         run: ({ body }, ctx) => {
           const connector = config.connectors.find((c) => c.id === body.connector_id);
@@ -44,8 +50,10 @@ export const connectorsGroup: GroupFactory = ({ db, config, log }) => {
           };
         },
       },
-      listJobs: { run: ({ query }) => ({ body: listJobs(db, query) }) },
+      listJobs: { allow: 'any role', audit: null, run: ({ query }) => ({ body: listJobs(db, query) }) },
       getJob: {
+        allow: 'any role',
+        audit: null,
         run: ({ params }) => {
           const job = getJob(db, params.job_id);
           if (!job) throw notFound(`no job ${params.job_id}`);

@@ -1,3 +1,9 @@
+import type { FastifyInstance } from 'fastify';
+import { API_PREFIX } from '../../contract/index.js';
+import type { Db } from '../db/open.js';
+import type { Authenticator } from '../auth.js';
+import { recordAudit } from '../audit.js';
+import { ApiError } from '../errors.js';
 import type { GroupFactory } from '../http/route-kit.js';
 import { hostFactsReader } from '../host/facts.js';
 import { buildDeployment } from '../host/deployment-status.js';
@@ -5,14 +11,51 @@ import { buildInstallPlan } from '../host/install-plan.js';
 import { buildSettings } from '../host/settings.js';
 import { modelCatalog } from '../models/catalog.js';
 
-export const deploymentGroup: GroupFactory = ({ db, config, options }) => {
+/**
+ * Settings are read only: any write is 405 with Allow, for every role, and the attempt is audited.
+ * Answered on request, before the body is read: whatever the body, the answer is the same.
+ */
+function refuseSettingsWrites(app: FastifyInstance, db: Db, authenticate: Authenticator): void {
+  app.route({
+    method: ['POST', 'PUT', 'PATCH', 'DELETE'],
+    url: `${API_PREFIX}/settings`,
+    onRequest: async (req) => {
+      req.mutation = { action: 'settings.update', allow: 'any role', target: () => ({ type: 'settings', id: null }) };
+      const p = await authenticate(req.headers.authorization); // a role-less SSO token: 403, audited as denied
+      req.audited = true;
+      recordAudit(db, {
+        actor: { subject: p.subject, role: p.role },
+        action: 'settings.update',
+        target: { type: 'settings', id: null },
+        outcome: 'failed',
+        status: 405,
+        request_id: String(req.id),
+        source_ip: req.ip ?? null,
+        details: { method: req.method },
+      });
+      throw new ApiError(405, 'settings are read only', { headers: { Allow: 'GET, HEAD' } });
+    },
+    handler: async () => undefined,
+  });
+}
+
+export const deploymentGroup: GroupFactory = ({ app, db, config, options, authenticate }) => {
+  refuseSettingsWrites(app, db, authenticate);
   const hostFacts = hostFactsReader(options.dataDir);
   const catalog = modelCatalog(config);
   return {
     handlers: {
-      deployment: { run: () => ({ body: buildDeployment(config, hostFacts(), db, catalog.list()) }) },
-      installPlan: { run: () => ({ body: buildInstallPlan(config, hostFacts(), db, catalog.list()) }) },
-      settings: { run: () => ({ body: buildSettings(config, db, options.dataDir) }) },
+      deployment: {
+        allow: 'any role',
+        audit: null,
+        run: () => ({ body: buildDeployment(config, hostFacts(), db, catalog.list()) }),
+      },
+      installPlan: {
+        allow: 'any role',
+        audit: null,
+        run: () => ({ body: buildInstallPlan(config, hostFacts(), db, catalog.list()) }),
+      },
+      settings: { allow: 'any role', audit: null, run: () => ({ body: buildSettings(config, db, options.dataDir) }) },
     },
   };
 };

@@ -25,10 +25,13 @@ export const gatewayGroup: GroupFactory = ({ app, db, config }) => {
   return {
     handlers: {
       listKeys: {
+        allow: 'any role',
+        audit: null,
         run: ({ query }, ctx) => ({ body: pageArray(listGatewayKeys(ctx.db), query, (k) => k.id) }),
       },
       createKey: {
-        target: newKeyTarget,
+        allow: 'mutating roles',
+        audit: { action: 'gateway.key.create', target: newKeyTarget },
         run: ({ body }, ctx) => {
           const { key, secret } = createGatewayKey(ctx.db, {
             name: body.name,
@@ -44,7 +47,8 @@ export const gatewayGroup: GroupFactory = ({ app, db, config }) => {
         },
       },
       revokeKey: {
-        target: keyTarget,
+        allow: 'mutating roles',
+        audit: { action: 'gateway.key.revoke', target: keyTarget },
         run: ({ params }, ctx) => {
           const { key, alreadyRevoked } = revokeGatewayKey(ctx.db, params.id);
           return {
@@ -55,7 +59,8 @@ export const gatewayGroup: GroupFactory = ({ app, db, config }) => {
         },
       },
       setQuota: {
-        target: keyTarget,
+        allow: 'mutating roles',
+        audit: { action: 'gateway.key.quota', target: keyTarget },
         run: ({ params, body }, ctx) => {
           const { key, from } = setGatewayKeyQuota(ctx.db, params.id, body);
           return {
@@ -66,6 +71,8 @@ export const gatewayGroup: GroupFactory = ({ app, db, config }) => {
         },
       },
       usage: {
+        allow: 'any role',
+        audit: null,
         run: ({ query }, ctx) => {
           if (query.key_id !== undefined && !getGatewayKey(ctx.db, query.key_id))
             throw notFound(`no gateway key ${query.key_id}`);

@@ -12,14 +12,22 @@ import { startExport } from '../governance/export.js';
 /** Read side of governance: audit trail and agent journal, paged lists, summaries and streamed exports. */
 export const governanceGroup: GroupFactory = () => ({
   handlers: {
-    listAudit: { run: ({ query }, { db }) => ({ body: listAudit(db, query) }) },
+    listAudit: { allow: 'any role', audit: null, run: ({ query }, { db }) => ({ body: listAudit(db, query) }) },
     exportAudit: {
+      allow: 'any role',
+      audit: null,
       run: ({ query }, ctx) => ({ file: startExport(ctx, auditSpec, query, toAuditEntry, auditCsvColumns) }),
     },
-    auditSummary: { run: ({ query }, { db }) => ({ body: summarizeAudit(db, query) }) },
-    journalSummary: { run: ({ query }, { db }) => ({ body: summarizeJournal(db, query) }) },
-    listJournal: { run: ({ query }, { db }) => ({ body: listJournal(db, query) }) },
+    auditSummary: { allow: 'any role', audit: null, run: ({ query }, { db }) => ({ body: summarizeAudit(db, query) }) },
+    journalSummary: {
+      allow: 'any role',
+      audit: null,
+      run: ({ query }, { db }) => ({ body: summarizeJournal(db, query) }),
+    },
+    listJournal: { allow: 'any role', audit: null, run: ({ query }, { db }) => ({ body: listJournal(db, query) }) },
     exportJournal: {
+      allow: 'any role',
+      audit: null,
       run: ({ query }, ctx) => ({ file: startExport(ctx, journalSpec, query, toJournalEntry, journalCsvColumns) }),
     },
   },

@@ -19,11 +19,15 @@ const hostOf = (raw: unknown): string | null => {
 export const identityGroup: GroupFactory = () => ({
   handlers: {
     identityTest: {
-      async: true,
-      target: ({ body }) => {
-        const b = (body ?? {}) as { issuer_url?: unknown; metadata_url?: unknown };
-        return { type: 'identity_provider', id: hostOf(b.issuer_url ?? b.metadata_url) };
+      allow: 'mutating roles',
+      audit: {
+        action: 'identity.test',
+        target: ({ body }) => {
+          const b = (body ?? {}) as { issuer_url?: unknown; metadata_url?: unknown };
+          return { type: 'identity_provider', id: hostOf(b.issuer_url ?? b.metadata_url) };
+        },
       },
+      async: true,
       async run({ body }, { config }) {
         const given = body.provider === 'oidc' ? body.issuer_url : body.metadata_url;
         const url = new URL(given);

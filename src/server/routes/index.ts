@@ -8,9 +8,12 @@ import { governanceGroup } from './governance.js';
 import { budgetsGroup } from './budgets.js';
 import { deploymentGroup } from './deployment.js';
 import { identityGroup } from './identity.js';
-import { demoGroup } from '../demo/index.js';
 
-/** Every route group of the server; each owns its handlers and any background work. */
+/**
+ * Every area of the server, each registered as a fastify plugin of its own (http/areas.ts). An area
+ * file declares each of its contract routes by name (src/contract/route-meta.ts gives the method,
+ * path and schemas): who may call it, its audit action and target, and its handler.
+ */
 export const routeGroups: GroupFactory[] = [
   sessionGroup,
   connectorsGroup,
@@ -21,5 +24,4 @@ export const routeGroups: GroupFactory[] = [
   budgetsGroup,
   deploymentGroup,
   identityGroup,
-  demoGroup,
 ];

@@ -30,6 +30,8 @@ export const modelsGroup: GroupFactory = ({ db, config }) => {
   return {
     handlers: {
       listModels: {
+        allow: 'any role',
+        audit: null,
         run: ({ query }) => {
           const models = catalog.list();
           const active = activeModelId(db, config, models);
@@ -44,10 +46,14 @@ export const modelsGroup: GroupFactory = ({ db, config }) => {
       },
 
       activateModel: {
-        target: ({ body }) => {
-          const id = (body as { model_id?: unknown } | undefined)?.model_id;
-          if (typeof id !== 'string' || id.length > 200) return { type: 'model', id: null };
-          return { type: 'model', id, name: catalog.get(id)?.name ?? null };
+        allow: 'mutating roles',
+        audit: {
+          action: 'model.activate',
+          target: ({ body }) => {
+            const id = (body as { model_id?: unknown } | undefined)?.model_id;
+            if (typeof id !== 'string' || id.length > 200) return { type: 'model', id: null };
+            return { type: 'model', id, name: catalog.get(id)?.name ?? null };
+          },
         },
         run: ({ body }, { principal }) => {
           const model = catalog.get(body.model_id, { fresh: true });
@@ -64,13 +70,19 @@ export const modelsGroup: GroupFactory = ({ db, config }) => {
       },
 
       listRouting: {
+        allow: 'any role',
+        audit: null,
         run: ({ query }) => {
           return { body: pageArray(routingEntries(db, config), query, (e) => e.workload) };
         },
       },
 
       setRouting: {
-        target: ({ params }) => ({ type: 'routing', id: params.workload ?? null, name: params.workload ?? null }),
+        allow: 'mutating roles',
+        audit: {
+          action: 'routing.update',
+          target: ({ params }) => ({ type: 'routing', id: params.workload ?? null, name: params.workload ?? null }),
+        },
         run: ({ params, body }, { principal }) => {
           if (!isWorkload(config, params.workload)) throw notFound(`unknown workload ${params.workload}`);
           if (body.model_id !== null) {

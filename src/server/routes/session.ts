@@ -7,6 +7,8 @@ const READ_CAPABILITIES = ['audit.export', 'journal.export'];
 export const sessionGroup: GroupFactory = () => ({
   handlers: {
     session: {
+      allow: 'any role',
+      audit: null,
       run: (_input, { principal }) => ({
         body: {
           subject: principal.subject,
