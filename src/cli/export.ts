@@ -8,6 +8,7 @@ import { sanitize } from '../text/sanitize.js';
 import { clientFor, reportClientError } from './client-errors.js';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
 import { UsageError } from './usage-error.js';
+import { writeCheckpointFile } from './audit-checkpoint-file.js';
 
 export const EXPORT_USAGE = `Usage: appliance-admin export audit|journal -o FILE [--format csv|jsonl] [--since 7d|RFC3339] [--until …]
                               [filters] [--force] [--url URL] [--token-file FILE] [--ca-file FILE]
@@ -154,12 +155,14 @@ export async function exportCommand(argv: string[], env: NodeJS.ProcessEnv = pro
     );
     if (showProgress) process.stderr.write('\r\x1b[K');
     const rows = plan.query.format === 'jsonl' ? await countJsonl(plan.dest) : await countCsvRecords(plan.dest);
+    const checkpoint = plan.kind === 'audit' ? [await writeCheckpointFile(plan.dest, result, plan.query)] : [];
     process.stderr.write(
       [
         `exported ${rows.toLocaleString('en-US')} ${plan.kind} row${rows === 1 ? '' : 's'} (${plan.query.format}, ${result.bytes.toLocaleString('en-US')} bytes)`,
         `  file     ${result.path}`,
         `  sha256   ${result.sha256}`,
         ...(result.requestId ? [`  request  ${result.requestId}`] : []),
+        ...checkpoint,
       ].join('\n') + '\n',
     );
     return 0;

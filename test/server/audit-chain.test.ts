@@ -14,6 +14,8 @@ import { insertAuditBatch, type AuditSeed } from '../../src/server/governance/bu
 import { checkpointIfStale, CHECKPOINT_EVERY_MS } from '../../src/server/audit-chain/checkpoints.js';
 import { KEY_FILE } from '../../src/server/audit-chain/keys.js';
 import { auditRotateKeyCommand } from '../../src/cli/audit-rotate-key.js';
+import { exportCommand } from '../../src/cli/export.js';
+import { writeTokenFile } from '../helpers/cli.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Entry = Record<string, any>;
@@ -180,6 +182,18 @@ describe('the audit hash chain', () => {
     expect(verifies(checkpoint, current.public_key_pem)).toBe(true);
     expect(items.filter((c) => c.key_fingerprint === old.fingerprint).length).toBeGreaterThan(0);
     expectChained(jsonl(res.text));
+  });
+
+  it('has the CLI write the checkpoint beside an exported file', async () => {
+    const out = join(tempDir('aa-chain-export'), 'trail.jsonl');
+    const args = ['--url', s.url, '--token-file', writeTokenFile(s.tokens.auditor), '-o', out];
+    expect(await exportCommand(['audit', '--format', 'jsonl', '--actor', 'ana', ...args])).toBe(0);
+    const kept = JSON.parse(readFileSync(`${out}.checkpoint.json`, 'utf8'));
+    expect(kept).toMatchObject({ filtered: true, filters: { actor: 'ana' } });
+    const { public_keys } = await checkpoints();
+    expect(verifies(kept.checkpoint, pemOf(public_keys, kept.checkpoint.key_fingerprint))).toBe(true);
+    const entries = jsonl(readFileSync(out, 'utf8'));
+    expect(entries.every((e) => recomputes(e) && e.seq <= kept.checkpoint.seq)).toBe(true);
   });
 
   it('keeps the private key in a 0600 file and out of every answer and log line', async () => {
