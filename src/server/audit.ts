@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './db/open.js';
 import { newId, iso } from './ids.js';
 import { tallyInserted } from './governance/tallies.js';
@@ -43,6 +44,10 @@ export function recordAudit(db: Db, rec: AuditRecord): string {
     source_ip: rec.source_ip,
     details: JSON.stringify(rec.details ?? {}),
   };
+  if (preChain.has(db)) {
+    db.transaction(() => tallyInserted(db, 'audit', preChainInsert(db).run(row).lastInsertRowid))();
+    return id;
+  }
   // immediate: the head is read under the write lock, so a writer in another process (the host
   // CLI) cannot slip an entry in between; within a caller's transaction this is a savepoint
   db.transaction(() => {
@@ -51,4 +56,22 @@ export function recordAudit(db: Db, rec: AuditRecord): string {
     checkpointIfDue(db, head);
   }).immediate();
   return id;
+}
+
+const preChain = new WeakMap<Db, Statement>();
+const preChainInsert = (db: Db) => preChain.get(db)!;
+
+/**
+ * Benchmarks only (test/bench/server-audit-chain.bench.ts): this database's entries are written
+ * as they were before the hash chain, unlinked, so that a mutation's cost with the chain can be
+ * measured against its cost without it in one run. The server never calls it.
+ */
+export function writePreChainForBenchmark(db: Db): void {
+  preChain.set(
+    db,
+    db.prepare(`INSERT INTO audit (id, at, at_ms, actor_subject, actor_role, action, target_type, target_id,
+      target_name, outcome, status, request_id, source_ip, details)
+      VALUES (@id, @at, @at_ms, @actor_subject, @actor_role, @action, @target_type, @target_id,
+      @target_name, @outcome, @status, @request_id, @source_ip, @details)`),
+  );
 }
