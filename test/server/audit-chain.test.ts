@@ -12,7 +12,9 @@ import { DB_FILE, openDatabase } from '../../src/server/db/open.js';
 import { migrations } from '../../src/server/db/migrations.js';
 import { insertAuditBatch, type AuditSeed } from '../../src/server/governance/bulk.js';
 import { checkpointIfStale, CHECKPOINT_EVERY_MS } from '../../src/server/audit-chain/checkpoints.js';
-import { KEY_FILE } from '../../src/server/audit-chain/keys.js';
+import { fingerprintOf, KEY_FILE } from '../../src/server/audit-chain/keys.js';
+import { entryHash } from '../../src/server/audit-chain/hash.js';
+import { displayFingerprint } from '../../src/text/fingerprint.js';
 import { auditRotateKeyCommand } from '../../src/cli/audit-rotate-key.js';
 import { exportCommand } from '../../src/cli/export.js';
 import { writeTokenFile } from '../helpers/cli.js';
@@ -283,5 +285,28 @@ describe('migration 6', () => {
     const db = openDatabase(join(tempDir('aa-chain'), 'data'));
     expect(db.prepare('SELECT count(*) FROM audit').pluck().get()).toBe(0);
     db.close();
+  });
+});
+
+describe('docs/audit-chain.md', () => {
+  const doc = readFileSync(new URL('../../docs/audit-chain.md', import.meta.url), 'utf8');
+  const block = (after: string) =>
+    doc
+      .slice(doc.indexOf(after))
+      .split('```')[1]
+      .replace(/^[a-z]*\n/, '')
+      .trim();
+
+  it("has a worked example this code computes: the entry's hash and the checkpoint's signature", () => {
+    const entry = JSON.parse(block('Entry 1 as served:'));
+    const { hash: _, ...unhashed } = entry;
+    expect(entryHash(unhashed)).toBe(entry.hash);
+    expect(block('Without `hash`, canonicalized')).toBe(canonicalize(unhashed));
+    const pem = `${block('(never use it for anything else):')}\n`;
+    const checkpoint: Checkpoint = JSON.parse(block('- checkpoint:'));
+    expect(fingerprintOf(createPublicKey(pem))).toBe(checkpoint.key_fingerprint);
+    expect(verifies(checkpoint, pem)).toBe(true);
+    expect(checkpoint.hash).toBe(sha256(Buffer.from(block('Entry 2 links to it:'), 'utf8')));
+    expect(displayFingerprint(checkpoint.key_fingerprint)).toBe('SHA256:fe81 2c12 f3ab 4ce6');
   });
 });

@@ -25,7 +25,7 @@ export interface ChainHead {
   seq: number;
   hash: string;
 }
-export type LinkedRow = AuditRow & { seq: number; prev_hash: string; hash: string };
+type LinkedRow = AuditRow & { seq: number; prev_hash: string; hash: string };
 
 const heads = new WeakMap<Db, Statement>();
 const inserts = new WeakMap<Db, Statement>();
@@ -43,7 +43,7 @@ export function readHead(db: Db): ChainHead {
 }
 
 /** The entry exactly as the API serves it (governance/audit-trail.ts toAuditEntry), without its hash. */
-export function servedEntry(r: AuditRow & { seq: number; prev_hash: string }): Omit<AuditEntry, 'hash'> {
+function servedEntry(r: AuditRow & { seq: number; prev_hash: string }): Omit<AuditEntry, 'hash'> {
   return {
     id: r.id,
     at: r.at,
@@ -61,7 +61,7 @@ export function servedEntry(r: AuditRow & { seq: number; prev_hash: string }): O
 }
 
 /** `row` as the entry after `head`: its seq, the head's hash and its own. */
-export function link(row: AuditRow, head: ChainHead): LinkedRow {
+function link(row: AuditRow, head: ChainHead): LinkedRow {
   const linked = { ...row, seq: head.seq + 1, prev_hash: head.hash };
   return { ...linked, hash: entryHash(servedEntry(linked)) };
 }

@@ -38,7 +38,7 @@ function signingKey(db: Db): SigningKey | null {
 }
 
 /** The bytes signed: the JCS canonical JSON of {at, hash, seq}, UTF-8. */
-export const checkpointPayload = (c: { seq: number; hash: string; at: string }): Buffer =>
+const checkpointPayload = (c: { seq: number; hash: string; at: string }): Buffer =>
   Buffer.from(canonicalize({ at: c.at, hash: c.hash, seq: c.seq })!, 'utf8');
 
 /** Signs `head` with `key` and stores the checkpoint. */

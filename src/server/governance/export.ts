@@ -51,20 +51,22 @@ export function startExport<E>(
   // A HEAD request gets the file's headers only, and fastify drains whatever stream it is given:
   // an empty one, so that no row is read. No export took place, so none is audited.
   if (ctx.head) return { ...exportFile({ base: spec.kind, format: q.format, nowMs, chunks: [] }), headers: {} };
-  const { maxSeq, headers } = db.transaction(() => {
-    recordAudit(db, {
-      actor: { subject: principal.subject, role: principal.role },
-      action: `${spec.kind}.export`,
-      target: { type: spec.kind, id: null },
-      outcome: 'success',
-      status: 200,
-      request_id: ctx.requestId,
-      source_ip: ctx.sourceIp,
-      details: { format: q.format, filters: filterDetails(spec, q) },
-      at_ms: nowMs,
-    });
-    return snapshot(db);
-  })();
+  const { maxSeq, headers } = db
+    .transaction(() => {
+      recordAudit(db, {
+        actor: { subject: principal.subject, role: principal.role },
+        action: `${spec.kind}.export`,
+        target: { type: spec.kind, id: null },
+        outcome: 'success',
+        status: 200,
+        request_id: ctx.requestId,
+        source_ip: ctx.sourceIp,
+        details: { format: q.format, filters: filterDetails(spec, q) },
+        at_ms: nowMs,
+      });
+      return snapshot(db);
+    })
+    .immediate();
   const filters = normalizeFilters(spec, q);
   const file = exportFile({
     base: spec.kind,
