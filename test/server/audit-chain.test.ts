@@ -15,6 +15,7 @@ import { checkpointIfStale, CHECKPOINT_EVERY_MS } from '../../src/server/audit-c
 import { fingerprintOf, KEY_FILE } from '../../src/server/audit-chain/keys.js';
 import { entryHash } from '../../src/server/audit-chain/hash.js';
 import { displayFingerprint } from '../../src/text/fingerprint.js';
+import { issueToken, revokeToken } from '../../src/server/tokens.js';
 import { auditRotateKeyCommand } from '../../src/cli/audit-rotate-key.js';
 import { exportCommand } from '../../src/cli/export.js';
 import { writeTokenFile } from '../helpers/cli.js';
@@ -96,6 +97,31 @@ describe('the audit hash chain', () => {
     expect(res.status).toBe(200);
     const entries: Entry[] = [...res.json.data].reverse();
     expect(entries.some((e) => e.outcome === 'denied')).toBe(true);
+    expectChained(entries);
+  });
+
+  it('stays one chain when the host CLI writes beside the server (another connection)', async () => {
+    const host = openDatabase(s.dataDir);
+    try {
+      issueToken(host, 'auditor', 'night-shift', null, { subject: 'operator' });
+      expect(
+        (await s.call('PUT', '/channels', { body: { channels: [{ id: 'chan_web', enabled: true }] } })).status,
+      ).toBe(200);
+      expect(revokeToken(host, 'night-shift', { subject: 'operator' })).toBe(1);
+      expect(
+        (await s.call('PUT', '/channels', { body: { channels: [{ id: 'chan_web', enabled: false }] } })).status,
+      ).toBe(200);
+    } finally {
+      host.close();
+    }
+    const res = await s.call('GET', '/audit?limit=500');
+    const entries: Entry[] = [...res.json.data].reverse();
+    expect(entries.slice(-4).map((e) => e.action)).toEqual([
+      'token.issue',
+      'channel.update',
+      'token.revoke',
+      'channel.update',
+    ]);
     expectChained(entries);
   });
 

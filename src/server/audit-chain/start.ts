@@ -7,7 +7,7 @@ import { loadSigningKey, type KeyChange } from './keys.js';
 /** How often the server looks whether a checkpoint is CHECKPOINT_EVERY_MS old. */
 const STALE_CHECK_MS = 60_000;
 
-/** The actor of a key change made on the host; null subject: the server itself. */
+/** Audits a change of signing key by `subject` (the host user, or `system` when the server found one at start). */
 export function auditKeyChange(db: Db, change: KeyChange, subject: string, reason: string): void {
   recordAudit(db, {
     actor: { subject, role: null },
