@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import canonicalize from 'canonicalize';
 import { parse } from 'csv-parse/sync';
+import fc from 'fast-check';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -16,6 +17,7 @@ import { fingerprintOf, KEY_FILE } from '../../src/server/audit-chain/keys.js';
 import { entryHash } from '../../src/server/audit-chain/hash.js';
 import { displayFingerprint } from '../../src/text/fingerprint.js';
 import { issueToken, revokeToken } from '../../src/server/tokens.js';
+import { recordAudit } from '../../src/server/audit.js';
 import { auditRotateKeyCommand } from '../../src/cli/audit-rotate-key.js';
 import { exportCommand } from '../../src/cli/export.js';
 import { writeTokenFile } from '../helpers/cli.js';
@@ -123,6 +125,26 @@ describe('the audit hash chain', () => {
       'channel.update',
     ]);
     expectChained(entries);
+  });
+
+  it('stores a lone UTF-16 surrogate (from an identity token claim, say) as U+FFFD, so the entry still hashes', async () => {
+    recordAudit(s.server.db, {
+      actor: { subject: 'sso:\ud800x', role: 'auditor' },
+      action: 'channel.update',
+      target: { type: 'channel', id: null, name: '\udc00' },
+      outcome: 'denied',
+      status: 403,
+      request_id: 'req_lone',
+      source_ip: null,
+      details: { ['k\ud801']: ['v\udfff', '😀'] },
+    });
+    const [e] = (await s.call('GET', '/audit?limit=1')).json.data;
+    expect(e).toMatchObject({
+      actor: { subject: 'sso:\ufffdx' },
+      target: { name: '\ufffd' },
+      details: { 'k\ufffd': ['v\ufffd', '😀'] },
+    });
+    expect(recomputes(e)).toBe(true);
   });
 
   it('exports JSON Lines in seq order up to a signed checkpoint sent in the headers', async () => {
@@ -311,6 +333,32 @@ describe('migration 6', () => {
     const db = openDatabase(join(tempDir('aa-chain'), 'data'));
     expect(db.prepare('SELECT count(*) FROM audit').pluck().get()).toBe(0);
     db.close();
+  });
+});
+
+describe('the entry hash', () => {
+  it('is the SHA-256 of the generic RFC 8785 canonicalization, whatever the fields hold', () => {
+    const text = fc.string({ unit: 'binary', maxLength: 12 });
+    const entry = fc.record({
+      id: text,
+      at: text,
+      actor: fc.record({ subject: text, role: fc.constantFrom('it_admin' as const, 'auditor' as const, null) }),
+      action: text,
+      target: fc.record({ type: text, id: fc.option(text), name: fc.option(text) }),
+      outcome: fc.constantFrom('success' as const, 'denied' as const, 'failed' as const),
+      status: fc.integer({ min: -1000, max: 1000 }),
+      request_id: text,
+      source_ip: fc.option(text),
+      details: fc.dictionary(text, fc.jsonValue({ maxDepth: 2 })) as fc.Arbitrary<Record<string, unknown>>,
+      seq: fc.integer({ min: 1, max: 2 ** 40 }),
+      prev_hash: fc.constant(ZEROS),
+    });
+    fc.assert(
+      fc.property(entry, (e) => {
+        expect(entryHash(e)).toBe(sha256(Buffer.from(canonicalize(e)!, 'utf8')));
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

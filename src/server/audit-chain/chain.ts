@@ -60,9 +60,49 @@ function servedEntry(r: AuditRow & { seq: number; prev_hash: string }): Omit<Aud
   };
 }
 
+const LONE_SURROGATE = /\p{Surrogate}/u;
+const wellFormed = (s: string) => (LONE_SURROGATE.test(s) ? s.replace(/\p{Surrogate}/gu, '\ufffd') : s);
+const wellFormedJson = (v: unknown): unknown =>
+  typeof v === 'string'
+    ? wellFormed(v)
+    : Array.isArray(v)
+      ? v.map(wellFormedJson)
+      : v !== null && typeof v === 'object'
+        ? Object.fromEntries(Object.entries(v).map(([k, x]) => [wellFormed(k), wellFormedJson(x)]))
+        : v;
+
+/**
+ * The row with every lone UTF-16 surrogate replaced by U+FFFD, so that what is stored, served and
+ * hashed is Unicode text: RFC 8785 refuses a lone surrogate, and a third-party canonicalizer would
+ * throw on the entry. Request bodies holding one are refused already; a claim of an identity
+ * provider's token or a host user name is not checked anywhere else.
+ */
+function wellFormedRow(row: AuditRow): AuditRow {
+  const out = { ...row };
+  for (const k of [
+    'id',
+    'at',
+    'actor_subject',
+    'actor_role',
+    'action',
+    'target_type',
+    'target_id',
+    'target_name',
+    'outcome',
+    'request_id',
+    'source_ip',
+  ] as const) {
+    const v = out[k];
+    if (typeof v === 'string') (out as Record<string, unknown>)[k] = wellFormed(v);
+  }
+  // JSON.stringify writes a lone surrogate as a \udxxx escape: only then is details rebuilt
+  if (/\\ud[89a-f]/i.test(out.details)) out.details = JSON.stringify(wellFormedJson(JSON.parse(out.details)));
+  return out;
+}
+
 /** `row` as the entry after `head`: its seq, the head's hash and its own. */
 function link(row: AuditRow, head: ChainHead): LinkedRow {
-  const linked = { ...row, seq: head.seq + 1, prev_hash: head.hash };
+  const linked = { ...wellFormedRow(row), seq: head.seq + 1, prev_hash: head.hash };
   return { ...linked, hash: entryHash(servedEntry(linked)) };
 }
 
