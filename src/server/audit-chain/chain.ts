@@ -71,39 +71,46 @@ const wellFormedJson = (v: unknown): unknown =>
         ? Object.fromEntries(Object.entries(v).map(([k, x]) => [wellFormed(k), wellFormedJson(x)]))
         : v;
 
+const TEXT_FIELDS = [
+  'id',
+  'at',
+  'actor_subject',
+  'actor_role',
+  'action',
+  'target_type',
+  'target_id',
+  'target_name',
+  'outcome',
+  'request_id',
+  'source_ip',
+] as const;
+
 /**
- * The row with every lone UTF-16 surrogate replaced by U+FFFD, so that what is stored, served and
+ * Replaces every lone UTF-16 surrogate in the row by U+FFFD, so that what is stored, served and
  * hashed is Unicode text: RFC 8785 refuses a lone surrogate, and a third-party canonicalizer would
  * throw on the entry. Request bodies holding one are refused already; a claim of an identity
  * provider's token or a host user name is not checked anywhere else.
  */
-function wellFormedRow(row: AuditRow): AuditRow {
-  const out = { ...row };
-  for (const k of [
-    'id',
-    'at',
-    'actor_subject',
-    'actor_role',
-    'action',
-    'target_type',
-    'target_id',
-    'target_name',
-    'outcome',
-    'request_id',
-    'source_ip',
-  ] as const) {
-    const v = out[k];
-    if (typeof v === 'string') (out as Record<string, unknown>)[k] = wellFormed(v);
+function makeWellFormed(row: AuditRow): void {
+  for (const k of TEXT_FIELDS) {
+    const v = row[k];
+    if (typeof v === 'string') (row as unknown as Record<string, unknown>)[k] = wellFormed(v);
   }
   // JSON.stringify writes a lone surrogate as a \udxxx escape: only then is details rebuilt
-  if (/\\ud[89a-f]/i.test(out.details)) out.details = JSON.stringify(wellFormedJson(JSON.parse(out.details)));
-  return out;
+  if (/\\ud[89a-f]/i.test(row.details)) row.details = JSON.stringify(wellFormedJson(JSON.parse(row.details)));
 }
 
-/** `row` as the entry after `head`: its seq, the head's hash and its own. */
+/**
+ * `row`, which the caller made for this insert, linked as the entry after `head`: its seq, the
+ * head's hash and its own, set in place (a bulk seed links tens of thousands of rows).
+ */
 function link(row: AuditRow, head: ChainHead): LinkedRow {
-  const linked = { ...wellFormedRow(row), seq: head.seq + 1, prev_hash: head.hash };
-  return { ...linked, hash: entryHash(servedEntry(linked)) };
+  makeWellFormed(row);
+  const linked = row as LinkedRow;
+  linked.seq = head.seq + 1;
+  linked.prev_hash = head.hash;
+  linked.hash = entryHash(servedEntry(linked));
+  return linked;
 }
 
 /** Inserts linked rows, in order; returns the new head. */
