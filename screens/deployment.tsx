@@ -5,6 +5,7 @@ import { ago, bytes } from '../src/ui/format.js';
 import { widthOf } from '../src/ui/text.js';
 import { badge, blank, cell, heading, LineView, pairs, plain, seg, wrapped, type Line } from './shared/line-view.js';
 import { tableTime } from './shared/table-time.js';
+import { auditKeyLine } from './shared/audit-key.js';
 
 type Accelerator = Deployment['host']['accelerators'][number];
 const accelerators = (list: Accelerator[] | undefined) =>
@@ -23,6 +24,7 @@ function statusLines(d: Deployment | undefined, width: number): Line[] {
   return [
     [seg('Deployment  ', { bold: true }), badge(d.status), seg(`   version ${d.version ?? '?'}`)],
     [seg(`  checked ${tableTime(d.checked_at)} UTC (${ago(d.checked_at)})`, { dim: true })],
+    ...auditKeyLine(d.audit_key_fingerprint),
     blank(),
     heading('Host'),
     ...pairs(

@@ -4,6 +4,7 @@ import { defineScreen } from '../src/ui/screen-api.js';
 import { flatten } from '../src/ui/flatten.js';
 import { widthOf } from '../src/ui/text.js';
 import { blank, cell, LineView, seg, wrapped, type Line } from './shared/line-view.js';
+import { auditKeyLine } from './shared/audit-key.js';
 
 const REDACTED = '[redacted]';
 const READ_ONLY_NOTE =
@@ -64,6 +65,7 @@ export const settingsScreen = defineScreen({
     const fixed: Line[] = [
       ...wrapped([seg('Read only: ', { bold: true })], READ_ONLY_NOTE, width),
       [seg(count, { dim: true })],
+      ...auditKeyLine((resources.settings.data as Settings | undefined)?.audit_key_fingerprint),
     ];
     const body = rows.length
       ? lines(rows, width)

@@ -10,6 +10,7 @@ const COMMANDS = new Set([
   'logout',
   'get',
   'export',
+  'audit',
   '--help',
   '-h',
   'help',

@@ -10,6 +10,7 @@ import { parseTimeInput } from '../text/time-input.js';
 import { clientFor, reportClientError } from './client-errors.js';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
 import { UsageError } from './usage-error.js';
+import { writeCheckpointFile } from './audit-checkpoint-file.js';
 
 export const EXPORT_USAGE = `Usage: appliance-admin export audit|journal -o FILE [--format csv|jsonl] [--since 7d|RFC3339] [--until …]
                               [filters] [--force] [--url URL] [--token-file FILE] [--ca-file FILE]
@@ -152,12 +153,14 @@ export async function exportCommand(argv: string[], env: NodeJS.ProcessEnv = pro
       plan.query.format === 'jsonl'
         ? await countJsonlRecords(createReadStream(plan.dest))
         : await countCsvRecords(createReadStream(plan.dest));
+    const checkpoint = plan.kind === 'audit' ? [await writeCheckpointFile(plan.dest, result, plan.query)] : [];
     process.stderr.write(
       [
         `exported ${rows.toLocaleString('en-US')} ${plan.kind} row${rows === 1 ? '' : 's'} (${plan.query.format}, ${result.bytes.toLocaleString('en-US')} bytes)`,
         `  file     ${result.path}`,
         `  sha256   ${result.sha256}`,
         ...(result.requestId ? [`  request  ${result.requestId}`] : []),
+        ...checkpoint,
       ].join('\n') + '\n',
     );
     return 0;

@@ -10,6 +10,7 @@ const USAGE = `appliance-admin: terminal dashboard and reference server for the 
   appliance-admin demo [--role auditor]                           dashboard on an embedded demo server
   appliance-admin serve --data DIR [--port P] [--demo]            the reference server
   appliance-admin token issue|list|revoke --data DIR …            on-host admin tokens
+  appliance-admin audit rotate-key --data DIR                     on-host: a new audit signing key
   appliance-admin login --issuer URL --client-id ID               sign in with the identity provider
   appliance-admin logout                                          forget the stored sign-in
   appliance-admin get SCREEN [--json] --url URL --token-file FILE  one screen's data
@@ -39,6 +40,8 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import('./get.js')).getCommand(rest);
       case 'export':
         return await (await import('./export.js')).exportCommand(rest);
+      case 'audit':
+        return await (await import('./audit-rotate-key.js')).auditRotateKeyCommand(rest);
       case '--help':
       case '-h':
       case 'help':

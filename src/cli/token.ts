@@ -93,7 +93,7 @@ export async function tokenCommand(argv: string[]): Promise<number> {
 }
 
 /** The OS user running the command, for the audit trail; a uid without a passwd entry is still someone. */
-function hostActor(): HostActor {
+export function hostActor(): HostActor {
   try {
     return { subject: userInfo().username };
   } catch {

@@ -25,6 +25,8 @@ export interface DownloadResult {
   filename: string | null;
   contentType: string | null;
   requestId: string | undefined;
+  /** an audit export's Audit-Checkpoint and Audit-Export-Filtered headers, as sent (docs/audit-chain.md) */
+  auditChain: { checkpoint: string | null; filtered: string | null };
 }
 
 /**
@@ -107,6 +109,10 @@ export async function streamToFile(
     filename: m ? sanitize(safeDecode(m[1]), 200) : null,
     contentType: header(res.headers, 'content-type') ?? null,
     requestId,
+    auditChain: {
+      checkpoint: header(res.headers, 'audit-checkpoint') ?? null,
+      filtered: header(res.headers, 'audit-export-filtered') ?? null,
+    },
   };
 }
 

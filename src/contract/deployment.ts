@@ -23,6 +23,8 @@ export const Deployment = z.object({
     }),
   ),
   checked_at: Timestamp,
+  /** the audit checkpoint signing key's fingerprint (docs/audit-chain.md); a real appliance may have none */
+  audit_key_fingerprint: z.string().nullable().optional(),
 });
 export type Deployment = z.infer<typeof Deployment>;
 
@@ -41,6 +43,8 @@ export type InstallPlan = z.infer<typeof InstallPlan>;
 
 export const Settings = z.object({
   sections: z.array(z.object({ name: z.string(), values: z.record(z.string(), z.unknown()) })),
+  /** as in Deployment */
+  audit_key_fingerprint: z.string().nullable().optional(),
 });
 export type Settings = z.infer<typeof Settings>;
 

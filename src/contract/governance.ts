@@ -8,6 +8,8 @@ export type Outcome = z.infer<typeof Outcome>;
 /** Text search: at least 2 characters, at most 200. */
 const SearchText = z.string().trim().min(2).max(200);
 
+const ChainHash = z.string().regex(/^[0-9a-f]{64}$/);
+
 export const AuditEntry = z.object({
   id: z.string(),
   at: Timestamp,
@@ -21,6 +23,12 @@ export const AuditEntry = z.object({
   request_id: z.string(),
   source_ip: z.string().nullable(),
   details: z.record(z.string(), z.unknown()),
+  /** the hash chain (docs/audit-chain.md): gapless from 1 in the order written */
+  seq: z.number().int().min(1),
+  /** `hash` of entry seq - 1; 64 zeros for entry 1 */
+  prev_hash: ChainHash,
+  /** SHA-256 of the RFC 8785 canonical JSON of this entry without `hash` */
+  hash: ChainHash,
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 export const AuditList = page(AuditEntry);
@@ -38,6 +46,35 @@ const auditFilterShape = {
 };
 export const AuditQuery = PageQuery.extend(auditFilterShape).refine(endAfterStart, END_AFTER_START);
 export type AuditQuery = z.infer<typeof AuditQuery>;
+
+/** The appliance's signed statement of the trail's head (docs/audit-chain.md). */
+export const AuditCheckpoint = z.object({
+  seq: z.number().int().min(1),
+  hash: ChainHash,
+  at: Timestamp,
+  /** Ed25519 over the JCS canonical JSON of {at, hash, seq}, base64 */
+  signature: z.string(),
+  key_fingerprint: ChainHash,
+});
+export type AuditCheckpoint = z.infer<typeof AuditCheckpoint>;
+export const AuditPublicKey = z.object({
+  fingerprint: ChainHash,
+  algorithm: z.literal('Ed25519'),
+  public_key_pem: z.string(),
+  created_at: Timestamp,
+  retired_at: Timestamp.nullable(),
+});
+/** Newest first, with every public key (current and retired) so that old checkpoints verify. */
+export const AuditCheckpointList = z.object({
+  items: z.array(AuditCheckpoint),
+  next_cursor: z.string().nullable(),
+  has_more: z.boolean(),
+  public_keys: z.array(AuditPublicKey),
+});
+export type AuditCheckpointList = z.infer<typeof AuditCheckpointList>;
+export const AuditCheckpointQuery = PageQuery.extend({
+  at_or_before_seq: z.coerce.number().int().min(1).optional(),
+});
 
 export const ExportFormat = z.enum(['csv', 'jsonl']);
 export type ExportFormat = z.infer<typeof ExportFormat>;
@@ -192,6 +229,7 @@ export const governanceRoutes = {
   listJournal: { query: JournalQuery, response: JournalList },
   exportJournal: { query: JournalExportQuery, response: 'file' },
   auditSummary: { query: AuditSummaryQuery, response: Summary },
+  listAuditCheckpoints: { query: AuditCheckpointQuery, response: AuditCheckpointList },
   journalSummary: { query: JournalSummaryQuery, response: Summary },
   getBudgets: { response: Budgets },
   budgetUsage: { response: BudgetUsage },

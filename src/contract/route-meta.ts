@@ -235,6 +235,15 @@ export const ROUTE_META = {
     status: 200,
     area: 'governance',
   }),
+  listAuditCheckpoints: m({
+    name: 'listAuditCheckpoints',
+    method: 'GET',
+    path: '/audit/checkpoints',
+    summary: 'Signed checkpoints of the audit trail, newest first, and the public keys to verify them',
+    mutates: false,
+    status: 200,
+    area: 'governance',
+  }),
   listJournal: m({
     spec: 14,
     name: 'listJournal',

@@ -1,6 +1,9 @@
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './db/open.js';
 import { newId, iso } from './ids.js';
 import { tallyInserted } from './governance/tallies.js';
+import { insertLinked, type AuditRow } from './audit-chain/chain.js';
+import { checkpointIfDue } from './audit-chain/checkpoints.js';
 import type { Outcome, Role } from '../contract/index.js';
 
 export interface AuditRecord {
@@ -17,20 +20,15 @@ export interface AuditRecord {
   at_ms?: number;
 }
 
-const stmts = new WeakMap<Db, ReturnType<Db['prepare']>>();
-
-/** Appends one audit entry. Call inside the mutation's transaction so neither exists without the other. */
+/**
+ * Appends one audit entry, linked into the hash chain (docs/audit-chain.md). Call inside the
+ * mutation's transaction so neither exists without the other; the entry, its count in the
+ * summaries and a checkpoint when one is due are written together or not at all.
+ */
 export function recordAudit(db: Db, rec: AuditRecord): string {
-  let insert = stmts.get(db);
-  if (!insert) {
-    insert =
-      db.prepare(`INSERT INTO audit (id, at, at_ms, actor_subject, actor_role, action, target_type, target_id, target_name, outcome, status, request_id, source_ip, details)
-      VALUES (@id, @at, @at_ms, @actor_subject, @actor_role, @action, @target_type, @target_id, @target_name, @outcome, @status, @request_id, @source_ip, @details)`);
-    stmts.set(db, insert);
-  }
   const at_ms = rec.at_ms ?? Date.now();
   const id = newId('aud');
-  const row = {
+  const row: AuditRow = {
     id,
     at: iso(at_ms),
     at_ms,
@@ -46,7 +44,34 @@ export function recordAudit(db: Db, rec: AuditRecord): string {
     source_ip: rec.source_ip,
     details: JSON.stringify(rec.details ?? {}),
   };
-  // the entry and its count in the summaries: both or neither, inside the caller's transaction if any
-  db.transaction(() => tallyInserted(db, 'audit', insert.run(row).lastInsertRowid))();
+  if (preChain.has(db)) {
+    db.transaction(() => tallyInserted(db, 'audit', preChainInsert(db).run(row).lastInsertRowid))();
+    return id;
+  }
+  // immediate: the head is read under the write lock, so a writer in another process (the host
+  // CLI) cannot slip an entry in between; within a caller's transaction this is a savepoint
+  db.transaction(() => {
+    const head = insertLinked(db, [row]);
+    tallyInserted(db, 'audit', head.seq);
+    checkpointIfDue(db, head);
+  }).immediate();
   return id;
+}
+
+const preChain = new WeakMap<Db, Statement>();
+const preChainInsert = (db: Db) => preChain.get(db)!;
+
+/**
+ * Benchmarks only (test/bench/server-audit-chain.bench.ts): this database's entries are written
+ * as they were before the hash chain, unlinked, so that a mutation's cost with the chain can be
+ * measured against its cost without it in one run. The server never calls it.
+ */
+export function writePreChainForBenchmark(db: Db): void {
+  preChain.set(
+    db,
+    db.prepare(`INSERT INTO audit (id, at, at_ms, actor_subject, actor_role, action, target_type, target_id,
+      target_name, outcome, status, request_id, source_ip, details)
+      VALUES (@id, @at, @at_ms, @actor_subject, @actor_role, @action, @target_type, @target_id,
+      @target_name, @outcome, @status, @request_id, @source_ip, @details)`),
+  );
 }

@@ -76,7 +76,7 @@ afterAll(async () => {
 /** The whole audit list as the API pages it, newest first. */
 async function auditList(
   query = '',
-): Promise<{ id: string; action: string; outcome: string; actor: { subject: string } }[]> {
+): Promise<{ id: string; seq: number; action: string; outcome: string; actor: { subject: string } }[]> {
   const r = await s.call('GET', `/audit?limit=500${query}`);
   expect(r.status).toBe(200);
   expect(r.json.has_more).toBe(false);
@@ -178,10 +178,13 @@ describe('appliance-admin export', () => {
       'source_ip',
       'details',
       'target.name',
+      'seq',
+      'prev_hash',
+      'hash',
     ]);
-    // The export is itself audited, and the file (oldest first) ends with that entry.
+    // The export is itself audited, and the file (in the order written: the audit chain's) ends with that entry.
     const list = await auditList();
-    expect(rows.map((x) => x[0])).toEqual(list.map((e) => e.id).reverse());
+    expect(rows.map((x) => x[0])).toEqual([...list].sort((a, b) => a.seq - b.seq).map((e) => e.id));
     const last = rows[rows.length - 1];
     expect([last[2], last[4], last[7]]).toEqual(['aude-auditor', 'audit.export', 'success']);
     expect(rows.map((x) => `${x[2]} ${x[4]} ${x[7]}`)).toEqual(

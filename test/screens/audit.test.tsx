@@ -65,6 +65,11 @@ const all = (where = '1 = 1', ...args: unknown[]) =>
       `SELECT id, target_id, action, actor_subject, outcome, details FROM audit WHERE ${where} ORDER BY at_ms DESC, seq DESC`,
     )
     .all(...args) as AuditRow[];
+/** As an audit export has them: in seq order, the hash chain's. */
+const written = (where: string, ...args: unknown[]) =>
+  db()
+    .prepare(`SELECT id, target_id, action, actor_subject, outcome, details FROM audit WHERE ${where} ORDER BY seq`)
+    .all(...args) as AuditRow[];
 const count = () => (db().prepare('SELECT COUNT(*) AS n FROM audit').get() as { n: number }).n;
 
 /** Table rows of the frame (they start with the time). */
@@ -217,7 +222,7 @@ describe('audit screen', () => {
     await d.press('enter');
     const done = await d.waitForText('Export written', 10_000);
 
-    const expected = all("action = 'channel.update'").reverse(); // the file is oldest first
+    const expected = written("action = 'channel.update'"); // the file is in the order written (the chain's)
     const text = readFileSync(dest);
     const records = parse(text, { columns: true }) as Record<string, string>[];
     expect(records.map((r) => r.id)).toEqual(expected.map((e) => e.id));
@@ -259,7 +264,7 @@ describe('audit screen', () => {
       .trimEnd()
       .split('\n')
       .map((l) => JSON.parse(l) as { id: string; outcome: string; actor: { subject: string } });
-    const expected = all("outcome = 'failed'").reverse();
+    const expected = written("outcome = 'failed'");
     expect(lines.map((l) => l.id)).toEqual(expected.map((e) => e.id));
     expect(lines[0].actor.subject).toBe(expected[0].actor_subject);
     expect(done).toContain(`rows    ${expected.length}`);
@@ -381,7 +386,7 @@ describe('audit screen', () => {
     expect(added).toHaveLength(1);
     expect(added[0].action).toBe('audit.export');
     expect(JSON.parse(added[0].details).filters).toEqual({ start_time: anchor, action: 'gateway.key.*' });
-    const expected = all("action LIKE 'gateway.key.%' AND at_ms >= ?", Date.parse(anchor)).reverse();
+    const expected = written("action LIKE 'gateway.key.%' AND at_ms >= ?", Date.parse(anchor));
     const records = parse(readFileSync(dest), { columns: true }) as Record<string, string>[];
     expect(records.map((r) => r.id)).toEqual(expected.map((e) => e.id));
   });

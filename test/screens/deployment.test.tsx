@@ -32,6 +32,9 @@ describe('deployment screen', () => {
     const f = await d.waitForText('Requirements');
     expect(f).toMatch(new RegExp(`Deployment\\s+${MARK[dep.status]} ${dep.status}\\s+version ${esc(dep.version)}`));
     expect(f).toMatch(/checked \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(\d+ s ago\)/);
+    // SHA256: and the fingerprint's first 16 hex digits in groups of 4
+    const shown = `SHA256:${dep.audit_key_fingerprint!.slice(0, 16).replace(/(.{4})(?!$)/g, '$1 ')}`;
+    expect(f).toContain(`audit checkpoints signed by ${shown}`);
     expect(f).toMatch(new RegExp(`hostname\\s+${esc(dep.host.hostname)}`));
     expect(f).toMatch(new RegExp(`cpus\\s+${dep.host.cpus}\\b`));
     expect(f).toMatch(new RegExp(`memory\\s+${esc(bytes(dep.host.memory_bytes))}`));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { widthOf } from '../../src/ui/text.js';
+import { displayFingerprint } from '../../src/text/fingerprint.js';
 import { startTestServer } from '../helpers/server.js';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
 import { fixtureConfig } from '../helpers/fixtures.js';
@@ -38,6 +39,9 @@ describe('settings screen', () => {
       .filter((l) => /^\[[a-z_]+\]/.test(l))
       .map((l) => l.slice(1, l.indexOf(']')));
     expect(shown).toEqual(sections);
+    const { audit_key_fingerprint } = (await suite.server.call('GET', '/settings')).json;
+    expect(audit_key_fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    expect(f).toContain(`audit checkpoints signed by ${displayFingerprint(audit_key_fingerprint)}`);
     expect(f).toMatch(/^ {2}name\s+test-appliance$/m);
     expect(f).toMatch(/conn_docs\.sources\[0\]\.path\s+\/\S+\/sources\/docs/);
     expect(f).toMatch(/conn_docs\.rbac_labels\[0\]\s+staff/);

@@ -122,6 +122,9 @@ describe('GET /audit', () => {
       request_id: 'req_seed5',
       source_ip: null,
       details: { n: 5, note: 'metadata' },
+      seq: expect.any(Number),
+      prev_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      hash: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
   });
 

@@ -147,15 +147,17 @@ describe('fast CSV records', () => {
   });
 
   it('assembles ordinary rows in SQLite, so the fast path is the one taken', () => {
+    const ZEROS = '0'.repeat(64);
+    const HASH = 'ab'.repeat(32);
     db.exec('DELETE FROM audit');
     db.prepare(
-      `INSERT INTO audit (id, at, at_ms, actor_subject, actor_role, action, target_type, target_id, outcome, status, request_id, source_ip, details)
-      VALUES ('aud_1', '2026-11-21T09:30:00Z', 0, 'alice@example.org', 'it_admin', 'gateway.key.create', 'gateway_key', 'key_1', 'success', 201, 'req_1', '10.0.0.1', '{"name":"a","quota":{"requests_per_minute":60}}')`,
-    ).run();
+      `INSERT INTO audit (seq, id, at, at_ms, actor_subject, actor_role, action, target_type, target_id, outcome, status, request_id, source_ip, details, prev_hash, hash)
+      VALUES (1, 'aud_1', '2026-11-21T09:30:00Z', 0, 'alice@example.org', 'it_admin', 'gateway.key.create', 'gateway_key', 'key_1', 'success', 201, 'req_1', '10.0.0.1', '{"name":"a","quota":{"requests_per_minute":60}}', ?, ?)`,
+    ).run(ZEROS, HASH);
     const fast = fastCsv(auditCsvColumns);
     const record = db.prepare(`SELECT ${fast.record} FROM audit`).pluck().get() as string;
     expect(record).toBe(
-      'aud_1,2026-11-21T09:30:00Z,alice@example.org,it_admin,gateway.key.create,gateway_key,key_1,success,201,req_1,10.0.0.1,"{""name"":""a"",""quota"":{""requests_per_minute"":60}}",\r\n',
+      `aud_1,2026-11-21T09:30:00Z,alice@example.org,it_admin,gateway.key.create,gateway_key,key_1,success,201,req_1,10.0.0.1,"{""name"":""a"",""quota"":{""requests_per_minute"":60}}",,1,${ZEROS},${HASH}\r\n`,
     );
     expect(fast.vouches(record, 1)).toBe(true);
     expect(fast.vouches(record + record, 2)).toBe(true);

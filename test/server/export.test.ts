@@ -23,6 +23,9 @@ const AUDIT_HEADER = [
   'source_ip',
   'details',
   'target.name',
+  'seq',
+  'prev_hash',
+  'hash',
 ];
 const JOURNAL_HEADER = [
   'id',
@@ -102,6 +105,9 @@ const auditCells = (e: Record<string, any>) =>
     e.source_ip,
     JSON.stringify(e.details),
     e.target.name,
+    e.seq,
+    e.prev_hash,
+    e.hash,
   ].map((v) => (v === null ? '' : typeof v === 'number' ? String(v) : /^[=+\-@\t\r]/.test(v) ? `'${v}` : v));
 
 beforeAll(async () => {
@@ -332,10 +338,11 @@ describe('large exports', () => {
     expect(header).toEqual(AUDIT_HEADER);
     expect(records).toHaveLength(1200);
     expect(records).toEqual(await expected(window));
-    // oldest first, and within a millisecond in the order written
-    expect(records.map((r) => r[1])).toEqual(records.map((r) => r[1]).sort());
-    expect(records.slice(0, 4).map((r) => r[6])).toEqual(['t2', 't1', 't0', 't5']);
-    expect(records.filter((r) => r[2].startsWith('x, "y"')).map((r) => r[6])).toEqual(["'=684", "'=781"]);
+    // in the order written (seq, as the audit chain reads), not time order
+    const seqs = records.map((r) => Number(r[13]));
+    expect(seqs).toEqual(seqs.map((_, i) => seqs[0] + i));
+    expect(records.slice(0, 4).map((r) => r[6])).toEqual(['t1199', 't1198', 't1197', 't1196']);
+    expect(records.filter((r) => r[2].startsWith('x, "y"')).map((r) => r[6])).toEqual(["'=781", "'=684"]);
     expect(records.filter((r) => r[11] === '{}')).toHaveLength(1);
     const [, ...onlyB] = rowsOf(await csv(`${window}&action=multi.b`));
     expect(onlyB).toEqual(await expected(`${window}&action=multi.b`));

@@ -1,3 +1,6 @@
+import type { Db } from './open.js';
+import { chainExisting } from '../audit-chain/migrate.js';
+
 /**
  * The summaries' tallies (migration 5): per table, its time column, the tallied columns and the
  * value each holds (the journal's NULL tool or error code is ''). Writers tally the rows they
@@ -71,7 +74,13 @@ END;
  * Versioned schema. Append a new entry to change the schema; never edit a shipped one.
  * Times are stored as RFC 3339 text for output and as epoch milliseconds where queried by range.
  */
-export const migrations: { version: number; name: string; sql: string }[] = [
+export const migrations: {
+  version: number;
+  name: string;
+  sql: string;
+  /** work SQL cannot do, run after `sql` in the same transaction */
+  run?: (db: Db) => void;
+}[] = [
   {
     version: 1,
     name: 'initial schema',
@@ -285,5 +294,37 @@ CREATE INDEX audit_target_type_at ON audit (target_type, at_ms);
       // so that it can be part of the key (a real tool or code is never empty).
       countsSchema('audit') +
       countsSchema('journal'),
+  },
+  {
+    version: 6,
+    name: 'audit hash chain and signed checkpoints',
+    // docs/audit-chain.md. Every entry gets prev_hash and hash, the existing ones here in seq order
+    // (audit-chain/migrate.ts), which then audits the chaining as an entry of its own. The signing
+    // key's public halves stay known after a rotation, so that old checkpoints still verify.
+    sql: `
+ALTER TABLE audit ADD COLUMN prev_hash TEXT;
+ALTER TABLE audit ADD COLUMN hash TEXT;
+CREATE TABLE audit_keys (
+  fingerprint TEXT PRIMARY KEY,
+  algorithm TEXT NOT NULL,
+  public_key_pem TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  retired_at TEXT
+);
+CREATE TABLE audit_checkpoints (
+  id INTEGER PRIMARY KEY,
+  seq INTEGER NOT NULL,
+  hash TEXT NOT NULL,
+  at TEXT NOT NULL,
+  at_ms INTEGER NOT NULL,
+  signature TEXT NOT NULL,
+  key_fingerprint TEXT NOT NULL REFERENCES audit_keys (fingerprint)
+);
+CREATE INDEX audit_checkpoints_seq ON audit_checkpoints (seq, id);
+`,
+    run: (db) => {
+      const head = chainExisting(db);
+      if (head) for (const sql of tallyRowsSql('audit', `seq = ${head.seq}`)) db.exec(sql);
+    },
   },
 ];

@@ -22,6 +22,8 @@ const COLUMNS = [
   'source_ip',
   'details',
   'target_name',
+  'prev_hash',
+  'hash',
 ] as const;
 const C = columnIndex(COLUMNS);
 
@@ -69,6 +71,9 @@ export const toAuditEntry = (r: Row): AuditEntry => ({
   request_id: r[C.request_id] as string,
   source_ip: (r[C.source_ip] ?? null) as string | null,
   details: parseDetails(r[C.details]),
+  seq: r[C.seq] as number,
+  prev_hash: r[C.prev_hash] as string,
+  hash: r[C.hash] as string,
 });
 
 /**
@@ -103,6 +108,10 @@ export const auditCsvColumns: CsvColumn[] = [
   },
   // added last, so that a reader of the earlier columns by position keeps working
   plain('target.name', 'target_name'),
+  // the hash chain (docs/audit-chain.md), last for the same reason
+  { header: 'seq', sql: 'seq', type: 'integer' },
+  plain('prev_hash', 'prev_hash'),
+  plain('hash', 'hash'),
 ];
 
 /** One page of the audit trail, newest first. */

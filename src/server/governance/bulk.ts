@@ -1,9 +1,10 @@
-import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/open.js';
 import type { AuditRecord } from '../audit.js';
 import { iso, newId } from '../ids.js';
 import type { TalliedTable } from '../db/migrations.js';
 import { tallyInserted } from './tallies.js';
+import { insertLinked, readHead, type AuditRow } from '../audit-chain/chain.js';
+import { CHECKPOINT_EVERY_ENTRIES, checkpointIfDue } from '../audit-chain/checkpoints.js';
 import { journalInsert, journalRow, type JournalRecord } from './journal-writer.js';
 
 /** Seeders and benchmarks: many rows, one prepared statement, one transaction (all or none). */
@@ -12,19 +13,6 @@ export type AuditSeed = AuditRecord & { id?: string };
 
 const OUTCOMES = new Set(['success', 'denied', 'failed']);
 const ROLES = new Set(['it_admin', 'app_owner', 'auditor']);
-const auditInserts = new WeakMap<Db, Statement>();
-
-function auditInsert(db: Db): Statement {
-  let st = auditInserts.get(db);
-  if (!st) {
-    st =
-      db.prepare(`INSERT INTO audit (id, at, at_ms, actor_subject, actor_role, action, target_type, target_id, target_name, outcome, status, request_id, source_ip, details)
-      VALUES (@id, @at, @at_ms, @actor_subject, @actor_role, @action, @target_type, @target_id, @target_name, @outcome, @status, @request_id, @source_ip, @details)`);
-    auditInserts.set(db, st);
-  }
-  return st;
-}
-
 /** The row to insert; throws TypeError on an entry the audit list's contract could not show. */
 function auditRow(r: AuditSeed, now: number) {
   const bad = (why: string): never => {
@@ -39,7 +27,7 @@ function auditRow(r: AuditSeed, now: number) {
   if (!Number.isInteger(r.status)) bad('status must be an integer');
   if (r.at_ms !== undefined && !Number.isSafeInteger(r.at_ms)) bad('at_ms must be epoch milliseconds');
   const at_ms = r.at_ms ?? now;
-  return {
+  const row: AuditRow = {
     id: r.id ?? newId('aud'),
     at: iso(at_ms),
     at_ms,
@@ -55,6 +43,7 @@ function auditRow(r: AuditSeed, now: number) {
     source_ip: r.source_ip,
     details: JSON.stringify(r.details ?? {}),
   };
+  return row;
 }
 
 /** Runs `insert` in one transaction, then tallies the rows it wrote for the summaries in one pass. */
@@ -67,17 +56,27 @@ function insertTallied(db: Db, table: TalliedTable, insert: () => number): numbe
   })();
 }
 
-/** Inserts audit entries in one transaction; at_ms defaults to now. Returns how many. */
+/**
+ * Inserts audit entries in one transaction, linked into the hash chain, with a checkpoint for
+ * every CHECKPOINT_EVERY_ENTRIES as recordAudit writes them; at_ms defaults to now. Returns how many.
+ */
 export function insertAuditBatch(db: Db, rows: Iterable<AuditSeed>): number {
-  const insert = auditInsert(db);
   const now = Date.now();
   return insertTallied(db, 'audit', () => {
-    let n = 0;
+    const first = readHead(db);
+    let head = first;
+    let chunk: AuditRow[] = [];
+    const flush = () => {
+      head = insertLinked(db, chunk, head);
+      checkpointIfDue(db, head);
+      chunk = [];
+    };
     for (const r of rows) {
-      insert.run(auditRow(r, now));
-      n++;
+      chunk.push(auditRow(r, now));
+      if (chunk.length === CHECKPOINT_EVERY_ENTRIES) flush();
     }
-    return n;
+    flush();
+    return head.seq - first.seq;
   });
 }
 

@@ -22,10 +22,21 @@ const BATCH_ROWS = 250;
 const CSV_BATCH_ROWS = 500;
 
 /**
+ * What an export covers, fixed in the transaction that audits it: rows up to `maxSeq`, and the
+ * headers that say so (an audit export's checkpoint).
+ */
+export interface ExportSnapshot {
+  maxSeq: number;
+  headers: Record<string, string>;
+}
+
+const headSnapshot = (spec: TableSpec) => (db: Db) => ({ maxSeq: maxSeqOf(db, spec), headers: {} });
+
+/**
  * Starts an export, oldest first (the order an auditor reads a file in). The export is audited
- * first and the file then covers every matching row up to that moment, so an audit export whose
- * filters match it includes its own `audit.export` entry as the last row; rows written while the
- * file streams are left out.
+ * first and the file then covers every matching row up to that moment (`snapshot`, in the same
+ * transaction), so an audit export whose filters match it includes its own `audit.export` entry as
+ * the last row; rows written while the file streams are left out.
  */
 export function startExport<E>(
   ctx: HandlerContext,
@@ -33,26 +44,31 @@ export function startExport<E>(
   q: { format: ExportFormat } & Record<string, unknown>,
   toEntry: (r: Row) => E,
   columns: CsvColumn[],
-): ExportFile {
+  snapshot: (db: Db) => ExportSnapshot = headSnapshot(spec),
+): ExportFile & { headers: Record<string, string> } {
   const { db, principal } = ctx;
   const nowMs = Date.now();
   // A HEAD request gets the file's headers only, and fastify drains whatever stream it is given:
   // an empty one, so that no row is read. No export took place, so none is audited.
-  if (ctx.head) return exportFile({ base: spec.kind, format: q.format, nowMs, chunks: [] });
-  recordAudit(db, {
-    actor: { subject: principal.subject, role: principal.role },
-    action: `${spec.kind}.export`,
-    target: { type: spec.kind, id: null },
-    outcome: 'success',
-    status: 200,
-    request_id: ctx.requestId,
-    source_ip: ctx.sourceIp,
-    details: { format: q.format, filters: filterDetails(spec, q) },
-    at_ms: nowMs,
-  });
-  const maxSeq = maxSeqOf(db, spec);
+  if (ctx.head) return { ...exportFile({ base: spec.kind, format: q.format, nowMs, chunks: [] }), headers: {} };
+  const { maxSeq, headers } = db
+    .transaction(() => {
+      recordAudit(db, {
+        actor: { subject: principal.subject, role: principal.role },
+        action: `${spec.kind}.export`,
+        target: { type: spec.kind, id: null },
+        outcome: 'success',
+        status: 200,
+        request_id: ctx.requestId,
+        source_ip: ctx.sourceIp,
+        details: { format: q.format, filters: filterDetails(spec, q) },
+        at_ms: nowMs,
+      });
+      return snapshot(db);
+    })
+    .immediate();
   const filters = normalizeFilters(spec, q);
-  return exportFile({
+  const file = exportFile({
     base: spec.kind,
     format: q.format,
     nowMs,
@@ -61,6 +77,7 @@ export function startExport<E>(
         ? csvChunks(ctx.db, spec, filters, maxSeq, columns)
         : jsonlChunks(ctx.db, spec, filters, maxSeq, toEntry),
   });
+  return { ...file, headers };
 }
 
 /**

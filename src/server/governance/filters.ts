@@ -6,6 +6,12 @@ export interface TableSpec {
   table: string;
   /** epoch-ms column the time range applies to; rows are ordered by (time, seq) */
   timeColumn: string;
+  /**
+   * 'seq': rows in write order, not (time, seq), every filter checked on the rows a seq range
+   * yields (the audit export: a hash chain reads in seq order, and a clock stepped back would put
+   * time order out of step with it)
+   */
+  order?: 'seq';
   /** the selected columns; includes seq and timeColumn */
   select: string;
   /**

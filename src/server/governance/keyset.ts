@@ -64,6 +64,8 @@ function distinctWithPrefix(db: Db, spec: TableSpec, column: string, prefix: str
 
 function armsFor(db: Db, spec: TableSpec, f: Filters): Arm[] {
   if (!f.prefix) return [{ equals: f.equals }];
+  // in seq order every arm would read the same rowid range: one scan checks the prefix instead
+  if (spec.order === 'seq') return [{ equals: f.equals, substrPrefix: f.prefix }];
   const { column, value } = f.prefix;
   const values = distinctWithPrefix(db, spec, column, value);
   if (values === null) return [{ equals: f.equals, substrPrefix: f.prefix }];
@@ -112,7 +114,7 @@ function probeCount(db: Db, spec: TableSpec, column: string, value: string): num
  */
 function eqColumnsFor(db: Db, spec: TableSpec, arm: Arm): string[] {
   const present = spec.equals.map((e) => e.column).filter((c) => arm.equals[c] !== undefined);
-  if (present.length < 2) return present;
+  if (present.length < 2 || spec.order === 'seq') return present;
   const counts = present.map((c) => probeCount(db, spec, c, arm.equals[c]));
   let best = 0;
   for (let i = 1; i < present.length; i++) if (counts[i] < counts[best]) best = i;
@@ -130,8 +132,10 @@ export const searchWhere = (spec: TableSpec): string =>
 /** One arm's scan: a key for its statements and its `FROM … ORDER BY …` (armParams gives the values). */
 function armScan(db: Db, spec: TableSpec, f: Filters, arm: Arm, o: Fetch): { shape: string; from: () => string } {
   const eqColumns = eqColumnsFor(db, spec, arm);
+  const bySeq = spec.order === 'seq';
   const shape = [
     spec.table,
+    spec.order ?? 'time',
     o.dir,
     eqColumns.join(','),
     f.startMs !== undefined,
@@ -146,17 +150,21 @@ function armScan(db: Db, spec: TableSpec, f: Filters, arm: Arm, o: Fetch): { sha
   const from = () => {
     const t = spec.timeColumn;
     // The first equality drives the scan; a unary + keeps the planner off the other columns' indexes.
-    const where = eqColumns.map((c, i) => `${i === 0 ? '' : '+'}${c} = @eq_${c}`);
+    // In seq order none does: a range of the rowid is read and checked, each batch from where the
+    // last one stopped (a filter's index would give its rows in time order, sorted again each batch).
+    const where = eqColumns.map((c, i) => `${i === 0 && !bySeq ? '' : '+'}${c} = @eq_${c}`);
     if (arm.substrPrefix) where.push(`substr(${arm.substrPrefix.column}, 1, @prefix_len) = @prefix`);
     if (f.q !== undefined) where.push(searchWhere(spec));
-    if (f.startMs !== undefined) where.push(`${t} >= @start`);
-    if (f.endMs !== undefined) where.push(`${t} < @end`);
-    if (o.after) where.push(`(${t}, seq) ${o.dir === 'desc' ? '<' : '>'} (@after_t, @after_s)`);
-    if (o.upTo) where.push(`(${t}, seq) ${o.dir === 'desc' ? '>=' : '<='} (@upto_t, @upto_s)`);
-    if (o.maxSeq !== undefined) where.push('+seq <= @max_seq');
+    const time = bySeq ? `+${t}` : t;
+    if (f.startMs !== undefined) where.push(`${time} >= @start`);
+    if (f.endMs !== undefined) where.push(`${time} < @end`);
+    const key = bySeq ? ['seq', '@after_s', '@upto_s'] : [`(${t}, seq)`, '(@after_t, @after_s)', '(@upto_t, @upto_s)'];
+    if (o.after) where.push(`${key[0]} ${o.dir === 'desc' ? '<' : '>'} ${key[1]}`);
+    if (o.upTo) where.push(`${key[0]} ${o.dir === 'desc' ? '>=' : '<='} ${key[2]}`);
+    if (o.maxSeq !== undefined) where.push(bySeq ? 'seq <= @max_seq' : '+seq <= @max_seq');
     const d = o.dir.toUpperCase();
     return `FROM ${spec.table}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
-      ORDER BY ${t} ${d}, seq ${d}`;
+      ORDER BY ${bySeq ? '' : `${t} ${d}, `}seq ${d}`;
   };
   return { shape, from };
 }
@@ -166,7 +174,7 @@ function armStatement(db: Db, spec: TableSpec, f: Filters, arm: Arm, o: Fetch): 
   return cached(db, scan.shape, () => `SELECT ${o.select ?? spec.select} ${scan.from()} LIMIT @limit`).raw(true);
 }
 
-function armParams(f: Filters, arm: Arm, o: Fetch): Record<string, unknown> {
+function armParams(spec: TableSpec, f: Filters, arm: Arm, o: Fetch): Record<string, unknown> {
   const params: Record<string, unknown> = { limit: o.limit };
   for (const [c, v] of Object.entries(arm.equals)) params[`eq_${c}`] = v;
   if (arm.substrPrefix) {
@@ -176,20 +184,21 @@ function armParams(f: Filters, arm: Arm, o: Fetch): Record<string, unknown> {
   if (f.q !== undefined) params.q = containsPattern(f.q);
   if (f.startMs !== undefined) params.start = f.startMs;
   if (f.endMs !== undefined) params.end = f.endMs;
-  if (o.after) Object.assign(params, { after_t: o.after.t, after_s: o.after.s });
-  if (o.upTo) Object.assign(params, { upto_t: o.upTo.t, upto_s: o.upTo.s });
+  const bySeq = spec.order === 'seq';
+  if (o.after) Object.assign(params, bySeq ? { after_s: o.after.s } : { after_t: o.after.t, after_s: o.after.s });
+  if (o.upTo) Object.assign(params, bySeq ? { upto_s: o.upTo.s } : { upto_t: o.upTo.t, upto_s: o.upTo.s });
   if (o.maxSeq !== undefined) params.max_seq = o.maxSeq;
   return params;
 }
 
 const fetchArm = (db: Db, spec: TableSpec, f: Filters, arm: Arm, o: Fetch): Row[] =>
-  armStatement(db, spec, f, arm, o).all(armParams(f, arm, o)) as Row[];
+  armStatement(db, spec, f, arm, o).all(armParams(spec, f, arm, o)) as Row[];
 
 /** SQLite's plan for each arm of a query (tests check that no filter combination needs a sort). */
 export function explainPage(db: Db, spec: TableSpec, f: Filters, o: Fetch): string[] {
   return armsFor(db, spec, f).map((arm) => {
     const sql = armStatement(db, spec, f, arm, o).source;
-    const steps = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(armParams(f, arm, o)) as { detail: string }[];
+    const steps = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(armParams(spec, f, arm, o)) as { detail: string }[];
     return steps.map((s) => s.detail).join('; ');
   });
 }
@@ -225,6 +234,7 @@ export function keyOf(spec: TableSpec, row: Row, select = spec.select): Key {
 function order(spec: TableSpec, dir: Direction, select = spec.select) {
   const p = keyPositions(spec, select);
   const sign = dir === 'desc' ? -1 : 1;
+  if (spec.order === 'seq') return (a: Row, b: Row) => sign * ((a[p.s] as number) - (b[p.s] as number));
   return (a: Row, b: Row) =>
     sign * ((a[p.t] as number) - (b[p.t] as number) || (a[p.s] as number) - (b[p.s] as number));
 }
@@ -346,10 +356,10 @@ export function aggregateBatches(
     return st;
   };
   const lastKeyOf = (range: Fetch): Key | undefined => {
-    const row = statement('last', range).get(armParams(f, arm, range)) as [number, number] | undefined;
+    const row = statement('last', range).get(armParams(spec, f, arm, range)) as [number, number] | undefined;
     return row && { t: row[0], s: row[1] };
   };
-  const aggregateOf = (range: Fetch): Row => statement('aggregate', range).get(armParams(f, arm, range)) as Row;
+  const aggregateOf = (range: Fetch): Row => statement('aggregate', range).get(armParams(spec, f, arm, range)) as Row;
   return (function* batches() {
     let after: Key | undefined;
     for (;;) {

@@ -10,6 +10,7 @@ import { buildDeployment } from '../host/deployment-status.js';
 import { buildInstallPlan } from '../host/install-plan.js';
 import { buildSettings } from '../host/settings.js';
 import { modelCatalog } from '../models/catalog.js';
+import { currentFingerprint } from '../audit-chain/keys.js';
 
 /**
  * Settings are read only: any write is 405 with Allow, for every role, and the attempt is audited.
@@ -43,19 +44,27 @@ export const deploymentGroup: GroupFactory = ({ app, db, config, options, authen
   refuseSettingsWrites(app, db, authenticate);
   const hostFacts = hostFactsReader(options.dataDir);
   const catalog = modelCatalog(config);
+  // so that the deployment and settings screens can show which key signs the audit checkpoints
+  const auditKey = () => ({ audit_key_fingerprint: currentFingerprint(db) });
   return {
     handlers: {
       deployment: {
         allow: 'any role',
         audit: null,
-        run: () => ({ body: buildDeployment(config, hostFacts(), db, catalog.list()) }),
+        run: () => ({
+          body: { ...buildDeployment(config, hostFacts(), db, catalog.list()), ...auditKey() },
+        }),
       },
       installPlan: {
         allow: 'any role',
         audit: null,
         run: () => ({ body: buildInstallPlan(config, hostFacts(), db, catalog.list()) }),
       },
-      settings: { allow: 'any role', audit: null, run: () => ({ body: buildSettings(config, db, options.dataDir) }) },
+      settings: {
+        allow: 'any role',
+        audit: null,
+        run: () => ({ body: { ...buildSettings(config, db, options.dataDir), ...auditKey() } }),
+      },
     },
   };
 };

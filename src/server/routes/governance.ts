@@ -1,5 +1,6 @@
 import type { GroupFactory } from '../http/route-kit.js';
-import { auditCsvColumns, auditSpec, listAudit, summarizeAudit, toAuditEntry } from '../governance/audit-trail.js';
+import { listAudit, summarizeAudit } from '../governance/audit-trail.js';
+import { startAuditExport } from '../governance/audit-export.js';
 import {
   journalCsvColumns,
   journalSpec,
@@ -8,27 +9,45 @@ import {
   toJournalEntry,
 } from '../governance/agent-journal.js';
 import { startExport } from '../governance/export.js';
+import { startAuditChain } from '../audit-chain/start.js';
+import { listCheckpoints } from '../audit-chain/checkpoint-list.js';
 
 /** Read side of governance: audit trail and agent journal, paged lists, summaries and streamed exports. */
-export const governanceGroup: GroupFactory = () => ({
-  handlers: {
-    listAudit: { allow: 'any role', audit: null, run: ({ query }, { db }) => ({ body: listAudit(db, query) }) },
-    exportAudit: {
-      allow: 'any role',
-      audit: null,
-      run: ({ query }, ctx) => ({ file: startExport(ctx, auditSpec, query, toAuditEntry, auditCsvColumns) }),
+export const governanceGroup: GroupFactory = ({ db, options }) => {
+  const stopChain = startAuditChain(db, options.dataDir);
+  return {
+    handlers: {
+      listAudit: { allow: 'any role', audit: null, run: ({ query }, { db }) => ({ body: listAudit(db, query) }) },
+      exportAudit: {
+        allow: 'any role',
+        audit: null,
+        run: ({ query }, ctx) => {
+          const file = startAuditExport(ctx, query);
+          return { file, headers: file.headers };
+        },
+      },
+      auditSummary: {
+        allow: 'any role',
+        audit: null,
+        run: ({ query }, { db }) => ({ body: summarizeAudit(db, query) }),
+      },
+      listAuditCheckpoints: {
+        allow: 'any role',
+        audit: null,
+        run: ({ query }, { db }) => ({ body: listCheckpoints(db, query) }),
+      },
+      journalSummary: {
+        allow: 'any role',
+        audit: null,
+        run: ({ query }, { db }) => ({ body: summarizeJournal(db, query) }),
+      },
+      listJournal: { allow: 'any role', audit: null, run: ({ query }, { db }) => ({ body: listJournal(db, query) }) },
+      exportJournal: {
+        allow: 'any role',
+        audit: null,
+        run: ({ query }, ctx) => ({ file: startExport(ctx, journalSpec, query, toJournalEntry, journalCsvColumns) }),
+      },
     },
-    auditSummary: { allow: 'any role', audit: null, run: ({ query }, { db }) => ({ body: summarizeAudit(db, query) }) },
-    journalSummary: {
-      allow: 'any role',
-      audit: null,
-      run: ({ query }, { db }) => ({ body: summarizeJournal(db, query) }),
-    },
-    listJournal: { allow: 'any role', audit: null, run: ({ query }, { db }) => ({ body: listJournal(db, query) }) },
-    exportJournal: {
-      allow: 'any role',
-      audit: null,
-      run: ({ query }, ctx) => ({ file: startExport(ctx, journalSpec, query, toJournalEntry, journalCsvColumns) }),
-    },
-  },
-});
+    close: stopChain,
+  };
+};

@@ -1,0 +1,45 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DB_FILE, openDatabase } from '../server/db/open.js';
+import { rotateSigningKey } from '../server/audit-chain/keys.js';
+import { auditKeyChange } from '../server/audit-chain/start.js';
+import { writeCheckpoint } from '../server/audit-chain/checkpoints.js';
+import { readHead } from '../server/audit-chain/chain.js';
+import { displayFingerprint } from '../text/fingerprint.js';
+import { hostActor } from './token.js';
+import { UsageError } from './usage-error.js';
+
+export const AUDIT_ROTATE_USAGE = `Usage: appliance-admin audit rotate-key --data DIR
+
+  Replaces the key the appliance signs audit checkpoints with (in DIR, on this host; it may run
+  beside the server). The old public key stays listed, retired, so that its checkpoints still
+  verify. Audited (audit.key.rotate) with the user running the command as actor, and the entry is
+  at once covered by a checkpoint signed with the new key.`;
+
+/** `appliance-admin audit rotate-key`: a host command, like `token issue`. */
+export async function auditRotateKeyCommand(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === '--help' || sub === '-h' || rest.includes('--help') || rest.includes('-h')) {
+    console.log(AUDIT_ROTATE_USAGE);
+    return 0;
+  }
+  if (sub !== 'rotate-key') throw new UsageError(AUDIT_ROTATE_USAGE);
+  const { values } = parseArgs({ args: rest, options: { data: { type: 'string' } }, strict: true });
+  if (!values.data) throw new UsageError(`--data DIR is required\n${AUDIT_ROTATE_USAGE}`);
+  if (!existsSync(join(values.data, DB_FILE)))
+    throw new UsageError(`${values.data} holds no appliance database (${DB_FILE}); check --data`);
+  const db = openDatabase(values.data);
+  try {
+    const { subject } = hostActor();
+    const change = rotateSigningKey(db, values.data, (c) => {
+      auditKeyChange(db, c, subject, 'rotated on the host');
+      writeCheckpoint(db, c.key, readHead(db));
+    });
+    const before = change.replaced ? displayFingerprint(change.replaced) : 'none';
+    console.log(`audit signing key rotated: ${displayFingerprint(change.key.fingerprint)} (was ${before})`);
+    return 0;
+  } finally {
+    db.close();
+  }
+}

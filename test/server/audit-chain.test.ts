@@ -1,0 +1,386 @@
+import { createHash, createPublicKey, verify } from 'node:crypto';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import canonicalize from 'canonicalize';
+import { parse } from 'csv-parse/sync';
+import fc from 'fast-check';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { tempDir } from '../helpers/fixtures.js';
+import Database from '../../src/server/db/sqlite-driver.js';
+import { DB_FILE, openDatabase } from '../../src/server/db/open.js';
+import { migrations } from '../../src/server/db/migrations.js';
+import { insertAuditBatch, type AuditSeed } from '../../src/server/governance/bulk.js';
+import { checkpointIfStale, CHECKPOINT_EVERY_MS } from '../../src/server/audit-chain/checkpoints.js';
+import { fingerprintOf, KEY_FILE } from '../../src/server/audit-chain/keys.js';
+import { entryHash } from '../../src/server/audit-chain/hash.js';
+import { displayFingerprint } from '../../src/text/fingerprint.js';
+import { issueToken, revokeToken } from '../../src/server/tokens.js';
+import { recordAudit } from '../../src/server/audit.js';
+import { auditRotateKeyCommand } from '../../src/cli/audit-rotate-key.js';
+import { exportCommand } from '../../src/cli/export.js';
+import { writeTokenFile } from '../helpers/cli.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type Entry = Record<string, any>;
+type Checkpoint = { seq: number; hash: string; at: string; signature: string; key_fingerprint: string };
+
+const ZEROS = '0'.repeat(64);
+const sha256 = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
+
+/** What a third-party verifier does (docs/audit-chain.md), with nothing but node:crypto and canonicalize. */
+function recomputes(e: Entry): boolean {
+  const { hash, ...rest } = e;
+  return sha256(Buffer.from(canonicalize(rest)!, 'utf8')) === hash;
+}
+
+function expectChained(entries: Entry[], first = 1) {
+  expect(entries.length).toBeGreaterThan(0);
+  entries.forEach((e, i) => {
+    expect(e.seq).toBe(first + i);
+    expect(e.prev_hash).toBe(i === 0 ? (first === 1 ? ZEROS : e.prev_hash) : entries[i - 1].hash);
+    expect(recomputes(e)).toBe(true);
+  });
+}
+
+function fingerprintOfPem(pem: string): string {
+  const der = createPublicKey(pem).export({ type: 'spki', format: 'der' });
+  return sha256(der.subarray(der.length - 32));
+}
+
+function verifies(c: Checkpoint, pem: string): boolean {
+  const payload = Buffer.from(canonicalize({ at: c.at, hash: c.hash, seq: c.seq })!, 'utf8');
+  return verify(null, payload, createPublicKey(pem), Buffer.from(c.signature, 'base64'));
+}
+
+const seed = (n: number, from = 0): AuditSeed[] =>
+  Array.from({ length: n }, (_, i) => ({
+    actor: { subject: i % 2 ? 'ana' : 'ben', role: 'app_owner' },
+    action: i % 3 ? 'gateway.key.revoke' : 'routing.update',
+    target: { type: 'gateway.key', id: `key_${from + i}`, name: i % 5 ? null : `name ${i}` },
+    outcome: 'success',
+    status: 200,
+    request_id: `req_${from + i}`,
+    source_ip: i % 4 ? '10.0.0.1' : null,
+    details: { i: from + i, text: 'é "quoted" \u2028', nested: { b: 1, a: [1.5, null, true] } },
+  }));
+
+const jsonl = (text: string): Entry[] =>
+  text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+
+let s: TestServer;
+const logLines: string[] = [];
+
+beforeAll(async () => {
+  s = await startTestServer({ logger: pino({ level: 'trace' }, { write: (l: string) => void logLines.push(l) }) });
+});
+afterAll(async () => {
+  await s?.close();
+});
+
+async function checkpoints(query = ''): Promise<{ items: Checkpoint[]; public_keys: Entry[] }> {
+  const res = await s.call('GET', `/audit/checkpoints?limit=500${query}`, { role: 'auditor' });
+  expect(res.status).toBe(200);
+  return res.json;
+}
+const pemOf = (keys: Entry[], fingerprint: string) => keys.find((k) => k.fingerprint === fingerprint)!.public_key_pem;
+
+describe('the audit hash chain', () => {
+  it('links every entry the server writes, as the list serves them', async () => {
+    const body = { channels: [{ id: 'chan_web', enabled: false }] };
+    expect((await s.call('PUT', '/channels', { body })).status).toBe(200);
+    expect((await s.call('PUT', '/channels', { role: 'auditor', body })).status).toBe(403);
+    insertAuditBatch(s.server.db, seed(40));
+    const res = await s.call('GET', '/audit?limit=500', { role: 'auditor' });
+    expect(res.status).toBe(200);
+    const entries: Entry[] = [...res.json.data].reverse();
+    expect(entries.some((e) => e.outcome === 'denied')).toBe(true);
+    expectChained(entries);
+  });
+
+  it('stays one chain when the host CLI writes beside the server (another connection)', async () => {
+    const host = openDatabase(s.dataDir);
+    try {
+      issueToken(host, 'auditor', 'night-shift', null, { subject: 'operator' });
+      expect(
+        (await s.call('PUT', '/channels', { body: { channels: [{ id: 'chan_web', enabled: true }] } })).status,
+      ).toBe(200);
+      expect(revokeToken(host, 'night-shift', { subject: 'operator' })).toBe(1);
+      expect(
+        (await s.call('PUT', '/channels', { body: { channels: [{ id: 'chan_web', enabled: false }] } })).status,
+      ).toBe(200);
+    } finally {
+      host.close();
+    }
+    const res = await s.call('GET', '/audit?limit=500');
+    const entries: Entry[] = [...res.json.data].reverse();
+    expect(entries.slice(-4).map((e) => e.action)).toEqual([
+      'token.issue',
+      'channel.update',
+      'token.revoke',
+      'channel.update',
+    ]);
+    expectChained(entries);
+  });
+
+  it('stores a lone UTF-16 surrogate (from an identity token claim, say) as U+FFFD, so the entry still hashes', async () => {
+    recordAudit(s.server.db, {
+      actor: { subject: 'sso:\ud800x', role: 'auditor' },
+      action: 'channel.update',
+      target: { type: 'channel', id: null, name: '\udc00' },
+      outcome: 'denied',
+      status: 403,
+      request_id: 'req_lone',
+      source_ip: null,
+      details: { ['k\ud801']: ['v\udfff', '😀'] },
+    });
+    const [e] = (await s.call('GET', '/audit?limit=1')).json.data;
+    expect(e).toMatchObject({
+      actor: { subject: 'sso:\ufffdx' },
+      target: { name: '\ufffd' },
+      details: { 'k\ufffd': ['v\ufffd', '😀'] },
+    });
+    expect(recomputes(e)).toBe(true);
+  });
+
+  it('exports JSON Lines in seq order up to a signed checkpoint sent in the headers', async () => {
+    const res = await s.call('GET', '/audit/export?format=jsonl', { role: 'auditor' });
+    expect(res.status).toBe(200);
+    const entries = jsonl(res.text);
+    expectChained(entries);
+    expect(entries.at(-1)!.action).toBe('audit.export');
+    const checkpoint: Checkpoint = JSON.parse(String(res.headers['audit-checkpoint']));
+    expect(res.headers['audit-export-filtered']).toBe('false');
+    expect(checkpoint.seq).toBe(entries.at(-1)!.seq);
+    expect(checkpoint.hash).toBe(entries.at(-1)!.hash);
+    const { items, public_keys } = await checkpoints();
+    expect(items[0]).toEqual(checkpoint);
+    expect(public_keys).toHaveLength(1);
+    expect(public_keys[0]).toMatchObject({ algorithm: 'Ed25519', retired_at: null });
+    expect(fingerprintOfPem(public_keys[0].public_key_pem)).toBe(checkpoint.key_fingerprint);
+    expect(verifies(checkpoint, public_keys[0].public_key_pem)).toBe(true);
+    expect(verifies({ ...checkpoint, seq: checkpoint.seq - 1 }, public_keys[0].public_key_pem)).toBe(false);
+  });
+
+  it('exports CSV with seq, prev_hash and hash as its last three columns', async () => {
+    const res = await s.call('GET', '/audit/export?format=csv');
+    const [header, ...rows]: string[][] = parse(res.text);
+    expect(header.slice(-3)).toEqual(['seq', 'prev_hash', 'hash']);
+    const listed = jsonl((await s.call('GET', '/audit/export?format=jsonl')).text);
+    // the CSV's rows are the chain's, in seq order; the JSON export made one entry more since
+    expect(rows.map((r) => r.slice(-3))).toEqual(
+      listed.slice(0, rows.length).map((e) => [String(e.seq), e.prev_hash, e.hash]),
+    );
+    expect(JSON.parse(String(res.headers['audit-checkpoint'])).seq).toBe(rows.length);
+  });
+
+  it('marks a filtered export and keeps it in seq order and within its checkpoint', async () => {
+    const res = await s.call('GET', '/audit/export?format=jsonl&actor=ana&action=gateway.key.*');
+    expect(res.headers['audit-export-filtered']).toBe('true');
+    const entries = jsonl(res.text);
+    const checkpoint: Checkpoint = JSON.parse(String(res.headers['audit-checkpoint']));
+    expect(entries.length).toBeGreaterThan(5);
+    for (let i = 1; i < entries.length; i++) expect(entries[i].seq).toBeGreaterThan(entries[i - 1].seq);
+    expect(entries.every((e) => recomputes(e) && e.seq <= checkpoint.seq && e.actor.subject === 'ana')).toBe(true);
+  });
+
+  it('signs a checkpoint every 1,000 entries, and after ten minutes when entries were added', async () => {
+    const before = (await checkpoints()).items[0];
+    insertAuditBatch(s.server.db, seed(2500, 100));
+    const { items, public_keys } = await checkpoints();
+    const made = items.filter((c) => c.seq > before.seq).map((c) => c.seq - before.seq);
+    expect(made.sort((a, b) => a - b)).toEqual([1000, 2000]);
+    for (const c of items) expect(verifies(c, pemOf(public_keys, c.key_fingerprint))).toBe(true);
+    const page = await checkpoints(`&at_or_before_seq=${before.seq}`);
+    expect(page.items.every((c) => c.seq <= before.seq)).toBe(true);
+
+    const db = s.server.db;
+    const last = items[0];
+    expect(checkpointIfStale(db, Date.parse(last.at) + CHECKPOINT_EVERY_MS - 1000)).toBeNull();
+    const stale = checkpointIfStale(db, Date.parse(last.at) + CHECKPOINT_EVERY_MS + 1000);
+    expect(stale?.seq).toBe(before.seq + 2500);
+    // nothing written since: no new checkpoint however long it has been
+    expect(checkpointIfStale(db, Date.parse(last.at) + 3 * CHECKPOINT_EVERY_MS)).toBeNull();
+  });
+
+  it('rotates the key on the host, audited, chained and covered by a checkpoint of the new key', async () => {
+    const old = (await checkpoints()).public_keys[0];
+    expect(await auditRotateKeyCommand(['rotate-key', '--data', s.dataDir])).toBe(0);
+    const { items, public_keys } = await checkpoints();
+    expect(public_keys).toHaveLength(2);
+    const current = public_keys.find((k) => k.retired_at === null)!;
+    expect(current.fingerprint).not.toBe(old.fingerprint);
+    expect(public_keys.find((k) => k.fingerprint === old.fingerprint)!.retired_at).not.toBeNull();
+    const list = await s.call('GET', '/audit?action=audit.key.rotate&limit=5');
+    const [rotation] = list.json.data;
+    expect(rotation).toMatchObject({
+      actor: { role: null },
+      target: { type: 'audit_key', id: current.fingerprint },
+      details: { retired_fingerprint: old.fingerprint },
+    });
+    expect(recomputes(rotation)).toBe(true);
+    expect(items[0]).toMatchObject({ seq: rotation.seq, hash: rotation.hash, key_fingerprint: current.fingerprint });
+    expect(verifies(items[0], current.public_key_pem)).toBe(true);
+    // the running server signs with the new key from now on; older checkpoints verify with the retired one
+    const res = await s.call('GET', '/audit/export?format=jsonl');
+    const checkpoint: Checkpoint = JSON.parse(String(res.headers['audit-checkpoint']));
+    expect(checkpoint.key_fingerprint).toBe(current.fingerprint);
+    expect(verifies(checkpoint, current.public_key_pem)).toBe(true);
+    expect(items.filter((c) => c.key_fingerprint === old.fingerprint).length).toBeGreaterThan(0);
+    expectChained(jsonl(res.text));
+  });
+
+  it('has the CLI write the checkpoint beside an exported file', async () => {
+    const out = join(tempDir('aa-chain-export'), 'trail.jsonl');
+    const args = ['--url', s.url, '--token-file', writeTokenFile(s.tokens.auditor), '-o', out];
+    expect(await exportCommand(['audit', '--format', 'jsonl', '--actor', 'ana', ...args])).toBe(0);
+    const kept = JSON.parse(readFileSync(`${out}.checkpoint.json`, 'utf8'));
+    expect(kept).toMatchObject({ filtered: true, filters: { actor: 'ana' } });
+    const { public_keys } = await checkpoints();
+    expect(verifies(kept.checkpoint, pemOf(public_keys, kept.checkpoint.key_fingerprint))).toBe(true);
+    const entries = jsonl(readFileSync(out, 'utf8'));
+    expect(entries.every((e) => recomputes(e) && e.seq <= kept.checkpoint.seq)).toBe(true);
+  });
+
+  it('keeps the private key in a 0600 file and out of every answer and log line', async () => {
+    const file = join(s.dataDir, KEY_FILE);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const pem = readFileSync(file, 'utf8');
+    const secret = pem.replace(/-----[A-Z ]+-----|\s/g, '');
+    const rawKey = createPublicKey(pem).export({ format: 'jwk' });
+    const privateJwk = (await import('node:crypto')).createPrivateKey(pem).export({ format: 'jwk' }).d!;
+    const answers = await Promise.all(
+      ['/audit/checkpoints', '/deployment', '/settings', '/audit?limit=500', '/audit/export?format=jsonl'].map((p) =>
+        s.call('GET', p),
+      ),
+    );
+    const text = answers.map((a) => a.text + JSON.stringify(a.headers)).join('\n') + logLines.join('\n');
+    expect(text).not.toContain(secret);
+    expect(text).not.toContain(privateJwk);
+    expect(text).not.toContain(Buffer.from(privateJwk, 'base64url').toString('hex'));
+    expect(rawKey.x).toBeTruthy();
+  });
+
+  it('gives the deployment and settings answers the current key fingerprint', async () => {
+    const { public_keys } = await checkpoints();
+    const current = public_keys.find((k) => k.retired_at === null)!.fingerprint;
+    expect((await s.call('GET', '/deployment', { role: 'auditor' })).json.audit_key_fingerprint).toBe(current);
+    expect((await s.call('GET', '/settings', { role: 'auditor' })).json.audit_key_fingerprint).toBe(current);
+  });
+});
+
+describe('migration 6', () => {
+  it('chains the entries of a version 5 database in seq order and audits doing so', async () => {
+    const dataDir = join(tempDir('aa-chain'), 'data');
+    mkdirSync(dataDir);
+    const db = new Database(join(dataDir, DB_FILE));
+    db.exec(
+      'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
+    );
+    for (const m of migrations.filter((x) => x.version <= 5)) {
+      db.exec(m.sql);
+      db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, '2026-01-01T00:00:00Z');
+    }
+    const insert = db.prepare(`INSERT INTO audit (id, at, at_ms, actor_subject, actor_role, action, target_type,
+      target_id, target_name, outcome, status, request_id, source_ip, details) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    // written in an order that is not time order, as a clock stepped back would
+    for (let i = 0; i < 30; i++) {
+      const ms = Date.parse('2026-03-01T10:00:00Z') + ((i * 7) % 30) * 1000;
+      insert.run(
+        `aud_${i}`,
+        new Date(ms).toISOString(),
+        ms,
+        'ben',
+        i % 2 ? 'it_admin' : null,
+        'channel.update',
+        'channel',
+        i % 3 ? 'slack' : null,
+        null,
+        'success',
+        200,
+        `req_${i}`,
+        null,
+        JSON.stringify({ i, enabled: i % 2 === 0 }),
+      );
+    }
+    db.close();
+
+    const t = await startTestServer({ dataDir });
+    try {
+      const res = await t.call('GET', '/audit/export?format=jsonl', { role: 'auditor' });
+      const entries = jsonl(res.text);
+      expectChained(entries);
+      expect(entries.slice(0, 30).map((e) => e.id)).toEqual(Array.from({ length: 30 }, (_, i) => `aud_${i}`));
+      expect(entries[30]).toMatchObject({
+        seq: 31,
+        actor: { subject: 'system', role: null },
+        action: 'audit.chain.migrate',
+        details: { entries: 30 },
+      });
+      // the migration's own entry is counted in the summaries like any other
+      const summary = await t.call('GET', '/audit/summary?group_by=action');
+      expect(JSON.stringify(summary.json)).toContain('audit.chain.migrate');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('adds no entry to a new, empty database', () => {
+    const db = openDatabase(join(tempDir('aa-chain'), 'data'));
+    expect(db.prepare('SELECT count(*) FROM audit').pluck().get()).toBe(0);
+    db.close();
+  });
+});
+
+describe('the entry hash', () => {
+  it('is the SHA-256 of the generic RFC 8785 canonicalization, whatever the fields hold', () => {
+    const text = fc.string({ unit: 'binary', maxLength: 12 });
+    const entry = fc.record({
+      id: text,
+      at: text,
+      actor: fc.record({ subject: text, role: fc.constantFrom('it_admin' as const, 'auditor' as const, null) }),
+      action: text,
+      target: fc.record({ type: text, id: fc.option(text), name: fc.option(text) }),
+      outcome: fc.constantFrom('success' as const, 'denied' as const, 'failed' as const),
+      status: fc.integer({ min: -1000, max: 1000 }),
+      request_id: text,
+      source_ip: fc.option(text),
+      details: fc.dictionary(text, fc.jsonValue({ maxDepth: 2 })) as fc.Arbitrary<Record<string, unknown>>,
+      seq: fc.integer({ min: 1, max: 2 ** 40 }),
+      prev_hash: fc.constant(ZEROS),
+    });
+    fc.assert(
+      fc.property(entry, (e) => {
+        expect(entryHash(e)).toBe(sha256(Buffer.from(canonicalize(e)!, 'utf8')));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('docs/audit-chain.md', () => {
+  const doc = readFileSync(new URL('../../docs/audit-chain.md', import.meta.url), 'utf8');
+  const block = (after: string) =>
+    doc
+      .slice(doc.indexOf(after))
+      .split('```')[1]
+      .replace(/^[a-z]*\n/, '')
+      .trim();
+
+  it("has a worked example this code computes: the entry's hash and the checkpoint's signature", () => {
+    const entry = JSON.parse(block('Entry 1 as served:'));
+    const { hash: _, ...unhashed } = entry;
+    expect(entryHash(unhashed)).toBe(entry.hash);
+    expect(block('Without `hash`, canonicalized')).toBe(canonicalize(unhashed));
+    const pem = `${block('(never use it for anything else):')}\n`;
+    const checkpoint: Checkpoint = JSON.parse(block('- checkpoint:'));
+    expect(fingerprintOf(createPublicKey(pem))).toBe(checkpoint.key_fingerprint);
+    expect(verifies(checkpoint, pem)).toBe(true);
+    expect(checkpoint.hash).toBe(sha256(Buffer.from(block('Entry 2 links to it:'), 'utf8')));
+    expect(displayFingerprint(checkpoint.key_fingerprint)).toBe('SHA256:fe81 2c12 f3ab 4ce6');
+  });
+});
