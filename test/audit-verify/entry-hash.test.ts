@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { hashEntry } from '../../src/audit-verify/entry-hash.js';
+import { chainedTrail, entryHash } from '../helpers/audit-chain.js';
+
+describe('hashEntry', () => {
+  it('is the scheme hash (canonicalize package) for entries of the served shape, whatever their values', () => {
+    const json = fc.jsonValue();
+    const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constant(''));
+    const nullable = fc.option(text, { nil: null });
+    fc.assert(
+      fc.property(
+        fc.record({
+          id: text,
+          at: text,
+          actor: fc.record({ subject: text, role: nullable }),
+          action: text,
+          target: fc.record({ type: text, id: nullable, name: nullable }),
+          outcome: text,
+          status: fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true })),
+          request_id: text,
+          source_ip: nullable,
+          details: fc.dictionary(fc.string({ unit: 'binary' }), json),
+          seq: fc.integer({ min: 1 }),
+          prev_hash: text,
+          hash: fc.string(),
+        }),
+        (e) => {
+          // a value through JSON, as a verifier reads it
+          const parsed = JSON.parse(JSON.stringify(e)) as Record<string, unknown>;
+          let expected: string | Error;
+          try {
+            expected = entryHash(parsed);
+          } catch (err) {
+            expected = err as Error;
+          }
+          if (expected instanceof Error) expect(() => hashEntry(parsed)).toThrow();
+          else expect(hashEntry(parsed)).toBe(expected);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('refuses a lone surrogate, as RFC 8785 does, and hashes an entry of another shape through the package', () => {
+    const [e] = chainedTrail(1);
+    expect(() => hashEntry({ ...e, details: { note: '\ud800' } })).toThrow(/surrogate/i);
+    const extra = { ...e, extra_field: 1 };
+    expect(hashEntry(extra)).toBe(entryHash(extra));
+    expect(hashEntry(e)).toBe(e.hash);
+  });
+});
