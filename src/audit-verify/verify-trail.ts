@@ -9,6 +9,11 @@ export interface VerifyOptions {
   publicKeyPem?: string;
   /** a checkpoint kept from an earlier walkthrough: the file must still contain and extend it */
   since?: Checkpoint;
+  /**
+   * other checkpoints the appliance signed earlier (the live list, signatures checked by the
+   * caller): each must still match its entry, and none may lie beyond the file's end
+   */
+  signed?: Checkpoint[];
   /** the export was narrowed by a filter: only each entry's own hash can be checked */
   filtered?: boolean;
   /** called every PROGRESS_EVERY entries with the count so far */
@@ -61,6 +66,7 @@ export async function verifyTrail(
   let checkpointHash: unknown = undefined;
   let sinceHash: unknown = undefined;
   let beyondCheckpoint = 0;
+  const signedAt = new Map((o.signed ?? []).map((c) => [c.seq, c]));
 
   const one = (item: TrailItem) => {
     if (item instanceof Unreadable) {
@@ -99,6 +105,11 @@ export async function verifyTrail(
       else if (s > o.checkpoint.seq) beyondCheckpoint++;
     }
     if (o.since && s === o.since.seq) sinceHash = item.hash;
+    if (signedAt.size) {
+      const c = signedAt.get(s);
+      if (c && c.hash !== item.hash)
+        entryFinding(`entry #${s} is not what the checkpoint of ${c.at} signed: the trail was rewritten after it`);
+    }
   };
 
   for await (const item of items) {
@@ -126,6 +137,9 @@ export async function verifyTrail(
         `${n(beyondCheckpoint)} entries come after the signed checkpoint #${cp.seq}: no signature covers them`,
       );
   }
+  for (const c of o.signed ?? [])
+    if (lastSeq !== null && c.seq > lastSeq && chained)
+      findings.push(`the trail ends at #${lastSeq} but the checkpoint of ${c.at} signed #${c.seq} (the tail is cut)`);
   if (o.since) findings.push(...sinceFindings(o.since, { firstSeq, lastSeq, sinceHash, chained }));
   const notes: string[] = [];
   if (o.filtered)

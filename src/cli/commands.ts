@@ -3,6 +3,18 @@
  * main.ts runs them; bin/appliance-admin.cjs, through launch.ts, decides with this same list
  * whether to start the dashboard itself or hand over to main.ts.
  */
-export const COMMANDS = new Set(['serve', 'token', 'login', 'logout', 'get', 'export', '--help', '-h', 'help']);
+export const COMMANDS = new Set([
+  'serve',
+  'token',
+  'login',
+  'logout',
+  'get',
+  'export',
+  'audit',
+  'evidence',
+  '--help',
+  '-h',
+  'help',
+]);
 
 export const isDashboard = (argv: readonly string[]): boolean => !COMMANDS.has(argv[0]);

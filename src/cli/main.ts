@@ -13,6 +13,8 @@ const USAGE = `appliance-admin: terminal dashboard and reference server for the 
   appliance-admin logout                                          forget the stored sign-in
   appliance-admin get SCREEN [--json] --url URL --token-file FILE  one screen's data
   appliance-admin export audit|journal --format csv|jsonl [--since 7d] -o FILE --url URL --token-file FILE
+  appliance-admin audit verify FILE --key PEM_FILE | --url URL     prove an audit trail complete and unaltered
+  appliance-admin evidence --since 30d -o DIR | evidence verify DIR  an auditor's evidence pack
 
 Run a command with --help for its options.`;
 
@@ -38,6 +40,10 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import('./get.js')).getCommand(rest);
       case 'export':
         return await (await import('./export.js')).exportCommand(rest);
+      case 'audit':
+        return await (await import('./audit-verify.js')).auditCommand(rest);
+      case 'evidence':
+        return await (await import('./evidence.js')).evidenceCommand(rest);
       case '--help':
       case '-h':
       case 'help':
