@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { parseCheckpointFile } from '../audit-verify/checkpoint.js';
 import { headerOf, parseApplianceUrl } from '../client/api-client.js';
 import { exportTypeProblem } from '../client/download.js';
-import { TransportError } from '../client/errors.js';
+import { ApiError, TransportError } from '../client/errors.js';
 import { VERSION } from '../version.js';
 import { ApplianceStream } from './appliance-stream.js';
 import { reportClientError } from './client-errors.js';
@@ -123,7 +123,7 @@ async function writePack(
   const csv = await exportTo(a, 'exportAudit', { format: 'csv', ...filters, purpose: 'evidence' }, dir, 'audit.csv');
   await writeJson(dir, 'audit.csv.checkpoint.json', { checkpoint: csv.checkpoint, filtered: csv.filtered, filters });
   await exportTo(a, 'exportJournal', { format: 'jsonl', ...filters }, dir, 'journal.jsonl');
-  const keys = ((await a.json('/audit/checkpoints', { limit: 1 })) as { public_keys?: unknown }).public_keys ?? [];
+  const keys = await publicKeys(a);
   await writeJson(dir, 'public-keys.json', keys);
   await writeJson(dir, 'keys.json', await allPages(a, 'listKeys'));
   await writeJson(dir, 'models.json', await allPages(a, 'listModels'));
@@ -168,6 +168,16 @@ async function exportTo(a: ApplianceStream, route: string, query: Record<string,
     filtered: headerOf(res.headers, 'audit-export-filtered') === 'true',
     lines,
   };
+}
+
+/** The appliance's checkpoint keys; none from an appliance without the audit chain (no such route). */
+async function publicKeys(a: ApplianceStream): Promise<unknown> {
+  try {
+    return ((await a.json('/audit/checkpoints', { limit: 1 })) as { public_keys?: unknown }).public_keys ?? [];
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return [];
+    throw err;
+  }
 }
 
 /** Every item of a paged list. */
