@@ -70,7 +70,8 @@ describe('appliance-admin audit verify FILE', () => {
     const file = exportFile('hostile.jsonl', jsonl(trail), cp);
     const r = await runCli(['audit', 'verify', file, '--key', keyFile]);
     expect(r.code).toBe(0);
-    expect(r.stdout).not.toMatch(/[\u001b\u0007]/);
+    expect(r.stdout).not.toContain('\u001b');
+    expect(r.stdout).not.toContain('\u0007');
   });
 
   it('refuses a key file that is not an Ed25519 public key (exit 2)', async () => {

@@ -8,7 +8,7 @@ import canonicalize from 'canonicalize';
  */
 export type Entry = Record<string, unknown> & { seq: number; prev_hash: string; hash: string };
 
-export const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 export function entryHash(e: Record<string, unknown>): string {
   const rest = { ...e };
