@@ -1,9 +1,22 @@
-import { createReadStream, createWriteStream, existsSync, renameSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
+import { promisify } from 'node:util';
+import { request } from 'undici';
 import { hashEntry, ZERO_HASH } from '../../src/audit-verify/entry-hash.js';
 import { readTrail } from '../../src/audit-verify/read-trail.js';
 import { verifyTrail } from '../../src/audit-verify/verify-trail.js';
+import { REPO, issueToken, startServer } from './lib/cli-server.js';
 import type { BenchContext, Figure } from './lib/types.js';
 
 export const name = 'audit-verify';
@@ -69,6 +82,7 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
 
   const rate = (ms: number) => Math.round(count / (ms / 1000));
   return [
+    ...(await evidencePack(ctx)),
     {
       label: `verify ${count.toLocaleString('en-US')} chained entries (JSON Lines)`,
       value: rate(verifyMs),
@@ -78,4 +92,55 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       note: `${Math.round(verifyMs)} ms vs ${Math.round(parseMs)} ms, rss ${Math.round(process.memoryUsage().rss / 2 ** 20)} MB`,
     },
   ];
+}
+
+const execFileAsync = promisify(execFile);
+
+/**
+ * `evidence --since 30d` against the demo appliance (30 days of history), beside `export audit`
+ * of the same range alone, both through the built CLI. Needs the audit chain (its checkpoints
+ * route): without it there is no figure.
+ */
+async function evidencePack(ctx: BenchContext): Promise<Figure[]> {
+  const work = mkdtempSync(join(ctx.outDir, 'work-evidence-'));
+  const server = await startServer(join(work, 'data'), ['--demo']);
+  try {
+    const tokenFile = join(work, 'token');
+    writeFileSync(tokenFile, issueToken(join(work, 'data'), 'auditor', 'bench-auditor'), { mode: 0o600 });
+    const probe = await request(`${server.url}/v1/admin/audit/checkpoints?limit=1`, {
+      headers: { authorization: `Bearer ${readFileSync(tokenFile, 'utf8').trim()}` },
+    });
+    await probe.body.dump();
+    if (probe.statusCode === 404) {
+      ctx.log('no audit chain on this server (no /audit/checkpoints): the evidence pack figure is skipped');
+      return [];
+    }
+    const cli = (args: string[]) =>
+      execFileAsync(
+        process.execPath,
+        [join(REPO, 'bin', 'appliance-admin.cjs'), ...args, '--url', server.url, '--token-file', tokenFile],
+        {
+          cwd: REPO,
+          env: { ...process.env, NODE_OPTIONS: '' },
+        },
+      );
+    let t = performance.now();
+    await cli(['export', 'audit', '--format', 'jsonl', '--since', '30d', '-o', join(work, 'audit.jsonl')]);
+    const exportMs = performance.now() - t;
+    t = performance.now();
+    await cli(['evidence', '--since', '30d', '-o', join(work, 'pack')]);
+    const packMs = performance.now() - t;
+    return [
+      {
+        label: 'evidence --since 30d of the demo appliance',
+        value: Math.round(packMs),
+        unit: 'ms',
+        baseline: { label: 'export audit --since 30d (jsonl) alone', value: Math.round(exportMs) },
+        target: { max: 10_000 },
+      },
+    ];
+  } finally {
+    await server.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
 }
