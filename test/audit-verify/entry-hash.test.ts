@@ -6,6 +6,7 @@ import { chainedTrail, entryHash } from '../helpers/audit-chain.js';
 describe('hashEntry', () => {
   it('is the scheme hash (canonicalize package) for entries of the served shape, whatever their values', () => {
     const json = fc.jsonValue();
+    const key = fc.oneof(fc.string({ unit: 'binary' }), fc.nat().map(String), fc.constantFrom('__proto__', 'a', 'b'));
     const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constant(''));
     const nullable = fc.option(text, { nil: null });
     fc.assert(
@@ -20,7 +21,7 @@ describe('hashEntry', () => {
           status: fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true })),
           request_id: text,
           source_ip: nullable,
-          details: fc.dictionary(fc.string({ unit: 'binary' }), json),
+          details: fc.dictionary(key, json),
           seq: fc.integer({ min: 1 }),
           prev_hash: text,
           hash: fc.string(),
@@ -48,5 +49,10 @@ describe('hashEntry', () => {
     const extra = { ...e, extra_field: 1 };
     expect(hashEntry(extra)).toBe(entryHash(extra));
     expect(hashEntry(e)).toBe(e.hash);
+    // integer-like keys, which JavaScript orders numerically and RFC 8785 by UTF-16 units
+    const numeric = JSON.parse(JSON.stringify({ ...e, details: { b: 1, 10: 2, 2: { 3: 0, 20: 1 }, '1a': 3 } }));
+    expect(hashEntry(numeric)).toBe(entryHash(numeric));
+    const proto = JSON.parse(JSON.stringify(e).replace('"details":{}', '"details":{"z":1,"__proto__":{"a":1}}'));
+    expect(hashEntry(proto)).toBe(entryHash(proto));
   });
 });
