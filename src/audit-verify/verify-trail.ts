@@ -144,7 +144,8 @@ export async function verifyTrail(
   const notes: string[] = [];
   if (o.filtered)
     notes.push(
-      `filtered export: ${altered ? `${n(entries - altered)} of its ${n(entries)}` : `its ${n(entries)}`} entries are unaltered; a filtered export cannot prove the trail complete`,
+      `filtered export: ${altered ? `${n(entries - altered)} of its ${n(entries)}` : `its ${n(entries)}`} ` +
+        'entries are unaltered; a filtered export cannot prove the trail complete',
     );
   return { ok: findings.length === 0, entries, firstSeq, lastSeq, findings, notes };
 }

@@ -20,7 +20,8 @@ import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './conne
 import { printErr, printOut } from './print.js';
 import { UsageError } from './usage-error.js';
 
-export const AUDIT_VERIFY_USAGE = `Usage: appliance-admin audit verify FILE [--key PEM_FILE] [--checkpoint FILE] [--since KEPT_FILE]
+export const AUDIT_VERIFY_USAGE = `Usage: appliance-admin audit verify FILE [--key PEM_FILE] [--checkpoint FILE]
+                                                [--since KEPT_FILE]
        appliance-admin audit verify --url URL [--token-file FILE] [--key PEM_FILE] [--since KEPT_FILE]
 
 Proves an audit export complete and unaltered (docs/audit-chain.md): every entry's hash
@@ -116,7 +117,8 @@ async function verifyLive(
       pem = keys.get(head.key_fingerprint);
       notes.push(
         pem
-          ? `the key was not pinned: the checkpoint was checked with the key the appliance serves, ${showFingerprint(head.key_fingerprint)}; compare it with the fingerprint you hold, or give --key`
+          ? `the key was not pinned: the checkpoint was checked with the key the appliance serves, ` +
+              `${showFingerprint(head.key_fingerprint)}; compare it with the fingerprint you hold, or give --key`
           : `the appliance serves no public key ${showFingerprint(head.key_fingerprint)} for its checkpoint`,
       );
     }

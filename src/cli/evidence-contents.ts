@@ -10,7 +10,9 @@ import { ROUTE_META } from '../contract/route-meta.js';
  */
 export function roleMatrix() {
   return {
-    rule: `every role may call every read route; a route that changes state needs one of: ${MUTATING_ROLES.join(', ')}; every such attempt, allowed or denied, is audited`,
+    rule:
+      `every role may call every read route; a route that changes state needs one of: ` +
+      `${MUTATING_ROLES.join(', ')}; every such attempt, allowed or denied, is audited`,
     roles: [...ROLES],
     routes: Object.values(ROUTE_META).map((r) => ({
       route: r.name,

@@ -57,7 +57,8 @@ export async function evidenceVerifyCommand(argv: string[]): Promise<number> {
       pem = packKeys.get(cp.key_fingerprint);
       if (pem && !notes.some((n) => n.includes('not pinned')))
         notes.push(
-          `the key was not pinned: the pack's own public-keys.json (${showFingerprint(cp.key_fingerprint)}) was used; compare it with the fingerprint the appliance shows, or give --key`,
+          `the key was not pinned: the pack's own public-keys.json (${showFingerprint(cp.key_fingerprint)}) ` +
+            'was used; compare it with the fingerprint the appliance shows, or give --key',
         );
     }
     const r: VerifyReport = await verifyTrail(

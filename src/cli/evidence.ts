@@ -17,7 +17,8 @@ import { parseWhen } from './export.js';
 import { printErr, printOut } from './print.js';
 import { UsageError } from './usage-error.js';
 
-export const EVIDENCE_USAGE = `Usage: appliance-admin evidence --since 30d [-o DIR] [--url URL] [--token-file FILE] [--ca-file FILE]
+export const EVIDENCE_USAGE = `Usage: appliance-admin evidence --since 30d [-o DIR] [--url URL] [--token-file FILE]
+                                   [--ca-file FILE]
        appliance-admin evidence verify DIR [--key PEM_FILE]
 
 Gathers an auditor's evidence pack into DIR (default evidence-<time>): the audit trail for the
@@ -80,7 +81,8 @@ export async function evidenceCommand(argv: string[], env: NodeJS.ProcessEnv = p
     await writeManifest(dir, facts);
     printOut(`evidence pack written to ${dir}`);
     printOut(
-      `  audit trail: ${facts.audit_entries.toLocaleString('en-US')} entries since ${since}, checkpoint #${facts.checkpoint_seq}`,
+      `  audit trail: ${facts.audit_entries.toLocaleString('en-US')} entries since ${since}, ` +
+        `checkpoint #${facts.checkpoint_seq}`,
     );
     printOut(`  check it with: appliance-admin evidence verify ${dir} --key KEY.pem`);
     return 0;

@@ -62,6 +62,7 @@ async function chainedFile(ctx: BenchContext, count: number): Promise<string> {
   return file;
 }
 
+const rssMb = () => Math.round(process.memoryUsage().rss / 2 ** 20);
 const chunks = (file: string) => createReadStream(file, { highWaterMark: 1 << 20 });
 
 export async function run(ctx: BenchContext): Promise<Figure[]> {
@@ -89,7 +90,7 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       unit: 'entries/s',
       baseline: { label: 'read, split and JSON.parse only', value: rate(parseMs) },
       target: { min: 200_000 },
-      note: `${Math.round(verifyMs)} ms vs ${Math.round(parseMs)} ms, rss ${Math.round(process.memoryUsage().rss / 2 ** 20)} MB`,
+      note: `${Math.round(verifyMs)} ms vs ${Math.round(parseMs)} ms, rss ${rssMb()} MB`,
     },
   ];
 }
