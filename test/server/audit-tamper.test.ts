@@ -242,6 +242,14 @@ describe('an evidence pack', () => {
     expect(evidence[0].actor).toEqual({ subject: 'aude-auditor', role: 'auditor' });
   });
 
+  it('an export with another purpose is refused, and nothing is audited or exported', async () => {
+    const before = (await s.call('GET', '/audit?limit=1')).json.data[0].id;
+    const r = await s.call('GET', '/audit/export?format=jsonl&purpose=curiosity', { role: 'auditor' });
+    expect(r.status).toBe(400);
+    expect(r.headers['content-type']).toMatch(/problem\+json/);
+    expect((await s.call('GET', '/audit?limit=1')).json.data[0].id).toBe(before);
+  });
+
   it('the role matrix is the server rule: an auditor may read, not change', () => {
     const m = JSON.parse(readFileSync(join(pack, 'role-matrix.json'), 'utf8'));
     const revoke = m.routes.find((r: { route: string }) => r.route === 'revokeKey');
