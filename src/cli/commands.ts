@@ -11,6 +11,7 @@ const COMMANDS = new Set([
   'get',
   'export',
   'audit',
+  'evidence',
   '--help',
   '-h',
   'help',

@@ -47,7 +47,7 @@ const OPTION_OF: Record<string, string> = {
 };
 
 /** `7d` (that long before now) or an RFC 3339 time / date, as an RFC 3339 UTC string. */
-function parseWhen(text: string, option: string, now = Date.now()): string {
+export function parseWhen(text: string, option: string, now = Date.now()): string {
   const when = parseTimeInput(text, now);
   if (when === null)
     throw new UsageError(

@@ -15,6 +15,8 @@ const USAGE = `appliance-admin: terminal dashboard and reference server for the 
   appliance-admin logout                                          forget the stored sign-in
   appliance-admin get SCREEN [--json] --url URL --token-file FILE  one screen's data
   appliance-admin export audit|journal --format csv|jsonl [--since 7d] -o FILE --url URL --token-file FILE
+  appliance-admin audit verify FILE --key PEM_FILE | --url URL     prove an audit trail complete and unaltered
+  appliance-admin evidence --since 30d -o DIR | evidence verify DIR  an auditor's evidence pack
 
 Run a command with --help for its options; --version (-V) prints the version.`;
 
@@ -41,7 +43,11 @@ export async function main(argv: string[]): Promise<number> {
       case 'export':
         return await (await import('./export.js')).exportCommand(rest);
       case 'audit':
-        return await (await import('./audit-rotate-key.js')).auditRotateKeyCommand(rest);
+        return rest[0] === 'verify'
+          ? await (await import('./audit-verify.js')).auditCommand(rest)
+          : await (await import('./audit-rotate-key.js')).auditRotateKeyCommand(rest);
+      case 'evidence':
+        return await (await import('./evidence.js')).evidenceCommand(rest);
       case '--help':
       case '-h':
       case 'help':

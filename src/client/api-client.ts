@@ -398,7 +398,7 @@ async function readPrefix(res: Dispatcher.ResponseData, max: number): Promise<st
   return Buffer.concat(chunks).subarray(0, max).toString('utf8');
 }
 
-function headerOf(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+export function headerOf(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
   const v = headers[name];
   return Array.isArray(v) ? v[0] : v;
 }
@@ -423,7 +423,7 @@ function htmlSummary(html: string): string {
 }
 
 /** Decodes a problem+json (tolerantly) or any other error body into an ApiError. */
-function problemFrom(
+export function problemFrom(
   status: number,
   headers: Record<string, string | string[] | undefined>,
   text: string,

@@ -3,7 +3,7 @@ import * as z from 'zod';
 export const ROLES = ['it_admin', 'app_owner', 'auditor'] as const;
 export const Role = z.enum(ROLES);
 export type Role = z.infer<typeof Role>;
-const MUTATING_ROLES: readonly Role[] = ['it_admin', 'app_owner'];
+export const MUTATING_ROLES: readonly Role[] = ['it_admin', 'app_owner'];
 export const mayMutate = (role: Role | null | undefined): boolean => role != null && MUTATING_ROLES.includes(role);
 
 /** RFC 3339 UTC timestamp, e.g. 2026-11-21T09:30:00Z (fractional seconds allowed). */

@@ -79,7 +79,12 @@ export const AuditCheckpointQuery = PageQuery.extend({
 export const ExportFormat = z.enum(['csv', 'jsonl']);
 export type ExportFormat = z.infer<typeof ExportFormat>;
 export const AuditExportQuery = z
-  .strictObject({ format: ExportFormat.default('csv'), ...auditFilterShape })
+  .strictObject({
+    format: ExportFormat.default('csv'),
+    ...auditFilterShape,
+    /** why the export is made, recorded in its audit entry: `evidence` when it goes into an evidence pack */
+    purpose: z.enum(['evidence']).optional(),
+  })
   .refine(endAfterStart, END_AFTER_START);
 export type AuditExportQuery = z.infer<typeof AuditExportQuery>;
 

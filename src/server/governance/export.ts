@@ -61,7 +61,7 @@ export function startExport<E>(
         status: 200,
         request_id: ctx.requestId,
         source_ip: ctx.sourceIp,
-        details: { format: q.format, filters: filterDetails(spec, q) },
+        details: { format: q.format, filters: filterDetails(spec, q), ...(q.purpose ? { purpose: q.purpose } : {}) },
         at_ms: nowMs,
       });
       return snapshot(db);

@@ -1,0 +1,193 @@
+import { keyFingerprint, readPublicKey, showFingerprint, signatureValid, type Checkpoint } from './checkpoint.js';
+import { ZERO_HASH, hashEntry } from './entry-hash.js';
+import { OTHER_READINGS, Unreadable, type AuditEntryLike, type TrailItem } from './trail-items.js';
+
+export interface VerifyOptions {
+  /** the appliance's signed head the file claims to end at */
+  checkpoint?: Checkpoint;
+  /** PEM (SPKI) Ed25519 public key the checkpoint must verify with */
+  publicKeyPem?: string;
+  /** a checkpoint kept from an earlier walkthrough: the file must still contain and extend it */
+  since?: Checkpoint;
+  /**
+   * other checkpoints the appliance signed earlier (the live list, signatures checked by the
+   * caller): each must still match its entry, and none may lie beyond the file's end
+   */
+  signed?: Checkpoint[];
+  /** the export was narrowed by a filter: only each entry's own hash can be checked */
+  filtered?: boolean;
+  /** called every PROGRESS_EVERY entries with the count so far */
+  onProgress?: (entries: number) => void;
+}
+
+export interface VerifyReport {
+  /** true when every check held */
+  ok: boolean;
+  entries: number;
+  firstSeq: number | null;
+  lastSeq: number | null;
+  /** what does not hold, one sentence each */
+  findings: string[];
+  /** what holds and what cannot be known, one sentence each (not failures) */
+  notes: string[];
+}
+
+const PROGRESS_EVERY = 50_000;
+/** Findings about single entries beyond this many are counted, not listed: a forged file has a million. */
+const MAX_LISTED = 100;
+
+const n = (v: number) => v.toLocaleString('en-US');
+const short = (h: unknown) => (typeof h === 'string' ? `${h.slice(0, 12)}…` : String(h));
+const missing = (from: number, to: number) =>
+  from === to ? `entry #${from} missing` : `entries ${from}–${to} missing (${n(to - from + 1)})`;
+
+/**
+ * Checks an audit trail as exported (entries in file order, or batches of them) against the
+ * scheme of docs/audit-chain.md, in one pass and constant memory: every hash recomputes; seq
+ * increases; unless filtered, no seq is missing and every prev_hash links to the entry before;
+ * the signed checkpoint verifies and is the file's end; a kept checkpoint is still there.
+ */
+export async function verifyTrail(
+  items: Iterable<TrailItem | TrailItem[]> | AsyncIterable<TrailItem | TrailItem[]>,
+  o: VerifyOptions = {},
+): Promise<VerifyReport> {
+  const findings: string[] = [];
+  let unlisted = 0;
+  const entryFinding = (text: string) => {
+    if (findings.length < MAX_LISTED) findings.push(text);
+    else unlisted++;
+  };
+  const chained = !o.filtered;
+  let entries = 0;
+  let altered = 0;
+  let firstSeq: number | null = null;
+  let lastSeq: number | null = null;
+  let lastHash: unknown = null;
+  let checkpointHash: unknown = undefined;
+  let sinceHash: unknown = undefined;
+  let beyondCheckpoint = 0;
+  const signedAt = new Map((o.signed ?? []).map((c) => [c.seq, c]));
+
+  const one = (item: TrailItem) => {
+    if (item instanceof Unreadable) {
+      entryFinding(`line ${n(item.line)}: ${item.reason}`);
+      return;
+    }
+    entries++;
+    if (o.onProgress && entries % PROGRESS_EVERY === 0) o.onProgress(entries);
+    const seq = item.seq;
+    if (!Number.isSafeInteger(seq) || (seq as number) < 1) {
+      entryFinding(`entry ${n(entries)} of the file has no valid seq`);
+      return;
+    }
+    const s = seq as number;
+    const why = hashProblem(item);
+    if (why) {
+      altered++;
+      entryFinding(`entry #${s}: ${why}`);
+    }
+    if (lastSeq === null) {
+      firstSeq = s;
+      if (chained && !o.since && s !== 1) findings.push(`the file starts at #${s}: ${missing(1, s - 1)}`);
+      if (chained && s === 1 && item.prev_hash !== ZERO_HASH) entryFinding('entry #1: prev_hash is not 64 zeros');
+    } else if (s <= lastSeq) {
+      entryFinding(`entry #${s} is out of order: it comes after #${lastSeq}`);
+      return;
+    } else if (chained && s > lastSeq + 1) {
+      entryFinding(missing(lastSeq + 1, s - 1));
+    } else if (chained && item.prev_hash !== lastHash) {
+      entryFinding(`entry #${s}: prev_hash does not link to #${lastSeq}`);
+    }
+    lastSeq = s;
+    lastHash = item.hash;
+    if (o.checkpoint) {
+      if (s === o.checkpoint.seq) checkpointHash = item.hash;
+      else if (s > o.checkpoint.seq) beyondCheckpoint++;
+    }
+    if (o.since && s === o.since.seq) sinceHash = item.hash;
+    if (signedAt.size) {
+      const c = signedAt.get(s);
+      if (c && c.hash !== item.hash)
+        entryFinding(`entry #${s} is not what the checkpoint of ${c.at} signed: the trail was rewritten after it`);
+    }
+  };
+
+  for await (const item of items) {
+    if (Array.isArray(item)) for (const i of item) one(i);
+    else one(item);
+  }
+
+  if (unlisted) findings.push(`… and ${n(unlisted)} more findings like those above`);
+  if (entries === 0 && !o.filtered) findings.push('the file holds no audit entries');
+  const cp = o.checkpoint;
+  if (!cp) {
+    findings.push(
+      'no checkpoint: nothing signed vouches for where the trail ends, so a cut tail or a re-hashed forgery would pass',
+    );
+  } else {
+    findings.push(...signatureFindings(cp, o.publicKeyPem));
+    if (lastSeq !== null && lastSeq < cp.seq && chained)
+      findings.push(`the file ends at #${lastSeq} but the checkpoint signed #${cp.seq} (the tail is cut)`);
+    else if (checkpointHash !== undefined && checkpointHash !== cp.hash)
+      findings.push(
+        `entry #${cp.seq} is not what the checkpoint signed (hash ${short(checkpointHash)}, signed ${short(cp.hash)})`,
+      );
+    if (beyondCheckpoint)
+      findings.push(
+        `${n(beyondCheckpoint)} entries come after the signed checkpoint #${cp.seq}: no signature covers them`,
+      );
+  }
+  for (const c of o.signed ?? [])
+    if (lastSeq !== null && c.seq > lastSeq && chained)
+      findings.push(`the trail ends at #${lastSeq} but the checkpoint of ${c.at} signed #${c.seq} (the tail is cut)`);
+  if (o.since) findings.push(...sinceFindings(o.since, { firstSeq, lastSeq, sinceHash, chained }));
+  const notes: string[] = [];
+  if (o.filtered)
+    notes.push(
+      `filtered export: ${altered ? `${n(entries - altered)} of its ${n(entries)}` : `its ${n(entries)}`} ` +
+        'entries are unaltered; a filtered export cannot prove the trail complete',
+    );
+  return { ok: findings.length === 0, entries, firstSeq, lastSeq, findings, notes };
+}
+
+/** Why the entry's hash does not recompute, or null when it does (any reading of an ambiguous record). */
+function hashProblem(e: AuditEntryLike): string | null {
+  const stated = e.hash;
+  if (typeof stated !== 'string') return 'it has no hash';
+  try {
+    if (hashEntry(e) === stated) return null;
+    const others = e[OTHER_READINGS];
+    if (others) for (const reading of others()) if (hashEntry(reading) === stated) return null;
+    return 'hash does not match its contents';
+  } catch (err) {
+    return `cannot be hashed: ${(err as Error).message}`;
+  }
+}
+
+function signatureFindings(cp: Checkpoint, pem: string | undefined): string[] {
+  if (!pem) return ['no public key given: the checkpoint signature was not checked, so a re-hashed forgery would pass'];
+  const key = readPublicKey(pem);
+  if (typeof key === 'string') return [`the public key is unusable: ${key}`];
+  const fingerprint = keyFingerprint(key);
+  if (signatureValid(cp, key)) return [];
+  const other =
+    cp.key_fingerprint !== fingerprint ? ` (the checkpoint names key ${showFingerprint(cp.key_fingerprint)})` : '';
+  return [`checkpoint signature does not verify with key ${showFingerprint(fingerprint)}${other}`];
+}
+
+function sinceFindings(
+  kept: Checkpoint,
+  s: { firstSeq: number | null; lastSeq: number | null; sinceHash: unknown; chained: boolean },
+): string[] {
+  if (s.lastSeq === null || s.lastSeq < kept.seq)
+    return [
+      `the file ends at #${s.lastSeq ?? 0} but the kept checkpoint was at #${kept.seq} (the trail was cut since)`,
+    ];
+  if (s.sinceHash === undefined)
+    return s.chained
+      ? [`the kept checkpoint's entry #${kept.seq} is not in the file (it starts at #${s.firstSeq})`]
+      : [`the kept checkpoint's entry #${kept.seq} is not in this filtered export: it cannot be compared`];
+  if (s.sinceHash !== kept.hash)
+    return [`entry #${kept.seq} is no longer what the kept checkpoint recorded: the trail was rewritten since`];
+  return [];
+}

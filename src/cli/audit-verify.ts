@@ -1,0 +1,243 @@
+import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import {
+  asCheckpoint,
+  keyFingerprint,
+  parseCheckpointFile,
+  readPublicKey,
+  showFingerprint,
+  signatureValid,
+  type Checkpoint,
+} from '../audit-verify/checkpoint.js';
+import { readTrail } from '../audit-verify/read-trail.js';
+import { verifyTrail, type VerifyOptions, type VerifyReport } from '../audit-verify/verify-trail.js';
+import { headerOf } from '../client/api-client.js';
+import { exportTypeProblem } from '../client/download.js';
+import { TransportError } from '../client/errors.js';
+import { ApplianceStream } from './appliance-stream.js';
+import { reportClientError } from './client-errors.js';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
+import { printErr, printOut } from './print.js';
+import { UsageError } from './usage-error.js';
+
+export const AUDIT_VERIFY_USAGE = `Usage: appliance-admin audit verify FILE [--key PEM_FILE] [--checkpoint FILE]
+                                                [--since KEPT_FILE]
+       appliance-admin audit verify --url URL [--token-file FILE] [--key PEM_FILE] [--since KEPT_FILE]
+
+Proves an audit export complete and unaltered (docs/audit-chain.md): every entry's hash
+recomputes, seq runs without gaps, each entry links to the one before, and the appliance's
+signed checkpoint verifies and is the file's last entry. CSV or JSON Lines, told apart by content.
+  --key PEM_FILE     the appliance's public key (Ed25519, PEM), as shown by fingerprint on its
+                     deployment screen; required offline, pinned rather than asked for live
+  --checkpoint FILE  the export's signed checkpoint (default FILE.checkpoint.json, written by export)
+  --since KEPT_FILE  a checkpoint kept from an earlier walkthrough: the trail must still hold it
+                     unchanged and extend it
+  --url URL          verify the live trail instead: streams the appliance's export as it verifies,
+                     and checks every checkpoint it signed before
+${CONNECTION_USAGE}
+
+Exit status: 0 every check held, 1 a finding (one line each) or the appliance could not be read,
+2 bad usage.`;
+
+export async function auditCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === '--help' || sub === '-h' || sub === undefined) {
+    console.log(AUDIT_VERIFY_USAGE);
+    return sub === undefined ? 2 : 0;
+  }
+  if (sub !== 'verify') throw new UsageError(`audit what? (audit verify)\n${AUDIT_VERIFY_USAGE}`);
+  const { values, positionals } = parseArgs({
+    args: rest,
+    options: {
+      ...CONNECTION_OPTIONS,
+      key: { type: 'string' },
+      checkpoint: { type: 'string' },
+      since: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (values.help) {
+    console.log(AUDIT_VERIFY_USAGE);
+    return 0;
+  }
+  const pem = values.key === undefined ? undefined : readKeyFile(values.key);
+  const since = values.since === undefined ? undefined : readCheckpointFile(values.since, '--since').checkpoint;
+  if (values.url !== undefined) {
+    if (positionals.length || values.checkpoint !== undefined)
+      throw new UsageError(`--url verifies the live trail: give no FILE and no --checkpoint\n${AUDIT_VERIFY_USAGE}`);
+    return verifyLive(values, env, { publicKeyPem: pem, since });
+  }
+  if (positionals.length !== 1) throw new UsageError(`name one export FILE, or --url URL\n${AUDIT_VERIFY_USAGE}`);
+  return verifyFile(positionals[0], { checkpointFile: values.checkpoint, publicKeyPem: pem, since });
+}
+
+/** Verifies an export on disk; prints the findings or what was proven. */
+export async function verifyFile(
+  file: string,
+  o: { checkpointFile?: string; publicKeyPem?: string; since?: Checkpoint },
+): Promise<number> {
+  if (!existsSync(file)) throw new UsageError(`cannot read ${file}`);
+  const cpFile = o.checkpointFile ?? `${file}.checkpoint.json`;
+  const cp =
+    o.checkpointFile !== undefined || existsSync(cpFile) ? readCheckpointFile(cpFile, 'the checkpoint') : undefined;
+  const report = await verifyTrail(
+    readTrail(createReadStream(file, { highWaterMark: 1 << 20 })),
+    withProgress({ checkpoint: cp?.checkpoint, filtered: cp?.filtered, publicKeyPem: o.publicKeyPem, since: o.since }),
+  );
+  return printReport(report, cp?.checkpoint, o.publicKeyPem);
+}
+
+async function verifyLive(
+  values: Parameters<typeof resolveConnection>[0],
+  env: NodeJS.ProcessEnv,
+  o: { publicKeyPem?: string; since?: Checkpoint },
+): Promise<number> {
+  const connection = resolveConnection(values, env, AUDIT_VERIFY_USAGE);
+  const appliance = new ApplianceStream(connection);
+  try {
+    const { checkpoints, keys } = await servedCheckpoints(appliance);
+    const res = await appliance.get('exportAudit', { format: 'jsonl' });
+    const wrongType = exportTypeProblem('jsonl', headerOf(res.headers, 'content-type'));
+    if (wrongType) {
+      res.body.destroy();
+      throw new TransportError('protocol', `the answer is not an audit export: ${wrongType}`);
+    }
+    const header = headerOf(res.headers, 'audit-checkpoint');
+    let head: Checkpoint | undefined;
+    if (header) {
+      const parsed = parseCheckpointFile(header);
+      if (typeof parsed === 'string') printOut(`the Audit-Checkpoint header is unusable: ${parsed}`);
+      else head = parsed.checkpoint;
+    }
+    const notes: string[] = [];
+    let pem = o.publicKeyPem;
+    if (!pem && head) {
+      pem = keys.get(head.key_fingerprint);
+      notes.push(
+        pem
+          ? `the key was not pinned: the checkpoint was checked with the key the appliance serves, ` +
+              `${showFingerprint(head.key_fingerprint)}; compare it with the fingerprint you hold, or give --key`
+          : `the appliance serves no public key ${showFingerprint(head.key_fingerprint)} for its checkpoint`,
+      );
+    }
+    const signed: Checkpoint[] = [];
+    const badSignatures: string[] = [];
+    for (const c of checkpoints) {
+      const key =
+        o.publicKeyPem && keyOf(o.publicKeyPem) === c.key_fingerprint ? o.publicKeyPem : keys.get(c.key_fingerprint);
+      const k = key ? readPublicKey(key) : undefined;
+      if (k && typeof k !== 'string' && signatureValid(c, k)) signed.push(c);
+      else badSignatures.push(`the checkpoint #${c.seq} of ${c.at} does not verify with any key the appliance serves`);
+    }
+    const report = await verifyTrail(
+      readTrail(res.body),
+      withProgress({
+        checkpoint: head,
+        filtered: headerOf(res.headers, 'audit-export-filtered') === 'true',
+        publicKeyPem: pem,
+        since: o.since,
+        signed,
+      }),
+    );
+    report.findings.push(...badSignatures);
+    report.ok = report.findings.length === 0;
+    report.notes.push(...notes);
+    return printReport(report, head, pem);
+  } catch (err) {
+    clearProgress();
+    return reportClientError(err, 'audit verify', connection.credential);
+  } finally {
+    await appliance.close();
+  }
+}
+
+/** Every checkpoint the appliance lists (newest first, paged) and its public keys by fingerprint. */
+async function servedCheckpoints(
+  a: ApplianceStream,
+): Promise<{ checkpoints: Checkpoint[]; keys: Map<string, string> }> {
+  const checkpoints: Checkpoint[] = [];
+  const keys = new Map<string, string>();
+  let after: string | undefined;
+  for (let page = 0; page < 10_000; page++) {
+    const body = (await a.json('/audit/checkpoints', { limit: 500, after })) as Record<string, unknown>;
+    const items = (body?.items ?? body?.data) as unknown;
+    if (!Array.isArray(items)) throw new TransportError('protocol', 'the checkpoint list has no items');
+    for (const item of items) {
+      const c = asCheckpoint(item);
+      if (typeof c !== 'string') checkpoints.push(c);
+    }
+    for (const k of Array.isArray(body.public_keys) ? body.public_keys : []) {
+      const pem = (k as { public_key_pem?: unknown }).public_key_pem;
+      // the served fingerprint is not taken on trust: the key's own is computed
+      if (typeof pem === 'string' && keyOf(pem)) keys.set(keyOf(pem)!, pem);
+    }
+    if (typeof body.next_cursor !== 'string' || body.has_more === false) break;
+    after = body.next_cursor;
+  }
+  return { checkpoints, keys };
+}
+
+function keyOf(pem: string): string | undefined {
+  const k = readPublicKey(pem);
+  return typeof k === 'string' ? undefined : keyFingerprint(k);
+}
+
+function readKeyFile(file: string): string {
+  let pem: string;
+  try {
+    pem = readFileSync(file, 'utf8');
+  } catch {
+    throw new UsageError(`cannot read the key file ${file}`);
+  }
+  const key = readPublicKey(pem);
+  if (typeof key === 'string') throw new UsageError(`the key file ${file} is ${key}`);
+  return pem;
+}
+
+function readCheckpointFile(file: string, what: string): { checkpoint: Checkpoint; filtered?: boolean } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    throw new UsageError(`cannot read ${what} file ${file}`);
+  }
+  const parsed = parseCheckpointFile(text);
+  if (typeof parsed === 'string') throw new UsageError(`${what} file ${file} is not a checkpoint: ${parsed}`);
+  return parsed;
+}
+
+const showProgress = () => Boolean(process.stderr.isTTY);
+const clearProgress = () => showProgress() && process.stderr.write('\r\x1b[K');
+
+function withProgress(o: VerifyOptions): VerifyOptions {
+  if (!showProgress()) return o;
+  return {
+    ...o,
+    onProgress: (n) => process.stderr.write(`\r\x1b[Kverifying… ${n.toLocaleString('en-US')} entries`),
+  };
+}
+
+/** One line per finding (exit 1), or what was proven (exit 0); notes either way. */
+export function printReport(r: VerifyReport, cp: Checkpoint | undefined, pem: string | undefined): number {
+  clearProgress();
+  for (const f of r.findings) printOut(f);
+  if (r.ok) {
+    const range =
+      r.firstSeq === null
+        ? 'no entries'
+        : `entries #${r.firstSeq}–#${r.lastSeq} (${r.entries.toLocaleString('en-US')})`;
+    const key = pem ? keyOf(pem) : undefined;
+    const signed = cp && key ? `; checkpoint #${cp.seq} of ${cp.at} signed by key ${showFingerprint(key)}` : '';
+    printOut(
+      r.notes.some((n) => n.startsWith('filtered export'))
+        ? `verified: ${range}${signed}`
+        : `verified: ${range} complete and unaltered${signed}`,
+    );
+  }
+  for (const n of r.notes) printOut(n);
+  if (!r.ok)
+    printErr(`appliance-admin: audit verify: ${r.findings.length} finding${r.findings.length === 1 ? '' : 's'}`);
+  return r.ok ? 0 : 1;
+}

@@ -1,0 +1,85 @@
+import { createReadStream } from 'node:fs';
+import { MUTATING_ROLES, ROLES, mayMutate } from '../contract/common.js';
+import { ROUTE_META } from '../contract/route-meta.js';
+
+/**
+ * What each role may do, as the server enforces it (src/server/http/route-kit.ts): every
+ * authenticated role may call a route that changes nothing; a route that changes state needs a
+ * role for which mayMutate holds. Derived from the contract's own route list and rule, so it
+ * cannot drift from the server.
+ */
+export function roleMatrix() {
+  return {
+    rule:
+      `every role may call every read route; a route that changes state needs one of: ` +
+      `${MUTATING_ROLES.join(', ')}; every such attempt, allowed or denied, is audited`,
+    roles: [...ROLES],
+    routes: Object.values(ROUTE_META).map((r) => ({
+      route: r.name,
+      method: r.method,
+      path: `/v1/admin${r.path}`,
+      ...(r.mutates ? { action: (r as { action?: string }).action } : {}),
+      changes_state: r.mutates,
+      allowed: Object.fromEntries(ROLES.map((role) => [role, !r.mutates || mayMutate(role)])),
+    })),
+  };
+}
+
+/** Text that must never be in a pack: credentials of any kind this appliance makes or accepts. */
+const SECRET_PATTERNS: [RegExp, string][] = [
+  [/agk_[A-Za-z0-9_-]{40,}/, 'a gateway key secret'],
+  [/aat_[A-Za-z0-9_-]{40,}/, 'an admin token'],
+  [/eyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]+/, 'a signed token (JWT)'],
+  [/PRIVATE KEY-----/, 'a private key'],
+  [/\bBearer\s+[\w.~+/-]{16,}/i, 'a bearer credential'],
+];
+/** Enough overlap between chunks that a secret across a chunk boundary is still seen. */
+const OVERLAP = 4096;
+
+/** What kind of secret `file` holds (the bearer token in use, or any SECRET_PATTERNS), or null. */
+export async function secretIn(file: string, token: string): Promise<string | null> {
+  let tail = '';
+  for await (const chunk of createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 })) {
+    const text = tail + (chunk as string);
+    if (token && text.includes(token)) return 'the bearer token used to make it';
+    for (const [pattern, what] of SECRET_PATTERNS) if (pattern.test(text)) return what;
+    tail = text.slice(-OVERLAP);
+  }
+  return null;
+}
+
+export const PACK_README = (o: { url: string; since: string; madeAt: string; fingerprints: string[] }) =>
+  `Evidence pack of the appliance ${o.url}
+made ${o.madeAt}, covering ${o.since} to then.
+
+What is here
+  audit.jsonl, audit.csv     the audit trail for the range, every entry with seq, prev_hash and hash
+                             (the hash chain: docs/audit-chain.md)
+  audit.checkpoint.json      the appliance's signed checkpoint for audit.jsonl (audit.csv has its own:
+                             audit.csv.checkpoint.json), made when the export started
+  public-keys.json           the appliance's public keys for those signatures
+  journal.jsonl              the agent execution journal for the range
+  keys.json                  the gateway key inventory (names, prefixes, limits; never a secret)
+  role-matrix.json           what each role may do, as the server enforces it
+  settings.json, deployment.json, install-plan.json, models.json, routing.json, budgets.json
+  manifest.json              every file's sha256 and size, the range, who made the pack, when, from where
+
+Check it with the tool
+  appliance-admin evidence verify DIR --key KEY.pem
+  (KEY.pem: the appliance's public key as you obtained it yourself; without --key the pack's own
+  public-keys.json is used, which proves the files consistent but not that the appliance signed them)
+
+Check it by hand
+  1. sha256sum each file and compare with manifest.json.
+  2. The signing key's fingerprint is SHA-256 of the raw 32-byte Ed25519 key; compare it with the one
+     the appliance's deployment screen shows: ${o.fingerprints.join(', ') || '(none served)'}.
+  3. appliance-admin audit verify audit.jsonl --checkpoint audit.checkpoint.json --key KEY.pem
+     recomputes every entry's hash (SHA-256 of the RFC 8785 canonical JSON of the entry without its
+     hash), and checks the checkpoint's Ed25519 signature over {"at","hash","seq"}.
+
+What it proves, and what not
+  The trail's entries are unaltered, and the checkpoint signs its end. The audit export is
+  limited to the range, so it cannot prove that no entry before the range was removed: keep a
+  checkpoint from each walkthrough and pass it as --since next time. manifest.json is not signed:
+  it proves the files belong together as they were written, not who wrote them.
+`;

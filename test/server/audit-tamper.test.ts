@@ -1,0 +1,301 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/server/db/open.js';
+import { ensureBuilt } from '../helpers/child-server.js';
+import { runCli, writeTokenFile } from '../helpers/cli.js';
+import { tempDir } from '../helpers/fixtures.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { rehash, type Entry } from '../helpers/audit-chain.js';
+
+/**
+ * The tamper suite (issue 28 §7): a real server on a real database, the trail changed directly in
+ * SQLite as someone with the data directory could, then found by the offline verifier (on an
+ * export) and the live one (--url). The chain itself is the server's (task G): until the audit
+ * table has its `hash` column, the parts that need it are skipped.
+ */
+const chainReady = (() => {
+  const db = openDatabase(tempDir('aa-chain-probe'));
+  try {
+    return db.prepare("SELECT 1 FROM pragma_table_info('audit') WHERE name = 'hash'").get() !== undefined;
+  } finally {
+    db.close();
+  }
+})();
+
+let dir: string;
+beforeAll(async () => {
+  await ensureBuilt();
+  dir = tempDir('aa-tamper');
+}, 120_000);
+
+/** A server with a short trail of real mutations; the secrets they returned, for the scans. */
+async function serverWithHistory(): Promise<{ s: TestServer; secrets: string[] }> {
+  const s = await startTestServer();
+  const secrets: string[] = [];
+  for (let i = 0; i < 8; i++) {
+    const r = await s.call('POST', '/gateway/keys', { body: { name: `tamper-${i}` } });
+    expect(r.status).toBe(201);
+    secrets.push(r.json.secret);
+  }
+  expect((await s.call('POST', '/models/activate', { role: 'auditor', body: { model_id: 'x' } })).status).toBe(403);
+  return { s, secrets };
+}
+
+/** The export and its checkpoint file, as `export audit -o FILE` leaves them. */
+async function exportTrail(
+  s: TestServer,
+  name: string,
+): Promise<{ file: string; checkpoint: Record<string, unknown> }> {
+  const r = await s.call('GET', '/audit/export?format=jsonl', { role: 'auditor' });
+  expect(r.status).toBe(200);
+  const checkpoint = JSON.parse(String(r.headers['audit-checkpoint']));
+  const file = join(dir, name);
+  writeFileSync(file, r.text);
+  writeFileSync(`${file}.checkpoint.json`, JSON.stringify({ checkpoint, filtered: false, filters: {} }));
+  return { file, checkpoint };
+}
+
+/** The appliance's public key, as an auditor keeps it from an earlier visit. */
+async function keyFile(s: TestServer): Promise<string> {
+  const r = await s.call('GET', '/audit/checkpoints', { role: 'auditor' });
+  expect(r.status).toBe(200);
+  const file = join(dir, `key-${Date.now()}-${Math.random()}.pem`);
+  writeFileSync(file, r.json.public_keys[0].public_key_pem);
+  return file;
+}
+
+/** Direct database access, as an intruder would have it: no trigger stands in the way. */
+function tamper(s: TestServer, sql: string[]) {
+  const db = s.server.db;
+  for (const t of db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'audit'")
+    .pluck()
+    .all())
+    db.exec(`DROP TRIGGER "${String(t)}"`);
+  for (const q of sql) db.exec(q);
+}
+
+const live = (s: TestServer, extra: string[] = []) =>
+  runCli(['audit', 'verify', '--url', s.url, '--token-file', writeTokenFile(s.tokens.auditor), ...extra]);
+
+describe.skipIf(!chainReady)('the tamper suite: each change is found offline and live', () => {
+  const servers: TestServer[] = [];
+  afterAll(async () => {
+    for (const s of servers) await s.close();
+  });
+
+  async function scenario(change: (s: TestServer, kept: Record<string, unknown>) => void | Promise<void>) {
+    const { s } = await serverWithHistory();
+    servers.push(s);
+    const key = await keyFile(s);
+    const kept = (await exportTrail(s, `kept-${servers.length}.jsonl`)).checkpoint;
+    const keptFile = join(dir, `kept-${servers.length}.json`);
+    writeFileSync(keptFile, JSON.stringify(kept));
+    await change(s, kept);
+    const { file } = await exportTrail(s, `after-${servers.length}.jsonl`);
+    const offline = await runCli(['audit', 'verify', file, '--key', key, '--since', keptFile]);
+    const online = await live(s, ['--key', key, '--since', keptFile]);
+    return { offline, online };
+  }
+
+  it('an untouched trail verifies clean, offline and live', async () => {
+    const { offline, online } = await scenario(() => undefined);
+    expect(offline.stdout).toMatch(/^verified: entries #1–#\d+ \(\d+\) complete and unaltered/);
+    expect(offline.code).toBe(0);
+    expect(online.stdout).toMatch(/^verified: entries #1–#\d+/);
+    expect(online.code).toBe(0);
+  });
+
+  it('one field of one entry changed', async () => {
+    const { offline, online } = await scenario((s) => tamper(s, ["UPDATE audit SET outcome = 'denied' WHERE seq = 3"]));
+    for (const r of [offline, online]) {
+      expect(r.stdout).toContain('entry #3: hash does not match its contents');
+      expect(r.code).toBe(1);
+    }
+  });
+
+  it('one entry deleted', async () => {
+    const { offline, online } = await scenario((s) => tamper(s, ['DELETE FROM audit WHERE seq = 4']));
+    for (const r of [offline, online]) {
+      expect(r.stdout).toContain('entry #4 missing');
+      expect(r.code).toBe(1);
+    }
+  });
+
+  it('two entries swapped', async () => {
+    const { offline, online } = await scenario((s) =>
+      tamper(s, [
+        'UPDATE audit SET seq = -5 WHERE seq = 5',
+        'UPDATE audit SET seq = 5 WHERE seq = 6',
+        'UPDATE audit SET seq = 6 WHERE seq = -5',
+      ]),
+    );
+    for (const r of [offline, online]) {
+      expect(r.stdout).toContain('entry #5: hash does not match its contents');
+      expect(r.stdout).toContain('entry #6: hash does not match its contents');
+      expect(r.code).toBe(1);
+    }
+  });
+
+  it('the tail cut', async () => {
+    const { offline, online } = await scenario((s, kept) =>
+      tamper(s, [`DELETE FROM audit WHERE seq > ${Number(kept.seq) - 3}`]),
+    );
+    // the appliance grows the trail again from the cut; the kept checkpoint no longer matches
+    for (const r of [offline, online]) {
+      expect(r.stdout).toMatch(/the trail was (cut|rewritten) since/);
+      expect(r.code).toBe(1);
+    }
+  });
+
+  it('the whole trail replaced by a consistently re-hashed forgery', async () => {
+    const forge = async (s: TestServer) => {
+      const r = await s.call('GET', '/audit/export?format=jsonl', { role: 'auditor' });
+      const entries = r.text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Entry);
+      const forged = rehash(entries.map((e) => (e.seq === 2 ? { ...e, actor: { subject: 'nobody', role: null } } : e)));
+      const db = s.server.db;
+      tamper(s, []);
+      const update = db.prepare(
+        'UPDATE audit SET actor_subject = ?, actor_role = ?, prev_hash = ?, hash = ? WHERE seq = ?',
+      );
+      db.transaction(() => {
+        for (const e of forged) {
+          const a = e.actor as { subject: string; role: string | null };
+          update.run(a.subject, a.role, e.prev_hash, e.hash, e.seq);
+        }
+      })();
+    };
+    const { offline, online } = await scenario(forge);
+    expect(offline.stdout).toContain('is no longer what the kept checkpoint recorded: the trail was rewritten since');
+    expect(offline.code).toBe(1);
+    expect(online.code).toBe(1);
+    // live, even without a kept checkpoint: the appliance's own earlier checkpoints no longer match
+    const s = servers[servers.length - 1];
+    const again = await live(s);
+    expect(again.stdout).toMatch(/is not what the checkpoint of .* signed: the trail was rewritten after it/);
+    expect(again.code).toBe(1);
+  });
+});
+
+describe('an evidence pack', () => {
+  let s: TestServer;
+  let secrets: string[];
+  let pack: string;
+  let made: Awaited<ReturnType<typeof runCli>>;
+  beforeAll(async () => {
+    ({ s, secrets } = await serverWithHistory());
+    pack = join(dir, 'pack');
+    // an auditor makes it: read-only is enough
+    made = await runCli(
+      ['evidence', '--since', '30d', '-o', pack, '--url', s.url, '--token-file', writeTokenFile(s.tokens.auditor)],
+      { timeoutMs: 60_000 },
+    );
+  }, 90_000);
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('holds every file, each listed in its manifest with its sha256 and size', () => {
+    expect(made.stderr).toBe('');
+    expect(made.code).toBe(0);
+    const files = readdirSync(pack).sort();
+    for (const f of [
+      'audit.jsonl',
+      'audit.csv',
+      'audit.checkpoint.json',
+      'public-keys.json',
+      'journal.jsonl',
+      'keys.json',
+      'role-matrix.json',
+      'settings.json',
+      'deployment.json',
+      'install-plan.json',
+      'models.json',
+      'routing.json',
+      'budgets.json',
+      'manifest.json',
+      'README.txt',
+    ])
+      expect(files).toContain(f);
+    const manifest = JSON.parse(readFileSync(join(pack, 'manifest.json'), 'utf8'));
+    expect(manifest.made_by).toEqual({ subject: 'aude-auditor', role: 'auditor' });
+    expect(manifest.appliance.url).toBe(s.url);
+    for (const f of manifest.files) {
+      const bytes = readFileSync(join(pack, f.name));
+      expect(f.bytes).toBe(bytes.length);
+      expect(f.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+    }
+    expect(manifest.files.map((f: { name: string }) => f.name).sort()).toEqual(
+      files.filter((f) => f !== 'manifest.json'),
+    );
+  });
+
+  it('making it is audited: its audit export says purpose evidence', async () => {
+    const r = await s.call('GET', '/audit?limit=20&action=audit.export');
+    const evidence = r.json.data.filter((e: { details: { purpose?: string } }) => e.details.purpose === 'evidence');
+    expect(evidence.length).toBe(2);
+    expect(evidence[0].actor).toEqual({ subject: 'aude-auditor', role: 'auditor' });
+  });
+
+  it('an export with another purpose is refused, and nothing is audited or exported', async () => {
+    const before = (await s.call('GET', '/audit?limit=1')).json.data[0].id;
+    const r = await s.call('GET', '/audit/export?format=jsonl&purpose=curiosity', { role: 'auditor' });
+    expect(r.status).toBe(400);
+    expect(r.headers['content-type']).toMatch(/problem\+json/);
+    expect((await s.call('GET', '/audit?limit=1')).json.data[0].id).toBe(before);
+  });
+
+  it('the role matrix is the server rule: an auditor may read, not change', () => {
+    const m = JSON.parse(readFileSync(join(pack, 'role-matrix.json'), 'utf8'));
+    const revoke = m.routes.find((r: { route: string }) => r.route === 'revokeKey');
+    expect(revoke.allowed).toEqual({ it_admin: true, app_owner: true, auditor: false });
+    const list = m.routes.find((r: { route: string }) => r.route === 'listAudit');
+    expect(list.allowed).toEqual({ it_admin: true, app_owner: true, auditor: true });
+  });
+
+  it('holds no secret and no token (scanned)', () => {
+    const all = readdirSync(pack)
+      .map((f) => readFileSync(join(pack, f), 'utf8'))
+      .join('\n');
+    expect(secrets).toHaveLength(8);
+    for (const secret of secrets) expect(all).not.toContain(secret);
+    expect(all).not.toContain(s.tokens.auditor);
+    expect(all).not.toMatch(/agk_[A-Za-z0-9_-]{40}|aat_[A-Za-z0-9_-]{40}|PRIVATE KEY/);
+    // the pack does name the keys: the inventory is there, only the secrets are not
+    expect(JSON.parse(readFileSync(join(pack, 'keys.json'), 'utf8')).length).toBeGreaterThanOrEqual(8);
+  });
+
+  it.skipIf(!chainReady)('evidence verify passes on the pack as made', async () => {
+    const r = await runCli(['evidence', 'verify', pack]);
+    expect(r.stdout).toContain('every file matches its manifest and the audit chain verifies');
+    expect(r.stdout).toContain('the key was not pinned');
+    expect(r.code).toBe(0);
+  });
+
+  it('evidence verify finds a file changed after the pack was made', async () => {
+    const changed = join(dir, 'pack-changed');
+    await runCli([
+      'evidence',
+      '--since',
+      '30d',
+      '-o',
+      changed,
+      '--url',
+      s.url,
+      '--token-file',
+      writeTokenFile(s.tokens.auditor),
+    ]);
+    const settings = join(changed, 'settings.json');
+    writeFileSync(settings, readFileSync(settings, 'utf8').replace('{', '{"tampered": true, '));
+    writeFileSync(join(changed, 'extra.txt'), 'added later');
+    const r = await runCli(['evidence', 'verify', changed]);
+    expect(r.stdout).toContain('settings.json does not match the manifest (changed after the pack was made)');
+    expect(r.stdout).toContain('extra.txt is not in the manifest (added later)');
+    expect(r.code).toBe(1);
+  });
+});
