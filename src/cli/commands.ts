@@ -10,6 +10,7 @@ const COMMANDS = new Set([
   'logout',
   'get',
   'export',
+  'config',
   '--help',
   '-h',
   'help',

@@ -31,7 +31,7 @@ export async function dashboardCommand(argv: string[], dir: string): Promise<num
   // CONTINUOUS_INTEGRATION once, when the bundle below loads); this is an interactive terminal.
   for (const v of ['CI', 'CONTINUOUS_INTEGRATION']) if (process.env[v] !== undefined) process.env[v] = '0';
   const { app, saveCodeCache } = await loadApp(dir);
-  const parsed = app.parseDashboardArgs(argv);
+  const parsed = await app.dashboardArgs(argv);
   if (parsed === 'help') {
     console.log(app.DASHBOARD_USAGE);
     return 0;
@@ -63,6 +63,7 @@ export async function dashboardCommand(argv: string[], dir: string): Promise<num
       refreshMs: parsed.refreshMs,
       readOnly: parsed.readOnly,
       initialScreen: parsed.screen,
+      display: parsed.display,
       // A second after the first frame, once the first data is drawn: V8's background threads leave
       // the drawing thread a CPU of its own (until then they help it start; moving them takes a
       // few processes, kept off the start). The cache keeps the code compiled up to the first
