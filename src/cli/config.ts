@@ -9,8 +9,10 @@ import { DASHBOARD_OPTIONS, configFilePath, effectiveSettings, readConfigFile } 
 import { terminalText } from './print.js';
 import { UsageError } from './usage-error.js';
 
-const USAGE = `Usage: appliance-admin config [--config FILE] [dashboard options]   the file's path and the effective settings
-       appliance-admin config init [--config FILE] [--force]            write a commented starting file (mode 0600)
+const USAGE = `Usage: appliance-admin config [--config FILE] [dashboard options]
+         the config file's path and the effective settings
+       appliance-admin config init [--config FILE] [--force]
+         write a commented starting file (mode 0600)
 
 Settings come from, each over the one before: defaults, the config file, the environment
 (APPLIANCE_ADMIN_TOKEN, NO_COLOR), the command line's options.`;

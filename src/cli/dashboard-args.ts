@@ -16,7 +16,8 @@ import {
   type TokenSource,
 } from './connection.js';
 
-export const DASHBOARD_USAGE = `Usage: appliance-admin [--appliance NAME | --url URL] [--token-file FILE] [--ca-file FILE] [--read-only] [--refresh 2s]
+export const DASHBOARD_USAGE = `Usage: appliance-admin [--url URL] [--token-file FILE] [--ca-file FILE] [--read-only] [--refresh 2s]
+       appliance-admin --appliance NAME [--read-only] [--refresh 2s]
        appliance-admin demo [--role it_admin|app_owner|auditor] [--read-only] [--refresh 2s]
 
 ${CONNECTION_USAGE}

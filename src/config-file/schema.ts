@@ -42,8 +42,9 @@ const KEY = new RegExp(`^(?:(?:ctrl|alt|shift)\\+)*(?:[!-~]|${NAMED_KEYS})$`);
 const path = z.string({ error: 'expected a path' }).min(1, 'expected a path');
 const name = (what: string) =>
   z.string().regex(/^[A-Za-z0-9][\w.-]*$/, `${what} names are letters, digits, '.', '_' and '-'`);
-const key = z.string({ error: 'expected a key such as q, ?, ctrl+c or pgdn' }).regex(KEY, {
-  error: `expected a key such as q, ?, ctrl+c or pgdn (a printable character or ${NAMED_KEYS.replaceAll('|', ', ')}, after ctrl+, alt+ or shift+)`,
+const KEY_WORDS = 'expected a key such as q, ?, ctrl+c or pgdn';
+const key = z.string({ error: KEY_WORDS }).regex(KEY, {
+  error: `${KEY_WORDS} (a printable character or ${NAMED_KEYS.replaceAll('|', ', ')}, after ctrl+, alt+ or shift+)`,
 });
 
 const Appliance = z.strictObject(
