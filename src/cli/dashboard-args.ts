@@ -57,7 +57,7 @@ export interface ConfigFile {
 
 type ScreenPrefs = NonNullable<DashboardConfig['screens']>[string];
 
-/** What the dashboard shows and how, from the config file (and NO_COLOR): passed through to the app. */
+/** What the dashboard shows and how, from the config file: passed through to the app (deps.display). */
 export interface DisplaySettings {
   /** dark, light or high-contrast; NO_COLOR, when set, turns colour off whatever the theme */
   theme: NonNullable<DashboardConfig['theme']>;

@@ -39,7 +39,12 @@ const NAMED_KEYS = 'enter|esc|tab|space|backspace|delete|up|down|left|right|pgup
 /** `q`, `?`, `ctrl+c`, `shift+tab`, `alt+f`, `pgdn`: one printable character or a named key, with modifiers. */
 const KEY = new RegExp(`^(?:(?:ctrl|alt|shift)\\+)*(?:[!-~]|${NAMED_KEYS})$`);
 
-const path = z.string({ error: 'expected a path' }).min(1, 'expected a path');
+// a path or an alias is shown in the dashboard: nothing in it may steer the terminal
+const NO_CONTROLS = /^[^\p{Cc}\p{Cf}]*$/u;
+const path = z
+  .string({ error: 'expected a path' })
+  .min(1, 'expected a path')
+  .regex(NO_CONTROLS, 'expected a path without control characters');
 const name = (what: string) =>
   z.string().regex(/^[A-Za-z0-9][\w.-]*$/, `${what} names are letters, digits, '.', '_' and '-'`);
 const KEY_WORDS = 'expected a key such as q, ?, ctrl+c or pgdn';
@@ -89,9 +94,16 @@ export const DashboardConfig = z
     theme: z.enum(THEMES, { error: `expected one of ${THEMES.join(', ')}` }).optional(),
     'export-folder': path.optional().describe('where the export dialog starts'),
     aliases: z
-      .record(name('alias'), z.string({ error: 'expected a screen name or command' }).min(1), {
-        error: 'expected aliases by name',
-      })
+      .record(
+        name('alias'),
+        z
+          .string({ error: 'expected a screen name or command' })
+          .min(1)
+          .regex(NO_CONTROLS, 'expected a screen name or command without control characters'),
+        {
+          error: 'expected aliases by name',
+        },
+      )
       .optional()
       .describe('`:` aliases: alias -> screen name or command'),
     keys: z

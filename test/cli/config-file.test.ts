@@ -121,6 +121,9 @@ screens:
     expect(await refusal('screens:\n  audit:\n    sort: Action\n')).toBe(
       'screens.audit.sort: this list comes in the appliance order',
     );
+    expect(await refusal('export-folder: "/tmp/\\e[2Jx"\n')).toBe(
+      'export-folder: expected a path without control characters',
+    );
     expect(await refusal('default-appliance: gone\n')).toBe('default-appliance: no appliance "gone" under appliances');
     // a key from the file is sanitized before it reaches the terminal
     expect(await refusal('"evil\\e]0;title\\a": 1\n')).toMatch(/^evil: unknown key/);
