@@ -4,7 +4,7 @@
 // Builds into a fresh folder and swaps it in, so a CLI already running from dist/ (a test, a
 // dashboard) never sees a half-written or missing bundle.
 import { build } from 'esbuild';
-import { renameSync, rmSync } from 'node:fs';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { BUNDLE_OPTIONS, DASHBOARD_BUNDLE_OPTIONS, LAUNCH_OPTIONS } from './bundle-options.mjs';
 
@@ -39,6 +39,14 @@ await bundle({
 // The CLI's entry (bin/appliance-admin.cjs): CommonJS, so that the dashboard starts without the ES
 // module loader; it loads the dashboard's bundle, or hands other commands to cli.js.
 await bundle({ ...LAUNCH_OPTIONS, entryPoints: { launch: 'src/cli/launch.ts' }, outExtension: { '.js': '.cjs' } });
+// The config file's JSON Schema for editors, generated from its zod schema (src/config-file/json-schema.ts)
+const schemaModule = await build({
+  entryPoints: ['src/config-file/json-schema.ts'],
+  ...{ absWorkingDir: root, bundle: true, format: 'esm', platform: 'node', write: false },
+});
+const schemaCode = Buffer.from(schemaModule.outputFiles[0].text).toString('base64');
+const { configJsonSchema } = await import(`data:text/javascript;base64,${schemaCode}`);
+writeFileSync(`${next}/config.schema.json`, `${JSON.stringify(configJsonSchema(), null, 2)}\n`);
 // chunk names are content hashes, so files of the old bundle are never overwritten: the old
 // folder is moved aside (one rename), the new one moved in (one rename), then the old removed
 try {

@@ -67,8 +67,9 @@ export const DASHBOARD_BUNDLE_OPTIONS = {
   ...BUNDLE_OPTIONS,
   format: 'cjs',
   banner: {},
-  // drawn only by a sign-in that asks again (src/app/sign-in.ts): required from node_modules then
-  external: [...BUNDLE_OPTIONS.external, 'qrcode'],
+  // required from node_modules when first used: qrcode, drawn only by a sign-in that asks again
+  // (src/app/sign-in.ts); yaml, which reads a config file only where there is one (src/config-file/load.ts)
+  external: [...BUNDLE_OPTIONS.external, 'qrcode', 'yaml'],
   plugins: [sharedInterop, dependencyEdits([...COMMONJS_EDITS, ...DEPENDENCY_EDITS]), yogaReadyFromYoga, inkFrame],
   // less to read and to deserialize with the code cache; without comments the file is ASCII, so
   // V8 holds it as a one-byte string

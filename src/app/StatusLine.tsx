@@ -39,7 +39,8 @@ export function StatusLine({
   useEffect(() => {
     if (mode !== 'filter') setDraft(null);
   }, [mode]);
-  const commands = [...deps.screens.map((s) => s.name), 'help', 'quit', 'q'];
+  const aliases = deps.display.aliases;
+  const commands = [...deps.screens.map((s) => s.name), ...Object.keys(aliases), 'help', 'quit', 'q'];
   if (mode === 'command') {
     return (
       <CommandLine
@@ -47,7 +48,9 @@ export function StatusLine({
         isActive={!dialogOpen && inputActive}
         width={width}
         onCancel={() => deps.ui.setState({ mode: 'normal' })}
-        onRun={(cmd) => {
+        onRun={(typed) => {
+          // a config file's `:` alias stands for what it names (src/cli/dashboard-args.ts)
+          const cmd = Object.hasOwn(aliases, typed) ? aliases[typed] : typed;
           if (cmd === 'q' || cmd === 'quit' || cmd === 'q!') return exit();
           if (cmd === 'help' || cmd === '?') return deps.ui.setState({ mode: 'help' });
           if (cmd === '') return deps.ui.setState({ mode: 'normal' });

@@ -3,12 +3,14 @@ import type { ApiClient } from '../client/api-client.js';
 import { Poller } from '../store/poller.js';
 import { createResourceStore, type ResourceStore } from '../store/resources.js';
 import { createSessionStore, type SessionStore } from '../store/session.js';
-import { createUiStore, screenState, type UiStore } from '../store/ui.js';
+import { createUiStore, patchScreen, screenState, type UiStore } from '../store/ui.js';
 import type { AnyScreen } from '../ui/screen-api.js';
 import { createDialogStore, type DialogStore } from './dialogs.js';
 import { validateScreens } from './registry.js';
 import { screenResources, type ScreenResources } from './screen-resources.js';
 import { SignIn, type SignInSetup } from './sign-in.js';
+import type { DisplaySettings } from '../cli/dashboard-args.js';
+import { defaultSorts, withChosenColumns } from '../config-file/screen-prefs.js';
 
 /** Everything the shell and the actions share; one per dashboard (tests run several). */
 export interface DashboardDeps {
@@ -22,6 +24,8 @@ export interface DashboardDeps {
   signIn?: SignIn;
   screens: AnyScreen[];
   refreshMs: number;
+  /** the config file's display settings (src/cli/dashboard-args.ts) */
+  display: DisplaySettings;
   /** writes to the terminal clipboard (OSC 52); injected so tests can see it */
   clipboard(text: string): void;
   /** stops polling and releases the connection */
@@ -39,7 +43,10 @@ export interface DashboardOptions {
   readOnly?: boolean;
   clipboard?: (text: string) => void;
   initialScreen?: string;
+  display?: DisplaySettings;
 }
+
+const NO_SETTINGS: DisplaySettings = { theme: 'dark', aliases: {}, keys: {}, screenPrefs: {} };
 
 const osc52 = (text: string) => `\x1b]52;c;${Buffer.from(text, 'utf8').toString('base64')}\x07`;
 
@@ -50,6 +57,9 @@ export function createDashboard(o: DashboardOptions): DashboardDeps {
   const first =
     o.initialScreen && o.screens.some((s) => s.name === o.initialScreen) ? o.initialScreen : o.screens[0].name;
   const ui = createUiStore(first);
+  const display = o.display ?? NO_SETTINGS;
+  for (const [name, sort] of defaultSorts(display.screenPrefs)) patchScreen(ui, name, { sort });
+  const screens = withChosenColumns(o.screens, display.screenPrefs);
   const dialogs = createDialogStore();
   let signIn: SignIn | undefined;
   const poller = new Poller({
@@ -66,7 +76,7 @@ export function createDashboard(o: DashboardOptions): DashboardDeps {
   let wantedKeys = '';
   const syncWanted = () => {
     const s = ui.getState();
-    const screen = o.screens.find((x) => x.name === s.screen) ?? o.screens[0];
+    const screen = screens.find((x) => x.name === s.screen) ?? screens[0];
     const now = screenResources(screen, screenState(s, screen.name));
     if (now === wanted) return;
     wanted = now;
@@ -85,8 +95,9 @@ export function createDashboard(o: DashboardOptions): DashboardDeps {
     ui,
     dialogs,
     poller,
-    screens: o.screens,
+    screens,
     refreshMs: o.refreshMs,
+    display,
     clipboard: o.clipboard ?? ((text) => process.stdout.write(osc52(text))),
     async close() {
       unsubscribe();

@@ -1,12 +1,13 @@
 import { ApiClient } from '../client/api-client.js';
 import type { TokenSource } from '../cli/connection.js';
+import type { DisplaySettings } from '../cli/dashboard-args.js';
 import { screens } from '../../screens/index.js';
 import { createDashboard } from './deps.js';
 import type { SignInSetup } from './sign-in.js';
 import { runDashboard } from './run.js';
 import { yogaReady } from './yoga-ready.js';
 
-export { DASHBOARD_USAGE, parseDashboardArgs } from '../cli/dashboard-args.js';
+export { DASHBOARD_USAGE, dashboardArgs } from '../cli/dashboard-args.js';
 export { TERMINAL_HUNG_UP } from './run.js';
 
 export interface StartOptions {
@@ -18,6 +19,8 @@ export interface StartOptions {
   refreshMs: number;
   readOnly: boolean;
   initialScreen?: string;
+  /** the config file's theme, export folder, aliases, key bindings, columns and sorts */
+  display?: DisplaySettings;
   /** called once, after the first frame is on screen */
   onFirstFrame?: () => void;
 }
@@ -45,6 +48,7 @@ export async function startDashboard(o: StartOptions): Promise<number> {
     refreshMs: o.refreshMs,
     readOnly: o.readOnly,
     initialScreen: o.initialScreen,
+    display: o.display,
   });
   // The first round of polls goes out before the first frame, which then shows the data
   // instead of "Loading…" (one cold render less: docs/performance.md). A board

@@ -12,6 +12,7 @@ const COMMANDS = new Set([
   'export',
   'audit',
   'evidence',
+  'config',
   '--help',
   '-h',
   'help',

@@ -64,13 +64,15 @@ function readTokenFile(file: string): string {
 
 /**
  * URL, token and CA from parsed CONNECTION_OPTIONS values. The token comes from --token-file or
- * APPLIANCE_ADMIN_TOKEN; without either, from the stored sign-in (whose appliance stands in for
- * a missing --url), read afresh and renewed for every request.
+ * APPLIANCE_ADMIN_TOKEN, then `fileTokenFile` (the config file's default appliance); without
+ * any, from the stored sign-in (whose appliance stands in for a missing --url), read afresh and
+ * renewed for every request.
  */
 export function resolveConnection(
   values: { url?: string; 'token-file'?: string; 'ca-file'?: string; 'insecure-http'?: boolean },
   env: NodeJS.ProcessEnv,
   usage: string,
+  fileTokenFile?: string,
 ): Connection {
   const insecureHttp = Boolean(values['insecure-http']);
   // Checked before the token is read: the refusal does not depend on it, and nothing is sent.
@@ -79,7 +81,8 @@ export function resolveConnection(
     if (refusal) throw new UsageError(refusal);
   };
   if (values.url) refuse(values.url);
-  const fixed = values['token-file'] ? readTokenFile(values['token-file']) : env.APPLIANCE_ADMIN_TOKEN?.trim();
+  const tokenFile = values['token-file'] ?? (env.APPLIANCE_ADMIN_TOKEN?.trim() ? undefined : fileTokenFile);
+  const fixed = tokenFile ? readTokenFile(tokenFile) : env.APPLIANCE_ADMIN_TOKEN?.trim();
   let url = values.url;
   let credential: Pick<Connection, 'token' | 'credential' | 'session'>;
   if (fixed) {

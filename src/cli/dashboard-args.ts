@@ -1,7 +1,12 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROLES, type Role } from '../contract/common.js';
 import { screens } from '../../screens/index.js';
 import { sanitize } from '../text/sanitize.js';
+import { defaultSessionFile } from '../auth-session/store.js';
+import type { DashboardConfig } from '../config-file/schema.js';
+import { intervalMs, MAX_INTERVAL_MS, MIN_INTERVAL_MS } from '../config-file/interval.js';
 import { UsageError } from './usage-error.js';
 import {
   CONNECTION_OPTIONS,
@@ -12,22 +17,58 @@ import {
 } from './connection.js';
 
 export const DASHBOARD_USAGE = `Usage: appliance-admin [--url URL] [--token-file FILE] [--ca-file FILE] [--read-only] [--refresh 2s]
+       appliance-admin --appliance NAME [--read-only] [--refresh 2s]
        appliance-admin demo [--role it_admin|app_owner|auditor] [--read-only] [--refresh 2s]
 
 ${CONNECTION_USAGE}
+  --appliance NAME   an appliance named in the config file (its URL, token file, CA file, read-only)
   --read-only        never offer changes, whatever the role
   --refresh 2s       poll interval (ms, s or m; default 2s)
   --screen NAME      the screen to start on
-  demo               run against an embedded demo appliance on loopback (what npm start does)`;
+  --config FILE      the config file (default: $XDG_CONFIG_HOME/appliance-admin/config.yaml, else ~/.config/…)
+  demo               run against an embedded demo appliance on loopback (what npm start does)
+
+Settings come from, each over the one before: defaults, the config file, the environment, flags.`;
+
+export const DASHBOARD_OPTIONS = {
+  ...CONNECTION_OPTIONS,
+  appliance: { type: 'string' },
+  config: { type: 'string' },
+  'read-only': { type: 'boolean', default: false },
+  refresh: { type: 'string' },
+  role: { type: 'string' },
+  screen: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 /** `2s`, `500ms`, `1m`, or a bare number of seconds. */
 export function parseInterval(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/.exec(text.trim());
-  if (!m) throw new UsageError(`--refresh must look like 2s, 500ms or 1m, got ${text}`);
-  const n = Number(m[1]);
-  const ms = m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000;
-  if (ms < 200 || ms > 3_600_000) throw new UsageError('--refresh must be between 200ms and 60m');
-  return Math.round(ms);
+  const ms = intervalMs(text);
+  if (ms === null) throw new UsageError(`--refresh must look like 2s, 500ms or 1m, got ${text}`);
+  if (ms < MIN_INTERVAL_MS || ms > MAX_INTERVAL_MS) throw new UsageError('--refresh must be between 200ms and 60m');
+  return ms;
+}
+
+/** The config file as read (load.ts), with where it was. */
+export interface ConfigFile {
+  file: string;
+  config: DashboardConfig;
+}
+
+type ScreenPrefs = NonNullable<DashboardConfig['screens']>[string];
+
+/** What the dashboard shows and how, from the config file: passed through to the app (deps.display). */
+export interface DisplaySettings {
+  /** dark, light or high-contrast; NO_COLOR, when set, turns colour off whatever the theme */
+  theme: NonNullable<DashboardConfig['theme']>;
+  /** where the export dialog starts (absolute) */
+  exportFolder?: string;
+  /** `:` aliases: alias -> screen name or command */
+  aliases: Record<string, string>;
+  /** action id (src/config-file/schema.ts KEY_ACTIONS) -> its keys; [] unbinds */
+  keys: Partial<Record<string, string[]>>;
+  /** per screen: the columns shown, in order, and the default sort ("Name desc") */
+  screenPrefs: Record<string, ScreenPrefs>;
 }
 
 interface Parsed {
@@ -41,28 +82,73 @@ interface Parsed {
   refreshMs: number;
   role: Role;
   screen?: string;
+  /** the appliance of the config file in use, by name */
+  appliance?: string;
+  display: DisplaySettings;
 }
 
-export function parseDashboardArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): Parsed | 'help' {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      ...CONNECTION_OPTIONS,
-      'read-only': { type: 'boolean', default: false },
-      refresh: { type: 'string', default: '2s' },
-      role: { type: 'string' },
-      screen: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    allowPositionals: true,
-    strict: true,
-  });
+type Flags = ReturnType<typeof readFlags>['values'];
+
+function readFlags(argv: string[]) {
+  return parseArgs({ args: argv, options: DASHBOARD_OPTIONS, allowPositionals: true, strict: true });
+}
+
+/** --config FILE, else config.yaml beside the stored sign-in ($XDG_CONFIG_HOME/appliance-admin, else ~/.config/…). */
+export const configFilePath = (flag: string | undefined, env: NodeJS.ProcessEnv): string =>
+  flag ?? join(dirname(defaultSessionFile(env)), 'config.yaml');
+
+/**
+ * The config file, when there is one (or --config names one). Its reader, with zod's schema and
+ * the YAML parser, is loaded only then: without a file the dashboard starts without them.
+ */
+export async function readConfigFile(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<ConfigFile | undefined> {
+  const file = configFilePath(flag, env);
+  if (flag === undefined && !existsSync(file)) return undefined;
+  const { loadConfigFile } = await import('../config-file/load.js');
+  return { file, config: loadConfigFile(file, screens) };
+}
+
+/** The dashboard's command line with its config file: what src/cli/dashboard.ts starts. */
+export async function dashboardArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<Parsed | 'help'> {
+  const { values } = readFlags(argv);
+  if (values.help) return 'help';
+  return parseDashboardArgs(argv, env, await readConfigFile(values.config, env));
+}
+
+/**
+ * Flags over the environment over the config file over defaults. An appliance named by
+ * --appliance counts as flags (its token file wins over APPLIANCE_ADMIN_TOKEN); the file's
+ * default-appliance as the file, and only when neither --url nor --appliance is given, so that
+ * its token never goes to another URL.
+ */
+export function parseDashboardArgs(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  configFile?: ConfigFile,
+): Parsed | 'help' {
+  const settings = effectiveSettings(argv, env, configFile);
+  if (settings === 'help') return settings;
+  const { connection, fileTokenFile, ...rest } = settings;
+  if (rest.demo) return rest;
+  return {
+    ...rest,
+    ...resolveConnection(connection, env, DASHBOARD_USAGE, fileTokenFile),
+  };
+}
+
+/** The merged settings before anything is read or connected: what `appliance-admin config` shows. */
+export function effectiveSettings(argv: string[], env: NodeJS.ProcessEnv, configFile: ConfigFile | undefined) {
+  const { values, positionals } = readFlags(argv);
   if (values.help) return 'help';
   const [cmd, ...extra] = positionals;
   if (extra.length || (cmd !== undefined && cmd !== 'demo'))
     throw new UsageError(`unknown command ${positionals.join(' ')}\n${DASHBOARD_USAGE}`);
   const demo = cmd === 'demo';
-  const refreshMs = parseInterval(values.refresh);
+  const c = configFile?.config ?? {};
+  const refreshMs = values.refresh !== undefined ? parseInterval(values.refresh) : (intervalMs(c.refresh ?? 2) ?? 2000);
   if (values.screen !== undefined && !screens.some((s) => s.name === values.screen)) {
     throw new UsageError(
       `unknown screen "${sanitize(values.screen, 60)}"; the screens are: ${screens.map((s) => s.name).join(', ')}`,
@@ -70,13 +156,65 @@ export function parseDashboardArgs(argv: string[], env: NodeJS.ProcessEnv = proc
   }
   const role = (values.role ?? 'it_admin') as Role;
   if (!(ROLES as readonly string[]).includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
-  const base = { demo, readOnly: values['read-only'], refreshMs, role, screen: values.screen };
+  const base = {
+    demo,
+    readOnly: values['read-only'],
+    refreshMs,
+    role,
+    screen: values.screen ?? c.screen,
+    display: displaySettings(c),
+  };
   if (demo) {
-    if (values.url || values['token-file'])
-      throw new UsageError('demo runs its own appliance; it takes no --url or --token-file');
-    return base;
+    if (values.url || values['token-file'] || values.appliance)
+      throw new UsageError('demo runs its own appliance; it takes no --url, --token-file or --appliance');
+    return { ...base, appliance: undefined, connection: {}, fileTokenFile: undefined };
   }
   if (values.role)
     throw new UsageError('--role only applies to demo; against an appliance the role comes from the token');
-  return { ...base, ...resolveConnection(values, env, DASHBOARD_USAGE) };
+  const { appliance, named, fileTokenFile } = chooseAppliance(values, configFile, env);
+  return {
+    ...base,
+    readOnly: base.readOnly || appliance?.['read-only'] === true,
+    appliance: appliance && (values.appliance ?? c['default-appliance']),
+    connection: {
+      'insecure-http': values['insecure-http'],
+      url: values.url ?? appliance?.url,
+      'token-file': values['token-file'] ?? (named ? appliance?.['token-file'] : undefined),
+      'ca-file': values['ca-file'] ?? appliance?.['ca-file'],
+    },
+    /** the default appliance's token file, which APPLIANCE_ADMIN_TOKEN overrides */
+    fileTokenFile,
+  };
+}
+
+function chooseAppliance(values: Flags, configFile: ConfigFile | undefined, env: NodeJS.ProcessEnv) {
+  const appliances = configFile?.config.appliances ?? {};
+  if (values.appliance !== undefined) {
+    if (values.url) throw new UsageError('--appliance and --url both name the appliance: give one');
+    const appliance = appliances[values.appliance];
+    if (!appliance) {
+      const names = Object.keys(appliances);
+      throw new UsageError(
+        `no appliance "${sanitize(values.appliance, 60)}" in ${configFile?.file ?? configFilePath(undefined, env)}` +
+          (names.length ? ` (it names: ${names.join(', ')})` : ''),
+      );
+    }
+    return { appliance, named: true };
+  }
+  const byDefault = configFile?.config['default-appliance'];
+  if (values.url || byDefault === undefined) return { appliance: undefined, named: false };
+  const appliance = appliances[byDefault];
+  return { appliance, named: false, fileTokenFile: appliance?.['token-file'] };
+}
+
+function displaySettings(c: DashboardConfig): DisplaySettings {
+  return {
+    theme: c.theme ?? 'dark',
+    exportFolder: c['export-folder'],
+    aliases: c.aliases ?? {},
+    keys: Object.fromEntries(
+      Object.entries(c.keys ?? {}).map(([action, k]) => [action, typeof k === 'string' ? [k] : k]),
+    ),
+    screenPrefs: c.screens ?? {},
+  };
 }

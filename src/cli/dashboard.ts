@@ -28,7 +28,7 @@ export async function dashboardCommand(argv: string[], dir: string): Promise<num
   // CONTINUOUS_INTEGRATION once, when the bundle below loads); this is an interactive terminal.
   for (const v of ['CI', 'CONTINUOUS_INTEGRATION']) if (process.env[v] !== undefined) process.env[v] = '0';
   const { app, saveCodeCache } = await loadApp(dir);
-  const parsed = app.parseDashboardArgs(argv);
+  const parsed = await app.dashboardArgs(argv);
   if (parsed === 'help') {
     console.log(app.DASHBOARD_USAGE);
     return 0;
@@ -60,6 +60,7 @@ export async function dashboardCommand(argv: string[], dir: string): Promise<num
       refreshMs: parsed.refreshMs,
       readOnly: parsed.readOnly,
       initialScreen: parsed.screen,
+      display: parsed.display,
       // The cache keeps the code compiled up to the first frame: a second after it, or at exit for
       // a shorter run (never for --help or an error: a cache is not made again while it works).
       onFirstFrame: () => {

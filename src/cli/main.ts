@@ -6,6 +6,7 @@ import { VERSION } from '../version.js';
 const USAGE = `appliance-admin: terminal dashboard and reference server for the appliance administration API
 
   appliance-admin --url URL --token-file FILE                     the dashboard
+  appliance-admin --appliance NAME                                the dashboard, on an appliance of the config file
   appliance-admin [--url URL]                                     the dashboard, signed in with appliance-admin login
   appliance-admin demo [--role auditor]                           dashboard on an embedded demo server
   appliance-admin serve --data DIR [--port P] [--demo]            the reference server
@@ -17,6 +18,7 @@ const USAGE = `appliance-admin: terminal dashboard and reference server for the 
   appliance-admin export audit|journal --format csv|jsonl [--since 7d] -o FILE --url URL --token-file FILE
   appliance-admin audit verify FILE --key PEM_FILE | --url URL     prove an audit trail complete and unaltered
   appliance-admin evidence --since 30d -o DIR | evidence verify DIR  an auditor's evidence pack
+  appliance-admin config [init [--force]]                         the config file's path and settings; a starting file
 
 Run a command with --help for its options; --version (-V) prints the version.`;
 
@@ -48,6 +50,8 @@ export async function main(argv: string[]): Promise<number> {
           : await (await import('./audit-rotate-key.js')).auditRotateKeyCommand(rest);
       case 'evidence':
         return await (await import('./evidence.js')).evidenceCommand(rest);
+      case 'config':
+        return await (await import('./config.js')).configCommand(rest);
       case '--help':
       case '-h':
       case 'help':

@@ -177,6 +177,8 @@ export interface ActionContext {
   setExtra(patch: Record<string, unknown>, opts?: { top?: boolean }): void;
   readonly session: SessionState;
   readonly refreshIntervalMs: number;
+  /** where an export's file goes by default (the config file's export-folder), absolute */
+  readonly exportFolder?: string;
   /** writes text to the terminal's clipboard (OSC 52) */
   copy(text: string): void;
   /** opens another screen on a filter / state / row (cross-links: an object's audit history) */

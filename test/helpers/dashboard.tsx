@@ -8,6 +8,7 @@ import { App } from '../../src/app/App.js';
 import { KeyStdin, PASTE_END, PASTE_START } from '../../src/app/key-stdin.js';
 import type { AnyScreen } from '../../src/ui/screen-api.js';
 import type { SignInSetup } from '../../src/app/sign-in.js';
+import type { DisplaySettings } from '../../src/cli/dashboard-args.js';
 import { screens as allScreens } from '../../screens/index.js';
 import type { TestServer } from './server.js';
 
@@ -128,6 +129,8 @@ export interface DashboardOptions {
   ca?: string | Buffer;
   /** input through the CLI's KeyStdin (src/app/key-stdin.ts), as in a real terminal */
   keyStdin?: boolean;
+  /** the config file's display settings (src/cli/dashboard-args.ts) */
+  display?: DisplaySettings;
 }
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
@@ -156,6 +159,7 @@ export function renderDashboard(o: DashboardOptions): DashboardHarness {
     refreshMs: o.refreshMs ?? 200,
     readOnly: o.readOnly,
     initialScreen: o.screen,
+    display: o.display,
     clipboard: (text) => clipboard.push(text),
   });
   const stdout = new FakeStdout(o.columns ?? 120, o.rows ?? 32);

@@ -1,7 +1,7 @@
 /** `e` on a history screen: every match of its filters streamed to a file, with what was written. */
 import { createReadStream } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { ApiError, TransportError } from '../../../src/client/errors.js';
 import type { ActionContext, ScreenAction } from '../../../src/ui/screen-api.js';
 import { bytes } from '../../../src/ui/format.js';
@@ -25,7 +25,8 @@ export function exportAction<Row>(spec: HistorySpec): ScreenAction<Row> {
       // The range of the pages on screen: past page 1 the start frozen when paging began, on
       // page 1 the rolling start as of now; the dialog, the request and the result all say this one.
       const start = h.cursors.length && h.anchor ? h.anchor : rollingStart(h, Date.now());
-      const defaultPath = `./${spec.kind}-${fileStamp(Date.now())}.csv`;
+      const fileName = `${spec.kind}-${fileStamp(Date.now())}.csv`;
+      const defaultPath = ctx.exportFolder ? join(ctx.exportFolder, fileName) : `./${fileName}`;
       const v = await ctx.form({
         title: `Export the ${spec.title}`,
         message: [`Filters: ${describeFilters(spec, h, start)}.`, 'Every match is written (all pages), oldest first.'],
