@@ -162,7 +162,7 @@ export function Shell() {
     );
   };
 
-  const keymap = keymapOf(screen);
+  const keymap = keymapOf(screen, deps.keyOverrides);
   const handleKey = (input: string, key: Key) => {
     // The store, not this render: a key can arrive before React re-subscribes this handler.
     const fresh = deps.ui.getState();

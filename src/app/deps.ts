@@ -11,6 +11,8 @@ import { screenResources, type ScreenResources } from './screen-resources.js';
 import { SignIn, type SignInSetup } from './sign-in.js';
 import type { DisplaySettings } from '../cli/dashboard-args.js';
 import { defaultSorts, withChosenColumns } from '../config-file/screen-prefs.js';
+import { keyOverridesOf } from './key-names.js';
+import type { KeyOverrides } from './keymap.js';
 
 /** Everything the shell and the actions share; one per dashboard (tests run several). */
 export interface DashboardDeps {
@@ -26,6 +28,8 @@ export interface DashboardDeps {
   refreshMs: number;
   /** the config file's display settings (src/cli/dashboard-args.ts) */
   display: DisplaySettings;
+  /** the config file's key rebindings, as the keymap takes them */
+  keyOverrides: KeyOverrides;
   /** writes to the terminal clipboard (OSC 52); injected so tests can see it */
   clipboard(text: string): void;
   /** stops polling and releases the connection */
@@ -98,6 +102,7 @@ export function createDashboard(o: DashboardOptions): DashboardDeps {
     screens,
     refreshMs: o.refreshMs,
     display,
+    keyOverrides: keyOverridesOf(display.keys),
     clipboard: o.clipboard ?? ((text) => process.stdout.write(osc52(text))),
     async close() {
       unsubscribe();

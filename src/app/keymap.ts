@@ -1,5 +1,6 @@
 import type { Key } from 'ink';
 import type { AnyScreen } from '../ui/screen-api.js';
+import type { ShellAction } from './shell-actions.js';
 
 /**
  * A key as the keymap names it: one printable character ('q', 'G', '/'), or one of the named
@@ -13,25 +14,8 @@ export type KeyName = string;
  */
 export type KeyContext = 'normal' | 'detail' | 'help' | 'too-small';
 
-/** The shell's own actions; a screen's actions are named `<screen>.<label>` (screenBindings). */
-export type ShellAction =
-  | 'cursor-up'
-  | 'cursor-down'
-  | 'page-up'
-  | 'page-down'
-  | 'first'
-  | 'last'
-  | 'open'
-  | 'back'
-  | 'next-screen'
-  | 'previous-screen'
-  | 'command'
-  | 'filter'
-  | 'sort-next'
-  | 'sort-flip'
-  | 'refresh'
-  | 'help'
-  | 'quit';
+/** The shell's own actions (shell-actions.ts); a screen's actions are named `<screen>.<label>` (screenBindings). */
+export type { ShellAction };
 
 export interface Binding {
   id: string;
@@ -191,13 +175,43 @@ export function resolveKeymap(
   return { keymap, conflicts: [...seen.values()].filter((c) => c.ids.length > 1) };
 }
 
-const keymaps = new WeakMap<AnyScreen, Binding[]>();
+/** Rebindings by action id (a config file's `keys:`); an empty list unbinds. */
+export type KeyOverrides = Readonly<Record<string, KeyName[]>>;
+const NO_OVERRIDES: KeyOverrides = {};
+const keymaps = new WeakMap<KeyOverrides, WeakMap<AnyScreen, Binding[]>>();
 
-/** The shell's bindings and the screen's, as the shell uses them on that screen. */
-export function keymapOf(screen: AnyScreen): Binding[] {
-  let keymap = keymaps.get(screen);
-  if (!keymap) keymaps.set(screen, (keymap = resolveKeymap([...SHELL_BINDINGS, ...screenBindings(screen)]).keymap));
+/** The shell's bindings and the screen's, with the operator's rebindings, as the shell uses them on that screen. */
+export function keymapOf(screen: AnyScreen, overrides: KeyOverrides = NO_OVERRIDES): Binding[] {
+  let byScreen = keymaps.get(overrides);
+  if (!byScreen) keymaps.set(overrides, (byScreen = new WeakMap()));
+  let keymap = byScreen.get(screen);
+  if (!keymap)
+    byScreen.set(screen, (keymap = resolveKeymap([...SHELL_BINDINGS, ...screenBindings(screen)], overrides).keymap));
   return keymap;
+}
+
+/**
+ * What is wrong with a set of rebindings on these screens, in words naming both actions of a
+ * conflict (`"x" would run both quit and keys.revoke on the keys screen`), or an unknown action.
+ */
+export function rebindingProblems(screens: readonly AnyScreen[], overrides: KeyOverrides): string[] {
+  const known = new Set([
+    ...SHELL_BINDINGS.map((b) => b.id),
+    ...screens.flatMap((s) => screenBindings(s).map((b) => b.id)),
+  ]);
+  const problems = Object.keys(overrides)
+    .filter((id) => !known.has(id))
+    .map((id) => `no action "${id}"`);
+  const seen = new Set<string>();
+  for (const screen of screens) {
+    for (const c of resolveKeymap([...SHELL_BINDINGS, ...screenBindings(screen)], overrides).conflicts) {
+      const text = `"${keyLabel(c.key)}" would run both ${c.ids.join(' and ')}${c.ids.some((id) => id.includes('.')) ? ` on the ${screen.name} screen` : ''}`;
+      if (seen.has(text)) continue;
+      seen.add(text);
+      problems.push(text);
+    }
+  }
+  return problems;
 }
 
 /** The keymap's name for what Ink read, or null for a key no binding can have. */
@@ -212,8 +226,15 @@ export function keyName(input: string, key: Key): KeyName | null {
   if (key.pageDown) return 'pagedown';
   if (key.home) return 'home';
   if (key.end) return 'end';
-  if (key.ctrl || key.meta) return null;
-  return [...input].length === 1 ? input : null;
+  if (key.leftArrow) return 'left';
+  if (key.rightArrow) return 'right';
+  if (key.backspace) return 'backspace';
+  if (key.delete) return 'delete';
+  if ([...input].length !== 1) return null;
+  // bindable from a config file (ctrl+x, alt+f)
+  if (key.ctrl) return `ctrl-${input.toLowerCase()}`;
+  if (key.meta) return `alt-${input}`;
+  return input;
 }
 
 /** The binding a key runs in a context, if any. */
@@ -233,11 +254,19 @@ const KEY_LABELS: Record<string, string> = {
   tab: 'Tab',
   'shift-tab': 'Shift-Tab',
   'ctrl-c': 'Ctrl-C',
+  left: '←',
+  right: '→',
+  backspace: 'Backspace',
+  delete: 'Delete',
+  ' ': 'Space',
 };
 
 /** How a key is written for the operator; Enter is ⏎ on the hint line, where room is short. */
 export function keyLabel(key: KeyName, where: 'help' | 'hint' = 'help'): string {
   if (where === 'hint' && key === 'return') return '⏎';
+  const mod = /^(ctrl|alt)-(.+)$/.exec(key);
+  if (mod)
+    return `${mod[1] === 'ctrl' ? 'Ctrl' : 'Alt'}-${mod[2].length === 1 ? mod[2].toUpperCase() : (KEY_LABELS[mod[2]] ?? mod[2])}`;
   return KEY_LABELS[key] ?? key;
 }
 

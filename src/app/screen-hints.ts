@@ -10,7 +10,7 @@ export function actionHints(
   screen: AnyScreen,
   row: unknown,
 ): (HintAction & { mutates: boolean })[] {
-  const keymap = keymapOf(screen);
+  const keymap = keymapOf(screen, deps.keyOverrides);
   return (screen.actions ?? []).flatMap((a) => {
     const binding = keymap.find((b) => b.id === screenActionId(screen, a.label));
     if (!binding?.hint || binding.keys.length === 0) return [];

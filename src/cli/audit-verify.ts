@@ -162,8 +162,8 @@ async function servedCheckpoints(
   let after: string | undefined;
   for (let page = 0; page < 10_000; page++) {
     const body = (await a.json('/audit/checkpoints', { limit: 500, after })) as Record<string, unknown>;
-    const items = (body?.items ?? body?.data) as unknown;
-    if (!Array.isArray(items)) throw new TransportError('protocol', 'the checkpoint list has no items');
+    const items = body?.data as unknown;
+    if (!Array.isArray(items)) throw new TransportError('protocol', 'the checkpoint list has no data');
     for (const item of items) {
       const c = asCheckpoint(item);
       if (typeof c !== 'string') checkpoints.push(c);

@@ -4,6 +4,8 @@ import { dirname, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import type * as z from 'zod';
 import type { AnyScreen } from '../ui/screen-api.js';
+import { keyOverridesOf } from '../app/key-names.js';
+import { rebindingProblems } from '../app/keymap.js';
 import { sanitize } from '../text/sanitize.js';
 import { UsageError } from '../cli/usage-error.js';
 import { DashboardConfig } from './schema.js';
@@ -35,6 +37,8 @@ export function loadConfigFile(file: string, screens: readonly AnyScreen[]): Das
     throw fail(...describeIssue(issue));
   }
   checkNames(parsed.data, screens, fail);
+  const problem = rebindingProblems(screens, keyOverridesOf(parsed.data.keys ?? {}))[0];
+  if (problem) throw fail('keys', sanitize(problem, 200));
   return withPathsResolved(parsed.data, dirname(file));
 }
 

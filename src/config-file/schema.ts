@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { SHELL_ACTIONS } from '../app/shell-actions.js';
 import { intervalMs, MAX_INTERVAL_MS, MIN_INTERVAL_MS } from './interval.js';
 
 /**
@@ -12,28 +13,11 @@ import { intervalMs, MAX_INTERVAL_MS, MIN_INTERVAL_MS } from './interval.js';
 export const THEMES = ['dark', 'light', 'high-contrast'] as const;
 
 /**
- * The actions `keys:` may bind, the shell's own. The keymap (src/app/keymap.ts) maps these ids
- * to its handlers; an id it adds belongs here too.
+ * The shell's actions `keys:` may bind (src/app/shell-actions.ts); a screen's own are
+ * `<screen>.<label>` (`keys.revoke`), checked against the screens by load.ts.
  */
-export const KEY_ACTIONS = [
-  'quit',
-  'help',
-  'command',
-  'filter',
-  'refresh',
-  'next-screen',
-  'previous-screen',
-  'up',
-  'down',
-  'page-up',
-  'page-down',
-  'top',
-  'bottom',
-  'sort',
-  'sort-reverse',
-  'open',
-  'back',
-] as const;
+export const KEY_ACTIONS = SHELL_ACTIONS;
+const ACTION_ID = new RegExp(`^(?:${SHELL_ACTIONS.join('|')}|[a-z][a-z0-9-]*\\.[a-z][a-z0-9 -]*)$`);
 
 const NAMED_KEYS = 'enter|esc|tab|space|backspace|delete|up|down|left|right|pgup|pgdn|home|end';
 /** `q`, `?`, `ctrl+c`, `shift+tab`, `alt+f`, `pgdn`: one printable character or a named key, with modifiers. */
@@ -107,9 +91,13 @@ export const DashboardConfig = z
       .optional()
       .describe('`:` aliases: alias -> screen name or command'),
     keys: z
-      .partialRecord(z.enum(KEY_ACTIONS), z.union([key, z.array(key)]), {
-        error: 'expected actions with their keys',
-      })
+      .record(
+        z.string().regex(ACTION_ID, {
+          error: `expected an action: ${SHELL_ACTIONS.join(', ')}, or a screen's as screen.label (keys.revoke)`,
+        }),
+        z.union([key, z.array(key)]),
+        { error: 'expected actions with their keys' },
+      )
       .optional()
       .describe('key bindings: action -> key or list of keys ([] unbinds)'),
     screens: z

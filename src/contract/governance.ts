@@ -66,7 +66,7 @@ export const AuditPublicKey = z.object({
 });
 /** Newest first, with every public key (current and retired) so that old checkpoints verify. */
 export const AuditCheckpointList = z.object({
-  items: z.array(AuditCheckpoint),
+  data: z.array(AuditCheckpoint),
   next_cursor: z.string().nullable(),
   has_more: z.boolean(),
   public_keys: z.array(AuditPublicKey),

@@ -50,7 +50,8 @@ describe('the keymap table', () => {
     expect(keyName('c', { ...noKey, ctrl: true })).toBe('ctrl-c');
     expect(keyName('', { ...noKey, return: true })).toBe('return');
     expect(keyName('G', { ...noKey, shift: true })).toBe('G');
-    expect(keyName('x', { ...noKey, meta: true })).toBeNull();
+    expect(keyName('x', { ...noKey, meta: true })).toBe('alt-x');
+    expect(keyName('x', { ...noKey, ctrl: true })).toBe('ctrl-x');
   });
 
   it('offers / only where the screen filters and s S only on a list, in hints and help', () => {

@@ -82,7 +82,7 @@ describe('an 80x24 terminal', () => {
       expect(widthOf(line)).toBeLessThanOrEqual(80);
       // the least wanted of the shell's keys went, not the way to help or out
       expect(line).not.toContain('Tab next');
-      if (role === 'auditor') expect(line).toMatch(/x revoke ✕ +h history +\(✕ role [^│]+ {2}│ \? help/);
+      if (role === 'auditor') expect(line).toMatch(/x revoke ✕ +h history +\(✕ role [^│]+ +│ \? help/);
       await suite.unmount();
     }
   });

@@ -100,7 +100,8 @@ screens:
     expect(await refusal('screen: keys\nbogus: 1\n')).toMatch(
       /^bogus: unknown key \(the keys here are: default-appliance,/,
     );
-    expect(await refusal('keys:\n  frob: q\n')).toMatch(/^keys\.frob: unknown key \(the keys here are: quit, help,/);
+    expect(await refusal('keys:\n  frob: q\n')).toMatch(/^keys\.frob: expected an action: cursor-up, cursor-down,/);
+    expect(await refusal('keys:\n  keys.frobnicate: q\n')).toBe('keys: no action "keys.frobnicate"');
   });
 
   it('refuses a wrong type or value with its path, and names the screens and columns it knows', async () => {
@@ -130,17 +131,48 @@ screens:
   });
 
   it('takes a binding for every action id it exports (a key or a list; [] unbinds), and every theme', async () => {
+    const letters = 'abdefhilmnopqrtuvwyz';
     for (const theme of THEMES) {
       const keys = KEY_ACTIONS.map(
-        (action, i) => `  ${action}: ${i % 3 === 0 ? '[]' : i % 3 === 1 ? 'ctrl+x' : '[x, pgdn]'}`,
+        (action, i) =>
+          `  ${action}: ${i % 3 === 0 ? '[]' : i % 3 === 1 ? `ctrl+${letters[i]}` : `[alt+${letters[i]}, f]`}`,
       );
-      const { file } = configDir(`theme: ${theme}\nkeys:\n${keys.join('\n')}\n`);
+      // f is on both lists: the third of them would run two actions
+      const distinct = keys.map((line, i) => (i % 3 === 2 ? line.replace(', f]', ']') : line));
+      const { file } = configDir(`theme: ${theme}\nkeys:\n${distinct.join('\n')}\n`);
       const parsed = await dashboardArgs(['demo', '--config', file], env());
       if (parsed === 'help') throw new Error('help');
       expect(parsed.display.theme).toBe(theme);
-      expect(parsed.display.keys).toMatchObject({ quit: [], help: ['ctrl+x'], command: ['x', 'pgdn'] });
+      expect(parsed.display.keys).toMatchObject({ 'cursor-up': [], 'cursor-down': ['ctrl+b'], 'page-up': ['alt+d'] });
       expect(Object.keys(parsed.display.keys)).toEqual([...KEY_ACTIONS]);
+      expect(await refusal(`keys:\n${keys.join('\n')}\n`)).toMatch(/^keys: "f" would run both page-up and /);
     }
+  });
+
+  it('rebinds quit: the new key quits, the old one no longer does; a key taken twice is refused naming both', async () => {
+    const { file } = configDir('screen: keys\nkeys:\n  quit: ctrl+x\n  help: [H, "?"]\n  keys.revoke: X\n');
+    const parsed = await dashboardArgs(['--config', file, '--url', s.url], {
+      ...env(),
+      APPLIANCE_ADMIN_TOKEN: s.tokens.it_admin,
+    });
+    if (parsed === 'help') throw new Error('help');
+    const d = renderDashboard({ url: parsed.url, token: parsed.token, screen: parsed.screen, display: parsed.display });
+    try {
+      const f = await d.waitForText('alpha-key');
+      // the hint line and help show the keys as bound
+      expect(f).toMatch(/X revoke/);
+      expect(f).toMatch(/Ctrl-X quit/);
+      await d.press('q');
+      expect(d.exited()).toBe(false);
+      await d.write('\x18'); // Ctrl-X
+      await d.waitFor(() => d.exited(), 'the dashboard to quit on Ctrl-X');
+    } finally {
+      await d.unmount();
+    }
+    // x revokes on the keys screen: quit cannot take it too
+    expect(await refusal('keys:\n  quit: x\n')).toBe(
+      'keys: "x" would run both quit and keys.revoke on the keys screen',
+    );
   });
 
   it('gives the line and column of a YAML syntax error', async () => {

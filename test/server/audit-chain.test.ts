@@ -22,7 +22,7 @@ import { auditRotateKeyCommand } from '../../src/cli/audit-rotate-key.js';
 import { exportCommand } from '../../src/cli/export.js';
 import { writeTokenFile } from '../helpers/cli.js';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
+ 
 type Entry = Record<string, any>;
 type Checkpoint = { seq: number; hash: string; at: string; signature: string; key_fingerprint: string };
 
@@ -82,7 +82,7 @@ afterAll(async () => {
   await s?.close();
 });
 
-async function checkpoints(query = ''): Promise<{ items: Checkpoint[]; public_keys: Entry[] }> {
+async function checkpoints(query = ''): Promise<{ data: Checkpoint[]; public_keys: Entry[] }> {
   const res = await s.call('GET', `/audit/checkpoints?limit=500${query}`, { role: 'auditor' });
   expect(res.status).toBe(200);
   return res.json;
@@ -157,7 +157,7 @@ describe('the audit hash chain', () => {
     expect(res.headers['audit-export-filtered']).toBe('false');
     expect(checkpoint.seq).toBe(entries.at(-1)!.seq);
     expect(checkpoint.hash).toBe(entries.at(-1)!.hash);
-    const { items, public_keys } = await checkpoints();
+    const { data: items, public_keys } = await checkpoints();
     expect(items[0]).toEqual(checkpoint);
     expect(public_keys).toHaveLength(1);
     expect(public_keys[0]).toMatchObject({ algorithm: 'Ed25519', retired_at: null });
@@ -189,14 +189,14 @@ describe('the audit hash chain', () => {
   });
 
   it('signs a checkpoint every 1,000 entries, and after ten minutes when entries were added', async () => {
-    const before = (await checkpoints()).items[0];
+    const before = (await checkpoints()).data[0];
     insertAuditBatch(s.server.db, seed(2500, 100));
-    const { items, public_keys } = await checkpoints();
+    const { data: items, public_keys } = await checkpoints();
     const made = items.filter((c) => c.seq > before.seq).map((c) => c.seq - before.seq);
     expect(made.sort((a, b) => a - b)).toEqual([1000, 2000]);
     for (const c of items) expect(verifies(c, pemOf(public_keys, c.key_fingerprint))).toBe(true);
     const page = await checkpoints(`&at_or_before_seq=${before.seq}`);
-    expect(page.items.every((c) => c.seq <= before.seq)).toBe(true);
+    expect(page.data.every((c) => c.seq <= before.seq)).toBe(true);
 
     const db = s.server.db;
     const last = items[0];
@@ -210,7 +210,7 @@ describe('the audit hash chain', () => {
   it('rotates the key on the host, audited, chained and covered by a checkpoint of the new key', async () => {
     const old = (await checkpoints()).public_keys[0];
     expect(await auditRotateKeyCommand(['rotate-key', '--data', s.dataDir])).toBe(0);
-    const { items, public_keys } = await checkpoints();
+    const { data: items, public_keys } = await checkpoints();
     expect(public_keys).toHaveLength(2);
     const current = public_keys.find((k) => k.retired_at === null)!;
     expect(current.fingerprint).not.toBe(old.fingerprint);

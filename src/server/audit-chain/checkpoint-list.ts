@@ -23,7 +23,7 @@ export function listCheckpoints(
   const has_more = rows.length > q.limit;
   const page = rows.slice(0, q.limit);
   return {
-    items: page.map(({ id: _, ...c }) => c),
+    data: page.map(({ id: _, ...c }) => c),
     has_more,
     next_cursor: has_more ? encodeCursor({ id: page[page.length - 1].id }) : null,
     public_keys: publicKeys(db),
