@@ -18,6 +18,8 @@ export interface StartOptions {
   refreshMs: number;
   readOnly: boolean;
   initialScreen?: string;
+  /** lines for a screen reader instead of frames (src/app/screen-reader/) */
+  screenReader?: boolean;
   /** called once, after the first frame is on screen */
   onFirstFrame?: () => void;
 }
@@ -52,5 +54,5 @@ export async function startDashboard(o: StartOptions): Promise<number> {
   deps.poller.start();
   const first = deps.screens.find((s) => s.name === deps.ui.getState().screen);
   await Promise.all([yogaReady, deps.poller.firstRound(FIRST_FRAME_WAIT_MS, Boolean(first?.list?.rowsFrom))]);
-  return runDashboard(deps, o.onFirstFrame);
+  return runDashboard(deps, o.onFirstFrame, o.screenReader);
 }

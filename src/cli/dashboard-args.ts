@@ -18,6 +18,7 @@ ${CONNECTION_USAGE}
   --read-only        never offer changes, whatever the role
   --refresh 2s       poll interval (ms, s or m; default 2s)
   --screen NAME      the screen to start on
+  --screen-reader    say changes as short lines for a screen reader (also INK_SCREEN_READER=true)
   demo               run against an embedded demo appliance on loopback (what npm start does)`;
 
 /** `2s`, `500ms`, `1m`, or a bare number of seconds. */
@@ -41,6 +42,7 @@ interface Parsed {
   refreshMs: number;
   role: Role;
   screen?: string;
+  screenReader: boolean;
 }
 
 export function parseDashboardArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): Parsed | 'help' {
@@ -52,6 +54,7 @@ export function parseDashboardArgs(argv: string[], env: NodeJS.ProcessEnv = proc
       refresh: { type: 'string', default: '2s' },
       role: { type: 'string' },
       screen: { type: 'string' },
+      'screen-reader': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
     allowPositionals: true,
@@ -70,7 +73,9 @@ export function parseDashboardArgs(argv: string[], env: NodeJS.ProcessEnv = proc
   }
   const role = (values.role ?? 'it_admin') as Role;
   if (!(ROLES as readonly string[]).includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
-  const base = { demo, readOnly: values['read-only'], refreshMs, role, screen: values.screen };
+  // Ink's own switch turns on the dashboard's screen-reader mode (src/app/screen-reader/)
+  const screenReader = values['screen-reader'] || env.INK_SCREEN_READER === 'true';
+  const base = { demo, readOnly: values['read-only'], refreshMs, role, screen: values.screen, screenReader };
   if (demo) {
     if (values.url || values['token-file'])
       throw new UsageError('demo runs its own appliance; it takes no --url or --token-file');
