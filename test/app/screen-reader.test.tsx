@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
+import { startTestServer } from '../helpers/server.js';
 import type { DashboardHarness } from '../helpers/dashboard.js';
 
 const QUOTA = { requests_per_minute: 60, tokens_per_minute: 40_000, tokens_per_day: 800_000 };
@@ -84,8 +85,26 @@ describe('screen-reader mode', () => {
     before = d.spoken.length;
     await d.type('epsilon-sr');
     await d.press('enter');
-    await d.waitFor(() => d.spoken.slice(before).some((l) => l.startsWith('dialog: ')), 'the result said');
-    expect(d.spoken.slice(before).join('\n')).not.toMatch(/aak_[A-Za-z0-9]{20,}/);
+    await d.waitFor(() => d.spoken.slice(before).includes('dialog: Secret for epsilon-sr'), 'the secret dialog said');
+    const shown = d.deps.dialogs.getState().stack.at(-1)?.spec;
+    expect(shown?.kind === 'secret' && shown.secret.length > 10).toBe(true);
+    expect(d.spoken.join('\n')).not.toContain((shown as { secret: string }).secret);
+
+    await d.press('enter');
+    await d.waitFor(() => d.spoken.includes('dialog: Key created'), 'the result said');
+    await sleep(500);
+    expect(d.spoken.filter((l) => l === 'dialog: Key created')).toHaveLength(1);
+  });
+
+  it('says a lost connection once, however many polls fail after it', async () => {
+    const other = await startTestServer();
+    const d = suite.render({ server: other, screen: 'keys', screenReader: true, refreshMs: 200 });
+    await d.waitFor(() => d.spoken.some((l) => l.startsWith('Gateway keys screen, no rows')), 'the empty list said');
+    await other.close();
+    await d.waitFor(() => d.spoken.some((l) => l.startsWith('connection lost: ')), 'the loss said');
+    const failures = d.deps.resources.getState().connection.failures;
+    await d.waitFor(() => d.deps.resources.getState().connection.failures >= failures + 2, 'two more failed polls');
+    expect(d.spoken.filter((l) => l.startsWith('connection lost: '))).toHaveLength(1);
   });
 
   it('sends no box drawing, sparkline or escape sequence', async () => {

@@ -39,7 +39,7 @@ describe.skipIf(!hasTmux())('screen-reader mode in tmux', () => {
   for (const run of RUNS) {
     it(`${run.role} at ${run.cols}x${run.rows} (${run.how === 'flag' ? '--screen-reader' : 'INK_SCREEN_READER=true'}): one line per cursor move, nothing for an unchanged refresh`, async () => {
       const args = ['--screen', 'keys', '--refresh', '300ms', ...(run.how === 'flag' ? ['--screen-reader'] : [])];
-      const env = run.how === 'env' ? { INK_SCREEN_READER: 'true' } : {};
+      const env: Record<string, string> = run.how === 'env' ? { INK_SCREEN_READER: 'true' } : {};
       const t = await startDashboard(s, run.role, `sr-${run.role}`, { args, env, cols: run.cols, rows: run.rows });
       sessions.push(t);
       await t.waitForScreen(/Gateway keys screen, list of 2 rows, cursor on row 1: Name sr-/);
