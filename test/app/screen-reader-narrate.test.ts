@@ -10,6 +10,7 @@ const base: Snapshot = {
   title: 'Gateway keys',
   mode: 'normal',
   loaded: true,
+  failed: false,
   dialog: null,
   flash: null,
   connection: { state: 'ok', error: null },

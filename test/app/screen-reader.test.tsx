@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
 import { startTestServer } from '../helpers/server.js';
+import { screens } from '../../screens/index.js';
 import type { DashboardHarness } from '../helpers/dashboard.js';
 
 const QUOTA = { requests_per_minute: 60, tokens_per_minute: 40_000, tokens_per_day: 800_000 };
@@ -106,6 +107,25 @@ describe('screen-reader mode', () => {
     await d.waitFor(() => d.deps.resources.getState().connection.failures >= failures + 2, 'two more failed polls');
     expect(d.spoken.filter((l) => l.startsWith('connection lost: '))).toHaveLength(1);
   });
+
+  it('says a screen whose answer failed has no data, not that its list is empty', async () => {
+    const gone = await startTestServer();
+    await gone.close();
+    const d = suite.render({ url: gone.url, token: gone.tokens.it_admin, screen: 'keys', screenReader: true });
+    await d.waitFor(() => d.spoken.includes('Gateway keys screen, no data: the request failed; r retries'), 'failed');
+    expect(d.spoken.join('\n')).not.toContain('no rows');
+  });
+
+  it.each(screens.map((x) => [x.name, x.title]))(
+    'reads the %s screen by name once its answers are in',
+    async (name, title) => {
+      const d = suite.render({ screen: name, screenReader: true });
+      await d.waitFor(
+        () => d.spoken.some((l) => l.startsWith(`${title} screen`) && !l.endsWith(', loading')),
+        'the screen read',
+      );
+    },
+  );
 
   it('sends no box drawing, sparkline or escape sequence', async () => {
     const d = suite.render({ screen: 'overview', screenReader: true });

@@ -8,8 +8,10 @@ export interface Snapshot {
   screen: string;
   title: string;
   mode: 'normal' | 'help' | 'command' | 'filter' | 'detail';
-  /** the list's answer (or the view's) has arrived */
+  /** every answer the screen asked for has arrived, or failed */
   loaded: boolean;
+  /** the screen's main answer failed and there is none to show */
+  failed: boolean;
   dialog: { id: number; spec: DialogSpec } | null;
   flash: Flash | null;
   connection: Pick<ConnectionInfo, 'state' | 'error'>;
@@ -42,6 +44,7 @@ function listLine(list: ListSnapshot): string {
 function intro(s: Snapshot): string {
   const name = `${speakable(s.title, 80)} screen`;
   if (!s.loaded) return `${name}, loading`;
+  if (s.failed) return `${name}, no data: the request failed; r retries`;
   if (!s.list) return `${name}; Enter reads its details`;
   return `${name}, ${listLine(s.list)}`;
 }
