@@ -59,6 +59,24 @@ describe('screen-reader mode', () => {
     expect(moved[0]).toContain('Quota rpm/tpm/tpd 60 / 40k / 800k');
   });
 
+  it('says the filter prompt, then how many rows match as the filter is typed', async () => {
+    const d = suite.render({ screen: 'keys', screenReader: true });
+    await d.waitFor(() => d.spoken.some((l) => l.includes('list of')), 'the keys listed');
+    const before = d.spoken.length;
+    await d.press('/');
+    await d.waitFor(() => d.spoken.slice(before).some((l) => l.startsWith('filter: type')), 'the prompt said');
+    await d.type('gamma');
+    await d.waitFor(
+      () => d.spoken.at(-1)?.startsWith('list of 1 row matching "gamma", cursor on row 1: Name gamma-batch') === true,
+      'the match said',
+    );
+    await d.press('esc');
+    await d.waitFor(
+      () => d.spoken.at(-1)?.startsWith('list of 3 rows, cursor on row 1') === true,
+      'the filter cleared',
+    );
+  });
+
   it('says nothing for an unchanged refresh, and once what a changed one changed', async () => {
     const d = suite.render({ screen: 'keys', screenReader: true, refreshMs: 200 });
     await d.waitFor(() => d.spoken.some((l) => l.includes('list of')), 'the keys listed');
