@@ -17,6 +17,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const RUNS: { role: Role; cols: number; rows: number; how: 'flag' | 'env' }[] = [
   { role: 'it_admin', cols: 120, rows: 40, how: 'flag' },
   { role: 'auditor', cols: 80, rows: 24, how: 'env' },
+  // smaller than the shell's frame: nothing is drawn, so nothing is too small
+  { role: 'app_owner', cols: 70, rows: 20, how: 'flag' },
 ];
 
 describe.skipIf(!hasTmux())('screen-reader mode in tmux', () => {
