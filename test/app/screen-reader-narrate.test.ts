@@ -36,6 +36,12 @@ describe('what the screen-reader mode says', () => {
     expect(narrate(base, { ...base })).toEqual([]);
   });
 
+  it('reads the screen again when its failed answer comes in, rather than counting its rows as new', () => {
+    const failed = { ...base, failed: true, list: { ...base.list!, rows: new Map(), count: 0, cursorKey: null } };
+    expect(narrate(base, failed)).toEqual(['Gateway keys screen, no data: the request failed; r retries']);
+    expect(narrate(failed, base)).toEqual(['Gateway keys screen, list of 2 rows, cursor on row 1: Name one']);
+  });
+
   it('reads a progress dialog once, then only the lines an update adds', () => {
     const spec = { kind: 'progress' as const, title: 'Applying', lines: ['step 1 of 2'] };
     const open = { ...base, dialog: { id: 7, spec } };

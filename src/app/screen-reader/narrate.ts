@@ -96,6 +96,7 @@ export function narrate(before: Snapshot | null, after: Snapshot): string[] {
     before.screen !== after.screen ||
     before.dialog !== null ||
     before.loaded !== after.loaded ||
+    before.failed !== after.failed ||
     (before.mode !== after.mode && (isPage(before.mode) || isPage(after.mode)));
   const prompt = PROMPTS[after.mode];
   if (isPage(after.mode)) {
