@@ -4,6 +4,8 @@ import { sanitize } from '../text/sanitize.js';
 import { App } from './App.js';
 import { KeyStdin } from './key-stdin.js';
 import type { DashboardDeps } from './deps.js';
+import { ScreenReaderApp } from './screen-reader/Announcer.js';
+import { silentStdout } from './screen-reader/silent-stdout.js';
 
 /** How Ink draws frames (also used by the benchmarks in test/bench, which measure them). */
 export const FRAME_OPTIONS = {
@@ -35,24 +37,38 @@ const BRACKETED_PASTE_OFF = '\x1b[?2004l';
  * shell's scrollback intact; raw mode, cursor, screen and paste mode are restored on exit, on a
  * signal and after a crash, which ends with one short message instead of a stack trace.
  */
-export async function runDashboard(deps: DashboardDeps, onFirstFrame?: () => void): Promise<number> {
+export async function runDashboard(
+  deps: DashboardDeps,
+  onFirstFrame?: () => void,
+  screenReader = false,
+): Promise<number> {
   const { stdout, stderr } = process;
   const tty = Boolean(stdout.isTTY);
+  // A screen reader follows lines added to the normal screen (src/app/screen-reader/), not frames.
+  const enterModes = (screenReader ? '' : ENTER_ALT_SCREEN) + BRACKETED_PASTE_ON;
+  const leaveModes = BRACKETED_PASTE_OFF + (screenReader ? '' : LEAVE_ALT_SCREEN);
   let restored = !tty;
   let terminalGone = false;
   const restoreTerminal = () => {
     if (restored || terminalGone) return;
     restored = true;
-    stdout.write(BRACKETED_PASTE_OFF + LEAVE_ALT_SCREEN);
+    stdout.write(leaveModes);
   };
-  if (tty) stdout.write(ENTER_ALT_SCREEN + BRACKETED_PASTE_ON);
+  if (tty) stdout.write(enterModes);
   process.once('exit', restoreTerminal);
 
-  const instance = render(<App deps={deps} />, {
+  const app = screenReader ? (
+    <ScreenReaderApp deps={deps} say={(line) => stdout.write(`${line}\n`)} />
+  ) : (
+    <App deps={deps} />
+  );
+  const instance = render(app, {
     stdin: new KeyStdin(process.stdin) as unknown as NodeJS.ReadStream,
     exitOnCtrlC: true,
-    patchConsole: true,
+    patchConsole: !screenReader,
     ...FRAME_OPTIONS,
+    // Ink's own mode would redraw the whole tree as text on every change: ours says what changed
+    ...(screenReader ? { stdout: silentStdout(stdout), isScreenReaderEnabled: false } : {}),
   });
   // Ink draws the first frame within render()
   onFirstFrame?.();

@@ -21,6 +21,8 @@ export interface StartOptions {
   initialScreen?: string;
   /** the config file's theme, export folder, aliases, key bindings, columns and sorts */
   display?: DisplaySettings;
+  /** lines for a screen reader instead of frames (src/app/screen-reader/) */
+  screenReader?: boolean;
   /** called once, after the first frame is on screen */
   onFirstFrame?: () => void;
 }
@@ -56,5 +58,5 @@ export async function startDashboard(o: StartOptions): Promise<number> {
   deps.poller.start();
   const first = deps.screens.find((s) => s.name === deps.ui.getState().screen);
   await Promise.all([yogaReady, deps.poller.firstRound(FIRST_FRAME_WAIT_MS, Boolean(first?.list?.rowsFrom))]);
-  return runDashboard(deps, o.onFirstFrame);
+  return runDashboard(deps, o.onFirstFrame, o.screenReader);
 }

@@ -25,6 +25,7 @@ ${CONNECTION_USAGE}
   --read-only        never offer changes, whatever the role
   --refresh 2s       poll interval (ms, s or m; default 2s)
   --screen NAME      the screen to start on
+  --screen-reader    say changes as short lines for a screen reader (also INK_SCREEN_READER=true)
   --config FILE      the config file (default: $XDG_CONFIG_HOME/appliance-admin/config.yaml, else ~/.config/…)
   demo               run against an embedded demo appliance on loopback (what npm start does)
 
@@ -38,6 +39,7 @@ export const DASHBOARD_OPTIONS = {
   refresh: { type: 'string' },
   role: { type: 'string' },
   screen: { type: 'string' },
+  'screen-reader': { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -85,6 +87,8 @@ interface Parsed {
   /** the appliance of the config file in use, by name */
   appliance?: string;
   display: DisplaySettings;
+  /** lines for a screen reader instead of frames (src/app/screen-reader/) */
+  screenReader: boolean;
 }
 
 type Flags = ReturnType<typeof readFlags>['values'];
@@ -156,6 +160,8 @@ export function effectiveSettings(argv: string[], env: NodeJS.ProcessEnv, config
   }
   const role = (values.role ?? 'it_admin') as Role;
   if (!(ROLES as readonly string[]).includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+  // Ink's own switch turns on the dashboard's screen-reader mode (src/app/screen-reader/)
+  const screenReader = values['screen-reader'] || env.INK_SCREEN_READER === 'true';
   const base = {
     demo,
     readOnly: values['read-only'],
@@ -163,6 +169,7 @@ export function effectiveSettings(argv: string[], env: NodeJS.ProcessEnv, config
     role,
     screen: values.screen ?? c.screen,
     display: displaySettings(c),
+    screenReader,
   };
   if (demo) {
     if (values.url || values['token-file'] || values.appliance)

@@ -30,6 +30,13 @@ describe('dashboard command line', () => {
     expect(() => parseDashboardArgs(['demo', '--role', 'root'], {})).toThrow(/--role must be one of/);
   });
 
+  it("turns the screen-reader mode on with --screen-reader or Ink's INK_SCREEN_READER=true", () => {
+    expect(parseDashboardArgs(['demo'], {})).toMatchObject({ screenReader: false });
+    expect(parseDashboardArgs(['demo', '--screen-reader'], {})).toMatchObject({ screenReader: true });
+    expect(parseDashboardArgs(['demo'], { INK_SCREEN_READER: 'true' })).toMatchObject({ screenReader: true });
+    expect(parseDashboardArgs(['demo'], { INK_SCREEN_READER: 'false' })).toMatchObject({ screenReader: false });
+  });
+
   it('reads the token from a 0600 file, and refuses a file others can read', () => {
     const ok = parseDashboardArgs(
       ['--url', 'http://127.0.0.1:8080', '--token-file', tokenFile(0o600), '--read-only', '--refresh', '500ms'],

@@ -5,6 +5,7 @@ import type { Role } from '../../src/contract/index.js';
 import { ApiClient } from '../../src/client/api-client.js';
 import { createDashboard, type DashboardDeps } from '../../src/app/deps.js';
 import { App } from '../../src/app/App.js';
+import { ScreenReaderApp } from '../../src/app/screen-reader/Announcer.js';
 import { KeyStdin, PASTE_END, PASTE_START } from '../../src/app/key-stdin.js';
 import type { AnyScreen } from '../../src/ui/screen-api.js';
 import type { SignInSetup } from '../../src/app/sign-in.js';
@@ -88,6 +89,8 @@ export interface DashboardHarness {
   /** a bracketed paste, in one read (needs keyStdin to arrive as a paste) */
   paste(text: string): Promise<void>;
   frame(): string;
+  /** screen-reader mode: the lines said so far (frames are still drawn, to the fake terminal) */
+  spoken: string[];
   /** every frame written so far, joined (to assert something was never shown) */
   allFrames(): string;
   /** drops the frames recorded so far (a real terminal keeps no history of them) */
@@ -131,6 +134,8 @@ export interface DashboardOptions {
   keyStdin?: boolean;
   /** the config file's display settings (src/cli/dashboard-args.ts) */
   display?: DisplaySettings;
+  /** the screen-reader mode (src/app/screen-reader/): what it says is in `spoken` */
+  screenReader?: boolean;
 }
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
@@ -165,7 +170,9 @@ export function renderDashboard(o: DashboardOptions): DashboardHarness {
   const stdout = new FakeStdout(o.columns ?? 120, o.rows ?? 32);
   const stdin = new FakeStdin();
   const stderr = new FakeStdout(120, 32);
-  const instance = render(<App deps={deps} />, {
+  const spoken: string[] = [];
+  const app = o.screenReader ? <ScreenReaderApp deps={deps} say={(line) => spoken.push(line)} /> : <App deps={deps} />;
+  const instance = render(app, {
     stdout: stdout as unknown as NodeJS.WriteStream,
     stdin: (o.keyStdin ? new KeyStdin(stdin as unknown as NodeJS.ReadStream) : stdin) as unknown as NodeJS.ReadStream,
     stderr: stderr as unknown as NodeJS.WriteStream,
@@ -198,6 +205,7 @@ export function renderDashboard(o: DashboardOptions): DashboardHarness {
   return {
     deps,
     clipboard,
+    spoken,
     async press(...keys) {
       for (const k of keys) {
         const seq = KEYS[k] ?? (k.length === 1 ? k : undefined);

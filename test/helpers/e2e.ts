@@ -34,15 +34,15 @@ export const TROUBLE =
   /✕ ERROR|✕ STALE|✕ NO DATA|No data: the request failed|failed to draw|does not fit the contract|DISCONNECTED|connection lost|stopped after an unexpected error/;
 
 /**
- * The BUILT dashboard (node bin/appliance-admin.cjs --url … --token-file …) in a 120x40 tmux
- * pane, signed in as `role` with a token from a 0600 file, working in `cwd` (a fresh temporary
+ * The BUILT dashboard (node bin/appliance-admin.cjs --url … --token-file …) in a tmux pane
+ * (120x40 unless told), signed in as `role` with a token from a 0600 file, working in `cwd` (a fresh temporary
  * directory unless given: exports with their default file name land there). Run ensureBuilt() first.
  */
 export function startDashboard(
   s: TestServer,
   role: Role,
   session: string,
-  o: { cwd?: string; args?: string[] } = {},
+  o: { cwd?: string; args?: string[]; env?: Record<string, string>; cols?: number; rows?: number } = {},
 ): Promise<TmuxSession> {
   const tokenFile = writeTokenFile(s.tokens[role]);
   return TmuxSession.start({
@@ -59,7 +59,10 @@ export function startDashboard(
       XDG_CACHE_HOME: tempDir('aa-e2e-cache'),
       CI: 'true',
       CONTINUOUS_INTEGRATION: 'true',
+      ...o.env,
     },
+    cols: o.cols,
+    rows: o.rows,
   });
 }
 
