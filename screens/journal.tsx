@@ -91,7 +91,11 @@ export const journalScreen = defineScreen<JournalEntry>({
             tone: 'info',
             summary: [`The list shows only run ${e.run_id}; f changes the filters, c clears them.`],
           };
-        ctx.setExtra({ filters: { ...h.filters, run_id: e.run_id }, cursors: [], anchor: null }, { top: true });
+        // The whole run: a status, tool or time filter kept here would hide some of its steps.
+        ctx.setExtra(
+          { filters: { run_id: e.run_id }, range: 'all', from: null, until: null, cursors: [], anchor: null },
+          { top: true },
+        );
       },
     },
   ],
