@@ -53,7 +53,8 @@ export const journalScreen = defineScreen<JournalEntry>({
     // Channel and run come last: on an 80-column terminal they are the ones left out (Enter shows them).
     columns: [
       { header: 'Time (UTC)', value: (e) => tableTime(e.started_at), width: 19 },
-      { header: 'Agent', value: (e) => e.agent, minWidth: 8, maxWidth: 20 },
+      // an agent's name stays readable at 80 columns (hr-assistant), before the token counts
+      { header: 'Agent', value: (e) => e.agent, minWidth: 12, maxWidth: 20 },
       { header: 'Step', value: (e) => e.step, align: 'right', width: 4 },
       { header: 'Tool', value: (e) => e.tool, minWidth: 6, maxWidth: 18 },
       { header: 'Status', value: status, tone: (e) => toneOf(e.status), width: 11 },

@@ -11,7 +11,7 @@ export async function modelsAndRouting(ctx: ActionContext): Promise<{ models: Mo
 }
 
 /** One workload whose effective model a change moves: "chat: llama-3.1-8b → mistral-7b". */
-export interface Moved {
+interface Moved {
   workload: string;
   from: string | null | undefined;
   to: string | null | undefined;

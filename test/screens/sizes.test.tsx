@@ -39,21 +39,23 @@ const SIZES = [
 ] as const;
 
 /**
- * The first column of each list: the name where its rows have one; the logs (audit, journal, jobs)
- * are read in time order, so their time comes first and the names right after it.
+ * The leading columns of each list: the name first where its rows have one; the logs (audit,
+ * journal, jobs) are read in time order, so their time comes first and a name right after it.
  */
-const FIRST_COLUMN: Record<string, string> = {
-  overview: 'State',
-  connectors: 'Name',
-  channels: 'Name',
-  keys: 'Name',
-  models: 'Name',
-  routing: 'Workload',
-  audit: 'Time (UTC)',
-  journal: 'Time (UTC)',
-  budgets: 'Agent',
-  jobs: 'Created (UTC)',
+const LEADING: Record<string, string[]> = {
+  overview: ['State', 'What'],
+  connectors: ['Name'],
+  channels: ['Name'],
+  keys: ['Name'],
+  models: ['Name'],
+  routing: ['Workload'],
+  audit: ['Time (UTC)', 'Actor (role)'],
+  journal: ['Time (UTC)', 'Agent'],
+  budgets: ['Agent'],
+  usage: ['Key'],
+  jobs: ['Created (UTC)', 'Connector'],
 };
+const escaped = (s: string) => s.replace(/[()]/g, '\\$&');
 
 /** Each form a key opens, and every field label it must show whole. */
 const FORMS: { screen: string; row?: string; key: string; title: string; labels: string[] }[] = [
@@ -125,14 +127,10 @@ describe.each(SIZES)('every screen at %ix%i', (columns, rows) => {
       expect(hintLine(f)).toMatch(/q quit$/);
       fitsTheWidth(f, columns);
       expect(f.split('\n').length).toBeLessThanOrEqual(rows);
-      const first = FIRST_COLUMN[name];
-      if (first) {
-        const header = await d.waitFor(
-          (x) => x.split('\n').some((l) => /^ {2}\S/.test(l) && l.includes('  ')),
-          'a header',
-        );
-        const headerLine = header.split('\n').find((l) => l.startsWith(`  ${first}`));
-        expect(headerLine, `${name}: the header starts with ${first}`).toBeDefined();
+      const leading = LEADING[name];
+      if (leading) {
+        const header = new RegExp(`^ {2}${leading.map(escaped).join('[ ▲▼]*\\s+')}`, 'm');
+        await d.waitFor((x) => header.test(x), `${name}: the header starts with ${leading.join(', ')}`);
       }
     });
 
@@ -145,7 +143,7 @@ describe.each(SIZES)('every screen at %ix%i', (columns, rows) => {
       await d.press(form.key);
       const f = await d.waitForText(form.title);
       for (const label of form.labels)
-        expect(f, `${form.title}: ${label}`).toMatch(new RegExp(`│ (› | {2})${label.replace(/[()]/g, '\\$&')}`));
+        expect(f, `${form.title}: ${label}`).toMatch(new RegExp(`│ (› | {2})${escaped(label)}`));
       fitsTheWidth(f, columns);
       expect(f.split('\n').length).toBeLessThanOrEqual(rows);
       await d.press('esc');
