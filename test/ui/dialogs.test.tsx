@@ -116,7 +116,14 @@ describe('Message dialog', () => {
     const json = body.filter((l) => /quota|_per_|\d/.test(l));
     expect(json.length).toBeGreaterThan(1);
     for (const l of json.slice(0, -1)) expect(l).toMatch(/[,:{]$/);
+    // continued under its key, past the line's own indent
+    for (const l of json.slice(1)) expect(l).toMatch(/^ {6}\S/);
     expect(json.join('').replace(/\s/g, '')).toContain(JSON.stringify(quota));
-    expect(body.filter((l) => /^x+$/.test(l)).join('')).toBe(long);
+    expect(
+      body
+        .filter((l) => /^ *x+$/.test(l))
+        .map((l) => l.trim())
+        .join(''),
+    ).toBe(long);
   });
 });
