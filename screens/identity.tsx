@@ -60,7 +60,7 @@ function contextLines(settings: Settings | undefined, width: number): Line[] {
 }
 
 function resultLines(r: IdentityTestResult | null, width: number): Line[] {
-  if (!r) return [heading('Last result'), plain('  No check run yet in this session. Press t to run one.')];
+  if (!r) return [heading('Last result'), plain('  No check run yet in this session.')];
   const steps = r.steps ?? [];
   const id = Math.min(20, Math.max(4, ...steps.map((s) => widthOf(s.id ?? ''))));
   return [

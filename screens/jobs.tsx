@@ -53,11 +53,12 @@ export const jobsScreen = defineScreen<JobRow>({
     // The error comes before the names: at 80 columns it is what stays (Enter shows every field).
     columns: [
       { header: 'Created (UTC)', value: (j) => tableTime(j.created_at), width: 19 },
+      // the connector's name before what happened to it: at 80 columns the source and the time taken go first
+      { header: 'Connector', value: (j) => j.connector_name ?? j.connector_id, minWidth: 12, maxWidth: 22 },
       { header: 'State', value: (j) => j.state, tone: (j) => toneOf(j.state), width: 9 },
       { header: 'Items', value: (j) => j.items ?? '–', align: 'right', width: 6 },
-      { header: 'Error', value: (j) => j.error ?? '', grow: true, minWidth: 36 },
+      { header: 'Error', value: (j) => j.error ?? '', grow: true, minWidth: 20 },
       { header: 'Source', value: (j) => j.source_name ?? j.source_id, minWidth: 8, maxWidth: 20 },
-      { header: 'Connector', value: (j) => j.connector_name ?? j.connector_id, minWidth: 10, maxWidth: 22 },
       { header: 'Took', value: took, align: 'right', width: 7 },
     ],
     rowKey: (j) => j.job_id,

@@ -53,7 +53,8 @@ export const journalScreen = defineScreen<JournalEntry>({
     // Channel and run come last: on an 80-column terminal they are the ones left out (Enter shows them).
     columns: [
       { header: 'Time (UTC)', value: (e) => tableTime(e.started_at), width: 19 },
-      { header: 'Agent', value: (e) => e.agent, minWidth: 8, maxWidth: 20 },
+      // an agent's name stays readable at 80 columns (hr-assistant), before the token counts
+      { header: 'Agent', value: (e) => e.agent, minWidth: 12, maxWidth: 20 },
       { header: 'Step', value: (e) => e.step, align: 'right', width: 4 },
       { header: 'Tool', value: (e) => e.tool, minWidth: 6, maxWidth: 18 },
       { header: 'Status', value: status, tone: (e) => toneOf(e.status), width: 11 },
@@ -91,7 +92,11 @@ export const journalScreen = defineScreen<JournalEntry>({
             tone: 'info',
             summary: [`The list shows only run ${e.run_id}; f changes the filters, c clears them.`],
           };
-        ctx.setExtra({ filters: { ...h.filters, run_id: e.run_id }, cursors: [], anchor: null }, { top: true });
+        // The whole run: a status, tool or time filter kept here would hide some of its steps.
+        ctx.setExtra(
+          { filters: { run_id: e.run_id }, range: 'all', from: null, until: null, cursors: [], anchor: null },
+          { top: true },
+        );
       },
     },
   ],

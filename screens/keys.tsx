@@ -1,7 +1,7 @@
 import type { GatewayKey, Quota, Usage } from '../src/contract/index.js';
 import { DisplayName } from '../src/contract/common.js';
 import { defineScreen, type ActionContext } from '../src/ui/screen-api.js';
-import { quotaFields, quotaOf, quotaText, setQuotaAction } from './shared/quota.js';
+import { KEY_REVOKED, quotaFields, quotaOf, quotaText, setQuotaAction } from './shared/quota.js';
 import { ago, shortTime } from '../src/ui/format.js';
 import { toneOf } from '../src/ui/theme.js';
 import { timeKey } from '../src/ui/sort.js';
@@ -151,7 +151,7 @@ export const keysScreen = defineScreen<KeyRow>({
       mutates: true,
       capability: 'gateway.key.revoke',
       needsRow: true,
-      unavailable: (k) => (k.status === 'revoked' ? 'the key is already revoked' : null),
+      unavailable: (k) => (k.status === 'revoked' ? KEY_REVOKED : null),
       async run(ctx, key) {
         const ok = await ctx.typeToConfirm({
           title: `Revoke ${key.name}?`,

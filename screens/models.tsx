@@ -3,6 +3,7 @@ import { defineScreen } from '../src/ui/screen-api.js';
 import { bytes } from '../src/ui/format.js';
 import { markOf, toneOf } from '../src/ui/theme.js';
 import { auditHistoryAction } from './shared/audit-history.js';
+import { confirmModelChange, modelsAndRouting } from './shared/model-change.js';
 
 /** 8030000000 -> "8.0 B" (parameters, not bytes). */
 function paramCount(n: number | null | undefined): string {
@@ -76,13 +77,17 @@ export const modelsScreen = defineScreen<Model>({
       needsRow: true,
       unavailable: whyNotActivate,
       async run(ctx, model) {
-        const ok = await ctx.confirm({
+        const { models, routing } = await modelsAndRouting(ctx);
+        const before = models.find((m) => m.active);
+        const following = routing.filter((e) => e.model_id == null);
+        const pinned = routing.length - following.length;
+        const ok = await confirmModelChange(ctx, {
           title: `Activate ${model.name}?`,
-          message: [
-            `${model.name} (${model.id}) becomes the appliance's default model.`,
-            'Workloads that follow the active model switch to it;',
-            'workloads routed to a specific model keep theirs.',
-          ],
+          change: `Active model: ${before?.id ?? 'none'} → ${model.id}`,
+          moved: following.map((e) => ({ workload: e.workload, from: e.effective_model_id, to: model.id })),
+          note: pinned
+            ? `${pinned} workload${pinned === 1 ? '' : 's'} routed to a specific model keep${pinned === 1 ? 's' : ''} it.`
+            : undefined,
           confirmLabel: 'Activate',
         });
         if (!ok) return;

@@ -4,6 +4,7 @@ import { shortTime } from '../src/ui/format.js';
 import { timeKey } from '../src/ui/sort.js';
 import { routingChange, routingChangeOf } from '../src/ui/audit-change.js';
 import { auditHistoryAction } from './shared/audit-history.js';
+import { confirmModelChange, modelsAndRouting } from './shared/model-change.js';
 
 const FOLLOWS = 'follows active';
 
@@ -53,7 +54,9 @@ export const routingScreen = defineScreen<RoutingEntry>({
       needsRow: true,
       async run(ctx, entry) {
         // Fetched now, not from the poll: only models present at this moment are offered.
-        const models = (await ctx.call('listModels', { query: { limit: 500 } })).data ?? [];
+        const { models, routing } = await modelsAndRouting(ctx);
+        // the confirmation's "before" as the appliance has it now, not as the last poll saw it
+        const now = routing.find((e) => e.workload === entry.workload) ?? entry;
         const active = models.find((m) => m.active);
         const present = models.filter((m) => m.state === 'present');
         const missing = models.length - present.length;
@@ -75,6 +78,15 @@ export const routingScreen = defineScreen<RoutingEntry>({
           ],
         });
         if (!choice) return;
+        const ok = await confirmModelChange(ctx, {
+          title: `Route ${entry.workload}?`,
+          change: `${entry.workload}: ${routingChange(now.model_id, choice.model_id)}`,
+          moved: [
+            { workload: entry.workload, from: now.effective_model_id, to: choice.model_id ?? active?.id ?? null },
+          ],
+          confirmLabel: 'Route',
+        });
+        if (!ok) return;
         const after = await ctx.call('setRouting', {
           params: { workload: entry.workload },
           body: { model_id: choice.model_id },

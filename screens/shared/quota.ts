@@ -60,8 +60,10 @@ async function currentKey(ctx: ActionContext, id: string): Promise<GatewayKey | 
   return undefined;
 }
 
-const revoked = (k: GatewayKey | undefined) =>
-  k?.status === 'revoked' ? 'the key is revoked; its quota is frozen' : null;
+/** Why no action applies to a revoked key: every action says it in the same words, so the hint says it once. */
+export const KEY_REVOKED = 'the key is revoked';
+
+const revoked = (k: GatewayKey | undefined) => (k?.status === 'revoked' ? KEY_REVOKED : null);
 
 /**
  * `u` set quota, wherever a key is at hand (keys; a usage row, beside its rejections): `keyOf`

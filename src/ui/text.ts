@@ -68,19 +68,25 @@ export function fit(s: string, width: number, align: 'left' | 'right' = 'left'):
   return align === 'right' ? pad + t : t + pad;
 }
 
-/** Wraps `s` into lines of at most `width` columns, breaking at spaces where it can. */
+/**
+ * Wraps `s` into lines of at most `width` columns, breaking after a space or punctuation where it
+ * can (compact JSON has no spaces: it breaks after its commas and colons), inside a token only
+ * when the token alone is wider than a line.
+ */
 export function wrapText(s: string, width: number): string[] {
   if (width <= 0) return [s];
   if (widthOf(s) <= width) return [s];
   const out: string[] = [];
   let line = '';
-  for (const word of s.split(/(?<= )/)) {
+  for (const word of s.split(/(?<=[ ,;:{}[\]])/)) {
     if (stringWidth(line + word) <= width) {
       line += word;
       continue;
     }
     if (line.trim()) out.push(line.trimEnd());
     line = '';
+    // a space that ended the line does not start the next one
+    if (!word.trim()) continue;
     let rest = word;
     while (stringWidth(rest) > width) {
       let cut = '';

@@ -144,6 +144,9 @@ describe('identity screen', () => {
     await d.waitForText('READ-ONLY');
     const f = await d.waitForText('Identity-provider connectivity pre-check');
     expect(flat(f)).toContain(NOTE);
+    // nothing invites the auditor to press the disabled t
+    expect(f).toContain('No check run yet in this session.');
+    expect(f).not.toContain('Press t');
     await d.waitForText(/t run check ✕.*role auditor is read-only/);
     const audit = suite.auditRows();
     const calls = idp.requests();

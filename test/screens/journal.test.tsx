@@ -136,6 +136,26 @@ describe('journal screen', () => {
     expect(f).toContain('page 1 · 50 per page · all shown');
   });
 
+  it('u on a filtered list shows the whole run: the status and time filters go, only the run stays', async () => {
+    const d = suite.render({ screen: 'journal' });
+    await d.waitForText(runId(0));
+    patchScreen(d.deps.ui, 'journal', { extra: { range: '1h', filters: { status: 'cancelled' } } });
+    await d.waitFor(
+      (f) => tableRows(f).length > 0 && tableRows(f).every((r) => r.includes('cancelled')),
+      'only cancelled steps',
+    );
+    await d.press('/');
+    await d.type(runId(7));
+    await d.press('enter');
+    await d.waitFor((f) => tableRows(f).some((l) => l.startsWith('›') && l.includes(runId(7))), 'run 7 selected');
+    await d.press('u');
+    const f = await d.waitFor((x) => tableRows(x).length === 4, 'all four steps of run 7');
+    expect(tableRows(f).every((r) => r.includes(runId(7)))).toBe(true);
+    expect(tableRows(f).filter((r) => r.includes('succeeded')).length).toBe(3);
+    expect(f).not.toContain('status cancelled');
+    expect(f).not.toContain('last hour');
+  });
+
   it('exports csv for an auditor; rows match the server and nothing is disabled', async () => {
     const dest = join(tempDir('aa-journal-export'), 'journal.csv');
     const d = suite.render({ role: 'auditor', screen: 'journal' });

@@ -122,7 +122,7 @@ describe('keys screen', () => {
     await d.waitFor((f) => /to-revoke\s+revoked/.test(f), 'the list to show it revoked');
     // a revoked key offers no revoke or quota change
     await d.press('x');
-    await d.waitForText('revoke: the key is already revoked.');
+    await d.waitForText('revoke: the key is revoked.');
   });
 
   it('the key hints follow the selected row: a revoked key says why revoke is off, an active one does not', async () => {
@@ -143,17 +143,33 @@ describe('keys screen', () => {
         (x) =>
           selectedName(x) !== undefined &&
           (key === 'g' ? true : selectedName(x) !== before) &&
-          hints(x).includes('already revoked') === (selectedName(x) === 'hint-gone'),
+          hints(x).includes('the key is revoked') === (selectedName(x) === 'hint-gone'),
         `hints for the row after ${key}`,
       );
-      if (selectedName(f) === 'hint-gone') expect(hints(f)).toContain('the key is already revoked');
-      else expect(hints(f)).not.toContain('already revoked');
+      if (selectedName(f) === 'hint-gone') expect(hints(f)).toContain('the key is revoked');
+      else expect(hints(f)).not.toContain('the key is revoked');
     }
     // both rows were visited
     await d.press('g');
     const top = selectedName(await d.waitFor((x) => selectedName(x) !== undefined, 'a row'));
     await d.press('j');
     expect(selectedName(await d.waitFor((x) => selectedName(x) !== top, 'the other row'))).not.toBe(top);
+  });
+
+  it('a revoked key: the hint says why once, and keeps "? help" and "q quit" at 80x24', async () => {
+    const gone = await suite.server.call('POST', '/gateway/keys', { body: { name: 'once-gone' } });
+    expect((await suite.server.call('POST', `/gateway/keys/${gone.json.id}/revoke`)).status).toBe(200);
+    const d = suite.render({ screen: 'keys', columns: 80, rows: 24 });
+    await selectRow(d, 'once-gone');
+    const hintsOf = (f: string) => f.split('\n').find((l) => l.startsWith('n new key')) ?? '';
+    const narrow = hintsOf(await d.waitFor((x) => hintsOf(x).includes('(✕'), 'the hints for the revoked key'));
+    expect(narrow).toContain('? help');
+    expect(narrow).toMatch(/q quit$/);
+    // wide enough for the whole reason: said once, not once per disabled action
+    await d.resize(110, 30);
+    const wide = hintsOf(await d.waitFor((x) => hintsOf(x).includes('revoked)'), 'the whole reason'));
+    expect(wide.match(/revoked/g)).toHaveLength(1);
+    expect(wide).toContain('u set quota ✕  x revoke ✕  h history  (✕ the key is revoked) │');
   });
 
   it('shows a refused change in plain words with code and request id, and keeps working', async () => {

@@ -46,7 +46,13 @@ describe('models screen', () => {
     expect(storedActive()).toBeUndefined();
 
     await d.press('a');
-    await d.waitForText('Activate Mistral 7B Instruct?');
+    // before → after, and the workloads that follow the active model named with their move
+    const confirm = await d.waitForText('Activate Mistral 7B Instruct?');
+    expect(confirm).toContain('Active model: llama-3.1-8b → mistral-7b');
+    expect(confirm).toContain('Workloads whose effective model changes (2):');
+    expect(confirm).toContain('chat: llama-3.1-8b → mistral-7b');
+    expect(confirm).toContain('embed: llama-3.1-8b → mistral-7b');
+    expect(confirm).toContain('1 workload routed to a specific model keeps it.');
     await d.press('right', 'enter');
     const result = await d.waitForText('Audit entry aud_');
     expect(storedActive()).toBe('mistral-7b');

@@ -35,6 +35,21 @@ describe('routing screen', () => {
     expect(pick).not.toContain('Not downloaded 70B');
     expect(pick).toContain('1 missing one is left out');
     await d.press('down', 'down', 'enter');
+    // like an activation: before → after and the workload it moves, confirmed (Cancel first: Enter sends nothing)
+    const confirm = await d.waitForText('Route chat?');
+    expect(confirm).toContain('chat: follows the active model → mistral-7b');
+    expect(confirm).toContain('Workloads whose effective model changes (1):');
+    expect(confirm).toContain('chat: llama-3.1-8b → mistral-7b');
+    const audited = suite.auditRows().length;
+    await d.press('enter');
+    await d.waitFor((x) => !x.includes('Route chat?'), 'the confirmation to close');
+    expect(routingRow('chat').model_id).toBeNull();
+    expect(suite.auditRows().length).toBe(audited);
+    await d.press('e');
+    await d.waitForText('Route workload chat');
+    await d.press('down', 'down', 'enter');
+    await d.waitForText('Route chat?');
+    await d.press('right', 'enter');
     const result = await d.waitForText('Audit entry aud_');
     expect(routingRow('chat')).toMatchObject({ model_id: 'mistral-7b', updated_by: 'alice-admin' });
     const entry = suite.auditRows().find((r) => r.action === 'routing.update' && r.outcome === 'success')!;
@@ -56,6 +71,8 @@ describe('routing screen', () => {
     await d.waitForText('Route workload summarize');
     expect(d.frame()).toMatch(/Mistral 7B Instruct\s+mistral-7b\s+\(current\)/);
     await d.press('enter'); // the first item: follow the active model
+    await d.waitForText('summarize: mistral-7b → llama-3.1-8b');
+    await d.press('right', 'enter');
     await d.waitForText('summarize: mistral-7b → follows the active model.');
     expect(routingRow('summarize').model_id).toBeNull();
     await d.press('enter');
@@ -71,6 +88,8 @@ describe('routing screen', () => {
     // the list said "follows active"; another operator routes it while the pick is open
     expect((await suite.server.call('PUT', '/routing/embed', { body: { model_id: 'llama-3.1-8b' } })).status).toBe(200);
     await d.press('down', 'down', 'enter'); // Mistral 7B Instruct
+    await d.waitForText('Route embed?');
+    await d.press('right', 'enter');
     const result = await d.waitForText('Audit entry aud_');
     expect(routingRow('embed').model_id).toBe('mistral-7b');
     expect(result).toContain('embed: llama-3.1-8b → mistral-7b.');
@@ -112,6 +131,8 @@ describe('routing screen', () => {
     await d.waitForText('Route workload embed');
     rmSync(suite.server.config.models.find((m) => m.id === 'mistral-7b')!.path);
     await d.press('down', 'down', 'enter');
+    await d.waitForText('Route embed?');
+    await d.press('right', 'enter');
     const f = await d.waitForText('change model failed');
     const failed = suite
       .auditRows()

@@ -3,6 +3,7 @@ import React from 'react';
 import { render } from 'ink-testing-library';
 import { FormDialog } from '../../src/ui/dialogs/FormDialog.js';
 import { ConfirmDialog } from '../../src/ui/dialogs/ConfirmDialog.js';
+import { MessageDialog } from '../../src/ui/dialogs/MessageDialog.js';
 import type { FormField, FormValues } from '../../src/ui/dialogs/form-model.js';
 
 const gap = () => new Promise((r) => setTimeout(r, 10));
@@ -91,5 +92,38 @@ describe('Confirm dialog', () => {
     await keys(b.stdin, '\x1b[C', '\r');
     b.unmount();
     expect(answers).toEqual([false, true]);
+  });
+});
+
+describe('Message dialog', () => {
+  it('wraps JSON details after its commas and colons, never inside a word; a token wider than the line still breaks', () => {
+    const quota = { requests_per_minute: 120, tokens_per_minute: 400000, tokens_per_day: 9000000 };
+    const long = 'x'.repeat(90);
+    const { lastFrame } = render(
+      <MessageDialog
+        title="Quota set"
+        lines={[`    quota: ${JSON.stringify(quota)}`, long]}
+        width={60}
+        height={24}
+        isActive={false}
+        onDone={() => undefined}
+      />,
+    );
+    const body = lastFrame()!
+      .split('\n')
+      .map((l) => l.replace(/^\s*│ ?/, '').replace(/ *│\s*$/, ''));
+    // every line of the JSON ends at a break the text offers
+    const json = body.filter((l) => /quota|_per_|\d/.test(l));
+    expect(json.length).toBeGreaterThan(1);
+    for (const l of json.slice(0, -1)) expect(l).toMatch(/[,:{]$/);
+    // continued under its key, past the line's own indent
+    for (const l of json.slice(1)) expect(l).toMatch(/^ {6}\S/);
+    expect(json.join('').replace(/\s/g, '')).toContain(JSON.stringify(quota));
+    expect(
+      body
+        .filter((l) => /^ *x+$/.test(l))
+        .map((l) => l.trim())
+        .join(''),
+    ).toBe(long);
   });
 });

@@ -7,7 +7,8 @@ import { initialText, parseForm, type FormField, type FormValues } from './form-
 import { colour } from '../theme.js';
 import { sanitize } from '../../text/sanitize.js';
 import { usePaste } from '../paste.js';
-import { fit, truncate, truncateStart } from '../text.js';
+import { fit, truncate, truncateStart, wrapText } from '../text.js';
+import { fieldWindow } from './field-window.js';
 
 export interface FormProps {
   title: string;
@@ -94,17 +95,17 @@ export function FormDialog(p: FormProps) {
   );
 
   const w = innerWidth(p.width);
-  // Each field takes up to two lines (value, then hint or error); frame and footer take 8.
-  const room = Math.max(1, Math.floor(((p.height ?? 100) - 8 - lines(p.message).length) / 2));
-  const first = Math.max(0, Math.min(focus - Math.floor(room / 2), p.fields.length - room));
-  const shownFields = { first, last: Math.min(p.fields.length, first + room) };
+  const message = lines(p.message).flatMap((l) => wrapText(sanitize(l, 500), w));
+  // A field is one line, two with its hint (the focused one), an error or a clip note; the frame takes 6.
+  const heights = p.fields.map((f, i) => (errors[f.name] || (i === focus && (clipped === f.name || f.hint)) ? 2 : 1));
+  const shownFields = fieldWindow(heights, focus, Math.max(3, (p.height ?? 100) - 6 - message.length));
   const labelWidth = Math.min(24, Math.max(...p.fields.map((f) => f.label.length)) + 1);
   const valueWidth = Math.max(8, w - labelWidth - 4);
   return (
     <Frame title={p.title} width={p.width} footer={`Tab/↑↓ move · Enter ${p.submitLabel ?? 'submit'} · Esc cancel`}>
-      {lines(p.message).map((l, i) => (
-        <Text key={`m${i}`} wrap="wrap">
-          {sanitize(l, 500)}
+      {message.map((l, i) => (
+        <Text key={`m${i}`} wrap="truncate">
+          {l}
         </Text>
       ))}
       {shownFields.first > 0 ? <Text dimColor> ↑ {shownFields.first} more</Text> : null}

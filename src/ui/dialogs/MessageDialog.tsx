@@ -1,7 +1,7 @@
 import React from 'react';
 import { Text, useInput } from 'ink';
 import { Frame, innerWidth } from './Frame.js';
-import { wrapText } from '../text.js';
+import { hangingWrap } from './hanging-wrap.js';
 import { colour, markOf, type Tone } from '../theme.js';
 import { sanitize } from '../../text/sanitize.js';
 import { useScrollWindow } from '../scroll-window.js';
@@ -24,7 +24,7 @@ const BADGE: Partial<Record<Tone, string>> = { ok: 'DONE', bad: 'ERROR', warn: '
  */
 export function MessageDialog(p: MessageProps) {
   const all = p.lines.flatMap((l, i) =>
-    wrapText(sanitize(l, 2000) || ' ', innerWidth(p.width)).map((text) => ({ text, first: i === 0 })),
+    hangingWrap(sanitize(l, 2000) || ' ', innerWidth(p.width)).map((text) => ({ text, first: i === 0 })),
   );
   // border, title, two margins and the footer take 6 lines; the "more" line one
   const shown = Math.max(1, p.height - 7);
