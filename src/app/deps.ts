@@ -21,11 +21,25 @@ export interface DashboardDeps {
   /** the stored sign-in's renewal prompt; absent for a token from a file or variable */
   signIn?: SignIn;
   screens: AnyScreen[];
-  refreshMs: number;
+  /** what the config file gives the `:` commands */
+  settings: DashboardSettings;
   /** writes to the terminal clipboard (OSC 52); injected so tests can see it */
   clipboard(text: string): void;
   /** stops polling and releases the connection */
   close(): Promise<void>;
+}
+
+/**
+ * What the config file (issue 29 §1) gives the dashboard's `:` commands. Each part is optional:
+ * without it the command says what is missing.
+ */
+export interface DashboardSettings {
+  /** the configured appliances' names, for `:appliance NAME` */
+  appliances?: readonly string[];
+  /** connects to a configured appliance instead of this one */
+  switchAppliance?(name: string): void | Promise<void>;
+  /** `:columns save`: keeps a screen's columns (headers, in order) in the config */
+  saveColumns?(screen: string, columns: string[]): void | Promise<void>;
 }
 
 export interface DashboardOptions {
@@ -39,6 +53,7 @@ export interface DashboardOptions {
   readOnly?: boolean;
   clipboard?: (text: string) => void;
   initialScreen?: string;
+  settings?: DashboardSettings;
 }
 
 const osc52 = (text: string) => `\x1b]52;c;${Buffer.from(text, 'utf8').toString('base64')}\x07`;
@@ -86,7 +101,7 @@ export function createDashboard(o: DashboardOptions): DashboardDeps {
     dialogs,
     poller,
     screens: o.screens,
-    refreshMs: o.refreshMs,
+    settings: o.settings ?? {},
     clipboard: o.clipboard ?? ((text) => process.stdout.write(osc52(text))),
     async close() {
       unsubscribe();

@@ -30,6 +30,7 @@ export type ShellAction =
   | 'sort-next'
   | 'sort-flip'
   | 'refresh'
+  | 'pause'
   | 'help'
   | 'quit';
 
@@ -92,7 +93,7 @@ export const SHELL_BINDINGS: readonly Binding[] = [
     id: 'command',
     keys: [':'],
     hint: { label: 'screen', priority: 30 },
-    help: 'command line: a screen name (Tab completes), or q to quit',
+    help: 'command line: a screen name or a command (Tab completes; the commands are below)',
     in: VIEW,
   },
   {
@@ -125,6 +126,13 @@ export const SHELL_BINDINGS: readonly Binding[] = [
     keys: ['r'],
     hint: { label: 'refresh', priority: 35 },
     help: 'refresh now (also skips a reconnect wait; when signed out: sign in again)',
+    in: VIEW,
+  },
+  {
+    id: 'pause',
+    keys: ['P'],
+    hint: { label: 'pause', priority: 10 },
+    help: 'pause polling (PAUSED in the header; r still refreshes once); again resumes',
     in: VIEW,
   },
   // ? and q stay on the hint line whatever its width: they lead to everything else, and out

@@ -5,6 +5,7 @@ import { createDashboard } from './deps.js';
 import type { SignInSetup } from './sign-in.js';
 import { runDashboard } from './run.js';
 import { yogaReady } from './yoga-ready.js';
+import { themeStore, type ThemeName } from '../ui/theme.js';
 
 export { DASHBOARD_USAGE, parseDashboardArgs } from '../cli/dashboard-args.js';
 export { TERMINAL_HUNG_UP } from './run.js';
@@ -18,6 +19,7 @@ export interface StartOptions {
   refreshMs: number;
   readOnly: boolean;
   initialScreen?: string;
+  theme?: ThemeName;
   /** called once, after the first frame is on screen */
   onFirstFrame?: () => void;
 }
@@ -37,6 +39,7 @@ export async function startDashboard(o: StartOptions): Promise<number> {
   } catch (err) {
     throw Object.assign(new Error((err as Error).message), { name: 'UsageError' });
   }
+  if (o.theme) themeStore.setState({ name: o.theme });
   const deps = createDashboard({
     client,
     token: o.token,

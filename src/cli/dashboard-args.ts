@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { ROLES, type Role } from '../contract/common.js';
 import { screens } from '../../screens/index.js';
 import { sanitize } from '../text/sanitize.js';
+import { isThemeName, THEME_NAMES, type ThemeName } from '../ui/theme.js';
 import { UsageError } from './usage-error.js';
 import {
   CONNECTION_OPTIONS,
@@ -18,6 +19,7 @@ ${CONNECTION_USAGE}
   --read-only        never offer changes, whatever the role
   --refresh 2s       poll interval (ms, s or m; default 2s)
   --screen NAME      the screen to start on
+  --theme NAME       colours: dark (default), light (for a white background), high-contrast
   demo               run against an embedded demo appliance on loopback (what npm start does)`;
 
 /** `2s`, `500ms`, `1m`, or a bare number of seconds. */
@@ -41,6 +43,7 @@ interface Parsed {
   refreshMs: number;
   role: Role;
   screen?: string;
+  theme: ThemeName;
 }
 
 export function parseDashboardArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): Parsed | 'help' {
@@ -52,6 +55,7 @@ export function parseDashboardArgs(argv: string[], env: NodeJS.ProcessEnv = proc
       refresh: { type: 'string', default: '2s' },
       role: { type: 'string' },
       screen: { type: 'string' },
+      theme: { type: 'string', default: 'dark' },
       help: { type: 'boolean', short: 'h' },
     },
     allowPositionals: true,
@@ -68,9 +72,11 @@ export function parseDashboardArgs(argv: string[], env: NodeJS.ProcessEnv = proc
       `unknown screen "${sanitize(values.screen, 60)}"; the screens are: ${screens.map((s) => s.name).join(', ')}`,
     );
   }
+  if (!isThemeName(values.theme))
+    throw new UsageError(`--theme must be one of ${THEME_NAMES.join(', ')}, got ${sanitize(values.theme, 40)}`);
   const role = (values.role ?? 'it_admin') as Role;
   if (!(ROLES as readonly string[]).includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
-  const base = { demo, readOnly: values['read-only'], refreshMs, role, screen: values.screen };
+  const base = { demo, readOnly: values['read-only'], refreshMs, role, screen: values.screen, theme: values.theme };
   if (demo) {
     if (values.url || values['token-file'])
       throw new UsageError('demo runs its own appliance; it takes no --url or --token-file');

@@ -60,6 +60,7 @@ export async function dashboardCommand(argv: string[], dir: string): Promise<num
       refreshMs: parsed.refreshMs,
       readOnly: parsed.readOnly,
       initialScreen: parsed.screen,
+      theme: parsed.theme,
       // The cache keeps the code compiled up to the first frame: a second after it, or at exit for
       // a shorter run (never for --help or an error: a cache is not made again while it works).
       onFirstFrame: () => {
