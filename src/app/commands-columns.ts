@@ -11,8 +11,8 @@ const SUBCOMMANDS = ['hide', 'show', 'order', 'reset', 'save'];
  */
 export const columnsCommand: Command = {
   name: 'columns',
-  args: '[hide|show COLUMN | order A,B,… | reset | save]',
-  help: "the list's columns: alone lists them; hide, show, order, reset, save (to the config)",
+  args: '[hide|show|order|reset|save]',
+  help: "the list's columns (alone: lists them)",
   complete(ctx) {
     const all = listColumns(ctx.screen);
     if (typeof all === 'string') return [];

@@ -68,7 +68,7 @@ const COMMANDS: readonly Command[] = [
   {
     name: 'refresh',
     args: 'INTERVAL',
-    help: 'poll every INTERVAL (500ms, 5s, 1m); alone: the interval now',
+    help: 'poll every INTERVAL (500ms, 5s, 1m)',
     complete: () => ['1s', '2s', '5s', '10s', '30s', '1m'],
     run(ctx, args) {
       const { poller } = ctx.deps;
@@ -93,7 +93,7 @@ const COMMANDS: readonly Command[] = [
   {
     name: 'theme',
     args: 'NAME',
-    help: `colours: ${THEME_NAMES.join(', ')} (NO_COLOR turns them off)`,
+    help: `colours: ${THEME_NAMES.join(', ')}`,
     complete: () => [...THEME_NAMES],
     run(ctx, args) {
       const name = args.trim();
@@ -113,7 +113,7 @@ const COMMANDS: readonly Command[] = [
   {
     name: 'log',
     args: '',
-    help: 'the action log: what this dashboard changed or failed to',
+    help: 'the action log: what this dashboard changed, or failed to',
     run(ctx) {
       // the log screen is optional: resolved by name when asked for
       if (openLink(ctx.deps.ui, ctx.deps.screens, { screen: 'log' })) say(ctx, 'no action log', 'warn');
@@ -130,9 +130,9 @@ const COMMANDS: readonly Command[] = [
 
 const ALIASES: Record<string, string> = { q: 'quit', 'q!': 'quit', '?': 'help' };
 
-/** The `?` help's lines for the commands. */
-export const commandHelp = (): [usage: string, text: string][] =>
-  COMMANDS.map((c) => [`:${c.name}${c.args ? ` ${c.args}` : ''}`, c.help]);
+/** The `?` help's lines for the commands: `:sort` and "COLUMN [asc|desc]: sort the list…". */
+export const commandHelp = (): [name: string, text: string][] =>
+  COMMANDS.map((c) => [`:${c.name}`, c.args ? `${c.args}: ${c.help}` : c.help]);
 
 /** Runs what was typed after `:`: a command, else a screen by its name or the start of one. */
 export function runCommandLine(ctx: CommandContext, typed: string) {

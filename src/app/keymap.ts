@@ -131,7 +131,7 @@ export const SHELL_BINDINGS: readonly Binding[] = [
   {
     id: 'pause',
     keys: ['P'],
-    hint: { label: 'pause', priority: 10 },
+    hint: null,
     help: 'pause polling (PAUSED in the header; r still refreshes once); again resumes',
     in: VIEW,
   },

@@ -32,15 +32,7 @@ export function HelpOverlay({ screen, bindings, actions, commands, width, height
     })),
     { key: '', text: '' },
     { key: '', text: 'Commands after : (Tab completes them and their arguments)', head: true },
-    // a usage longer than the key column gets a line of its own
-    ...commands.flatMap(([usage, text]) =>
-      usage.length < keyWidth
-        ? [{ key: usage, text }]
-        : [
-            { key: '', text: usage },
-            { key: '', text: `  ${text}` },
-          ],
-    ),
+    ...commands.map(([name, text]) => ({ key: name, text })),
   ];
   // Taller than the room (80x24 with many actions): it scrolls, and a last line says what is hidden.
   const room = Math.max(1, height - 1);

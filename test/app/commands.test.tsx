@@ -191,7 +191,7 @@ describe('the : commands', () => {
     await d.waitForText('no command or screen "frobnicate"; commands: refresh sort columns theme appliance log');
     await d.press('?');
     const help = await d.waitForText('Commands after :');
-    expect(plain(help)).toMatch(/:refresh INTERVAL\s+poll every INTERVAL/);
+    expect(plain(help)).toMatch(/:refresh\s+INTERVAL: poll every INTERVAL/);
     expect(plain(help)).toMatch(/P\s+pause polling/);
   });
 });
