@@ -97,9 +97,15 @@ describe('the : commands', () => {
     const held = keysEntry()?.fetchedAt;
     await new Promise((r) => setTimeout(r, 1000)); // five intervals
     expect(keysEntry()?.fetchedAt).toBe(held);
+    await d.press('r'); // one refresh, asked for; still paused after it
+    await d.waitFor(() => (keysEntry()?.fetchedAt ?? 0) > (held ?? 0), 'refreshed once');
+    const once = keysEntry()?.fetchedAt;
+    await new Promise((r) => setTimeout(r, 600));
+    expect(keysEntry()?.fetchedAt).toBe(once);
+    expect(headerLines(d.frame())).toContain('PAUSED');
     await d.press('P');
     await d.waitFor((f) => headerLines(f).includes('every 200 ms') && !headerLines(f).includes('PAUSED'), 'resumed');
-    await d.waitFor(() => (keysEntry()?.fetchedAt ?? 0) > (held ?? 0), 'polled again');
+    await d.waitFor(() => (keysEntry()?.fetchedAt ?? 0) > (once ?? 0), 'polled again');
   });
 
   it(':columns lists, hides, shows, orders, resets and saves the columns', async () => {
