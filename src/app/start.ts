@@ -1,7 +1,7 @@
 import { ApiClient } from '../client/api-client.js';
 import type { TokenSource } from '../cli/connection.js';
 import { screens } from '../../screens/index.js';
-import { createDashboard } from './deps.js';
+import { createDashboard, type DashboardSettings } from './deps.js';
 import type { SignInSetup } from './sign-in.js';
 import { runDashboard } from './run.js';
 import { yogaReady } from './yoga-ready.js';
@@ -20,6 +20,8 @@ export interface StartOptions {
   readOnly: boolean;
   initialScreen?: string;
   theme?: ThemeName;
+  /** from the config file: its appliances and where `:columns save` writes */
+  settings?: DashboardSettings;
   /** called once, after the first frame is on screen */
   onFirstFrame?: () => void;
 }
@@ -48,6 +50,7 @@ export async function startDashboard(o: StartOptions): Promise<number> {
     refreshMs: o.refreshMs,
     readOnly: o.readOnly,
     initialScreen: o.initialScreen,
+    settings: o.settings,
   });
   // The first round of polls goes out before the first frame, which then shows the data
   // instead of "Loading…" (one cold render less: docs/performance.md). A board
