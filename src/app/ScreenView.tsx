@@ -7,6 +7,7 @@ import { Table } from '../ui/Table.js';
 import { sortColumn } from '../ui/sort.js';
 import { colour } from '../ui/theme.js';
 import { sanitize } from '../text/sanitize.js';
+import { chosenColumns } from './column-choice.js';
 import { useDeps } from './deps.js';
 import type { ScreenData } from './screen-data.js';
 
@@ -58,7 +59,7 @@ export function ScreenView({
           </Text>
         ) : null}
         <Table
-          columns={list.columns}
+          columns={chosenColumns(list.columns, state.columns)}
           rows={data.rows}
           layoutRows={data.all}
           counting={data.searching}

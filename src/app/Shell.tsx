@@ -11,13 +11,15 @@ import { visibleRows } from '../ui/Table.js';
 import { scrollFor } from '../ui/table-layout.js';
 import { useNow, useTerminalSize } from '../ui/hooks.js';
 import { usePasteIgnored } from '../ui/paste.js';
-import { colour } from '../ui/theme.js';
+import { colour, themeStore } from '../ui/theme.js';
 import { sanitize } from '../text/sanitize.js';
 import { offersFilter, type AnyScreen } from '../ui/screen-api.js';
 import { flipSort, nextSort, sortMark } from '../ui/sort.js';
 import { runAction } from './actions.js';
 import { Banner, bannerFor } from './Banner.js';
 import { openLink } from './navigate.js';
+import { togglePause } from './pause.js';
+import { commandHelp } from './commands.js';
 import { DialogHost } from './DialogHost.js';
 import { useDeps } from './deps.js';
 import { bindingFor, keyName, keymapOf, screenActionId, shellHelp, shellHints } from './keymap.js';
@@ -45,6 +47,7 @@ export function Shell() {
   const session = useStore(deps.session);
   const connection = useStore(deps.resources, (s) => s.connection);
   const topDialog = useStore(deps.dialogs, (s) => s.stack.length > 0);
+  const theme = useStore(themeStore, (s) => s.name);
   const screen: AnyScreen = deps.screens.find((s) => s.name === ui.screen) ?? deps.screens[0];
   const state = screenState(ui, screen.name);
   const data = useScreenData(deps, screen, state);
@@ -218,6 +221,8 @@ export function Shell() {
         if (deps.session.getState().signedOut && deps.signIn) return deps.signIn.open();
         deps.poller.refreshNow();
         return flash(deps.ui, 'refreshing…');
+      case 'pause':
+        return togglePause(deps);
       case 'filter':
         return offersFilter(screen) ? setMode('filter') : flash(deps.ui, `the ${screen.name} screen has no / filter`);
       case 'sort-next':
@@ -285,6 +290,7 @@ export function Shell() {
     <HelpOverlay
       screen={screen.name}
       bindings={shellHelp(keymap, offers, sortNote(screen))}
+      commands={commandHelp()}
       actions={hintActions}
       width={width}
       height={bodyHeight}
@@ -316,7 +322,15 @@ export function Shell() {
           <Text>Make the window larger (it follows resizes), or press q to quit.</Text>
         </Box>
       ) : null}
-      <Box display={tooSmall ? 'none' : 'flex'} flexDirection="column" width={width} height={height} overflowY="hidden">
+      {/* keyed by the theme: a new theme draws everything again, the table's kept lines included */}
+      <Box
+        key={theme}
+        display={tooSmall ? 'none' : 'flex'}
+        flexDirection="column"
+        width={width}
+        height={height}
+        overflowY="hidden"
+      >
         <Header
           url={deps.client.displayUrl}
           subject={session.subject}
@@ -331,7 +345,8 @@ export function Shell() {
             failed: data.primary.status === 'error',
             loading: data.primary.status === 'loading',
           }}
-          intervalMs={deps.refreshMs}
+          intervalMs={deps.poller.intervalMs}
+          paused={deps.poller.held}
           screens={deps.screens.map((s) => s.name)}
           current={screen.name}
           width={width}

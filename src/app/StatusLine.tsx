@@ -1,12 +1,13 @@
 import React, { useEffect, useState } from 'react';
 import { Text, useApp } from 'ink';
 import { useStore } from 'zustand';
-import { flash, patchScreen } from '../store/ui.js';
+import { patchScreen } from '../store/ui.js';
 import { CommandLine } from '../ui/CommandLine.js';
 import { TextInput } from '../ui/TextInput.js';
 import { colour } from '../ui/theme.js';
 import { sanitize } from '../text/sanitize.js';
 import type { AnyScreen } from '../ui/screen-api.js';
+import { commandCandidates, runCommandLine } from './commands.js';
 import { useDeps } from './deps.js';
 
 const FLASH_MS = 8000;
@@ -39,32 +40,15 @@ export function StatusLine({
   useEffect(() => {
     if (mode !== 'filter') setDraft(null);
   }, [mode]);
-  const aliases = deps.display.aliases;
-  const commands = [...deps.screens.map((s) => s.name), ...Object.keys(aliases), 'help', 'quit', 'q'];
   if (mode === 'command') {
+    const ctx = { deps, screen, exit };
     return (
       <CommandLine
-        commands={commands}
+        candidates={(typed) => commandCandidates(ctx, typed)}
         isActive={!dialogOpen && inputActive}
         width={width}
         onCancel={() => deps.ui.setState({ mode: 'normal' })}
-        onRun={(typed) => {
-          // a config file's `:` alias stands for what it names (src/cli/dashboard-args.ts)
-          const cmd = Object.hasOwn(aliases, typed) ? aliases[typed] : typed;
-          if (cmd === 'q' || cmd === 'quit' || cmd === 'q!') return exit();
-          if (cmd === 'help' || cmd === '?') return deps.ui.setState({ mode: 'help' });
-          if (cmd === '') return deps.ui.setState({ mode: 'normal' });
-          const exact = deps.screens.find((s) => s.name === cmd);
-          const prefixed = deps.screens.filter((s) => s.name.startsWith(cmd));
-          const target = exact ?? (prefixed.length === 1 ? prefixed[0] : undefined);
-          if (target) return deps.ui.setState({ screen: target.name, mode: 'normal', detailScroll: 0, flash: null });
-          deps.ui.setState({ mode: 'normal' });
-          flash(
-            deps.ui,
-            `no screen "${sanitize(cmd, 40)}"${prefixed.length > 1 ? ` (could be ${prefixed.map((s) => s.name).join(', ')})` : ''}; : then Tab lists them`,
-            'warn',
-          );
-        }}
+        onRun={(typed) => runCommandLine(ctx, typed)}
       />
     );
   }

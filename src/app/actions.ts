@@ -269,7 +269,9 @@ function makeContext(
     get session() {
       return deps.session.getState();
     },
-    refreshIntervalMs: deps.refreshMs,
+    get refreshIntervalMs() {
+      return deps.poller.intervalMs;
+    },
     exportFolder: deps.display.exportFolder,
     copy: (text) => deps.clipboard(text),
     open(link) {

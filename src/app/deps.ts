@@ -25,15 +25,29 @@ export interface DashboardDeps {
   /** the stored sign-in's renewal prompt; absent for a token from a file or variable */
   signIn?: SignIn;
   screens: AnyScreen[];
-  refreshMs: number;
   /** the config file's display settings (src/cli/dashboard-args.ts) */
   display: DisplaySettings;
   /** the config file's key rebindings, as the keymap takes them */
   keyOverrides: KeyOverrides;
+  /** what the config file gives the `:` commands */
+  settings: DashboardSettings;
   /** writes to the terminal clipboard (OSC 52); injected so tests can see it */
   clipboard(text: string): void;
   /** stops polling and releases the connection */
   close(): Promise<void>;
+}
+
+/**
+ * What the config file (issue 29 §1) gives the dashboard's `:` commands. Each part is optional:
+ * without it the command says what is missing.
+ */
+export interface DashboardSettings {
+  /** the configured appliances' names, for `:appliance NAME` */
+  appliances?: readonly string[];
+  /** connects to a configured appliance instead of this one */
+  switchAppliance?(name: string): void | Promise<void>;
+  /** `:columns save`: keeps a screen's columns (headers, in order) in the config */
+  saveColumns?(screen: string, columns: string[]): void | Promise<void>;
 }
 
 export interface DashboardOptions {
@@ -48,6 +62,7 @@ export interface DashboardOptions {
   clipboard?: (text: string) => void;
   initialScreen?: string;
   display?: DisplaySettings;
+  settings?: DashboardSettings;
 }
 
 const NO_SETTINGS: DisplaySettings = { theme: 'dark', aliases: {}, keys: {}, screenPrefs: {} };
@@ -100,9 +115,9 @@ export function createDashboard(o: DashboardOptions): DashboardDeps {
     dialogs,
     poller,
     screens,
-    refreshMs: o.refreshMs,
     display,
     keyOverrides: keyOverridesOf(display.keys),
+    settings: o.settings ?? {},
     clipboard: o.clipboard ?? ((text) => process.stdout.write(osc52(text))),
     async close() {
       unsubscribe();

@@ -76,7 +76,7 @@ export const SHELL_BINDINGS: readonly Binding[] = [
     id: 'command',
     keys: [':'],
     hint: { label: 'screen', priority: 30 },
-    help: 'command line: a screen name (Tab completes), or q to quit',
+    help: 'command line: a screen name or a command (Tab completes; the commands are below)',
     in: VIEW,
   },
   {
@@ -109,6 +109,13 @@ export const SHELL_BINDINGS: readonly Binding[] = [
     keys: ['r'],
     hint: { label: 'refresh', priority: 35 },
     help: 'refresh now (also skips a reconnect wait; when signed out: sign in again)',
+    in: VIEW,
+  },
+  {
+    id: 'pause',
+    keys: ['P'],
+    hint: null,
+    help: 'pause polling (PAUSED in the header; r still refreshes once); again resumes',
     in: VIEW,
   },
   // ? and q stay on the hint line whatever its width: they lead to everything else, and out

@@ -19,6 +19,7 @@ export const SHELL_ACTIONS = [
   'sort-next',
   'sort-flip',
   'refresh',
+  'pause',
   'help',
   'quit',
 ] as const;

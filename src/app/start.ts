@@ -2,12 +2,13 @@ import { ApiClient } from '../client/api-client.js';
 import type { TokenSource } from '../cli/connection.js';
 import type { DisplaySettings } from '../cli/dashboard-args.js';
 import { screens } from '../../screens/index.js';
-import { createDashboard } from './deps.js';
+import { createDashboard, type DashboardSettings } from './deps.js';
 import type { SignInSetup } from './sign-in.js';
 import { runDashboard } from './run.js';
 import { yogaReady } from './yoga-ready.js';
+import { themeStore, type ThemeName } from '../ui/theme.js';
 
-export { DASHBOARD_USAGE, dashboardArgs } from '../cli/dashboard-args.js';
+export { argvForAppliance, DASHBOARD_USAGE, dashboardArgs } from '../cli/dashboard-args.js';
 export { TERMINAL_HUNG_UP } from './run.js';
 
 export interface StartOptions {
@@ -23,6 +24,9 @@ export interface StartOptions {
   display?: DisplaySettings;
   /** lines for a screen reader instead of frames (src/app/screen-reader/) */
   screenReader?: boolean;
+  theme?: ThemeName;
+  /** from the config file: its appliances and where `:columns save` writes */
+  settings?: DashboardSettings;
   /** called once, after the first frame is on screen */
   onFirstFrame?: () => void;
 }
@@ -42,6 +46,7 @@ export async function startDashboard(o: StartOptions): Promise<number> {
   } catch (err) {
     throw Object.assign(new Error((err as Error).message), { name: 'UsageError' });
   }
+  if (o.theme) themeStore.setState({ name: o.theme });
   const deps = createDashboard({
     client,
     token: o.token,
@@ -51,6 +56,7 @@ export async function startDashboard(o: StartOptions): Promise<number> {
     readOnly: o.readOnly,
     initialScreen: o.initialScreen,
     display: o.display,
+    settings: o.settings,
   });
   // The first round of polls goes out before the first frame, which then shows the data
   // instead of "Loading…" (one cold render less: docs/performance.md). A board

@@ -7,6 +7,7 @@ import { sanitize } from '../text/sanitize.js';
 import { defaultSessionFile } from '../auth-session/store.js';
 import type { DashboardConfig } from '../config-file/schema.js';
 import { intervalMs, MAX_INTERVAL_MS, MIN_INTERVAL_MS } from '../config-file/interval.js';
+import { isThemeName, THEME_NAMES, type ThemeName } from '../ui/theme.js';
 import { UsageError } from './usage-error.js';
 import {
   CONNECTION_OPTIONS,
@@ -26,6 +27,7 @@ ${CONNECTION_USAGE}
   --refresh 2s       poll interval (ms, s or m; default 2s)
   --screen NAME      the screen to start on
   --screen-reader    say changes as short lines for a screen reader (also INK_SCREEN_READER=true)
+  --theme NAME       colours: dark (default), light (for a white background), high-contrast
   --config FILE      the config file (default: $XDG_CONFIG_HOME/appliance-admin/config.yaml, else ~/.config/…)
   demo               run against an embedded demo appliance on loopback (what npm start does)
 
@@ -40,6 +42,7 @@ export const DASHBOARD_OPTIONS = {
   role: { type: 'string' },
   screen: { type: 'string' },
   'screen-reader': { type: 'boolean', default: false },
+  theme: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -89,6 +92,8 @@ interface Parsed {
   display: DisplaySettings;
   /** lines for a screen reader instead of frames (src/app/screen-reader/) */
   screenReader: boolean;
+  /** --theme, else the config file's, else dark */
+  theme: ThemeName;
 }
 
 type Flags = ReturnType<typeof readFlags>['values'];
@@ -116,10 +121,40 @@ export async function readConfigFile(
 }
 
 /** The dashboard's command line with its config file: what src/cli/dashboard.ts starts. */
-export async function dashboardArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<Parsed | 'help'> {
+export async function dashboardArgs(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<(Parsed & { configFile: string; appliances: string[] }) | 'help'> {
   const { values } = readFlags(argv);
   if (values.help) return 'help';
-  return parseDashboardArgs(argv, env, await readConfigFile(values.config, env));
+  const file = await readConfigFile(values.config, env);
+  const parsed = parseDashboardArgs(argv, env, file);
+  if (parsed === 'help') return parsed;
+  // for `:appliance NAME` and `:columns save`
+  return {
+    ...parsed,
+    configFile: configFilePath(values.config, env),
+    appliances: Object.keys(file?.config.appliances ?? {}),
+  };
+}
+
+/**
+ * The command line to start on another configured appliance (`:appliance NAME`): the same, with
+ * its connection (demo, --url, --token-file, --ca-file, --appliance) replaced by --appliance NAME.
+ */
+export function argvForAppliance(argv: readonly string[], name: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === 'demo' || a === '--insecure-http') continue;
+    if (['--url', '--token-file', '--ca-file', '--appliance', '--role'].includes(a)) {
+      i++;
+      continue;
+    }
+    if (/^--(url|token-file|ca-file|appliance|role)=/.test(a)) continue;
+    out.push(a);
+  }
+  return [...out, '--appliance', name];
 }
 
 /**
@@ -158,6 +193,9 @@ export function effectiveSettings(argv: string[], env: NodeJS.ProcessEnv, config
       `unknown screen "${sanitize(values.screen, 60)}"; the screens are: ${screens.map((s) => s.name).join(', ')}`,
     );
   }
+  const theme = values.theme ?? c.theme ?? 'dark';
+  if (!isThemeName(theme))
+    throw new UsageError(`--theme must be one of ${THEME_NAMES.join(', ')}, got ${sanitize(theme, 40)}`);
   const role = (values.role ?? 'it_admin') as Role;
   if (!(ROLES as readonly string[]).includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
   // Ink's own switch turns on the dashboard's screen-reader mode (src/app/screen-reader/)
@@ -168,7 +206,8 @@ export function effectiveSettings(argv: string[], env: NodeJS.ProcessEnv, config
     refreshMs,
     role,
     screen: values.screen ?? c.screen,
-    display: displaySettings(c),
+    display: { ...displaySettings(c), theme },
+    theme,
     screenReader,
   };
   if (demo) {

@@ -24,6 +24,19 @@ async function loadApp(dir: string): Promise<{ app: App; saveCodeCache(): void }
  * nothing of it is compiled twice.
  */
 export async function dashboardCommand(argv: string[], dir: string): Promise<number> {
+  let next: string | undefined;
+  let code = await dashboardOnce(argv, dir, (name) => (next = name));
+  // `:appliance NAME` ends the dashboard to start it again on that appliance
+  while (next !== undefined && code === 0) {
+    const name: string = next;
+    next = undefined;
+    const { app } = await loadApp(dir); // loaded already: the same module
+    code = await dashboardOnce(app.argvForAppliance(argv, name), dir, (other) => (next = other));
+  }
+  return code;
+}
+
+async function dashboardOnce(argv: string[], dir: string, switchTo: (name: string) => void): Promise<number> {
   // Ink draws nothing until exit when it believes it runs in CI (is-in-ci reads CI and
   // CONTINUOUS_INTEGRATION once, when the bundle below loads); this is an interactive terminal.
   for (const v of ['CI', 'CONTINUOUS_INTEGRATION']) if (process.env[v] !== undefined) process.env[v] = '0';
@@ -62,6 +75,13 @@ export async function dashboardCommand(argv: string[], dir: string): Promise<num
       initialScreen: parsed.screen,
       display: parsed.display,
       screenReader: parsed.screenReader,
+      theme: parsed.theme,
+      settings: {
+        appliances: parsed.appliances,
+        switchAppliance: switchTo,
+        saveColumns: async (screen, columns) =>
+          (await import('../config-file/save.js')).saveScreenColumns(parsed.configFile, screen, columns),
+      },
       // The cache keeps the code compiled up to the first frame: a second after it, or at exit for
       // a shorter run (never for --help or an error: a cache is not made again while it works).
       onFirstFrame: () => {

@@ -40,6 +40,8 @@ export class Poller {
   #running = false;
   #sessionInFlight = false;
   #paused = false;
+  /** the operator's pause (the pause key), apart from the sign-in's: renewing a sign-in does not end it */
+  #held = false;
   #firstRoundStarted = false;
   #firstRoundDone: () => void = () => undefined;
   readonly #firstRound = new Promise<void>((resolve) => {
@@ -88,6 +90,29 @@ export class Poller {
     return this.#paused;
   }
 
+  /** The operator's pause: nothing is polled until release(); `r` still refreshes once. */
+  hold() {
+    this.#held = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+  }
+
+  /** Ends the operator's pause and polls at once. */
+  release() {
+    this.#held = false;
+    this.refreshNow();
+  }
+
+  get held() {
+    return this.#held;
+  }
+
+  /** A new interval (`:refresh 5s`): the next poll is that far from now. */
+  setIntervalMs(ms: number) {
+    this.#o.intervalMs = ms;
+    if (this.#running && !this.#paused && !this.#held && !this.#isWaitingToRetry()) this.#schedule(ms);
+  }
+
   /** The visible screen changed what it shows: fetch what is new right away. */
   setWanted(reqs: ResourceRequest[]) {
     const before = new Set(this.#wanted.map(resourceKey));
@@ -100,7 +125,7 @@ export class Poller {
   refreshNow() {
     const conn = this.#o.resources.getState().connection;
     if (conn.retryAt) this.#o.resources.setState({ connection: { ...conn, retryAt: null } });
-    if (this.#running) void this.#tick();
+    if (this.#running) void this.#tick(true);
   }
 
   #isWaitingToRetry(): boolean {
@@ -115,14 +140,15 @@ export class Poller {
     this.#timer.unref?.();
   }
 
-  async #tick() {
-    if (!this.#running || this.#paused) return;
+  /** `once`: asked for (`r`), which polls even while the operator holds polling. */
+  async #tick(once = false) {
+    if (!this.#running || this.#paused || (this.#held && !once)) return;
     const { retryAt } = this.#o.resources.getState().connection;
     if (retryAt !== null && Date.now() < retryAt) {
       this.#schedule(retryAt - Date.now());
       return;
     }
-    this.#schedule(this.#o.intervalMs);
+    if (!this.#held) this.#schedule(this.#o.intervalMs);
     const session = this.#o.session.getState();
     const resolving = !session.resolved && !session.authError ? this.#resolveSession() : undefined;
     const each = this.#wanted.map((r) => this.#fetch(r));

@@ -15,6 +15,8 @@ export interface ScreenUiState {
   filter: string;
   /** the column a list is sorted by (s, S); none: the appliance's order */
   sort?: SortState | null;
+  /** the list's columns shown, by header and in order (`:columns`); none: the screen's own */
+  columns?: string[] | null;
   /** screen-owned state (time range, paging cursor, …), read by its resources() */
   extra: Record<string, unknown>;
 }

@@ -3,6 +3,7 @@ import { Box, Text } from 'ink';
 import type { ConnectionInfo } from '../store/resources.js';
 import { colour } from './theme.js';
 import { sanitize } from '../text/sanitize.js';
+import { intervalText } from './format.js';
 import { truncate, widthOf } from './text.js';
 
 interface Freshness {
@@ -26,20 +27,33 @@ export interface HeaderProps {
   signedOut?: boolean;
   freshness: Freshness;
   intervalMs: number;
+  /** the operator paused polling (the pause key) */
+  paused: boolean;
   screens: string[];
   current: string;
   width: number;
   now: number;
 }
 
-/** "updated 4 s ago", marked late after two refresh intervals, STALE when the last poll failed. */
-function freshnessText(f: Freshness, intervalMs: number, now: number): { text: string; tone?: 'warn' | 'bad' } {
-  if (f.fetchedAt === null) return f.failed ? { text: '✕ NO DATA', tone: 'bad' } : { text: 'loading…' };
+/**
+ * "every 2 s · updated 4 s ago", marked late after two refresh intervals, STALE when the last poll
+ * failed; while the operator pauses polling, PAUSED instead of the interval, and never late.
+ */
+function freshnessText(
+  f: Freshness,
+  intervalMs: number,
+  paused: boolean,
+  now: number,
+): { text: string; tone?: 'warn' | 'bad' } {
+  const polling = paused ? '▮▮ PAUSED · ' : `every ${intervalText(intervalMs)} · `;
+  const tone = paused ? ('warn' as const) : undefined;
+  if (f.fetchedAt === null)
+    return f.failed ? { text: `${polling}✕ NO DATA`, tone: 'bad' } : { text: `${polling}loading…`, tone };
   const s = Math.max(0, Math.round((now - f.fetchedAt) / 1000));
   const age = `updated ${s} s ago`;
-  if (f.failed) return { text: `✕ STALE · ${age}`, tone: 'bad' };
-  if (now - f.fetchedAt > 2 * intervalMs) return { text: `▲ ${age} (late)`, tone: 'warn' };
-  return { text: age };
+  if (f.failed) return { text: `${polling}✕ STALE · ${age}`, tone: 'bad' };
+  if (!paused && now - f.fetchedAt > 2 * intervalMs) return { text: `${polling}▲ ${age} (late)`, tone: 'warn' };
+  return { text: `${polling}${age}`, tone };
 }
 
 function connectionText(c: ConnectionInfo, now: number): { text: string; tone?: 'ok' | 'warn' | 'bad' } {
@@ -127,14 +141,15 @@ function sameWords(a: HeaderProps, b: HeaderProps): boolean {
   }
   return (
     a.screens.join('\n') === b.screens.join('\n') &&
-    freshnessText(a.freshness, a.intervalMs, a.now).text === freshnessText(b.freshness, b.intervalMs, b.now).text &&
+    freshnessText(a.freshness, a.intervalMs, a.paused, a.now).text ===
+      freshnessText(b.freshness, b.intervalMs, b.paused, b.now).text &&
     connectionText(a.connection, a.now).text === connectionText(b.connection, b.now).text
   );
 }
 
 function HeaderView(p: HeaderProps) {
   const conn = p.signedOut ? { text: '▲ SIGNED OUT', tone: 'warn' as const } : connectionText(p.connection, p.now);
-  const fresh = freshnessText(p.freshness, p.intervalMs, p.now);
+  const fresh = freshnessText(p.freshness, p.intervalMs, p.paused, p.now);
   const { where, who, ro } = whereAndWho(p, conn.text);
   const freshWidth = widthOf(fresh.text);
   return (

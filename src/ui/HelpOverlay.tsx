@@ -9,13 +9,15 @@ interface HelpProps {
   /** the shell's keys on this screen, and what they do (src/app/keymap.ts shellHelp) */
   bindings: [keys: string, text: string][];
   actions: (HintAction & { mutates: boolean })[];
+  /** the `:` commands and what they do (src/app/commands.ts commandHelp) */
+  commands: [usage: string, text: string][];
   width: number;
   height: number;
   /** false while the shell shows something else in its place (a window too small) */
   isActive?: boolean;
 }
 
-export function HelpOverlay({ screen, bindings, actions, width, height, isActive = true }: HelpProps) {
+export function HelpOverlay({ screen, bindings, actions, commands, width, height, isActive = true }: HelpProps) {
   const keyWidth = 16;
   const rows: { key: string; text: string; dim?: boolean; head?: boolean }[] = [
     { key: '', text: 'Keys everywhere', head: true },
@@ -28,6 +30,9 @@ export function HelpOverlay({ screen, bindings, actions, width, height, isActive
       text: `${a.label}${a.mutates ? ' (changes the appliance)' : ''}${a.disabled ? ` — ✕ ${a.disabled}` : ''}`,
       dim: !!a.disabled,
     })),
+    { key: '', text: '' },
+    { key: '', text: 'Commands after : (Tab completes them and their arguments)', head: true },
+    ...commands.map(([name, text]) => ({ key: name, text })),
   ];
   // Taller than the room (80x24 with many actions): it scrolls, and a last line says what is hidden.
   const room = Math.max(1, height - 1);

@@ -36,3 +36,10 @@ export function shortTime(iso: string | null | undefined): string {
   if (!Number.isFinite(t)) return iso;
   return new Date(t).toISOString().slice(0, 16).replace('T', ' ');
 }
+
+/** How often the dashboard polls, in words for the header and messages: "500 ms", "2 s", "1.5 m". */
+export function intervalText(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 60_000) return `${+(ms / 1000).toFixed(1)} s`;
+  return `${+(ms / 60_000).toFixed(1)} m`;
+}

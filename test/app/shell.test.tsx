@@ -37,7 +37,7 @@ describe('the shell', () => {
     await d.press(':');
     await d.type('nope');
     await d.press('enter');
-    await d.waitForText('no screen "nope"');
+    await d.waitForText('no command or screen "nope"; commands: refresh sort');
   });
 
   it("keeps each screen's cursor and filter when switching away and back", async () => {

@@ -37,6 +37,14 @@ describe('dashboard command line', () => {
     expect(parseDashboardArgs(['demo'], { INK_SCREEN_READER: 'false' })).toMatchObject({ screenReader: false });
   });
 
+  it('takes --theme dark (the default), light or high-contrast, and names them for another', () => {
+    expect(parseDashboardArgs(['demo'], {})).toMatchObject({ theme: 'dark' });
+    expect(parseDashboardArgs(['demo', '--theme', 'light'], {})).toMatchObject({ theme: 'light' });
+    expect(() => parseDashboardArgs(['demo', '--theme', 'sepia'], {})).toThrow(
+      '--theme must be one of dark, light, high-contrast, got sepia',
+    );
+  });
+
   it('reads the token from a 0600 file, and refuses a file others can read', () => {
     const ok = parseDashboardArgs(
       ['--url', 'http://127.0.0.1:8080', '--token-file', tokenFile(0o600), '--read-only', '--refresh', '500ms'],

@@ -3,7 +3,7 @@ import React from 'react';
 import { render } from 'ink';
 import type { Role } from '../../src/contract/index.js';
 import { ApiClient } from '../../src/client/api-client.js';
-import { createDashboard, type DashboardDeps } from '../../src/app/deps.js';
+import { createDashboard, type DashboardDeps, type DashboardSettings } from '../../src/app/deps.js';
 import { App } from '../../src/app/App.js';
 import { ScreenReaderApp } from '../../src/app/screen-reader/Announcer.js';
 import { KeyStdin, PASTE_END, PASTE_START } from '../../src/app/key-stdin.js';
@@ -130,6 +130,8 @@ export interface DashboardOptions {
   maxBytes?: number;
   /** PEM CA to trust (--ca-file) */
   ca?: string | Buffer;
+  /** what the config file would give the `:` commands (appliances, saving columns) */
+  settings?: DashboardSettings;
   /** input through the CLI's KeyStdin (src/app/key-stdin.ts), as in a real terminal */
   keyStdin?: boolean;
   /** the config file's display settings (src/cli/dashboard-args.ts) */
@@ -166,6 +168,7 @@ export function renderDashboard(o: DashboardOptions): DashboardHarness {
     initialScreen: o.screen,
     display: o.display,
     clipboard: (text) => clipboard.push(text),
+    settings: o.settings,
   });
   const stdout = new FakeStdout(o.columns ?? 120, o.rows ?? 32);
   const stdin = new FakeStdin();

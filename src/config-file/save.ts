@@ -1,0 +1,22 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+/**
+ * `:columns save`: a screen's columns written into the config file as `screens.NAME.columns`,
+ * keeping the rest of the file (its comments too). A file not there yet is made, mode 0600 as
+ * `config init` makes it. The YAML parser is loaded only now.
+ */
+export async function saveScreenColumns(file: string, screen: string, columns: readonly string[]): Promise<void> {
+  const { parseDocument } = await import('yaml');
+  let text = '';
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const doc = parseDocument(text);
+  if (doc.errors.length) throw new Error(`${file} does not read as YAML: ${doc.errors[0].message.split('\n')[0]}`);
+  doc.setIn(['screens', screen, 'columns'], doc.createNode([...columns], { flow: true }));
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  await writeFile(file, String(doc), { mode: 0o600 });
+}
