@@ -177,6 +177,8 @@ describe('the : commands', () => {
       settings: { appliances: ['lab', 'prod'], switchAppliance: (n) => void switched.push(n) },
     });
     await d.waitForText('k-charlie');
+    await command(d, 'appliance staging');
+    await d.waitForText('no appliance "staging"; the appliances: lab, prod');
     await d.press(':');
     await d.type('appliance p');
     await d.press('tab');
@@ -184,8 +186,8 @@ describe('the : commands', () => {
     await d.press('enter');
     await d.waitFor(() => switched.length === 1, 'switched');
     expect(switched).toEqual(['prod']);
-    await command(d, 'appliance staging');
-    await d.waitForText('no appliance "staging"; the appliances: lab, prod');
+    // the dashboard ends, to start again on that appliance (src/cli/dashboard.ts)
+    await d.waitFor(() => d.exited(), 'the dashboard to end for the switch');
   });
 
   it(':log opens the log screen when there is one, else says there is no action log; ? lists the commands', async () => {

@@ -199,6 +199,10 @@ describe.skipIf(!hasTmux())(title, () => {
     await t.sendKeys('down');
     await t.waitForScreen(/› Llama 3\.1 8B Instruct/);
     await t.sendKeys('enter');
+    // confirmed as an activation is: before → after, the workloads affected, Cancel first
+    const confirm = await t.waitForScreen('Route chat?');
+    expect(confirm).toContain('chat: mistral-7b → llama-3.1-8b');
+    await t.sendKeys('right', 'enter');
     const done = await result('Routing updated', 'routing.update');
     expect(done).toContain('chat: follows the active model → llama-3.1-8b.');
     const routing = (await s.call('GET', '/routing')).json.data as {

@@ -11,7 +11,7 @@ const GLYPHS = /[\u2500-\u25ff\u2800-\u28ff]+/g;
 /** Text from the appliance or a screen, made fit to be read: sanitized, glyphs out, one line. */
 export function speakable(value: unknown, max = 300): string {
   return sanitize(value, max)
-    .replace(/∞/g, 'unlimited')
+    .replaceAll('∞', 'unlimited')
     .replace(GLYPHS, ' ')
     .replace(/\s+/g, ' ')
     .replace(/\( /g, '(')
