@@ -1,5 +1,6 @@
 import { createContext, useContext } from 'react';
 import type { ApiClient } from '../client/api-client.js';
+import { createActionLog, recordExchange, type ActionLogStore } from '../store/action-log.js';
 import { Poller } from '../store/poller.js';
 import { createResourceStore, type ResourceStore } from '../store/resources.js';
 import { createSessionStore, type SessionStore } from '../store/session.js';
@@ -18,6 +19,8 @@ export interface DashboardDeps {
   ui: UiStore;
   dialogs: DialogStore;
   poller: Poller;
+  /** the changes the dashboard sent since it started (the log screen) */
+  actionLog: ActionLogStore;
   /** the stored sign-in's renewal prompt; absent for a token from a file or variable */
   signIn?: SignIn;
   screens: AnyScreen[];
@@ -77,6 +80,8 @@ export function createDashboard(o: DashboardOptions): DashboardDeps {
   };
   syncWanted();
   const unsubscribe = ui.subscribe(syncWanted);
+  const actionLog = createActionLog();
+  const unobserve = o.client.observe((e) => recordExchange(actionLog, e));
 
   const deps: DashboardDeps = {
     client: o.client,
@@ -85,11 +90,13 @@ export function createDashboard(o: DashboardOptions): DashboardDeps {
     ui,
     dialogs,
     poller,
+    actionLog,
     screens: o.screens,
     refreshMs: o.refreshMs,
     clipboard: o.clipboard ?? ((text) => process.stdout.write(osc52(text))),
     async close() {
       unsubscribe();
+      unobserve();
       poller.stop();
       await o.client.close();
     },

@@ -53,6 +53,8 @@ export interface ListSpec<Row> {
    * resource still loading or failed); the list is drawn at once, without waiting for the primary
    */
   rowsFrom?: (resources: Record<string, ResourceEntry>) => Row[];
+  /** rows are the dashboard's own action log, newest first (src/store/action-log.ts), not an answer */
+  fromActionLog?: boolean;
   columns: Column<Row>[];
   rowKey: (row: Row) => string;
   /** what an empty list means, in plain words */
