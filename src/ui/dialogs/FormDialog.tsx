@@ -2,12 +2,14 @@ import React from 'react';
 import { useLiveState } from '../hooks.js';
 import { Box, Text, useInput } from 'ink';
 import { Frame, innerWidth, lines } from './Frame.js';
-import { applyEdit, insertPaste, type Edited } from './edit.js';
+import { pastedLine } from './edit.js';
+import { editLine, pasteIntoLine, type EditedLine } from '../line-edit.js';
+import { CaretText } from '../CaretText.js';
 import { initialText, parseForm, type FormField, type FormValues } from './form-model.js';
 import { colour } from '../theme.js';
 import { sanitize } from '../../text/sanitize.js';
 import { usePaste } from '../paste.js';
-import { fit, truncate, truncateStart } from '../text.js';
+import { fit, truncate } from '../text.js';
 
 export interface FormProps {
   title: string;
@@ -38,14 +40,21 @@ export function FormDialog(p: FormProps) {
   const [errors, setErrors, getErrors] = useLiveState<Record<string, string>>({});
   // the field whose limit cut the last thing typed or pasted into it
   const [clipped, setClipped] = useLiveState<string | null>(null);
+  // the focused field's caret (readline keys move it); null: at the end of its text
+  const [caret, setCaret, getCaret] = useLiveState<number | null>(null);
+  const lineOf = (field: FormField) => {
+    const text = getRaw()[field.name] ?? '';
+    return { text, caret: getCaret() ?? [...text].length };
+  };
 
-  const store = (field: FormField, edited: Edited | null) => {
+  const store = (field: FormField, edited: EditedLine | null) => {
     if (edited === null) return;
     const raw = getRaw();
     const errors = getErrors();
     setClipped(edited.clipped ? field.name : null);
-    if (edited.value === raw[field.name]) return;
-    setRaw({ ...raw, [field.name]: edited.value });
+    setCaret(edited.caret);
+    if (edited.text === raw[field.name]) return;
+    setRaw({ ...raw, [field.name]: edited.text });
     if (errors[field.name]) setErrors({ ...errors, [field.name]: '' });
   };
 
@@ -59,11 +68,13 @@ export function FormDialog(p: FormProps) {
         const r = parseForm(p.fields, raw);
         if (Object.keys(r.errors).length === 0) return p.onDone(r.values);
         setErrors(r.errors);
+        setCaret(null);
         setFocus(p.fields.findIndex((f) => r.errors[f.name]));
         return;
       }
       const move = (d: number) => {
         setClipped(null);
+        setCaret(null);
         setFocus((focus + d + p.fields.length) % p.fields.length);
       };
       if (key.tab) return move(key.shift ? -1 : 1);
@@ -79,7 +90,7 @@ export function FormDialog(p: FormProps) {
         }
         return;
       }
-      store(field, applyEdit(raw[field.name] ?? '', input, key, limitOf(field)));
+      store(field, editLine(lineOf(field), input, key, limitOf(field)));
     },
     { isActive: p.isActive },
   );
@@ -87,7 +98,8 @@ export function FormDialog(p: FormProps) {
     (text) => {
       const field = p.fields[getFocus()];
       if (!field || field.kind === 'select') return false;
-      store(field, insertPaste(getRaw()[field.name] ?? '', text, limitOf(field)));
+      const line = pastedLine(text);
+      if (line) store(field, pasteIntoLine(lineOf(field), line, limitOf(field)));
       return true;
     },
     { isActive: p.isActive },
@@ -127,10 +139,14 @@ export function FormDialog(p: FormProps) {
                 {active ? '› ' : '  '}
                 {fit(f.label, labelWidth)}
               </Text>
-              <Text dimColor={dim} underline={active}>
-                {typed ? truncateStart(shown, valueWidth - 1) : truncate(shown, valueWidth - 1)}
-              </Text>
-              {active && f.kind !== 'select' ? <Text inverse> </Text> : null}
+              {typed ? (
+                <CaretText text={shown} caret={caret ?? [...shown].length} width={valueWidth} underline />
+              ) : (
+                <Text dimColor={dim} underline={active}>
+                  {truncate(shown, valueWidth - 1)}
+                </Text>
+              )}
+              {active && dim ? <Text inverse> </Text> : null}
             </Text>
             {errors[f.name] ? (
               <Text color={colour('bad')} wrap="truncate">
