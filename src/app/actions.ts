@@ -270,6 +270,7 @@ function makeContext(
       return deps.session.getState();
     },
     refreshIntervalMs: deps.refreshMs,
+    exportFolder: deps.exportFolder,
     copy: (text) => deps.clipboard(text),
     open(link) {
       const refused = openLink(deps.ui, deps.screens, link);

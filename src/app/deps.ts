@@ -25,6 +25,8 @@ export interface DashboardDeps {
   signIn?: SignIn;
   screens: AnyScreen[];
   refreshMs: number;
+  /** where an export's file field starts (the config's export_folder; default the working directory) */
+  exportFolder: string;
   /** writes to the terminal clipboard (OSC 52); injected so tests can see it */
   clipboard(text: string): void;
   /** stops polling and releases the connection */
@@ -42,6 +44,7 @@ export interface DashboardOptions {
   readOnly?: boolean;
   clipboard?: (text: string) => void;
   initialScreen?: string;
+  exportFolder?: string;
 }
 
 const osc52 = (text: string) => `\x1b]52;c;${Buffer.from(text, 'utf8').toString('base64')}\x07`;
@@ -93,6 +96,7 @@ export function createDashboard(o: DashboardOptions): DashboardDeps {
     actionLog,
     screens: o.screens,
     refreshMs: o.refreshMs,
+    exportFolder: o.exportFolder ?? process.cwd(),
     clipboard: o.clipboard ?? ((text) => process.stdout.write(osc52(text))),
     async close() {
       unsubscribe();

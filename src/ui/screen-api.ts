@@ -179,6 +179,8 @@ export interface ActionContext {
   setExtra(patch: Record<string, unknown>, opts?: { top?: boolean }): void;
   readonly session: SessionState;
   readonly refreshIntervalMs: number;
+  /** the folder an export's file is written to unless an absolute path is given */
+  readonly exportFolder: string;
   /** writes text to the terminal's clipboard (OSC 52) */
   copy(text: string): void;
   /** opens another screen on a filter / state / row (cross-links: an object's audit history) */

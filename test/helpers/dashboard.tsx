@@ -128,6 +128,8 @@ export interface DashboardOptions {
   ca?: string | Buffer;
   /** input through the CLI's KeyStdin (src/app/key-stdin.ts), as in a real terminal */
   keyStdin?: boolean;
+  /** where an export's file field starts (default the working directory) */
+  exportFolder?: string;
 }
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
@@ -156,6 +158,7 @@ export function renderDashboard(o: DashboardOptions): DashboardHarness {
     refreshMs: o.refreshMs ?? 200,
     readOnly: o.readOnly,
     initialScreen: o.screen,
+    exportFolder: o.exportFolder,
     clipboard: (text) => clipboard.push(text),
   });
   const stdout = new FakeStdout(o.columns ?? 120, o.rows ?? 32);

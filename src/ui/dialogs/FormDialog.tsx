@@ -42,6 +42,8 @@ export function FormDialog(p: FormProps) {
   const [clipped, setClipped] = useLiveState<string | null>(null);
   // the focused field's caret (readline keys move it); null: at the end of its text
   const [caret, setCaret, getCaret] = useLiveState<number | null>(null);
+  // what Tab in a completing field left to choose from, shown under it until the next key
+  const [candidates, setCandidates] = useLiveState<string[] | null>(null);
   const lineOf = (field: FormField) => {
     const text = getRaw()[field.name] ?? '';
     return { text, caret: getCaret() ?? [...text].length };
@@ -64,6 +66,7 @@ export function FormDialog(p: FormProps) {
       const raw = getRaw();
       const focus = getFocus();
       const field = p.fields[focus];
+      setCandidates(null);
       if (key.return) {
         const r = parseForm(p.fields, raw);
         if (Object.keys(r.errors).length === 0) return p.onDone(r.values);
@@ -77,6 +80,16 @@ export function FormDialog(p: FormProps) {
         setCaret(null);
         setFocus((focus + d + p.fields.length) % p.fields.length);
       };
+      if (key.tab && !key.shift && field?.kind === 'text' && field.complete) {
+        const typed = raw[field.name] ?? '';
+        void field.complete(typed).then((c) => {
+          // a key typed meanwhile wins over the completion
+          if (getFocus() !== focus || (getRaw()[field.name] ?? '') !== typed) return;
+          store(field, { text: c.text, caret: [...c.text].length, clipped: false });
+          setCandidates(c.candidates.length ? c.candidates : null);
+        });
+        return;
+      }
       if (key.tab) return move(key.shift ? -1 : 1);
       if (key.upArrow) return move(-1);
       if (key.downArrow) return move(1);
@@ -106,6 +119,9 @@ export function FormDialog(p: FormProps) {
   );
 
   const w = innerWidth(p.width);
+  const focused = p.fields[focus];
+  const completes = focused?.kind === 'text' && focused.complete !== undefined;
+  const footer = `${completes ? 'Tab completes · Shift-Tab/↑↓ move' : 'Tab/↑↓ move'} · Enter ${p.submitLabel ?? 'submit'} · Esc cancel`;
   // Each field takes up to two lines (value, then hint or error); frame and footer take 8.
   const room = Math.max(1, Math.floor(((p.height ?? 100) - 8 - lines(p.message).length) / 2));
   const first = Math.max(0, Math.min(focus - Math.floor(room / 2), p.fields.length - room));
@@ -113,7 +129,7 @@ export function FormDialog(p: FormProps) {
   const labelWidth = Math.min(24, Math.max(...p.fields.map((f) => f.label.length)) + 1);
   const valueWidth = Math.max(8, w - labelWidth - 4);
   return (
-    <Frame title={p.title} width={p.width} footer={`Tab/↑↓ move · Enter ${p.submitLabel ?? 'submit'} · Esc cancel`}>
+    <Frame title={p.title} width={p.width} footer={footer}>
       {lines(p.message).map((l, i) => (
         <Text key={`m${i}`} wrap="wrap">
           {sanitize(l, 500)}
@@ -148,7 +164,9 @@ export function FormDialog(p: FormProps) {
               )}
               {active && dim ? <Text inverse> </Text> : null}
             </Text>
-            {errors[f.name] ? (
+            {active && candidates ? (
+              <Text wrap="truncate"> {sanitize(candidates.join('  '), 2000)}</Text>
+            ) : errors[f.name] ? (
               <Text color={colour('bad')} wrap="truncate">
                 {' '}
                 ✕ {f.label}: {errors[f.name]}
