@@ -3,6 +3,9 @@ import React, { useState } from 'react';
 import { render } from 'ink-testing-library';
 import { TextInput } from '../../src/ui/TextInput.js';
 import { FormDialog } from '../../src/ui/dialogs/FormDialog.js';
+import { setupScreenSuite } from '../helpers/screen-suite.js';
+
+const suite = setupScreenSuite();
 
 const tick = () => new Promise((r) => setTimeout(r, 20));
 const CTRL = (c: string) => String.fromCharCode(c.charCodeAt(0) - 96);
@@ -105,5 +108,26 @@ describe('text fields edit like readline', () => {
     }
     expect(done).toEqual({ path: './audit.jsonl' });
     r.unmount();
+  });
+
+  it('in the dashboard, the / filter and the : command line take the keys, not the shell', async () => {
+    const d = suite.render({ screen: 'keys' });
+    await d.waitForText('[keys]');
+    await d.press('/');
+    await d.type('alpha beta');
+    await d.write(CTRL('w'));
+    await d.type('gamma');
+    await d.write(CTRL('a'));
+    await d.type('>');
+    await d.waitFor((f) => f.includes('>alpha gamma'), 'the filter edited at its start');
+    await d.press('esc');
+    await d.press(':');
+    await d.type('xx keys');
+    await d.write('\x1bb');
+    await d.write(CTRL('u'));
+    await d.press('enter');
+    // "xx " was killed: the command was "keys", not an unknown screen
+    await d.waitFor((f) => f.includes('[keys]') && !f.includes('no screen'), 'the keys screen');
+    expect(d.frame()).not.toContain('xx keys');
   });
 });
