@@ -1,4 +1,4 @@
-import { ROUTE_META, type RouteMeta } from '../src/contract/route-meta.js';
+import { API_PREFIX, ROUTE_META, type RouteMeta } from '../src/contract/route-meta.js';
 import type { ActionLogEntry } from '../src/store/action-log.js';
 import { defineScreen } from '../src/ui/screen-api.js';
 import { tableTime } from './shared/table-time.js';
@@ -11,8 +11,10 @@ const EXPORT_ACTIONS: Partial<Record<string, string>> = {
 const auditActionOf = (e: ActionLogEntry) =>
   EXPORT_ACTIONS[e.route] ?? (ROUTE_META as Record<string, RouteMeta>)[e.route]?.action ?? null;
 
-const statusText = (e: ActionLogEntry) => (e.status === null ? 'no answer' : String(e.status));
+const statusText = (e: ActionLogEntry) => (e.status === null ? 'none' : String(e.status));
 const isoOf = (ms: number) => new Date(ms).toISOString();
+/** The path under the API's prefix, which every request shares (Enter shows it whole). */
+const shortPath = (e: ActionLogEntry) => e.path.slice(e.path.indexOf(API_PREFIX) + API_PREFIX.length) || e.path;
 
 export const logScreen = defineScreen<ActionLogEntry>({
   name: 'log',
@@ -21,15 +23,17 @@ export const logScreen = defineScreen<ActionLogEntry>({
   list: {
     fromActionLog: true,
     columns: [
-      { header: 'Time (UTC)', value: (e) => tableTime(isoOf(e.at)), sort: (e) => e.at, width: 19 },
+      // the time of day: the log holds one run of the dashboard (Enter shows the date)
+      { header: 'UTC', value: (e) => tableTime(isoOf(e.at)).slice(11), sort: (e) => e.at, width: 8 },
       { header: 'Method', value: (e) => e.method, width: 6 },
-      { header: 'Path', value: (e) => e.path, grow: true, minWidth: 16, maxWidth: 80 },
+      // what was changed is at the path's end: at 80 columns the request id gives way first
+      { header: 'Path', value: shortPath, grow: true, minWidth: 44, maxWidth: 80 },
       {
         header: 'Status',
         value: statusText,
         tone: (e) => (e.status !== null && e.status < 400 ? 'ok' : 'bad'),
         align: 'right',
-        width: 9,
+        width: 6,
       },
       { header: 'Request id', value: (e) => e.requestId ?? '–', minWidth: 10, maxWidth: 36 },
     ],
@@ -37,12 +41,12 @@ export const logScreen = defineScreen<ActionLogEntry>({
     empty: 'Nothing sent yet: changes and exports made from the dashboard show here, newest first.',
     summary: (rows) =>
       `${rows.length} request${rows.length === 1 ? '' : 's'} since the dashboard started · ` +
-      `${rows.filter((e) => e.error !== null).length} failed · Enter: the command · a: its audit entry`,
+      `${rows.filter((e) => e.error !== null).length} failed · ⏎ the command`,
   },
   detail: (e) => ({
     time: isoOf(e.at),
     request: `${e.method} ${e.path}`,
-    status: statusText(e),
+    status: e.status ?? 'no answer',
     request_id: e.requestId ?? null,
     ...(e.error ? { error: e.error } : {}),
     command: e.command,

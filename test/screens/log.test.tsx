@@ -43,8 +43,8 @@ describe('log screen (the action log)', () => {
     const id = keyId('log-revoke');
     const f = await d.waitForText(`/gateway/keys/${id}/revoke`);
     expect(f).toContain('2 requests since the dashboard started · 1 failed');
-    expect(f).toMatch(new RegExp(`POST\\s+/v1/admin/gateway/keys/${id}/revoke\\s+200`));
-    expect(f).toMatch(/POST\s+\/v1\/admin\/gateway\/keys\s+409/);
+    expect(f).toMatch(new RegExp(`POST\\s+/gateway/keys/${id}/revoke\\s+200`));
+    expect(f).toMatch(/POST\s+\/gateway\/keys\s+409/);
     expect(f).not.toMatch(/\bGET\b/); // the polls of the keys list are not actions
 
     await selectRow(d, 'revoke');
@@ -59,6 +59,16 @@ describe('log screen (the action log)', () => {
     await d.press('a');
     const audit = await d.waitFor((x) => selectedLine(x).includes('gateway.key.revoke'), 'the revoke audit entry');
     expect(selectedLine(audit)).toContain('log-revoke');
+
+    // at 80x24 the row keeps method, path and status, and the hints keep help and quit
+    await d.resize(80, 24);
+    await d.press(':');
+    await d.type('log');
+    await d.press('enter');
+    const narrow = await d.waitForText('[log]');
+    expect(narrow).toMatch(new RegExp(`POST\\s+/gateway/keys/${id}/revoke\\s+200`));
+    expect(narrow).toContain('? help');
+    expect(narrow).toContain('q quit');
 
     const all = d.allFrames();
     for (const s of [...secrets, ...Object.values(suite.server.tokens)]) expect(all).not.toContain(s);
