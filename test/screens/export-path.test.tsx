@@ -45,6 +45,16 @@ describe('the export dialog file field', () => {
     await d.waitForText('Export written', 10_000);
     // written in the export folder, not the working directory
     expect(readFileSync(join(folder, 'reports', '2026', 'out.csv'), 'utf8')).toMatch(/^id,/);
+    // the action log has the export, as the CLI command that makes the same file
+    await d.press('enter');
+    await d.press(':');
+    await d.type('log');
+    await d.press('enter');
+    await d.waitFor((x) => /GET\s+\/agent\/journal\/export\S*\s+200/.test(x), 'the export in the log');
+    await d.press('enter');
+    const detail = (await d.waitForText('command')).replace(/\x1b\[[0-9;]*m|[│\s]/g, '');
+    const dest = join(folder, 'reports', '2026', 'out.csv');
+    expect(detail).toContain(`appliance-adminexportjournal-o'${dest}'--format'csv'--url'${suite.server.url}'`);
   });
 
   it('hidden entries complete only once a . is typed; no match leaves the text as it is', async () => {
