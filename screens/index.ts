@@ -13,6 +13,7 @@ import { budgetsScreen } from './budgets.js';
 import { deploymentScreen } from './deployment.js';
 import { settingsScreen } from './settings.js';
 import { identityScreen } from './identity.js';
+import { logScreen } from './log.js';
 
 /** Every screen, in Tab order. Adding a screen: its file, plus one line here. */
 export const screens: AnyScreen[] = [
@@ -31,4 +32,5 @@ export const screens: AnyScreen[] = [
   deploymentScreen,
   settingsScreen,
   identityScreen,
+  logScreen,
 ];

@@ -27,7 +27,7 @@ export function ScreenView({
 }) {
   const deps = useDeps();
   const { primary } = data;
-  if (primary.data === undefined && !screen.list?.rowsFrom) {
+  if (primary.data === undefined && !screen.list?.rowsFrom && !screen.list?.fromActionLog) {
     const text = primary.status === 'error' ? 'No data: the request failed (see above). r retries.' : 'Loading…';
     return (
       <Box height={height}>

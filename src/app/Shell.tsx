@@ -341,7 +341,8 @@ export function Shell() {
           connection={connection}
           signedOut={session.signedOut !== null}
           freshness={{
-            fetchedAt: data.primary.fetchedAt,
+            // the action log is the dashboard's own, current as it is drawn
+            fetchedAt: screen.list?.fromActionLog ? now : data.primary.fetchedAt,
             failed: data.primary.status === 'error',
             loading: data.primary.status === 'loading',
           }}

@@ -272,7 +272,7 @@ function makeContext(
     get refreshIntervalMs() {
       return deps.poller.intervalMs;
     },
-    exportFolder: deps.display.exportFolder,
+    exportFolder: deps.exportFolder,
     copy: (text) => deps.clipboard(text),
     open(link) {
       const refused = openLink(deps.ui, deps.screens, link);

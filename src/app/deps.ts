@@ -1,5 +1,6 @@
 import { createContext, useContext } from 'react';
 import type { ApiClient } from '../client/api-client.js';
+import { createActionLog, recordExchange, type ActionLogStore } from '../store/action-log.js';
 import { Poller } from '../store/poller.js';
 import { createResourceStore, type ResourceStore } from '../store/resources.js';
 import { createSessionStore, type SessionStore } from '../store/session.js';
@@ -22,6 +23,8 @@ export interface DashboardDeps {
   ui: UiStore;
   dialogs: DialogStore;
   poller: Poller;
+  /** the changes the dashboard sent since it started (the log screen) */
+  actionLog: ActionLogStore;
   /** the stored sign-in's renewal prompt; absent for a token from a file or variable */
   signIn?: SignIn;
   screens: AnyScreen[];
@@ -31,6 +34,8 @@ export interface DashboardDeps {
   keyOverrides: KeyOverrides;
   /** what the config file gives the `:` commands */
   settings: DashboardSettings;
+  /** where an export's file field starts (the config's export_folder; default the working directory) */
+  exportFolder: string;
   /** writes to the terminal clipboard (OSC 52); injected so tests can see it */
   clipboard(text: string): void;
   /** stops polling and releases the connection */
@@ -63,6 +68,7 @@ export interface DashboardOptions {
   initialScreen?: string;
   display?: DisplaySettings;
   settings?: DashboardSettings;
+  exportFolder?: string;
 }
 
 const NO_SETTINGS: DisplaySettings = { theme: 'dark', aliases: {}, keys: {}, screenPrefs: {} };
@@ -106,6 +112,8 @@ export function createDashboard(o: DashboardOptions): DashboardDeps {
   };
   syncWanted();
   const unsubscribe = ui.subscribe(syncWanted);
+  const actionLog = createActionLog();
+  const unobserve = o.client.observe((e) => recordExchange(actionLog, e));
 
   const deps: DashboardDeps = {
     client: o.client,
@@ -118,9 +126,13 @@ export function createDashboard(o: DashboardOptions): DashboardDeps {
     display,
     keyOverrides: keyOverridesOf(display.keys),
     settings: o.settings ?? {},
+    actionLog,
+    // the config file's export-folder, else the caller's, else where the dashboard was started
+    exportFolder: display.exportFolder ?? o.exportFolder ?? process.cwd(),
     clipboard: o.clipboard ?? ((text) => process.stdout.write(osc52(text))),
     async close() {
       unsubscribe();
+      unobserve();
       poller.stop();
       await o.client.close();
     },

@@ -2,6 +2,8 @@ import { EventEmitter } from 'node:events';
 import { PASTE_IGNORED, type PasteHandler, type PasteSource } from '../ui/paste.js';
 
 const ESC = '\x1b';
+// Alt-B, Alt-F (ESC b, ESC f): readline's word moves; Ink names them meta+b, meta+f
+const WORD_MOVES = new Set(['b', 'f']);
 /** A sequence cut off at the end of a read waits this long for the rest of it. */
 const CUT_SEQUENCE_WAIT_MS = 20;
 
@@ -26,7 +28,8 @@ const isFinalByte = (c: number) => c >= 0x40 && c <= 0x7e;
  * final`, SS3 `ESC O … final`, optionally after a second ESC for Alt). An ESC before anything
  * that is not a sequence is the Esc key, and what follows is a key of its own: `ESC q` in one
  * read is Esc then q (tmux, or a slow link, batching the two), not Alt+q, which nothing binds;
- * ESC ESC is Esc twice. Only ESC + a control character (Alt+Enter, Alt+Backspace) stays one key.
+ * ESC ESC is Esc twice. Only ESC + a control character (Alt+Enter, Alt+Backspace) and Alt-B / Alt-F
+ * (readline's word moves) stay one key.
  * A sequence cut off by the end of `s` is returned in `rest`.
  */
 function scanKeys(s: string): { keys: string[]; rest: string } {
@@ -55,6 +58,12 @@ function scanKeys(s: string): { keys: string[]; rest: string } {
       // not a sequence after all: Esc, then the characters as typed
       keys.push(ESC);
       i = j;
+      continue;
+    }
+    // Alt-B and Alt-F stay one key: readline's word moves in text fields (src/ui/line-edit.ts)
+    if (WORD_MOVES.has(c)) {
+      keys.push(s.slice(i, j + 1));
+      i = j + 1;
       continue;
     }
     if (c === undefined || c === ESC || isPrintable(c)) {
@@ -103,7 +112,7 @@ const NAMED_ALT = new Set(['\r', '\x7f', '\b']);
 export function inkNamesKey(key: string): boolean {
   if (key[0] !== ESC || key === ESC) return true;
   const body = key[1] === ESC && key.length > 2 ? key.slice(2) : key.slice(1);
-  if (body.length === 1) return NAMED_ALT.has(body);
+  if (body.length === 1) return NAMED_ALT.has(body) || WORD_MOVES.has(body);
   return NAMED_SEQUENCES.some((re) => re.test(body));
 }
 

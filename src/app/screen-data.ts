@@ -49,6 +49,7 @@ const NO_ROWS: unknown[] = [];
 /** The visible screen's resources and rows, from the stores. */
 export function useScreenData(deps: DashboardDeps, screen: AnyScreen, state: ScreenUiState): ScreenData {
   const entries = useStore(deps.resources, (s) => s.entries);
+  const logged = useStore(deps.actionLog, (s) => s.entries);
   const { requests: reqs, keys } = screenResources(screen, state);
   const resources = useMemo(() => {
     const byId: Record<string, ResourceEntry> = {};
@@ -68,7 +69,7 @@ export function useScreenData(deps: DashboardDeps, screen: AnyScreen, state: Scr
     () => (list && !rowsFrom ? extractRows(list, primary.data, related) : null),
     [list, rowsFrom, primary.data, related],
   );
-  const all = joined ?? answered ?? NO_ROWS;
+  const all = list?.fromActionLog ? logged : (joined ?? answered ?? NO_ROWS);
   const sorted = useMemo(() => sortedRows(screen, all, state.sort), [screen, all, state.sort]);
   const [searched, searchDone] = useReducer((n: number) => n + 1, 0);
   const filtered = useMemo(

@@ -39,6 +39,8 @@ export async function getCommand(argv: string[], env: NodeJS.ProcessEnv = proces
   if (positionals.length !== 1) throw new UsageError(`name one screen: ${names}\n${GET_USAGE}`);
   const screen = screens.find((s) => s.name === positionals[0]);
   if (!screen) throw new UsageError(`unknown screen "${sanitize(positionals[0], 60)}"; the screens are: ${names}`);
+  if (screen.list?.fromActionLog)
+    throw new UsageError('the log screen lists what one dashboard sent since it started: it has nothing to get');
   const connection = resolveConnection(values, env, GET_USAGE);
   const client = clientFor(connection);
   let fetched: Fetched[];

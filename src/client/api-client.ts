@@ -57,6 +57,26 @@ export interface CallResult<T> {
   notModified: boolean;
 }
 
+/** A request as the action log sees it (src/store/action-log.ts): never its headers or token. */
+export interface Exchange {
+  at: number;
+  route: RouteName;
+  method: string;
+  /** the path and query as sent */
+  path: string;
+  /** the whole URL as sent */
+  url: string;
+  /** the appliance's URL as given (origin plus prefix), for an `appliance-admin --url` */
+  appliance: string;
+  /** the request's body as given, before JSON */
+  body?: unknown;
+  /** a file route: where it was written and its query */
+  download?: { dest: string; query: Record<string, unknown> };
+  status: number | null;
+  requestId: string | undefined;
+  error: string | null;
+}
+
 export type JsonRouteName = { [N in RouteName]: (typeof routes)[N]['response'] extends 'file' ? never : N }[RouteName];
 export type FileRouteName = Exclude<RouteName, JsonRouteName>;
 export type RouteData<N extends JsonRouteName> = RouteResponse<N>;
@@ -119,6 +139,7 @@ export class ApiClient {
   readonly #maxBytes: number;
   readonly #ca: string | Buffer | undefined;
   readonly #etags = new Map<string, { etag: string; data: unknown; issues: SchemaIssue[] }>();
+  readonly #observers = new Set<(e: Exchange) => void>();
 
   constructor(opts: ApiClientOptions) {
     const u = parseApplianceUrl(opts.url);
@@ -149,6 +170,43 @@ export class ApiClient {
     });
   }
 
+  /** Tells `fn` of each request once it is answered or failed (the action log); returns the unsubscribe. */
+  observe(fn: (e: Exchange) => void): () => void {
+    this.#observers.add(fn);
+    return () => this.#observers.delete(fn);
+  }
+
+  /** The request and how it ended, to the observers: an ApiError has the status and request id too. */
+  #tell(
+    route: RouteName,
+    input: Pick<CallInput, 'params' | 'query' | 'body'>,
+    outcome: unknown,
+    download?: Exchange['download'],
+  ) {
+    if (this.#observers.size === 0) return;
+    let path: string;
+    try {
+      path = buildPath(ROUTE_META[route], this.prefix, input.params, input.query);
+    } catch {
+      return; // a route without its parameters was never sent
+    }
+    const answer = outcome as Partial<Pick<CallResult<unknown>, 'status' | 'requestId'>>;
+    const e: Exchange = {
+      at: Date.now(),
+      route,
+      method: ROUTE_META[route].method,
+      path,
+      url: `${this.origin}${path}`,
+      appliance: this.displayUrl,
+      ...(input.body === undefined ? {} : { body: input.body }),
+      ...(download ? { download } : {}),
+      status: typeof answer?.status === 'number' ? answer.status : null,
+      requestId: typeof answer?.requestId === 'string' ? answer.requestId : undefined,
+      error: outcome instanceof Error ? sanitize(outcome.message, 300) : null,
+    };
+    for (const fn of this.#observers) fn(e);
+  }
+
   /** The token stays out of util.inspect, JSON and logs. */
   toJSON() {
     return { url: this.displayUrl };
@@ -166,6 +224,17 @@ export class ApiClient {
    * so the whole answer also has a deadline.
    */
   async call<N extends JsonRouteName>(name: N, input: CallInput = {}): Promise<CallResult<RouteData<N>>> {
+    try {
+      const res = await this.#callInTime(name, input);
+      this.#tell(name, input, res);
+      return res;
+    } catch (err) {
+      this.#tell(name, input, err);
+      throw err;
+    }
+  }
+
+  async #callInTime<N extends JsonRouteName>(name: N, input: CallInput): Promise<CallResult<RouteData<N>>> {
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), this.deadlineMs);
     timer.unref?.();
@@ -287,6 +356,23 @@ export class ApiClient {
    * short-lived connection so a long download never holds up the dashboard's polling.
    */
   async download(
+    name: FileRouteName,
+    query: Record<string, unknown>,
+    dest: string,
+    onProgress?: (p: DownloadProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<DownloadResult> {
+    try {
+      const result = await this.#download(name, query, dest, onProgress, signal);
+      this.#tell(name, { query }, { status: 200, requestId: result.requestId }, { dest, query });
+      return result;
+    } catch (err) {
+      this.#tell(name, { query }, err, { dest, query });
+      throw err;
+    }
+  }
+
+  async #download(
     name: FileRouteName,
     query: Record<string, unknown>,
     dest: string,

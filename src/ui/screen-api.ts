@@ -53,6 +53,8 @@ export interface ListSpec<Row> {
    * resource still loading or failed); the list is drawn at once, without waiting for the primary
    */
   rowsFrom?: (resources: Record<string, ResourceEntry>) => Row[];
+  /** rows are the dashboard's own action log, newest first (src/store/action-log.ts), not an answer */
+  fromActionLog?: boolean;
   columns: Column<Row>[];
   rowKey: (row: Row) => string;
   /** what an empty list means, in plain words */
@@ -177,8 +179,8 @@ export interface ActionContext {
   setExtra(patch: Record<string, unknown>, opts?: { top?: boolean }): void;
   readonly session: SessionState;
   readonly refreshIntervalMs: number;
-  /** where an export's file goes by default (the config file's export-folder), absolute */
-  readonly exportFolder?: string;
+  /** the folder an export's file is written to unless an absolute path is given */
+  readonly exportFolder: string;
   /** writes text to the terminal's clipboard (OSC 52) */
   copy(text: string): void;
   /** opens another screen on a filter / state / row (cross-links: an object's audit history) */

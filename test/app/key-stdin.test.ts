@@ -52,6 +52,8 @@ describe('KeyStdin: Esc before a key, cut-off sequences', () => {
     expect(splitKeys('\x1b\x1bx')).toEqual(['\x1b', '\x1b', 'x']);
     expect(splitKeys('\x1b é')).toEqual(['\x1b', ' ', 'é']);
     expect(splitKeys('\x1b\r\x1b\x7f')).toEqual(['\x1b\r', '\x1b\x7f']);
+    // Alt-B and Alt-F, readline's word moves in a text field
+    expect(splitKeys('\x1bb\x1bf')).toEqual(['\x1bb', '\x1bf']);
     // ESC [ before something that cannot end a sequence: Esc, then the characters
     expect(splitKeys('\x1b[é')).toEqual(['\x1b', '[', 'é']);
     expect(splitKeys('\x1b[')).toEqual(['\x1b', '[']);

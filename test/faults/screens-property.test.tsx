@@ -169,7 +169,8 @@ function expectSound(d: DashboardHarness, name: string, what: string) {
 }
 
 describe('every screen with arbitrary JSON in place of every answer', () => {
-  for (const screen of screens) {
+  // the action log asks the appliance nothing: no answer to replace (test/screens/log.test.tsx)
+  for (const screen of screens.filter((x) => !x.list?.fromActionLog)) {
     it(`${screen.name}: never throws, keys still work`, async () => {
       const d = renderDashboard({
         url: h.url,

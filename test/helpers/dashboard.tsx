@@ -138,6 +138,8 @@ export interface DashboardOptions {
   display?: DisplaySettings;
   /** the screen-reader mode (src/app/screen-reader/): what it says is in `spoken` */
   screenReader?: boolean;
+  /** where an export's file field starts (default the working directory) */
+  exportFolder?: string;
 }
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
@@ -167,6 +169,7 @@ export function renderDashboard(o: DashboardOptions): DashboardHarness {
     readOnly: o.readOnly,
     initialScreen: o.screen,
     display: o.display,
+    exportFolder: o.exportFolder,
     clipboard: (text) => clipboard.push(text),
     settings: o.settings,
   });

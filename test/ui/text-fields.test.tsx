@@ -3,7 +3,8 @@ import React from 'react';
 import { render } from 'ink-testing-library';
 import { FormDialog } from '../../src/ui/dialogs/FormDialog.js';
 import { parseField, type FormField, type FormValues } from '../../src/ui/dialogs/form-model.js';
-import { charCount, editText, insertPaste, pastedLine } from '../../src/ui/dialogs/edit.js';
+import { charCount, pastedLine } from '../../src/ui/dialogs/edit.js';
+import { editLine, lineAtEnd, pasteIntoLine } from '../../src/ui/line-edit.js';
 import { truncateStart, widthOf } from '../../src/ui/text.js';
 import { DisplayName } from '../../src/contract/common.js';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
@@ -92,7 +93,7 @@ describe('the length limit counts as the appliance does', () => {
     expect(parseField(f, '🙂'.repeat(33))).toEqual({ value: '🙂'.repeat(33) });
     expect(parseField(f, '🙂'.repeat(64))).toEqual({ value: '🙂'.repeat(64) });
     expect(parseField(f, '🙂'.repeat(65))).toEqual({ error: 'at most 64 characters' });
-    expect(editText('🙂'.repeat(64), '🙂', noKey, 64)).toBe('🙂'.repeat(64));
+    expect(editLine(lineAtEnd('🙂'.repeat(64)), '🙂', noKey, 64)?.text).toBe('🙂'.repeat(64));
     expect(charCount('🙂é')).toBe(2);
 
     let result: FormValues | null | undefined;
@@ -112,8 +113,8 @@ describe('pasted text in a field', () => {
   it('becomes one line: breaks and tabs are spaces, a trailing break goes, controls and escapes are removed', () => {
     expect(pastedLine('ops-bot-7\rowner: finance team\r')).toBe('ops-bot-7 owner: finance team');
     expect(pastedLine('\r\na\r\nb\tc\x1b[31md\x07\x00e\n')).toBe('a b cde');
-    expect(insertPaste('ab', 'cdef', 4)).toEqual({ value: 'abcd', clipped: true });
-    expect(insertPaste('ab', '\r\n', 4)).toBeNull();
+    expect(pasteIntoLine(lineAtEnd('ab'), pastedLine('cdef'), 4)).toEqual({ text: 'abcd', caret: 4, clipped: true });
+    expect(pastedLine('\r\n')).toBe('');
   });
 });
 

@@ -10,6 +10,7 @@ import { isoSeconds } from '../../../src/text/time-input.js';
 import { fixedTime, rollingStart } from './query.js';
 import { searchedState, type HistorySpec, type HistoryState } from './state.js';
 import { describeFilters } from './summary.js';
+import { completePath } from './path-complete.js';
 
 /** 20261121T093012Z: sortable and safe in a file name. */
 const fileStamp = (ms: number) => isoSeconds(ms).replace(/[-:]/g, '');
@@ -25,11 +26,15 @@ export function exportAction<Row>(spec: HistorySpec): ScreenAction<Row> {
       // The range of the pages on screen: past page 1 the start frozen when paging began, on
       // page 1 the rolling start as of now; the dialog, the request and the result all say this one.
       const start = h.cursors.length && h.anchor ? h.anchor : rollingStart(h, Date.now());
-      const fileName = `${spec.kind}-${fileStamp(Date.now())}.csv`;
-      const defaultPath = ctx.exportFolder ? join(ctx.exportFolder, fileName) : `./${fileName}`;
+      const folder = ctx.exportFolder;
+      const defaultPath = `./${spec.kind}-${fileStamp(Date.now())}.csv`;
       const v = await ctx.form({
         title: `Export the ${spec.title}`,
-        message: [`Filters: ${describeFilters(spec, h, start)}.`, 'Every match is written (all pages), oldest first.'],
+        message: [
+          `Filters: ${describeFilters(spec, h, start)}.`,
+          'Every match is written (all pages), oldest first.',
+          `Folder: ${folder}`,
+        ],
         fields: [
           {
             kind: 'select',
@@ -47,7 +52,8 @@ export function exportAction<Row>(spec: HistorySpec): ScreenAction<Row> {
             initial: defaultPath,
             required: true,
             maxLength: 1024,
-            hint: `relative to ${process.cwd()}`,
+            hint: `in the folder above unless it starts with / or ~; Tab completes`,
+            complete: (typed) => completePath(typed, folder),
           },
         ],
         submitLabel: 'export',
@@ -56,7 +62,7 @@ export function exportAction<Row>(spec: HistorySpec): ScreenAction<Row> {
       const format = v.format === 'jsonl' ? 'jsonl' : 'csv';
       let path = String(v.path);
       if (path === defaultPath && format === 'jsonl') path = path.replace(/\.csv$/, '.jsonl');
-      const dest = resolve(process.cwd(), path.replace(/^~(?=\/|$)/, homedir()));
+      const dest = resolve(folder, path.replace(/^~(?=\/|$)/, homedir()));
       if (await checkDestination(dest)) {
         const replace = await ctx.confirm({
           title: 'Replace the file?',

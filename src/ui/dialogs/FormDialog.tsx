@@ -2,12 +2,14 @@ import React from 'react';
 import { useLiveState } from '../hooks.js';
 import { Box, Text, useInput } from 'ink';
 import { Frame, innerWidth, lines } from './Frame.js';
-import { applyEdit, insertPaste, type Edited } from './edit.js';
+import { pastedLine } from './edit.js';
+import { editLine, pasteIntoLine, type EditedLine } from '../line-edit.js';
+import { CaretText } from '../CaretText.js';
 import { initialText, parseForm, type FormField, type FormValues } from './form-model.js';
 import { colour } from '../theme.js';
 import { sanitize } from '../../text/sanitize.js';
 import { usePaste } from '../paste.js';
-import { fit, truncate, truncateStart, wrapText } from '../text.js';
+import { fit, truncate, wrapText } from '../text.js';
 import { fieldWindow } from './field-window.js';
 
 export interface FormProps {
@@ -39,14 +41,23 @@ export function FormDialog(p: FormProps) {
   const [errors, setErrors, getErrors] = useLiveState<Record<string, string>>({});
   // the field whose limit cut the last thing typed or pasted into it
   const [clipped, setClipped] = useLiveState<string | null>(null);
+  // the focused field's caret (readline keys move it); null: at the end of its text
+  const [caret, setCaret, getCaret] = useLiveState<number | null>(null);
+  // what Tab in a completing field left to choose from, shown under it until the next key
+  const [candidates, setCandidates] = useLiveState<string[] | null>(null);
+  const lineOf = (field: FormField) => {
+    const text = getRaw()[field.name] ?? '';
+    return { text, caret: getCaret() ?? [...text].length };
+  };
 
-  const store = (field: FormField, edited: Edited | null) => {
+  const store = (field: FormField, edited: EditedLine | null) => {
     if (edited === null) return;
     const raw = getRaw();
     const errors = getErrors();
     setClipped(edited.clipped ? field.name : null);
-    if (edited.value === raw[field.name]) return;
-    setRaw({ ...raw, [field.name]: edited.value });
+    setCaret(edited.caret);
+    if (edited.text === raw[field.name]) return;
+    setRaw({ ...raw, [field.name]: edited.text });
     if (errors[field.name]) setErrors({ ...errors, [field.name]: '' });
   };
 
@@ -56,17 +67,30 @@ export function FormDialog(p: FormProps) {
       const raw = getRaw();
       const focus = getFocus();
       const field = p.fields[focus];
+      setCandidates(null);
       if (key.return) {
         const r = parseForm(p.fields, raw);
         if (Object.keys(r.errors).length === 0) return p.onDone(r.values);
         setErrors(r.errors);
+        setCaret(null);
         setFocus(p.fields.findIndex((f) => r.errors[f.name]));
         return;
       }
       const move = (d: number) => {
         setClipped(null);
+        setCaret(null);
         setFocus((focus + d + p.fields.length) % p.fields.length);
       };
+      if (key.tab && !key.shift && field?.kind === 'text' && field.complete) {
+        const typed = raw[field.name] ?? '';
+        void field.complete(typed).then((c) => {
+          // a key typed meanwhile wins over the completion
+          if (getFocus() !== focus || (getRaw()[field.name] ?? '') !== typed) return;
+          store(field, { text: c.text, caret: [...c.text].length, clipped: false });
+          setCandidates(c.candidates.length ? c.candidates : null);
+        });
+        return;
+      }
       if (key.tab) return move(key.shift ? -1 : 1);
       if (key.upArrow) return move(-1);
       if (key.downArrow) return move(1);
@@ -80,7 +104,7 @@ export function FormDialog(p: FormProps) {
         }
         return;
       }
-      store(field, applyEdit(raw[field.name] ?? '', input, key, limitOf(field)));
+      store(field, editLine(lineOf(field), input, key, limitOf(field)));
     },
     { isActive: p.isActive },
   );
@@ -88,21 +112,27 @@ export function FormDialog(p: FormProps) {
     (text) => {
       const field = p.fields[getFocus()];
       if (!field || field.kind === 'select') return false;
-      store(field, insertPaste(getRaw()[field.name] ?? '', text, limitOf(field)));
+      const line = pastedLine(text);
+      if (line) store(field, pasteIntoLine(lineOf(field), line, limitOf(field)));
       return true;
     },
     { isActive: p.isActive },
   );
 
   const w = innerWidth(p.width);
+  const focused = p.fields[focus];
+  const completes = focused?.kind === 'text' && focused.complete !== undefined;
+  const footer = `${completes ? 'Tab completes · Shift-Tab/↑↓ move' : 'Tab/↑↓ move'} · Enter ${p.submitLabel ?? 'submit'} · Esc cancel`;
   const message = lines(p.message).flatMap((l) => wrapText(sanitize(l, 500), w));
-  // A field is one line, two with its hint (the focused one), an error or a clip note; the frame takes 6.
-  const heights = p.fields.map((f, i) => (errors[f.name] || (i === focus && (clipped === f.name || f.hint)) ? 2 : 1));
+  // A field is one line, two with its hint (the focused one), its completions, an error or a clip note; the frame takes 6.
+  const heights = p.fields.map((f, i) =>
+    errors[f.name] || (i === focus && (candidates || clipped === f.name || f.hint)) ? 2 : 1,
+  );
   const shownFields = fieldWindow(heights, focus, Math.max(3, (p.height ?? 100) - 6 - message.length));
   const labelWidth = Math.min(24, Math.max(...p.fields.map((f) => f.label.length)) + 1);
   const valueWidth = Math.max(8, w - labelWidth - 4);
   return (
-    <Frame title={p.title} width={p.width} footer={`Tab/↑↓ move · Enter ${p.submitLabel ?? 'submit'} · Esc cancel`}>
+    <Frame title={p.title} width={p.width} footer={footer}>
       {message.map((l, i) => (
         <Text key={`m${i}`} wrap="truncate">
           {l}
@@ -128,12 +158,18 @@ export function FormDialog(p: FormProps) {
                 {active ? '› ' : '  '}
                 {fit(f.label, labelWidth)}
               </Text>
-              <Text dimColor={dim} underline={active}>
-                {typed ? truncateStart(shown, valueWidth - 1) : truncate(shown, valueWidth - 1)}
-              </Text>
-              {active && f.kind !== 'select' ? <Text inverse> </Text> : null}
+              {typed ? (
+                <CaretText text={shown} caret={caret ?? [...shown].length} width={valueWidth} underline />
+              ) : (
+                <Text dimColor={dim} underline={active}>
+                  {truncate(shown, valueWidth - 1)}
+                </Text>
+              )}
+              {active && dim ? <Text inverse> </Text> : null}
             </Text>
-            {errors[f.name] ? (
+            {active && candidates ? (
+              <Text wrap="truncate"> {sanitize(candidates.join('  '), 2000)}</Text>
+            ) : errors[f.name] ? (
               <Text color={colour('bad')} wrap="truncate">
                 {' '}
                 ✕ {f.label}: {errors[f.name]}

@@ -1,12 +1,10 @@
 import React, { useState } from 'react';
-import { useLiveState } from '../hooks.js';
-import { Box, Text, useInput } from 'ink';
+import { Box, Text } from 'ink';
 import { Frame, innerWidth, lines } from './Frame.js';
-import { editText, insertPaste } from './edit.js';
-import { usePaste } from '../paste.js';
+import { TextInput } from '../TextInput.js';
 import { colour } from '../theme.js';
 import { sanitize } from '../../text/sanitize.js';
-import { truncate, truncateStart } from '../text.js';
+import { truncate } from '../text.js';
 
 export interface TypeToConfirmProps {
   title: string;
@@ -19,34 +17,8 @@ export interface TypeToConfirmProps {
 
 /** Confirms only when the user types `expected` exactly; Esc cancels. */
 export function TypeToConfirmDialog(p: TypeToConfirmProps) {
-  const [value, setValue, getValue] = useLiveState('');
+  const [value, setValue] = useState('');
   const [wrong, setWrong] = useState(false);
-  useInput(
-    (input, key) => {
-      if (key.escape) return p.onDone(false);
-      if (key.return) {
-        if (getValue() === p.expected) return p.onDone(true);
-        return setWrong(true);
-      }
-      const next = editText(getValue(), input, key, 200);
-      if (next !== null) {
-        setValue(next);
-        setWrong(false);
-      }
-    },
-    { isActive: p.isActive },
-  );
-  usePaste(
-    (text) => {
-      const next = insertPaste(getValue(), text, 200);
-      if (next) {
-        setValue(next.value);
-        setWrong(false);
-      }
-      return true;
-    },
-    { isActive: p.isActive },
-  );
   const w = innerWidth(p.width);
   return (
     <Frame title={p.title} tone="bad" width={p.width} footer="Enter confirm · Esc cancel">
@@ -59,11 +31,19 @@ export function TypeToConfirmDialog(p: TypeToConfirmProps) {
         Type <Text bold>{truncate(p.expected, w - 20)}</Text> to confirm:
       </Text>
       <Box>
-        <Text>
-          {'> '}
-          {truncateStart(value, w - 4)}
-        </Text>
-        <Text inverse> </Text>
+        <Text>{'> '}</Text>
+        <TextInput
+          value={value}
+          onChange={(v) => {
+            setValue(v);
+            setWrong(false);
+          }}
+          onSubmit={(v) => (v === p.expected ? p.onDone(true) : setWrong(true))}
+          onCancel={() => p.onDone(false)}
+          isActive={p.isActive}
+          width={w - 2}
+          maxLength={200}
+        />
       </Box>
       {wrong ? <Text color={colour('bad')}>✕ does not match; nothing was sent</Text> : null}
     </Frame>

@@ -6,14 +6,24 @@ interface FieldBase {
   label: string;
   hint?: string;
 }
+/** What Tab in a completing field gives: the text completed as far as it is sure, and the choices left. */
+export interface Completion {
+  text: string;
+  candidates: string[];
+}
+
 export type FormField =
-  /** `validate` also gets the whole form as typed, for a rule across fields (until after from) */
+  /**
+   * `validate` also gets the whole form as typed, for a rule across fields (until after from);
+   * `complete` makes Tab complete the field (a path) instead of moving to the next one
+   */
   | (FieldBase & {
       kind: 'text';
       initial?: string;
       required?: boolean;
       maxLength?: number;
       validate?: (v: string, form?: Record<string, string>) => string | null;
+      complete?: (v: string) => Promise<Completion>;
     })
   /** a whole number >= 0, or empty for unlimited (null) */
   | (FieldBase & { kind: 'limit'; initial?: number | null })
