@@ -13,7 +13,7 @@ const NAMED: Record<string, KeyName> = {
  * A key as written in config.yaml (src/config-file/schema.ts), as the keymap names it: `ctrl+x`
  * is `ctrl-x`, `alt+f` is `alt-f`, `shift+tab` is `shift-tab`, `shift+a` is `A`.
  */
-export function keyFromConfig(written: string): KeyName {
+function keyFromConfig(written: string): KeyName {
   const parts = written.split('+');
   const base = parts.pop()!;
   const mods = new Set(parts.map((m) => m.toLowerCase()));

@@ -33,7 +33,7 @@ export type CreatedKey = z.infer<typeof CreatedKey>;
 
 export const KeyParams = z.strictObject({ id: z.string().min(1).max(100) });
 /** PUT replaces the whole quota; each value is a whole number >= 0 or null (unlimited). */
-export const SetQuota = Quota;
+export const SetQuota = Quota.meta({ description: 'the whole quota a PUT sets' });
 
 export const UsageBucketSize = z.enum(['hour', 'day']);
 export const UsageQuery = z

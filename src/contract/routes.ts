@@ -1,5 +1,4 @@
 import type * as z from 'zod';
-import { Problem } from './common.js';
 import { ROUTE_META, type RouteMeta, type RouteName, type RouteSchemas } from './route-meta.js';
 import { identityRoutes } from './identity.js';
 import { connectorRoutes } from './connectors.js';
@@ -9,15 +8,7 @@ import { modelRoutes } from './models.js';
 import { governanceRoutes } from './governance.js';
 import { deploymentRoutes } from './deployment.js';
 
-export {
-  API_PREFIX,
-  MUTATION_ACTIONS,
-  ROUTE_META,
-  type RouteArea,
-  type RouteMeta,
-  type RouteName,
-  type RouteSchemas,
-} from './route-meta.js';
+export { API_PREFIX, MUTATION_ACTIONS, ROUTE_META, type RouteArea, type RouteName } from './route-meta.js';
 
 /** A whole route: what route-meta.ts says of it, with its schemas from its area module. */
 export type RouteDef = RouteMeta & RouteSchemas;
@@ -42,5 +33,3 @@ export const routes = Object.fromEntries(
 export type RouteResponse<N extends RouteName> = (typeof routes)[N]['response'] extends z.ZodType
   ? z.infer<Extract<(typeof routes)[N]['response'], z.ZodType>>
   : never;
-
-export { Problem };

@@ -22,7 +22,6 @@ import { auditRotateKeyCommand } from '../../src/cli/audit-rotate-key.js';
 import { exportCommand } from '../../src/cli/export.js';
 import { writeTokenFile } from '../helpers/cli.js';
 
- 
 type Entry = Record<string, any>;
 type Checkpoint = { seq: number; hash: string; at: string; signature: string; key_fingerprint: string };
 

@@ -1,7 +1,7 @@
 /** `e` on a history screen: every match of its filters streamed to a file, with what was written. */
 import { createReadStream } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { ApiError, TransportError } from '../../../src/client/errors.js';
 import type { ActionContext, ScreenAction } from '../../../src/ui/screen-api.js';
 import { bytes } from '../../../src/ui/format.js';

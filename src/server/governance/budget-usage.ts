@@ -3,7 +3,7 @@ import type { Db } from '../db/open.js';
 import { iso } from '../ids.js';
 
 const MINUTE_MS = 60_000;
-export const BUDGET_WINDOW_MS = 24 * 3600_000;
+const BUDGET_WINDOW_MS = 24 * 3600_000;
 
 type AgentUsage = BudgetUsage['agents'][number];
 interface RunRow {

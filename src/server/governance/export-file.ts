@@ -14,7 +14,7 @@ export const CONTENT_TYPES: Record<ExportFormat, string> = {
 };
 
 /** audit-20261121T093000Z.csv */
-export const exportFilename = (base: string, format: ExportFormat, nowMs: number): string =>
+const exportFilename = (base: string, format: ExportFormat, nowMs: number): string =>
   `${base}-${new Date(nowMs).toISOString().slice(0, 19).replace(/[-:]/g, '')}Z.${format}`;
 
 /**

@@ -12,7 +12,7 @@ export type Row = unknown[];
 /** Each column's position in a row selected as `columns.join(', ')`. */
 export const columnIndex = <C extends string>(columns: readonly C[]): Record<C, number> =>
   Object.fromEntries(columns.map((c, i) => [c, i])) as Record<C, number>;
-export type Direction = 'desc' | 'asc';
+type Direction = 'desc' | 'asc';
 
 /**
  * One index-ordered stream of rows. A prefix filter (gateway.key.*) becomes one arm per distinct
