@@ -103,6 +103,9 @@ export const overviewScreen = defineScreen<TriageLine>({
       query: { outcome: 'denied', group_by: 'actor' },
       rolling: { as: '24h', query: lastDay },
     },
+    // the chain's state: the newest page of the trail checked as the audit screen checks it
+    { id: 'auditNewest', route: 'listAudit', query: { limit: 50 } },
+    { id: 'auditCheckpoint', route: 'listAuditCheckpoints', query: { limit: 1 } },
     {
       id: 'failuresByError',
       route: 'journalSummary',
