@@ -11,6 +11,7 @@ import { emptyText, pageSummary, SERVER_ORDER } from './shared/history/summary.j
 import { tableTime } from './shared/table-time.js';
 import { chainText, checkChain, type TrailVerified } from './shared/audit-chain.js';
 import { verifyTrailAction } from './shared/audit-chain-verify.js';
+import { evidenceAction } from './shared/audit-chain-evidence.js';
 
 /** Actions the appliance audits besides each mutating route's own (src/server: governance/export.ts, app.ts). */
 const OTHER_ACTIONS: Record<string, string> = {
@@ -113,5 +114,10 @@ export const auditScreen = defineScreen<AuditEntry>({
     const change = routingChangeOf(e);
     return change ? { change, ...e } : e;
   },
-  actions: [...historyActions<AuditEntry>(spec), groupAction<AuditEntry>(spec), verifyTrailAction<AuditEntry>()],
+  actions: [
+    ...historyActions<AuditEntry>(spec),
+    groupAction<AuditEntry>(spec),
+    verifyTrailAction<AuditEntry>(),
+    evidenceAction<AuditEntry>(),
+  ],
 });

@@ -100,21 +100,25 @@ function checkCheckpoint(
 }
 
 /**
- * The served key whose own fingerprint (computed, not the one served beside it) is `fingerprint`,
- * as PEM. The dashboard's client makes every served string one line (src/text/sanitize.ts), so
- * the PEM is built again from its base64 body.
+ * A served PEM whole again: the dashboard's client makes every served string one line
+ * (src/text/sanitize.ts), so the PEM is built again from its base64 body; '' when it has none.
  */
+export function wholePem(served: string): string {
+  const body = PEM_BODY.exec(served)?.[1].replace(/\s+/g, '');
+  return body ? `-----BEGIN PUBLIC KEY-----\n${body}\n-----END PUBLIC KEY-----\n` : '';
+}
+const PEM_BODY = /-----BEGIN PUBLIC KEY-----([A-Za-z0-9+/=\s]+)-----END PUBLIC KEY-----/;
+
+/** The served key whose own fingerprint (computed, not the one served beside it) is `fingerprint`, as PEM. */
 export function servedKey(keys: unknown[], fingerprint: string): string | undefined {
   for (const k of keys) {
     const served = (k as { public_key_pem?: unknown } | null)?.public_key_pem;
-    const body = typeof served === 'string' ? PEM_BODY.exec(served)?.[1].replace(/\s+/g, '') : undefined;
-    const pem = body && `-----BEGIN PUBLIC KEY-----\n${body}\n-----END PUBLIC KEY-----\n`;
+    const pem = typeof served === 'string' ? wholePem(served) : '';
     const key = pem ? readPublicKey(pem) : 'none';
     if (typeof key !== 'string' && keyFingerprint(key) === fingerprint) return pem;
   }
   return undefined;
 }
-const PEM_BODY = /-----BEGIN PUBLIC KEY-----([A-Za-z0-9+/=\s]+)-----END PUBLIC KEY-----/;
 
 /** "2 min ago", as the header says an age. */
 function ago(ms: number, nowMs: number): string {

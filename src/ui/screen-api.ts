@@ -179,6 +179,8 @@ export interface ActionContext {
   readonly refreshIntervalMs: number;
   /** where an export's file goes by default (the config file's export-folder), absolute */
   readonly exportFolder?: string;
+  /** the appliance as the header shows it (no credentials): what an evidence pack says it came from */
+  readonly applianceUrl: string;
   /** writes text to the terminal's clipboard (OSC 52) */
   copy(text: string): void;
   /** opens another screen on a filter / state / row (cross-links: an object's audit history) */

@@ -1,4 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { evidenceVerifyCommand } from '../../src/cli/evidence-verify.js';
+import { tempDir } from '../helpers/fixtures.js';
 import { insertAuditBatch, type AuditSeed } from '../../src/server/governance/bulk.js';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
 
@@ -70,6 +74,30 @@ describe('audit screen: the chain', () => {
     expect(f).toContain('the key was served by the appliance (pin it with audit verify --key)');
     await d.press('esc');
     await d.waitForText(`chain verified to #${n(top)} (`);
+  });
+
+  it('E (an auditor may) makes an evidence pack that evidence verify accepts', async () => {
+    const dir = join(tempDir('aa-evidence-ui'), 'pack');
+    const d = suite.render({ screen: 'audit', role: 'auditor', columns: 200 });
+    await d.waitForText(/chain: this page checks out/);
+    await d.press('E');
+    await d.waitForText('Make an evidence pack');
+    await d.press('tab', ...Array<string>(80).fill('backspace'));
+    await d.type(dir);
+    await d.press('enter');
+    const f = (await d.waitForText('Evidence pack written', 15_000)).replace(/[│\s]+/g, ' ');
+    const files = readdirSync(dir);
+    expect(files).toEqual(expect.arrayContaining(['manifest.json', 'audit.jsonl', 'public-keys.json', 'README.txt']));
+    expect(f).toContain(`folder ${dir}`);
+    expect(f).toContain(`files ${files.length}`);
+    expect(f).toContain(`check it with appliance-admin evidence verify ${dir}`);
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      expect(await evidenceVerifyCommand([dir])).toBe(0);
+      expect(out.mock.calls.join('')).toContain('every file matches its manifest and the audit chain verifies');
+    } finally {
+      out.mockRestore();
+    }
   });
 
   it('one field of one entry changed in SQLite: the audit screen and the overview say CHAIN BROKEN at #N', async () => {
