@@ -9,7 +9,7 @@ import { historyResources } from './shared/history/query.js';
 import type { HistorySpec } from './shared/history/state.js';
 import { emptyText, pageSummary, SERVER_ORDER } from './shared/history/summary.js';
 import { tableTime } from './shared/table-time.js';
-import { chainText, checkChain, type TrailVerified } from './shared/audit-chain.js';
+import { chainCheckOf, chainText, loadChainCheck, type TrailVerified } from './shared/audit-chain.js';
 import { verifyTrailAction } from './shared/audit-chain-verify.js';
 import { evidenceAction } from './shared/audit-chain-evidence.js';
 
@@ -79,7 +79,8 @@ const CHECKPOINT_RESOURCE = { id: 'audit-checkpoint', route: 'listAuditCheckpoin
  */
 function chainSummary(rows: AuditEntry[], view: ListView | undefined): { text: string; broken: boolean } {
   if (!view || !rows.length) return { text: '', broken: false };
-  const check = checkChain(rows, view.resources?.[CHECKPOINT_RESOURCE.id]?.data);
+  const check = chainCheckOf(rows, view.resources?.[CHECKPOINT_RESOURCE.id]?.data);
+  if (!check) return { text: 'chain: checking…', broken: false };
   const verified = (view.state.extra.chainVerified ?? null) as TrailVerified | null;
   const text = chainText(check, verified, Date.now());
   return text.startsWith('CHAIN BROKEN') ? { text: `${markOf('bad')} ${text}`, broken: true } : { text, broken: false };
@@ -88,7 +89,10 @@ function chainSummary(rows: AuditEntry[], view: ListView | undefined): { text: s
 export const auditScreen = defineScreen<AuditEntry>({
   name: 'audit',
   title: 'Audit trail',
-  resources: (state) => [...historyResources(spec, state), CHECKPOINT_RESOURCE],
+  resources: (state) => {
+    loadChainCheck();
+    return [...historyResources(spec, state), CHECKPOINT_RESOURCE];
+  },
   list: {
     // HTTP comes last: below about 82 columns it is the one left out (the outcome says the same; Enter shows it).
     columns: [

@@ -1,12 +1,10 @@
 /** `E` on the audit screen: an evidence pack for a range, made with the CLI's own pack code. */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseCheckpointFile } from '../../src/audit-verify/checkpoint.js';
 import type { JsonRouteName } from '../../src/client/api-client.js';
-import { makeEvidencePack, type PackSource } from '../../src/cli/evidence-pack.js';
+import type { PackSource } from '../../src/cli/evidence-pack.js';
 import { isoSeconds, parseTimeInput } from '../../src/text/time-input.js';
 import type { ActionContext, ScreenAction } from '../../src/ui/screen-api.js';
-import { wholePem } from './audit-chain.js';
 
 export function evidenceAction<Row>(): ScreenAction<Row> {
   return {
@@ -65,7 +63,9 @@ async function makePack(ctx: ActionContext, since: string, dir: string) {
   const p = ctx.progress({ title: 'Making an evidence pack', lines: ['waiting for the appliance…', `in ${dir}`] });
   let made;
   try {
-    made = await makeEvidencePack(dashboardSource(ctx, p.signal), dir, {
+    // the pack's code needs node:crypto and node:fs/promises, which the dashboard loads only when used
+    const { makeEvidencePack } = await import('../../src/cli/evidence-pack.js');
+    made = await makeEvidencePack(await dashboardSource(ctx, p.signal), dir, {
       since,
       madeAt: new Date().toISOString(),
       url: ctx.applianceUrl,
@@ -103,7 +103,9 @@ async function makePack(ctx: ActionContext, since: string, dir: string) {
  * The pack's source over the dashboard's client. Its answers are made terminal-safe (every
  * string one line), so the public keys' PEM is built again whole for the pack.
  */
-function dashboardSource(ctx: ActionContext, signal: AbortSignal): PackSource {
+async function dashboardSource(ctx: ActionContext, signal: AbortSignal): Promise<PackSource> {
+  const { parseCheckpointFile } = await import('../../src/audit-verify/checkpoint.js');
+  const { wholePem } = await import('./audit-chain-check.js');
   return {
     async json(route, query) {
       const data = await ctx.call(route as JsonRouteName, { ...(query ? { query } : {}), signal });

@@ -1,11 +1,11 @@
 /** `V` on the audit screen: the whole trail verified as `audit verify --url` does, with progress. */
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
-import { parseCheckpointFile, showFingerprint, type Checkpoint } from '../../src/audit-verify/checkpoint.js';
-import { readTrail } from '../../src/audit-verify/read-trail.js';
-import { verifyTrail, type VerifyReport } from '../../src/audit-verify/verify-trail.js';
+import type { Checkpoint } from '../../src/audit-verify/checkpoint.js';
+import type { VerifyReport } from '../../src/audit-verify/verify-trail.js';
+import { displayFingerprint } from '../../src/text/fingerprint.js';
 import type { ActionContext, ScreenAction } from '../../src/ui/screen-api.js';
-import { servedKey, type TrailVerified } from './audit-chain.js';
+import type { TrailVerified } from './audit-chain.js';
 
 const n = (v: number) => v.toLocaleString('en-US');
 
@@ -36,6 +36,11 @@ async function withTempDir<T>(run: (dir: string) => Promise<T>): Promise<T> {
 }
 
 async function verifyWholeTrail(ctx: ActionContext, file: string) {
+  // the verifier needs node:crypto, which the dashboard loads only when it is used
+  const { parseCheckpointFile } = await import('../../src/audit-verify/checkpoint.js');
+  const { readTrail } = await import('../../src/audit-verify/read-trail.js');
+  const { verifyTrail } = await import('../../src/audit-verify/verify-trail.js');
+  const { servedKey } = await import('./audit-chain-check.js');
   const served = await ctx.call('listAuditCheckpoints', { query: { limit: 1 } });
   const expected = served.data[0]?.seq ?? null;
   const of = expected === null ? '' : ` of ${n(expected)}`;
@@ -95,7 +100,7 @@ async function verifyWholeTrail(ctx: ActionContext, file: string) {
     tone: 'ok' as const,
     summary: [
       `verified: entries #${n(report.firstSeq ?? 0)}–#${n(report.lastSeq ?? 0)} complete and unaltered; ` +
-        `checkpoint #${n(head!.seq)} signed by key ${showFingerprint(head!.key_fingerprint)}; ` +
+        `checkpoint #${n(head!.seq)} signed by key ${displayFingerprint(head!.key_fingerprint)}; ` +
         'the key was served by the appliance (pin it with audit verify --key)',
       ...report.notes,
     ],

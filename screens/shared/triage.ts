@@ -15,7 +15,7 @@ import type {
   Usage,
 } from '../../src/contract/index.js';
 import { shortTime } from '../../src/ui/format.js';
-import { checkChain, type ChainCheck } from './audit-chain.js';
+import { chainCheckOf, type ChainCheck } from './audit-chain.js';
 import type { ScreenLink } from '../../src/ui/screen-api.js';
 
 /** What the overview reads, by resource id (the ids of overview.tsx's resources). */
@@ -370,7 +370,7 @@ function deniedLines(denied: Summary | undefined): TriageLine[] {
 
 /** The newest audit page and checkpoint checked (docs/audit-chain.md), once the page arrived. */
 const chainOf = (page: unknown, checkpoints: unknown): ChainCheck | undefined =>
-  page === undefined ? undefined : checkChain(list(page), checkpoints);
+  page === undefined ? undefined : chainCheckOf(list(page), checkpoints);
 
 function chainLines(check: ChainCheck | undefined): TriageLine[] {
   if (!check || check.ok) return [];
