@@ -27,23 +27,24 @@ export interface TrailVerified {
 
 const n = (v: number) => v.toLocaleString('en-US');
 
-let checker: typeof import('./audit-chain-check.js') | undefined;
+let checkChain: typeof import('./audit-chain-check.js').checkChain | undefined;
 let loading: Promise<void> | undefined;
 /**
- * The checks, or undefined while they load: they need node:crypto, which the dashboard's first
- * frame does not (test/build/dashboard-bundle.test.ts). A screen asks for them when it starts
- * polling, so they are there before its first answer.
+ * Starts loading the checks: they need node:crypto, which the dashboard's first frame does not
+ * (test/build/dashboard-bundle.test.ts). A screen calls this when it starts polling, so they are
+ * there before its first answer.
  */
-export function loadChainCheck(): typeof checker {
+export function loadChainCheck(): void {
   loading ??= import('./audit-chain-check.js').then((m) => {
-    checker = m;
+    checkChain = m.checkChain;
   });
-  return checker;
 }
 
-/** checkChain once loaded (see loadChainCheck), else undefined. */
-export const chainCheckOf = (entries: unknown[], checkpoints?: unknown): ChainCheck | undefined =>
-  loadChainCheck()?.checkChain(entries, checkpoints);
+/** The checks of audit-chain-check.ts once loaded (see loadChainCheck), else undefined. */
+export function chainCheckOf(entries: unknown[], checkpoints?: unknown): ChainCheck | undefined {
+  loadChainCheck();
+  return checkChain?.(entries, checkpoints);
+}
 
 /** "2 min ago", as the header says an age. */
 function ago(ms: number, nowMs: number): string {

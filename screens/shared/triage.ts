@@ -379,7 +379,9 @@ function chainLines(check: ChainCheck | undefined): TriageLine[] {
       key: 'audit-chain',
       severity: 'crit',
       what: `Audit chain broken${check.seq === null ? '' : ` at #${n(check.seq)}`}`,
-      reason: `${check.finding}; an entry was changed or removed outside the appliance (V on the audit screen verifies the whole trail)`,
+      reason:
+        `${check.finding}; an entry was changed or removed outside the appliance ` +
+        '(V on the audit screen verifies the whole trail)',
       count: null,
       window: NOW,
       link: { screen: 'audit' },
