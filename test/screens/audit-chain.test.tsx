@@ -60,6 +60,15 @@ describe('audit screen: the chain', () => {
       new RegExp(`checkpoint #${n(newestCheckpoint())} signed \\d+ (s|min) ago by SHA256:[0-9a-f]{4} `),
     );
     expect(f).not.toContain('CHAIN BROKEN');
+    await d.unmount();
+
+    // an intact chain adds no line to the overview, only a headline figure
+    const o = suite.render({ columns: 200 });
+    const board = await o.waitForText(/Audit chain\s+intact to #.*signed checkpoint/);
+    expect(board).toMatch(
+      new RegExp(`OK\\s+Audit chain\\s+intact to #${n(maxSeq())} \\(the newest page and its signed`),
+    );
+    expect(board).not.toContain('CRIT');
   });
 
   it('V (an auditor may) verifies the whole trail with progress and the header then says so', async () => {
