@@ -1,5 +1,5 @@
 import type { AuditEntry } from '../src/contract/index.js';
-import { defineScreen } from '../src/ui/screen-api.js';
+import { defineScreen, type ListView } from '../src/ui/screen-api.js';
 import { ROUTE_META, type RouteMeta } from '../src/contract/route-meta.js';
 import { markOf, toneOf } from '../src/ui/theme.js';
 import { routingChangeOf } from '../src/ui/audit-change.js';
@@ -9,6 +9,9 @@ import { historyResources } from './shared/history/query.js';
 import type { HistorySpec } from './shared/history/state.js';
 import { emptyText, pageSummary, SERVER_ORDER } from './shared/history/summary.js';
 import { tableTime } from './shared/table-time.js';
+import { chainCheckOf, chainText, loadChainCheck, type TrailVerified } from './shared/audit-chain.js';
+import { verifyTrailAction } from './shared/audit-chain-verify.js';
+import { evidenceAction } from './shared/audit-chain-evidence.js';
 
 /** Actions the appliance audits besides each mutating route's own (src/server: governance/export.ts, app.ts). */
 const OTHER_ACTIONS: Record<string, string> = {
@@ -66,10 +69,30 @@ const target = (e: AuditEntry) => {
 };
 const outcome = (e: AuditEntry) => `${markOf(toneOf(e.outcome))} ${e.outcome ?? '?'}`;
 
+/** The newest signed checkpoint and the keys to check it (polled with the page). */
+const CHECKPOINT_RESOURCE = { id: 'audit-checkpoint', route: 'listAuditCheckpoints', query: { limit: 1 } } as const;
+
+/**
+ * The chain's state: the page read checks out and the newest checkpoint verifies, or "CHAIN
+ * BROKEN at #N" in words with the bad tone's mark, which goes first (the line is cut at the
+ * terminal's edge, and a break must not be what is cut).
+ */
+function chainSummary(rows: AuditEntry[], view: ListView | undefined): { text: string; broken: boolean } {
+  if (!view || !rows.length) return { text: '', broken: false };
+  const check = chainCheckOf(rows, view.resources?.[CHECKPOINT_RESOURCE.id]?.data);
+  if (!check) return { text: 'chain: checking…', broken: false };
+  const verified = (view.state.extra.chainVerified ?? null) as TrailVerified | null;
+  const text = chainText(check, verified, Date.now());
+  return text.startsWith('CHAIN BROKEN') ? { text: `${markOf('bad')} ${text}`, broken: true } : { text, broken: false };
+}
+
 export const auditScreen = defineScreen<AuditEntry>({
   name: 'audit',
   title: 'Audit trail',
-  resources: (state) => historyResources(spec, state),
+  resources: (state) => {
+    loadChainCheck();
+    return [...historyResources(spec, state), CHECKPOINT_RESOURCE];
+  },
   list: {
     // HTTP comes last: below about 82 columns it is the one left out (the outcome says the same; Enter shows it).
     columns: [
@@ -82,7 +105,11 @@ export const auditScreen = defineScreen<AuditEntry>({
     ],
     rowKey: (e) => e.id,
     empty: emptyText(spec),
-    summary: (rows, view) => pageSummary(spec, rows, view),
+    summary: (rows, view) => {
+      const chain = chainSummary(rows, view);
+      const page = pageSummary(spec, rows, view);
+      return chain.broken ? `${chain.text} · ${page}` : [page, chain.text].filter(Boolean).join(' · ');
+    },
     serverOrder: SERVER_ORDER,
     serverFilter: true,
   },
@@ -91,5 +118,10 @@ export const auditScreen = defineScreen<AuditEntry>({
     const change = routingChangeOf(e);
     return change ? { change, ...e } : e;
   },
-  actions: [...historyActions<AuditEntry>(spec), groupAction<AuditEntry>(spec)],
+  actions: [
+    ...historyActions<AuditEntry>(spec),
+    groupAction<AuditEntry>(spec),
+    verifyTrailAction<AuditEntry>(),
+    evidenceAction<AuditEntry>(),
+  ],
 });

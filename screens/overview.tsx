@@ -1,5 +1,5 @@
 import { describeError } from '../src/client/errors.js';
-import { defineScreen, type ResourceEntry, type Tone } from '../src/ui/screen-api.js';
+import { defineScreen, type ResourceEntry, type ResourceRequest, type Tone } from '../src/ui/screen-api.js';
 import { markOf } from '../src/ui/theme.js';
 import { isoSeconds } from '../src/text/time-input.js';
 import {
@@ -10,6 +10,7 @@ import {
   type TriageLine,
   type TriageSource,
 } from './shared/triage.js';
+import { loadChainCheck } from './shared/audit-chain.js';
 import { compact, usageWindow } from './usage.js';
 
 const MINUTE = 60_000;
@@ -73,6 +74,46 @@ function summaryOf(lines: TriageLine[]): string {
   return `${attention}${parts.length ? ` · ${parts.join(' · ')}` : ''} · Enter opens the cause`;
 }
 
+// One connection carries the polls in this order, answers in turn: the quick reads of what is
+// broken now come first, the summaries over the journal and the audit trail (the slowest on a
+// large appliance) last, so a slow one holds back as little as it can.
+const RESOURCES: ResourceRequest[] = [
+  { id: 'deployment', route: 'deployment' },
+  { id: 'connectors', route: 'listConnectors', query: { limit: 500 } },
+  { id: 'models', route: 'listModels', query: { limit: 500 } },
+  { id: 'routing', route: 'listRouting', query: { limit: 500 } },
+  { id: 'keys', route: 'listKeys', query: { limit: 500 } },
+  {
+    id: 'usage',
+    route: 'usage',
+    query: { bucket: 'hour' },
+    rolling: { as: 'hour', query: (now) => usageWindow('hour', now) },
+  },
+  { id: 'usageToday', route: 'usage', query: { bucket: 'day' }, rolling: { as: 'today', query: today } },
+  { id: 'budgetUsage', route: 'budgetUsage' },
+  {
+    id: 'denied',
+    route: 'auditSummary',
+    query: { outcome: 'denied', group_by: 'actor' },
+    rolling: { as: '24h', query: lastDay },
+  },
+  // the chain's state: the newest page of the trail checked as the audit screen checks it
+  { id: 'auditNewest', route: 'listAudit', query: { limit: 50 } },
+  { id: 'auditCheckpoint', route: 'listAuditCheckpoints', query: { limit: 1 } },
+  {
+    id: 'failuresByError',
+    route: 'journalSummary',
+    query: { status: 'failed', group_by: 'agent', then_by: 'error_code' },
+    rolling: { as: '24h', query: lastDay },
+  },
+  {
+    id: 'failuresByTool',
+    route: 'journalSummary',
+    query: { status: 'failed', group_by: 'agent', then_by: 'tool' },
+    rolling: { as: '24h', query: lastDay },
+  },
+];
+
 /**
  * The first screen: what needs attention, worst first. Each resource is polled on its own and
  * the board draws what has arrived, with a line for each resource still loading or unreadable.
@@ -80,42 +121,11 @@ function summaryOf(lines: TriageLine[]): string {
 export const overviewScreen = defineScreen<TriageLine>({
   name: 'overview',
   title: 'Overview',
-  // One connection carries the polls in this order, answers in turn: the quick reads of what is
-  // broken now come first, the summaries over the journal and the audit trail (the slowest on a
-  // large appliance) last, so a slow one holds back as little as it can.
-  resources: () => [
-    { id: 'deployment', route: 'deployment' },
-    { id: 'connectors', route: 'listConnectors', query: { limit: 500 } },
-    { id: 'models', route: 'listModels', query: { limit: 500 } },
-    { id: 'routing', route: 'listRouting', query: { limit: 500 } },
-    { id: 'keys', route: 'listKeys', query: { limit: 500 } },
-    {
-      id: 'usage',
-      route: 'usage',
-      query: { bucket: 'hour' },
-      rolling: { as: 'hour', query: (now) => usageWindow('hour', now) },
-    },
-    { id: 'usageToday', route: 'usage', query: { bucket: 'day' }, rolling: { as: 'today', query: today } },
-    { id: 'budgetUsage', route: 'budgetUsage' },
-    {
-      id: 'denied',
-      route: 'auditSummary',
-      query: { outcome: 'denied', group_by: 'actor' },
-      rolling: { as: '24h', query: lastDay },
-    },
-    {
-      id: 'failuresByError',
-      route: 'journalSummary',
-      query: { status: 'failed', group_by: 'agent', then_by: 'error_code' },
-      rolling: { as: '24h', query: lastDay },
-    },
-    {
-      id: 'failuresByTool',
-      route: 'journalSummary',
-      query: { status: 'failed', group_by: 'agent', then_by: 'tool' },
-      rolling: { as: '24h', query: lastDay },
-    },
-  ],
+  resources: () => {
+    // the chain's checks load now, before the first answers (they are not needed for the first frame)
+    loadChainCheck();
+    return RESOURCES;
+  },
   list: {
     rowsFrom: (resources) => triage(triageInput(resources)),
     columns: [

@@ -15,6 +15,7 @@ import type {
   Usage,
 } from '../../src/contract/index.js';
 import { shortTime } from '../../src/ui/format.js';
+import { chainCheckOf, type ChainCheck } from './audit-chain.js';
 import type { ScreenLink } from '../../src/ui/screen-api.js';
 
 /** What the overview reads, by resource id (the ids of overview.tsx's resources). */
@@ -30,6 +31,8 @@ export const TRIAGE_SOURCES = {
   models: 'Models',
   routing: 'Model routing',
   denied: 'Denied attempts',
+  auditNewest: 'Audit trail, newest page',
+  auditCheckpoint: 'Audit checkpoint',
 } as const;
 export type TriageSource = keyof typeof TRIAGE_SOURCES;
 
@@ -92,6 +95,7 @@ export function triage(input: TriageInput): TriageLine[] {
     ...budgetLines(data<BudgetUsage>('budgetUsage')),
     ...modelLines(list<Model>(data('models')), list<RoutingEntry>(data('routing'))),
     ...deniedLines(data<Summary>('denied')),
+    ...chainLines(chainOf(data('auditNewest'), data('auditCheckpoint'))),
   ];
   const sourceLines = (Object.keys(TRIAGE_SOURCES) as TriageSource[]).flatMap((id): TriageLine[] => {
     const r = input[id];
@@ -106,7 +110,8 @@ export function triage(input: TriageInput): TriageLine[] {
     return [{ key: `source:${id}`, severity: 'unknown', what, reason, count: null, window: NOW, link: null }];
   });
   const lines = [...problems, ...sourceLines];
-  if (!problems.length) lines.push(...headlineLines(input, data));
+  if (!problems.length)
+    lines.push(...headlineLines(input, data, chainOf(data('auditNewest'), data('auditCheckpoint'))));
   // stable: within a severity, the order above (deployment, connectors, keys, agents, models, audit)
   return lines.sort((a, b) => ORDER[a.severity] - ORDER[b.severity]);
 }
@@ -363,8 +368,33 @@ function deniedLines(denied: Summary | undefined): TriageLine[] {
   ];
 }
 
+/** The newest audit page and checkpoint checked (docs/audit-chain.md), once the page arrived. */
+const chainOf = (page: unknown, checkpoints: unknown): ChainCheck | undefined =>
+  page === undefined ? undefined : chainCheckOf(list(page), checkpoints);
+
+function chainLines(check: ChainCheck | undefined): TriageLine[] {
+  if (!check || check.ok) return [];
+  return [
+    {
+      key: 'audit-chain',
+      severity: 'crit',
+      what: `Audit chain broken${check.seq === null ? '' : ` at #${n(check.seq)}`}`,
+      reason:
+        `${check.finding}; an entry was changed or removed outside the appliance ` +
+        '(V on the audit screen verifies the whole trail)',
+      count: null,
+      window: NOW,
+      link: { screen: 'audit' },
+    },
+  ];
+}
+
 /** With nothing to attend to: it says so, and the figures an operator glances at. */
-function headlineLines(input: TriageInput, data: <T>(id: TriageSource) => T | undefined): TriageLine[] {
+function headlineLines(
+  input: TriageInput,
+  data: <T>(id: TriageSource) => T | undefined,
+  chain: ChainCheck | undefined,
+): TriageLine[] {
   const ok = (
     key: string,
     what: string,
@@ -436,6 +466,17 @@ function headlineLines(input: TriageInput, data: <T>(id: TriageSource) => T | un
         screen: 'models',
         select: active.id,
       }),
+    );
+  if (chain?.ok && chain.lastSeq !== null)
+    lines.push(
+      ok(
+        'headline:audit-chain',
+        'Audit chain',
+        `intact to #${n(chain.lastSeq)} (the newest page${chain.checkpoint ? ' and its signed checkpoint' : ''})`,
+        null,
+        NOW,
+        { screen: 'audit' },
+      ),
     );
   return lines;
 }

@@ -273,6 +273,7 @@ function makeContext(
       return deps.poller.intervalMs;
     },
     exportFolder: deps.exportFolder,
+    applianceUrl: deps.client.displayUrl,
     copy: (text) => deps.clipboard(text),
     open(link) {
       const refused = openLink(deps.ui, deps.screens, link);

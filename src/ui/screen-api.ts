@@ -181,6 +181,8 @@ export interface ActionContext {
   readonly refreshIntervalMs: number;
   /** the folder an export's file is written to unless an absolute path is given */
   readonly exportFolder: string;
+  /** the appliance as the header shows it (no credentials): what an evidence pack says it came from */
+  readonly applianceUrl: string;
   /** writes text to the terminal's clipboard (OSC 52) */
   copy(text: string): void;
   /** opens another screen on a filter / state / row (cross-links: an object's audit history) */

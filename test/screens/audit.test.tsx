@@ -95,7 +95,8 @@ describe('audit screen', () => {
   });
 
   it('filters on the server by actor, action prefix and outcome', async () => {
-    const d = suite.render({ screen: 'audit' });
+    // wide enough for the whole summary line: the filters, then the chain's state
+    const d = suite.render({ screen: 'audit', columns: 220 });
     await d.waitForText(tid(0));
     await d.press('f');
     await d.waitForText('Filter the audit trail');

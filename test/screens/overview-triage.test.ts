@@ -115,6 +115,8 @@ function healthy(): Required<TriageInput> {
     ),
     routing: ok(page<RoutingEntry>([])),
     denied: ok(summary('actor', null, [])),
+    auditNewest: ok(page([])),
+    auditCheckpoint: ok({ ...page([]), public_keys: [] }),
   };
 }
 

@@ -1,0 +1,108 @@
+/** `V` on the audit screen: the whole trail verified as `audit verify --url` does, with progress. */
+import { createReadStream } from 'node:fs';
+import { join } from 'node:path';
+import type { Checkpoint } from '../../src/audit-verify/checkpoint.js';
+import type { VerifyReport } from '../../src/audit-verify/verify-trail.js';
+import { displayFingerprint } from '../../src/text/fingerprint.js';
+import type { ActionContext, ScreenAction } from '../../src/ui/screen-api.js';
+import type { TrailVerified } from './audit-chain.js';
+
+const n = (v: number) => v.toLocaleString('en-US');
+
+export function verifyTrailAction<Row>(): ScreenAction<Row> {
+  return {
+    key: 'V',
+    label: 'verify chain',
+    mutates: false,
+    capability: 'audit.export',
+    run: (ctx) => withTempDir((dir) => verifyWholeTrail(ctx, join(dir, 'audit.jsonl'))),
+  };
+}
+
+/**
+ * The action context downloads to a file, not into a stream: the export goes to a private
+ * temporary folder (0700, the file 0600), is verified from there, and is removed either way.
+ */
+async function withTempDir<T>(run: (dir: string) => Promise<T>): Promise<T> {
+  // not loaded with the dashboard (see screens/shared/history/export.ts): a verify is rare
+  const { mkdtemp, rm } = process.getBuiltinModule('node:fs/promises');
+  const { tmpdir } = process.getBuiltinModule('node:os');
+  const dir = await mkdtemp(join(tmpdir(), 'aa-verify-'));
+  try {
+    return await run(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function verifyWholeTrail(ctx: ActionContext, file: string) {
+  // the verifier needs node:crypto, which the dashboard loads only when it is used
+  const { parseCheckpointFile } = await import('../../src/audit-verify/checkpoint.js');
+  const { readTrail } = await import('../../src/audit-verify/read-trail.js');
+  const { verifyTrail } = await import('../../src/audit-verify/verify-trail.js');
+  const { servedKey } = await import('./audit-chain-check.js');
+  const served = await ctx.call('listAuditCheckpoints', { query: { limit: 1 } });
+  const expected = served.data[0]?.seq ?? null;
+  const of = expected === null ? '' : ` of ${n(expected)}`;
+  const p = ctx.progress({ title: 'Verifying the audit trail', lines: ['waiting for the appliance…'] });
+  let report: VerifyReport;
+  let head: Checkpoint | undefined;
+  let pem: string | undefined;
+  try {
+    const got = await ctx.download(
+      'exportAudit',
+      { format: 'jsonl' },
+      file,
+      (pr) =>
+        p.update({
+          lines: [`received ${n(pr.lines)}${of} entries`],
+          ...(expected ? { fraction: Math.min(1, pr.lines / expected) / 2 } : {}),
+        }),
+      p.signal,
+    );
+    const parsed = got.auditChain.checkpoint ? parseCheckpointFile(got.auditChain.checkpoint) : undefined;
+    head = parsed && typeof parsed !== 'string' ? parsed.checkpoint : undefined;
+    pem = head ? servedKey(served.public_keys, head.key_fingerprint) : undefined;
+    const total = got.lines;
+    report = await verifyTrail(readTrail(createReadStream(file, { highWaterMark: 1 << 20 })), {
+      checkpoint: head,
+      publicKeyPem: pem,
+      filtered: got.auditChain.filtered === 'true',
+      onProgress: (done) =>
+        p.update({
+          lines: [`verified ${n(done)} of ${n(total)} entries`],
+          fraction: 0.5 + Math.min(1, done / Math.max(1, total)) / 2,
+        }),
+    });
+  } catch (err) {
+    if (p.signal.aborted)
+      return {
+        title: 'Verify stopped',
+        tone: 'warn' as const,
+        summary: ['You stopped the verify: nothing was found.'],
+      };
+    throw err;
+  } finally {
+    p.close();
+  }
+  const verified: TrailVerified = report.ok
+    ? { ok: true, lastSeq: report.lastSeq ?? 0, at: Date.now() }
+    : { ok: false, lastSeq: report.lastSeq ?? 0, at: Date.now(), finding: report.findings[0] };
+  ctx.setExtra({ chainVerified: verified });
+  if (!report.ok)
+    return {
+      title: 'CHAIN BROKEN',
+      tone: 'bad' as const,
+      summary: [`${report.findings.length} finding${report.findings.length === 1 ? '' : 's'}:`, ...report.findings],
+    };
+  return {
+    title: 'Audit trail verified',
+    tone: 'ok' as const,
+    summary: [
+      `verified: entries #${n(report.firstSeq ?? 0)}–#${n(report.lastSeq ?? 0)} complete and unaltered; ` +
+        `checkpoint #${n(head!.seq)} signed by key ${displayFingerprint(head!.key_fingerprint)}; ` +
+        'the key was served by the appliance (pin it with audit verify --key)',
+      ...report.notes,
+    ],
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * The audit chain's state as the dashboard sees it (docs/audit-chain.md): each page of entries it
+ * reads and the newest signed checkpoint, checked with the offline verifier's own functions.
+ */
+import type { Checkpoint } from '../../src/audit-verify/checkpoint.js';
+import { displayFingerprint } from '../../src/text/fingerprint.js';
+import { shortTime } from '../../src/ui/format.js';
+
+/** A check of what was read: what it covers, or the first break found. */
+export type ChainCheck =
+  | { ok: true; firstSeq: number | null; lastSeq: number | null; checkpoint: CheckedCheckpoint | null }
+  | { ok: false; seq: number | null; finding: string };
+
+export interface CheckedCheckpoint {
+  checkpoint: Checkpoint;
+  fingerprint: string;
+}
+
+/** The last whole-trail verify (`V`), kept in the audit screen's state so that its header says it. */
+export interface TrailVerified {
+  ok: boolean;
+  lastSeq: number;
+  at: number;
+  /** the verifier's first finding, when it failed */
+  finding?: string;
+}
+
+const n = (v: number) => v.toLocaleString('en-US');
+
+let checkChain: typeof import('./audit-chain-check.js').checkChain | undefined;
+let loading: Promise<void> | undefined;
+/**
+ * Starts loading the checks: they need node:crypto, which the dashboard's first frame does not
+ * (test/build/dashboard-bundle.test.ts). A screen calls this when it starts polling, so they are
+ * there before its first answer.
+ */
+export function loadChainCheck(): void {
+  loading ??= import('./audit-chain-check.js').then((m) => {
+    checkChain = m.checkChain;
+  });
+}
+
+/** The checks of audit-chain-check.ts once loaded (see loadChainCheck), else undefined. */
+export function chainCheckOf(entries: unknown[], checkpoints?: unknown): ChainCheck | undefined {
+  loadChainCheck();
+  return checkChain?.(entries, checkpoints);
+}
+
+/** "2 min ago", as the header says an age. */
+function ago(ms: number, nowMs: number): string {
+  const s = Math.max(0, Math.round((nowMs - ms) / 1000));
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
+  return `on ${shortTime(new Date(ms).toISOString())}`;
+}
+
+/**
+ * The words of the audit screen's header and the overview's line: "CHAIN BROKEN at #N: …" (it
+ * says so without colour), or what was checked and the newest checkpoint.
+ */
+export function chainText(check: ChainCheck, verified: TrailVerified | null, nowMs: number): string {
+  if (!check.ok) return `CHAIN BROKEN${check.seq === null ? '' : ` at #${n(check.seq)}`}: ${check.finding}`;
+  if (verified && !verified.ok) {
+    const at = /#([\d,]+)/.exec(verified.finding ?? '')?.[1];
+    return `CHAIN BROKEN${at ? ` at #${at}` : ''}: ${verified.finding ?? 'the whole-trail verify failed'} (V)`;
+  }
+  const parts: string[] = [];
+  if (verified) parts.push(`chain verified to #${n(verified.lastSeq)} (${ago(verified.at, nowMs)})`);
+  else if (check.firstSeq !== null)
+    parts.push(`chain: this page checks out (#${n(check.firstSeq)}–#${n(check.lastSeq!)})`);
+  if (check.checkpoint) {
+    const c = check.checkpoint.checkpoint;
+    const at = Date.parse(c.at);
+    parts.push(
+      `checkpoint #${n(c.seq)} signed ${Number.isNaN(at) ? c.at : ago(at, nowMs)} by ` +
+        `${displayFingerprint(check.checkpoint.fingerprint)}…`,
+    );
+  }
+  return parts.join(' · ');
+}

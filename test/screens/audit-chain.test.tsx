@@ -1,0 +1,126 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { evidenceVerifyCommand } from '../../src/cli/evidence-verify.js';
+import { tempDir } from '../helpers/fixtures.js';
+import { insertAuditBatch, type AuditSeed } from '../../src/server/governance/bulk.js';
+import { setupScreenSuite } from '../helpers/screen-suite.js';
+
+const NOW = Date.now();
+const SEEDED = 120;
+const n = (v: number) => v.toLocaleString('en-US');
+
+function seed(i: number): AuditSeed {
+  return {
+    at_ms: NOW - 10 * 60_000 - i * 60_000,
+    actor: { subject: 'alice@corp.example', role: 'it_admin' },
+    action: 'gateway.key.create',
+    target: { type: 'gateway_key', id: `key_chain${i}` },
+    outcome: 'success',
+    status: 200,
+    request_id: `req_chain${i}`,
+    source_ip: '10.0.0.1',
+    details: { n: i },
+  };
+}
+
+const suite = setupScreenSuite({
+  setup: (s) => {
+    insertAuditBatch(
+      s.server.db,
+      // oldest first, as the appliance writes them: seq follows time
+      Array.from({ length: SEEDED }, (_, i) => seed(SEEDED - 1 - i)),
+    );
+  },
+});
+const maxSeq = () => (suite.db.prepare('SELECT max(seq) FROM audit').pluck().get() as number) ?? 0;
+const newestCheckpoint = () => suite.db.prepare('SELECT max(seq) FROM audit_checkpoints').pluck().get() as number;
+
+/** Changes the database as someone with the data directory could: the append-only triggers dropped first. */
+function tamper(sql: string) {
+  const db = suite.db;
+  for (const t of db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'audit'")
+    .pluck()
+    .all())
+    db.exec(`DROP TRIGGER "${String(t)}"`);
+  db.exec(sql);
+}
+
+// The tampering test comes last in the file: it breaks the chain for good.
+describe('audit screen: the chain', () => {
+  it('says the page read checks out and names the newest checkpoint, verified with the served key', async () => {
+    // an export signs a checkpoint of the head (the seeds are fewer than the 1,000 that would)
+    expect((await suite.server.call('GET', '/audit/export?format=jsonl', { role: 'auditor' })).status).toBe(200);
+    const d = suite.render({ screen: 'audit', columns: 260 });
+    const top = maxSeq();
+    const f = await d.waitForText(/chain: this page checks out.*checkpoint #/);
+    expect(f).toContain(`chain: this page checks out (#${n(top - 49)}–#${n(top)})`);
+    expect(f).toMatch(
+      new RegExp(`checkpoint #${n(newestCheckpoint())} signed \\d+ (s|min) ago by SHA256:[0-9a-f]{4} `),
+    );
+    expect(f).not.toContain('CHAIN BROKEN');
+    await d.unmount();
+
+    // an intact chain adds no line to the overview, only a headline figure
+    const o = suite.render({ columns: 200 });
+    const board = await o.waitForText(/Audit chain\s+intact to #.*signed checkpoint/);
+    expect(board).toMatch(
+      new RegExp(`OK\\s+Audit chain\\s+intact to #${n(maxSeq())} \\(the newest page and its signed`),
+    );
+    expect(board).not.toContain('CRIT');
+  });
+
+  it('V (an auditor may) verifies the whole trail with progress and the header then says so', async () => {
+    const d = suite.render({ screen: 'audit', role: 'auditor', columns: 260 });
+    await d.waitForText(/chain: this page checks out/);
+    await d.press('V');
+    // the dialog's lines wrap: read its words in one line
+    const f = (await d.waitForText('Audit trail verified', 10_000)).replace(/[│\s]+/g, ' ');
+    // the export itself is audited and signed: the trail verified ends at that checkpoint
+    const top = maxSeq();
+    expect(f).toMatch(new RegExp(`verified: entries #1–#${n(top)} complete and unaltered; checkpoint #${n(top)}`));
+    expect(f).toContain('the key was served by the appliance (pin it with audit verify --key)');
+    await d.press('esc');
+    await d.waitForText(`chain verified to #${n(top)} (`);
+  });
+
+  it('E (an auditor may) makes an evidence pack that evidence verify accepts', async () => {
+    const dir = join(tempDir('aa-evidence-ui'), 'pack');
+    const d = suite.render({ screen: 'audit', role: 'auditor', columns: 200 });
+    await d.waitForText(/chain: this page checks out/);
+    await d.press('E');
+    await d.waitForText('Make an evidence pack');
+    await d.press('tab', ...Array<string>(80).fill('backspace'));
+    await d.type(dir);
+    await d.press('enter');
+    const f = (await d.waitForText('Evidence pack written', 15_000)).replace(/[│\s]+/g, ' ');
+    const files = readdirSync(dir);
+    expect(files).toEqual(expect.arrayContaining(['manifest.json', 'audit.jsonl', 'public-keys.json', 'README.txt']));
+    expect(f).toContain(`folder ${dir}`);
+    expect(f).toContain(`files ${files.length}`);
+    expect(f).toContain(`check it with appliance-admin evidence verify ${dir}`);
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      expect(await evidenceVerifyCommand([dir])).toBe(0);
+      expect(out.mock.calls.join('')).toContain('every file matches its manifest and the audit chain verifies');
+    } finally {
+      out.mockRestore();
+    }
+  });
+
+  it('one field of one entry changed in SQLite: the audit screen and the overview say CHAIN BROKEN at #N', async () => {
+    const target = maxSeq() - 3;
+    tamper(`UPDATE audit SET outcome = 'denied' WHERE seq = ${target}`);
+    const d = suite.render({ screen: 'audit', columns: 200 });
+    const f = await d.waitForText('CHAIN BROKEN');
+    expect(f).toContain(`CHAIN BROKEN at #${n(target)}: its hash does not match its contents`);
+    await d.unmount();
+
+    const o = suite.render({ columns: 200 });
+    const board = await o.waitForText('Audit chain broken');
+    expect(board).toMatch(new RegExp(`CRIT\\s+Audit chain broken at #${n(target)}`));
+    await o.press('enter');
+    await o.waitForText('CHAIN BROKEN');
+  });
+});
