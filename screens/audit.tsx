@@ -105,10 +105,11 @@ export const auditScreen = defineScreen<AuditEntry>({
     ],
     rowKey: (e) => e.id,
     empty: emptyText(spec),
-    summary: (rows, view) => {
+    summary: (rows, view) => pageSummary(spec, rows, view),
+    // the chain's state on a line of its own, so that no terminal width cuts it off
+    status: (rows, view) => {
       const chain = chainSummary(rows, view);
-      const page = pageSummary(spec, rows, view);
-      return chain.broken ? `${chain.text} · ${page}` : [page, chain.text].filter(Boolean).join(' · ');
+      return chain.text ? { text: chain.text, tone: chain.broken ? 'bad' : 'muted' } : null;
     },
     serverOrder: SERVER_ORDER,
     serverFilter: true,

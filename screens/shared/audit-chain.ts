@@ -3,7 +3,6 @@
  * reads and the newest signed checkpoint, checked with the offline verifier's own functions.
  */
 import type { Checkpoint } from '../../src/audit-verify/checkpoint.js';
-import { displayFingerprint } from '../../src/text/fingerprint.js';
 import { shortTime } from '../../src/ui/format.js';
 
 /** A check of what was read: what it covers, or the first break found. */
@@ -67,15 +66,12 @@ export function chainText(check: ChainCheck, verified: TrailVerified | null, now
   }
   const parts: string[] = [];
   if (verified) parts.push(`chain verified to #${n(verified.lastSeq)} (${ago(verified.at, nowMs)})`);
-  else if (check.firstSeq !== null)
-    parts.push(`chain: this page checks out (#${n(check.firstSeq)}–#${n(check.lastSeq!)})`);
+  else if (check.firstSeq !== null) parts.push(`chain checks out (page #${n(check.firstSeq)}–#${n(check.lastSeq!)})`);
   if (check.checkpoint) {
     const c = check.checkpoint.checkpoint;
     const at = Date.parse(c.at);
-    parts.push(
-      `checkpoint #${n(c.seq)} signed ${Number.isNaN(at) ? c.at : ago(at, nowMs)} by ` +
-        `${displayFingerprint(check.checkpoint.fingerprint)}…`,
-    );
+    // the key's fingerprint is on the deployment and settings screens: the header has no room for it
+    parts.push(`checkpoint #${n(c.seq)} signed ${Number.isNaN(at) ? c.at : ago(at, nowMs)}`);
   }
   return parts.join(' · ');
 }

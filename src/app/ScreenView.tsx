@@ -2,7 +2,7 @@ import React, { Component, type ReactNode } from 'react';
 import { Box, Text } from 'ink';
 import type { ScreenUiState } from '../store/ui.js';
 import { patchScreen } from '../store/ui.js';
-import type { AnyScreen, ScreenRenderProps } from '../ui/screen-api.js';
+import type { AnyScreen, ScreenRenderProps, Tone } from '../ui/screen-api.js';
 import { Table } from '../ui/Table.js';
 import { sortColumn } from '../ui/sort.js';
 import { colour } from '../ui/theme.js';
@@ -43,6 +43,12 @@ export function ScreenView({
     } catch {
       summary = null;
     }
+    let status: { text: string; tone?: Tone } | null = null;
+    try {
+      status = list.status ? list.status(data.all, { data: primary.data, state, resources: data.resources }) : null;
+    } catch {
+      status = null;
+    }
     // a filter the appliance applied is counted by the screen's summary, not by the rows of this page
     const filterNote =
       !state.filter || list.serverFilter
@@ -58,6 +64,11 @@ export function ScreenView({
             {filterNote}
           </Text>
         ) : null}
+        {list.status ? (
+          <Text wrap="truncate" color={status?.tone ? colour(status.tone) : undefined}>
+            {sanitize(status?.text ?? '', 300) || ' '}
+          </Text>
+        ) : null}
         <Table
           columns={chosenColumns(list.columns, state.columns)}
           rows={data.rows}
@@ -66,7 +77,7 @@ export function ScreenView({
           sort={list.serverOrder ?? (sortColumn(list.columns, state.sort) ? state.sort : null)}
           cursor={state.cursor}
           scroll={state.scroll}
-          height={height - (list.summary ? 1 : 0)}
+          height={height - (list.summary ? 1 : 0) - (list.status ? 1 : 0)}
           width={width}
           empty={state.filter ? `No rows match "${state.filter}" (Esc clears the filter).` : list.empty}
         />

@@ -66,7 +66,7 @@ export function Shell() {
   const width = Math.max(size.columns, MIN_COLUMNS);
   const banner = bannerFor(data, session, connection, Boolean(screen.list?.rowsFrom), width);
   const bodyHeight = Math.max(3, height - 2 - banner.length - 2);
-  const summaryLines = screen.list?.summary ? 1 : 0;
+  const summaryLines = (screen.list?.summary ? 1 : 0) + (screen.list?.status ? 1 : 0);
   const page = visibleRows(bodyHeight - summaryLines);
   const located = locateRow(screen, data.rows, state);
   const cursor = located.index;

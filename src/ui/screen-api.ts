@@ -65,6 +65,11 @@ export interface ListSpec<Row> {
    */
   summary?: (rows: Row[], view?: ListView) => string;
   /**
+   * a second line under the summary, for a state the screen must never cut off (the audit chain's):
+   * its words say it all (tone only adds colour); null draws an empty line, so the table stays put
+   */
+  status?: (rows: Row[], view?: ListView) => { text: string; tone?: Tone } | null;
+  /**
    * a list the appliance pages (audit, journal) comes in the appliance's order: a page is not
    * sorted again here, the header marks `column`, and `s` says `note` instead of sorting
    */

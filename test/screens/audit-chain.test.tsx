@@ -54,11 +54,9 @@ describe('audit screen: the chain', () => {
     expect((await suite.server.call('GET', '/audit/export?format=jsonl', { role: 'auditor' })).status).toBe(200);
     const d = suite.render({ screen: 'audit', columns: 260 });
     const top = maxSeq();
-    const f = await d.waitForText(/chain: this page checks out.*checkpoint #/);
-    expect(f).toContain(`chain: this page checks out (#${n(top - 49)}–#${n(top)})`);
-    expect(f).toMatch(
-      new RegExp(`checkpoint #${n(newestCheckpoint())} signed \\d+ (s|min) ago by SHA256:[0-9a-f]{4} `),
-    );
+    const f = await d.waitForText(/chain checks out.*checkpoint #/);
+    expect(f).toContain(`chain checks out (page #${n(top - 49)}–#${n(top)})`);
+    expect(f).toMatch(new RegExp(`checkpoint #${n(newestCheckpoint())} signed \\d+ (s|min) ago`));
     expect(f).not.toContain('CHAIN BROKEN');
     await d.unmount();
 
@@ -73,7 +71,7 @@ describe('audit screen: the chain', () => {
 
   it('V (an auditor may) verifies the whole trail with progress and the header then says so', async () => {
     const d = suite.render({ screen: 'audit', role: 'auditor', columns: 260 });
-    await d.waitForText(/chain: this page checks out/);
+    await d.waitForText(/chain checks out/);
     await d.press('V');
     // the dialog's lines wrap: read its words in one line
     const f = (await d.waitForText('Audit trail verified', 10_000)).replace(/[│\s]+/g, ' ');
@@ -88,7 +86,7 @@ describe('audit screen: the chain', () => {
   it('E (an auditor may) makes an evidence pack that evidence verify accepts', async () => {
     const dir = join(tempDir('aa-evidence-ui'), 'pack');
     const d = suite.render({ screen: 'audit', role: 'auditor', columns: 200 });
-    await d.waitForText(/chain: this page checks out/);
+    await d.waitForText(/chain checks out/);
     await d.press('E');
     await d.waitForText('Make an evidence pack');
     await d.press('tab', ...Array<string>(80).fill('backspace'));
