@@ -80,7 +80,7 @@ describe('identity screen', () => {
     expect(flat(f)).toContain(NOTE);
     // the last result survives leaving the screen and coming back
     await d.press('tab');
-    await d.waitForText('[overview]');
+    await d.waitForText('[log]');
     await d.press('shift-tab');
     await d.waitForText('Last result  ● PASSED');
   });
