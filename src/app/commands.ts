@@ -36,6 +36,7 @@ function sortCommand(ctx: CommandContext, args: string) {
   if (typeof headers === 'string') return say(ctx, `${headers}: nothing to sort`, 'warn');
   if (screen.list?.serverOrder) return say(ctx, screen.list.serverOrder.note, 'warn');
   const words = args.split(/\s+/).filter(Boolean);
+  if (words.length === 1 && words[0] === 'save') return saveSort(ctx);
   const last = words.at(-1)?.toLowerCase();
   const direction = last === 'asc' || last === 'desc' ? last : null;
   const typed = (direction ? words.slice(0, -1) : words).join(' ');
@@ -45,6 +46,23 @@ function sortCommand(ctx: CommandContext, args: string) {
   const descending = direction === 'desc';
   patchScreen(ctx.deps.ui, screen.name, { sort: { column, descending } });
   say(ctx, `sorted by ${column} ${sortMark(descending)} (${descending ? 'descending' : 'ascending'})`);
+}
+
+/** `:sort save`: the list's current order into the config file, as its default (screens.NAME.sort). */
+function saveSort(ctx: CommandContext) {
+  const { deps, screen } = ctx;
+  const sort = deps.ui.getState().screens[screen.name]?.sort;
+  if (!sort) return say(ctx, 'the list is in the appliance order: :sort COLUMN first, then :sort save', 'warn');
+  const save = deps.settings.saveSort;
+  if (!save) return say(ctx, 'no config file to save to: the order stays until you quit', 'warn');
+  const text = `${sort.column} ${sort.descending ? 'desc' : 'asc'}`;
+  void Promise.resolve()
+    .then(() => save(screen.name, text))
+    .then(
+      () => say(ctx, `the order of ${screen.name} (${text}) saved to the config`),
+      (err: unknown) =>
+        say(ctx, `could not save the order: ${sanitize(String((err as Error)?.message ?? err), 120)}`, 'warn'),
+    );
 }
 
 function applianceCommand(ctx: CommandContext, args: string) {
@@ -82,11 +100,11 @@ const COMMANDS: readonly Command[] = [
   },
   {
     name: 'sort',
-    args: 'COLUMN [asc|desc]',
-    help: 'sort the list by a column (as s and S do)',
+    args: 'COLUMN [asc|desc] | save',
+    help: 'sort the list by a column (as s and S do); save keeps the order in the config',
     complete: ({ screen }) => {
       const headers = listColumns(screen);
-      return typeof headers === 'string' ? [] : headers.flatMap((h) => [h, `${h} asc`, `${h} desc`]);
+      return typeof headers === 'string' ? [] : [...headers.flatMap((h) => [h, `${h} asc`, `${h} desc`]), 'save'];
     },
     run: sortCommand,
   },

@@ -53,6 +53,8 @@ export interface DashboardSettings {
   switchAppliance?(name: string): void | Promise<void>;
   /** `:columns save`: keeps a screen's columns (headers, in order) in the config */
   saveColumns?(screen: string, columns: string[]): void | Promise<void>;
+  /** `:sort save`: keeps a screen's order ("Name desc") in the config */
+  saveSort?(screen: string, sort: string): void | Promise<void>;
 }
 
 export interface DashboardOptions {

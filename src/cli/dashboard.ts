@@ -81,6 +81,8 @@ async function dashboardOnce(argv: string[], dir: string, switchTo: (name: strin
         switchAppliance: switchTo,
         saveColumns: async (screen, columns) =>
           (await import('../config-file/save.js')).saveScreenColumns(parsed.configFile, screen, columns),
+        saveSort: async (screen, sort) =>
+          (await import('../config-file/save.js')).saveScreenSort(parsed.configFile, screen, sort),
       },
       // The cache keeps the code compiled up to the first frame: a second after it, or at exit for
       // a shorter run (never for --help or an error: a cache is not made again while it works).

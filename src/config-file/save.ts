@@ -7,6 +7,15 @@ import { dirname } from 'node:path';
  * `config init` makes it. The YAML parser is loaded only now.
  */
 export async function saveScreenColumns(file: string, screen: string, columns: readonly string[]): Promise<void> {
+  await saveScreenSetting(file, screen, 'columns', [...columns]);
+}
+
+/** `:sort save`: a screen's order ("Name desc") as `screens.NAME.sort`, the same way. */
+export async function saveScreenSort(file: string, screen: string, sort: string): Promise<void> {
+  await saveScreenSetting(file, screen, 'sort', sort);
+}
+
+async function saveScreenSetting(file: string, screen: string, key: string, value: unknown): Promise<void> {
   const { parseDocument } = await import('yaml');
   let text = '';
   try {
@@ -16,7 +25,7 @@ export async function saveScreenColumns(file: string, screen: string, columns: r
   }
   const doc = parseDocument(text);
   if (doc.errors.length) throw new Error(`${file} does not read as YAML: ${doc.errors[0].message.split('\n')[0]}`);
-  doc.setIn(['screens', screen, 'columns'], doc.createNode([...columns], { flow: true }));
+  doc.setIn(['screens', screen, key], Array.isArray(value) ? doc.createNode(value, { flow: true }) : value);
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });
   await writeFile(file, String(doc), { mode: 0o600 });
 }

@@ -55,6 +55,22 @@ describe('the : commands', () => {
     await d.waitFor((f) => tableHeader(f).includes('Last used ▼'), 'a header with a space');
   });
 
+  it(':sort save keeps the current order in the config, and says so when there is none to keep', async () => {
+    const saved: [string, string][] = [];
+    const d = suite.render({
+      screen: 'keys',
+      settings: { saveSort: (screen, sort) => void saved.push([screen, sort]) },
+    });
+    await d.waitForText('k-charlie');
+    await command(d, 'sort save');
+    await d.waitForText('the list is in the appliance order: :sort COLUMN first, then :sort save');
+    await command(d, 'sort Last used desc');
+    await d.waitFor((f) => tableHeader(f).includes('Last used ▼'), 'sorted');
+    await command(d, 'sort save');
+    await d.waitForText('the order of keys (Last used desc) saved to the config');
+    expect(saved).toEqual([['keys', 'Last used desc']]);
+  });
+
   it('completes commands and their arguments with Tab', async () => {
     const d = suite.render({ screen: 'keys' });
     await d.waitForText('k-charlie');

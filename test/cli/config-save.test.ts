@@ -2,7 +2,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { argvForAppliance } from '../../src/cli/dashboard-args.js';
-import { saveScreenColumns } from '../../src/config-file/save.js';
+import { saveScreenColumns, saveScreenSort } from '../../src/config-file/save.js';
 import { tempDir } from '../helpers/fixtures.js';
 
 describe(':columns save and :appliance', () => {
@@ -15,6 +15,8 @@ describe(':columns save and :appliance', () => {
     expect(text).toContain('screen: keys # start here');
     expect(text).toMatch(/usage:\n\s+sort: Key/);
     expect(text).toMatch(/keys:\n\s+columns: \[ Name, Status \]/);
+    await saveScreenSort(file, 'keys', 'Last used desc');
+    expect(readFileSync(file, 'utf8')).toMatch(/keys:\n\s+columns: \[ Name, Status \]\n\s+sort: Last used desc/);
   });
 
   it('makes the file (mode 0600, folder 0700) when there is none', async () => {
