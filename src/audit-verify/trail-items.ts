@@ -13,7 +13,16 @@ export class Unreadable {
  */
 export const OTHER_READINGS = Symbol('other readings');
 
-export type AuditEntryLike = Record<string, unknown> & { [OTHER_READINGS]?: () => Record<string, unknown>[] };
+/**
+ * A JSON Lines line that is an entry's canonical text with its `hash` last, whose bytes already hashed to that
+ * hash: the reader found it so (read-trail.ts), and the verifier does not hash it again.
+ */
+export const HASHED_AS_READ = Symbol('hashed as read');
+
+export type AuditEntryLike = Record<string, unknown> & {
+  [OTHER_READINGS]?: () => Record<string, unknown>[];
+  [HASHED_AS_READ]?: true;
+};
 
 /** An entry, a line that is none, or a batch of them (readers batch to spare a turn per entry). */
 export type TrailItem = AuditEntryLike | Unreadable;

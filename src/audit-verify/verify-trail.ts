@@ -1,6 +1,6 @@
 import { keyFingerprint, readPublicKey, showFingerprint, signatureValid, type Checkpoint } from './checkpoint.js';
 import { ZERO_HASH, hashEntry } from './entry-hash.js';
-import { OTHER_READINGS, Unreadable, type AuditEntryLike, type TrailItem } from './trail-items.js';
+import { HASHED_AS_READ, OTHER_READINGS, Unreadable, type AuditEntryLike, type TrailItem } from './trail-items.js';
 
 export interface VerifyOptions {
   /** the appliance's signed head the file claims to end at */
@@ -152,6 +152,7 @@ export async function verifyTrail(
 
 /** Why the entry's hash does not recompute, or null when it does (any reading of an ambiguous record). */
 function hashProblem(e: AuditEntryLike): string | null {
+  if (e[HASHED_AS_READ]) return null;
   const stated = e.hash;
   if (typeof stated !== 'string') return 'it has no hash';
   try {

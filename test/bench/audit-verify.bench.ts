@@ -13,7 +13,9 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { promisify } from 'node:util';
 import { request } from 'undici';
-import { hashEntry, ZERO_HASH } from '../../src/audit-verify/entry-hash.js';
+import { ZERO_HASH } from '../../src/audit-verify/entry-hash.js';
+import type { AuditEntry } from '../../src/contract/index.js';
+import { canonicalLine, entryHash } from '../../src/server/audit-chain/hash.js';
 import { readTrail } from '../../src/audit-verify/read-trail.js';
 import { verifyTrail } from '../../src/audit-verify/verify-trail.js';
 import { REPO, issueToken, startServer } from './lib/cli-server.js';
@@ -25,9 +27,12 @@ const ENTRIES = 1_000_000;
 const QUICK_ENTRIES = 100_000;
 const ACTIONS = ['gateway.key.create', 'gateway.key.revoke', 'settings.update', 'audit.export', 'routing.update'];
 
-/** A chained JSON Lines export of `count` entries of the served shape, cached in out/ (generator v1). */
+/**
+ * A chained JSON Lines export of `count` entries of the served shape, each line as the appliance's
+ * export writes it (canonical text, hash last: src/server/audit-chain/hash.ts), cached in out/ (generator v2).
+ */
 async function chainedFile(ctx: BenchContext, count: number): Promise<string> {
-  const file = join(ctx.outDir, `audit-chain-${count}-g1.jsonl`);
+  const file = join(ctx.outDir, `audit-chain-${count}-g2.jsonl`);
   if (existsSync(file)) return file;
   ctx.log(`generating ${count.toLocaleString('en-US')} chained entries…`);
   const out = createWriteStream(`${file}.part`);
@@ -48,9 +53,9 @@ async function chainedFile(ctx: BenchContext, count: number): Promise<string> {
       seq,
       prev_hash: prev,
     };
-    e.hash = hashEntry(e);
-    prev = e.hash as string;
-    batch += `${JSON.stringify(e)}\n`;
+    const entry = { ...(e as unknown as Omit<AuditEntry, 'hash'>), hash: entryHash(e as unknown as AuditEntry) };
+    prev = entry.hash;
+    batch += `${canonicalLine(entry)}\n`;
     if (batch.length > 1 << 20) {
       if (!out.write(batch)) await once(out, 'drain');
       batch = '';

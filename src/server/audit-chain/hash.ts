@@ -33,3 +33,13 @@ function canonicalEntry(e: Omit<AuditEntry, 'hash'>): string {
 export function entryHash(entry: Omit<AuditEntry, 'hash'>): string {
   return createHash('sha256').update(canonicalEntry(entry), 'utf8').digest('hex');
 }
+
+/**
+ * An entry as a line of the JSON Lines export: its canonical JSON (the text its hash covers) with
+ * `"hash"` added last. A verifier can hash the line's bytes up to the hash as they are, without
+ * parsing and re-encoding them (docs/audit-chain.md, "Reading an export fast").
+ */
+export function canonicalLine(entry: AuditEntry): string {
+  const { hash, ...rest } = entry;
+  return `${canonicalEntry(rest).slice(0, -1)},"hash":${JSON.stringify(hash)}}`;
+}

@@ -1,6 +1,7 @@
 import type { AuditExportQuery } from '../../contract/index.js';
 import type { HandlerContext } from '../http/route-kit.js';
 import { checkpointHead } from '../audit-chain/checkpoints.js';
+import { canonicalLine } from '../audit-chain/hash.js';
 import { auditCsvColumns, auditSpec, toAuditEntry } from './audit-trail.js';
 import { startExport, type ExportSnapshot } from './export.js';
 import { filterDetails } from './filters.js';
@@ -25,5 +26,5 @@ export function startAuditExport(ctx: HandlerContext, q: AuditExportQuery) {
       headers: { 'Audit-Checkpoint': JSON.stringify(checkpoint), 'Audit-Export-Filtered': String(filtered) },
     };
   };
-  return startExport(ctx, auditExportSpec, q, toAuditEntry, auditCsvColumns, snapshot);
+  return startExport(ctx, auditExportSpec, q, toAuditEntry, auditCsvColumns, snapshot, canonicalLine);
 }

@@ -45,6 +45,8 @@ export function startExport<E>(
   toEntry: (r: Row) => E,
   columns: CsvColumn[],
   snapshot: (db: Db) => ExportSnapshot = headSnapshot(spec),
+  /** a JSON Lines line of an entry, when not JSON.stringify's (the audit trail's canonical one) */
+  toLine: (e: E) => string = (e) => JSON.stringify(e),
 ): ExportFile & { headers: Record<string, string> } {
   const { db, principal } = ctx;
   const nowMs = Date.now();
@@ -75,7 +77,7 @@ export function startExport<E>(
     chunks:
       q.format === 'csv'
         ? csvChunks(ctx.db, spec, filters, maxSeq, columns)
-        : jsonlChunks(ctx.db, spec, filters, maxSeq, toEntry),
+        : jsonlChunks(ctx.db, spec, filters, maxSeq, (r) => toLine(toEntry(r))),
   });
   return { ...file, headers };
 }
@@ -124,16 +126,16 @@ function* csvChunks(db: Db, spec: TableSpec, f: Filters, maxSeq: number, columns
   }
 }
 
-function* jsonlChunks<E>(
+function* jsonlChunks(
   db: Db,
   spec: TableSpec,
   f: Filters,
   maxSeq: number,
-  toEntry: (r: Row) => E,
+  lineOf: (r: Row) => string,
 ): Generator<string> {
   for (const batch of scanBatches(db, spec, f, { maxSeq, batchSize: BATCH_ROWS })) {
     let chunk = '';
-    for (const row of batch) chunk += `${JSON.stringify(toEntry(row))}\n`;
+    for (const row of batch) chunk += `${lineOf(row)}\n`;
     yield chunk;
   }
 }
