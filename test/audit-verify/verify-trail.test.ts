@@ -4,6 +4,7 @@ import { verifyTrail, type VerifyOptions } from '../../src/audit-verify/verify-t
 import { readTrail } from '../../src/audit-verify/read-trail.js';
 import { csvLine } from '../../src/server/governance/csv.js';
 import { chainedTrail, checkpointOf, jsonl, rehash, signingKey, type Entry } from '../helpers/audit-chain.js';
+import { AUDIT_CSV_HEADER } from '../helpers/audit-csv.js';
 
 const key = signingKey();
 const trail = chainedTrail(40, (i) => (i % 6 ? { format: 'csv', filters: { action: 'x' } } : {}));
@@ -113,24 +114,6 @@ describe('verifyTrail (JSON Lines)', () => {
   });
 });
 
-const CSV_HEADERS = [
-  'id',
-  'at',
-  'actor.subject',
-  'actor.role',
-  'action',
-  'target.type',
-  'target.id',
-  'outcome',
-  'status',
-  'request_id',
-  'source_ip',
-  'details',
-  'target.name',
-  'seq',
-  'prev_hash',
-  'hash',
-];
 function csv(entries: Entry[]): string {
   const rows = entries.map((e) => {
     const a = e.actor as Record<string, unknown>;
@@ -154,7 +137,7 @@ function csv(entries: Entry[]): string {
       e.hash,
     ] as never[]);
   });
-  return csvLine(CSV_HEADERS) + rows.join('');
+  return csvLine(AUDIT_CSV_HEADER) + rows.join('');
 }
 
 describe('verifyTrail (CSV, as the server writes it)', () => {

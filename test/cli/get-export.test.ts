@@ -8,6 +8,7 @@ import { recordJournal } from '../../src/server/governance/journal-writer.js';
 import { ensureBuilt } from '../helpers/child-server.js';
 import { runCli, writeTokenFile } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
+import { AUDIT_CSV_HEADER } from '../helpers/audit-csv.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { screens } from '../../screens/index.js';
 
@@ -164,24 +165,7 @@ describe('appliance-admin export', () => {
     expect(r.code, r.stderr).toBe(0);
     const records = parse(readFileSync(file, 'utf8')) as string[][];
     const [header, ...rows] = records;
-    expect(header).toEqual([
-      'id',
-      'at',
-      'actor.subject',
-      'actor.role',
-      'action',
-      'target.type',
-      'target.id',
-      'outcome',
-      'status',
-      'request_id',
-      'source_ip',
-      'details',
-      'target.name',
-      'seq',
-      'prev_hash',
-      'hash',
-    ]);
+    expect(header).toEqual(AUDIT_CSV_HEADER);
     // The export is itself audited, and the file (in the order written: the audit chain's) ends with that entry.
     const list = await auditList();
     expect(rows.map((x) => x[0])).toEqual([...list].sort((a, b) => a.seq - b.seq).map((e) => e.id));

@@ -5,28 +5,11 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { insertAuditBatch, insertJournalBatch, type AuditSeed } from '../../src/server/governance/bulk.js';
 import type { JournalRecord } from '../../src/server/governance/journal-writer.js';
 import { csvCell } from '../../src/server/governance/csv.js';
+import { AUDIT_CSV_HEADER } from '../helpers/audit-csv.js';
 
 const BASE = Date.parse('2026-05-01T00:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString();
 const WINDOW = `start_time=${iso(BASE)}&end_time=${iso(BASE + 86_400_000)}`;
-const AUDIT_HEADER = [
-  'id',
-  'at',
-  'actor.subject',
-  'actor.role',
-  'action',
-  'target.type',
-  'target.id',
-  'outcome',
-  'status',
-  'request_id',
-  'source_ip',
-  'details',
-  'target.name',
-  'seq',
-  'prev_hash',
-  'hash',
-];
 const JOURNAL_HEADER = [
   'id',
   'run_id',
@@ -169,10 +152,10 @@ describe('GET /audit/export', () => {
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8; header=present');
     expect(res.headers['content-disposition']).toMatch(/^attachment; filename="audit-\d{8}T\d{6}Z\.csv"$/);
     expect(res.headers['content-length']).toBeUndefined();
-    expect(res.text.startsWith(`${AUDIT_HEADER.join(',')}\r\n`)).toBe(true);
+    expect(res.text.startsWith(`${AUDIT_CSV_HEADER.join(',')}\r\n`)).toBe(true);
     expect(res.text.endsWith('\r\n')).toBe(true);
     const [header, ...records] = rowsOf(res.text);
-    expect(header).toEqual(AUDIT_HEADER);
+    expect(header).toEqual(AUDIT_CSV_HEADER);
     const listed = await listedOldestFirst('/audit', WINDOW);
     expect(listed).toHaveLength(33);
     expect(records).toEqual(listed.map(auditCells));
@@ -335,7 +318,7 @@ describe('large exports', () => {
     const whole = await csv(window);
     expect(await csv(`${window}&action=multi.*`)).toBe(whole);
     const [header, ...records] = rowsOf(whole);
-    expect(header).toEqual(AUDIT_HEADER);
+    expect(header).toEqual(AUDIT_CSV_HEADER);
     expect(records).toHaveLength(1200);
     expect(records).toEqual(await expected(window));
     // in the order written (seq, as the audit chain reads), not time order
