@@ -1,10 +1,10 @@
-import type { AuditEntry } from '../src/contract/index.js';
+import type { AUDIT_GROUPS, AuditEntry } from '../src/contract/index.js';
 import { defineScreen, type ListView } from '../src/ui/screen-api.js';
 import { ROUTE_META, type RouteMeta } from '../src/contract/route-meta.js';
 import { markOf, toneOf } from '../src/ui/theme.js';
 import { routingChangeOf } from '../src/ui/audit-change.js';
 import { historyActions } from './shared/history/actions.js';
-import { groupAction } from './shared/history/groups.js';
+import { groupAction, groupsOf } from './shared/history/groups.js';
 import { historyResources } from './shared/history/query.js';
 import type { HistorySpec } from './shared/history/state.js';
 import { emptyText, pageSummary, SERVER_ORDER } from './shared/history/summary.js';
@@ -36,12 +36,12 @@ const spec: HistorySpec = {
   resourceId: 'audit',
   listRoute: 'listAudit',
   summaryRoute: 'auditSummary',
-  groups: [
-    { name: 'outcome', label: 'Outcome' },
-    { name: 'action', label: 'Action' },
-    { name: 'actor', label: 'Actor' },
-    { name: 'target_type', label: 'Target type' },
-  ],
+  groups: groupsOf<(typeof AUDIT_GROUPS)[number]>({
+    outcome: 'Outcome',
+    action: 'Action',
+    actor: 'Actor',
+    target_type: 'Target type',
+  }),
   exportRoute: 'exportAudit',
   exportCapability: 'audit.export',
   filters: [

@@ -1,8 +1,8 @@
-import type { JournalEntry } from '../src/contract/index.js';
+import type { JOURNAL_GROUPS, JournalEntry } from '../src/contract/index.js';
 import { defineScreen } from '../src/ui/screen-api.js';
 import { markOf, toneOf } from '../src/ui/theme.js';
 import { historyActions } from './shared/history/actions.js';
-import { groupAction } from './shared/history/groups.js';
+import { groupAction, groupsOf } from './shared/history/groups.js';
 import { historyResources } from './shared/history/query.js';
 import { historyState, type HistorySpec } from './shared/history/state.js';
 import { emptyText, pageSummary, SERVER_ORDER } from './shared/history/summary.js';
@@ -15,13 +15,13 @@ const spec: HistorySpec = {
   resourceId: 'journal',
   listRoute: 'listJournal',
   summaryRoute: 'journalSummary',
-  groups: [
-    { name: 'agent', label: 'Agent' },
-    { name: 'status', label: 'Status' },
-    { name: 'tool', label: 'Tool' },
-    { name: 'error_code', label: 'Error code' },
-    { name: 'channel', label: 'Channel' },
-  ],
+  groups: groupsOf<(typeof JOURNAL_GROUPS)[number]>({
+    agent: 'Agent',
+    status: 'Status',
+    tool: 'Tool',
+    error_code: 'Error code',
+    channel: 'Channel',
+  }),
   exportRoute: 'exportJournal',
   exportCapability: 'journal.export',
   filters: [

@@ -11,6 +11,14 @@ import { describeFilters } from './summary.js';
 const GROUP_LIMIT = 100;
 const BAR = 12;
 
+/**
+ * A screen's groups from a label per group name. Typed over the contract's own list of names
+ * (`Record<G, string>`), so tsc fails when a screen offers a group the server refuses or misses
+ * one it offers, without loading the contract's schemas at start.
+ */
+export const groupsOf = <G extends string>(labels: Record<G, string>): { name: G; label: string }[] =>
+  (Object.keys(labels) as G[]).map((name) => ({ name, label: labels[name] }));
+
 export function groupAction<Row>(spec: HistorySpec): ScreenAction<Row> {
   return {
     key: 'v',
