@@ -141,6 +141,8 @@ export const overviewScreen = defineScreen<TriageLine>({
     ],
     rowKey: (l) => l.key,
     summary: summaryOf,
+    // at 80 columns the reason is cut: the cursor's line says it whole
+    cursorLine: (l) => `${l.what}: ${l.reason}`,
   },
   open: (l) => l.link,
 });

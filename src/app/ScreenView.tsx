@@ -11,6 +11,9 @@ import { chosenColumns } from './column-choice.js';
 import { useDeps } from './deps.js';
 import type { ScreenData } from './screen-data.js';
 
+/** Lines kept under the table for a list's cursorLine. */
+const CURSOR_LINES = 2;
+
 /** A screen's body: the standard list, or its own view, guarded so a bug there stays there. */
 export function ScreenView({
   screen,
@@ -56,6 +59,14 @@ export function ScreenView({
         : data.searching
           ? `  ·  searching ${data.total} rows for "${state.filter}"…`
           : `  ·  ${data.rows.length} of ${data.total} match "${state.filter}"`;
+    const cursorRow = list.cursorLine ? data.rows[state.cursor] : undefined;
+    let cursorLine = '';
+    try {
+      cursorLine = cursorRow === undefined ? '' : list.cursorLine!(cursorRow);
+    } catch {
+      cursorLine = '';
+    }
+    const reserved = (list.summary ? 1 : 0) + (list.status ? 1 : 0) + (list.cursorLine ? CURSOR_LINES : 0);
     return (
       <Box flexDirection="column" height={height}>
         {list.summary ? (
@@ -77,10 +88,17 @@ export function ScreenView({
           sort={list.serverOrder ?? (sortColumn(list.columns, state.sort) ? state.sort : null)}
           cursor={state.cursor}
           scroll={state.scroll}
-          height={height - (list.summary ? 1 : 0) - (list.status ? 1 : 0)}
+          height={height - reserved}
           width={width}
           empty={state.filter ? `No rows match "${state.filter}" (Esc clears the filter).` : list.empty}
         />
+        {list.cursorLine ? (
+          <Box height={CURSOR_LINES} overflow="hidden">
+            <Text dimColor wrap="wrap">
+              {sanitize(cursorLine, 2 * width)}
+            </Text>
+          </Box>
+        ) : null}
       </Box>
     );
   }

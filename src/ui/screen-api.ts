@@ -70,6 +70,11 @@ export interface ListSpec<Row> {
    */
   status?: (rows: Row[], view?: ListView) => { text: string; tone?: Tone } | null;
   /**
+   * the cursor row said in full, under the table (at most two lines): what a narrow terminal cuts
+   * from the row's cells, such as the overview's reason
+   */
+  cursorLine?: (row: Row) => string;
+  /**
    * a list the appliance pages (audit, journal) comes in the appliance's order: a page is not
    * sorted again here, the header marks `column`, and `s` says `note` instead of sorting
    */

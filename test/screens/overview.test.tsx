@@ -55,6 +55,22 @@ describe('overview screen', () => {
     await d.waitFor((x) => header(x).includes('[overview]') && CRM.test(x), 'back on the overview');
   });
 
+  it('at 80x24 the cursor line under the board says the reason the table cuts, and follows the cursor', async () => {
+    const d = suite.render({ columns: 80, rows: 24 });
+    const f = await d.waitForText(CRM);
+    const under = (x: string) => x.split('\n').slice(-4, -2).join(' ');
+    // the table cuts the reason at this width; the line under it does not
+    expect(selected(f)).toMatch(/…/);
+    expect(under(f)).toMatch(
+      /^Connector Cloud CRM: error: last sync failed: no crm driver is installed on this +host to reach/,
+    );
+    await d.press('down');
+    await d.waitFor(
+      (x) => /^Deployment degraded: ingestion degraded: last sync failed/.test(under(x)),
+      'the next line',
+    );
+  });
+
   it('an auditor sees the same board (it only reads)', async () => {
     const d = suite.render({ role: 'auditor' });
     const f = await d.waitForText(CRM);
