@@ -1,0 +1,58 @@
+/**
+ * The page check's use of what the dashboard kept of the chain (audit-chain-memory.ts): the trail
+ * must still hold the checkpoint kept earlier, and a failed whole-trail verify stays a break.
+ */
+import type { Checkpoint } from '../../src/audit-verify/checkpoint.js';
+import type { ChainCheck, TrailVerified } from './audit-chain.js';
+import { keepCheckpoint, type ChainMemory } from './audit-chain-memory.js';
+
+type Broken = Extract<ChainCheck, { ok: false }>;
+type Page = Map<number, Record<string, unknown>>;
+const n = (v: number) => v.toLocaleString('en-US');
+
+/**
+ * Where the appliance no longer holds the checkpoint kept earlier: its newest checkpoint is older
+ * (an appliance signs its head, which only grows), or the kept entry, on the page or signed
+ * again, has another hash.
+ */
+export function keptFinding(kept: Checkpoint | null, newest: Checkpoint | undefined, page: Page): Broken | null {
+  if (!kept) return null;
+  if (newest && newest.seq < kept.seq)
+    return {
+      ok: false,
+      seq: kept.seq,
+      finding:
+        `the appliance's newest checkpoint is #${n(newest.seq)}, but it signed #${n(kept.seq)} earlier ` +
+        '(a checkpoint kept earlier): the trail was cut since',
+    };
+  const now = newest?.seq === kept.seq ? newest.hash : page.get(kept.seq)?.hash;
+  if (now === undefined || now === kept.hash) return null;
+  return {
+    ok: false,
+    seq: kept.seq,
+    finding: `entry #${n(kept.seq)} is no longer what the checkpoint kept earlier recorded: the trail was rewritten since`,
+  };
+}
+
+/** A failed whole-trail verify (V) of this appliance, at the entry its first finding names. */
+export function memoryFinding(v: TrailVerified | null): Broken | null {
+  if (!v || v.ok) return null;
+  const at = /#([\d,]+)/.exec(v.finding ?? '')?.[1];
+  return {
+    ok: false,
+    seq: at === undefined ? null : Number(at.replace(/,/g, '')),
+    finding: `${v.finding ?? 'the whole-trail verify failed'} (V)`,
+  };
+}
+
+/**
+ * Keeps the newest checkpoint: the first one seen, or a newer one where the page proves the
+ * chain from the kept one to it (every entry between on the page, each checked and linked), so
+ * that a trail rewritten and signed again behind the dashboard's back is never what it keeps.
+ */
+export function moveKept(memory: ChainMemory, newest: Checkpoint, page: Page): void {
+  const kept = memory.kept;
+  if (kept && newest.seq <= kept.seq) return;
+  if (kept) for (let seq = kept.seq; seq <= newest.seq; seq++) if (!page.has(seq)) return;
+  keepCheckpoint(memory, newest);
+}
