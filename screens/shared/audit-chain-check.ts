@@ -67,7 +67,7 @@ function checkOnce(entries: unknown[], checkpoints: unknown, whole: boolean): Ch
     if (c && 'finding' in c) return c;
     checked = c;
     const memory = memoryOf([...dashboardKeys(keysOf(checkpoints)).keys()]);
-    const found = keptFinding(memory.kept, checked?.checkpoint, bySeq) ?? memoryFinding(memory.verified);
+    const found = keptFinding(memory.kept, checked?.checkpoint ?? null, bySeq) ?? memoryFinding(memory.verified);
     if (found) return found;
     if (checked) moveKept(memory, checked.checkpoint, bySeq);
     verified = memory.verified;
@@ -153,5 +153,4 @@ export function dashboardKeys(keys: unknown[]): Map<string, string> {
 }
 
 /** The served key whose own fingerprint (computed, not the one served beside it) is `fingerprint`, as PEM. */
-export const servedKey = (keys: unknown[], fingerprint: string): string | undefined =>
-  dashboardKeys(keys).get(fingerprint);
+const servedKey = (keys: unknown[], fingerprint: string): string | undefined => dashboardKeys(keys).get(fingerprint);

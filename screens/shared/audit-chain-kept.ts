@@ -11,27 +11,23 @@ type Page = Map<number, Record<string, unknown>>;
 const n = (v: number) => v.toLocaleString('en-US');
 
 /**
- * Where the appliance no longer holds the checkpoint kept earlier: its newest checkpoint is older
- * (an appliance signs its head, which only grows), or the kept entry, on the page or signed
- * again, has another hash.
+ * Where the appliance no longer holds the checkpoint kept earlier: it lists none (it never
+ * removes one), its newest is older (it signs its head, which only grows), or the kept entry, on
+ * the page or signed again, has another hash. `newest` null: the appliance lists no checkpoint.
  */
-export function keptFinding(kept: Checkpoint | null, newest: Checkpoint | undefined, page: Page): Broken | null {
+export function keptFinding(kept: Checkpoint | null, newest: Checkpoint | null, page: Page): Broken | null {
   if (!kept) return null;
-  if (newest && newest.seq < kept.seq)
-    return {
-      ok: false,
-      seq: kept.seq,
-      finding:
-        `the appliance's newest checkpoint is #${n(newest.seq)}, but it signed #${n(kept.seq)} earlier ` +
-        '(a checkpoint kept earlier): the trail was cut since',
-    };
-  const now = newest?.seq === kept.seq ? newest.hash : page.get(kept.seq)?.hash;
-  if (now === undefined || now === kept.hash) return null;
-  return {
-    ok: false,
-    seq: kept.seq,
-    finding: `entry #${n(kept.seq)} is no longer what the checkpoint kept earlier recorded: the trail was rewritten since`,
-  };
+  const broken = (finding: string): Broken => ({ ok: false, seq: kept.seq, finding });
+  const since = `it signed #${n(kept.seq)} earlier (a checkpoint kept earlier)`;
+  const onPage = page.get(kept.seq)?.hash;
+  if ((onPage !== undefined && onPage !== kept.hash) || (newest?.seq === kept.seq && newest.hash !== kept.hash))
+    return broken(
+      `entry #${n(kept.seq)} is no longer what the checkpoint kept earlier recorded: the trail was rewritten since`,
+    );
+  if (!newest) return broken(`the appliance lists no checkpoint, but ${since}: its checkpoints were removed`);
+  if (newest.seq < kept.seq)
+    return broken(`the appliance's newest checkpoint is #${n(newest.seq)}, but ${since}: the trail was cut since`);
+  return null;
 }
 
 /** A failed whole-trail verify (V) of this appliance, at the entry its first finding names. */
