@@ -27,9 +27,10 @@ type Broken = Extract<ChainCheck, { ok: false }>;
 export function checkChain(entries: unknown[], checkpoints?: unknown, o: { whole?: boolean } = {}): ChainCheck {
   // drawn on every frame: the answer (a new array for each new page) is checked once
   const whole = o.whole ?? false;
-  const kept = checks.get(entries);
+  const cached = checks.get(entries);
   const changes = memoryChanges();
-  if (kept && kept.checkpoints === checkpoints && kept.whole === whole && kept.changes === changes) return kept.result;
+  if (cached && cached.checkpoints === checkpoints && cached.whole === whole && cached.changes === changes)
+    return cached.result;
   const result = checkOnce(entries.length > MAX_CHECKED ? entries.slice(0, MAX_CHECKED) : entries, checkpoints, whole);
   // a check may keep a checkpoint (a change): what it found stands for the memory after it
   checks.set(entries, { checkpoints, whole, changes: memoryChanges(), result });
