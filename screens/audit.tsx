@@ -6,10 +6,10 @@ import { routingChangeOf } from '../src/ui/audit-change.js';
 import { historyActions } from './shared/history/actions.js';
 import { groupAction, groupsOf } from './shared/history/groups.js';
 import { historyResources } from './shared/history/query.js';
-import type { HistorySpec } from './shared/history/state.js';
+import { searchedState, type HistorySpec } from './shared/history/state.js';
 import { emptyText, pageSummary, SERVER_ORDER } from './shared/history/summary.js';
 import { tableTime } from './shared/table-time.js';
-import { chainCheckOf, chainText, loadChainCheck, type TrailVerified } from './shared/audit-chain.js';
+import { chainCheckOf, chainText, loadChainCheck } from './shared/audit-chain.js';
 import { verifyTrailAction } from './shared/audit-chain-verify.js';
 import { evidenceAction } from './shared/audit-chain-evidence.js';
 
@@ -79,10 +79,11 @@ const CHECKPOINT_RESOURCE = { id: 'audit-checkpoint', route: 'listAuditCheckpoin
  */
 function chainSummary(rows: AuditEntry[], view: ListView | undefined): { text: string; broken: boolean } {
   if (!view || !rows.length) return { text: '', broken: false };
-  const check = chainCheckOf(rows, view.resources?.[CHECKPOINT_RESOURCE.id]?.data);
+  // no filter and no search: the page is a stretch of the trail, so a gap in it is entries removed
+  const whole = Object.keys(searchedState(view.state).filters).length === 0;
+  const check = chainCheckOf(rows, view.resources?.[CHECKPOINT_RESOURCE.id]?.data, { whole });
   if (!check) return { text: 'chain: checking…', broken: false };
-  const verified = (view.state.extra.chainVerified ?? null) as TrailVerified | null;
-  const text = chainText(check, verified, Date.now());
+  const text = chainText(check, Date.now());
   return text.startsWith('CHAIN BROKEN') ? { text: `${markOf('bad')} ${text}`, broken: true } : { text, broken: false };
 }
 

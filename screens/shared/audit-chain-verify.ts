@@ -5,7 +5,7 @@ import type { Checkpoint } from '../../src/audit-verify/checkpoint.js';
 import type { VerifyReport } from '../../src/audit-verify/verify-trail.js';
 import { displayFingerprint } from '../../src/text/fingerprint.js';
 import type { ActionContext, ScreenAction } from '../../src/ui/screen-api.js';
-import type { TrailVerified } from './audit-chain.js';
+import type { ChainMemory } from './audit-chain-memory.js';
 
 const n = (v: number) => v.toLocaleString('en-US');
 
@@ -40,15 +40,21 @@ async function verifyWholeTrail(ctx: ActionContext, file: string) {
   const { parseCheckpointFile } = await import('../../src/audit-verify/checkpoint.js');
   const { readTrail } = await import('../../src/audit-verify/read-trail.js');
   const { verifyTrail } = await import('../../src/audit-verify/verify-trail.js');
-  const { servedKey } = await import('./audit-chain-check.js');
-  const served = await ctx.call('listAuditCheckpoints', { query: { limit: 1 } });
-  const expected = served.data[0]?.seq ?? null;
-  const of = expected === null ? '' : ` of ${n(expected)}`;
+  const { signedCheckpoints } = await import('../../src/audit-verify/served-checkpoints.js');
+  const { dashboardKeys } = await import('./audit-chain-check.js');
+  const { keepCheckpoint, memoryOf, rememberVerify } = await import('./audit-chain-memory.js');
   const p = ctx.progress({ title: 'Verifying the audit trail', lines: ['waiting for the appliance…'] });
   let report: VerifyReport;
   let head: Checkpoint | undefined;
-  let pem: string | undefined;
+  let memory: ChainMemory;
   try {
+    const served = await servedCheckpoints(ctx, p.signal);
+    const keys = dashboardKeys(served.publicKeys);
+    memory = memoryOf([...keys.keys()]);
+    // as audit verify --url: every checkpoint the appliance signed before must still match its entry
+    const { signed, findings: badSignatures } = signedCheckpoints(served.checkpoints, keys);
+    const expected = signed[0]?.seq ?? null;
+    const of = expected === null ? '' : ` of ${n(expected)}`;
     const got = await ctx.download(
       'exportAudit',
       { format: 'jsonl' },
@@ -62,18 +68,22 @@ async function verifyWholeTrail(ctx: ActionContext, file: string) {
     );
     const parsed = got.auditChain.checkpoint ? parseCheckpointFile(got.auditChain.checkpoint) : undefined;
     head = parsed && typeof parsed !== 'string' ? parsed.checkpoint : undefined;
-    pem = head ? servedKey(served.public_keys, head.key_fingerprint) : undefined;
     const total = got.lines;
     report = await verifyTrail(readTrail(createReadStream(file, { highWaterMark: 1 << 20 })), {
       checkpoint: head,
-      publicKeyPem: pem,
+      publicKeyPem: head ? keys.get(head.key_fingerprint) : undefined,
       filtered: got.auditChain.filtered === 'true',
+      signed,
+      // the newest checkpoint this dashboard saw proved, as audit verify --since takes one kept earlier
+      ...(memory.kept ? { since: memory.kept } : {}),
       onProgress: (done) =>
         p.update({
           lines: [`verified ${n(done)} of ${n(total)} entries`],
           fraction: 0.5 + Math.min(1, done / Math.max(1, total)) / 2,
         }),
     });
+    report.findings.push(...badSignatures);
+    report.ok = report.findings.length === 0;
   } catch (err) {
     if (p.signal.aborted)
       return {
@@ -85,16 +95,21 @@ async function verifyWholeTrail(ctx: ActionContext, file: string) {
   } finally {
     p.close();
   }
-  const verified: TrailVerified = report.ok
-    ? { ok: true, lastSeq: report.lastSeq ?? 0, at: Date.now() }
-    : { ok: false, lastSeq: report.lastSeq ?? 0, at: Date.now(), finding: report.findings[0] };
-  ctx.setExtra({ chainVerified: verified });
+  const since = memory.kept;
+  rememberVerify(
+    memory,
+    report.ok
+      ? { ok: true, lastSeq: report.lastSeq ?? 0, at: Date.now() }
+      : { ok: false, lastSeq: report.lastSeq ?? 0, at: Date.now(), finding: report.findings[0] },
+  );
   if (!report.ok)
     return {
       title: 'CHAIN BROKEN',
       tone: 'bad' as const,
       summary: [`${report.findings.length} finding${report.findings.length === 1 ? '' : 's'}:`, ...report.findings],
     };
+  // proved from #1 to the head, through the one kept before: the head is the checkpoint kept now
+  keepCheckpoint(memory, head!);
   return {
     title: 'Audit trail verified',
     tone: 'ok' as const,
@@ -102,7 +117,22 @@ async function verifyWholeTrail(ctx: ActionContext, file: string) {
       `verified: entries #${n(report.firstSeq ?? 0)}–#${n(report.lastSeq ?? 0)} complete and unaltered; ` +
         `checkpoint #${n(head!.seq)} signed by key ${displayFingerprint(head!.key_fingerprint)}; ` +
         'the key was served by the appliance (pin it with audit verify --key)',
+      ...(since ? [`the trail still holds checkpoint #${n(since.seq)}, kept by this dashboard earlier`] : []),
       ...report.notes,
     ],
   };
+}
+
+/** Every checkpoint the appliance lists (newest first, as served) and its public keys, page by page. */
+async function servedCheckpoints(ctx: ActionContext, signal: AbortSignal) {
+  const checkpoints: unknown[] = [];
+  const publicKeys: unknown[] = [];
+  let after: string | undefined;
+  do {
+    const page = await ctx.call('listAuditCheckpoints', { query: { limit: 500, ...(after ? { after } : {}) }, signal });
+    checkpoints.push(...page.data);
+    publicKeys.push(...page.public_keys);
+    after = page.has_more && page.next_cursor ? page.next_cursor : undefined;
+  } while (after);
+  return { checkpoints, publicKeys };
 }

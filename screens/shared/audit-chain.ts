@@ -7,7 +7,16 @@ import { shortTime } from '../../src/ui/format.js';
 
 /** A check of what was read: what it covers, or the first break found. */
 export type ChainCheck =
-  | { ok: true; firstSeq: number | null; lastSeq: number | null; checkpoint: CheckedCheckpoint | null }
+  | {
+      ok: true;
+      firstSeq: number | null;
+      lastSeq: number | null;
+      checkpoint: CheckedCheckpoint | null;
+      /** the page was checked as a run of the trail, gaps included (unfiltered) */
+      whole: boolean;
+      /** the last whole-trail verify (V) of this appliance in this run */
+      verified: TrailVerified | null;
+    }
   | { ok: false; seq: number | null; finding: string };
 
 export interface CheckedCheckpoint {
@@ -15,7 +24,7 @@ export interface CheckedCheckpoint {
   fingerprint: string;
 }
 
-/** The last whole-trail verify (`V`), kept in the audit screen's state so that its header says it. */
+/** The last whole-trail verify (`V`), kept for the run (audit-chain-memory.ts) so that the headers say it. */
 export interface TrailVerified {
   ok: boolean;
   lastSeq: number;
@@ -39,10 +48,17 @@ export function loadChainCheck(): void {
   });
 }
 
-/** The checks of audit-chain-check.ts once loaded (see loadChainCheck), else undefined. */
-export function chainCheckOf(entries: unknown[], checkpoints?: unknown): ChainCheck | undefined {
+/**
+ * The checks of audit-chain-check.ts once loaded (see loadChainCheck), else undefined. `whole`:
+ * the entries are a page of the unfiltered trail, so a gap between them is entries removed.
+ */
+export function chainCheckOf(
+  entries: unknown[],
+  checkpoints?: unknown,
+  o?: { whole: boolean },
+): ChainCheck | undefined {
   loadChainCheck();
-  return checkChain?.(entries, checkpoints);
+  return checkChain?.(entries, checkpoints, o);
 }
 
 /** "2 min ago", as the header says an age. */
@@ -58,15 +74,16 @@ function ago(ms: number, nowMs: number): string {
  * The words of the audit screen's header and the overview's line: "CHAIN BROKEN at #N: …" (it
  * says so without colour), or what was checked and the newest checkpoint.
  */
-export function chainText(check: ChainCheck, verified: TrailVerified | null, nowMs: number): string {
+export function chainText(check: ChainCheck, nowMs: number): string {
   if (!check.ok) return `CHAIN BROKEN${check.seq === null ? '' : ` at #${n(check.seq)}`}: ${check.finding}`;
-  if (verified && !verified.ok) {
-    const at = /#([\d,]+)/.exec(verified.finding ?? '')?.[1];
-    return `CHAIN BROKEN${at ? ` at #${at}` : ''}: ${verified.finding ?? 'the whole-trail verify failed'} (V)`;
-  }
   const parts: string[] = [];
+  const { verified } = check;
   if (verified) parts.push(`chain verified to #${n(verified.lastSeq)} (${ago(verified.at, nowMs)})`);
-  else if (check.firstSeq !== null) parts.push(`chain checks out (page #${n(check.firstSeq)}–#${n(check.lastSeq!)})`);
+  else if (check.firstSeq !== null && check.whole)
+    parts.push(`chain checks out (page #${n(check.firstSeq)}–#${n(check.lastSeq!)})`);
+  // a filtered page shows some entries of a stretch: it proves them unaltered, not that none is missing
+  else if (check.firstSeq !== null)
+    parts.push(`entries unaltered (filtered page #${n(check.firstSeq)}–#${n(check.lastSeq!)})`);
   if (check.checkpoint) {
     const c = check.checkpoint.checkpoint;
     const at = Date.parse(c.at);

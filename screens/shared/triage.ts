@@ -370,7 +370,7 @@ function deniedLines(denied: Summary | undefined): TriageLine[] {
 
 /** The newest audit page and checkpoint checked (docs/audit-chain.md), once the page arrived. */
 const chainOf = (page: unknown, checkpoints: unknown): ChainCheck | undefined =>
-  page === undefined ? undefined : chainCheckOf(list(page), checkpoints);
+  page === undefined ? undefined : chainCheckOf(list(page), checkpoints, { whole: true });
 
 function chainLines(check: ChainCheck | undefined): TriageLine[] {
   if (!check || check.ok) return [];

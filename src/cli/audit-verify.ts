@@ -1,15 +1,14 @@
 import { createReadStream, existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import {
-  asCheckpoint,
   keyFingerprint,
   parseCheckpointFile,
   readPublicKey,
   showFingerprint,
-  signatureValid,
   type Checkpoint,
 } from '../audit-verify/checkpoint.js';
 import { readTrail } from '../audit-verify/read-trail.js';
+import { servedKeys, signedCheckpoints } from '../audit-verify/served-checkpoints.js';
 import { verifyTrail, type VerifyOptions, type VerifyReport } from '../audit-verify/verify-trail.js';
 import { headerOf } from '../client/api-client.js';
 import { exportTypeProblem } from '../client/download.js';
@@ -122,15 +121,7 @@ async function verifyLive(
           : `the appliance serves no public key ${showFingerprint(head.key_fingerprint)} for its checkpoint`,
       );
     }
-    const signed: Checkpoint[] = [];
-    const badSignatures: string[] = [];
-    for (const c of checkpoints) {
-      const key =
-        o.publicKeyPem && keyOf(o.publicKeyPem) === c.key_fingerprint ? o.publicKeyPem : keys.get(c.key_fingerprint);
-      const k = key ? readPublicKey(key) : undefined;
-      if (k && typeof k !== 'string' && signatureValid(c, k)) signed.push(c);
-      else badSignatures.push(`the checkpoint #${c.seq} of ${c.at} does not verify with any key the appliance serves`);
-    }
+    const { signed, findings: badSignatures } = signedCheckpoints(checkpoints, keys, o.publicKeyPem);
     const report = await verifyTrail(
       readTrail(res.body),
       withProgress({
@@ -153,30 +144,21 @@ async function verifyLive(
   }
 }
 
-/** Every checkpoint the appliance lists (newest first, paged) and its public keys by fingerprint. */
-async function servedCheckpoints(
-  a: ApplianceStream,
-): Promise<{ checkpoints: Checkpoint[]; keys: Map<string, string> }> {
-  const checkpoints: Checkpoint[] = [];
-  const keys = new Map<string, string>();
+/** Every checkpoint the appliance lists (newest first, paged, as served) and its public keys by fingerprint. */
+async function servedCheckpoints(a: ApplianceStream): Promise<{ checkpoints: unknown[]; keys: Map<string, string> }> {
+  const checkpoints: unknown[] = [];
+  const publicKeys: unknown[] = [];
   let after: string | undefined;
   for (let page = 0; page < 10_000; page++) {
     const body = (await a.json('/audit/checkpoints', { limit: 500, after })) as Record<string, unknown>;
     const items = body?.data as unknown;
     if (!Array.isArray(items)) throw new TransportError('protocol', 'the checkpoint list has no data');
-    for (const item of items) {
-      const c = asCheckpoint(item);
-      if (typeof c !== 'string') checkpoints.push(c);
-    }
-    for (const k of Array.isArray(body.public_keys) ? body.public_keys : []) {
-      const pem = (k as { public_key_pem?: unknown }).public_key_pem;
-      // the served fingerprint is not taken on trust: the key's own is computed
-      if (typeof pem === 'string' && keyOf(pem)) keys.set(keyOf(pem)!, pem);
-    }
+    checkpoints.push(...items);
+    if (Array.isArray(body.public_keys)) publicKeys.push(...body.public_keys);
     if (typeof body.next_cursor !== 'string' || body.has_more === false) break;
     after = body.next_cursor;
   }
-  return { checkpoints, keys };
+  return { checkpoints, keys: servedKeys(publicKeys) };
 }
 
 function keyOf(pem: string): string | undefined {
