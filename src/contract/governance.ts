@@ -33,7 +33,16 @@ export const AuditEntry = z.object({
 export type AuditEntry = z.infer<typeof AuditEntry>;
 export const AuditList = page(AuditEntry);
 
+/** A request id as the appliance writes it (`req_…`): letters, digits and `_ . : -`. */
+const RequestId = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]*$/, 'a request id: letters, digits, _ . : -');
+
 const auditFilterShape = {
+  /** the entries one request produced (usually one): its `request_id`, exact */
+  request_id: RequestId.optional(),
   start_time: Timestamp.optional(),
   end_time: Timestamp.optional(),
   actor: z.string().min(1).max(200).optional(),
