@@ -77,6 +77,7 @@ export function DialogHost({ width, height, isActive = true }: { width: number; 
           title={s.title}
           lines={s.lines}
           tone={s.tone}
+          choices={s.choices}
           onDone={done}
         />
       );

@@ -1,5 +1,6 @@
 import { createStore } from 'zustand/vanilla';
 import type { FormField } from '../ui/dialogs/form-model.js';
+import type { MessageChoice } from '../ui/dialogs/MessageDialog.js';
 import type { PickerItem } from '../ui/dialogs/PickerDialog.js';
 import type { SignInPhase, SignInPrompt } from '../ui/dialogs/SignInDialog.js';
 import type { Tone } from '../ui/theme.js';
@@ -9,7 +10,7 @@ export type DialogSpec =
   | { kind: 'typeToConfirm'; title: string; message: string | string[]; expected: string }
   | { kind: 'form'; title: string; fields: FormField[]; submitLabel?: string; message?: string | string[] }
   | { kind: 'pick'; title: string; items: PickerItem[]; message?: string }
-  | { kind: 'message'; title: string; lines: string[]; tone?: Tone }
+  | { kind: 'message'; title: string; lines: string[]; tone?: Tone; choices?: MessageChoice[] }
   | { kind: 'secret'; title: string; secret: string; lines: string[] }
   | { kind: 'progress'; title: string; lines: string[]; fraction?: number | null; tone?: Tone }
   | { kind: 'signIn'; phase: SignInPhase; title: string; lines: string[]; prompt?: SignInPrompt };

@@ -34,7 +34,7 @@ export type AuditEntry = z.infer<typeof AuditEntry>;
 export const AuditList = page(AuditEntry);
 
 /** A request id as the appliance writes it (`req_…`): letters, digits and `_ . : -`. */
-const RequestId = z
+export const RequestId = z
   .string()
   .min(1)
   .max(100)

@@ -93,8 +93,10 @@ export function dialogText(spec: DialogSpec): string[] {
         ...spec.items.map((it, i) => `${i + 1}: ${speakable(it.label)}${it.hint ? `, ${speakable(it.hint)}` : ''}`),
         'up and down move, Enter chooses, Esc cancels',
       ];
-    case 'message':
-      return [title, ...joined(spec.lines), 'Enter or Esc closes'];
+    case 'message': {
+      const choices = (spec.choices ?? []).map((c) => `${speakable(c.key, 10)} ${speakable(c.label, 80)}; `).join('');
+      return [title, ...joined(spec.lines), `${choices}Enter or Esc closes`];
+    }
     case 'secret':
       // An append-only stream stays in the scrollback: the secret itself is never written here.
       return [
