@@ -1,5 +1,6 @@
 import { createStore } from 'zustand/vanilla';
 import type { FormField } from '../ui/dialogs/form-model.js';
+import type { FormStatus } from '../ui/dialogs/FormDialog.js';
 import type { MessageChoice } from '../ui/dialogs/MessageDialog.js';
 import type { PickerItem } from '../ui/dialogs/PickerDialog.js';
 import type { SignInPhase, SignInPrompt } from '../ui/dialogs/SignInDialog.js';
@@ -18,6 +19,8 @@ export type DialogSpec =
 interface OpenDialog {
   id: number;
   spec: DialogSpec;
+  /** a form's focus and refused submits, as it reports them (reportForm) */
+  form?: FormStatus;
   resolve(value: unknown): void;
 }
 
@@ -51,4 +54,9 @@ export function updateDialog(store: DialogStore, id: number, patch: Partial<Dial
   store.setState((s) => ({
     stack: s.stack.map((x) => (x.id === id ? { ...x, spec: { ...x.spec, ...patch } as DialogSpec } : x)),
   }));
+}
+
+/** A form's focus and refused submits, kept with it for the screen-reader mode to say. */
+export function reportForm(store: DialogStore, id: number, form: FormStatus) {
+  store.setState((s) => ({ stack: s.stack.map((x) => (x.id === id ? { ...x, form } : x)) }));
 }

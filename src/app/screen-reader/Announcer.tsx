@@ -69,7 +69,7 @@ function Announcer({ say }: { say(line: string): void }) {
       // every answer in (or failed): a column filled in by a second answer is not a change to say
       loaded: Object.values(data.resources).every((e) => e.data !== undefined || e.status === 'error'),
       failed: data.primary.status === 'error' && data.primary.data === undefined,
-      dialog: dialog && { id: dialog.id, spec: dialog.spec },
+      dialog: dialog && { id: dialog.id, spec: dialog.spec, form: dialog.form ?? null },
       flash: ui.flash,
       connection,
       list:
