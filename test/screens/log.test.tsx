@@ -99,6 +99,10 @@ describe('log screen (the action log)', () => {
     expect(narrow).toMatch(new RegExp(`POST\\s+/gateway/keys/${id}/revoke\\s+200`));
     expect(narrow).toContain('? help');
     expect(narrow).toContain('q quit');
+    // the entry's dialog keeps its keys on its footer at 80x24 too
+    await d.press('enter');
+    await d.waitForText('a audit screen · c copy command · ↑↓ scroll · Enter/Esc close');
+    await d.press('esc');
 
     const all = d.allFrames();
     for (const s of [...secrets, ...Object.values(suite.server.tokens)]) expect(all).not.toContain(s);
