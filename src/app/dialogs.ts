@@ -58,5 +58,7 @@ export function updateDialog(store: DialogStore, id: number, patch: Partial<Dial
 
 /** A form's focus and refused submits, kept with it for the screen-reader mode to say. */
 export function reportForm(store: DialogStore, id: number, form: FormStatus) {
+  // a form closing reports nothing more worth a new stack
+  if (!store.getState().stack.some((x) => x.id === id)) return;
   store.setState((s) => ({ stack: s.stack.map((x) => (x.id === id ? { ...x, form } : x)) }));
 }
