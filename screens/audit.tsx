@@ -1,4 +1,5 @@
 import type { AUDIT_GROUPS, AuditEntry } from '../src/contract/index.js';
+import { isRequestId } from '../src/contract/request-id.js';
 import { defineScreen, type ListView } from '../src/ui/screen-api.js';
 import { ROUTE_META, type RouteMeta } from '../src/contract/route-meta.js';
 import { markOf, toneOf } from '../src/ui/theme.js';
@@ -54,6 +55,12 @@ const spec: HistorySpec = {
     },
     { name: 'outcome', label: 'Outcome', options: ['', 'success', 'denied', 'failed'] },
     { name: 'target_type', label: 'Target type', hint: 'exact, e.g. gateway_key, model, connector; empty = any' },
+    {
+      name: 'request_id',
+      label: 'Request id',
+      hint: 'the entry one request produced (req_…, as :log shows it); empty = any',
+      validate: (v) => (v === '' || isRequestId(v) ? null : 'a request id: letters, digits, _ . : - (at most 100)'),
+    },
   ],
 };
 

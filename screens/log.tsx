@@ -1,6 +1,8 @@
 import { API_PREFIX, ROUTE_META, type RouteMeta } from '../src/contract/route-meta.js';
 import type { ActionLogEntry } from '../src/store/action-log.js';
-import { defineScreen } from '../src/ui/screen-api.js';
+import type { AuditEntry } from '../src/contract/index.js';
+import { requestAuditQuery, requestEntry } from '../src/client/request-audit.js';
+import { defineScreen, type ActionContext } from '../src/ui/screen-api.js';
 import { tableTime } from './shared/table-time.js';
 
 /** What the appliance audits a route as: its contract action; an export is audited as `KIND.export`. */
@@ -15,6 +17,56 @@ const statusText = (e: ActionLogEntry) => (e.status === null ? 'none' : String(e
 const isoOf = (ms: number) => new Date(ms).toISOString();
 /** The path under the API's prefix, which every request shares (Enter shows it whole). */
 const shortPath = (e: ActionLogEntry) => e.path.slice(e.path.indexOf(API_PREFIX) + API_PREFIX.length) || e.path;
+
+function copyCommand(ctx: ActionContext, e: ActionLogEntry) {
+  ctx.copy(e.command);
+  return Promise.resolve({ title: 'Command copied', summary: [e.command] });
+}
+
+/** "Status      200": a label and its value, the values in one column. */
+const labelled = (label: string, value: unknown) => `${label.padEnd(11)} ${String(value)}`;
+
+const requestLines = (e: ActionLogEntry) => [
+  labelled('Request', `${e.method} ${e.path}`),
+  labelled('Sent', isoOf(e.at)),
+  labelled('Status', `${e.status ?? 'no answer'}${e.error ? ` · ${e.error}` : ''}`),
+  labelled('Request id', e.requestId ?? 'none'),
+  labelled('Command', e.command),
+];
+
+const targetText = (t: AuditEntry['target'] | undefined) =>
+  t?.name ? `${t.name} (${[t.type, t.id].filter(Boolean).join(' ')})` : `${t?.type ?? '?'} ${t?.id ?? ''}`.trim();
+
+/** The entry as the audit screen shows it, with its place in the hash chain. */
+const entryLines = (a: AuditEntry) => [
+  `Audit entry #${a.seq} (${a.id})`,
+  labelled('  Time', a.at),
+  labelled('  Action', a.action),
+  labelled('  Target', targetText(a.target)),
+  labelled('  Outcome', `${a.outcome}, HTTP ${a.status}`),
+  labelled('  Actor', `${a.actor?.subject ?? '?'} (${a.actor?.role ?? 'no role'})`),
+  labelled('  Hash', a.hash),
+];
+
+/** The audit entry the request produced, or why there is none, in words. */
+async function auditEntryOf(ctx: ActionContext, e: ActionLogEntry): Promise<{ entry: AuditEntry } | { why: string }> {
+  if (e.status === null) return { why: `No audit entry: no answer came (${e.error ?? 'no connection'}).` };
+  if (!e.requestId) return { why: 'No audit entry can be matched: the appliance sent no request id with its answer.' };
+  const action = auditActionOf(e);
+  if (!action) return { why: 'No audit entry: the appliance does not audit this request.' };
+  const entry = requestEntry(
+    await ctx.call('listAudit', { query: requestAuditQuery(e.requestId) }),
+    e.requestId,
+    action,
+  );
+  if (entry) return { entry };
+  return {
+    why:
+      e.status >= 400
+        ? `No audit entry: the appliance refused the request (${e.status}) before it was audited.`
+        : `No audit entry for request ${e.requestId}: the appliance has none (written elsewhere, or not kept).`,
+  };
+}
 
 export const logScreen = defineScreen<ActionLogEntry>({
   name: 'log',
@@ -41,37 +93,31 @@ export const logScreen = defineScreen<ActionLogEntry>({
     empty: 'Nothing sent yet: changes and exports made from the dashboard show here, newest first.',
     summary: (rows) =>
       `${rows.length} request${rows.length === 1 ? '' : 's'} since the dashboard started · ` +
-      `${rows.filter((e) => e.error !== null).length} failed · ⏎ the command`,
+      `${rows.filter((e) => e.error !== null).length} failed · ⏎ its audit entry`,
   },
-  detail: (e) => ({
-    time: isoOf(e.at),
-    request: `${e.method} ${e.path}`,
-    status: e.status ?? 'no answer',
-    request_id: e.requestId ?? null,
-    ...(e.error ? { error: e.error } : {}),
-    command: e.command,
-    audit: e.requestId ? 'a opens the audit entry it produced; c copies the command' : 'no request id: no audit entry',
-  }),
+  // the audit entry must be fetched: Enter runs `a`, which shows it beside the request
+  enter: 'audit entry',
   actions: [
     {
       key: 'a',
       label: 'audit entry',
       mutates: false,
       needsRow: true,
-      unavailable: (e) =>
-        !e.requestId ? 'the appliance sent no request id' : !auditActionOf(e) ? 'this request is not audited' : null,
       async run(ctx, e) {
-        const action = auditActionOf(e)!;
-        // the audit list has no request-id filter: the entry is found among the action's newest
-        const page = await ctx.call('listAudit', { query: { action, limit: 200 } });
-        const entry = (page.data ?? []).find((x) => x.request_id === e.requestId);
-        if (!entry)
-          return {
-            title: 'No audit entry',
-            tone: 'warn',
-            summary: [`The newest ${action} entries have none for request ${e.requestId}.`],
-          };
-        ctx.open({ screen: 'audit', extra: { filters: { action } }, select: entry.id });
+        const found = await auditEntryOf(ctx, e);
+        const choices = [
+          ...('entry' in found ? [{ key: 'a', label: 'audit screen' }] : []),
+          { key: 'c', label: 'copy command' },
+        ];
+        const choice = await ctx.message({
+          title: `${e.method} ${shortPath(e)}`,
+          tone: 'entry' in found ? undefined : 'warn',
+          lines: [...requestLines(e), '', ...('entry' in found ? entryLines(found.entry) : [found.why])],
+          choices,
+        });
+        if (choice === 'a' && 'entry' in found)
+          ctx.open({ screen: 'audit', extra: { filters: { request_id: e.requestId } }, select: found.entry.id });
+        if (choice === 'c') return copyCommand(ctx, e);
       },
     },
     {
@@ -79,10 +125,7 @@ export const logScreen = defineScreen<ActionLogEntry>({
       label: 'copy command',
       mutates: false,
       needsRow: true,
-      async run(ctx, e) {
-        ctx.copy(e.command);
-        return { title: 'Command copied', summary: [e.command] };
-      },
+      run: copyCommand,
     },
   ],
 });

@@ -1,20 +1,27 @@
-import React from 'react';
+import React, { useCallback } from 'react';
 import { useStore } from 'zustand';
 import { ConfirmDialog } from '../ui/dialogs/ConfirmDialog.js';
 import { TypeToConfirmDialog } from '../ui/dialogs/TypeToConfirmDialog.js';
-import { FormDialog } from '../ui/dialogs/FormDialog.js';
+import { FormDialog, type FormStatus } from '../ui/dialogs/FormDialog.js';
 import { PickerDialog } from '../ui/dialogs/PickerDialog.js';
 import { MessageDialog } from '../ui/dialogs/MessageDialog.js';
 import { SecretDialog } from '../ui/dialogs/SecretDialog.js';
 import { ProgressDialog } from '../ui/dialogs/ProgressDialog.js';
 import { SignInDialog } from '../ui/dialogs/SignInDialog.js';
-import { closeDialog } from './dialogs.js';
+import { closeDialog, reportForm } from './dialogs.js';
 import { useDeps } from './deps.js';
 
 /** Renders the top dialog of the stack; it alone gets the keys (none while `isActive` is false). */
 export function DialogHost({ width, height, isActive = true }: { width: number; height: number; isActive?: boolean }) {
   const deps = useDeps();
   const top = useStore(deps.dialogs, (s) => s.stack[s.stack.length - 1]);
+  const topId = top?.id;
+  const onFormStatus = useCallback(
+    (status: FormStatus) => {
+      if (topId !== undefined) reportForm(deps.dialogs, topId, status);
+    },
+    [deps, topId],
+  );
   if (!top) return null;
   const done = (v?: unknown) => closeDialog(deps.dialogs, top.id, v);
   const s = top.spec;
@@ -54,6 +61,7 @@ export function DialogHost({ width, height, isActive = true }: { width: number; 
           fields={s.fields}
           submitLabel={s.submitLabel}
           onDone={done}
+          onStatus={onFormStatus}
         />
       );
     case 'pick':
@@ -77,6 +85,7 @@ export function DialogHost({ width, height, isActive = true }: { width: number; 
           title={s.title}
           lines={s.lines}
           tone={s.tone}
+          choices={s.choices}
           onDone={done}
         />
       );

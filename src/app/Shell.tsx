@@ -24,7 +24,7 @@ import { DialogHost } from './DialogHost.js';
 import { useDeps } from './deps.js';
 import { bindingFor, keyName, keymapOf, screenActionId, shellHelp, shellHints } from './keymap.js';
 import { useScreenData } from './screen-data.js';
-import { actionHints, sortNote } from './screen-hints.js';
+import { actionHints, offersOf, sortNote } from './screen-hints.js';
 import { detailOf, linkOf, locateRow, safeKey, selectedOf } from './screen-rows.js';
 import { ScreenView } from './ScreenView.js';
 import { StatusLine } from './StatusLine.js';
@@ -251,8 +251,10 @@ export function Shell() {
     if (action) void runAction(deps, screen, action, row);
   };
 
-  // Enter on a row: the screen it links to, else its detail.
+  // Enter on a row: the action the screen runs on it, the screen it links to, else its detail.
   const openRow = () => {
+    const enter = screen.enter !== undefined && row !== undefined && actions.find((a) => a.label === screen.enter);
+    if (enter) return void runAction(deps, screen, enter, row);
     const link = screen.list && row !== undefined ? linkOf(screen, row) : null;
     if (link) {
       const refused = openLink(deps.ui, deps.screens, link);
@@ -278,7 +280,7 @@ export function Shell() {
     flash(deps.ui, 'paste ignored: no text field has the focus (/ filters, : goes to a screen)', 'warn'),
   );
 
-  const offers = { filter: offersFilter(screen), list: Boolean(screen.list), opens: Boolean(screen.open) };
+  const offers = offersOf(screen);
   const detail = (
     <DetailView title={detailTitle} value={detailValue} width={width} height={detailHeight} scroll={ui.detailScroll} />
   );

@@ -1,5 +1,6 @@
 import { ROUTE_META, type RouteMeta } from '../contract/route-meta.js';
 import { ApiError } from '../client/errors.js';
+import { requestAuditQuery, requestEntry } from '../client/request-audit.js';
 import { actionBlockReason, learnForbidden } from '../store/session.js';
 import { flash, patchScreen, screenState } from '../store/ui.js';
 import type { ActionContext, AnyScreen, ScreenAction } from '../ui/screen-api.js';
@@ -211,7 +212,7 @@ function makeContext(
       });
       return i === null || i === undefined ? null : (items[i]?.value ?? null);
     },
-    message: (o) => dialog<void>({ kind: 'message', ...o }),
+    message: (o) => dialog<string | undefined>({ kind: 'message', ...o }).then((key) => key ?? null),
     revealOnce: (o) => dialog<void>({ kind: 'secret', ...o }),
     progress(o) {
       const controller = new AbortController();
@@ -282,17 +283,14 @@ function makeContext(
   };
 }
 
-/** The audit entry a change produced (GET /audit, matched on the request id); asked once per change. */
+/** The audit entry a change produced (GET /audit?request_id=…); asked once per change. */
 function lookupAudit(deps: DashboardDeps, m: Mutation): Promise<AuditLookup> {
   m.lookup ??= (async (): Promise<AuditLookup> => {
     if (!m.requestId)
       return { problem: `Audit: the appliance sent no request id for ${m.action}; look it up on the audit screen.` };
     try {
-      const subject = deps.session.getState().subject;
-      const query: Record<string, unknown> = { action: m.action, limit: 50 };
-      if (subject) query.actor = subject;
-      const { data } = await deps.client.call('listAudit', { query });
-      const entry = (data.data ?? []).find((e) => e.request_id === m.requestId);
+      const { data } = await deps.client.call('listAudit', { query: requestAuditQuery(m.requestId) });
+      const entry = requestEntry(data, m.requestId, m.action);
       return entry ? { entry } : { problem: `Audit: no entry found yet for request ${m.requestId}.` };
     } catch (err) {
       const e = errorLines(err);

@@ -1,5 +1,7 @@
 import { createStore } from 'zustand/vanilla';
 import type { FormField } from '../ui/dialogs/form-model.js';
+import type { FormStatus } from '../ui/dialogs/FormDialog.js';
+import type { MessageChoice } from '../ui/dialogs/MessageDialog.js';
 import type { PickerItem } from '../ui/dialogs/PickerDialog.js';
 import type { SignInPhase, SignInPrompt } from '../ui/dialogs/SignInDialog.js';
 import type { Tone } from '../ui/theme.js';
@@ -9,7 +11,7 @@ export type DialogSpec =
   | { kind: 'typeToConfirm'; title: string; message: string | string[]; expected: string }
   | { kind: 'form'; title: string; fields: FormField[]; submitLabel?: string; message?: string | string[] }
   | { kind: 'pick'; title: string; items: PickerItem[]; message?: string }
-  | { kind: 'message'; title: string; lines: string[]; tone?: Tone }
+  | { kind: 'message'; title: string; lines: string[]; tone?: Tone; choices?: MessageChoice[] }
   | { kind: 'secret'; title: string; secret: string; lines: string[] }
   | { kind: 'progress'; title: string; lines: string[]; fraction?: number | null; tone?: Tone }
   | { kind: 'signIn'; phase: SignInPhase; title: string; lines: string[]; prompt?: SignInPrompt };
@@ -17,6 +19,8 @@ export type DialogSpec =
 interface OpenDialog {
   id: number;
   spec: DialogSpec;
+  /** a form's focus and refused submits, as it reports them (reportForm) */
+  form?: FormStatus;
   resolve(value: unknown): void;
 }
 
@@ -50,4 +54,11 @@ export function updateDialog(store: DialogStore, id: number, patch: Partial<Dial
   store.setState((s) => ({
     stack: s.stack.map((x) => (x.id === id ? { ...x, spec: { ...x.spec, ...patch } as DialogSpec } : x)),
   }));
+}
+
+/** A form's focus and refused submits, kept with it for the screen-reader mode to say. */
+export function reportForm(store: DialogStore, id: number, form: FormStatus) {
+  // a form closing reports nothing more worth a new stack
+  if (!store.getState().stack.some((x) => x.id === id)) return;
+  store.setState((s) => ({ stack: s.stack.map((x) => (x.id === id ? { ...x, form } : x)) }));
 }

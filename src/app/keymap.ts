@@ -284,6 +284,8 @@ export interface Offers {
   list: boolean;
   /** Enter on a row opens another screen */
   opens: boolean;
+  /** the label of the action Enter runs on a row instead (screen-api.ts `enter`) */
+  enter?: string;
 }
 
 const shown = (b: Binding, offers: Offers) =>
@@ -300,7 +302,7 @@ export function shellHints(
     .filter((b) => b.hint && !isScreenAction(b) && shown(b, offers))
     .map((b) => ({
       key: keyLabel(b.keys[0], 'hint'),
-      label: (offers.opens && b.opens?.label) || b.hint!.label,
+      label: (b.id === 'open' && offers.enter) || (offers.opens && b.opens?.label) || b.hint!.label,
       priority: b.hint!.priority,
     }));
 }
@@ -331,7 +333,8 @@ export function shellHelp(
                 .join(' '),
             ).join('  ')
           : line.map((b) => keyLabel(b.keys[0])).join('  ');
-      const text = notes[lead.id as ShellAction] ?? ((offers.opens && lead.opens?.help) || lead.help);
+      const enter = lead.id === 'open' && offers.enter ? `the row's ${offers.enter}` : undefined;
+      const text = notes[lead.id as ShellAction] ?? (enter || (offers.opens && lead.opens?.help) || lead.help);
       return [keys, text];
     });
 }

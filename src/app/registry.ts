@@ -20,6 +20,8 @@ export function validateScreens(screens: AnyScreen[]): void {
       if (labels.has(id)) throw new Error(`screen ${s.name}: two actions are labelled ${a.label}`);
       labels.add(id);
     }
+    if (s.enter !== undefined && !(s.actions ?? []).some((a) => a.label === s.enter))
+      throw new Error(`screen ${s.name}: Enter runs ${s.enter}, which is none of its actions`);
     const shellIds = new Set(SHELL_BINDINGS.map((b) => b.id));
     for (const c of resolveKeymap([...SHELL_BINDINGS, ...screenBindings(s)]).conflicts) {
       const shell = c.ids.find((id) => shellIds.has(id));

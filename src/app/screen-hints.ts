@@ -1,8 +1,16 @@
-import type { AnyScreen } from '../ui/screen-api.js';
+import { offersFilter, type AnyScreen } from '../ui/screen-api.js';
 import type { HintAction } from '../ui/KeyHints.js';
 import { whyNot } from './actions.js';
 import type { DashboardDeps } from './deps.js';
-import { keyLabel, keymapOf, screenActionId, type ShellAction } from './keymap.js';
+import { keyLabel, keymapOf, screenActionId, type Offers, type ShellAction } from './keymap.js';
+
+/** What the screen offers, which decides the shell's keys on its hint line and in its help. */
+export const offersOf = (screen: AnyScreen): Offers => ({
+  filter: offersFilter(screen),
+  list: Boolean(screen.list),
+  opens: Boolean(screen.open),
+  enter: screen.enter,
+});
 
 /** The screen's actions for the hint line and the help: their keys, and why each is off for this row. */
 export function actionHints(

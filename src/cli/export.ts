@@ -23,7 +23,7 @@ Streams the appliance's export to FILE and prints a summary (rows, bytes, path, 
                      no zone: UTC)
   --until WHEN       up to this time (exclusive), same forms
   audit filters:     --actor SUBJECT  --action ACTION (exact, or a prefix: gateway.key.*)
-                     --outcome success|denied|failed
+                     --outcome success|denied|failed  --request-id ID (what one request did)
   journal filters:   --agent NAME  --channel ID  --run-id ID  --status running|succeeded|failed|cancelled
   --force            replace FILE if it exists
 ${CONNECTION_USAGE}
@@ -32,7 +32,7 @@ Exit status: 0 written, 1 the appliance refused, could not be reached or FILE co
 2 bad usage or FILE exists.`;
 
 const KINDS = {
-  audit: { route: 'exportAudit', filters: ['actor', 'action', 'outcome'] },
+  audit: { route: 'exportAudit', filters: ['actor', 'action', 'outcome', 'request-id'] },
   journal: { route: 'exportJournal', filters: ['agent', 'channel', 'run-id', 'status'] },
 } as const;
 type Kind = keyof typeof KINDS;
@@ -43,6 +43,7 @@ const OPTION_OF: Record<string, string> = {
   start_time: '--since',
   end_time: '--until',
   run_id: '--run-id',
+  request_id: '--request-id',
   format: '--format',
 };
 

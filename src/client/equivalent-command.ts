@@ -21,7 +21,14 @@ function withoutSecrets(v: unknown): unknown {
 const EXPORT_OPTIONS: Record<string, { kind: string; options: Record<string, string> }> = {
   exportAudit: {
     kind: 'audit',
-    options: { start_time: '--since', end_time: '--until', actor: '--actor', action: '--action', outcome: '--outcome' },
+    options: {
+      start_time: '--since',
+      end_time: '--until',
+      actor: '--actor',
+      action: '--action',
+      outcome: '--outcome',
+      request_id: '--request-id',
+    },
   },
   exportJournal: {
     kind: 'journal',

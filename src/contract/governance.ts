@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { AreaRoutes } from './route-meta.js';
 import { Limit, PageQuery, Role, Timestamp, endAfterStart, END_AFTER_START, page, AgentName } from './common.js';
+import { REQUEST_ID_MAX, REQUEST_ID_PATTERN } from './request-id.js';
 
 export const Outcome = z.enum(['success', 'denied', 'failed']);
 export type Outcome = z.infer<typeof Outcome>;
@@ -33,7 +34,16 @@ export const AuditEntry = z.object({
 export type AuditEntry = z.infer<typeof AuditEntry>;
 export const AuditList = page(AuditEntry);
 
+/** A request id as the appliance writes it (`req_…`): letters, digits and `_ . : -`. */
+export const RequestId = z
+  .string()
+  .min(1)
+  .max(REQUEST_ID_MAX)
+  .regex(REQUEST_ID_PATTERN, 'a request id: letters, digits, _ . : -');
+
 const auditFilterShape = {
+  /** the entries one request produced (usually one): its `request_id`, exact */
+  request_id: RequestId.optional(),
   start_time: Timestamp.optional(),
   end_time: Timestamp.optional(),
   actor: z.string().min(1).max(200).optional(),

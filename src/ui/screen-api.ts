@@ -13,6 +13,7 @@ import type { ScreenUiState } from '../store/ui.js';
 import type { SortState } from './sort.js';
 import type { Tone } from './theme.js';
 import type { FormField, FormValues } from './dialogs/form-model.js';
+import type { MessageChoice } from './dialogs/MessageDialog.js';
 
 export type { ResourceRequest, ResourceEntry, ScreenUiState, Tone, FormField };
 
@@ -152,7 +153,11 @@ export interface ActionContext {
     message?: string | string[];
   }): Promise<V | null>;
   pick<T>(o: { title: string; items: PickItem<T>[]; message?: string }): Promise<T | null>;
-  message(o: { title: string; lines: string[]; tone?: Tone }): Promise<void>;
+  /**
+   * `choices`: keys that close it and resolve with the key pressed (what to do next with what it
+   * shows); Enter or Esc resolves null
+   */
+  message(o: { title: string; lines: string[]; tone?: Tone; choices?: MessageChoice[] }): Promise<string | null>;
   /**
    * Shows a secret once, with OSC 52 copy on the user's explicit key. The dialog drops every
    * reference to it when it closes; do not keep it yourself.
@@ -258,6 +263,11 @@ export interface ScreenDef<Row = unknown> {
    * explains it); null for a row that has none, which then shows its detail
    */
   open?: (row: Row) => ScreenLink | null;
+  /**
+   * the label of one of its actions that Enter runs on a row instead of showing the row: what Enter
+   * shows must be fetched first (the action log's audit entry), which a detail view cannot do
+   */
+  enter?: string;
   /**
    * a custom view with a cursor (its `state.scroll`): the row under it, which Enter shows (through
    * `detail`) and actions get, as on a list (usage: a key's rejections, then set quota)

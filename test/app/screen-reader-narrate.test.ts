@@ -51,6 +51,23 @@ describe('what the screen-reader mode says', () => {
     expect(narrate(open, next)).toEqual(['step 2 of 2']);
   });
 
+  it('says nothing when a form first reports its focus (its opening read said the fields), then each move', () => {
+    const spec = {
+      kind: 'form' as const,
+      title: 'Set quota',
+      fields: [
+        { kind: 'limit' as const, name: 'rpm', label: 'Requests / minute', initial: 60 },
+        { kind: 'number' as const, name: 'days', label: 'Days', required: true },
+      ],
+    };
+    const open = { ...base, dialog: { id: 9, spec, form: null } };
+    const reported = { ...base, dialog: { id: 9, spec, form: { focus: 0, value: '60', errors: {}, refused: 0 } } };
+    expect(narrate(open, reported)).toEqual([]);
+    const moved = { ...base, dialog: { id: 9, spec, form: { focus: 1, value: '', errors: {}, refused: 0 } } };
+    expect(narrate(reported, moved)).toEqual(['field 2 of 2: Days, number, empty, required']);
+    expect(narrate(moved, { ...moved })).toEqual([]);
+  });
+
   it('never says a secret a dialog shows', () => {
     const spec = { kind: 'secret' as const, title: 'Secret for k', secret: 'aak_live_supersecret', lines: ['Give it'] };
     expect(narrate(base, { ...base, dialog: { id: 8, spec } }).join('\n')).not.toContain('supersecret');

@@ -115,6 +115,48 @@ describe('screen-reader mode', () => {
     expect(d.spoken.filter((l) => l === 'dialog: Key created')).toHaveLength(1);
   });
 
+  it('says each field of a form as the focus moves to it, and what a refused submit found wrong', async () => {
+    const d = suite.render({ screen: 'keys', screenReader: true });
+    await d.waitFor(() => d.spoken.some((l) => l.includes('list of')), 'the keys listed');
+    await d.press('n');
+    await d.waitFor(() => d.spoken.some((l) => /Esc cancels$/.test(l)), 'the form read');
+
+    // Enter with the required name empty: what is wrong, then the field the focus went to
+    let before = d.spoken.length;
+    await d.press('enter');
+    const refused = await spokenAfter(d, before, 2);
+    expect(refused[0]).toBe('not sent: 1 field to correct: Name: required');
+    expect(refused[1]).toBe('field 1 of 4: Name, text, empty, required; error: required; who or what will use the key');
+
+    await d.type('zeta-sr');
+    before = d.spoken.length;
+    await d.press('tab');
+    const [moved] = await spokenAfter(d, before);
+    expect(moved).toBe(
+      'field 2 of 4: Requests / minute, number, empty, unlimited; whole number, or empty for unlimited',
+    );
+    await d.type('60');
+    before = d.spoken.length;
+    await d.press('shift-tab');
+    const [back] = await spokenAfter(d, before);
+    // typing cleared its error; the typed characters themselves were not said again
+    expect(back).toBe('field 1 of 4: Name, text, value zeta-sr, required; who or what will use the key');
+    await sleep(300);
+    expect(d.spoken.slice(before)).toEqual([back]);
+    await d.press('esc');
+  });
+
+  it("says a choice field's new value as it changes", async () => {
+    const d = suite.render({ screen: 'audit', screenReader: true });
+    await d.waitFor(() => d.spoken.some((l) => l.startsWith('Audit trail screen, list')), 'the audit listed');
+    await d.press('f');
+    await d.waitFor(() => d.spoken.some((l) => /Esc cancels$/.test(l)), 'the form read');
+    const before = d.spoken.length;
+    await d.press('right');
+    const [chosen] = await spokenAfter(d, before);
+    expect(chosen).toBe('Time range: value last hour');
+  });
+
   it('says a lost connection once, however many polls fail after it', async () => {
     const other = await startTestServer();
     const d = suite.render({ server: other, screen: 'keys', screenReader: true, refreshMs: 200 });

@@ -263,6 +263,33 @@ describe('appliance-admin export', () => {
     expect(readFileSync(file, 'utf8')).toMatch(/^id,at,actor.subject/);
   });
 
+  it('export audit --request-id: the one entry that request produced', async () => {
+    const file = join(out, 'one-request.jsonl');
+    const r = await runCli([
+      'export',
+      'audit',
+      '--format',
+      'jsonl',
+      '--request-id',
+      'req_old',
+      '-o',
+      file,
+      ...conn(adminToken),
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = readFileSync(file, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      request_id: 'req_old',
+      action: 'channel.update',
+      actor: { subject: 'old-admin' },
+    });
+    checkSummary(r.stderr, file, 1);
+  });
+
   it('bad usage is exit 2 and writes nothing; an appliance refusal is exit 1 and leaves no file', async () => {
     const file = join(out, 'never.csv');
     for (const args of [
@@ -271,6 +298,8 @@ describe('appliance-admin export', () => {
       ['export', 'audit', '--since', 'yesterday', '-o', file],
       ['export', 'audit', '--since', '1d', '--until', '2d', '-o', file],
       ['export', 'audit', '--format', 'xml', '-o', file],
+      ['export', 'audit', '--request-id', 'not one', '-o', file],
+      ['export', 'journal', '--request-id', 'req_old', '-o', file],
       ['export', 'everything', '-o', file],
       ['export', 'audit'],
     ]) {

@@ -35,8 +35,9 @@ describe.skipIf(!hasTmux())(e2eTitle('the action log and readline keys in tmux')
     await t.type('log');
     await t.sendKeys('enter');
     await t.waitForScreen(/POST\s+\/gateway\/keys\/key_\w+\/revoke\s+200/);
+    // Enter: the audit entry the revoke produced, beside its command
     await t.sendKeys('enter');
-    const detail = await t.waitForScreen('command');
+    const detail = await t.waitForScreen(/Audit entry #\d+[\s\S]*gateway\.key\.revoke/);
     expect(detail.replace(/[│\s]+/g, '')).toContain(`curl-XPOST-H"Authorization:Bearer$TOKEN"'${s.url}/v1/admin/`);
     expect(detail).not.toContain(s.tokens.it_admin);
     expect(detail).not.toContain(secret);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { setupScreenSuite, selectRow } from '../helpers/screen-suite.js';
+import { startTestServer } from '../helpers/server.js';
+import { tempDir } from '../helpers/fixtures.js';
 
 const secrets: string[] = [];
 const suite = setupScreenSuite({
@@ -47,18 +49,46 @@ describe('log screen (the action log)', () => {
     expect(f).toMatch(/POST\s+\/gateway\/keys\s+409/);
     expect(f).not.toMatch(/\bGET\b/); // the polls of the keys list are not actions
 
+    // Enter: the audit entry the revoke produced, beside the request, its status and its command
     await selectRow(d, 'revoke');
     await d.press('enter');
-    // the detail wraps the command: compared without its spaces, colours and borders
-    const detail = (await d.waitForText('command')).replace(/\x1b\[[0-9;]*m|[│\s]/g, '');
+    const entry = await d.waitForText('Audit entry #');
+    const revoke = suite.db
+      .prepare("SELECT seq, id, request_id, hash FROM audit WHERE action = 'gateway.key.revoke' AND target_id = ?")
+      .get(id) as { seq: number; id: string; request_id: string; hash: string };
+    expect(entry).toContain(`Audit entry #${revoke.seq} (${revoke.id})`);
+    expect(entry).toMatch(/Action\s+gateway\.key\.revoke/);
+    expect(entry).toMatch(new RegExp(`Target\\s+log-revoke \\(gateway_key ${id}\\)`));
+    expect(entry).toMatch(/Outcome\s+success, HTTP 200/);
+    expect(entry).toMatch(new RegExp(`Request id\\s+${revoke.request_id}`));
+    expect(entry).toContain('a audit screen · c copy command');
+    // the dialog wraps the command and the hash: compared without its spaces, colours and borders
+    const flat = entry.replace(/\x1b\[[0-9;]*m|[│\s]/g, '');
     const url = `${suite.server.url}/v1/admin/gateway/keys/${id}/revoke`;
-    expect(detail).toContain(`curl-XPOST-H"Authorization:Bearer$TOKEN"'${url}'`);
-    await d.press('esc');
+    expect(flat).toContain(`curl-XPOST-H"Authorization:Bearer$TOKEN"'${url}'`);
+    expect(flat).toContain(`Hash${revoke.hash}`);
 
-    // `a`: the audit trail, on the entry this revoke produced
+    // `a` there: the audit screen, filtered to that request id, on that entry
     await d.press('a');
     const audit = await d.waitFor((x) => selectedLine(x).includes('gateway.key.revoke'), 'the revoke audit entry');
     expect(selectedLine(audit)).toContain('log-revoke');
+    expect(audit).toContain(`request id ${revoke.request_id}`);
+    expect(d.deps.ui.getState().screen).toBe('audit');
+    expect(d.deps.ui.getState().screens.audit?.extra).toMatchObject({ filters: { request_id: revoke.request_id } });
+    await d.waitForText('1 audit entries in all');
+
+    // the refused create was audited too, as a failure
+    await d.press(':');
+    await d.type('log');
+    await d.press('enter');
+    await d.waitForText('[log]');
+    await selectRow(d, '409');
+    await d.press('enter');
+    const refused = await d.waitForText('Audit entry #');
+    expect(refused).toMatch(/Action\s+gateway\.key\.create/);
+    expect(refused).toMatch(/Outcome\s+failed, HTTP 409/);
+    await d.press('esc');
+    await d.waitFor((x) => !x.includes('Audit entry #'), 'the entry to close');
 
     // at 80x24 the row keeps method, path and status, and the hints keep help and quit
     await d.resize(80, 24);
@@ -69,9 +99,57 @@ describe('log screen (the action log)', () => {
     expect(narrow).toMatch(new RegExp(`POST\\s+/gateway/keys/${id}/revoke\\s+200`));
     expect(narrow).toContain('? help');
     expect(narrow).toContain('q quit');
+    // the entry's dialog keeps its keys on its footer at 80x24 too
+    await d.press('enter');
+    await d.waitForText('a audit screen · c copy command · ↑↓ scroll · Enter/Esc close');
+    await d.press('esc');
 
     const all = d.allFrames();
     for (const s of [...secrets, ...Object.values(suite.server.tokens)]) expect(all).not.toContain(s);
+  });
+
+  it('says in words why a request that got no answer has no audit entry', async () => {
+    const other = await startTestServer();
+    expect((await other.call('POST', '/gateway/keys', { body: { name: 'lost-key' } })).status).toBe(201);
+    const d = suite.render({ server: other, screen: 'keys' });
+    await d.waitForText('lost-key');
+    await other.close();
+    await d.press('x');
+    await d.waitForText('Type lost-key to confirm');
+    await d.type('lost-key');
+    await d.press('enter');
+    await d.waitForText('revoke failed');
+    await d.press('enter');
+    await d.press(':');
+    await d.type('log');
+    await d.press('enter');
+    await d.waitFor((x) => /POST\s+\/gateway\/keys\/\S+\/revoke\s+none/.test(x), 'the revoke with no answer');
+    await d.press('enter');
+    const f = await d.waitForText('No audit entry: no answer came');
+    expect(f).toMatch(/Status\s+no answer/);
+    expect(f).toContain('c copy command · Enter/Esc close');
+    expect(f).not.toContain('a audit screen');
+  });
+
+  it('an auditor opens the audit entry of an export from the log, and the audit screen on it', async () => {
+    const d = suite.render({ screen: 'audit', role: 'auditor', exportFolder: tempDir('aa-log-export') });
+    await d.waitForText('READ-ONLY');
+    await d.press('e');
+    await d.waitForText('Export the audit trail');
+    await d.press('enter');
+    await d.waitForText('Export written', 10_000);
+    await d.press('enter');
+    await d.press(':');
+    await d.type('log');
+    await d.press('enter');
+    await d.waitFor((x) => /GET\s+\/audit\/export\S*\s+200/.test(x), 'the export logged');
+    await d.press('enter');
+    const entry = await d.waitForText('Audit entry #');
+    expect(entry).toMatch(/Action\s+audit\.export/);
+    expect(entry).toMatch(/Actor\s+aude-auditor \(auditor\)/);
+    await d.press('a');
+    await d.waitFor((x) => selectedLine(x).includes('audit.export'), 'the export entry selected');
+    await d.waitForText('1 audit entries in all');
   });
 
   it('an auditor sees an empty log: nothing sent', async () => {

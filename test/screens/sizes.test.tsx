@@ -63,7 +63,17 @@ const FORMS: { screen: string; row?: string; key: string; title: string; labels:
     screen: 'audit',
     key: 'f',
     title: 'Filter the audit',
-    labels: ['Time range', 'From (custom)', 'Until (custom)', 'Actor', 'Action', 'Outcome', 'Target type', 'Per page'],
+    labels: [
+      'Time range',
+      'From (custom)',
+      'Until (custom)',
+      'Actor',
+      'Action',
+      'Outcome',
+      'Target type',
+      'Request id',
+      'Per page',
+    ],
   },
   { screen: 'audit', key: 'e', title: 'Export the audit', labels: ['Format', 'File'] },
   {

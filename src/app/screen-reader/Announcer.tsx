@@ -2,12 +2,12 @@ import React, { useEffect, useMemo, useRef } from 'react';
 import { useStore } from 'zustand';
 import { screenState } from '../../store/ui.js';
 import { flatten } from '../../ui/flatten.js';
-import { offersFilter, type AnyScreen } from '../../ui/screen-api.js';
+import type { AnyScreen } from '../../ui/screen-api.js';
 import { App } from '../App.js';
 import { DepsContext, useDeps, type DashboardDeps } from '../deps.js';
 import { keymapOf, shellHelp } from '../keymap.js';
 import { useScreenData, type ScreenData } from '../screen-data.js';
-import { sortNote } from '../screen-hints.js';
+import { offersOf, sortNote } from '../screen-hints.js';
 import { detailOf, locateRow, safeKey } from '../screen-rows.js';
 import { narrate, type Snapshot } from './narrate.js';
 import { rowText, speakable } from './speech.js';
@@ -30,8 +30,7 @@ function rowSignatures(screen: AnyScreen, rows: unknown[]): ReadonlyMap<string, 
 
 function pageOf(deps: DashboardDeps, screen: AnyScreen, mode: Snapshot['mode'], data: ScreenData, row: unknown) {
   if (mode === 'help') {
-    const offers = { filter: offersFilter(screen), list: Boolean(screen.list), opens: Boolean(screen.open) };
-    const keys = shellHelp(keymapOf(screen), offers, sortNote(screen)).map(
+    const keys = shellHelp(keymapOf(screen), offersOf(screen), sortNote(screen)).map(
       ([k, text]) => `${speakable(k)}: ${speakable(text)}`,
     );
     const actions = (screen.actions ?? []).map((a) => `${a.key}: ${speakable(a.label)}`);
@@ -70,7 +69,7 @@ function Announcer({ say }: { say(line: string): void }) {
       // every answer in (or failed): a column filled in by a second answer is not a change to say
       loaded: Object.values(data.resources).every((e) => e.data !== undefined || e.status === 'error'),
       failed: data.primary.status === 'error' && data.primary.data === undefined,
-      dialog: dialog && { id: dialog.id, spec: dialog.spec },
+      dialog: dialog && { id: dialog.id, spec: dialog.spec, form: dialog.form ?? null },
       flash: ui.flash,
       connection,
       list:

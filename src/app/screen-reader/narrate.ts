@@ -1,7 +1,8 @@
 import type { ConnectionInfo } from '../../store/resources.js';
 import type { Flash } from '../../store/ui.js';
 import type { DialogSpec } from '../dialogs.js';
-import { changeText, dialogText, newDialogLines, speakable } from './speech.js';
+import type { FormStatus } from '../../ui/dialogs/FormDialog.js';
+import { changeText, dialogText, formChangeLines, newDialogLines, speakable } from './speech.js';
 
 /** What the dashboard shows at one moment, as the screen-reader mode compares it to the last one. */
 export interface Snapshot {
@@ -12,7 +13,8 @@ export interface Snapshot {
   loaded: boolean;
   /** the screen's main answer failed and there is none to show */
   failed: boolean;
-  dialog: { id: number; spec: DialogSpec } | null;
+  /** `form`: where a form's focus is and what its submits refused, once it has said */
+  dialog: { id: number; spec: DialogSpec; form?: FormStatus | null } | null;
   flash: Flash | null;
   connection: Pick<ConnectionInfo, 'state' | 'error'>;
   list: ListSnapshot | null;
@@ -86,8 +88,10 @@ export function narrate(before: Snapshot | null, after: Snapshot): string[] {
   const flash = after.flash && after.flash !== before?.flash ? speakable(after.flash.text) : null;
   if (after.dialog) {
     if (before?.dialog?.id !== after.dialog.id) out.push(...dialogText(after.dialog.spec));
-    else if (before.dialog.spec !== after.dialog.spec)
-      out.push(...newDialogLines(before.dialog.spec, after.dialog.spec));
+    else {
+      if (before.dialog.spec !== after.dialog.spec) out.push(...newDialogLines(before.dialog.spec, after.dialog.spec));
+      out.push(...formChangeLines(after.dialog.spec, before.dialog.form, after.dialog.form));
+    }
     if (flash) out.push(flash);
     return out;
   }

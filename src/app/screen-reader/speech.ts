@@ -1,6 +1,8 @@
 import { sanitize } from '../../text/sanitize.js';
 import type { Column } from '../../ui/screen-api.js';
 import type { DialogSpec } from '../dialogs.js';
+import { initialText, type FormField } from '../../ui/dialogs/form-model.js';
+import type { FormStatus } from '../../ui/dialogs/FormDialog.js';
 
 // What the screen-reader mode says, as plain lines: no colour, no box drawing, no padding.
 
@@ -50,17 +52,52 @@ export function changeText(changed: number, added: number, removed: number): str
 const joined = (lines: string | string[] | undefined) =>
   (Array.isArray(lines) ? lines : lines ? [lines] : []).map((l) => speakable(l)).filter(Boolean);
 
-function fieldText(f: Extract<DialogSpec, { kind: 'form' }>['fields'][number], i: number, n: number): string {
-  const initial = f.kind === 'select' ? f.options.find((o) => o.value === f.initial)?.label : f.initial;
-  const value = initial === undefined || initial === null || initial === '' ? 'empty' : `value ${speakable(initial)}`;
+/** "value 60", "empty", a select's option by its label; a limit left empty is unlimited. */
+function valueText(f: FormField, value: string): string {
+  if (f.kind === 'select') return `value ${speakable(f.options.find((o) => o.value === value)?.label ?? value, 120)}`;
+  if (value === '') return f.kind === 'limit' ? 'empty, unlimited' : 'empty';
+  return `value ${speakable(value)}`;
+}
+
+/**
+ * A field as the form shows it with the focus on it: its label, kind, value or "empty", whether it
+ * is required, the error a submit found in it, and its hint.
+ */
+function fieldText(f: FormField, i: number, n: number, value: string, error?: string): string {
   const kind =
     f.kind === 'select'
       ? `choice of ${f.options.map((o) => speakable(o.label, 60)).join(', ')}`
       : f.kind === 'limit'
         ? 'number'
         : f.kind;
+  const required = (f.kind === 'text' || f.kind === 'number') && f.required ? ', required' : '';
+  const wrong = error ? `; error: ${speakable(error)}` : '';
   const hint = f.hint ? `; ${speakable(f.hint)}` : '';
-  return `field ${i + 1} of ${n}: ${speakable(f.label, 80)}, ${kind}, ${value}${hint}`;
+  return `field ${i + 1} of ${n}: ${speakable(f.label, 80)}, ${kind}, ${valueText(f, value)}${required}${wrong}${hint}`;
+}
+
+/**
+ * What a form's report changed (FormDialog's status): a refused submit's errors, then the field
+ * it put the focus on; a move to another field; a select's new choice. Typing is not repeated.
+ */
+export function formChangeLines(
+  spec: DialogSpec,
+  before: FormStatus | null | undefined,
+  after: FormStatus | null | undefined,
+): string[] {
+  if (spec.kind !== 'form' || !before || !after) return [];
+  const field = spec.fields[after.focus];
+  if (!field) return [];
+  const out: string[] = [];
+  if (after.refused > before.refused) {
+    const wrong = spec.fields.filter((f) => after.errors[f.name]);
+    const list = wrong.map((f) => `${speakable(f.label, 80)}: ${speakable(after.errors[f.name])}`).join('; ');
+    out.push(`not sent: ${plural(wrong.length, 'field')} to correct: ${list}`);
+  }
+  if (out.length || after.focus !== before.focus)
+    out.push(fieldText(field, after.focus, spec.fields.length, after.value, after.errors[field.name]));
+  else if (after.value !== before.value) out.push(`${speakable(field.label, 80)}: ${valueText(field, after.value)}`);
+  return out;
 }
 
 /** A dialog as it opens: its title, what it says, its fields and its buttons. */
@@ -83,7 +120,7 @@ export function dialogText(spec: DialogSpec): string[] {
       return [
         title,
         ...joined(spec.message),
-        ...spec.fields.map((f, i) => fieldText(f, i, spec.fields.length)),
+        ...spec.fields.map((f, i) => fieldText(f, i, spec.fields.length, initialText(f))),
         `Tab moves between fields, Enter ${speakable(spec.submitLabel ?? 'submits', 60)}, Esc cancels`,
       ];
     case 'pick':
@@ -93,8 +130,10 @@ export function dialogText(spec: DialogSpec): string[] {
         ...spec.items.map((it, i) => `${i + 1}: ${speakable(it.label)}${it.hint ? `, ${speakable(it.hint)}` : ''}`),
         'up and down move, Enter chooses, Esc cancels',
       ];
-    case 'message':
-      return [title, ...joined(spec.lines), 'Enter or Esc closes'];
+    case 'message': {
+      const choices = (spec.choices ?? []).map((c) => `${speakable(c.key, 10)} ${speakable(c.label, 80)}; `).join('');
+      return [title, ...joined(spec.lines), `${choices}Enter or Esc closes`];
+    }
     case 'secret':
       // An append-only stream stays in the scrollback: the secret itself is never written here.
       return [

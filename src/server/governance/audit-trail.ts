@@ -33,6 +33,8 @@ export const auditSpec: TableSpec = {
   timeColumn: 'at_ms',
   select: COLUMNS.join(', '),
   equals: [
+    // one request writes one entry (a handful at most): its index finds them among millions
+    { name: 'request_id', column: 'request_id', few: true },
     { name: 'action', column: 'action' },
     { name: 'actor', column: 'actor_subject' },
     { name: 'outcome', column: 'outcome' },

@@ -17,8 +17,10 @@ export interface TableSpec {
   /**
    * Equality filters (query name -> column), most selective first: the first one present drives
    * the scan through its (column, time) index, the others are checked on the rows it yields.
+   * `few`: a value matches a handful of rows at most (a request id), so it drives the scan in seq
+   * order too, its few matches sorted, rather than every row of the trail being read for them.
    */
-  equals: readonly { name: string; column: string }[];
+  equals: readonly { name: string; column: string; few?: boolean }[];
   /** the equality filter that also accepts a trailing `*` for a prefix match */
   prefixable?: string;
   /** the columns text search (`q`) looks in */

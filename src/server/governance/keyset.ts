@@ -150,9 +150,11 @@ function armScan(db: Db, spec: TableSpec, f: Filters, arm: Arm, o: Fetch): { sha
   const from = () => {
     const t = spec.timeColumn;
     // The first equality drives the scan; a unary + keeps the planner off the other columns' indexes.
-    // In seq order none does: a range of the rowid is read and checked, each batch from where the
-    // last one stopped (a filter's index would give its rows in time order, sorted again each batch).
-    const where = eqColumns.map((c, i) => `${i === 0 && !bySeq ? '' : '+'}${c} = @eq_${c}`);
+    // In seq order none does but a `few` one: a range of the rowid is read and checked, each batch
+    // from where the last one stopped (a filter's index would give its rows in time order, sorted
+    // again each batch, which only a handful of rows makes cheaper).
+    const drives = eqColumns.length > 0 && (!bySeq || spec.equals.some((e) => e.column === eqColumns[0] && e.few));
+    const where = eqColumns.map((c, i) => `${i === 0 && drives ? '' : '+'}${c} = @eq_${c}`);
     if (arm.substrPrefix) where.push(`substr(${arm.substrPrefix.column}, 1, @prefix_len) = @prefix`);
     if (f.q !== undefined) where.push(searchWhere(spec));
     const time = bySeq ? `+${t}` : t;

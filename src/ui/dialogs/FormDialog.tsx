@@ -1,4 +1,4 @@
-import React from 'react';
+import React, { useEffect } from 'react';
 import { useLiveState } from '../hooks.js';
 import { Box, Text, useInput } from 'ink';
 import { Frame, innerWidth, lines } from './Frame.js';
@@ -22,6 +22,18 @@ export interface FormProps {
   height?: number;
   isActive: boolean;
   onDone(values: FormValues | null): void;
+  /** told where the focus is and what a submit refused, as they change (the screen-reader mode says them) */
+  onStatus?(status: FormStatus): void;
+}
+
+/** The focused field, as typed, and the fields a refused submit found wrong. */
+export interface FormStatus {
+  focus: number;
+  /** the focused field's text (a select's value) */
+  value: string;
+  errors: Record<string, string>;
+  /** how many submits the fields' checks refused */
+  refused: number;
 }
 
 /** How many characters a typed field takes. */
@@ -45,6 +57,7 @@ export function FormDialog(p: FormProps) {
   const [caret, setCaret, getCaret] = useLiveState<number | null>(null);
   // what Tab in a completing field left to choose from, shown under it until the next key
   const [candidates, setCandidates] = useLiveState<string[] | null>(null);
+  const [refused, setRefused] = useLiveState(0);
   const lineOf = (field: FormField) => {
     const text = getRaw()[field.name] ?? '';
     return { text, caret: getCaret() ?? [...text].length };
@@ -72,6 +85,7 @@ export function FormDialog(p: FormProps) {
         const r = parseForm(p.fields, raw);
         if (Object.keys(r.errors).length === 0) return p.onDone(r.values);
         setErrors(r.errors);
+        setRefused((n) => n + 1);
         setCaret(null);
         setFocus(p.fields.findIndex((f) => r.errors[f.name]));
         return;
@@ -119,8 +133,15 @@ export function FormDialog(p: FormProps) {
     { isActive: p.isActive },
   );
 
-  const w = innerWidth(p.width);
   const focused = p.fields[focus];
+  // a select's choice is its value changing under the focus: told too; typing is not
+  const choice = focused?.kind === 'select' ? raw[focused.name] : null;
+  const { onStatus } = p;
+  useEffect(() => {
+    onStatus?.({ focus, value: getRaw()[p.fields[focus]?.name ?? ''] ?? '', errors: getErrors(), refused });
+  }, [onStatus, focus, choice, refused, getRaw, getErrors, p.fields]);
+
+  const w = innerWidth(p.width);
   const completes = focused?.kind === 'text' && focused.complete !== undefined;
   const footer = `${completes ? 'Tab completes · Shift-Tab/↑↓ move' : 'Tab/↑↓ move'} · Enter ${p.submitLabel ?? 'submit'} · Esc cancel`;
   const message = lines(p.message).flatMap((l) => wrapText(sanitize(l, 500), w));

@@ -6,21 +6,30 @@ import { colour, markOf, type Tone } from '../theme.js';
 import { sanitize } from '../../text/sanitize.js';
 import { useScrollWindow } from '../scroll-window.js';
 
+/** A key that closes the message with what to do next (the action log's entry: `a` opens it on the audit screen). */
+export interface MessageChoice {
+  key: string;
+  label: string;
+}
+
 export interface MessageProps {
   title: string;
   lines: string[];
   tone?: Tone;
+  choices?: MessageChoice[];
   width: number;
   height: number;
   isActive: boolean;
-  onDone(): void;
+  /** the choice's key, or nothing when Enter or Esc closed it */
+  onDone(choice?: string): void;
 }
 
 const BADGE: Partial<Record<Tone, string>> = { ok: 'DONE', bad: 'ERROR', warn: 'NOTE' };
 
 /**
- * A result or an explanation; Enter or Esc closes it. Taller than the room (a result with its
- * audit entry at 80x24): it scrolls with ↑↓ PgUp PgDn Home End, and a last line says what is hidden.
+ * A result or an explanation; Enter or Esc closes it, a choice's key too (the footer names them).
+ * Taller than the room (a result with its audit entry at 80x24): it scrolls with ↑↓ PgUp PgDn Home
+ * End, and a last line says what is hidden.
  */
 export function MessageDialog(p: MessageProps) {
   const all = p.lines.flatMap((l, i) =>
@@ -33,6 +42,8 @@ export function MessageDialog(p: MessageProps) {
   useInput(
     (input, key) => {
       if (key.escape || key.return) return p.onDone();
+      const choice = p.choices?.find((c) => c.key === input);
+      if (choice) return p.onDone(choice.key);
       if (scrolls) onKey(input, key);
     },
     { isActive: p.isActive },
@@ -43,7 +54,16 @@ export function MessageDialog(p: MessageProps) {
       title={`${badge}${p.title}`}
       tone={p.tone}
       width={p.width}
-      footer={scrolls ? '↑↓ PgUp PgDn scroll · Enter or Esc to close' : 'Enter or Esc to close'}
+      footer={
+        p.choices?.length
+          ? // the choices first: on a narrow frame the footer is cut at its end
+            [...p.choices.map((c) => `${c.key} ${c.label}`), ...(scrolls ? ['↑↓ scroll'] : []), 'Enter/Esc close'].join(
+              ' · ',
+            )
+          : scrolls
+            ? '↑↓ PgUp PgDn scroll · Enter or Esc to close'
+            : 'Enter or Esc to close'
+      }
     >
       {all.slice(top, top + shown).map((l, i) => (
         <Text key={top + i} wrap="truncate" color={l.first && p.tone === 'bad' ? colour('bad') : undefined}>
