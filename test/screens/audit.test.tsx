@@ -155,7 +155,7 @@ describe('audit screen', () => {
     // 500 per page: three pages, the last ends with the oldest entry
     await d.press('f');
     await d.waitForText('Filter the audit trail');
-    await d.press('tab', 'tab', 'tab', 'tab', 'tab', 'tab', 'tab', 'right', 'right', 'right');
+    await d.press('tab', 'tab', 'tab', 'tab', 'tab', 'tab', 'tab', 'tab', 'right', 'right', 'right');
     await d.waitFor((f) => /› Per page\s+‹ 500 ›/.test(f), '500 per page chosen');
     await d.press('enter');
     await d.waitForText('page 1 · 500 per page · more');
@@ -182,7 +182,7 @@ describe('audit screen', () => {
     await d.press('f');
     await d.waitForText('Filter the audit trail');
     await d.press('right', 'right'); // all → last hour → last day
-    await d.press('tab', 'tab', 'tab', 'tab', 'tab', 'tab', 'tab', 'right', 'right', 'right');
+    await d.press('tab', 'tab', 'tab', 'tab', 'tab', 'tab', 'tab', 'tab', 'right', 'right', 'right');
     await d.press('enter');
     await d.waitForText('page 1 · 500 per page · more (n older) · last day');
     await d.press('n');
