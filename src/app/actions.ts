@@ -326,10 +326,12 @@ async function auditLines(deps: DashboardDeps, mutations: Mutation[]): Promise<s
     const entry = r.entry;
     const change = routingChangeOf(entry);
     out.push(
-      `Audit entry ${entry.id}`,
+      `Audit entry ${entry.id}${entry.seq === undefined ? '' : ` · #${entry.seq}`}`,
       `  at       ${entry.at}`,
       `  actor    ${entry.actor?.subject ?? '?'} (${entry.actor?.role ?? '?'})`,
-      `  action   ${entry.action} → ${entry.target?.type ?? '?'} ${entry.target?.id ?? ''}`.trimEnd(),
+      `  action   ${entry.action}`,
+      // the target by the name it had then, as the audit list shows it, then its id
+      `  target   ${targetText(entry.target)}`,
       `  outcome  ${entry.outcome} (${entry.status})`,
       `  request  ${entry.request_id}`,
       ...(change ? [`  change   ${sanitize(change, 400)}`] : []),
@@ -337,4 +339,9 @@ async function auditLines(deps: DashboardDeps, mutations: Mutation[]): Promise<s
     );
   }
   return out;
+}
+
+function targetText(t: { type?: string; id?: string | null; name?: string | null } | null | undefined): string {
+  const ref = `${t?.type ?? '?'} ${t?.id ?? ''}`.trimEnd();
+  return t?.name ? `${t.name} (${ref})` : ref;
 }

@@ -68,6 +68,9 @@ describe('keys screen', () => {
     expect(result).toContain('Key created');
     expect(result).toContain(row.id);
     expect(result).toContain('gateway.key.create');
+    // the target by its name, then its id; the entry's place in the chain
+    expect(result).toContain(`target   ci-bot (gateway_key ${row.id})`);
+    expect(result).toMatch(/Audit entry aud_\w+ · #\d+/);
     await d.press('enter');
     await d.waitForText('ci-bot');
     // never drawn again, and nothing the dashboard keeps holds it
