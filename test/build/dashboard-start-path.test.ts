@@ -19,7 +19,7 @@ beforeAll(async () => {
     metafile: true,
     logLevel: 'silent',
   });
-  const inputs: Metafile['inputs'] = out.metafile.inputs;
+  const inputs: Metafile['inputs'] = out.metafile!.inputs;
   eager = new Set();
   const visit = (path: string) => {
     if (eager.has(path)) return;

@@ -20,7 +20,7 @@ describe("the CLI's launcher (dist/launch.cjs)", () => {
       logLevel: 'silent',
     });
     // compiled at every start without a code cache: no dependency's code in it
-    expect(Object.keys(out.metafile.inputs).filter((input) => input.includes('node_modules'))).toEqual([]);
+    expect(Object.keys(out.metafile!.inputs).filter((input) => input.includes('node_modules'))).toEqual([]);
     const file = join(dir, 'launch.cjs');
     writeFileSync(file, out.outputFiles![0].text);
     // a fresh process: this one has loaded half of Node already
