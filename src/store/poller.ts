@@ -171,7 +171,10 @@ export class Poller {
     await fetches;
   }
 
-  /** The rest of a primary-first round: after the first answers, and after the frame they give (a timer runs after it). */
+  /**
+   * The rest of a primary-first round: after the first answers, and after the frame drawn with them
+   * (a timer runs after that frame's microtasks).
+   */
   async #fetchOthers(first: Promise<unknown>, primary: ResourceRequest | undefined) {
     await first;
     await new Promise((resolve) => setTimeout(resolve, 0));

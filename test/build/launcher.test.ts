@@ -11,7 +11,7 @@ const dir = mkdtempSync(join(process.cwd(), 'node_modules', '.aa-launcher-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("the CLI's launcher (dist/launch.cjs)", () => {
-  it('holds no dependency and loads no built-in that only a later step needs: the dashboard starts through it', async () => {
+  it('holds no dependency, and loads no built-in that only a later step needs', async () => {
     const out = await build({
       ...LAUNCH_OPTIONS,
       entryPoints: [join(process.cwd(), 'src/cli/launch.ts')],
