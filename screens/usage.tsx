@@ -1,13 +1,7 @@
 import React, { useEffect } from 'react';
 import { Box, Text } from 'ink';
-import {
-  REJECTION_CAUSES,
-  type GatewayKey,
-  type KeyUsage,
-  type Quota,
-  type RejectionCause,
-  type Usage,
-} from '../src/contract/index.js';
+import type { GatewayKey, KeyUsage, Quota, Usage } from '../src/contract/index.js';
+import { REJECTION_CAUSES, type RejectionCause } from '../src/contract/rejection-causes.js';
 import { defineScreen, type ResourceEntry, type ScreenAction, type ScreenUiState } from '../src/ui/screen-api.js';
 import { bar, sparkline } from '../src/ui/charts.js';
 import { limitText, shortTime } from '../src/ui/format.js';

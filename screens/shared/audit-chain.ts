@@ -4,6 +4,7 @@
  */
 import type { Checkpoint } from '../../src/audit-verify/checkpoint.js';
 import { shortTime } from '../../src/ui/format.js';
+import { thousands } from '../../src/text/thousands.js';
 
 /** A check of what was read: what it covers, or the first break found. */
 export type ChainCheck =
@@ -33,7 +34,7 @@ export interface TrailVerified {
   finding?: string;
 }
 
-const n = (v: number) => v.toLocaleString('en-US');
+const n = thousands;
 
 let checkChain: typeof import('./audit-chain-check.js').checkChain | undefined;
 let loading: Promise<void> | undefined;

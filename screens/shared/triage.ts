@@ -15,6 +15,7 @@ import type {
   Usage,
 } from '../../src/contract/index.js';
 import { shortTime } from '../../src/ui/format.js';
+import { thousands } from '../../src/text/thousands.js';
 import { chainCheckOf, type ChainCheck } from './audit-chain.js';
 import type { ScreenLink } from '../../src/ui/screen-api.js';
 
@@ -69,7 +70,7 @@ const LAST_DAY = 'last 24 h';
 const TODAY = 'today';
 const NOW = 'now';
 
-const n = (v: number) => v.toLocaleString('en-US');
+const n = thousands;
 const plural = (count: number, one: string, many = `${one}s`) => `${n(count)} ${count === 1 ? one : many}`;
 /** The objects of an array (another appliance may answer other shapes: they give no line). */
 const objects = <T>(v: unknown): T[] =>

@@ -59,10 +59,12 @@ export async function startDashboard(o: StartOptions): Promise<number> {
     settings: o.settings,
   });
   // The first round of polls goes out before the first frame, which then shows the data
-  // instead of "Loading…" (one cold render less: docs/performance.md). A board
-  // that draws what has arrived (the overview) waits for its first resource only.
-  deps.poller.start();
+  // instead of "Loading…" (one cold render less: docs/performance.md). A board that draws what
+  // has arrived (the overview) asks for its first resource, waits for it only, and asks for the
+  // others once that frame is drawn.
   const first = deps.screens.find((s) => s.name === deps.ui.getState().screen);
-  await Promise.all([yogaReady, deps.poller.firstRound(FIRST_FRAME_WAIT_MS, Boolean(first?.list?.rowsFrom))]);
+  const drawsWhatArrived = Boolean(first?.list?.rowsFrom);
+  deps.poller.start(drawsWhatArrived);
+  await Promise.all([yogaReady, deps.poller.firstRound(FIRST_FRAME_WAIT_MS, drawsWhatArrived)]);
   return runDashboard(deps, o.onFirstFrame, o.screenReader);
 }

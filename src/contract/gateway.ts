@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { AreaRoutes } from './route-meta.js';
+import { REJECTION_CAUSES, type RejectionCause } from './rejection-causes.js';
 import { DisplayName, Limit, Timestamp, endAfterStart, END_AFTER_START, page, PageQuery } from './common.js';
 
 export const Quota = z.strictObject({
@@ -50,15 +51,7 @@ export const UsageBucket = z.object({
   input_tokens: z.number().int(),
   output_tokens: z.number().int(),
 });
-/** Why the gateway refused a key's calls: the quota that was reached, a revoked key, or a workload it does not have. */
-export const REJECTION_CAUSES = [
-  'requests_per_minute',
-  'tokens_per_minute',
-  'tokens_per_day',
-  'revoked',
-  'unknown_workload',
-] as const;
-export type RejectionCause = (typeof REJECTION_CAUSES)[number];
+export { REJECTION_CAUSES, type RejectionCause };
 export const RejectedBy = z.object(
   Object.fromEntries(REJECTION_CAUSES.map((c) => [c, z.number().int()])) as Record<RejectionCause, z.ZodNumber>,
 );

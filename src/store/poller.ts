@@ -43,6 +43,7 @@ export class Poller {
   /** the operator's pause (the pause key), apart from the sign-in's: renewing a sign-in does not end it */
   #held = false;
   #firstRoundStarted = false;
+  #primaryFirst = false;
   #firstRoundDone: () => void = () => undefined;
   readonly #firstRound = new Promise<void>((resolve) => {
     this.#firstRoundDone = resolve;
@@ -61,9 +62,15 @@ export class Poller {
     return this.#o.intervalMs;
   }
 
-  start() {
+  /**
+   * `primaryFirst`: the first round asks for the session and the screen's first resource, and for
+   * the others only once those have answered and the frame showing them is drawn, so that their
+   * answers do not hold that frame up (a screen that draws what has arrived: the overview).
+   */
+  start(primaryFirst = false) {
     if (this.#running) return;
     this.#running = true;
+    this.#primaryFirst = primaryFirst;
     void this.#tick();
   }
 
@@ -151,7 +158,10 @@ export class Poller {
     if (!this.#held) this.#schedule(this.#o.intervalMs);
     const session = this.#o.session.getState();
     const resolving = !session.resolved && !session.authError ? this.#resolveSession() : undefined;
-    const each = this.#wanted.map((r) => this.#fetch(r));
+    const primaryFirst = this.#primaryFirst && !this.#firstRoundStarted;
+    const [primary] = this.#wanted;
+    const each = (primaryFirst ? this.#wanted.slice(0, 1) : this.#wanted).map((r) => this.#fetch(r));
+    if (primaryFirst) each.push(this.#fetchOthers(Promise.all([resolving, each[0]]), primary));
     const fetches = Promise.all(each);
     if (!this.#firstRoundStarted) {
       this.#firstRoundStarted = true;
@@ -159,6 +169,17 @@ export class Poller {
       void Promise.all([resolving, each[0]]).then(this.#firstAnswerDone);
     }
     await fetches;
+  }
+
+  /**
+   * The rest of a primary-first round: after the first answers, and after the frame drawn with them
+   * (a timer runs after that frame's microtasks).
+   */
+  async #fetchOthers(first: Promise<unknown>, primary: ResourceRequest | undefined) {
+    await first;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const fetched = primary && resourceKey(primary);
+    await Promise.all(this.#wanted.filter((r) => resourceKey(r) !== fetched).map((r) => this.#fetch(r)));
   }
 
   /**

@@ -1,4 +1,5 @@
 /** Short human renderings for cells and the header. */
+import { thousands } from '../text/thousands.js';
 
 export function ago(iso: string | number | null | undefined, now = Date.now()): string {
   if (iso === null || iso === undefined || iso === '') return 'never';
@@ -14,7 +15,7 @@ export function ago(iso: string | number | null | undefined, now = Date.now()): 
 }
 
 export const limitText = (v: number | null | undefined): string =>
-  v === null || v === undefined ? 'unlimited' : typeof v === 'number' ? v.toLocaleString('en-US') : String(v);
+  v === null || v === undefined ? 'unlimited' : typeof v === 'number' ? thousands(v) : String(v);
 
 export function bytes(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return '–';

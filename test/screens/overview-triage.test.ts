@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type {
   BudgetUsage,
   Connector,
@@ -132,6 +132,19 @@ describe('triage()', () => {
     expect(text).toContain('Connectors: 1 connector, none failing');
     expect(text).toContain('Gateway: 10 requests from 1 key, none rejected [10 last hour]');
     expect(text).toContain('Active model: Llama');
+  });
+
+  it("writes its counts without Intl, whose first use loads ICU's data before the overview's first frame", () => {
+    const toLocaleString = vi.spyOn(Number.prototype, 'toLocaleString');
+    const numberFormat = vi.spyOn(Intl, 'NumberFormat');
+    try {
+      const lines = triage({ ...healthy(), usage: ok(usage([keyUsage('key_a', { requests: 12_345 })])) });
+      expect(lines.map((l) => l.reason).join('\n')).toContain('12,345 requests');
+      expect(toLocaleString).not.toHaveBeenCalled();
+      expect(numberFormat).not.toHaveBeenCalled();
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 
   it('a failing connector (with its last error) and a degraded component, worst first, each opening its cause', () => {

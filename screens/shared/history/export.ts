@@ -11,6 +11,7 @@ import { fixedTime, rollingStart } from './query.js';
 import { searchedState, type HistorySpec, type HistoryState } from './state.js';
 import { describeFilters } from './summary.js';
 import { completePath } from './path-complete.js';
+import { thousands } from '../../../src/text/thousands.js';
 
 /** 20261121T093012Z: sortable and safe in a file name. */
 const fileStamp = (ms: number) => isoSeconds(ms).replace(/[-:]/g, '');
@@ -101,7 +102,7 @@ async function runExport(
       (pr) =>
         p.update({
           lines: [
-            `${rowsSoFar(pr.lines).toLocaleString('en-US')} rows · ${bytes(pr.bytes)}${pr.total ? ` of ${bytes(pr.total)}` : ''} · ${((Date.now() - began) / 1000).toFixed(1)} s`,
+            `${thousands(rowsSoFar(pr.lines))} rows · ${bytes(pr.bytes)}${pr.total ? ` of ${bytes(pr.total)}` : ''} · ${((Date.now() - began) / 1000).toFixed(1)} s`,
             `to ${dest}`,
             ...(pr.total ? [] : ['The appliance streams the file: its size is known only at the end.']),
           ],
@@ -126,8 +127,8 @@ async function runExport(
     title: 'Export written',
     tone: 'ok' as const,
     summary: [
-      `rows    ${rows.toLocaleString('en-US')}`,
-      `bytes   ${result.bytes.toLocaleString('en-US')} (${bytes(result.bytes)})`,
+      `rows    ${thousands(rows)}`,
+      `bytes   ${thousands(result.bytes)} (${bytes(result.bytes)})`,
       `path    ${result.path}`,
       `sha256  ${result.sha256}`,
       '',

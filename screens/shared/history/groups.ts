@@ -6,6 +6,7 @@ import type { ScreenAction } from '../../../src/ui/screen-api.js';
 import { wholeMatchQuery } from './query.js';
 import { FIRST_PAGE, searchedState, type HistorySpec } from './state.js';
 import { describeFilters } from './summary.js';
+import { thousands } from '../../../src/text/thousands.js';
 
 /** Groups a summary returns at most (the contract allows 500; more is no longer an overview). */
 const GROUP_LIMIT = 100;
@@ -41,14 +42,14 @@ export function groupAction<Row>(spec: HistorySpec): ScreenAction<Row> {
         query: { ...wholeMatchQuery(h, Date.now()), group_by: by.name, limit: GROUP_LIMIT },
       });
       const largest = Math.max(1, ...summary.groups.map((g) => g.count));
-      const other = summary.other > 0 ? ` ${summary.other.toLocaleString('en-US')} more in groups not shown.` : '';
+      const other = summary.other > 0 ? ` ${thousands(summary.other)} more in groups not shown.` : '';
       const group = await ctx.pick({
-        title: `${cap(spec.noun)} by ${by.label.toLowerCase()}: ${summary.total.toLocaleString('en-US')} in all`,
+        title: `${cap(spec.noun)} by ${by.label.toLowerCase()}: ${thousands(summary.total)} in all`,
         message: `${where}.${other} Enter lists a group's entries; Esc goes back to the list.`,
         items: summary.groups.map((g) => ({
           value: g,
           label: g.key ?? `(no ${by.label.toLowerCase()})`,
-          hint: `${g.count.toLocaleString('en-US').padStart(7)}  ${'█'.repeat(Math.max(1, Math.round((g.count / largest) * BAR)))}`,
+          hint: `${thousands(g.count).padStart(7)}  ${'█'.repeat(Math.max(1, Math.round((g.count / largest) * BAR)))}`,
         })),
       });
       if (!group) return;
@@ -57,7 +58,7 @@ export function groupAction<Row>(spec: HistorySpec): ScreenAction<Row> {
           title: 'Not a filter',
           tone: 'info',
           summary: [
-            `The ${group.count.toLocaleString('en-US')} ${spec.noun} without a ${by.label.toLowerCase()} cannot be listed by a filter: the appliance filters on a value.`,
+            `The ${thousands(group.count)} ${spec.noun} without a ${by.label.toLowerCase()} cannot be listed by a filter: the appliance filters on a value.`,
           ],
         };
       }

@@ -3,6 +3,7 @@ import type { Summary } from '../../../src/contract/index.js';
 import type { ListView, ResourceEntry } from '../../../src/ui/screen-api.js';
 import { tableTime } from '../table-time.js';
 import { totalId } from './query.js';
+import { thousands } from '../../../src/text/thousands.js';
 import {
   historyState,
   rangeOf,
@@ -35,7 +36,7 @@ function matchCount(
   if (why === 'long') return `a search of the ${spec.title} takes at most ${SEARCH_LENGTH.max} characters`;
   const n = (total?.data as Summary | undefined)?.total;
   const searched = h.filters.q ? `match "${h.filters.q}"` : `${spec.noun} in all`;
-  if (typeof n === 'number') return `${n.toLocaleString('en-US')} ${searched}`;
+  if (typeof n === 'number') return `${thousands(n)} ${searched}`;
   if (total?.status === 'error')
     return h.filters.q ? `matches of "${h.filters.q}" not counted (see the error above)` : null;
   return h.filters.q ? `counting matches of "${h.filters.q}"…` : 'counting…';

@@ -3,6 +3,7 @@ import type { Flash } from '../../store/ui.js';
 import type { DialogSpec } from '../dialogs.js';
 import type { FormStatus } from '../../ui/dialogs/FormDialog.js';
 import { changeText, dialogText, formChangeLines, newDialogLines, speakable } from './speech.js';
+import { thousands } from '../../text/thousands.js';
 
 /** What the dashboard shows at one moment, as the screen-reader mode compares it to the last one. */
 export interface Snapshot {
@@ -35,7 +36,7 @@ interface ListSnapshot {
   cursorText: string | null;
 }
 
-const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+const plural = (n: number, word: string) => `${thousands(n)} ${word}${n === 1 ? '' : 's'}`;
 
 function listLine(list: ListSnapshot): string {
   const matching = list.filter ? ` matching "${speakable(list.filter, 60)}"` : '';

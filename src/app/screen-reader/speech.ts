@@ -1,4 +1,5 @@
 import { sanitize } from '../../text/sanitize.js';
+import { thousands } from '../../text/thousands.js';
 import type { Column } from '../../ui/screen-api.js';
 import type { DialogSpec } from '../dialogs.js';
 import { initialText, type FormField } from '../../ui/dialogs/form-model.js';
@@ -36,7 +37,7 @@ export function rowText(columns: readonly Column<unknown>[], row: unknown): stri
     .join(', ');
 }
 
-const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+const plural = (n: number, word: string) => `${thousands(n)} ${word}${n === 1 ? '' : 's'}`;
 
 /** What a refresh changed in a list, or null when it changed nothing. */
 export function changeText(changed: number, added: number, removed: number): string | null {

@@ -1,0 +1,13 @@
+/**
+ * Why the gateway refused a key's calls: the quota that was reached, a revoked key, or a workload it
+ * does not have. Without zod, so that the usage screen can name them without building the gateway's
+ * schemas at the dashboard's start (docs/performance.md).
+ */
+export const REJECTION_CAUSES = [
+  'requests_per_minute',
+  'tokens_per_minute',
+  'tokens_per_day',
+  'revoked',
+  'unknown_workload',
+] as const;
+export type RejectionCause = (typeof REJECTION_CAUSES)[number];
