@@ -7,6 +7,7 @@ import { toneOf } from '../src/ui/theme.js';
 import { timeKey } from '../src/ui/sort.js';
 import { auditHistoryAction } from './shared/audit-history.js';
 import { usageWindow } from './usage.js';
+import { thousands } from '../src/text/thousands.js';
 
 /** The quota sorts by its first figure, requests per minute; unlimited (∞) above any limit. */
 const quotaKey = (q: Quota | undefined) => (q ? (q.requests_per_minute ?? Infinity) : null);
@@ -102,7 +103,7 @@ export const keysScreen = defineScreen<KeyRow>({
       const rejected = rows.some((k) => k.rejected_last_hour !== null)
         ? rows.reduce((n, k) => n + (k.rejected_last_hour ?? 0), 0)
         : null;
-      return `${rows.length} key${rows.length === 1 ? '' : 's'} · ${rows.filter((k) => k.status === 'active').length} active${rejected === null ? '' : ` · ${rejected.toLocaleString('en-US')} rejected in the last hour`}`;
+      return `${rows.length} key${rows.length === 1 ? '' : 's'} · ${rows.filter((k) => k.status === 'active').length} active${rejected === null ? '' : ` · ${thousands(rejected)} rejected in the last hour`}`;
     },
   },
   actions: [

@@ -8,6 +8,7 @@ import { limitText, shortTime } from '../src/ui/format.js';
 import { sanitize } from '../src/text/sanitize.js';
 import { fit, truncate, widthOf } from '../src/ui/text.js';
 import { setQuotaAction } from './shared/quota.js';
+import { thousands } from '../src/text/thousands.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -42,10 +43,9 @@ export function compact(n: number | null | undefined): string {
   if (n >= 1e9) return `${+(n / 1e9).toFixed(1)}G`;
   if (n >= 1e6) return `${+(n / 1e6).toFixed(1)}M`;
   if (n >= 1e4) return `${+(n / 1e3).toFixed(1)}k`;
-  return n.toLocaleString('en-US');
+  return thousands(n);
 }
-const count = (n: number | null | undefined) =>
-  typeof n === 'number' && Number.isFinite(n) ? n.toLocaleString('en-US') : '–';
+const count = (n: number | null | undefined) => (typeof n === 'number' && Number.isFinite(n) ? thousands(n) : '–');
 
 /** Hours per chart mark: the smallest that fits, dividing a day evenly so marks are whole sums. */
 const GROUPS = [1, 2, 3, 4, 6, 8, 12, 24, 48, 168];

@@ -9,8 +9,9 @@ import { servedKeys } from '../../src/audit-verify/served-checkpoints.js';
 import type { ChainCheck, CheckedCheckpoint } from './audit-chain.js';
 import { keptFinding, memoryFinding, moveKept } from './audit-chain-kept.js';
 import { memoryChanges, memoryOf } from './audit-chain-memory.js';
+import { thousands } from '../../src/text/thousands.js';
 
-const n = (v: number) => v.toLocaleString('en-US');
+const n = thousands;
 const seqOf = (e: Record<string, unknown>): number | null =>
   Number.isSafeInteger(e.seq) && (e.seq as number) >= 1 ? (e.seq as number) : null;
 type Broken = Extract<ChainCheck, { ok: false }>;

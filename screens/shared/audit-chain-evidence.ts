@@ -5,6 +5,7 @@ import type { JsonRouteName } from '../../src/client/api-client.js';
 import type { PackSource } from '../../src/cli/evidence-pack.js';
 import { isoSeconds, parseTimeInput } from '../../src/text/time-input.js';
 import type { ActionContext, ScreenAction } from '../../src/ui/screen-api.js';
+import { thousands } from '../../src/text/thousands.js';
 
 export function evidenceAction<Row>(): ScreenAction<Row> {
   return {
@@ -92,7 +93,7 @@ async function makePack(ctx: ActionContext, since: string, dir: string) {
     summary: [
       `folder  ${dir}`,
       `files   ${made.files}`,
-      `audit   ${made.auditEntries.toLocaleString('en-US')} entries since ${since}, checkpoint #${made.checkpointSeq}`,
+      `audit   ${thousands(made.auditEntries)} entries since ${since}, checkpoint #${made.checkpointSeq}`,
       '',
       `check it with appliance-admin evidence verify ${dir}`,
     ],

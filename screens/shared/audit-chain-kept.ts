@@ -5,10 +5,11 @@
 import type { Checkpoint } from '../../src/audit-verify/checkpoint.js';
 import type { ChainCheck, TrailVerified } from './audit-chain.js';
 import { keepCheckpoint, type ChainMemory } from './audit-chain-memory.js';
+import { thousands } from '../../src/text/thousands.js';
 
 type Broken = Extract<ChainCheck, { ok: false }>;
 type Page = Map<number, Record<string, unknown>>;
-const n = (v: number) => v.toLocaleString('en-US');
+const n = thousands;
 
 /**
  * Where the appliance no longer holds the checkpoint kept earlier: it lists none (it never

@@ -6,8 +6,9 @@ import type { VerifyReport } from '../../src/audit-verify/verify-trail.js';
 import { displayFingerprint } from '../../src/text/fingerprint.js';
 import type { ActionContext, ScreenAction } from '../../src/ui/screen-api.js';
 import type { ChainMemory } from './audit-chain-memory.js';
+import { thousands } from '../../src/text/thousands.js';
 
-const n = (v: number) => v.toLocaleString('en-US');
+const n = thousands;
 
 export function verifyTrailAction<Row>(): ScreenAction<Row> {
   return {
