@@ -52,7 +52,8 @@ describe('the export dialog file field', () => {
     await d.press('enter');
     await d.waitFor((x) => /GET\s+\/agent\/journal\/export\S*\s+200/.test(x), 'the export in the log');
     await d.press('enter');
-    const detail = (await d.waitForText('command')).replace(/\x1b\[[0-9;]*m|[│\s]/g, '');
+    // Enter fetches the audit entry, then shows it beside the command (the hints say "command" before that)
+    const detail = (await d.waitForText(/Audit entry #/)).replace(/\x1b\[[0-9;]*m|[│\s]/g, '');
     const dest = join(folder, 'reports', '2026', 'out.csv');
     expect(detail).toContain(`appliance-adminexportjournal-o'${dest}'--format'csv'--url'${suite.server.url}'`);
   });
