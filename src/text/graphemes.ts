@@ -4,20 +4,29 @@
  * lazy-unicode-data). string-width, slice-ansi and ansi-tokenize each made one when loaded, and the
  * frame builder segments every colour code it meets, so every start paid it before its first
  * frame. In ASCII every character is a grapheme of its own but for CR LF (UAX #29, GB3-GB5 and
- * GB999), so ASCII text is segmented here without ICU; any other text goes to Intl.Segmenter,
- * made on first use. The bundle gives the dependencies these segmenters instead of their own
- * (scripts/build.mjs).
+ * GB999), and so in the symbol blocks below: such text is segmented here without ICU; any other
+ * text goes to Intl.Segmenter, made on first use. The bundle gives the dependencies these
+ * segmenters instead of their own (scripts/build.mjs).
  */
 
 type Options = Intl.SegmenterOptions | undefined;
 
-const ASCII_WITHOUT_CRLF = /^[\0-\x7F]*$/;
+/**
+ * Text whose every UTF-16 unit is a grapheme of its own (CR LF aside): ASCII and Latin up to
+ * U+02FF, general punctuation but the joiners U+200C-U+200D, and the symbol blocks U+2100-U+2BFF
+ * (arrows, box drawing, geometric shapes, dingbats…) that the dashboard draws as badges, rules and
+ * marks. None of these is a UAX #29 Extend, ZWJ, SpacingMark, Prepend, Hangul or regional
+ * indicator, so no rule joins two of them; U+0300-U+036F and U+20D0-U+20FF, the combining marks
+ * near them, are left out. The overview's first frame ("✕ CRIT", "▲ WARN", "·", "…") loaded ICU's
+ * data for these alone: 20-25 ms (docs/performance.md).
+ */
+const ONE_UNIT_GRAPHEMES = /^[\0-\u02FF\u2000-\u200B\u200E-\u20CF\u2100-\u2BFF]*$/;
 
 function isSimple(text: string): boolean {
-  return ASCII_WITHOUT_CRLF.test(text) && !text.includes('\r\n');
+  return ONE_UNIT_GRAPHEMES.test(text) && !text.includes('\r\n');
 }
 
-function asciiSegments(input: string): Intl.Segments {
+function oneUnitSegments(input: string): Intl.Segments {
   const data = (index: number): Intl.SegmentData => ({ segment: input[index], index, input });
   return {
     containing(codeUnitIndex = 0) {
@@ -40,7 +49,7 @@ export function lazySegmenter(locales?: string | string[], options?: Options): L
   const graphemeGranularity = (options?.granularity ?? 'grapheme') === 'grapheme';
   return {
     segment(text: string) {
-      if (graphemeGranularity && isSimple(text)) return asciiSegments(text);
+      if (graphemeGranularity && isSimple(text)) return oneUnitSegments(text);
       made ??= new Intl.Segmenter(locales, options);
       return made.segment(text);
     },

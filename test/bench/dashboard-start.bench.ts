@@ -111,6 +111,7 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
   const node0Ca: number[] = [];
   const dashCa: number[] = [];
   const probes: ProbeMarks[] = [];
+  const overviewProbes: ProbeMarks[] = [];
   try {
     // warm the page cache and the server's routes
     for (let i = 0; i < 2; i++) {
@@ -148,6 +149,14 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
         BENCH_PROBE_TEXT: CONNECTOR_TEXT,
       });
       probes.push(JSON.parse(readFileSync(probeFile, 'utf8')) as ProbeMarks);
+      // the overview's, to see where it spends what the connectors screen does not
+      rmSync(probeFile, { force: true });
+      await dashboardOnce(
+        ['--import', join(REPO, 'test/bench/lib/start-probe.mjs')],
+        { BENCH_PROBE_OUT: probeFile, BENCH_PROBE_TEXT: OVERVIEW_TEXT },
+        overviewOn,
+      );
+      overviewProbes.push(JSON.parse(readFileSync(probeFile, 'utf8')) as ProbeMarks);
     }
     rmSync(probeFile, { force: true });
   } finally {
@@ -176,6 +185,17 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
     const r = req(m, /\/connectors/);
     return r?.done !== undefined ? m.dataFrame - r.done : undefined;
   });
+  const overviewMed = (f: (m: ProbeMarks) => number | undefined) =>
+    median(overviewProbes.map(f).filter((v): v is number => v !== undefined));
+  const deploymentRt = overviewMed((m) => {
+    const r = req(m, /\/deployment$/);
+    return r?.done !== undefined ? r.done - r.created : undefined;
+  });
+  const overviewAfterResponse = overviewMed((m) => {
+    const r = req(m, /\/deployment$/);
+    return r?.done !== undefined ? m.dataFrame - r.done : undefined;
+  });
+  const overviewToReq = overviewMed(firstReq);
   const load1 = loadAverage();
 
   return [
@@ -272,6 +292,18 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       value: toData,
       unit: 'ms',
       note: `first frame of any kind at ${ms(toFirstFrame)}; the probe itself adds a little to every step`,
+    },
+    {
+      label: 'breakdown (overview): GET /deployment, request to whole answer',
+      value: deploymentRt,
+      unit: 'ms',
+      note: `its first request created at ${ms(overviewToReq)} (connectors: ${ms(toReq)})`,
+    },
+    {
+      label: "breakdown (overview): deployment answer to the board's frame",
+      value: overviewAfterResponse,
+      unit: 'ms',
+      note: `the frame with data written at ${ms(overviewMed((m) => m.dataFrame))}`,
     },
     {
       label: 'code loaded before the first frame (dist chunks)',

@@ -45,6 +45,35 @@ describe('graphemes', () => {
     );
   });
 
+  it('segments the symbol blocks it handles itself as Intl.Segmenter does, every code point of them, in any mix', () => {
+    const ranges: [number, number][] = [
+      [0x00, 0x2ff],
+      [0x2000, 0x200b],
+      [0x200e, 0x20cf],
+      [0x2100, 0x2bff],
+    ];
+    const chars = ranges.flatMap(([a, b]) => Array.from({ length: b - a + 1 }, (_, i) => String.fromCharCode(a + i)));
+    // each one beside a letter, a box-drawing rule and itself
+    for (const c of chars) {
+      for (const text of [`a${c}b`, `${c}─${c}`, `${c}${c}`]) {
+        expect(plain(graphemes(text))).toEqual(plain(intl.segment(text)));
+      }
+    }
+    // and random mixes of them with what must still go to Intl (combining marks, joiners, emoji)
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.constantFrom(...chars), fc.constantFrom('\u0301', '\u20d7', '\u200d', '\ufe0f', '😀')), {
+          maxLength: 12,
+        }),
+        (parts) => {
+          const text = parts.join('');
+          expect(plain(graphemes(text))).toEqual(plain(intl.segment(text)));
+        },
+      ),
+      { numRuns: 5000 },
+    );
+  });
+
   it('keeps the options of the segmenter it stands in for: word segmentation is never done as graphemes', () => {
     const words = lazySegmenter('en', { granularity: 'word' });
     expect(plain(words.segment('ab cd'))).toEqual([
