@@ -74,6 +74,12 @@ function summaryOf(lines: TriageLine[]): string {
   return `${attention}${parts.length ? ` · ${parts.join(' · ')}` : ''} · Enter opens the cause`;
 }
 
+// Counts over a window of an hour or a day, and the lists that only name things, move slowly: they
+// are asked for every 10 s rather than at every refresh, which keeps the idle board within 1% of a
+// core (docs/performance.md); what is broken now (deployment, connectors, models, routing) is
+// asked for at every refresh, and `r` asks for everything.
+const SLOW = { everyMs: 10_000 };
+
 // One connection carries the polls in this order, answers in turn: the quick reads of what is
 // broken now come first, the summaries over the journal and the audit trail (the slowest on a
 // large appliance) last, so a slow one holds back as little as it can.
@@ -82,35 +88,39 @@ const RESOURCES: ResourceRequest[] = [
   { id: 'connectors', route: 'listConnectors', query: { limit: 500 } },
   { id: 'models', route: 'listModels', query: { limit: 500 } },
   { id: 'routing', route: 'listRouting', query: { limit: 500 } },
-  { id: 'keys', route: 'listKeys', query: { limit: 500 } },
+  { id: 'keys', route: 'listKeys', query: { limit: 500 }, ...SLOW },
   {
     id: 'usage',
     route: 'usage',
     query: { bucket: 'hour' },
     rolling: { as: 'hour', query: (now) => usageWindow('hour', now) },
+    ...SLOW,
   },
-  { id: 'usageToday', route: 'usage', query: { bucket: 'day' }, rolling: { as: 'today', query: today } },
-  { id: 'budgetUsage', route: 'budgetUsage' },
+  { id: 'usageToday', route: 'usage', query: { bucket: 'day' }, rolling: { as: 'today', query: today }, ...SLOW },
+  { id: 'budgetUsage', route: 'budgetUsage', ...SLOW },
   {
     id: 'denied',
     route: 'auditSummary',
     query: { outcome: 'denied', group_by: 'actor' },
     rolling: { as: '24h', query: lastDay },
+    ...SLOW,
   },
   // the chain's state: the newest page of the trail checked as the audit screen checks it
-  { id: 'auditNewest', route: 'listAudit', query: { limit: 50 } },
-  { id: 'auditCheckpoint', route: 'listAuditCheckpoints', query: { limit: 1 } },
+  { id: 'auditNewest', route: 'listAudit', query: { limit: 50 }, ...SLOW },
+  { id: 'auditCheckpoint', route: 'listAuditCheckpoints', query: { limit: 1 }, ...SLOW },
   {
     id: 'failuresByError',
     route: 'journalSummary',
     query: { status: 'failed', group_by: 'agent', then_by: 'error_code' },
     rolling: { as: '24h', query: lastDay },
+    ...SLOW,
   },
   {
     id: 'failuresByTool',
     route: 'journalSummary',
     query: { status: 'failed', group_by: 'agent', then_by: 'tool' },
     rolling: { as: '24h', query: lastDay },
+    ...SLOW,
   },
 ];
 

@@ -160,7 +160,8 @@ export class Poller {
     const resolving = !session.resolved && !session.authError ? this.#resolveSession() : undefined;
     const primaryFirst = this.#primaryFirst && !this.#firstRoundStarted;
     const [primary] = this.#wanted;
-    const each = (primaryFirst ? this.#wanted.slice(0, 1) : this.#wanted).map((r) => this.#fetch(r));
+    const due = once ? this.#wanted : this.#wanted.filter(this.#isDue);
+    const each = (primaryFirst ? this.#wanted.slice(0, 1) : due).map((r) => this.#fetch(r));
     if (primaryFirst) each.push(this.#fetchOthers(Promise.all([resolving, each[0]]), primary));
     const fetches = Promise.all(each);
     if (!this.#firstRoundStarted) {
@@ -170,6 +171,13 @@ export class Poller {
     }
     await fetches;
   }
+
+  /** A resource polled at most `everyMs` is due once its last answer is that old (half a tick early). */
+  #isDue = (r: ResourceRequest): boolean => {
+    if (!r.everyMs) return true;
+    const fetchedAt = this.#o.resources.getState().entries[resourceKey(r)]?.fetchedAt;
+    return fetchedAt == null || Date.now() - fetchedAt >= r.everyMs - this.#o.intervalMs / 2;
+  };
 
   /**
    * The rest of a primary-first round: after the first answers, and after the frame drawn with them

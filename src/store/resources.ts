@@ -15,6 +15,12 @@ export interface ResourceRequest {
    * values are not, so the data stays on screen while the window moves.
    */
   rolling?: { as: string; query: (nowMs: number) => Record<string, unknown> };
+  /**
+   * Poll at most this often, for a figure over a window that moves slowly (the last hour, the
+   * last day): a refresh skips it while its last answer is younger. `r` and opening the screen
+   * still ask for it at once.
+   */
+  everyMs?: number;
 }
 
 type ResourceStatus = 'idle' | 'loading' | 'ok' | 'error';
