@@ -41,6 +41,7 @@ async function verifyWholeTrail(ctx: ActionContext, file: string) {
   const { parseCheckpointFile } = await import('../../src/audit-verify/checkpoint.js');
   const { readTrail } = await import('../../src/audit-verify/read-trail.js');
   const { verifyTrail } = await import('../../src/audit-verify/verify-trail.js');
+  const { exportScope } = await import('../../src/audit-verify/export-scope.js');
   const { signedCheckpoints } = await import('../../src/audit-verify/served-checkpoints.js');
   const { dashboardKeys } = await import('./audit-chain-check.js');
   const { keepCheckpoint, memoryOf, rememberVerify } = await import('./audit-chain-memory.js');
@@ -73,7 +74,7 @@ async function verifyWholeTrail(ctx: ActionContext, file: string) {
     report = await verifyTrail(readTrail(createReadStream(file, { highWaterMark: 1 << 20 })), {
       checkpoint: head,
       publicKeyPem: head ? keys.get(head.key_fingerprint) : undefined,
-      filtered: got.auditChain.filtered === 'true',
+      scope: exportScope(got.auditChain.filtered === 'true'),
       signed,
       // the newest checkpoint this dashboard saw proved, as audit verify --since takes one kept earlier
       ...(memory.kept ? { since: memory.kept } : {}),

@@ -35,7 +35,9 @@ export function asCheckpoint(v: unknown): Checkpoint | string {
  * ({"checkpoint": {…}, "filtered": bool, "filters": {…}}), or a bare checkpoint (one kept from
  * GET /audit/checkpoints).
  */
-export function parseCheckpointFile(text: string): { checkpoint: Checkpoint; filtered?: boolean } | string {
+export function parseCheckpointFile(
+  text: string,
+): { checkpoint: Checkpoint; filtered?: boolean; filters?: Record<string, unknown> } | string {
   let v: unknown;
   try {
     v = JSON.parse(text);
@@ -45,8 +47,14 @@ export function parseCheckpointFile(text: string): { checkpoint: Checkpoint; fil
   const wrapped = v !== null && typeof v === 'object' && 'checkpoint' in v;
   const checkpoint = asCheckpoint(wrapped ? (v as { checkpoint: unknown }).checkpoint : v);
   if (typeof checkpoint === 'string') return checkpoint;
-  const filtered = wrapped ? (v as { filtered?: unknown }).filtered : undefined;
-  return { checkpoint, ...(typeof filtered === 'boolean' ? { filtered } : {}) };
+  const { filtered, filters } = wrapped ? (v as { filtered?: unknown; filters?: unknown }) : {};
+  return {
+    checkpoint,
+    ...(typeof filtered === 'boolean' ? { filtered } : {}),
+    ...(filters !== null && typeof filters === 'object' && !Array.isArray(filters)
+      ? { filters: filters as Record<string, unknown> }
+      : {}),
+  };
 }
 
 /** A PEM (SPKI) Ed25519 public key, or a sentence saying why it is not one. */

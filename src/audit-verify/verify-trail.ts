@@ -1,3 +1,4 @@
+import { WHOLE_TRAIL, type ExportScope } from './export-scope.js';
 import { keyFingerprint, readPublicKey, showFingerprint, signatureValid, type Checkpoint } from './checkpoint.js';
 import { ZERO_HASH, hashEntry } from './entry-hash.js';
 import { HASHED_AS_READ, OTHER_READINGS, Unreadable, type AuditEntryLike, type TrailItem } from './trail-items.js';
@@ -14,8 +15,8 @@ export interface VerifyOptions {
    * caller): each must still match its entry, and none may lie beyond the file's end
    */
   signed?: Checkpoint[];
-  /** the export was narrowed by a filter: only each entry's own hash can be checked */
-  filtered?: boolean;
+  /** what the export can prove, from how it was narrowed (export-scope.ts); the whole trail when not given */
+  scope?: ExportScope;
   /** called every PROGRESS_EVERY entries with the count so far */
   onProgress?: (entries: number) => void;
 }
@@ -57,7 +58,8 @@ export async function verifyTrail(
     if (findings.length < MAX_LISTED) findings.push(text);
     else unlisted++;
   };
-  const chained = !o.filtered;
+  const scope = o.scope ?? WHOLE_TRAIL;
+  const chained = scope.chained;
   let entries = 0;
   let altered = 0;
   let firstSeq: number | null = null;
@@ -88,7 +90,7 @@ export async function verifyTrail(
     }
     if (lastSeq === null) {
       firstSeq = s;
-      if (chained && !o.since && s !== 1) findings.push(`the file starts at #${s}: ${missing(1, s - 1)}`);
+      if (scope.fromStart && !o.since && s !== 1) findings.push(`the file starts at #${s}: ${missing(1, s - 1)}`);
       if (chained && s === 1 && item.prev_hash !== ZERO_HASH) entryFinding('entry #1: prev_hash is not 64 zeros');
     } else if (s <= lastSeq) {
       entryFinding(`entry #${s} is out of order: it comes after #${lastSeq}`);
@@ -118,7 +120,7 @@ export async function verifyTrail(
   }
 
   if (unlisted) findings.push(`… and ${n(unlisted)} more findings like those above`);
-  if (entries === 0 && !o.filtered) findings.push('the file holds no audit entries');
+  if (entries === 0 && scope.toHead) findings.push('the file holds no audit entries');
   const cp = o.checkpoint;
   if (!cp) {
     findings.push(
@@ -126,7 +128,7 @@ export async function verifyTrail(
     );
   } else {
     findings.push(...signatureFindings(cp, o.publicKeyPem));
-    if (lastSeq !== null && lastSeq < cp.seq && chained)
+    if (lastSeq !== null && lastSeq < cp.seq && scope.toHead)
       findings.push(`the file ends at #${lastSeq} but the checkpoint signed #${cp.seq} (the tail is cut)`);
     else if (checkpointHash !== undefined && checkpointHash !== cp.hash)
       findings.push(
@@ -138,15 +140,25 @@ export async function verifyTrail(
       );
   }
   for (const c of o.signed ?? [])
-    if (lastSeq !== null && c.seq > lastSeq && chained)
+    if (lastSeq !== null && c.seq > lastSeq && scope.toHead)
       findings.push(`the trail ends at #${lastSeq} but the checkpoint of ${c.at} signed #${c.seq} (the tail is cut)`);
   if (o.since) findings.push(...sinceFindings(o.since, { firstSeq, lastSeq, sinceHash, chained }));
   const notes: string[] = [];
-  if (o.filtered)
+  if (!chained)
     notes.push(
       `filtered export: ${altered ? `${n(entries - altered)} of its ${n(entries)}` : `its ${n(entries)}`} ` +
         'entries are unaltered; a filtered export cannot prove the trail complete',
     );
+  else if (firstSeq !== null && (!scope.fromStart || !scope.toHead)) {
+    const unknown = [
+      ...(scope.fromStart ? [] : [`before #${n(firstSeq)}`]),
+      ...(scope.toHead ? [] : [`after #${n(lastSeq ?? firstSeq)}`]),
+    ];
+    notes.push(
+      `time-range export: its entries #${n(firstSeq)}–#${n(lastSeq ?? firstSeq)} are checked as a run of the trail; ` +
+        `whether entries ${unknown.join(' or ')} were removed cannot be shown from it`,
+    );
+  }
   return { ok: findings.length === 0, entries, firstSeq, lastSeq, findings, notes };
 }
 

@@ -7,6 +7,7 @@ import {
   showFingerprint,
   type Checkpoint,
 } from '../audit-verify/checkpoint.js';
+import { exportScope } from '../audit-verify/export-scope.js';
 import { readTrail } from '../audit-verify/read-trail.js';
 import { servedKeys, signedCheckpoints } from '../audit-verify/served-checkpoints.js';
 import { verifyTrail, type VerifyOptions, type VerifyReport } from '../audit-verify/verify-trail.js';
@@ -83,7 +84,12 @@ export async function verifyFile(
     o.checkpointFile !== undefined || existsSync(cpFile) ? readCheckpointFile(cpFile, 'the checkpoint') : undefined;
   const report = await verifyTrail(
     readTrail(createReadStream(file, { highWaterMark: 1 << 20 })),
-    withProgress({ checkpoint: cp?.checkpoint, filtered: cp?.filtered, publicKeyPem: o.publicKeyPem, since: o.since }),
+    withProgress({
+      checkpoint: cp?.checkpoint,
+      scope: exportScope(cp?.filtered, cp?.filters),
+      publicKeyPem: o.publicKeyPem,
+      since: o.since,
+    }),
   );
   return printReport(report, cp?.checkpoint, o.publicKeyPem);
 }
@@ -126,7 +132,7 @@ async function verifyLive(
       readTrail(res.body),
       withProgress({
         checkpoint: head,
-        filtered: headerOf(res.headers, 'audit-export-filtered') === 'true',
+        scope: exportScope(headerOf(res.headers, 'audit-export-filtered') === 'true'),
         publicKeyPem: pem,
         since: o.since,
         signed,
@@ -178,7 +184,7 @@ function readKeyFile(file: string): string {
   return pem;
 }
 
-function readCheckpointFile(file: string, what: string): { checkpoint: Checkpoint; filtered?: boolean } {
+function readCheckpointFile(file: string, what: string): Exclude<ReturnType<typeof parseCheckpointFile>, string> {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

@@ -9,6 +9,7 @@ import {
   showFingerprint,
   type Checkpoint,
 } from '../audit-verify/checkpoint.js';
+import { exportScope } from '../audit-verify/export-scope.js';
 import { readTrail } from '../audit-verify/read-trail.js';
 import { verifyTrail, type VerifyReport } from '../audit-verify/verify-trail.js';
 import { printErr, printOut } from './print.js';
@@ -66,7 +67,7 @@ export async function evidenceVerifyCommand(argv: string[]): Promise<number> {
       {
         checkpoint: cp,
         publicKeyPem: pem,
-        filtered: parsed && typeof parsed !== 'string' ? parsed.filtered : undefined,
+        scope: typeof parsed === 'object' ? exportScope(parsed.filtered, parsed.filters) : undefined,
       },
     );
     findings.push(...r.findings.map((f) => `${file}: ${f}`));

@@ -1,13 +1,23 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { exportScope } from '../../src/audit-verify/export-scope.js';
 import { verifyTrail, type VerifyOptions } from '../../src/audit-verify/verify-trail.js';
 import { readTrail } from '../../src/audit-verify/read-trail.js';
 import { csvLine } from '../../src/server/governance/csv.js';
-import { chainedTrail, checkpointOf, jsonl, rehash, signingKey, type Entry } from '../helpers/audit-chain.js';
+import {
+  chainedTrail,
+  checkpointOf,
+  entryHash,
+  jsonl,
+  rehash,
+  signingKey,
+  type Entry,
+} from '../helpers/audit-chain.js';
 import { AUDIT_CSV_HEADER } from '../helpers/audit-csv.js';
 
 const key = signingKey();
 const trail = chainedTrail(40, (i) => (i % 6 ? { format: 'csv', filters: { action: 'x' } } : {}));
+const withHash = (e: Entry): Entry => ({ ...e, hash: entryHash(e) });
 const head = (entries: Entry[]) => checkpointOf(entries[entries.length - 1], key);
 
 const verifyText = (text: string, o: VerifyOptions) => verifyTrail(readTrail(Readable.from([text])), o);
@@ -89,15 +99,47 @@ describe('verifyTrail (JSON Lines)', () => {
 
   it('a filtered export: its entries are unaltered, and it says completeness cannot be proven', async () => {
     const some = trail.filter((e) => e.seq % 3 === 0);
-    const r = await verifyEntries(some, { filtered: true });
+    const r = await verifyEntries(some, { scope: exportScope(true, { action: 'x' }) });
     expect(r.ok).toBe(true);
     expect(r.notes).toEqual([
       'filtered export: its 13 entries are unaltered; a filtered export cannot prove the trail complete',
     ]);
     const altered = some.map((e) => (e.seq === 9 ? { ...e, status: 500 } : e));
-    const r2 = await verifyEntries(altered, { filtered: true });
+    const r2 = await verifyEntries(altered, { scope: exportScope(true, { action: 'x' }) });
     expect(r2.findings).toEqual(['entry #9: hash does not match its contents']);
     expect(r2.notes[0]).toMatch(/^filtered export: 12 of its 13 entries are unaltered/);
+  });
+
+  it('a time-range export is a run of the trail: a gap or a broken link inside it is found', async () => {
+    const scope = exportScope(true, { start_time: '2026-11-01T00:00:00Z' });
+    const run = trail.filter((e) => e.seq >= 5);
+    const clean = await verifyEntries(run, { scope });
+    expect(clean.findings).toEqual([]);
+    expect(clean.notes).toEqual([
+      'time-range export: its entries #5–#40 are checked as a run of the trail; ' +
+        'whether entries before #5 were removed cannot be shown from it',
+    ]);
+    expect(
+      (
+        await verifyEntries(
+          run.filter((e) => e.seq !== 20),
+          { scope },
+        )
+      ).findings,
+    ).toEqual(['entry #20 missing']);
+    // an entry replaced by another with a hash of its own: its link to the one before breaks
+    const swapped = run.map((e) => (e.seq === 21 ? withHash({ ...e, prev_hash: 'f'.repeat(64) }) : e));
+    expect((await verifyEntries(swapped, { scope })).findings).toEqual([
+      'entry #21: prev_hash does not link to #20',
+      'entry #22: prev_hash does not link to #21',
+    ]);
+    // with an end_time, the file need not reach the signed head
+    const bounded = await verifyEntries(
+      trail.filter((e) => e.seq >= 5 && e.seq <= 30),
+      { scope: exportScope(true, { start_time: 'a', end_time: 'b' }) },
+    );
+    expect(bounded.findings).toEqual([]);
+    expect(bounded.notes[0]).toMatch(/whether entries before #5 or after #30 were removed cannot be shown/);
   });
 
   it('names lines that are not entries', async () => {

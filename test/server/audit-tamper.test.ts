@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/server/db/open.js';
@@ -275,6 +275,41 @@ describe('an evidence pack', () => {
     expect(r.stdout).toContain('every file matches its manifest and the audit chain verifies');
     expect(r.stdout).toContain('the key was not pinned');
     expect(r.code).toBe(0);
+  });
+
+  it.skipIf(!chainReady)('an entry deleted from the middle of the pack (manifest re-hashed) is found', async () => {
+    const cut = join(dir, 'pack-cut');
+    cpSync(pack, cut, { recursive: true });
+    const trail = join(cut, 'audit.jsonl');
+    const lines = readFileSync(trail, 'utf8').trimEnd().split('\n');
+    const gone = JSON.parse(lines[4]).seq as number;
+    writeFileSync(trail, `${lines.filter((_, i) => i !== 4).join('\n')}\n`);
+    const manifestFile = join(cut, 'manifest.json');
+    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'));
+    for (const f of manifest.files) {
+      const bytes = readFileSync(join(cut, f.name));
+      Object.assign(f, { sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length });
+    }
+    writeFileSync(manifestFile, JSON.stringify(manifest));
+    const key = join(dir, 'pack-cut.pem');
+    writeFileSync(
+      key,
+      (await s.call('GET', '/audit/checkpoints', { role: 'auditor' })).json.public_keys[0].public_key_pem,
+    );
+    const whole = await runCli(['evidence', 'verify', cut, '--key', key]);
+    expect(whole.stdout).toContain(`audit.jsonl: entry #${gone} missing`);
+    expect(whole.code).toBe(1);
+    const one = await runCli([
+      'audit',
+      'verify',
+      trail,
+      '--checkpoint',
+      join(cut, 'audit.checkpoint.json'),
+      '--key',
+      key,
+    ]);
+    expect(one.stdout).toContain(`entry #${gone} missing`);
+    expect(one.code).toBe(1);
   });
 
   it('evidence verify finds a file changed after the pack was made', async () => {
