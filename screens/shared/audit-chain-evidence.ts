@@ -85,7 +85,9 @@ async function makePack(ctx: ActionContext, since: string, dir: string) {
     return {
       title: 'No pack made',
       tone: 'bad' as const,
-      summary: [`${made.file} held ${made.secret}: the pack was removed, nothing is left behind.`],
+      summary: [
+        `${made.file} line ${thousands(made.line)} held ${made.secret}: the pack was removed, nothing is left behind.`,
+      ],
     };
   return {
     title: 'Evidence pack written',

@@ -35,7 +35,7 @@ export interface PackOptions {
 
 export type PackResult =
   | { ok: true; files: number; auditEntries: number; checkpointSeq: number | null }
-  | { ok: false; file: string; secret: string };
+  | { ok: false; file: string; line: number; secret: string };
 
 /**
  * Writes an evidence pack into `dir` (made and empty): every part, a scan for secrets (a pack
@@ -45,10 +45,10 @@ export async function makeEvidencePack(src: PackSource, dir: string, o: PackOpti
   const facts = await writePack(src, dir, o);
   o.onStep?.('scanning for secrets');
   for (const f of readdirSync(dir)) {
-    const secret = await secretIn(join(dir, f), o.token);
-    if (secret) {
+    const found = await secretIn(join(dir, f), o.token);
+    if (found) {
       await rm(dir, { recursive: true, force: true });
-      return { ok: false, file: f, secret };
+      return { ok: false, file: f, ...found };
     }
   }
   await writeManifest(dir, facts);

@@ -71,7 +71,8 @@ export async function evidenceCommand(argv: string[], env: NodeJS.ProcessEnv = p
     });
     if (!made.ok) {
       printErr(
-        `appliance-admin: evidence: ${made.file} holds ${made.secret}; the pack was removed, nothing is left behind`,
+        `appliance-admin: evidence: ${made.file} line ${made.line} holds ${made.secret}; ` +
+          'the pack was removed, nothing is left behind',
       );
       return 1;
     }

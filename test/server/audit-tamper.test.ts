@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/server/db/open.js';
@@ -310,6 +310,36 @@ describe('an evidence pack', () => {
     ]);
     expect(one.stdout).toContain(`entry #${gone} missing`);
     expect(one.code).toBe(1);
+  });
+
+  it('credential-like text anyone may type into a name does not stop a pack; a real secret does, by file and line', async () => {
+    const t = await startTestServer();
+    try {
+      const token = writeTokenFile(t.tokens.auditor);
+      const pack = (name: string) =>
+        runCli(['evidence', '--since', '30d', '-o', join(dir, name), '--url', t.url, '--token-file', token], {
+          timeoutMs: 60_000,
+        });
+      const typed = 'note: Bearer abcdefghijklmnopqrstuvwxyz';
+      expect((await t.call('POST', '/gateway/keys', { body: { name: typed } })).status).toBe(201);
+      const made = await pack('pack-typed');
+      expect(made.stderr).toBe('');
+      expect(made.code).toBe(0);
+      expect(readFileSync(join(dir, 'pack-typed', 'keys.json'), 'utf8')).toContain(typed);
+
+      // a real secret the appliance made, pasted where it should never be: in a key's name
+      const secret = (await t.call('POST', '/gateway/keys', { body: { name: 'real' } })).json.secret as string;
+      expect((await t.call('POST', '/gateway/keys', { body: { name: secret } })).status).toBe(201);
+      const refused = await pack('pack-secret');
+      expect(refused.stderr).toMatch(
+        /^appliance-admin: evidence: (audit\.csv|audit\.jsonl|keys\.json) line \d+ holds a gateway key secret; the pack was removed/,
+      );
+      expect(refused.stderr).not.toContain(secret);
+      expect(refused.code).toBe(1);
+      expect(existsSync(join(dir, 'pack-secret'))).toBe(false);
+    } finally {
+      await t.close();
+    }
   });
 
   it('evidence verify finds a file changed after the pack was made', async () => {
