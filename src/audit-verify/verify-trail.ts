@@ -142,7 +142,7 @@ export async function verifyTrail(
   for (const c of o.signed ?? [])
     if (lastSeq !== null && c.seq > lastSeq && scope.toHead)
       findings.push(`the trail ends at #${lastSeq} but the checkpoint of ${c.at} signed #${c.seq} (the tail is cut)`);
-  if (o.since) findings.push(...sinceFindings(o.since, { firstSeq, lastSeq, sinceHash, chained }));
+  if (o.since) findings.push(...sinceFindings(o.since, { firstSeq, lastSeq, sinceHash, scope, head: o.checkpoint }));
   const notes: string[] = [];
   if (!chained)
     notes.push(
@@ -190,17 +190,26 @@ function signatureFindings(cp: Checkpoint, pem: string | undefined): string[] {
 
 function sinceFindings(
   kept: Checkpoint,
-  s: { firstSeq: number | null; lastSeq: number | null; sinceHash: unknown; chained: boolean },
+  s: { firstSeq: number | null; lastSeq: number | null; sinceHash: unknown; scope: ExportScope; head?: Checkpoint },
 ): string[] {
-  if (s.lastSeq === null || s.lastSeq < kept.seq)
+  if (s.lastSeq === null || s.lastSeq < kept.seq) {
+    // the file's own signed head is older than the kept one: it was exported before, nothing says the trail was cut
+    if (s.head && s.head.seq < kept.seq && Date.parse(s.head.at) < Date.parse(kept.at))
+      return [
+        `the file predates the kept checkpoint: it was exported at #${n(s.head.seq)} (${s.head.at}), before ` +
+          `the kept checkpoint #${n(kept.seq)} (${kept.at}), so it cannot show it; export the trail again`,
+      ];
+    if (!s.scope.toHead)
+      return [`the kept checkpoint's entry #${n(kept.seq)} is after this export's end: it cannot be compared`];
     return [
-      `the file ends at #${s.lastSeq ?? 0} but the kept checkpoint was at #${kept.seq} (the trail was cut since)`,
+      `the file ends at #${n(s.lastSeq ?? 0)} but the kept checkpoint was at #${n(kept.seq)} (the trail was cut since)`,
     ];
+  }
   if (s.sinceHash === undefined)
-    return s.chained
-      ? [`the kept checkpoint's entry #${kept.seq} is not in the file (it starts at #${s.firstSeq})`]
-      : [`the kept checkpoint's entry #${kept.seq} is not in this filtered export: it cannot be compared`];
+    return s.scope.chained
+      ? [`the kept checkpoint's entry #${n(kept.seq)} is not in the file (it starts at #${n(s.firstSeq ?? 0)})`]
+      : [`the kept checkpoint's entry #${n(kept.seq)} is not in this filtered export: it cannot be compared`];
   if (s.sinceHash !== kept.hash)
-    return [`entry #${kept.seq} is no longer what the kept checkpoint recorded: the trail was rewritten since`];
+    return [`entry #${n(kept.seq)} is no longer what the kept checkpoint recorded: the trail was rewritten since`];
   return [];
 }

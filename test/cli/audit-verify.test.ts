@@ -55,6 +55,20 @@ describe('appliance-admin audit verify FILE', () => {
     expect(r.code).toBe(1);
   });
 
+  it('with --since, a file exported before the kept checkpoint is said to predate it, not that the trail was cut', async () => {
+    const keptFile = join(dir, 'kept-later.json');
+    writeFileSync(keptFile, JSON.stringify(checkpointOf(trail[19], key, '2026-11-26T13:00:00Z')));
+    const older = trail.slice(0, 15);
+    const file = exportFile('older.jsonl', jsonl(older), checkpointOf(older[14], key, '2026-11-26T12:00:00Z'));
+    const r = await runCli(['audit', 'verify', file, '--key', keyFile, '--since', keptFile]);
+    expect(r.stdout.trim()).toBe(
+      'the file predates the kept checkpoint: it was exported at #15 (2026-11-26T12:00:00Z), before the kept ' +
+        'checkpoint #20 (2026-11-26T13:00:00Z), so it cannot show it; export the trail again',
+    );
+    expect(r.stdout).not.toContain('cut');
+    expect(r.code).toBe(1);
+  });
+
   it('a filtered export: exit 0, and says it cannot prove the trail complete', async () => {
     const some = trail.filter((e) => e.seq % 2);
     const file = exportFile('filtered.jsonl', jsonl(some), checkpointOf(trail[24], key), true);
