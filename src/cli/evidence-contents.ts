@@ -66,8 +66,9 @@ made ${o.madeAt}, covering ${o.since} to then.
 What is here
   audit.jsonl, audit.csv     the audit trail for the range, every entry with seq, prev_hash and hash
                              (the hash chain: docs/audit-chain.md)
-  audit.checkpoint.json      the appliance's signed checkpoint for audit.jsonl (audit.csv has its own:
-                             audit.csv.checkpoint.json), made when the export started
+  audit.jsonl.checkpoint.json, audit.csv.checkpoint.json
+                             the appliance's signed checkpoint for each (two exports, so two
+                             checkpoints), made when the export started
   public-keys.json           the appliance's public keys for those signatures
   journal.jsonl              the agent execution journal for the range
   keys.json                  the gateway key inventory (names, prefixes, limits; never a secret)
@@ -84,7 +85,7 @@ Check it by hand
   1. sha256sum each file and compare with manifest.json.
   2. The signing key's fingerprint is SHA-256 of the raw 32-byte Ed25519 key; compare it with the one
      the appliance's deployment screen shows: ${o.fingerprints.join(', ') || '(none served)'}.
-  3. appliance-admin audit verify audit.jsonl --checkpoint audit.checkpoint.json --key KEY.pem
+  3. appliance-admin audit verify audit.jsonl --key KEY.pem   (it reads audit.jsonl.checkpoint.json)
      recomputes every entry's hash (SHA-256 of the RFC 8785 canonical JSON of the entry without its
      hash), and checks the checkpoint's Ed25519 signature over {"at","hash","seq"}.
 

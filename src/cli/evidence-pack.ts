@@ -82,7 +82,12 @@ async function writePack(a: PackSource, dir: string, p: PackOptions): Promise<Pa
     { format: 'jsonl', ...filters, purpose: 'evidence' },
     join(dir, 'audit.jsonl'),
   );
-  await writeJson(dir, 'audit.checkpoint.json', { checkpoint: jsonl.checkpoint, filtered: jsonl.filtered, filters });
+  // named as `export audit -o FILE` names it (FILE.checkpoint.json), so `audit verify audit.jsonl` finds it
+  await writeJson(dir, 'audit.jsonl.checkpoint.json', {
+    checkpoint: jsonl.checkpoint,
+    filtered: jsonl.filtered,
+    filters,
+  });
   step('audit trail (CSV)');
   const csv = await a.exportTo(
     'exportAudit',

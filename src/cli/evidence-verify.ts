@@ -15,9 +15,10 @@ import { verifyTrail, type VerifyReport } from '../audit-verify/verify-trail.js'
 import { printErr, printOut } from './print.js';
 import { UsageError } from './usage-error.js';
 
+/** Each export and the names of its checkpoint, the first present used (earlier packs named it audit.checkpoint.json). */
 const CHAINED = [
-  ['audit.jsonl', 'audit.checkpoint.json'],
-  ['audit.csv', 'audit.csv.checkpoint.json'],
+  ['audit.jsonl', ['audit.jsonl.checkpoint.json', 'audit.checkpoint.json']],
+  ['audit.csv', ['audit.csv.checkpoint.json']],
 ] as const;
 
 /** `evidence verify DIR [--key PEM_FILE]`: the manifest, then the audit chain of both exports. */
@@ -46,8 +47,9 @@ export async function evidenceVerifyCommand(argv: string[]): Promise<number> {
   const notes: string[] = [];
   const listed = await manifestFindings(dir, manifestFile, findings);
   const packKeys = packPublicKeys(dir);
-  for (const [file, cpFile] of CHAINED) {
+  for (const [file, cpFiles] of CHAINED) {
     if (!listed.has(file) || !existsSync(join(dir, file))) continue;
+    const cpFile = cpFiles.find((f) => existsSync(join(dir, f))) ?? cpFiles[0];
     const parsed = existsSync(join(dir, cpFile))
       ? parseCheckpointFile(readFileSync(join(dir, cpFile), 'utf8'))
       : undefined;

@@ -207,7 +207,8 @@ describe('an evidence pack', () => {
     for (const f of [
       'audit.jsonl',
       'audit.csv',
-      'audit.checkpoint.json',
+      'audit.jsonl.checkpoint.json',
+      'audit.csv.checkpoint.json',
       'public-keys.json',
       'journal.jsonl',
       'keys.json',
@@ -275,6 +276,14 @@ describe('an evidence pack', () => {
     expect(r.stdout).toContain('every file matches its manifest and the audit chain verifies');
     expect(r.stdout).toContain('the key was not pinned');
     expect(r.code).toBe(0);
+    // each export of the pack is checked by audit verify as it stands, its checkpoint found by name
+    const key = join(dir, 'pack.pem');
+    writeFileSync(key, JSON.parse(readFileSync(join(pack, 'public-keys.json'), 'utf8'))[0].public_key_pem);
+    for (const file of ['audit.jsonl', 'audit.csv']) {
+      const one = await runCli(['audit', 'verify', join(pack, file), '--key', key]);
+      expect(one.stdout).toMatch(/^verified: entries #\d+–#[\d,]+ \([\d,]+\) complete and unaltered; checkpoint/);
+      expect(one.code).toBe(0);
+    }
   });
 
   it.skipIf(!chainReady)('an entry deleted from the middle of the pack (manifest re-hashed) is found', async () => {
@@ -299,15 +308,8 @@ describe('an evidence pack', () => {
     const whole = await runCli(['evidence', 'verify', cut, '--key', key]);
     expect(whole.stdout).toContain(`audit.jsonl: entry #${gone} missing`);
     expect(whole.code).toBe(1);
-    const one = await runCli([
-      'audit',
-      'verify',
-      trail,
-      '--checkpoint',
-      join(cut, 'audit.checkpoint.json'),
-      '--key',
-      key,
-    ]);
+    // the plain command: it finds audit.jsonl.checkpoint.json beside the file
+    const one = await runCli(['audit', 'verify', trail, '--key', key]);
     expect(one.stdout).toContain(`entry #${gone} missing`);
     expect(one.code).toBe(1);
   });
