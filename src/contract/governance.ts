@@ -88,13 +88,10 @@ export const AuditCheckpointQuery = PageQuery.extend({
 
 export const ExportFormat = z.enum(['csv', 'jsonl']);
 export type ExportFormat = z.infer<typeof ExportFormat>;
+/** why an export is made, recorded in its audit entry: `evidence` when it goes into an evidence pack */
+const exportPurpose = { purpose: z.enum(['evidence']).optional() };
 export const AuditExportQuery = z
-  .strictObject({
-    format: ExportFormat.default('csv'),
-    ...auditFilterShape,
-    /** why the export is made, recorded in its audit entry: `evidence` when it goes into an evidence pack */
-    purpose: z.enum(['evidence']).optional(),
-  })
+  .strictObject({ format: ExportFormat.default('csv'), ...auditFilterShape, ...exportPurpose })
   .refine(endAfterStart, END_AFTER_START);
 export type AuditExportQuery = z.infer<typeof AuditExportQuery>;
 
@@ -139,7 +136,7 @@ const journalFilterShape = {
 export const JournalQuery = PageQuery.extend(journalFilterShape).refine(endAfterStart, END_AFTER_START);
 export type JournalQuery = z.infer<typeof JournalQuery>;
 export const JournalExportQuery = z
-  .strictObject({ format: ExportFormat.default('csv'), ...journalFilterShape })
+  .strictObject({ format: ExportFormat.default('csv'), ...journalFilterShape, ...exportPurpose })
   .refine(endAfterStart, END_AFTER_START);
 export type JournalExportQuery = z.infer<typeof JournalExportQuery>;
 
