@@ -63,10 +63,11 @@ async function makePack(ctx: ActionContext, since: string, dir: string) {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const p = ctx.progress({ title: 'Making an evidence pack', lines: ['waiting for the appliance…', `in ${dir}`] });
   let made;
+  let pack: typeof import('../../src/cli/evidence-pack.js');
   try {
     // the pack's code needs node:crypto and node:fs/promises, which the dashboard loads only when used
-    const { makeEvidencePack } = await import('../../src/cli/evidence-pack.js');
-    made = await makeEvidencePack(await dashboardSource(ctx, p.signal), dir, {
+    pack = await import('../../src/cli/evidence-pack.js');
+    made = await pack.makeEvidencePack(await dashboardSource(ctx, p.signal), dir, {
       since,
       madeAt: new Date().toISOString(),
       url: ctx.applianceUrl,
@@ -95,9 +96,10 @@ async function makePack(ctx: ActionContext, since: string, dir: string) {
     summary: [
       `folder  ${dir}`,
       `files   ${made.files}`,
-      `audit   ${thousands(made.auditEntries)} entries since ${since}, checkpoint #${made.checkpointSeq}`,
+      `audit   ${pack.auditTrailSummary(made, since)}`,
       '',
-      `check it with appliance-admin evidence verify ${dir}`,
+      // without --key, verify trusts the keys the pack itself holds
+      `check it with appliance-admin evidence verify ${dir} --key KEY.pem (the appliance's public key)`,
     ],
   };
 }

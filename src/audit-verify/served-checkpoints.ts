@@ -1,3 +1,4 @@
+import { thousands } from '../text/thousands.js';
 import { asCheckpoint, keyFingerprint, readPublicKey, signatureValid, type Checkpoint } from './checkpoint.js';
 
 /**
@@ -34,7 +35,8 @@ export function signedCheckpoints(
     const pem = pinnedFingerprint === c.key_fingerprint ? pinnedPem : keys.get(c.key_fingerprint);
     const key = pem ? readPublicKey(pem) : undefined;
     if (key && typeof key !== 'string' && signatureValid(c, key)) signed.push(c);
-    else findings.push(`the checkpoint #${c.seq} of ${c.at} does not verify with any key the appliance serves`);
+    else
+      findings.push(`the checkpoint #${thousands(c.seq)} of ${c.at} does not verify with any key the appliance serves`);
   }
   return { signed, findings };
 }

@@ -1,3 +1,4 @@
+import { thousands } from '../text/thousands.js';
 import { WHOLE_TRAIL, type ExportScope } from './export-scope.js';
 import { keyFingerprint, readPublicKey, showFingerprint, signatureValid, type Checkpoint } from './checkpoint.js';
 import { ZERO_HASH, hashEntry } from './entry-hash.js';
@@ -37,10 +38,11 @@ const PROGRESS_EVERY = 50_000;
 /** Findings about single entries beyond this many are counted, not listed: a forged file has a million. */
 const MAX_LISTED = 100;
 
-const n = (v: number) => v.toLocaleString('en-US');
+/** Entry numbers and counts as the dashboard's chain lines write them: #55,578 */
+const n = thousands;
 const short = (h: unknown) => (typeof h === 'string' ? `${h.slice(0, 12)}…` : String(h));
 const missing = (from: number, to: number) =>
-  from === to ? `entry #${from} missing` : `entries ${from}–${to} missing (${n(to - from + 1)})`;
+  from === to ? `entry #${n(from)} missing` : `entries #${n(from)}–#${n(to)} missing (${n(to - from + 1)})`;
 
 /**
  * Checks an audit trail as exported (entries in file order, or batches of them) against the
@@ -86,19 +88,19 @@ export async function verifyTrail(
     const why = hashProblem(item);
     if (why) {
       altered++;
-      entryFinding(`entry #${s}: ${why}`);
+      entryFinding(`entry #${n(s)}: ${why}`);
     }
     if (lastSeq === null) {
       firstSeq = s;
-      if (scope.fromStart && !o.since && s !== 1) findings.push(`the file starts at #${s}: ${missing(1, s - 1)}`);
+      if (scope.fromStart && !o.since && s !== 1) findings.push(`the file starts at #${n(s)}: ${missing(1, s - 1)}`);
       if (chained && s === 1 && item.prev_hash !== ZERO_HASH) entryFinding('entry #1: prev_hash is not 64 zeros');
     } else if (s <= lastSeq) {
-      entryFinding(`entry #${s} is out of order: it comes after #${lastSeq}`);
+      entryFinding(`entry #${n(s)} is out of order: it comes after #${n(lastSeq)}`);
       return;
     } else if (chained && s > lastSeq + 1) {
       entryFinding(missing(lastSeq + 1, s - 1));
     } else if (chained && item.prev_hash !== lastHash) {
-      entryFinding(`entry #${s}: prev_hash does not link to #${lastSeq}`);
+      entryFinding(`entry #${n(s)}: prev_hash does not link to #${n(lastSeq)}`);
     }
     lastSeq = s;
     lastHash = item.hash;
@@ -110,7 +112,7 @@ export async function verifyTrail(
     if (signedAt.size) {
       const c = signedAt.get(s);
       if (c && c.hash !== item.hash)
-        entryFinding(`entry #${s} is not what the checkpoint of ${c.at} signed: the trail was rewritten after it`);
+        entryFinding(`entry #${n(s)} is not what the checkpoint of ${c.at} signed: the trail was rewritten after it`);
     }
   };
 
@@ -129,19 +131,22 @@ export async function verifyTrail(
   } else {
     findings.push(...signatureFindings(cp, o.publicKeyPem));
     if (lastSeq !== null && lastSeq < cp.seq && scope.toHead)
-      findings.push(`the file ends at #${lastSeq} but the checkpoint signed #${cp.seq} (the tail is cut)`);
+      findings.push(`the file ends at #${n(lastSeq)} but the checkpoint signed #${n(cp.seq)} (the tail is cut)`);
     else if (checkpointHash !== undefined && checkpointHash !== cp.hash)
       findings.push(
-        `entry #${cp.seq} is not what the checkpoint signed (hash ${short(checkpointHash)}, signed ${short(cp.hash)})`,
+        `entry #${n(cp.seq)} is not what the checkpoint signed ` +
+          `(hash ${short(checkpointHash)}, signed ${short(cp.hash)})`,
       );
     if (beyondCheckpoint)
       findings.push(
-        `${n(beyondCheckpoint)} entries come after the signed checkpoint #${cp.seq}: no signature covers them`,
+        `${n(beyondCheckpoint)} entries come after the signed checkpoint #${n(cp.seq)}: no signature covers them`,
       );
   }
   for (const c of o.signed ?? [])
     if (lastSeq !== null && c.seq > lastSeq && scope.toHead)
-      findings.push(`the trail ends at #${lastSeq} but the checkpoint of ${c.at} signed #${c.seq} (the tail is cut)`);
+      findings.push(
+        `the trail ends at #${n(lastSeq)} but the checkpoint of ${c.at} signed #${n(c.seq)} (the tail is cut)`,
+      );
   if (o.since) findings.push(...sinceFindings(o.since, { firstSeq, lastSeq, sinceHash, scope, head: o.checkpoint }));
   const notes: string[] = [];
   if (!chained)
@@ -155,7 +160,8 @@ export async function verifyTrail(
       ...(scope.toHead ? [] : [`after #${n(lastSeq ?? firstSeq)}`]),
     ];
     notes.push(
-      `time-range export: its entries #${n(firstSeq)}–#${n(lastSeq ?? firstSeq)} are checked as a run of the trail; ` +
+      `time-range export: its entries #${n(firstSeq)}–#${n(lastSeq ?? firstSeq)} ` +
+        'are checked as a run of the trail; ' +
         `whether entries ${unknown.join(' or ')} were removed cannot be shown from it`,
     );
   }

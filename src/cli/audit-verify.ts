@@ -18,6 +18,7 @@ import { ApplianceStream } from './appliance-stream.js';
 import { reportClientError } from './client-errors.js';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
 import { printErr, printOut } from './print.js';
+import { thousands } from '../text/thousands.js';
 import { UsageError } from './usage-error.js';
 
 export const AUDIT_VERIFY_USAGE = `Usage: appliance-admin audit verify FILE [--key PEM_FILE] [--checkpoint FILE]
@@ -27,13 +28,13 @@ export const AUDIT_VERIFY_USAGE = `Usage: appliance-admin audit verify FILE [--k
 Proves an audit export complete and unaltered (docs/audit-chain.md): every entry's hash
 recomputes, seq runs without gaps, each entry links to the one before, and the appliance's
 signed checkpoint verifies and is the file's last entry. CSV or JSON Lines, told apart by content.
+With --url, verifies the appliance's live trail instead: streams its export as it verifies, and
+checks every checkpoint it signed before.
   --key PEM_FILE     the appliance's public key (Ed25519, PEM), as shown by fingerprint on its
                      deployment screen; required offline, pinned rather than asked for live
   --checkpoint FILE  the export's signed checkpoint (default FILE.checkpoint.json, written by export)
   --since KEPT_FILE  a checkpoint kept from an earlier walkthrough: the trail must still hold it
                      unchanged and extend it
-  --url URL          verify the live trail instead: streams the appliance's export as it verifies,
-                     and checks every checkpoint it signed before
 ${CONNECTION_USAGE}
 
 Exit status: 0 every check held, 1 a finding (one line each) or the appliance could not be read,
@@ -203,7 +204,7 @@ function withProgress(o: VerifyOptions): VerifyOptions {
   if (!showProgress()) return o;
   return {
     ...o,
-    onProgress: (n) => process.stderr.write(`\r\x1b[Kverifying… ${n.toLocaleString('en-US')} entries`),
+    onProgress: (n) => process.stderr.write(`\r\x1b[Kverifying… ${thousands(n)} entries`),
   };
 }
 
@@ -215,9 +216,10 @@ export function printReport(r: VerifyReport, cp: Checkpoint | undefined, pem: st
     const range =
       r.firstSeq === null
         ? 'no entries'
-        : `entries #${r.firstSeq}–#${r.lastSeq} (${r.entries.toLocaleString('en-US')})`;
+        : `entries #${thousands(r.firstSeq)}–#${thousands(r.lastSeq ?? r.firstSeq)} (${thousands(r.entries)})`;
     const key = pem ? keyOf(pem) : undefined;
-    const signed = cp && key ? `; checkpoint #${cp.seq} of ${cp.at} signed by key ${showFingerprint(key)}` : '';
+    const signed =
+      cp && key ? `; checkpoint #${thousands(cp.seq)} of ${cp.at} signed by key ${showFingerprint(key)}` : '';
     printOut(
       r.notes.some((n) => n.startsWith('filtered export'))
         ? `verified: ${range}${signed}`

@@ -4,6 +4,7 @@ import { rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Checkpoint } from '../audit-verify/checkpoint.js';
 import { ApiError } from '../client/errors.js';
+import { thousands } from '../text/thousands.js';
 import { VERSION } from '../version.js';
 import { PACK_README, roleMatrix, secretIn } from './evidence-contents.js';
 
@@ -34,7 +35,7 @@ export interface PackOptions {
 }
 
 export type PackResult =
-  | { ok: true; files: number; auditEntries: number; checkpointSeq: number | null }
+  | { ok: true; files: number; auditEntries: number; checkpointSeq: number | null; csvCheckpointSeq: number | null }
   | { ok: false; file: string; line: number; secret: string };
 
 /**
@@ -57,7 +58,20 @@ export async function makeEvidencePack(src: PackSource, dir: string, o: PackOpti
     files: readdirSync(dir).length,
     auditEntries: facts.audit_entries,
     checkpointSeq: facts.checkpoint_seq,
+    csvCheckpointSeq: facts.csv_checkpoint_seq,
   };
+}
+
+/**
+ * The pack's audit trail in a line, for the CLI and the dashboard: JSON Lines and CSV are two
+ * exports, each ending at its own signed checkpoint (the second export's entry comes after the first).
+ */
+export function auditTrailSummary(made: Extract<PackResult, { ok: true }>, since: string): string {
+  const cp = (seq: number | null) => (seq === null ? 'no checkpoint' : `checkpoint #${thousands(seq)}`);
+  return (
+    `${thousands(made.auditEntries)} entries since ${since}, in two exports: ` +
+    `audit.jsonl (${cp(made.checkpointSeq)}) and audit.csv (${cp(made.csvCheckpointSeq)})`
+  );
 }
 
 interface PackFacts {
@@ -67,6 +81,7 @@ interface PackFacts {
   made_by: unknown;
   audit_entries: number;
   checkpoint_seq: number | null;
+  csv_checkpoint_seq: number | null;
   appliance_version: unknown;
 }
 
@@ -96,7 +111,7 @@ async function writePack(a: PackSource, dir: string, p: PackOptions): Promise<Pa
   );
   await writeJson(dir, 'audit.csv.checkpoint.json', { checkpoint: csv.checkpoint, filtered: csv.filtered, filters });
   step('agent journal');
-  await a.exportTo('exportJournal', { format: 'jsonl', ...filters }, join(dir, 'journal.jsonl'));
+  await a.exportTo('exportJournal', { format: 'jsonl', ...filters, purpose: 'evidence' }, join(dir, 'journal.jsonl'));
   step('keys, models, routing, settings, deployment, install plan, budgets');
   const keys = await publicKeys(a);
   await writeJson(dir, 'public-keys.json', keys);
@@ -119,6 +134,7 @@ async function writePack(a: PackSource, dir: string, p: PackOptions): Promise<Pa
     made_by: { subject: session.subject, role: session.role },
     audit_entries: jsonl.lines,
     checkpoint_seq: jsonl.checkpoint?.seq ?? null,
+    csv_checkpoint_seq: csv.checkpoint?.seq ?? null,
     appliance_version: (deployment as { version?: unknown })?.version ?? null,
   };
 }

@@ -13,9 +13,10 @@ import { exportScope } from '../audit-verify/export-scope.js';
 import { readTrail } from '../audit-verify/read-trail.js';
 import { verifyTrail, type VerifyReport } from '../audit-verify/verify-trail.js';
 import { printErr, printOut } from './print.js';
+import { thousands } from '../text/thousands.js';
 import { UsageError } from './usage-error.js';
 
-/** Each export and the names of its checkpoint, the first present used (earlier packs named it audit.checkpoint.json). */
+/** Each export and the names of its checkpoint, the first present used (older packs: audit.checkpoint.json). */
 const CHAINED = [
   ['audit.jsonl', ['audit.jsonl.checkpoint.json', 'audit.checkpoint.json']],
   ['audit.csv', ['audit.csv.checkpoint.json']],
@@ -75,7 +76,10 @@ export async function evidenceVerifyCommand(argv: string[]): Promise<number> {
     findings.push(...r.findings.map((f) => `${file}: ${f}`));
     if (r.ok)
       notes.push(
-        `${file}: ${r.entries.toLocaleString('en-US')} entries, #${r.firstSeq ?? '-'}–#${r.lastSeq ?? '-'}, verified`,
+        r.firstSeq === null
+          ? `${file}: no entries, verified`
+          : `${file}: ${thousands(r.entries)} entries, ` +
+              `#${thousands(r.firstSeq)}–#${thousands(r.lastSeq ?? r.firstSeq)}, verified`,
       );
     notes.push(...r.notes.map((n) => `${file}: ${n}`));
   }

@@ -10,7 +10,7 @@ import { TransportError } from '../client/errors.js';
 import { ApplianceStream } from './appliance-stream.js';
 import { reportClientError } from './client-errors.js';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
-import { makeEvidencePack, type PackSource } from './evidence-pack.js';
+import { auditTrailSummary, makeEvidencePack, type PackSource } from './evidence-pack.js';
 import { parseWhen } from './export.js';
 import { printErr, printOut } from './print.js';
 import { UsageError } from './usage-error.js';
@@ -77,10 +77,7 @@ export async function evidenceCommand(argv: string[], env: NodeJS.ProcessEnv = p
       return 1;
     }
     printOut(`evidence pack written to ${dir}`);
-    printOut(
-      `  audit trail: ${made.auditEntries.toLocaleString('en-US')} entries since ${since}, ` +
-        `checkpoint #${made.checkpointSeq}`,
-    );
+    printOut(`  audit trail: ${auditTrailSummary(made, since)}`);
     printOut(`  check it with: appliance-admin evidence verify ${dir} --key KEY.pem`);
     return 0;
   } catch (err) {

@@ -37,7 +37,7 @@ describe('verifyTrail (JSON Lines)', () => {
 
   it('finds missing entries, by range', async () => {
     const r = await verifyEntries(trail.filter((e) => e.seq < 21 || e.seq > 23));
-    expect(r.findings).toEqual(['entries 21–23 missing (3)']);
+    expect(r.findings).toEqual(['entries #21–#23 missing (3)']);
     expect(r.ok).toBe(false);
   });
 

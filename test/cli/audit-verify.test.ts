@@ -55,7 +55,7 @@ describe('appliance-admin audit verify FILE', () => {
     expect(r.code).toBe(1);
   });
 
-  it('with --since, a file exported before the kept checkpoint is said to predate it, not that the trail was cut', async () => {
+  it('with --since, a file exported before the kept checkpoint predates it: not "the trail was cut"', async () => {
     const keptFile = join(dir, 'kept-later.json');
     writeFileSync(keptFile, JSON.stringify(checkpointOf(trail[19], key, '2026-11-26T13:00:00Z')));
     const older = trail.slice(0, 15);
@@ -86,6 +86,13 @@ describe('appliance-admin audit verify FILE', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain('\u001b');
     expect(r.stdout).not.toContain('\u0007');
+  });
+
+  it('--help lists each option once', async () => {
+    const r = await runCli(['audit', 'verify', '--help']);
+    expect(r.code).toBe(0);
+    for (const option of ['--url URL ', '--key PEM_FILE ', '--since KEPT_FILE ', '--token-file FILE '])
+      expect(r.stdout.split('\n').filter((l) => l.trimStart().startsWith(option))).toHaveLength(1);
   });
 
   it('refuses a key file that is not an Ed25519 public key (exit 2)', async () => {

@@ -97,7 +97,8 @@ describe('audit screen: the chain', () => {
     expect(files).toEqual(expect.arrayContaining(['manifest.json', 'audit.jsonl', 'public-keys.json', 'README.txt']));
     expect(f).toContain(`folder ${dir}`);
     expect(f).toContain(`files ${files.length}`);
-    expect(f).toContain(`check it with appliance-admin evidence verify ${dir}`);
+    expect(f).toContain(`check it with appliance-admin evidence verify ${dir} --key KEY.pem`);
+    expect(f).toMatch(/in two exports: audit\.jsonl \(checkpoint #[\d,]+\) and audit\.csv \(checkpoint #[\d,]+\)/);
     const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     try {
       expect(await evidenceVerifyCommand([dir])).toBe(0);

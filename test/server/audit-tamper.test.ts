@@ -236,11 +236,17 @@ describe('an evidence pack', () => {
     );
   });
 
-  it('making it is audited: its audit export says purpose evidence', async () => {
+  it('making it is audited: its audit and journal exports say purpose evidence', async () => {
     const r = await s.call('GET', '/audit?limit=20&action=audit.export');
     const evidence = r.json.data.filter((e: { details: { purpose?: string } }) => e.details.purpose === 'evidence');
     expect(evidence.length).toBe(2);
     expect(evidence[0].actor).toEqual({ subject: 'aude-auditor', role: 'auditor' });
+    const journal = (await s.call('GET', '/audit?limit=20&action=journal.export')).json.data;
+    expect(journal.map((e: { details: { purpose?: string } }) => e.details.purpose)).toEqual(['evidence']);
+    // the summary names both exports of the trail, each with its own checkpoint
+    expect(made.stdout).toMatch(
+      /in two exports: audit\.jsonl \(checkpoint #[\d,]+\) and audit\.csv \(checkpoint #[\d,]+\)/,
+    );
   });
 
   it('an export with another purpose is refused, and nothing is audited or exported', async () => {
@@ -314,7 +320,7 @@ describe('an evidence pack', () => {
     expect(one.code).toBe(1);
   });
 
-  it('credential-like text anyone may type into a name does not stop a pack; a real secret does, by file and line', async () => {
+  it('credential-like text typed into a name does not stop a pack; a real secret does, by file and line', async () => {
     const t = await startTestServer();
     try {
       const token = writeTokenFile(t.tokens.auditor);
@@ -334,7 +340,7 @@ describe('an evidence pack', () => {
       expect((await t.call('POST', '/gateway/keys', { body: { name: secret } })).status).toBe(201);
       const refused = await pack('pack-secret');
       expect(refused.stderr).toMatch(
-        /^appliance-admin: evidence: (audit\.csv|audit\.jsonl|keys\.json) line \d+ holds a gateway key secret; the pack was removed/,
+        /^appliance-admin: evidence: (audit\.csv|audit\.jsonl|keys\.json) line \d+ holds a gateway key secret; /,
       );
       expect(refused.stderr).not.toContain(secret);
       expect(refused.code).toBe(1);
