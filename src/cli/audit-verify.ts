@@ -24,6 +24,7 @@ import { UsageError } from './usage-error.js';
 export const AUDIT_VERIFY_USAGE = `Usage: appliance-admin audit verify FILE [--key PEM_FILE] [--checkpoint FILE]
                                                 [--since KEPT_FILE]
        appliance-admin audit verify --url URL [--token-file FILE] [--key PEM_FILE] [--since KEPT_FILE]
+       appliance-admin audit fingerprint PEM_FILE   (the key's fingerprint, as the deployment screen shows it)
 
 Proves an audit export complete and unaltered (docs/audit-chain.md): every entry's hash
 recomputes, seq runs without gaps, each entry links to the one before, and the appliance's
@@ -46,6 +47,7 @@ export async function auditCommand(argv: string[], env: NodeJS.ProcessEnv = proc
     console.log(AUDIT_VERIFY_USAGE);
     return sub === undefined ? 2 : 0;
   }
+  if (sub === 'fingerprint') return printFingerprint(rest);
   if (sub !== 'verify') throw new UsageError(`audit what? (audit verify)\n${AUDIT_VERIFY_USAGE}`);
   const { values, positionals } = parseArgs({
     args: rest,
@@ -166,6 +168,14 @@ async function servedCheckpoints(a: ApplianceStream): Promise<{ checkpoints: unk
     after = body.next_cursor;
   }
   return { checkpoints, keys: servedKeys(publicKeys) };
+}
+
+/** `audit fingerprint PEM_FILE`: to compare a key obtained out of band with the deployment screen's. */
+function printFingerprint(args: string[]): number {
+  if (args.length !== 1) throw new UsageError('usage: appliance-admin audit fingerprint PEM_FILE');
+  const fingerprint = keyOf(readKeyFile(args[0]))!;
+  printOut(`${showFingerprint(fingerprint)}  (${fingerprint})`);
+  return 0;
 }
 
 function keyOf(pem: string): string | undefined {

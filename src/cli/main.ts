@@ -17,6 +17,7 @@ const USAGE = `appliance-admin: terminal dashboard and reference server for the 
   appliance-admin get SCREEN [--json] --url URL --token-file FILE  one screen's data
   appliance-admin export audit|journal --format csv|jsonl [--since 7d] -o FILE --url URL --token-file FILE
   appliance-admin audit verify FILE --key PEM_FILE | --url URL     prove an audit trail complete and unaltered
+  appliance-admin audit fingerprint PEM_FILE                      a public key's fingerprint, as the screens show it
   appliance-admin evidence --since 30d -o DIR | evidence verify DIR  an auditor's evidence pack
   appliance-admin config [init [--force]]                         the config file's path and settings; a starting file
 
@@ -45,7 +46,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'export':
         return await (await import('./export.js')).exportCommand(rest);
       case 'audit':
-        return rest[0] === 'verify'
+        return rest[0] === 'verify' || rest[0] === 'fingerprint'
           ? await (await import('./audit-verify.js')).auditCommand(rest)
           : await (await import('./audit-rotate-key.js')).auditRotateKeyCommand(rest);
       case 'evidence':

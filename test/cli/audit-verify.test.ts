@@ -88,6 +88,16 @@ describe('appliance-admin audit verify FILE', () => {
     expect(r.stdout).not.toContain('\u0007');
   });
 
+  it("audit fingerprint prints a key file's fingerprint as the deployment screen shows it", async () => {
+    const r = await runCli(['audit', 'fingerprint', keyFile]);
+    const f = key.fingerprint;
+    expect(r.stdout.trim()).toBe(
+      `SHA256:${f.slice(0, 4)} ${f.slice(4, 8)} ${f.slice(8, 12)} ${f.slice(12, 16)}  (${f})`,
+    );
+    expect(r.code).toBe(0);
+    expect((await runCli(['audit', 'fingerprint', join(dir, 'no-such.pem')])).code).toBe(2);
+  });
+
   it('--help lists each option once', async () => {
     const r = await runCli(['audit', 'verify', '--help']);
     expect(r.code).toBe(0);
