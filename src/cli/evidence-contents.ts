@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { MUTATING_ROLES, ROLES, mayMutate } from '../contract/common.js';
 import { ROUTE_META } from '../contract/route-meta.js';
+import { CREDENTIAL_FORMS } from '../contract/credential-forms.js';
 
 /**
  * What each role may do, as the server enforces it (src/server/http/route-kit.ts): every
@@ -26,35 +27,20 @@ export function roleMatrix() {
   };
 }
 
-/**
- * The credentials this appliance makes or accepts, in their exact forms (src/server/gateway/keys.ts,
- * src/server/tokens.ts: a prefix and 32 random bytes base64url; a signed JWT from its identity
- * provider; a PEM private key, as its signing key is kept). Generic text such as "Bearer" and a
- * word is not among them: anyone may type that into a key's name, and a pack refused for it
- * would let them stop every pack for as long as the entry stays in range.
- */
-const SECRET_PATTERNS: [RegExp, string][] = [
-  [/(?<![\w-])agk_[A-Za-z0-9_-]{43}(?![\w-])/, 'a gateway key secret'],
-  [/(?<![\w-])aat_[A-Za-z0-9_-]{43}(?![\w-])/, 'an admin token'],
-  [/(?<![\w-])eyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]{16,}/, 'a signed token (JWT)'],
-  // the key's body follows on the next line (in JSON, an escaped newline)
-  [/-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----(?:\\n|\r?$)/, 'a private key'],
-];
-
 /** Where a pack's file holds a secret: which kind, on which line (from 1). */
 export interface SecretFound {
   secret: string;
   line: number;
 }
 
-/** The first secret `file` holds (the bearer token in use, or one of SECRET_PATTERNS), or null. */
+/** The first secret `file` holds (the bearer token in use, or one of CREDENTIAL_FORMS), or null. */
 export async function secretIn(file: string, token: string): Promise<SecretFound | null> {
   const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
   let line = 0;
   for await (const text of lines) {
     line++;
     if (token && text.includes(token)) return { secret: 'the bearer token used to make it', line };
-    for (const [pattern, what] of SECRET_PATTERNS) if (pattern.test(text)) return { secret: what, line };
+    for (const [pattern, what] of CREDENTIAL_FORMS) if (pattern.test(text)) return { secret: what, line };
   }
   return null;
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { credentialIn } from './credential-forms.js';
 
 export const ROLES = ['it_admin', 'app_owner', 'auditor'] as const;
 export const Role = z.enum(ROLES);
@@ -13,20 +14,27 @@ export type Timestamp = z.infer<typeof Timestamp>;
 /** A whole number >= 0, or null for unlimited. */
 export const Limit = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable();
 
+// A name that holds a credential would be stored, listed and audited: never a secret's place.
+const holdsNoCredential = (v: string) => credentialIn(v) === null;
+const NO_CREDENTIAL =
+  'must not hold a credential (a key secret, a token or a private key): it would be stored and audited';
+
 /** Short human-entered names: printable, no control characters. */
 export const DisplayName = z
   .string()
   .trim()
   .min(1)
   .max(64)
-  .regex(/^[^\p{Cc}\p{Cf}]+$/u, 'must not contain control or format characters');
+  .regex(/^[^\p{Cc}\p{Cf}]+$/u, 'must not contain control or format characters')
+  .refine(holdsNoCredential, NO_CREDENTIAL);
 
 /** An agent's name, as budgets key their overrides by it. */
 export const AgentName = z
   .string()
   .min(1)
   .max(100)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, . _ -');
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, . _ -')
+  .refine(holdsNoCredential, NO_CREDENTIAL);
 
 const InvalidParam = z.object({ name: z.string(), reason: z.string() });
 

@@ -192,6 +192,26 @@ describe('gateway keys', () => {
     expect(snapshot(s, 'gateway_keys')).toEqual(before);
   });
 
+  it('refuses a key name that holds a credential (it would be stored and audited), and nothing is written', async () => {
+    const before = snapshot(s, 'gateway_keys');
+    for (const name of [
+      `agk_${'A'.repeat(43)}`,
+      `note aat_${'b'.repeat(43)}`,
+      '-----BEGIN PRIVATE KEY-----',
+      `eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJhbGljZSJ9.${'c'.repeat(20)}`,
+    ]) {
+      const res = await s.call('POST', '/gateway/keys', { body: { name } });
+      expect(res.status, name).toBe(400);
+      expect(res.json.invalid_params).toEqual([expect.objectContaining({ name: 'name' })]);
+      expect(JSON.stringify(res.json)).not.toContain(name);
+    }
+    expect(snapshot(s, 'gateway_keys')).toEqual(before);
+    // a name that only mentions one is fine
+    expect(
+      (await s.call('POST', '/gateway/keys', { body: { name: 'note: Bearer abcdefghijklmnopqrstuvwxyz' } })).status,
+    ).toBe(201);
+  });
+
   it('forbids every key mutation to an auditor: 403, storage unchanged, denied attempt audited', async () => {
     const key = await create('auditor-target');
     const before = snapshot(s, 'gateway_keys');
