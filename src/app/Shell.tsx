@@ -1,6 +1,7 @@
 import React, { useEffect, useRef } from 'react';
 import { Box, Text, useApp, useInput, useStdout, type Key } from 'ink';
 import { useStore } from 'zustand';
+import { confirmedAt } from '../store/resources.js';
 import { readOnlyReason } from '../store/session.js';
 import { flash, patchScreen, screenState } from '../store/ui.js';
 import { Header } from '../ui/Header.js';
@@ -344,7 +345,7 @@ export function Shell() {
           signedOut={session.signedOut !== null}
           freshness={{
             // the action log is the dashboard's own, current as it is drawn
-            fetchedAt: screen.list?.fromActionLog ? now : data.primary.fetchedAt,
+            fetchedAt: screen.list?.fromActionLog ? now : confirmedAt(deps.resources, data.primary),
             failed: data.primary.status === 'error',
             loading: data.primary.status === 'loading',
           }}
