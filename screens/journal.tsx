@@ -12,6 +12,7 @@ const spec: HistorySpec = {
   kind: 'journal',
   title: 'agent journal',
   noun: 'journal entries',
+  nounOne: 'journal entry',
   resourceId: 'journal',
   listRoute: 'listJournal',
   summaryRoute: 'journalSummary',
