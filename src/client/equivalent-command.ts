@@ -69,8 +69,8 @@ export const credentialNote = (command: string): string =>
 
 /**
  * The request as a command an operator can run or keep: the CLI's where it has the route, else
- * curl. The token is `$TOKEN` (the CLI's: `--token-file FILE`), and secret fields of the body are left out (a created key's secret
- * is in the answer, never the request; this makes sure).
+ * curl. The token is `$TOKEN` (the CLI's: `--token-file FILE`), and secret fields of the body are
+ * left out (a created key's secret is in the answer, never the request; this makes sure).
  */
 export function equivalentCommand(e: Exchange): string {
   const cli = cliExport(e);

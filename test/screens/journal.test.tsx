@@ -63,14 +63,15 @@ const tableRows = (f: string) => f.split('\n').filter((l) => /^[› ] \d{4}-\d\d
 const firstRow = (f: string) => tableRows(f)[0] ?? '';
 
 describe('journal screen', () => {
-  it('lists steps newest first: time, agent, step, tool, status badge, error code, elapsed, tokens, channel, run', async () => {
+  it('lists steps newest first: time, agent, step, tool, status, error, elapsed, tokens, channel, run', async () => {
     const d = suite.render({ screen: 'journal', columns: 150 });
     const f = await d.waitForText(runId(0));
     const time = new Date(NOW - 5 * 60_000 + 3 * 2000).toISOString().slice(0, 19).replace('T', ' ');
     // run 0, step 3: failed (0 % 5 === 0) on a timeout, 1503 ms, 3000 in / 30 out
     expect(firstRow(f)).toMatch(
       new RegExp(
-        `${time}\\s+hr-assistant\\s+3\\s+create_ticket\\s+✕ failed\\s+tool_timeout\\s+1\\.5 s\\s+3000/30\\s+chan_web\\s+${runId(0)}`,
+        `${time}\\s+hr-assistant\\s+3\\s+create_ticket\\s+✕ failed\\s+tool_timeout\\s+` +
+          `1\\.5 s\\s+3000/30\\s+chan_web\\s+${runId(0)}`,
       ),
     );
     expect(f).toMatch(/hr-assistant\s+1\s+search_docs\s+● succeeded\s+–\s+1\.5 s\s+1000\/10\s+chan_web/);
@@ -81,7 +82,7 @@ describe('journal screen', () => {
     await d.waitForText('create_ticket did not answer in 30 s');
   });
 
-  it('on a short line the error column gives way first: cut at 120 columns, where the run stays whole; kept at 80', async () => {
+  it('the error column gives way first: cut at 120 columns, the run id whole; still there at 80', async () => {
     const wide = suite.render({ screen: 'journal', columns: 120 });
     await wide.waitForText(new RegExp(`✕ failed\\s+tool_t\\S*…\\s+1\\.5 s\\s+3000/30\\s+chan_web\\s+${runId(0)}`));
     await suite.unmount();

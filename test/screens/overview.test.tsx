@@ -55,7 +55,7 @@ describe('overview screen', () => {
     await d.waitFor((x) => header(x).includes('[overview]') && CRM.test(x), 'back on the overview');
   });
 
-  it('Esc on the screen a line opened returns to the overview on the same line; a screen reached by Tab has no way back', async () => {
+  it('Esc on the screen a line opened returns to the overview, same line; one reached by Tab has none', async () => {
     const d = suite.render();
     await d.waitForText(CRM);
     await d.press('down');
