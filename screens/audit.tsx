@@ -34,6 +34,7 @@ const spec: HistorySpec = {
   kind: 'audit',
   title: 'audit trail',
   noun: 'audit entries',
+  nounOne: 'audit entry',
   resourceId: 'audit',
   listRoute: 'listAudit',
   summaryRoute: 'auditSummary',

@@ -12,6 +12,7 @@ const spec: HistorySpec = {
   kind: 'journal',
   title: 'agent journal',
   noun: 'journal entries',
+  nounOne: 'journal entry',
   resourceId: 'journal',
   listRoute: 'listJournal',
   summaryRoute: 'journalSummary',
@@ -58,6 +59,15 @@ export const journalScreen = defineScreen<JournalEntry>({
       { header: 'Step', value: (e) => e.step, align: 'right', width: 4 },
       { header: 'Tool', value: (e) => e.tool, minWidth: 6, maxWidth: 18 },
       { header: 'Status', value: status, tone: (e) => toneOf(e.status), width: 11 },
+      // the code only, giving way on a short line: Enter's detail has the message
+      {
+        header: 'Error',
+        value: (e) => e.error?.code,
+        tone: (e) => (e.error ? 'bad' : undefined),
+        minWidth: 7,
+        maxWidth: 18,
+        givesWay: true,
+      },
       { header: 'Elapsed', value: (e) => duration(e.duration_ms), align: 'right', width: 7 },
       {
         header: 'Tok in/out',

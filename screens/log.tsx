@@ -2,6 +2,7 @@ import { API_PREFIX, ROUTE_META, type RouteMeta } from '../src/contract/route-me
 import type { ActionLogEntry } from '../src/store/action-log.js';
 import type { AuditEntry } from '../src/contract/index.js';
 import { requestAuditQuery, requestEntry } from '../src/client/request-audit.js';
+import { credentialNote } from '../src/client/equivalent-command.js';
 import { defineScreen, type ActionContext } from '../src/ui/screen-api.js';
 import { tableTime } from './shared/table-time.js';
 
@@ -20,7 +21,7 @@ const shortPath = (e: ActionLogEntry) => e.path.slice(e.path.indexOf(API_PREFIX)
 
 function copyCommand(ctx: ActionContext, e: ActionLogEntry) {
   ctx.copy(e.command);
-  return Promise.resolve({ title: 'Command copied', summary: [e.command] });
+  return Promise.resolve({ title: 'Command copied', summary: [e.command, '', credentialNote(e.command)] });
 }
 
 /** "Status      200": a label and its value, the values in one column. */
@@ -32,6 +33,7 @@ const requestLines = (e: ActionLogEntry) => [
   labelled('Status', `${e.status ?? 'no answer'}${e.error ? ` · ${e.error}` : ''}`),
   labelled('Request id', e.requestId ?? 'none'),
   labelled('Command', e.command),
+  labelled('', credentialNote(e.command)),
 ];
 
 const targetText = (t: AuditEntry['target'] | undefined) =>

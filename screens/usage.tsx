@@ -40,11 +40,13 @@ const rangeOf = (extra: Record<string, unknown>): UsageRange =>
 /** 1234567 -> "1.2M": token counts in a narrow column. */
 export function compact(n: number | null | undefined): string {
   if (typeof n !== 'number' || !Number.isFinite(n)) return '–';
-  if (n >= 1e9) return `${+(n / 1e9).toFixed(1)}G`;
-  if (n >= 1e6) return `${+(n / 1e6).toFixed(1)}M`;
-  if (n >= 1e4) return `${+(n / 1e3).toFixed(1)}k`;
+  if (n >= 1e9) return `${down(n, 1e9)}G`;
+  if (n >= 1e6) return `${down(n, 1e6)}M`;
+  if (n >= 1e4) return `${down(n, 1e3)}k`;
   return thousands(n);
 }
+/** Rounded down to a tenth of `unit`: 3,999,848 used of a 4,000,000 quota reads 3.9M, not 4M (at quota). */
+const down = (n: number, unit: number) => Math.floor(n / (unit / 10)) / 10;
 const count = (n: number | null | undefined) => (typeof n === 'number' && Number.isFinite(n) ? thousands(n) : '–');
 
 /** Hours per chart mark: the smallest that fits, dividing a day evenly so marks are whole sums. */

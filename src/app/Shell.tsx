@@ -1,6 +1,7 @@
 import React, { useEffect, useRef } from 'react';
 import { Box, Text, useApp, useInput, useStdout, type Key } from 'ink';
 import { useStore } from 'zustand';
+import { confirmedAt } from '../store/resources.js';
 import { readOnlyReason } from '../store/session.js';
 import { flash, patchScreen, screenState } from '../store/ui.js';
 import { Header } from '../ui/Header.js';
@@ -17,7 +18,7 @@ import { offersFilter, type AnyScreen } from '../ui/screen-api.js';
 import { flipSort, nextSort, sortMark } from '../ui/sort.js';
 import { runAction } from './actions.js';
 import { Banner, bannerFor } from './Banner.js';
-import { openLink } from './navigate.js';
+import { goBack, openLink } from './navigate.js';
 import { togglePause } from './pause.js';
 import { commandHelp } from './commands.js';
 import { DialogHost } from './DialogHost.js';
@@ -124,7 +125,7 @@ export function Shell() {
 
   const setMode = (mode: typeof ui.mode) => deps.ui.setState({ mode, detailScroll: 0 });
   const go = (name: string) => {
-    deps.ui.setState({ screen: name, mode: 'normal', detailScroll: 0, flash: null });
+    deps.ui.setState({ screen: name, mode: 'normal', detailScroll: 0, flash: null, backTo: [] });
   };
   const moveScreen = (d: number) => {
     const i = deps.screens.findIndex((s) => s.name === deps.ui.getState().screen);
@@ -231,6 +232,7 @@ export function Shell() {
         return sortBy(true);
       case 'back':
         if (state.filter) patchScreen(deps.ui, screen.name, { filter: '', cursor: 0, selectedKey: null, scroll: 0 });
+        else goBack(deps.ui);
         return;
       case 'open':
         return openRow();
@@ -280,7 +282,7 @@ export function Shell() {
     flash(deps.ui, 'paste ignored: no text field has the focus (/ filters, : goes to a screen)', 'warn'),
   );
 
-  const offers = offersOf(screen);
+  const offers = { ...offersOf(screen), backTo: ui.backTo.at(-1) };
   const detail = (
     <DetailView title={detailTitle} value={detailValue} width={width} height={detailHeight} scroll={ui.detailScroll} />
   );
@@ -344,7 +346,7 @@ export function Shell() {
           signedOut={session.signedOut !== null}
           freshness={{
             // the action log is the dashboard's own, current as it is drawn
-            fetchedAt: screen.list?.fromActionLog ? now : data.primary.fetchedAt,
+            fetchedAt: screen.list?.fromActionLog ? now : confirmedAt(deps.resources, data.primary),
             failed: data.primary.status === 'error',
             loading: data.primary.status === 'loading',
           }}

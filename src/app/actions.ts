@@ -73,10 +73,11 @@ export async function runAction(
     flash(deps.ui, `${busy} is still running; ${action.label} waits until it ends.`, 'warn');
     return;
   }
-  deps.ui.setState({ busy: action.label, flash: null });
+  deps.ui.setState({ flash: null });
   try {
     // A refusal of what a form sent brings the action back with the forms prefilled; Esc there ends it.
     for (let resend: Resend | null = null; ;) {
+      deps.ui.setState({ busy: action.label });
       resend = await runOnce(deps, screen, action, row, resend);
       if (!resend) return;
     }
@@ -98,11 +99,15 @@ async function runOnce(
   const progress = new Set<number>();
   const submitted: Submitted[] = [];
   const ctx = makeContext(deps, screen, mutations, progress, submitted, resend);
+  // The action has ended once its result is shown: "◌ label…" under the result would say it still runs.
+  // Action keys wait for the result dialog anyway, as for any dialog.
+  const ended = () => deps.ui.setState({ busy: null });
   try {
     const outcome = await action.run(ctx, row);
     for (const id of progress) closeDialog(deps.dialogs, id);
     if (mutations.length) {
       const audit = await auditLines(deps, mutations);
+      ended();
       await openDialog(deps.dialogs, {
         kind: 'message',
         tone: outcome?.tone ?? 'ok',
@@ -110,6 +115,7 @@ async function runOnce(
         lines: [...(outcome?.summary ?? []), '', ...audit],
       }).done;
     } else if (outcome) {
+      ended();
       await openDialog(deps.dialogs, {
         kind: 'message',
         title: outcome.title ?? action.label,
@@ -133,6 +139,7 @@ async function runOnce(
     const e = errorLines(err);
     // Only when nothing was changed yet: running the action again must not repeat a change.
     const again = err instanceof ApiError && REFUSALS.has(err.status) && submitted.length > 0 && mutations.length === 0;
+    ended();
     await openDialog(deps.dialogs, {
       kind: 'message',
       tone: 'bad',

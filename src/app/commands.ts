@@ -135,7 +135,7 @@ const COMMANDS: readonly Command[] = [
     help: 'the action log: what this dashboard changed, or failed to',
     run(ctx) {
       // the log screen is optional: resolved by name when asked for
-      if (openLink(ctx.deps.ui, ctx.deps.screens, { screen: 'log' })) say(ctx, 'no action log', 'warn');
+      if (openLink(ctx.deps.ui, ctx.deps.screens, { screen: 'log' }, false)) say(ctx, 'no action log', 'warn');
     },
   },
   {
@@ -167,7 +167,7 @@ export function runCommandLine(ctx: CommandContext, typed: string) {
   const exact = screens.find((s) => s.name === text);
   const prefixed = screens.filter((s) => s.name.startsWith(text));
   const target = exact ?? (prefixed.length === 1 ? prefixed[0] : undefined);
-  if (target) return ui.setState({ screen: target.name, detailScroll: 0, flash: null });
+  if (target) return ui.setState({ screen: target.name, detailScroll: 0, flash: null, backTo: [] });
   const could = prefixed.length > 1 ? ` (could be ${prefixed.map((s) => s.name).join(', ')})` : '';
   const commands = COMMANDS.map((c) => c.name).join(' ');
   say(ctx, `no command or screen "${sanitize(text, 40)}"${could}; commands: ${commands}`, 'warn');

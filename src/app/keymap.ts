@@ -33,6 +33,8 @@ export interface Binding {
   needs?: 'filter' | 'list';
   /** its word and help on a screen whose rows open another screen (the overview) */
   opens?: { label: string; help: string };
+  /** on a screen a link opened: its hint (only there) and help line, naming the screen it returns to */
+  returns?: { priority: number; help: (screen: string) => string };
 }
 
 const VIEW: KeyContext[] = ['normal', 'detail'];
@@ -60,8 +62,12 @@ export const SHELL_BINDINGS: readonly Binding[] = [
     id: 'back',
     keys: ['escape'],
     hint: null,
-    help: 'back (closes detail, help, dialogs; clears the filter)',
+    help: 'back (closes detail, help, dialogs; clears the filter; else to the screen a link came from)',
     in: ['normal', 'detail', 'help'],
+    returns: {
+      priority: 55,
+      help: (screen) => `back (closes detail, help, dialogs; clears the filter; else to ${screen}, which opened this)`,
+    },
   },
   { id: 'next-screen', keys: ['tab'], hint: { label: 'next', priority: 15 }, help: 'next / previous screen', in: VIEW },
   {
@@ -286,6 +292,8 @@ export interface Offers {
   opens: boolean;
   /** the label of the action Enter runs on a row instead (screen-api.ts `enter`) */
   enter?: string;
+  /** the screen whose link opened this one: Esc returns there */
+  backTo?: string;
 }
 
 const shown = (b: Binding, offers: Offers) =>
@@ -299,11 +307,15 @@ export function shellHints(
   offers: Offers,
 ): { key: string; label: string; priority: number }[] {
   return keymap
-    .filter((b) => b.hint && !isScreenAction(b) && shown(b, offers))
+    .filter((b) => (b.hint || (b.returns && offers.backTo)) && !isScreenAction(b) && shown(b, offers))
     .map((b) => ({
       key: keyLabel(b.keys[0], 'hint'),
-      label: (b.id === 'open' && offers.enter) || (offers.opens && b.opens?.label) || b.hint!.label,
-      priority: b.hint!.priority,
+      label:
+        (b.returns && offers.backTo && `back to ${offers.backTo}`) ||
+        (b.id === 'open' && offers.enter) ||
+        (offers.opens && b.opens?.label) ||
+        b.hint!.label,
+      priority: (b.returns && offers.backTo ? b.returns.priority : b.hint?.priority) ?? 0,
     }));
 }
 
@@ -334,7 +346,9 @@ export function shellHelp(
             ).join('  ')
           : line.map((b) => keyLabel(b.keys[0])).join('  ');
       const enter = lead.id === 'open' && offers.enter ? `the row's ${offers.enter}` : undefined;
-      const text = notes[lead.id as ShellAction] ?? (enter || (offers.opens && lead.opens?.help) || lead.help);
+      const returns = offers.backTo && lead.returns?.help(offers.backTo);
+      const text =
+        notes[lead.id as ShellAction] ?? (enter || returns || (offers.opens && lead.opens?.help) || lead.help);
       return [keys, text];
     });
 }

@@ -54,14 +54,23 @@ function cliExport(e: Exchange): string | null {
     if (!option) return null;
     args.push(option, quote(String(value)));
   }
-  args.push('--url', quote(e.appliance));
+  // FILE is for the operator to fill in: without a credential the command fails ("no credential")
+  args.push('--url', quote(e.appliance), '--token-file', TOKEN_FILE_PLACEHOLDER);
   return args.join(' ');
 }
 
+const TOKEN_FILE_PLACEHOLDER = 'FILE';
+
+/** What the operator must fill in before running the command: it never holds the credential. */
+export const credentialNote = (command: string): string =>
+  command.startsWith('appliance-admin ')
+    ? `replace ${TOKEN_FILE_PLACEHOLDER} with the path of your token file (the command holds no token)`
+    : 'set the variable TOKEN to your token first (the command holds none)';
+
 /**
  * The request as a command an operator can run or keep: the CLI's where it has the route, else
- * curl. The token is `$TOKEN`, and secret fields of the body are left out (a created key's secret
- * is in the answer, never the request; this makes sure).
+ * curl. The token is `$TOKEN` (the CLI's: `--token-file FILE`), and secret fields of the body are
+ * left out (a created key's secret is in the answer, never the request; this makes sure).
  */
 export function equivalentCommand(e: Exchange): string {
   const cli = cliExport(e);

@@ -116,3 +116,11 @@ export function confirmEntry(
   entries[key] = { ...e, fetchedAt: at, requestId };
   return true;
 }
+
+/**
+ * When the entry's data was last confirmed current. A 304 moves fetchedAt in the store without
+ * waking subscribers (confirmEntry), so a component's own copy of the entry keeps the first
+ * answer's time: the header read that copy and called an idle screen late. The clock's redraw reads it here.
+ */
+export const confirmedAt = (store: ResourceStore, entry: ResourceEntry): number | null =>
+  store.getState().entries[entry.key]?.fetchedAt ?? entry.fetchedAt;

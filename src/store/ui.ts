@@ -38,6 +38,8 @@ export interface UiState {
   flash: Flash | null;
   /** label of the action running now; other action keys wait */
   busy: string | null;
+  /** the screens whose links opened this one, the nearest last: Esc returns there (src/app/navigate.ts) */
+  backTo: string[];
 }
 
 export type UiStore = ReturnType<typeof createUiStore>;
@@ -58,6 +60,7 @@ export function createUiStore(first: string) {
     detailScroll: 0,
     flash: null,
     busy: null,
+    backTo: [],
   }));
 }
 

@@ -29,6 +29,8 @@ export interface Column<Row> {
   maxWidth?: number;
   /** takes the width left over */
   grow?: boolean;
+  /** a short line narrows it (to minWidth) before the others: a column less read than its neighbours */
+  givesWay?: boolean;
   align?: 'left' | 'right';
   /** colour of the cell; the cell text must say the same thing in words */
   tone?: (row: Row) => Tone | undefined;

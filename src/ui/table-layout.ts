@@ -30,8 +30,8 @@ export const SORT_MARK_WIDTH = 2;
 
 /**
  * Column widths that fit `width`: natural widths (header and content, capped; the `sorted`
- * column's header with its mark), the widest shrunk first, leftover given to `grow` columns;
- * columns that still do not fit are dropped.
+ * column's header with its mark), `givesWay` columns shrunk first, then the widest, leftover given
+ * to `grow` columns; columns that still do not fit are dropped.
  */
 export function layoutColumns<Row>(columns: Column<Row>[], sample: Row[], width: number, sorted = -1): number[] {
   const natural = columns.map((c, i) => {
@@ -46,6 +46,9 @@ export function layoutColumns<Row>(columns: Column<Row>[], sample: Row[], width:
   let count = columns.length;
   const total = () => widths.slice(0, count).reduce((a, b) => a + b, 0);
   while (count > 1 && mins.slice(0, count).reduce((a, b) => a + b, 0) > available(count)) count--;
+  for (let i = 0; i < count; i++) {
+    if (columns[i].givesWay) widths[i] -= Math.max(0, Math.min(widths[i] - mins[i], total() - available(count)));
+  }
   while (total() > available(count)) {
     let widest = -1;
     for (let i = 0; i < count; i++) if (widths[i] > mins[i] && (widest < 0 || widths[i] > widths[widest])) widest = i;

@@ -68,9 +68,12 @@ export function fit(s: string, width: number, align: 'left' | 'right' = 'left'):
   return align === 'right' ? pad + t : t + pad;
 }
 
+const BREAK_AFTER = /(?<=[ ,;{}[\]]|(?<!\d):|:(?!\d))/;
+
 /**
  * Wraps `s` into lines of at most `width` columns, breaking after a space or punctuation where it
- * can (compact JSON has no spaces: it breaks after its commas and colons), inside a token only
+ * can (compact JSON has no spaces: it breaks after its commas and colons, but not after a colon
+ * between digits, which keeps a time such as 2026-11-26T21:33:39.181Z whole), inside a token only
  * when the token alone is wider than a line.
  */
 export function wrapText(s: string, width: number): string[] {
@@ -78,7 +81,7 @@ export function wrapText(s: string, width: number): string[] {
   if (widthOf(s) <= width) return [s];
   const out: string[] = [];
   let line = '';
-  for (const word of s.split(/(?<=[ ,;:{}[\]])/)) {
+  for (const word of s.split(BREAK_AFTER)) {
     if (stringWidth(line + word) <= width) {
       line += word;
       continue;

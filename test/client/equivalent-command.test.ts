@@ -40,11 +40,11 @@ describe('equivalent command', () => {
     });
     expect(equivalentCommand(exp({ format: 'csv', start_time: '2026-11-25T00:00:00Z', actor: 'alice' }))).toBe(
       `appliance-admin export audit -o '/tmp/a b.csv' --format 'csv' --since '2026-11-25T00:00:00Z' ` +
-        `--actor 'alice' --url 'https://appliance.example'`,
+        `--actor 'alice' --url 'https://appliance.example' --token-file FILE`,
     );
     expect(equivalentCommand(exp({ format: 'jsonl', request_id: 'req_7' }))).toBe(
       `appliance-admin export audit -o '/tmp/a b.csv' --format 'jsonl' --request-id 'req_7' ` +
-        `--url 'https://appliance.example'`,
+        `--url 'https://appliance.example' --token-file FILE`,
     );
     expect(equivalentCommand(exp({ format: 'csv', q: 'x' }))).toBe(
       `curl -H "Authorization: Bearer $TOKEN" -o '/tmp/a b.csv' 'https://appliance.example/v1/admin/audit/export?format=csv'`,

@@ -35,6 +35,7 @@ function seedRows(): JournalRecord[] {
         ended_ms: start + step * 2000 + 1500 + step,
         input_tokens: 1000 * step + k,
         output_tokens: 10 * step,
+        error: status === 'failed' ? { code: 'tool_timeout', message: 'create_ticket did not answer in 30 s' } : null,
       });
     }
   }
@@ -62,23 +63,36 @@ const tableRows = (f: string) => f.split('\n').filter((l) => /^[› ] \d{4}-\d\d
 const firstRow = (f: string) => tableRows(f)[0] ?? '';
 
 describe('journal screen', () => {
-  it('lists steps newest first: time, agent, step, tool, status badge, elapsed, tokens, channel, run', async () => {
-    const d = suite.render({ screen: 'journal', columns: 140 });
+  it('lists steps newest first: time, agent, step, tool, status, error, elapsed, tokens, channel, run', async () => {
+    const d = suite.render({ screen: 'journal', columns: 150 });
     const f = await d.waitForText(runId(0));
     const time = new Date(NOW - 5 * 60_000 + 3 * 2000).toISOString().slice(0, 19).replace('T', ' ');
-    // run 0, step 3: failed (0 % 5 === 0), 1503 ms, 3000 in / 30 out
+    // run 0, step 3: failed (0 % 5 === 0) on a timeout, 1503 ms, 3000 in / 30 out
     expect(firstRow(f)).toMatch(
       new RegExp(
-        `${time}\\s+hr-assistant\\s+3\\s+create_ticket\\s+✕ failed\\s+1\\.5 s\\s+3000/30\\s+chan_web\\s+${runId(0)}`,
+        `${time}\\s+hr-assistant\\s+3\\s+create_ticket\\s+✕ failed\\s+tool_timeout\\s+` +
+          `1\\.5 s\\s+3000/30\\s+chan_web\\s+${runId(0)}`,
       ),
     );
-    expect(f).toMatch(/hr-assistant\s+1\s+search_docs\s+● succeeded\s+1\.5 s\s+1000\/10\s+chan_web/);
+    expect(f).toMatch(/hr-assistant\s+1\s+search_docs\s+● succeeded\s+–\s+1\.5 s\s+1000\/10\s+chan_web/);
     expect(f).toMatch(/hr-assistant\s+0\s+–\s+● succeeded/); // a step without a tool
     expect(f).toContain('page 1 · 50 per page · more (n older) · all time, no other filters');
+    // the message is in the step's detail
+    await d.press('enter');
+    await d.waitForText('create_ticket did not answer in 30 s');
+  });
+
+  it('the error column gives way first: cut at 120 columns, the run id whole; still there at 80', async () => {
+    const wide = suite.render({ screen: 'journal', columns: 120 });
+    await wide.waitForText(new RegExp(`✕ failed\\s+tool_t\\S*…\\s+1\\.5 s\\s+3000/30\\s+chan_web\\s+${runId(0)}`));
+    await suite.unmount();
+    const d = suite.render({ screen: 'journal', columns: 80, rows: 24 });
+    const f = await d.waitForText(/hr-assistant\s+3\s+\S+\s+✕ failed\s+tool_t…\s+1\.5 s/);
+    expect(f.split('\n').every((l) => l.length <= 80)).toBe(true);
   });
 
   it('filters by agent and status on the server', async () => {
-    const d = suite.render({ screen: 'journal' });
+    const d = suite.render({ screen: 'journal', columns: 130 });
     await d.waitForText(runId(0));
     await d.press('f');
     await d.waitForText('Filter the agent journal');

@@ -65,6 +65,8 @@ describe('keys screen', () => {
     const framesBefore = d.allFrames().length;
     await d.press('enter');
     const result = await d.waitForText('Audit entry aud_');
+    // the action has ended: the status line no longer says it runs
+    expect(result.split('\n').at(-1)).not.toContain('◌');
     expect(result).toContain('Key created');
     expect(result).toContain(row.id);
     expect(result).toContain('gateway.key.create');
@@ -119,7 +121,8 @@ describe('keys screen', () => {
     expect(keyNamed('to-revoke')!.status).toBe('active');
     await d.type('e');
     await d.press('enter');
-    await d.waitForText('Key revoked');
+    const revoked = await d.waitForText('Key revoked');
+    expect(revoked).not.toContain('◌ revoke');
     expect(keyNamed('to-revoke')!.status).toBe('revoked');
     await d.press('enter');
     await d.waitFor((f) => /to-revoke\s+revoked/.test(f), 'the list to show it revoked');

@@ -66,6 +66,7 @@ describe('log screen (the action log)', () => {
     const flat = entry.replace(/\x1b\[[0-9;]*m|[│\s]/g, '');
     const url = `${suite.server.url}/v1/admin/gateway/keys/${id}/revoke`;
     expect(flat).toContain(`curl-XPOST-H"Authorization:Bearer$TOKEN"'${url}'`);
+    expect(flat).toContain('setthevariableTOKENtoyourtokenfirst');
     expect(flat).toContain(`Hash${revoke.hash}`);
 
     // `a` there: the audit screen, filtered to that request id, on that entry
@@ -75,7 +76,7 @@ describe('log screen (the action log)', () => {
     expect(audit).toContain(`request id ${revoke.request_id}`);
     expect(d.deps.ui.getState().screen).toBe('audit');
     expect(d.deps.ui.getState().screens.audit?.extra).toMatchObject({ filters: { request_id: revoke.request_id } });
-    await d.waitForText('1 audit entries in all');
+    await d.waitForText('1 audit entry in all');
 
     // the refused create was audited too, as a failure
     await d.press(':');
@@ -147,9 +148,13 @@ describe('log screen (the action log)', () => {
     const entry = await d.waitForText('Audit entry #');
     expect(entry).toMatch(/Action\s+audit\.export/);
     expect(entry).toMatch(/Actor\s+aude-auditor \(auditor\)/);
+    // the CLI's form names where the credential goes, and says to fill it in (it holds no token)
+    const flat = entry.replace(/\x1b\[[0-9;]*m|[│\s]/g, '');
+    expect(flat).toMatch(/Commandappliance-adminexportaudit-o\S*--token-fileFILEreplaceFILE/);
+    expect(flat).toContain('replaceFILEwiththepathofyourtokenfile');
     await d.press('a');
     await d.waitFor((x) => selectedLine(x).includes('audit.export'), 'the export entry selected');
-    await d.waitForText('1 audit entries in all');
+    await d.waitForText('1 audit entry in all');
   });
 
   it('an auditor sees an empty log: nothing sent', async () => {

@@ -50,9 +50,31 @@ describe('overview screen', () => {
       'the connectors screen on Cloud CRM',
     );
     expect(f).not.toContain('Detail:');
-    // Esc is not needed to go back: Shift-Tab returns to the board
+    // Shift-Tab returns to the board too
     await d.press('shift-tab');
     await d.waitFor((x) => header(x).includes('[overview]') && CRM.test(x), 'back on the overview');
+  });
+
+  it('Esc on the screen a line opened returns to the overview, same line; one reached by Tab has none', async () => {
+    const d = suite.render();
+    await d.waitForText(CRM);
+    await d.press('down');
+    const on = selected(await d.waitFor((x) => /Deployment degraded/.test(selected(x)), 'the deployment line'));
+    await d.press('enter');
+    const f = await d.waitFor((x) => header(x).includes('[deployment]'), 'the deployment screen');
+    expect(f.split('\n').at(-2)).toContain('Esc back to overview');
+    await d.press('?');
+    await d.waitForText(/Esc\s+back \(.*; else to overview, which opened this\)/);
+    await d.press('esc', 'esc');
+    const back = await d.waitFor((x) => header(x).includes('[overview]') && CRM.test(x), 'back on the overview');
+    expect(selected(back)).toBe(on);
+    // nothing further back: Esc stays here
+    await d.press('tab');
+    await d.waitFor((x) => header(x).includes('[connectors]'), 'connectors, by Tab');
+    expect(d.frame()).not.toContain('back to');
+    await d.press('esc');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(header(d.frame())).toContain('[connectors]');
   });
 
   it('at 80x24 the cursor line under the board says the reason the table cuts, and follows the cursor', async () => {

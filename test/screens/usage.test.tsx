@@ -98,7 +98,7 @@ describe('usage screen', () => {
     await d.waitForText('ci-bot');
     await d.press('w');
     const f = await d.waitForText('Last 7 days');
-    await d.waitFor((x) => /ci-bot\s+143\s+7\s+2\.5M\s+12\.3k\s+[·▁-█]+$/m.test(x), 'the week totals');
+    await d.waitFor((x) => /ci-bot\s+143\s+7\s+2\.5M\s+12\.2k\s+[·▁-█]+$/m.test(x), 'the week totals');
     expect(d.frame()).toMatch(/old-widget \(revoked\)\s+5\s+0/);
     expect(d.frame()).toContain('Requests per 3 h, oldest → now'); // 56 marks fit 120 columns
     expect(f).toBeTruthy();

@@ -86,6 +86,8 @@ export interface HistorySpec {
   title: string;
   /** "audit entries" */
   noun: string;
+  /** "audit entry": one of them */
+  nounOne: string;
   resourceId: string;
   listRoute: 'listAudit' | 'listJournal';
   /** counts over the whole match: the total beside the page, and the grouped view */

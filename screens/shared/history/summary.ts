@@ -35,7 +35,9 @@ function matchCount(
   if (why === 'short') return `type ${SEARCH_LENGTH.min} or more characters to search the whole ${spec.title}`;
   if (why === 'long') return `a search of the ${spec.title} takes at most ${SEARCH_LENGTH.max} characters`;
   const n = (total?.data as Summary | undefined)?.total;
-  const searched = h.filters.q ? `match "${h.filters.q}"` : `${spec.noun} in all`;
+  const searched = h.filters.q
+    ? `${n === 1 ? 'matches' : 'match'} "${h.filters.q}"`
+    : `${n === 1 ? spec.nounOne : spec.noun} in all`;
   if (typeof n === 'number') return `${thousands(n)} ${searched}`;
   if (total?.status === 'error')
     return h.filters.q ? `matches of "${h.filters.q}" not counted (see the error above)` : null;

@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest';
+import { wrapText } from '../../src/ui/text.js';
+
+describe('wrapText', () => {
+  it('keeps an ISO time whole, where it used to break after its colons', () => {
+    const lines = wrapText('No audit entry yet: the request was sent at 2026-11-26T21:33:39.181Z.', 64);
+    expect(lines).toEqual(['No audit entry yet: the request was sent at', '2026-11-26T21:33:39.181Z.']);
+  });
+
+  it('still breaks compact JSON after its commas and after the colon of a key', () => {
+    expect(wrapText('{"reason":"quota","limit":4000000,"used":3999848}', 20)).toEqual([
+      '{"reason":"quota",',
+      '"limit":4000000,',
+      '"used":3999848}',
+    ]);
+    expect(wrapText('{"a_rather_long_key_name":12}', 20)).toEqual(['{', '"a_rather_long_key_n', 'ame":12}']);
+  });
+});
