@@ -335,9 +335,12 @@ describe('an evidence pack', () => {
       expect(made.code).toBe(0);
       expect(readFileSync(join(dir, 'pack-typed', 'keys.json'), 'utf8')).toContain(typed);
 
-      // a real secret the appliance made, pasted where it should never be: in a key's name
-      const secret = (await t.call('POST', '/gateway/keys', { body: { name: 'real' } })).json.secret as string;
-      expect((await t.call('POST', '/gateway/keys', { body: { name: secret } })).status).toBe(201);
+      // a real secret the appliance made, pasted where it should never be: the API refuses it as a name (400), so it
+      // is planted in the database, as an older version or someone with the data directory could have left it
+      const real = (await t.call('POST', '/gateway/keys', { body: { name: 'real' } })).json;
+      const secret = real.secret as string;
+      expect((await t.call('POST', '/gateway/keys', { body: { name: secret } })).status).toBe(400);
+      t.server.db.prepare('UPDATE gateway_keys SET name = ? WHERE id = ?').run(secret, real.id);
       const refused = await pack('pack-secret');
       expect(refused.stderr).toMatch(
         /^appliance-admin: evidence: (audit\.csv|audit\.jsonl|keys\.json) line \d+ holds a gateway key secret; /,
