@@ -120,12 +120,20 @@ export class Poller {
     if (this.#running && !this.#paused && !this.#held && !this.#isWaitingToRetry()) this.#schedule(ms);
   }
 
-  /** The visible screen changed what it shows: fetch what is new right away. */
+  /**
+   * The visible screen changed what it shows: fetch what is new right away, and what the last
+   * screen asked for only now and then (`everyMs`) if this one wants it fresher than it is: the
+   * keys screen opened from the overview would otherwise show the overview's answer, seconds old
+   * and marked late, until the next refresh.
+   */
   setWanted(reqs: ResourceRequest[]) {
-    const before = new Set(this.#wanted.map(resourceKey));
+    const before = new Map(this.#wanted.map((r) => [resourceKey(r), r]));
     this.#wanted = reqs;
     if (!this.#running || this.#paused || this.#isWaitingToRetry()) return;
-    for (const r of reqs) if (!before.has(resourceKey(r))) void this.#fetch(r);
+    for (const r of reqs) {
+      const was = before.get(resourceKey(r));
+      if (!was || (was.everyMs !== r.everyMs && this.#isDue(r))) void this.#fetch(r);
+    }
   }
 
   /** `r`: poll now, skipping any backoff wait. */
