@@ -33,7 +33,7 @@ interface HelpEntry {
  */
 function helpLines(entries: HelpEntry[], width: number): HelpEntry[] {
   const textWidth = Math.max(10, width - KEY_WIDTH - 2);
-  return entries.flatMap((e) => {
+  return entries.flatMap((e): HelpEntry[] => {
     if (e.head) return wrapText(e.text, width).map((text) => ({ key: '', text, head: true }));
     const wrapped = wrapText(e.text, textWidth).map((text) => ({ key: '', text, dim: e.dim }));
     if (widthOf(e.key) < KEY_WIDTH) return wrapped.map((l, i) => (i === 0 ? { ...l, key: e.key } : l));
