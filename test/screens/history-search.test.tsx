@@ -69,7 +69,7 @@ const suite = setupScreenSuite({
 const tableRows = (f: string) => f.split('\n').filter((l) => /^[› ] \d{4}-\d\d-\d\d \d\d:\d\d:\d\d /.test(l));
 const unchanged = () => ({ audit: snapshot(suite.server, 'audit'), journal: snapshot(suite.server, 'journal') });
 
-/** Moves the picker's cursor down to the line holding `text` (inside the dialog: the list's own › row is above it). */
+/** Moves the picker's cursor to the line holding `text` (in the dialog: the list's own › row is above it). */
 async function pickLine(d: DashboardHarness, text: string) {
   const picked = (f: string) => f.split('\n').some((l) => l.includes('│ ›') && l.includes(text));
   for (let i = 0; i < 12 && !picked(d.frame()); i++) {
