@@ -59,14 +59,14 @@ export const journalScreen = defineScreen<JournalEntry>({
       { header: 'Step', value: (e) => e.step, align: 'right', width: 4 },
       { header: 'Tool', value: (e) => e.tool, minWidth: 6, maxWidth: 18 },
       { header: 'Status', value: status, tone: (e) => toneOf(e.status), width: 11 },
-      // the code only, giving way on a short line: Enter's detail has the message
+      // the code only (Enter's detail has the message), what the journal is read for: narrowed last
       {
         header: 'Error',
         value: (e) => e.error?.code,
         tone: (e) => (e.error ? 'bad' : undefined),
         minWidth: 7,
         maxWidth: 18,
-        givesWay: true,
+        holdsWidth: true,
       },
       { header: 'Elapsed', value: (e) => duration(e.duration_ms), align: 'right', width: 7 },
       {
@@ -77,7 +77,8 @@ export const journalScreen = defineScreen<JournalEntry>({
         maxWidth: 13,
       },
       { header: 'Channel', value: (e) => e.channel, minWidth: 6, maxWidth: 16 },
-      { header: 'Run', value: (e) => e.run_id, grow: true, minWidth: 8, maxWidth: 30 },
+      // shortened first, to a prefix that tells the page's runs apart (u and Enter use the whole id)
+      { header: 'Run', value: (e) => e.run_id, grow: true, uniquePrefix: 8, givesWay: true, maxWidth: 30 },
     ],
     rowKey: (e) => e.id,
     empty: emptyText(spec),

@@ -21,7 +21,7 @@ import { Banner, bannerFor } from './Banner.js';
 import { goBack, openLink } from './navigate.js';
 import { togglePause } from './pause.js';
 import { commandHelp } from './commands.js';
-import { DialogHost } from './DialogHost.js';
+import { BodyWithDialog } from './BodyWithDialog.js';
 import { useDeps } from './deps.js';
 import { bindingFor, keyName, keymapOf, screenActionId, shellHelp, shellHints } from './keymap.js';
 import { useScreenData } from './screen-data.js';
@@ -283,36 +283,34 @@ export function Shell() {
   );
 
   const offers = { ...offersOf(screen), backTo: ui.backTo.at(-1) };
-  const detail = (
-    <DetailView title={detailTitle} value={detailValue} width={width} height={detailHeight} scroll={ui.detailScroll} />
+  const detail = (h: number) => (
+    <DetailView title={detailTitle} value={detailValue} width={width} height={h} scroll={ui.detailScroll} />
   );
-  const body = topDialog ? (
-    <Box height={bodyHeight} flexDirection="column" justifyContent="center" overflow="hidden">
-      <DialogHost width={width} height={bodyHeight} isActive={!tooSmall} />
-    </Box>
-  ) : ui.mode === 'help' ? (
-    <HelpOverlay
-      screen={screen.name}
-      bindings={shellHelp(keymap, offers, sortNote(screen))}
-      commands={commandHelp()}
-      actions={hintActions}
-      width={width}
-      height={bodyHeight}
-      isActive={!tooSmall}
-    />
-  ) : ui.mode === 'detail' && gone ? (
-    <Box flexDirection="column" height={bodyHeight}>
-      <Text color={colour('warn')} wrap="truncate">
-        ▲ no longer in the list (removed, or moved off this page){seen ? '; as last seen' : ''}. Esc goes back to the
-        list.
-      </Text>
-      {detail}
-    </Box>
-  ) : ui.mode === 'detail' ? (
-    detail
-  ) : (
-    <ScreenView screen={screen} state={{ ...state, cursor }} data={data} width={width} height={bodyHeight} />
-  );
+  // The body at a height: all of it, or what an open dialog leaves (then the dialog has the keys).
+  const view = (viewHeight: number) =>
+    ui.mode === 'help' ? (
+      <HelpOverlay
+        screen={screen.name}
+        bindings={shellHelp(keymap, offers, sortNote(screen))}
+        commands={commandHelp()}
+        actions={hintActions}
+        width={width}
+        height={viewHeight}
+        isActive={!tooSmall && !topDialog}
+      />
+    ) : ui.mode === 'detail' && gone ? (
+      <Box flexDirection="column" height={viewHeight}>
+        <Text color={colour('warn')} wrap="truncate">
+          ▲ no longer in the list (removed, or moved off this page){seen ? '; as last seen' : ''}. Esc goes back to the
+          list.
+        </Text>
+        {detail(viewHeight - 1)}
+      </Box>
+    ) : ui.mode === 'detail' ? (
+      detail(viewHeight)
+    ) : (
+      <ScreenView screen={screen} state={{ ...state, cursor }} data={data} width={width} height={viewHeight} />
+    );
 
   // One tree whatever the size (the message comes and goes in its own slot), so nothing remounts.
   return (
@@ -358,9 +356,7 @@ export function Shell() {
           now={now}
         />
         <Banner lines={banner} />
-        <Box height={bodyHeight} flexDirection="column" overflowY="hidden">
-          {body}
-        </Box>
+        <BodyWithDialog width={width} height={bodyHeight} dialogOpen={topDialog} isActive={!tooSmall} view={view} />
         <KeyHints actions={hintActions} shell={shellHints(keymap, offers)} width={width} />
         <StatusLine screen={screen} filter={state.filter} width={width} inputActive={!tooSmall} />
       </Box>

@@ -1,6 +1,6 @@
 import React from 'react';
 import { Box, Text, useInput } from 'ink';
-import { fit, truncate } from './text.js';
+import { fit, widthOf, wrapText } from './text.js';
 import { useScrollWindow } from './scroll-window.js';
 import type { HintAction } from './KeyHints.js';
 
@@ -17,9 +17,32 @@ interface HelpProps {
   isActive?: boolean;
 }
 
+/** Room for a key in the help's key column; a longer key (a rebinding) gets a line of its own. */
+const KEY_WIDTH = 16;
+
+interface HelpEntry {
+  key: string;
+  text: string;
+  dim?: boolean;
+  head?: boolean;
+}
+
+/**
+ * The help's lines at `width`: each description wrapped at word boundaries beside its key, so a
+ * narrow terminal shows every word (k9s does the same) instead of cutting the line.
+ */
+function helpLines(entries: HelpEntry[], width: number): HelpEntry[] {
+  const textWidth = Math.max(10, width - KEY_WIDTH - 2);
+  return entries.flatMap((e): HelpEntry[] => {
+    if (e.head) return wrapText(e.text, width).map((text) => ({ key: '', text, head: true }));
+    const wrapped = wrapText(e.text, textWidth).map((text) => ({ key: '', text, dim: e.dim }));
+    if (widthOf(e.key) < KEY_WIDTH) return wrapped.map((l, i) => (i === 0 ? { ...l, key: e.key } : l));
+    return [...wrapText(e.key, width - 2).map((key) => ({ key, text: '', dim: e.dim })), ...wrapped];
+  });
+}
+
 export function HelpOverlay({ screen, bindings, actions, commands, width, height, isActive = true }: HelpProps) {
-  const keyWidth = 16;
-  const rows: { key: string; text: string; dim?: boolean; head?: boolean }[] = [
+  const entries: HelpEntry[] = [
     { key: '', text: 'Keys everywhere', head: true },
     ...bindings.map(([key, text]) => ({ key, text })),
     { key: '', text: '' },
@@ -34,6 +57,7 @@ export function HelpOverlay({ screen, bindings, actions, commands, width, height
     { key: '', text: 'Commands after : (Tab completes them and their arguments)', head: true },
     ...commands.map(([name, text]) => ({ key: name, text })),
   ];
+  const rows = helpLines(entries, width);
   // Taller than the room (80x24 with many actions): it scrolls, and a last line says what is hidden.
   const room = Math.max(1, height - 1);
   const scrolls = rows.length > room;
@@ -53,8 +77,8 @@ export function HelpOverlay({ screen, bindings, actions, commands, width, height
         ) : (
           <Text key={top + i} dimColor={r.dim} wrap="truncate">
             {'  '}
-            {fit(r.key, keyWidth)}
-            {truncate(r.text, Math.max(10, width - keyWidth - 4))}
+            {widthOf(r.key) < KEY_WIDTH ? fit(r.key, KEY_WIDTH) : r.key}
+            {r.text}
           </Text>
         ),
       )}

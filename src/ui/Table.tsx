@@ -5,7 +5,7 @@ import sliceAnsi from 'slice-ansi';
 import type { Column } from './screen-api.js';
 import { BoundedMap } from '../text/bounded-map.js';
 import widestLine from './ink-frame/widest-line.js';
-import { cellText, layoutColumns, scrollFor, GUTTER, SEPARATOR, SORT_MARK_WIDTH } from './table-layout.js';
+import { fitCell, layoutColumns, scrollFor, GUTTER, SEPARATOR, SORT_MARK_WIDTH } from './table-layout.js';
 import { sortMark, type SortState } from './sort.js';
 import { fit, truncate } from './text.js';
 import { colour } from './theme.js';
@@ -127,7 +127,7 @@ class RowLines<Row> {
     if (line === undefined) {
       line = '';
       this.cols.forEach((c, i) => {
-        line += paint(`${i > 0 ? SEP : ''}${fit(cellText(c, row), this.widths[i], c.align)}`, colour(safeTone(c, row)));
+        line += paint(`${i > 0 ? SEP : ''}${fitCell(c, row, this.widths[i])}`, colour(safeTone(c, row)));
       });
       this.kept.set(row, line);
     }

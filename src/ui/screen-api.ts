@@ -31,6 +31,13 @@ export interface Column<Row> {
   grow?: boolean;
   /** a short line narrows it (to minWidth) before the others: a column less read than its neighbours */
   givesWay?: boolean;
+  /**
+   * an id: narrowed, it shows its first characters without a cut mark, as git shortens hashes, at
+   * least this many and never fewer than tell the listed rows apart (its minWidth); Enter has it whole
+   */
+  uniquePrefix?: number;
+  /** narrowed only once every other column is at its minWidth: the column the list is read for */
+  holdsWidth?: boolean;
   align?: 'left' | 'right';
   /** colour of the cell; the cell text must say the same thing in words */
   tone?: (row: Row) => Tone | undefined;

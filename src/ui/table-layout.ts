@@ -1,6 +1,7 @@
 import type { Column } from './screen-api.js';
 import { sanitize } from '../text/sanitize.js';
-import { widthOf } from './text.js';
+import { graphemes } from '../text/graphemes.js';
+import { fit, widthOf } from './text.js';
 
 export const GUTTER = 2; // '› ' marks the selected row without relying on colour
 export const SEPARATOR = 2;
@@ -14,6 +15,35 @@ export function cellText<Row>(col: Column<Row>, row: Row): string {
   } catch {
     return '?';
   }
+}
+
+/** The cell at `width`: cut with …, or an id (uniquePrefix) to its first characters, which still tell it apart. */
+export function fitCell<Row>(col: Column<Row>, row: Row, width: number): string {
+  const text = cellText(col, row);
+  return fit(col.uniquePrefix && widthOf(text) > width ? leading(text, width) : text, width, col.align);
+}
+
+/** The first characters of `s` that fit in `width` columns. */
+function leading(s: string, width: number): string {
+  let out = '';
+  for (const { segment } of graphemes(s)) {
+    if (widthOf(out + segment) > width) break;
+    out += segment;
+  }
+  return out;
+}
+
+/** Characters an id column needs to tell its rows apart: one past the longest prefix two of them share. */
+function distinguishingLength<Row>(col: Column<Row>, sample: Row[]): number {
+  const ids = [...new Set(sample.map((r) => cellText(col, r)))].sort();
+  let need = 0;
+  for (let i = 1; i < ids.length; i++) {
+    const [a, b] = [ids[i - 1], ids[i]];
+    let shared = 0;
+    while (shared < a.length && a[shared] === b[shared]) shared++;
+    need = Math.max(need, Math.min(shared + 1, b.length));
+  }
+  return need;
 }
 
 /** Scroll offset that keeps the cursor inside a window of `visible` rows. */
@@ -30,8 +60,8 @@ export const SORT_MARK_WIDTH = 2;
 
 /**
  * Column widths that fit `width`: natural widths (header and content, capped; the `sorted`
- * column's header with its mark), `givesWay` columns shrunk first, then the widest, leftover given
- * to `grow` columns; columns that still do not fit are dropped.
+ * column's header with its mark), `givesWay` columns shrunk first, then the widest (`holdsWidth`
+ * ones last), leftover given to `grow` columns; columns that still do not fit are dropped.
  */
 export function layoutColumns<Row>(columns: Column<Row>[], sample: Row[], width: number, sorted = -1): number[] {
   const natural = columns.map((c, i) => {
@@ -40,7 +70,14 @@ export function layoutColumns<Row>(columns: Column<Row>[], sample: Row[], width:
     for (const r of sample) w = Math.max(w, widthOf(cellText(c, r)));
     return Math.min(w, c.maxWidth ?? 40);
   });
-  const mins = columns.map((c, i) => (c.width ? c.width : Math.min(natural[i], c.minWidth ?? 6)));
+  const mins = columns.map((c, i) =>
+    c.width
+      ? c.width
+      : Math.min(
+          natural[i],
+          c.uniquePrefix ? Math.max(c.uniquePrefix, distinguishingLength(c, sample)) : (c.minWidth ?? 6),
+        ),
+  );
   const widths = [...natural];
   const available = (n: number) => width - GUTTER - SEPARATOR * Math.max(0, n - 1);
   let count = columns.length;
@@ -49,9 +86,17 @@ export function layoutColumns<Row>(columns: Column<Row>[], sample: Row[], width:
   for (let i = 0; i < count; i++) {
     if (columns[i].givesWay) widths[i] -= Math.max(0, Math.min(widths[i] - mins[i], total() - available(count)));
   }
-  while (total() > available(count)) {
+  // the widest narrows first; a column that holds its width only once no other can narrow
+  const narrowable = (holding: boolean) => {
     let widest = -1;
-    for (let i = 0; i < count; i++) if (widths[i] > mins[i] && (widest < 0 || widths[i] > widths[widest])) widest = i;
+    for (let i = 0; i < count; i++) {
+      if (Boolean(columns[i].holdsWidth) !== holding || widths[i] <= mins[i]) continue;
+      if (widest < 0 || widths[i] > widths[widest]) widest = i;
+    }
+    return widest;
+  };
+  while (total() > available(count)) {
+    const widest = narrowable(false) >= 0 ? narrowable(false) : narrowable(true);
     if (widest < 0) break;
     widths[widest]--;
   }

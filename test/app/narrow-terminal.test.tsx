@@ -30,9 +30,11 @@ describe('an 80x24 terminal', () => {
     expect(first).toMatch(/… \d+ more below \(↓ PgDn\)/);
     expect(first).toContain('↑↓ PgUp PgDn scroll');
     expect(helpRow(first, 'u', 'this run')).toBe(false);
-    expect(helpRow(first, 'f', 'filter')).toBe(true); // the first action; the commands follow the last
+    expect(helpRow(first, 'P', 'pause polling')).toBe(true); // the last shell key; the actions follow
     await d.press('pgdn');
-    const end = await d.waitFor((f) => helpRow(f, 'u', 'this run'), 'u this run after PgDn');
+    await d.waitFor((f) => helpRow(f, 'u', 'this run'), 'u this run after PgDn');
+    await d.press('pgdn');
+    const end = await d.waitFor((f) => helpRow(f, ':quit', 'quit'), 'the last command after PgDn');
     for (const [k, label] of [
       ['t', 'newest'],
       ['e', 'export'],
@@ -43,7 +45,7 @@ describe('an 80x24 terminal', () => {
     await d.press('home');
     await d.waitFor((f) => !helpRow(f, 'u', 'this run') && f.includes('more below'), 'back at the top');
     await d.press('down', 'j');
-    await d.waitForText(/… 15 more below \(↓ PgDn\), 2 above/); // help has s S, P, f c n p t e v u, 8 commands
+    await d.waitForText(/… 22 more below \(↓ PgDn\), 2 above/); // help has s S, P, f c n p t e v u, 8 commands
     await d.press('esc');
     await d.waitFor((f) => !f.includes('Help · Esc'), 'help closed');
     await d.press('?');
@@ -126,7 +128,7 @@ describe('an 80x24 terminal', () => {
   });
 
   it('help that fits shows no marker and does not scroll', async () => {
-    const d = suite.render({ screen: 'journal', columns: 100, rows: 40 });
+    const d = suite.render({ screen: 'journal', columns: 100, rows: 50 });
     await d.waitForText('[journal]');
     await d.press('?');
     const f = await d.waitForText('Keys everywhere');

@@ -69,21 +69,14 @@ const suite = setupScreenSuite({
 const tableRows = (f: string) => f.split('\n').filter((l) => /^[› ] \d{4}-\d\d-\d\d \d\d:\d\d:\d\d /.test(l));
 const unchanged = () => ({ audit: snapshot(suite.server, 'audit'), journal: snapshot(suite.server, 'journal') });
 
-/** Moves the picker's cursor down to the line holding `text`. */
+/** Moves the picker's cursor to the line holding `text` (in the dialog: the list's own › row is above it). */
 async function pickLine(d: DashboardHarness, text: string) {
-  for (
-    let i = 0;
-    i < 12 &&
-    !d
-      .frame()
-      .split('\n')
-      .some((l) => l.includes('›') && l.includes(text));
-    i++
-  ) {
+  const picked = (f: string) => f.split('\n').some((l) => l.includes('│ ›') && l.includes(text));
+  for (let i = 0; i < 12 && !picked(d.frame()); i++) {
     await d.press('down');
     await new Promise((r) => setTimeout(r, 20));
   }
-  await d.waitFor((f) => f.split('\n').some((l) => l.includes('›') && l.includes(text)), `${text} under the cursor`);
+  await d.waitFor(picked, `${text} under the cursor`);
 }
 
 describe('/ on the audit screen searches the whole trail', () => {

@@ -82,9 +82,9 @@ describe('journal screen', () => {
     await d.waitForText('create_ticket did not answer in 30 s');
   });
 
-  it('the error column gives way first: cut at 120 columns, the run id whole; still there at 80', async () => {
+  it('the error column is narrowed last: whole at 120 columns, with these run ids whole; cut at 80', async () => {
     const wide = suite.render({ screen: 'journal', columns: 120 });
-    await wide.waitForText(new RegExp(`✕ failed\\s+tool_t\\S*…\\s+1\\.5 s\\s+3000/30\\s+chan_web\\s+${runId(0)}`));
+    await wide.waitForText(new RegExp(`✕ failed\\s+tool_timeout\\s+1\\.5 s\\s+3000/30\\s+chan_\\S*\\s+${runId(0)}`));
     await suite.unmount();
     const d = suite.render({ screen: 'journal', columns: 80, rows: 24 });
     const f = await d.waitForText(/hr-assistant\s+3\s+\S+\s+✕ failed\s+tool_t…\s+1\.5 s/);

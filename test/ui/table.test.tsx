@@ -216,6 +216,35 @@ describe('Table', () => {
     expect(widths.length).toBeLessThan(12);
     expect(widths.reduce((a, b) => a + b, 0) + 2 + 2 * (widths.length - 1)).toBeLessThanOrEqual(60);
   });
+
+  it('narrows a holdsWidth column last, and an id column to the prefix that tells its rows apart, uncut', () => {
+    const ids = ['run_k3x9q2ma7tz', 'run_k3x8b1pq0wd', 'run_p0z5n6cc2yy'].map((id, n) => ({
+      id,
+      name: 'budget_exceeded',
+      n,
+    }));
+    const cols: Column<Row>[] = [
+      { header: 'Tool', value: () => 'extract_clauses' },
+      { header: 'Error', value: (r) => r.name, holdsWidth: true },
+      { header: 'Run', value: (r) => r.id, uniquePrefix: 4, givesWay: true, grow: true },
+    ];
+    // 15 each, 51 with the gutter and separators; at 40 the run id gives way first, to the 8
+    // characters run_k3x9… and run_k3x8… need, then Tool; the error code keeps its 15
+    expect(layoutColumns(cols, ids, 40)).toEqual([11, 15, 8]);
+    const { lastFrame, unmount } = render(
+      <Table columns={cols} rows={ids} cursor={0} scroll={0} height={6} width={40} />,
+    );
+    const lines = lastFrame()!
+      .split('\n')
+      .filter((l) => l.includes('budget_exceeded'));
+    expect(lines.map((l) => l.trimEnd().split(/\s+/).slice(-2))).toEqual([
+      ['budget_exceeded', 'run_k3x9'],
+      ['budget_exceeded', 'run_k3x8'],
+      ['budget_exceeded', 'run_p0z5'],
+    ]);
+    expect(lines[1]).toContain('extract_cl…');
+    unmount();
+  });
 });
 
 describe('Table colours', () => {
