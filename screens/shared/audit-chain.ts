@@ -44,9 +44,16 @@ let loading: Promise<void> | undefined;
  * there before its first answer.
  */
 export function loadChainCheck(): void {
-  loading ??= import('./audit-chain-check.js').then((m) => {
-    checkChain = m.checkChain;
-  });
+  loading ??= import('./audit-chain-check.js').then(
+    (m) => {
+      checkChain = m.checkChain;
+    },
+    () => {
+      // not loaded (a process ending under it, as a test run's teardown does): the chain stays
+      // unchecked, and the next call tries again, rather than an unhandled rejection
+      loading = undefined;
+    },
+  );
 }
 
 /**
