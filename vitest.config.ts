@@ -23,6 +23,7 @@ export default defineConfig({
     include: ['test/**/*.test.{ts,tsx}'],
     exclude: ['test/bench/**', 'node_modules/**'],
     globalSetup: ['test/helpers/global-temp.ts'],
+    setupFiles: ['test/helpers/chain-check-settled.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',

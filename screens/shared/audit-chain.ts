@@ -57,6 +57,13 @@ export function loadChainCheck(): void {
 }
 
 /**
+ * Resolves once the load started by loadChainCheck (if any) has settled, loaded or failed: a test
+ * run waits for it before a test ends (test/helpers/chain-check-settled.ts), so that the teardown
+ * never cuts off the import.
+ */
+export const chainCheckSettled = (): Promise<void> => loading ?? Promise.resolve();
+
+/**
  * The checks of audit-chain-check.ts once loaded (see loadChainCheck), else undefined. `whole`:
  * the entries are a page of the unfiltered trail, so a gap between them is entries removed.
  */
