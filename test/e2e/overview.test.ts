@@ -36,7 +36,9 @@ describe.skipIf(!hasTmux())(e2eTitle('the demo opens on the overview; commands a
     ['it_admin', 120, 40],
     ['auditor', 80, 24],
   ] as const) {
-    it(`as ${role} at ${columns}x${rows}: the failing CRM connector and the degraded deployment first; Enter opens the connector; on the keys :sort Name desc, :refresh 5s in the header, P pauses and resumes`, async () => {
+    const opens = 'the failing CRM connector and the degraded deployment first; Enter opens the connector';
+    const commands = ':sort Name desc, :refresh 5s in the header, P pauses and resumes';
+    it(`as ${role} at ${columns}x${rows}: ${opens}; on the keys ${commands}`, async () => {
       await ensureBuilt();
       const t = await TmuxSession.start({
         name: `overview-${role}`,

@@ -10,7 +10,7 @@ describe('loading the chain check', () => {
     vi.doUnmock('../../screens/shared/audit-chain-check.js');
   });
 
-  it('a failed load leaves the chain unchecked, without an unhandled rejection, and the next call loads it', async () => {
+  it('a failed load leaves the chain unchecked, rejects nothing unhandled, and the next call loads it', async () => {
     vi.doMock('../../screens/shared/audit-chain-check.js', () => {
       throw new Error('module runner closed');
     });
