@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 // @ts-expect-error: a plain .mjs build script without types
 import { inkFrameTarget } from './scripts/ink-frame.mjs';
@@ -23,9 +24,13 @@ export default defineConfig({
     include: ['test/**/*.test.{ts,tsx}'],
     exclude: ['test/bench/**', 'node_modules/**'],
     globalSetup: ['test/helpers/global-temp.ts'],
+    setupFiles: ['test/helpers/chain-check-settled.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // The suite waits more than it computes (servers, child processes, terminals, poll intervals):
+    // vitest's default of one worker fewer than the cores ran one file at a time on CI's 2 cores
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // Ink goes through Vite so that the plugin above can replace its frame builder
     server: { deps: { inline: ['ink'] } },
   },

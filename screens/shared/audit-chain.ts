@@ -44,10 +44,24 @@ let loading: Promise<void> | undefined;
  * there before its first answer.
  */
 export function loadChainCheck(): void {
-  loading ??= import('./audit-chain-check.js').then((m) => {
-    checkChain = m.checkChain;
-  });
+  loading ??= import('./audit-chain-check.js').then(
+    (m) => {
+      checkChain = m.checkChain;
+    },
+    () => {
+      // not loaded (a process ending under it, as a test run's teardown does): the chain stays
+      // unchecked, and the next call tries again, rather than an unhandled rejection
+      loading = undefined;
+    },
+  );
 }
+
+/**
+ * Resolves once the load started by loadChainCheck (if any) has settled, loaded or failed: a test
+ * run waits for it before a test ends (test/helpers/chain-check-settled.ts), so that the teardown
+ * never cuts off the import.
+ */
+export const chainCheckSettled = (): Promise<void> => loading ?? Promise.resolve();
 
 /**
  * The checks of audit-chain-check.ts once loaded (see loadChainCheck), else undefined. `whole`:

@@ -1,8 +1,5 @@
-import dc from 'node:diagnostics_channel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient } from '../../src/client/api-client.js';
-import { createDashboard } from '../../src/app/deps.js';
-import { screens } from '../../screens/index.js';
+import { overviewDashboard } from '../helpers/overview-dashboard.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
@@ -21,17 +18,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("a resource's everyMs", () => {
   it('skips the slow resources on a refresh until their answer is that old; r asks for them at once', async () => {
-    const client = new ApiClient({ url: server.url, token: server.tokens.it_admin });
-    const deps = createDashboard({
-      client,
-      token: server.tokens.it_admin,
-      screens,
-      refreshMs: 250,
-      initialScreen: 'overview',
-    });
-    const paths: string[] = [];
-    const made = ({ request }: { request: { path: string } }) => paths.push(request.path.replace(/\?.*/, ''));
-    dc.subscribe('undici:request:create', made as (message: unknown) => void);
+    const { deps, paths, close } = overviewDashboard(server, 250);
     const count = (p: string) => paths.filter((x) => x === `/v1/admin${p}`).length;
     try {
       deps.poller.start(true);
@@ -47,8 +34,7 @@ describe("a resource's everyMs", () => {
       expect(count('/gateway/keys')).toBe(2);
       expect(count('/audit/checkpoints')).toBe(2);
     } finally {
-      dc.unsubscribe('undici:request:create', made as (message: unknown) => void);
-      await deps.close();
+      await close();
     }
   });
 });

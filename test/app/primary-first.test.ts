@@ -1,10 +1,8 @@
-import dc from 'node:diagnostics_channel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient } from '../../src/client/api-client.js';
-import { createDashboard } from '../../src/app/deps.js';
 import { screens } from '../../screens/index.js';
 import { screenResources } from '../../src/app/screen-resources.js';
 import { screenState } from '../../src/store/ui.js';
+import { overviewDashboard } from '../helpers/overview-dashboard.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
@@ -20,17 +18,7 @@ afterAll(() => server.close());
 
 describe('a primary-first round', () => {
   it("asks for the session and the overview's first resource, then for the others, each once", async () => {
-    const client = new ApiClient({ url: server.url, token: server.tokens.it_admin });
-    const deps = createDashboard({
-      client,
-      token: server.tokens.it_admin,
-      screens,
-      refreshMs: 60_000,
-      initialScreen: 'overview',
-    });
-    const paths: string[] = [];
-    const made = ({ request }: { request: { path: string } }) => paths.push(request.path.replace(/\?.*/, ''));
-    dc.subscribe('undici:request:create', made as (message: unknown) => void);
+    const { deps, paths, close } = overviewDashboard(server, 60_000);
     try {
       deps.poller.start(true);
       await deps.poller.firstRound(10_000, true);
@@ -45,8 +33,7 @@ describe('a primary-first round', () => {
       expect(paths.filter((p) => p === '/v1/admin/deployment')).toHaveLength(1);
       expect(paths).toContain('/v1/admin/connectors');
     } finally {
-      dc.unsubscribe('undici:request:create', made as (message: unknown) => void);
-      await deps.close();
+      await close();
     }
   });
 });

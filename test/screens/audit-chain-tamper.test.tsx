@@ -4,6 +4,7 @@ import { rehash, type Entry } from '../helpers/audit-chain.js';
 import type { DashboardHarness } from '../helpers/dashboard.js';
 import { setupScreenSuite, type ScreenSuite } from '../helpers/screen-suite.js';
 import { startTestServer } from '../helpers/server.js';
+import { tamper } from '../helpers/tamper.js';
 
 /**
  * The dashboard's share of the tamper suite (issue 28 §7): each tampering of test/server/audit-tamper.test.ts,
@@ -41,17 +42,6 @@ function trailSuite(order: 'oldest first' | 'newest first' = 'oldest first'): Sc
   });
 }
 
-/** Changes the database as someone with the data directory could: the append-only triggers dropped first. */
-function tamper(suite: ScreenSuite, ...sql: string[]) {
-  const db = suite.db;
-  for (const t of db
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN ('audit', 'audit_checkpoints')")
-    .pluck()
-    .all())
-    db.exec(`DROP TRIGGER "${String(t)}"`);
-  for (const q of sql) db.exec(q);
-}
-
 /**
  * The whole trail rewritten with one entry changed (#2's actor) and every hash after it recomputed,
  * as a forger with the database would; read through the list, which (unlike an export) writes nothing.
@@ -61,7 +51,7 @@ async function forge(suite: ScreenSuite) {
   const entries = (r.json.data as Entry[]).reverse();
   expect(entries.map((e) => e.seq)).toEqual(Array.from({ length: HEAD }, (_, i) => i + 1));
   const forged = rehash(entries.map((e) => (e.seq === 2 ? { ...e, actor: { subject: 'nobody', role: null } } : e)));
-  tamper(suite);
+  tamper(suite.db);
   const update = suite.db.prepare(
     'UPDATE audit SET actor_subject = ?, actor_role = ?, prev_hash = ?, hash = ? WHERE seq = ?',
   );
@@ -100,7 +90,7 @@ async function overviewSays(suite: ScreenSuite, line: RegExp) {
 describe('one field of one entry changed', () => {
   const suite = trailSuite();
   it('V names the entry; the audit screen and the overview say CHAIN BROKEN at it', async () => {
-    tamper(suite, `UPDATE audit SET outcome = 'denied' WHERE seq = ${HEAD - 3}`);
+    tamper(suite.db, `UPDATE audit SET outcome = 'denied' WHERE seq = ${HEAD - 3}`);
     const d = await auditScreen(suite);
     await d.waitForText(`CHAIN BROKEN at #${HEAD - 3}: its hash does not match its contents`);
     expect(await verify(d)).toContain(`entry #${HEAD - 3}: hash does not match its contents`);
@@ -113,7 +103,7 @@ describe('one entry deleted', () => {
   const suite = trailSuite();
   const gone = HEAD - 4;
   it('the page check finds it without V, as entries missing between the rows of the unfiltered page', async () => {
-    tamper(suite, `DELETE FROM audit WHERE seq = ${gone}`);
+    tamper(suite.db, `DELETE FROM audit WHERE seq = ${gone}`);
     const d = await auditScreen(suite);
     const f = await d.waitForText('CHAIN BROKEN');
     expect(f).toContain(`CHAIN BROKEN at #${gone}: entry #${gone} missing: #${gone + 1} follows #${gone - 1} in time`);
@@ -141,7 +131,7 @@ describe('two entries swapped', () => {
   it('V names both; the audit screen and the overview say CHAIN BROKEN', async () => {
     const [a, b] = [HEAD - 6, HEAD - 5];
     tamper(
-      suite,
+      suite.db,
       `UPDATE audit SET seq = -1 WHERE seq = ${a}`,
       `UPDATE audit SET seq = ${a} WHERE seq = ${b}`,
       `UPDATE audit SET seq = ${b} WHERE seq = -1`,
@@ -159,7 +149,7 @@ describe('the tail cut, the appliance keeping its checkpoints', () => {
   const suite = trailSuite();
   it("V finds it by the appliance's own signed checkpoint beyond the trail's end", async () => {
     // nothing seen before the cut: the appliance's checkpoints tell (and the one kept on the way, now)
-    tamper(suite, `DELETE FROM audit WHERE seq > ${HEAD - 3}`);
+    tamper(suite.db, `DELETE FROM audit WHERE seq > ${HEAD - 3}`);
     const d = await auditScreen(suite);
     await d.waitForText(new RegExp(`chain checks out \\(page #\\d+–#${HEAD - 3}\\) · checkpoint #${HEAD} signed`));
     const f = await verify(d);
@@ -178,7 +168,11 @@ describe('the tail cut with the checkpoints after it', () => {
     const before = await auditScreen(suite);
     await before.waitForText(`checkpoint #${HEAD} signed`);
     await suite.unmount();
-    tamper(suite, `DELETE FROM audit WHERE seq > ${HEAD - 3}`, `DELETE FROM audit_checkpoints WHERE seq > ${HEAD - 3}`);
+    tamper(
+      suite.db,
+      `DELETE FROM audit WHERE seq > ${HEAD - 3}`,
+      `DELETE FROM audit_checkpoints WHERE seq > ${HEAD - 3}`,
+    );
     const d = await auditScreen(suite);
     // the appliance never removes a checkpoint: one it signed and no longer lists is a break already
     await d.waitForText(`CHAIN BROKEN at #${HEAD}: the appliance lists no checkpoint, but it signed #${HEAD} earlier`);
@@ -215,7 +209,7 @@ describe('a forgery with every checkpoint removed', () => {
     await before.waitForText(`checkpoint #${HEAD} signed`);
     await suite.unmount();
     await forge(suite);
-    tamper(suite, 'DELETE FROM audit_checkpoints');
+    tamper(suite.db, 'DELETE FROM audit_checkpoints');
     const d = await auditScreen(suite);
     await d.waitForText(
       `CHAIN BROKEN at #${HEAD}: entry #${HEAD} is no longer what the checkpoint kept earlier recorded: ` +

@@ -5,6 +5,7 @@ import { evidenceVerifyCommand } from '../../src/cli/evidence-verify.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { insertAuditBatch, type AuditSeed } from '../../src/server/governance/bulk.js';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
+import { tamper } from '../helpers/tamper.js';
 
 const NOW = Date.now();
 const SEEDED = 120;
@@ -35,17 +36,6 @@ const suite = setupScreenSuite({
 });
 const maxSeq = () => (suite.db.prepare('SELECT max(seq) FROM audit').pluck().get() as number) ?? 0;
 const newestCheckpoint = () => suite.db.prepare('SELECT max(seq) FROM audit_checkpoints').pluck().get() as number;
-
-/** Changes the database as someone with the data directory could: the append-only triggers dropped first. */
-function tamper(sql: string) {
-  const db = suite.db;
-  for (const t of db
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'audit'")
-    .pluck()
-    .all())
-    db.exec(`DROP TRIGGER "${String(t)}"`);
-  db.exec(sql);
-}
 
 // The tampering test comes last in the file: it breaks the chain for good.
 describe('audit screen: the chain', () => {
@@ -110,7 +100,7 @@ describe('audit screen: the chain', () => {
 
   it('one field of one entry changed in SQLite: the audit screen and the overview say CHAIN BROKEN at #N', async () => {
     const target = maxSeq() - 3;
-    tamper(`UPDATE audit SET outcome = 'denied' WHERE seq = ${target}`);
+    tamper(suite.db, `UPDATE audit SET outcome = 'denied' WHERE seq = ${target}`);
     const d = suite.render({ screen: 'audit', columns: 200 });
     const f = await d.waitForText('CHAIN BROKEN');
     expect(f).toContain(`CHAIN BROKEN at #${n(target)}: its hash does not match its contents`);

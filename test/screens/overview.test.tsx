@@ -130,8 +130,9 @@ describe('overview screen', () => {
       // the board says it in its lines: no error banner on top of them
       expect(f).not.toContain('✕ ERROR loading');
     } finally {
-      await suite.unmount();
+      // the peer first: it drops the stalled poll, which the client's close would otherwise wait out
       await h.close();
+      await suite.unmount();
     }
   });
 });

@@ -8,6 +8,7 @@ import { runCli, writeTokenFile } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { rehash, type Entry } from '../helpers/audit-chain.js';
+import { tamper } from '../helpers/tamper.js';
 
 /**
  * The tamper suite (issue 28 §7): a real server on a real database, the trail changed directly in
@@ -66,17 +67,6 @@ async function keyFile(s: TestServer): Promise<string> {
   return file;
 }
 
-/** Direct database access, as an intruder would have it: no trigger stands in the way. */
-function tamper(s: TestServer, sql: string[]) {
-  const db = s.server.db;
-  for (const t of db
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'audit'")
-    .pluck()
-    .all())
-    db.exec(`DROP TRIGGER "${String(t)}"`);
-  for (const q of sql) db.exec(q);
-}
-
 const live = (s: TestServer, extra: string[] = []) =>
   runCli(['audit', 'verify', '--url', s.url, '--token-file', writeTokenFile(s.tokens.auditor), ...extra]);
 
@@ -109,7 +99,9 @@ describe.skipIf(!chainReady)('the tamper suite: each change is found offline and
   });
 
   it('one field of one entry changed', async () => {
-    const { offline, online } = await scenario((s) => tamper(s, ["UPDATE audit SET outcome = 'denied' WHERE seq = 3"]));
+    const { offline, online } = await scenario((s) =>
+      tamper(s.server.db, "UPDATE audit SET outcome = 'denied' WHERE seq = 3"),
+    );
     for (const r of [offline, online]) {
       expect(r.stdout).toContain('entry #3: hash does not match its contents');
       expect(r.code).toBe(1);
@@ -117,7 +109,7 @@ describe.skipIf(!chainReady)('the tamper suite: each change is found offline and
   });
 
   it('one entry deleted', async () => {
-    const { offline, online } = await scenario((s) => tamper(s, ['DELETE FROM audit WHERE seq = 4']));
+    const { offline, online } = await scenario((s) => tamper(s.server.db, 'DELETE FROM audit WHERE seq = 4'));
     for (const r of [offline, online]) {
       expect(r.stdout).toContain('entry #4 missing');
       expect(r.code).toBe(1);
@@ -126,11 +118,12 @@ describe.skipIf(!chainReady)('the tamper suite: each change is found offline and
 
   it('two entries swapped', async () => {
     const { offline, online } = await scenario((s) =>
-      tamper(s, [
+      tamper(
+        s.server.db,
         'UPDATE audit SET seq = -5 WHERE seq = 5',
         'UPDATE audit SET seq = 5 WHERE seq = 6',
         'UPDATE audit SET seq = 6 WHERE seq = -5',
-      ]),
+      ),
     );
     for (const r of [offline, online]) {
       expect(r.stdout).toContain('entry #5: hash does not match its contents');
@@ -141,7 +134,7 @@ describe.skipIf(!chainReady)('the tamper suite: each change is found offline and
 
   it('the tail cut', async () => {
     const { offline, online } = await scenario((s, kept) =>
-      tamper(s, [`DELETE FROM audit WHERE seq > ${Number(kept.seq) - 3}`]),
+      tamper(s.server.db, `DELETE FROM audit WHERE seq > ${Number(kept.seq) - 3}`),
     );
     // the appliance grows the trail again from the cut; the kept checkpoint no longer matches
     for (const r of [offline, online]) {
@@ -159,7 +152,7 @@ describe.skipIf(!chainReady)('the tamper suite: each change is found offline and
         .map((l) => JSON.parse(l) as Entry);
       const forged = rehash(entries.map((e) => (e.seq === 2 ? { ...e, actor: { subject: 'nobody', role: null } } : e)));
       const db = s.server.db;
-      tamper(s, []);
+      tamper(s.server.db);
       const update = db.prepare(
         'UPDATE audit SET actor_subject = ?, actor_role = ?, prev_hash = ?, hash = ? WHERE seq = ?',
       );
