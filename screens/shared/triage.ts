@@ -369,9 +369,21 @@ function deniedLines(denied: Summary | undefined): TriageLine[] {
   ];
 }
 
+// The rows of each audit page answer, kept while the store keeps that answer: the chain check
+// remembers its result per rows array, and the overview draws (and triages) several times a
+// second; a fresh array each time re-checked every entry's hash on every frame.
+const pageRows = new WeakMap<object, unknown[]>();
+
 /** The newest audit page and checkpoint checked (docs/audit-chain.md), once the page arrived. */
-const chainOf = (page: unknown, checkpoints: unknown): ChainCheck | undefined =>
-  page === undefined ? undefined : chainCheckOf(list(page), checkpoints, { whole: true });
+export function chainOf(page: unknown, checkpoints: unknown): ChainCheck | undefined {
+  if (page === undefined) return undefined;
+  let rows = page !== null && typeof page === 'object' ? pageRows.get(page) : undefined;
+  if (!rows) {
+    rows = list(page);
+    if (page !== null && typeof page === 'object') pageRows.set(page, rows);
+  }
+  return chainCheckOf(rows, checkpoints, { whole: true });
+}
 
 function chainLines(check: ChainCheck | undefined): TriageLine[] {
   if (!check || check.ok) return [];

@@ -537,3 +537,20 @@ describe('triage()', () => {
     ).not.toThrow();
   });
 });
+
+describe("the overview's chain check", () => {
+  it('checks an audit page once while the store keeps that answer, not at every frame', async () => {
+    const { chainedTrail } = await import('../helpers/audit-chain.js');
+    const { chainOf } = await import('../../screens/shared/triage.js');
+    const { loadChainCheck, chainCheckSettled } = await import('../../screens/shared/audit-chain.js');
+    loadChainCheck();
+    await chainCheckSettled();
+    const answer = page(chainedTrail(50).reverse());
+    const first = chainOf(answer, undefined);
+    expect(first?.ok).toBe(true);
+    // the same answer object, drawn again: the remembered result, not a new check of 50 hashes
+    expect(chainOf(answer, undefined)).toBe(first);
+    // a new answer (a poll that brought a change) is checked afresh
+    expect(chainOf(page(chainedTrail(50).reverse()), undefined)).not.toBe(first);
+  });
+});
