@@ -3,7 +3,7 @@ import { Client } from './undici-client.js';
 import type { z } from 'zod';
 import { API_PREFIX, ROUTE_META, type RouteMeta, type RouteName } from '../contract/route-meta.js';
 import type { RouteResponse, routes } from '../contract/routes.js';
-import { prepareRouteSchemas, routeSchemas } from './route-schemas.js';
+import { routeSchemas } from './route-schemas.js';
 import { MAX_DEPTH, MAX_ITEMS, sanitize, sanitizeDeep, type Cuts } from '../text/sanitize.js';
 import {
   ApiError,
@@ -269,9 +269,7 @@ export class ApiClient {
     }
     let res: Dispatcher.ResponseData;
     try {
-      const answer = this.#client.request({ path, method: def.method, headers, body, signal: input.signal });
-      prepareRouteSchemas(name);
-      res = await answer;
+      res = await this.#client.request({ path, method: def.method, headers, body, signal: input.signal });
     } catch (err) {
       throw toTransportError(err);
     }

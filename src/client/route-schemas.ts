@@ -31,14 +31,3 @@ export async function routeSchemas(name: RouteName): Promise<RouteSchemas> {
   }
   return (await schemas)[name]!;
 }
-
-/**
- * Builds a route's schemas while its request is on the way, not after its answer: the first
- * schemas of a run cost about 10 ms (zod's classes set up on first use), which the appliance's
- * own time to answer then hides (docs/performance.md). setImmediate lets the request be written
- * first: a loopback connection is ready in the same turn of the event loop.
- */
-export function prepareRouteSchemas(name: RouteName): void {
-  if (loaded.has(ROUTE_META[name].area)) return;
-  setImmediate(() => void routeSchemas(name).catch(() => undefined));
-}
