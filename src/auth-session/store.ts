@@ -14,28 +14,26 @@ import {
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
-// zod's small build: the dashboard reads this module as it starts, before any API schema is
-// needed, and the full zod's first schemas cost about 6 ms there (docs/performance.md).
-import * as z from 'zod/mini';
+import * as z from 'zod';
 import { SessionFileError } from './errors.js';
 
 export const StoredSession = z.object({
   version: z.literal(1),
   issuer: z.string(),
   client_id: z.string(),
-  scope: z.optional(z.string()),
-  audience: z.optional(z.string()),
-  resource: z.optional(z.string()),
-  appliance_url: z.optional(z.string()),
-  access_token: z.string().check(z.minLength(1)),
-  refresh_token: z.optional(z.string()),
-  token_type: z.optional(z.string()),
+  scope: z.string().optional(),
+  audience: z.string().optional(),
+  resource: z.string().optional(),
+  appliance_url: z.string().optional(),
+  access_token: z.string().min(1),
+  refresh_token: z.string().optional(),
+  token_type: z.string().optional(),
   /** ms since the epoch; null when the provider gave no lifetime */
-  expires_at: z.nullable(z.number()),
+  expires_at: z.number().nullable(),
   /** ms since the epoch when this access token was received (its lifetime is expires_at minus this) */
-  obtained_at: z.optional(z.number()),
-  subject: z.optional(z.string()),
-  name: z.optional(z.string()),
+  obtained_at: z.number().optional(),
+  subject: z.string().optional(),
+  name: z.string().optional(),
   signed_in_at: z.string(),
 });
 export type StoredSession = z.infer<typeof StoredSession>;

@@ -36,10 +36,4 @@ describe("what the dashboard's bundle runs as it loads", () => {
     for (const area of areas) expect(eager.has(`src/contract/${area}.ts`), area).toBe(false);
     expect(eager.has('src/contract/index.ts')).toBe(false);
   });
-
-  it("builds no API schema as it loads: roles and names are read without zod, the stored sign-in with zod's small build", () => {
-    expect(eager.has('src/contract/roles.ts')).toBe(true); // the check sees the session's roles
-    expect(eager.has('src/contract/common.ts')).toBe(false);
-    expect([...eager].filter((p) => p.includes('node_modules/zod/v4/classic/'))).toEqual([]);
-  });
 });
