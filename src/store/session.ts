@@ -1,5 +1,5 @@
 import { createStore } from 'zustand/vanilla';
-import { mayMutate } from '../contract/roles.js';
+import { mayMutate } from '../contract/common.js';
 import { MUTATION_ACTIONS } from '../contract/route-meta.js';
 import type { ApiClient } from '../client/api-client.js';
 import { ApiError, NOT_THIS_API, TransportError } from '../client/errors.js';
