@@ -127,6 +127,8 @@ describe('a dialog keeps the list it acts on in sight', () => {
     const below = under.slice(under.findLastIndex((l) => l.includes('╰')) + 1).join('\n');
     // q, n and x would go to the form's field, not quit, create or revoke
     expect(below).not.toMatch(/q quit|n new key|x revoke|s sort/);
+    // the hint line stays, blank: the status line under it does not move up
+    expect(under[under.findLastIndex((l) => l.includes('╰')) + 1].trim()).toBe('');
     await d.press('esc');
     await d.waitFor((f) => !f.includes('Create a gateway key'), 'the form closed');
     await d.press('?');
