@@ -44,6 +44,11 @@ function statusLines(d: Deployment | undefined, width: number): Line[] {
   ];
 }
 
+/** Down, then degraded, then the rest in the appliance's order (sort is stable): the overview's Enter lands here. */
+const RANK: Record<string, number> = { down: 0, degraded: 1 };
+const worstFirst = (list: Deployment['components']) =>
+  [...list].sort((a, b) => (RANK[a.status] ?? 2) - (RANK[b.status] ?? 2));
+
 function componentLines(list: Deployment['components'], width: number): Line[] {
   if (!list.length) return [plain('  (the appliance listed no components)')];
   const name = Math.min(24, Math.max(4, ...list.map((c) => widthOf(c.name ?? ''))));
@@ -59,7 +64,7 @@ function componentLines(list: Deployment['components'], width: number): Line[] {
       seg('  '),
       seg('Message', { dim: true }),
     ],
-    ...list.flatMap((c) =>
+    ...worstFirst(list).flatMap((c) =>
       wrapped(
         [
           seg('  '),

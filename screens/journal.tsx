@@ -103,11 +103,22 @@ export const journalScreen = defineScreen<JournalEntry>({
             tone: 'info',
             summary: [`The list shows only run ${e.run_id}; f changes the filters, c clears them.`],
           };
-        // The whole run: a status, tool or time filter kept here would hide some of its steps.
-        ctx.setExtra(
-          { filters: { run_id: e.run_id }, range: 'all', from: null, until: null, cursors: [], anchor: null },
-          { top: true },
-        );
+        // The whole run: a status, tool or time filter, or a `/` search, kept here would hide some of its steps.
+        // Opened as a link so that the detail (where the hints offer u too) closes and the list shows the run.
+        ctx.open({
+          screen: 'journal',
+          filter: '',
+          extra: {
+            ...ctx.state.extra,
+            filters: { run_id: e.run_id },
+            range: 'all',
+            from: null,
+            until: null,
+            cursors: [],
+            anchor: null,
+          },
+          select: e.id,
+        });
       },
     },
   ],

@@ -5,6 +5,7 @@ import { requestAuditQuery, requestEntry } from '../src/client/request-audit.js'
 import { credentialNote } from '../src/client/equivalent-command.js';
 import { defineScreen, type ActionContext } from '../src/ui/screen-api.js';
 import { tableTime } from './shared/table-time.js';
+import { thousands } from '../src/text/thousands.js';
 
 /** What the appliance audits a route as: its contract action; an export is audited as `KIND.export`. */
 const EXPORT_ACTIONS: Partial<Record<string, string>> = {
@@ -41,7 +42,7 @@ const targetText = (t: AuditEntry['target'] | undefined) =>
 
 /** The entry as the audit screen shows it, with its place in the hash chain. */
 const entryLines = (a: AuditEntry) => [
-  `Audit entry #${a.seq} (${a.id})`,
+  `Audit entry #${thousands(a.seq)} (${a.id})`,
   labelled('  Time', a.at),
   labelled('  Action', a.action),
   labelled('  Target', targetText(a.target)),

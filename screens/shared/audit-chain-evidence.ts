@@ -18,11 +18,11 @@ export function evidenceAction<Row>(): ScreenAction<Row> {
       const folder = `evidence-${stamp}`;
       const v = await ctx.form({
         title: 'Make an evidence pack',
-        message: [
-          'The audit trail (JSON Lines and CSV, with the signed checkpoints and public keys), the journal, the key',
-          'inventory (never a secret), the role matrix, settings, deployment, models, routing and budgets, and a',
+        // one paragraph: the dialog wraps it to its width (lines broken here came out ragged at 80 columns)
+        message:
+          'The audit trail (JSON Lines and CSV, with the signed checkpoints and public keys), the journal, the key ' +
+          'inventory (never a secret), the role matrix, settings, deployment, models, routing and budgets, and a ' +
           'manifest of every file. Making it is audited.',
-        ],
         fields: [
           {
             kind: 'text',

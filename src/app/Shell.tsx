@@ -357,7 +357,21 @@ export function Shell() {
         />
         <Banner lines={banner} />
         <BodyWithDialog width={width} height={bodyHeight} dialogOpen={topDialog} isActive={!tooSmall} view={view} />
-        <KeyHints actions={hintActions} shell={shellHints(keymap, offers)} width={width} />
+        {/* only keys that work now: a dialog has them all (and shows its own); help takes only ?, Esc and q */}
+        <KeyHints
+          actions={topDialog || ui.mode === 'help' ? [] : hintActions}
+          shell={
+            topDialog
+              ? []
+              : ui.mode === 'help'
+                ? shellHints(
+                    keymap.filter((b) => b.in.includes('help')),
+                    offersOf(screen),
+                  )
+                : shellHints(keymap, offers)
+          }
+          width={width}
+        />
         <StatusLine screen={screen} filter={state.filter} width={width} inputActive={!tooSmall} />
       </Box>
     </>

@@ -8,6 +8,7 @@ import type { AuditEntry } from '../contract/index.js';
 import { errorLines } from '../ui/error-lines.js';
 import { routingChangeOf } from '../ui/audit-change.js';
 import { sanitize } from '../text/sanitize.js';
+import { thousands } from '../text/thousands.js';
 import type { FormField, FormValues } from '../ui/dialogs/form-model.js';
 import { closeDialog, openDialog, updateDialog } from './dialogs.js';
 import { openLink } from './navigate.js';
@@ -333,7 +334,7 @@ async function auditLines(deps: DashboardDeps, mutations: Mutation[]): Promise<s
     const entry = r.entry;
     const change = routingChangeOf(entry);
     out.push(
-      `Audit entry ${entry.id}${entry.seq === undefined ? '' : ` · #${entry.seq}`}`,
+      `Audit entry ${entry.id}${entry.seq === undefined ? '' : ` · #${thousands(entry.seq)}`}`,
       `  at       ${entry.at}`,
       `  actor    ${entry.actor?.subject ?? '?'} (${entry.actor?.role ?? '?'})`,
       `  action   ${entry.action}`,

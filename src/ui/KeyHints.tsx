@@ -97,6 +97,8 @@ function KeyHintsLine({ actions, shell, width }: KeyHintsProps) {
   const reasons = [...new Set(actions.map((a) => a.disabled).filter((r): r is string => !!r))];
   const reason = reasons.length ? `(✕ ${reasons.join('; ')})` : '';
   const fitted = fitHints(actions, shell, reason, width);
+  // nothing to offer (a dialog has the keys): the line stays, blank, so the status line under it does not move
+  if (!fitted.actions.length && !fitted.shell.length && !fitted.reasonWidth) return <Text> </Text>;
   return (
     <Text wrap="truncate">
       {fitted.actions.map((a) => (

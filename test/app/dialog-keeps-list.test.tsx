@@ -112,4 +112,31 @@ describe('a dialog keeps the list it acts on in sight', () => {
     await d.press('esc');
     await d.waitFor((x) => !x.includes('A long result') && cursorLine(x) !== null, 'the list back');
   });
+
+  it("the key hints offer only what works: none of the list's keys under a dialog, only ? and q in help", async () => {
+    const d = suite.render({ screen: 'keys', columns: 120, rows: 40 });
+    const hints = (f: string) =>
+      plain(f)
+        .split('\n')
+        .findLast((l) => l.includes('│') || l.includes('q quit')) ?? '';
+    const list = await d.waitForText('row 1 of');
+    expect(hints(list)).toMatch(/n new key.*x revoke.*q quit/);
+    await d.press('n');
+    const form = await d.waitFor((f) => plain(f).includes('Create a gateway key') && f.includes('╰'), 'the form');
+    const under = plain(form).split('\n');
+    const below = under.slice(under.findLastIndex((l) => l.includes('╰')) + 1).join('\n');
+    // q, n and x would go to the form's field, not quit, create or revoke
+    expect(below).not.toMatch(/q quit|n new key|x revoke|s sort/);
+    // the hint line stays, blank: the status line under it does not move up
+    expect(under[under.findLastIndex((l) => l.includes('╰')) + 1].trim()).toBe('');
+    await d.press('esc');
+    await d.waitFor((f) => !f.includes('Create a gateway key'), 'the form closed');
+    await d.press('?');
+    const help = await d.waitForText('Keys everywhere');
+    const line = plain(help).split('\n').at(-2) ?? '';
+    expect(line).toContain('q quit');
+    expect(line).not.toMatch(/new key|revoke|detail|sort|filter|next/);
+    await d.press('?');
+    await d.waitFor((f) => hints(f).includes('n new key'), 'the hints back with the list');
+  });
 });

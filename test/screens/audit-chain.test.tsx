@@ -73,6 +73,23 @@ describe('audit screen: the chain', () => {
     await d.waitForText(`chain verified to #${n(top)} (`);
   });
 
+  it("E's explanation at 80 columns is one paragraph, each line filled before the next starts", async () => {
+    const d = suite.render({ screen: 'audit', role: 'auditor', columns: 80, rows: 24 });
+    await d.waitForText(/chain checks out/);
+    await d.press('E');
+    const f = await d.waitForText('Make an evidence pack');
+    const box = f.split('\n').map((l) => /│ (.*?)\s*│$/.exec(l)?.[1] ?? null);
+    const first = box.findIndex((l) => l?.startsWith('The audit trail'));
+    const last = box.findIndex((l) => l?.endsWith('Making it is audited.'));
+    expect(first).toBeGreaterThan(0);
+    const width = Math.max(...box.map((l) => l?.length ?? 0));
+    for (let i = first; i < last; i++) {
+      const nextWord = box[i + 1]!.split(' ')[0];
+      expect(box[i]!.length + 1 + nextWord.length, `line ${i}: "${box[i]}"`).toBeGreaterThan(width);
+    }
+    await d.press('esc');
+  });
+
   it('E (an auditor may) makes an evidence pack that evidence verify accepts', async () => {
     const dir = join(tempDir('aa-evidence-ui'), 'pack');
     const d = suite.render({ screen: 'audit', role: 'auditor', columns: 200 });

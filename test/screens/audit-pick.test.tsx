@@ -71,4 +71,22 @@ describe('audit action filter: a pick list of the actions the appliance records'
       'every action again',
     );
   });
+
+  it('at 80x24 the pick list says how many actions are out of sight, below and above', async () => {
+    const d = suite.render({ screen: 'audit', columns: 80, rows: 24 });
+    await d.waitForText('settings.update');
+    await d.press('a');
+    const top = await d.waitForText('Show one action');
+    const last = PICKS.at(-1)!;
+    expect(top).not.toContain(last);
+    const below = /… (\d+) more below/.exec(top);
+    expect(below).not.toBeNull();
+    const shown = PICKS.filter((p) => p && new RegExp(`^\\s*│ [› ] ${p.replace(/[.*]/g, '\\$&')} `, 'm').test(top));
+    expect(shown.length + 1 + Number(below![1])).toBe(PICKS.length); // + "any action"
+    await d.press('end');
+    const end = await d.waitForText(new RegExp(`› ${last.replace(/\./g, '\\.')}`));
+    expect(end).toMatch(/… \d+ above/);
+    expect(end).not.toContain('more below');
+    await d.press('esc');
+  });
 });

@@ -87,6 +87,28 @@ describe('deployment screen', () => {
     }
   });
 
+  it('at 80x24 a component that is not healthy is in sight at once, above the healthy ones', async () => {
+    const failing = await startTestServer();
+    try {
+      const list = (await failing.call('GET', '/connectors')).json as { data: { id: string }[] };
+      const id = list.data[0].id;
+      failing.server.db
+        .prepare(
+          "INSERT OR REPLACE INTO connector_state (connector_id, state, last_sync_status) VALUES (?, 'error', 'failed')",
+        )
+        .run(id);
+      const d = suite.render({ server: failing, screen: 'deployment', columns: 80, rows: 24 });
+      const f = await d.waitFor((x) => /lines 1–\d+ of \d+/.test(x) && x.includes('Components'), 'the first page');
+      expect(f).toMatch(new RegExp(`▲ degraded\\s+ingestion\\s+\\S+\\s+last sync failed for ${esc(id)}`));
+      const lines = f.split('\n');
+      const header = lines.findIndex((l) => /Status\s+Name\s+Version/.test(l));
+      expect(lines[header + 1]).toContain('▲ degraded');
+    } finally {
+      await suite.unmount();
+      await failing.close();
+    }
+  });
+
   it('fits 80 columns and scrolls with the arrows when taller than the screen', async () => {
     const d = suite.render({ screen: 'deployment', columns: 80, rows: 24 });
     // both resources loaded: the install plan makes it much taller than 24 lines

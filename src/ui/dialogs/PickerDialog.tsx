@@ -26,6 +26,9 @@ export function PickerDialog(p: PickerProps) {
   const [pos, setPos, getPos] = useLiveState({ cursor: 0, scroll: 0 });
   const { cursor, scroll } = pos;
   const room = Math.max(1, p.height - 8);
+  // a list longer than the room gives its last line to saying how much is out of sight
+  const overflow = p.items.length > room;
+  const shown = overflow ? Math.max(1, room - 1) : room;
   useInput(
     (input, key) => {
       if (key.escape) return p.onDone(null);
@@ -38,7 +41,7 @@ export function PickerDialog(p: PickerProps) {
       else if (key.end) next = p.items.length - 1;
       else return;
       next = Math.max(0, Math.min(p.items.length - 1, next));
-      setPos({ cursor: next, scroll: scrollFor(next, now.scroll, room, p.items.length) });
+      setPos({ cursor: next, scroll: scrollFor(next, now.scroll, shown, p.items.length) });
     },
     { isActive: p.isActive },
   );
@@ -48,7 +51,7 @@ export function PickerDialog(p: PickerProps) {
     <Frame title={p.title} width={p.width} footer="↑↓ move · Enter choose · Esc cancel">
       {p.message ? <Text wrap="wrap">{sanitize(p.message, 500)}</Text> : null}
       {p.items.length === 0 ? <Text dimColor>Nothing to choose from.</Text> : null}
-      {p.items.slice(scroll, scroll + room).map((item, n) => {
+      {p.items.slice(scroll, scroll + shown).map((item, n) => {
         const i = scroll + n;
         const selected = i === cursor;
         const hint = item.hint ? `  ${sanitize(item.hint, 200)}` : '';
@@ -60,6 +63,14 @@ export function PickerDialog(p: PickerProps) {
           </Text>
         );
       })}
+      {overflow ? <Text dimColor>{hiddenItems(scroll, shown, p.items.length)}</Text> : null}
     </Frame>
   );
+}
+
+/** What the window leaves out, as the help and long results say it. */
+function hiddenItems(top: number, shown: number, total: number): string {
+  const below = total - top - shown;
+  if (below <= 0) return `… ${top} above (↑)`;
+  return `… ${below} more below (↓)${top > 0 ? `, ${top} above` : ''}`;
 }
