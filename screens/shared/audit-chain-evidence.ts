@@ -12,6 +12,8 @@ export function evidenceAction<Row>(): ScreenAction<Row> {
     key: 'E',
     label: 'evidence pack',
     mutates: false,
+    // what an auditor opens the audit screen for: on an 80-column hint line before the paging keys
+    hintPriority: 65,
     capability: 'audit.export',
     async run(ctx) {
       const stamp = isoSeconds(Date.now()).replace(/[-:]/g, '');

@@ -15,6 +15,8 @@ export function verifyTrailAction<Row>(): ScreenAction<Row> {
     key: 'V',
     label: 'verify chain',
     mutates: false,
+    // what an auditor opens the audit screen for: on an 80-column hint line before the paging keys
+    hintPriority: 65,
     capability: 'audit.export',
     run: (ctx) => withTempDir((dir) => verifyWholeTrail(ctx, join(dir, 'audit.jsonl'))),
   };

@@ -149,7 +149,7 @@ export function screenBindings(screen: AnyScreen): Binding[] {
   return (screen.actions ?? []).map((a) => ({
     id: screenActionId(screen, a.label),
     keys: [a.key],
-    hint: { label: a.label, priority: ACTION_HINT_PRIORITY },
+    hint: { label: a.label, priority: a.hintPriority ?? ACTION_HINT_PRIORITY },
     help: a.label,
     in: VIEW,
   }));

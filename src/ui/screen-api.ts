@@ -229,6 +229,12 @@ interface ActionBase {
   mutates: boolean;
   /** the contract action it needs, e.g. 'gateway.key.revoke' */
   capability?: string;
+  /**
+   * How long it stays on a short hint line: higher stays longer. Default 60, after `?` and `q`
+   * and before the shell's other keys; of equals, the rightmost goes first. The action a screen
+   * is mostly used for says more (V on the audit screen).
+   */
+  hintPriority?: number;
 }
 
 /** An action on the selected row: the shell runs it only with a row, so `run` gets one. */
