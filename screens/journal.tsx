@@ -59,12 +59,13 @@ export const journalScreen = defineScreen<JournalEntry>({
       { header: 'Step', value: (e) => e.step, align: 'right', width: 4 },
       { header: 'Tool', value: (e) => e.tool, minWidth: 6, maxWidth: 18 },
       { header: 'Status', value: status, tone: (e) => toneOf(e.status), width: 11 },
-      // the code only (Enter's detail has the message), what the journal is read for: narrowed last
+      // the code only (Enter's detail has the message), what the journal is read for: narrowed last,
+      // and never below 15 (budget_exceeded): at 80 columns Elapsed gives way to it (Enter shows it)
       {
         header: 'Error',
         value: (e) => e.error?.code,
         tone: (e) => (e.error ? 'bad' : undefined),
-        minWidth: 7,
+        minWidth: 15,
         maxWidth: 18,
         holdsWidth: true,
       },
