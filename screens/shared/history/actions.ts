@@ -77,6 +77,8 @@ export function historyActions<Row>(spec: HistorySpec): ScreenAction<Row>[] {
       key: 'p',
       label: 'newer',
       mutates: false,
+      // back towards the newest: the first keys to leave a short hint line (the summary says n older)
+      hintPriority: 55,
       async run(ctx) {
         const h = searchedState(ctx.state);
         if (!h.cursors.length)
@@ -93,6 +95,8 @@ export function historyActions<Row>(spec: HistorySpec): ScreenAction<Row>[] {
       key: 't',
       label: 'newest',
       mutates: false,
+      // back towards the newest: the first keys to leave a short hint line (the summary says n older)
+      hintPriority: 55,
       async run(ctx) {
         ctx.setExtra(FIRST_PAGE, { top: true });
       },
