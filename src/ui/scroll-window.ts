@@ -22,8 +22,13 @@ export function useScrollWindow(total: number, shown: number) {
     else return false;
     return true;
   };
+  return { top, onKey, marker: hiddenMarker(top, shown, total) };
+}
+
+/** What a window of `shown` lines from `top` leaves out of `total`, with the keys that reach it. */
+export function hiddenMarker(top: number, shown: number, total: number, keys = { down: '↓ PgDn', up: '↑ PgUp' }) {
   const below = total - top - shown;
-  const marker =
-    below > 0 ? `… ${below} more below (↓ PgDn)${top > 0 ? `, ${top} above` : ''}` : `… ${top} above (↑ PgUp)`;
-  return { top, onKey, marker };
+  return below > 0
+    ? `… ${below} more below (${keys.down})${top > 0 ? `, ${top} above` : ''}`
+    : `… ${top} above (${keys.up})`;
 }

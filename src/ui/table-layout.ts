@@ -1,7 +1,6 @@
 import type { Column } from './screen-api.js';
 import { sanitize } from '../text/sanitize.js';
-import { graphemes } from '../text/graphemes.js';
-import { fit, widthOf } from './text.js';
+import { fit, leadingColumns, widthOf } from './text.js';
 
 export const GUTTER = 2; // '› ' marks the selected row without relying on colour
 export const SEPARATOR = 2;
@@ -20,17 +19,7 @@ export function cellText<Row>(col: Column<Row>, row: Row): string {
 /** The cell at `width`: cut with …, or an id (uniquePrefix) to its first characters, which still tell it apart. */
 export function fitCell<Row>(col: Column<Row>, row: Row, width: number): string {
   const text = cellText(col, row);
-  return fit(col.uniquePrefix && widthOf(text) > width ? leading(text, width) : text, width, col.align);
-}
-
-/** The first characters of `s` that fit in `width` columns. */
-function leading(s: string, width: number): string {
-  let out = '';
-  for (const { segment } of graphemes(s)) {
-    if (widthOf(out + segment) > width) break;
-    out += segment;
-  }
-  return out;
+  return fit(col.uniquePrefix && widthOf(text) > width ? leadingColumns(text, width) : text, width, col.align);
 }
 
 /** Characters an id column needs to tell its rows apart: one past the longest prefix two of them share. */

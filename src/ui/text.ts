@@ -35,15 +35,20 @@ export function truncate(s: string, width: number): string {
 }
 
 function cutTo(s: string, width: number): string {
+  return `${leadingColumns(s, width - 1)}…`;
+}
+
+/** The first characters of `s` that fit in `width` terminal columns, without a cut mark. */
+export function leadingColumns(s: string, width: number): string {
   let out = '';
   let used = 0;
   for (const { segment } of graphemes(s)) {
     const w = widthOf(segment);
-    if (used + w > width - 1) break;
+    if (used + w > width) break;
     out += segment;
     used += w;
   }
-  return `${out}…`;
+  return out;
 }
 
 /**

@@ -5,6 +5,7 @@ import { Frame, innerWidth } from './Frame.js';
 import { scrollFor } from '../table-layout.js';
 import { sanitize } from '../../text/sanitize.js';
 import { fit } from '../text.js';
+import { hiddenMarker } from '../scroll-window.js';
 
 export interface PickerItem {
   label: string;
@@ -63,14 +64,7 @@ export function PickerDialog(p: PickerProps) {
           </Text>
         );
       })}
-      {overflow ? <Text dimColor>{hiddenItems(scroll, shown, p.items.length)}</Text> : null}
+      {overflow ? <Text dimColor>{hiddenMarker(scroll, shown, p.items.length, { down: '↓', up: '↑' })}</Text> : null}
     </Frame>
   );
-}
-
-/** What the window leaves out, as the help and long results say it. */
-function hiddenItems(top: number, shown: number, total: number): string {
-  const below = total - top - shown;
-  if (below <= 0) return `… ${top} above (↑)`;
-  return `… ${below} more below (↓)${top > 0 ? `, ${top} above` : ''}`;
 }
