@@ -1,5 +1,5 @@
 import type { BudgetValues, Budgets } from '../src/contract/index.js';
-import { AgentName } from '../src/contract/common.js';
+import { isAgentName } from '../src/contract/names.js';
 import { defineScreen, type ActionContext, type FormField } from '../src/ui/screen-api.js';
 import { limitText, shortTime } from '../src/ui/format.js';
 import { confirmOverwrite, mergeValues } from './shared/merge.js';
@@ -61,7 +61,6 @@ function writable(doc: Budgets): { defaults: BudgetValues; agents: Record<string
   };
 }
 
-const isAgentName = (s: string) => AgentName.safeParse(s).success;
 /** An agent's own override: "constructor" or "toString" is an agent name, not Object.prototype's member. */
 const overrideFor = (agents: Record<string, Override> | undefined, agent: string): Override | undefined =>
   agents && Object.hasOwn(agents, agent) ? agents[agent] : undefined;

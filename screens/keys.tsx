@@ -1,5 +1,5 @@
 import type { GatewayKey, Quota, Usage } from '../src/contract/index.js';
-import { DisplayName } from '../src/contract/common.js';
+import { isDisplayName } from '../src/contract/names.js';
 import { defineScreen, type ActionContext } from '../src/ui/screen-api.js';
 import { KEY_REVOKED, quotaFields, quotaOf, quotaText, setQuotaAction } from './shared/quota.js';
 import { ago, shortTime } from '../src/ui/format.js';
@@ -123,7 +123,7 @@ export const keysScreen = defineScreen<KeyRow>({
               required: true,
               maxLength: 64,
               hint: 'who or what will use the key',
-              validate: (s) => (DisplayName.safeParse(s).success ? null : 'printable text, 1 to 64 characters'),
+              validate: (s) => (isDisplayName(s) ? null : 'printable text, 1 to 64 characters'),
             },
             ...quotaFields(),
           ],

@@ -14,29 +14,77 @@ import {
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
-import * as z from 'zod';
 import { SessionFileError } from './errors.js';
 
-export const StoredSession = z.object({
-  version: z.literal(1),
-  issuer: z.string(),
-  client_id: z.string(),
-  scope: z.string().optional(),
-  audience: z.string().optional(),
-  resource: z.string().optional(),
-  appliance_url: z.string().optional(),
-  access_token: z.string().min(1),
-  refresh_token: z.string().optional(),
-  token_type: z.string().optional(),
+/** The stored sign-in (session.json): this tool's own file, written by writeSession below. */
+export interface StoredSession {
+  version: 1;
+  issuer: string;
+  client_id: string;
+  scope?: string;
+  audience?: string;
+  resource?: string;
+  appliance_url?: string;
+  access_token: string;
+  refresh_token?: string;
+  token_type?: string;
   /** ms since the epoch; null when the provider gave no lifetime */
-  expires_at: z.number().nullable(),
+  expires_at: number | null;
   /** ms since the epoch when this access token was received (its lifetime is expires_at minus this) */
-  obtained_at: z.number().optional(),
-  subject: z.string().optional(),
-  name: z.string().optional(),
-  signed_in_at: z.string(),
-});
-export type StoredSession = z.infer<typeof StoredSession>;
+  obtained_at?: number;
+  subject?: string;
+  name?: string;
+  signed_in_at: string;
+}
+
+// Checked by hand rather than with a zod schema: the dashboard reads this module as it starts, and
+// loading zod there costs 10-15 ms of every start (docs/performance.md). Every field's kind, in the
+// file's order; a field not listed here is dropped.
+const FIELDS: Record<keyof StoredSession, 'string' | 'string?' | 'number?' | 'number|null' | 'one'> = {
+  version: 'one',
+  issuer: 'string',
+  client_id: 'string',
+  scope: 'string?',
+  audience: 'string?',
+  resource: 'string?',
+  appliance_url: 'string?',
+  access_token: 'string',
+  refresh_token: 'string?',
+  token_type: 'string?',
+  expires_at: 'number|null',
+  obtained_at: 'number?',
+  subject: 'string?',
+  name: 'string?',
+  signed_in_at: 'string',
+};
+
+const fits = (kind: (typeof FIELDS)[keyof StoredSession], v: unknown): boolean => {
+  switch (kind) {
+    case 'one':
+      return v === 1;
+    case 'string':
+      return typeof v === 'string';
+    case 'string?':
+      return v === undefined || typeof v === 'string';
+    case 'number?':
+      return v === undefined || (typeof v === 'number' && Number.isFinite(v));
+    case 'number|null':
+      return v === null || (typeof v === 'number' && Number.isFinite(v));
+  }
+};
+
+/** The stored sign-in in `value`, with only its known fields; null when a field is missing or of the wrong kind. */
+export function storedSessionOf(value: unknown): StoredSession | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const from = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [key, kind] of Object.entries(FIELDS) as [keyof StoredSession, (typeof FIELDS)[keyof StoredSession]][]) {
+    const v = Object.hasOwn(from, key) ? from[key] : undefined;
+    if (!fits(kind, v)) return null;
+    if (v !== undefined) out[key] = v;
+  }
+  return (out.access_token as string).length > 0 ? (out as unknown as StoredSession) : null;
+}
 
 /** $XDG_CONFIG_HOME/appliance-admin/session.json, or ~/.config/… (XDG ignores a relative value). */
 export function defaultSessionFile(env: NodeJS.ProcessEnv = process.env): string {
@@ -77,12 +125,12 @@ export function readSession(file: string): StoredSession | null {
     } catch {
       parsed = undefined;
     }
-    const session = StoredSession.safeParse(parsed);
-    if (!session.success)
+    const session = storedSessionOf(parsed);
+    if (!session)
       throw new SessionFileError(
         `the session file ${file} is damaged; run: appliance-admin logout, then sign in again`,
       );
-    return session.data;
+    return session;
   } finally {
     closeSync(fd);
   }
@@ -99,7 +147,9 @@ export function writeSession(file: string, session: StoredSession): void {
   );
   const fd = openSync(tmp, 'wx', 0o600);
   try {
-    writeSync(fd, `${JSON.stringify(StoredSession.parse(session), null, 2)}\n`);
+    const checked = storedSessionOf(session);
+    if (!checked) throw new SessionFileError('refusing to store an incomplete sign-in');
+    writeSync(fd, `${JSON.stringify(checked, null, 2)}\n`);
     fsyncSync(fd);
   } catch (err) {
     closeSync(fd);

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ROLES, type Role } from '../contract/common.js';
+import { ROLES, type Role } from '../contract/roles.js';
 import { screens } from '../../screens/index.js';
 import { sanitize } from '../text/sanitize.js';
 import { defaultSessionFile } from '../auth-session/store.js';

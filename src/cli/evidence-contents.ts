@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { MUTATING_ROLES, ROLES, mayMutate } from '../contract/common.js';
+import { MUTATING_ROLES, ROLES, mayMutate } from '../contract/roles.js';
 import { ROUTE_META } from '../contract/route-meta.js';
 import { CREDENTIAL_FORMS } from '../contract/credential-forms.js';
 

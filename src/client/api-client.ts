@@ -55,6 +55,8 @@ export interface CallResult<T> {
   issues: SchemaIssue[];
   /** true when the server answered 304 and the cached value was returned */
   notModified: boolean;
+  /** read while checks were deferred (ApiClient.deferChecks): as sent, not yet checked against the contract */
+  unchecked?: true;
 }
 
 /** A request as the action log sees it (src/store/action-log.ts): never its headers or token. */
@@ -84,6 +86,9 @@ export type RouteData<N extends JsonRouteName> = RouteResponse<N>;
 export const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
 const ETAG_CACHE_MAX = 200;
+
+const isJsonObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Splits `--url` into the origin and any path prefix the appliance is mounted under. */
 export function parseApplianceUrl(url: string): { origin: string; prefix: string; display: string } {
@@ -140,6 +145,7 @@ export class ApiClient {
   readonly #ca: string | Buffer | undefined;
   readonly #etags = new Map<string, { etag: string; data: unknown; issues: SchemaIssue[] }>();
   readonly #observers = new Set<(e: Exchange) => void>();
+  #checksDeferred = false;
 
   constructor(opts: ApiClientOptions) {
     const u = parseApplianceUrl(opts.url);
@@ -168,6 +174,17 @@ export class ApiClient {
       bodyTimeout: this.timeoutMs,
       connect: { timeout: this.timeoutMs, ...(this.#ca ? { ca: this.#ca } : {}) },
     });
+  }
+
+  /**
+   * While deferred, a GET's answer that is a JSON object comes back sanitized and cut as every
+   * answer is, but not checked against the contract nor mended to its shape, and marked
+   * `unchecked`: the dashboard's first frame then builds no schema and loads no zod, 10-15 ms of
+   * its start (docs/performance.md); the poll after that frame reads it again, checked. Such an
+   * answer is not kept for ETag revalidation, so that next read is answered in full.
+   */
+  deferChecks(deferred: boolean): void {
+    this.#checksDeferred = deferred;
   }
 
   /** Tells `fn` of each request once it is answered or failed (the action log); returns the unsubscribe. */
@@ -291,20 +308,21 @@ export class ApiClient {
         : 'not valid JSON';
       throw new TransportError('protocol', `the answer to ${def.method} ${def.path} is ${what}`);
     }
-    const schema = (await routeSchemas(name)).response as z.ZodType;
+    const unchecked = this.#checksDeferred && def.method === 'GET' && isJsonObject(raw);
+    const schema = unchecked ? null : ((await routeSchemas(name)).response as z.ZodType);
     // an answer without this API's envelope would otherwise be mended into an empty list
-    const foreign = foreignAnswer(schema, raw);
+    const foreign = schema && foreignAnswer(schema, raw);
     if (foreign)
       throw new TransportError(
         'protocol',
         `the answer to ${def.method} ${def.path} is not from the appliance API: ${sanitize(foreign, 300)}`,
         NOT_THIS_API,
       );
-    let value: unknown;
-    let issues: SchemaIssue[];
+    let value: unknown = raw;
+    let issues: SchemaIssue[] = [];
     let data: RouteData<N>;
     try {
-      ({ value, issues } = readTolerantly(schema, raw));
+      if (schema) ({ value, issues } = readTolerantly(schema, raw));
       const cuts: Cuts = { depth: false, items: false };
       data = sanitizeDeep(value, undefined, 0, cuts) as RouteData<N>;
       if (cuts.items)
@@ -316,6 +334,7 @@ export class ApiClient {
       throw new TransportError('protocol', `the answer to ${def.method} ${def.path} could not be read`);
     }
     const etag = headerOf(res.headers, 'etag');
+    if (unchecked) return { data, status: res.statusCode, requestId, issues, notModified: false, unchecked };
     if (def.method === 'GET' && etag) this.#remember(cacheKey, { etag, data, issues });
     return { data, status: res.statusCode, requestId, issues, notModified: false };
   }

@@ -1,11 +1,17 @@
 import * as z from 'zod';
-import { credentialIn } from './credential-forms.js';
+import { ROLES } from './roles.js';
+import {
+  AGENT_NAME,
+  AGENT_NAME_CHARS,
+  DISPLAY_NAME,
+  DISPLAY_NAME_CHARS,
+  NO_CREDENTIAL,
+  holdsNoCredential,
+} from './names.js';
 
-export const ROLES = ['it_admin', 'app_owner', 'auditor'] as const;
+export { MUTATING_ROLES, ROLES, mayMutate } from './roles.js';
 export const Role = z.enum(ROLES);
 export type Role = z.infer<typeof Role>;
-export const MUTATING_ROLES: readonly Role[] = ['it_admin', 'app_owner'];
-export const mayMutate = (role: Role | null | undefined): boolean => role != null && MUTATING_ROLES.includes(role);
 
 /** RFC 3339 UTC timestamp, e.g. 2026-11-21T09:30:00Z (fractional seconds allowed). */
 export const Timestamp = z.iso.datetime({ offset: false });
@@ -14,26 +20,21 @@ export type Timestamp = z.infer<typeof Timestamp>;
 /** A whole number >= 0, or null for unlimited. */
 export const Limit = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable();
 
-// A name that holds a credential would be stored, listed and audited: never a secret's place.
-const holdsNoCredential = (v: string) => credentialIn(v) === null;
-const NO_CREDENTIAL =
-  'must not hold a credential (a key secret, a token or a private key): it would be stored and audited';
-
-/** Short human-entered names: printable, no control characters. */
+/** Short human-entered names: printable, no control characters (names.ts, checked without zod too). */
 export const DisplayName = z
   .string()
   .trim()
-  .min(1)
-  .max(64)
-  .regex(/^[^\p{Cc}\p{Cf}]+$/u, 'must not contain control or format characters')
+  .min(DISPLAY_NAME.min)
+  .max(DISPLAY_NAME.max)
+  .regex(DISPLAY_NAME.chars, DISPLAY_NAME_CHARS)
   .refine(holdsNoCredential, NO_CREDENTIAL);
 
-/** An agent's name, as budgets key their overrides by it. */
+/** An agent's name, as budgets key their overrides by it (names.ts, checked without zod too). */
 export const AgentName = z
   .string()
-  .min(1)
-  .max(100)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, . _ -')
+  .min(AGENT_NAME.min)
+  .max(AGENT_NAME.max)
+  .regex(AGENT_NAME.chars, AGENT_NAME_CHARS)
   .refine(holdsNoCredential, NO_CREDENTIAL);
 
 const InvalidParam = z.object({ name: z.string(), reason: z.string() });

@@ -1,4 +1,4 @@
-import { ROLES, type Role } from '../contract/common.js';
+import { ROLES, type Role } from '../contract/roles.js';
 
 export interface TokenClaims {
   subject: string | null;

@@ -53,6 +53,10 @@ export class Poller {
     this.#firstAnswerDone = resolve;
   });
   readonly #o: Required<Omit<PollerOptions, 'onAuthFailure'>> & Pick<PollerOptions, 'onAuthFailure'>;
+  /** what was read while the client deferred its checks, to read again once checkAnswers() is called */
+  readonly #unchecked = new Map<string, ResourceRequest>();
+  #sessionUnchecked = false;
+  #answersChecked = false;
 
   constructor(opts: PollerOptions) {
     this.#o = { maxBackoffMs: 30_000, ...opts };
@@ -134,6 +138,18 @@ export class Poller {
       const was = before.get(resourceKey(r));
       if (!was || (was.everyMs !== r.everyMs && this.#isDue(r))) void this.#fetch(r);
     }
+  }
+
+  /**
+   * The first frame is drawn from answers read as sent (ApiClient.deferChecks): from now on the
+   * client checks every answer, and what was read unchecked is read again at once, checked, so
+   * that the contract's mends and issues are on screen within a round trip of the first frame.
+   */
+  checkAnswers() {
+    this.#answersChecked = true;
+    this.#o.client.deferChecks(false);
+    for (const [key, r] of this.#unchecked) if (!this.#inFlight.has(key)) void this.#fetch(r);
+    if (this.#sessionUnchecked) void this.#resolveSession();
   }
 
   /** `r`: poll now, skipping any backoff wait. */
@@ -219,8 +235,11 @@ export class Poller {
     if (this.#sessionInFlight) return;
     this.#sessionInFlight = true;
     try {
-      await resolveSession(this.#o.client, this.#o.token, this.#o.session);
+      const { unchecked } = await resolveSession(this.#o.client, this.#o.token, this.#o.session);
+      this.#sessionUnchecked = unchecked;
       this.#connected();
+      // read before checkAnswers() turned the checks on, handled after: read it again
+      if (unchecked && this.#answersChecked) setImmediate(() => void this.#resolveSession());
     } catch (err) {
       if (this.#credentialFailed(err)) return;
       if (isConnectionFailure(err)) this.#disconnected(err);
@@ -236,6 +255,7 @@ export class Poller {
     const { resources } = this.#o;
     const before = resources.getState().entries[key];
     if (!before || before.status === 'idle') patchEntry(resources, key, { status: 'loading' });
+    let again = false;
     try {
       const res = await this.#o.client.call(r.route, {
         params: r.params,
@@ -253,6 +273,10 @@ export class Poller {
           requestId: res.requestId,
         });
       }
+      if (res.unchecked) {
+        this.#unchecked.set(key, r);
+        again = this.#answersChecked; // read before checkAnswers() turned the checks on, handled after
+      } else this.#unchecked.delete(key);
       this.#connected();
     } catch (err) {
       if (this.#credentialFailed(err)) {
@@ -267,6 +291,7 @@ export class Poller {
     } finally {
       this.#inFlight.delete(key);
     }
+    if (again) void this.#fetch(r);
   }
 
   /** true when the credential's owner took the failure over; a plain 401 is worded here. */

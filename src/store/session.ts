@@ -1,5 +1,5 @@
 import { createStore } from 'zustand/vanilla';
-import { mayMutate } from '../contract/common.js';
+import { mayMutate } from '../contract/roles.js';
 import { MUTATION_ACTIONS } from '../contract/route-meta.js';
 import type { ApiClient } from '../client/api-client.js';
 import { ApiError, NOT_THIS_API, TransportError } from '../client/errors.js';
@@ -83,15 +83,16 @@ export function learnForbidden(store: SessionStore, err: ApiError) {
 /**
  * GET /session; when the appliance has no such route (404, or JSON that is no session at all),
  * the token's JWT claims; failing that the role stays unknown until the first 403 teaches it.
- * Other transport errors leave the session unresolved so the poller tries again.
+ * Other transport errors leave the session unresolved so the poller tries again. `unchecked`: the
+ * answer was read while the client deferred its checks (ApiClient.deferChecks).
  */
 export async function resolveSession(
   client: ApiClient,
   token: string | (() => Promise<string>),
   store: SessionStore,
-): Promise<void> {
+): Promise<{ unchecked: boolean }> {
   try {
-    const { data } = await client.call('session');
+    const { data, unchecked } = await client.call('session');
     store.setState({
       subject: sanitize(data.subject, 200),
       role: sanitize(data.role, 50),
@@ -101,6 +102,7 @@ export async function resolveSession(
       resolved: true,
       authError: null,
     });
+    return { unchecked: unchecked === true };
   } catch (err) {
     // JSON that is no session answer at all (see foreignAnswer): the route is not there, as a 404 says
     if (err instanceof TransportError && err.causeCode !== NOT_THIS_API) throw err;
@@ -128,5 +130,6 @@ export async function resolveSession(
         resolved: true,
       });
     }
+    return { unchecked: false };
   }
 }

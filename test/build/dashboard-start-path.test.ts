@@ -36,4 +36,11 @@ describe("what the dashboard's bundle runs as it loads", () => {
     for (const area of areas) expect(eager.has(`src/contract/${area}.ts`), area).toBe(false);
     expect(eager.has('src/contract/index.ts')).toBe(false);
   });
+
+  it('loads no zod as it loads: roles and names are read without it, the stored sign-in is checked by hand', () => {
+    expect(eager.has('src/contract/roles.ts')).toBe(true); // the check sees the session's roles
+    expect(eager.has('src/auth-session/store.ts')).toBe(true); // and the stored sign-in's reader
+    expect(eager.has('src/contract/common.ts')).toBe(false);
+    expect([...eager].filter((p) => p.includes('node_modules/zod/'))).toEqual([]);
+  });
 });

@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/client/api-client.js';
+import { createDashboard } from '../../src/app/deps.js';
+import { screens } from '../../screens/index.js';
+import { json, startHostile, type HostileServer } from '../helpers/hostile-server.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+/**
+ * The first frame is drawn from answers read as sent (src/app/start.ts: ApiClient.deferChecks);
+ * Poller.checkAnswers, called once it is drawn, reads them again with the contract's check, so the
+ * mends and issues are on screen a round trip later and nothing stays unchecked. Real server behind
+ * a scripted peer, which sends what a real appliance would not.
+ */
+let s: TestServer;
+let h: HostileServer;
+beforeAll(async () => {
+  s = await startTestServer({ demo: true });
+  h = await startHostile({ upstream: s.url });
+});
+afterAll(async () => {
+  await h?.close();
+  await s?.close();
+});
+
+function connectorsDashboard() {
+  const client = new ApiClient({ url: h.url, token: s.tokens.it_admin });
+  const deps = createDashboard({
+    client,
+    token: s.tokens.it_admin,
+    screens,
+    refreshMs: 60_000,
+    initialScreen: 'connectors',
+  });
+  const entry = () =>
+    Object.entries(deps.resources.getState().entries).find(([k]) => k.includes('listConnectors'))?.[1];
+  return { client, deps, entry };
+}
+
+const until = async (what: string, ok: () => boolean, ms = 5000) => {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+
+describe('the first answers, checked once the first frame is drawn', () => {
+  it('are read again with the check: their issues arrive, the session and the list are asked once more, then no more', async () => {
+    h.set(
+      '/connectors',
+      json({
+        data: [
+          {
+            id: 'c1',
+            name: 'Team share',
+            kind: 'crm',
+            state: 'no-such-state',
+            last_sync: null,
+            rbac_labels: [],
+            sources: [],
+          },
+        ],
+        next_cursor: null,
+        has_more: false,
+      }),
+    );
+    const { client, deps, entry } = connectorsDashboard();
+    try {
+      client.deferChecks(true);
+      deps.poller.start();
+      await deps.poller.firstRound(10_000);
+      expect(entry()?.data).toMatchObject({ data: [{ name: 'Team share', state: 'no-such-state' }] });
+      expect(entry()?.issues).toEqual([]);
+      expect(deps.session.getState()).toMatchObject({ resolved: true, role: 'it_admin' });
+      expect([h.count('GET /session'), h.count('GET /connectors')]).toEqual([1, 1]);
+
+      deps.poller.checkAnswers();
+      await until('the checked read', () => (entry()?.issues.length ?? 0) > 0);
+      expect(entry()?.issues.map((i) => i.path)).toEqual(['data.0.state']);
+      await until('the session read again', () => h.count('GET /session') === 2);
+      expect(deps.session.getState()).toMatchObject({ resolved: true, role: 'it_admin', source: 'session' });
+      // both are checked now: nothing is read again until the next refresh (a minute away)
+      await new Promise((r) => setTimeout(r, 200));
+      expect([h.count('GET /session'), h.count('GET /connectors')]).toEqual([2, 2]);
+    } finally {
+      h.clear();
+      h.requests.length = 0;
+      await deps.close();
+    }
+  });
+
+  it('a dashboard that never deferred its checks reads nothing again', async () => {
+    const { deps, entry } = connectorsDashboard();
+    try {
+      deps.poller.start();
+      await deps.poller.firstRound(10_000);
+      expect(entry()?.status).toBe('ok');
+      deps.poller.checkAnswers();
+      await new Promise((r) => setTimeout(r, 200));
+      expect([h.count('GET /session'), h.count('GET /connectors')]).toEqual([1, 1]);
+    } finally {
+      h.requests.length = 0;
+      await deps.close();
+    }
+  });
+});

@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt } from '../helpers/child-server.js';
+import { e2eTitle, startDashboard } from '../helpers/e2e.js';
+import { json, startHostile, type HostileServer } from '../helpers/hostile-server.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { hasTmux, killTmuxServer, type TmuxSession } from '../helpers/tmux.js';
+
+/**
+ * The BUILT dashboard draws its first frame from answers read as sent, then reads them again with
+ * the contract's check (src/app/start.ts, docs/performance.md): the session and the first screen's
+ * list are asked twice as it starts, then only at each refresh; an answer that does not fit the
+ * contract is named a moment after the first frame. The real server behind a counting peer.
+ */
+describe.skipIf(!hasTmux())(e2eTitle('the first frame, checked right after it is drawn'), () => {
+  let s: TestServer;
+  let h: HostileServer;
+  let t: TmuxSession | undefined;
+  const through = () => ({ ...s, url: h.url });
+
+  beforeAll(async () => {
+    await ensureBuilt();
+    s = await startTestServer();
+    h = await startHostile({ upstream: s.url });
+  }, 60_000);
+  afterAll(async () => {
+    await t?.kill();
+    await killTmuxServer();
+    await h?.close();
+    await s?.close();
+  });
+
+  it('asks for the session and the connectors once more right after the first frame, then waits for the refresh', async () => {
+    t = await startDashboard(through(), 'it_admin', 'first-check', {
+      args: ['--screen', 'connectors', '--refresh', '60s'],
+    });
+    await t.waitForScreen('Team share');
+    const settled = Date.now() + 1500;
+    while (Date.now() < settled && (h.count('GET /session') < 2 || h.count('GET /connectors') < 2))
+      await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 300));
+    expect([h.count('GET /session'), h.count('GET /connectors')]).toEqual([2, 2]);
+    expect(await t.capture()).not.toContain('does not fit the contract');
+    await t.kill();
+    t = undefined;
+  });
+
+  it('names an answer that does not fit the contract, though the first frame showed it as sent', async () => {
+    h.set(
+      '/connectors',
+      json({
+        data: [
+          { id: 'c1', name: 'Odd share', kind: 'crm', state: 'healthy', last_sync: null, rbac_labels: [], sources: 3 },
+        ],
+        next_cursor: null,
+        has_more: false,
+      }),
+    );
+    t = await startDashboard(through(), 'it_admin', 'first-check-odd', {
+      args: ['--screen', 'connectors', '--refresh', '60s'],
+    });
+    const screen = await t.waitForScreen(/does not fit the contract \(1 issue\): data\.0\.sources/);
+    expect(screen).toContain('Odd share');
+  });
+});
