@@ -19,8 +19,11 @@ export const DISPLAY_NAME_CHARS = 'must not contain control or format characters
 export const AGENT_NAME = { min: 1, max: 100, chars: /^[A-Za-z0-9][A-Za-z0-9._-]*$/ } as const;
 export const AGENT_NAME_CHARS = 'letters, digits, . _ -';
 
-const fits = (rule: { min: number; max: number; chars: RegExp }, s: string) =>
-  s.length >= rule.min && s.length <= rule.max && rule.chars.test(s) && holdsNoCredential(s);
+/** Lengths in code points, as zod counts them: an emoji is one, a lone surrogate one too. */
+const fits = (rule: { min: number; max: number; chars: RegExp }, s: string) => {
+  const length = [...s].length;
+  return length >= rule.min && length <= rule.max && rule.chars.test(s) && holdsNoCredential(s);
+};
 
 /** What common.ts's DisplayName accepts (it trims first). */
 export const isDisplayName = (s: string): boolean => fits(DISPLAY_NAME, s.trim());

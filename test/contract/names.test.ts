@@ -24,10 +24,20 @@ const edges = [
   `name ${SECRET}`,
   SECRET,
   'Bearer something',
+  // zod counts code points: 33 emoji are 66 UTF-16 units and 33 characters
+  '🙂'.repeat(33),
+  '🙂'.repeat(64),
+  '🙂'.repeat(65),
+  `${'a'.repeat(63)}🙂`,
+  `${'a'.repeat(64)}\ud83d`,
+  `${'a'.repeat(63)}\ud83d`,
+  'e\u0301'.repeat(32),
+  'e\u0301'.repeat(33),
 ];
 const text = fc.oneof(
   fc.string({ maxLength: 120 }),
   fc.string({ unit: 'grapheme', maxLength: 70 }),
+  fc.string({ unit: 'binary', minLength: 55, maxLength: 110 }),
   fc.stringMatching(/^[A-Za-z0-9._ -]{0,110}$/),
   fc.constantFrom(...edges),
 );
