@@ -178,22 +178,14 @@ function normalizeObject(shape: Record<string, z.ZodType>, value: unknown): unkn
   return out;
 }
 
-// zod compiles a fast path for each object schema (new Function) the first time it checks one.
-// For the first answer of a route that costs more than it saves (the first frame's two answers:
-// 3.1 -> 1.5 ms); from the second answer on the compiled path pays (a page of 500 audit entries:
-// 0.8 ms, 2.2 ms without). docs/performance.md.
-const checkedBefore = new WeakSet<z.ZodType>();
-
 /**
  * Checks `value` against `schema` without stripping unknown fields: the caller gets the value
  * as normalized (every field kept) plus the contract issues, which the UI shows.
  */
 function validateLenient(schema: z.ZodType, value: unknown): { value: unknown; issues: SchemaIssue[] } {
-  const first = !checkedBefore.has(schema);
-  checkedBefore.add(schema);
   let r: ReturnType<z.ZodType['safeParse']>;
   try {
-    r = schema.safeParse(value, first ? { jitless: true } : undefined);
+    r = schema.safeParse(value);
   } catch (err) {
     // zod spreads a list's issues into one call, which overflows the stack past ~120k of them (a
     // list of that many wrong items): the answer is still read, in the contract's shape (conform)
