@@ -107,7 +107,7 @@ export function ScreenView({
   const setScroll = (scroll: number) => patchScreen(deps.ui, screen.name, { scroll });
   return (
     <Box flexDirection="column" height={height} overflow="hidden">
-      <Guard key={screen.name} name={screen.name}>
+      <Guard key={screen.name} name={screen.name} data={data.resources}>
         <CustomBody
           render={screen.render!}
           props={{ state, resources: data.resources, width, height, setExtra, setScroll }}
@@ -122,10 +122,18 @@ function CustomBody({ render, props }: { render: NonNullable<AnyScreen['render']
   return <>{render(props)}</>;
 }
 
-class Guard extends Component<{ name: string; children: ReactNode }, { error: Error | null }> {
+/**
+ * Shows what a screen's render threw instead of the screen, until its data changes (`data`: the
+ * screen's resources): a newer answer, or the same one read again with the contract's check after
+ * the first frame (src/app/start.ts), gets another try.
+ */
+class Guard extends Component<{ name: string; data: unknown; children: ReactNode }, { error: Error | null }> {
   override state = { error: null as Error | null };
   static getDerivedStateFromError(error: Error) {
     return { error };
+  }
+  override componentDidUpdate(before: { data: unknown }) {
+    if (this.state.error && before.data !== this.props.data) this.setState({ error: null });
   }
   override render() {
     if (this.state.error) {

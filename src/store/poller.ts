@@ -53,7 +53,10 @@ export class Poller {
     this.#firstAnswerDone = resolve;
   });
   readonly #o: Required<Omit<PollerOptions, 'onAuthFailure'>> & Pick<PollerOptions, 'onAuthFailure'>;
-  /** what was read while the client deferred its checks, to read again once checkAnswers() is called */
+  /**
+   * What was read while the client deferred its checks: read again at once by checkAnswers(), then
+   * at every tick (due whatever its `everyMs`) until a checked read of it succeeds.
+   */
   readonly #unchecked = new Map<string, ResourceRequest>();
   #sessionUnchecked = false;
   #answersChecked = false;
@@ -148,6 +151,8 @@ export class Poller {
   checkAnswers() {
     this.#answersChecked = true;
     this.#o.client.deferChecks(false);
+    // paused for a sign-in, or waiting out a lost connection: the next tick reads them
+    if (!this.#running || this.#paused || this.#isWaitingToRetry()) return;
     for (const [key, r] of this.#unchecked) if (!this.#inFlight.has(key)) void this.#fetch(r);
     if (this.#sessionUnchecked) void this.#resolveSession();
   }
@@ -181,7 +186,8 @@ export class Poller {
     }
     if (!this.#held) this.#schedule(this.#o.intervalMs);
     const session = this.#o.session.getState();
-    const resolving = !session.resolved && !session.authError ? this.#resolveSession() : undefined;
+    const sessionDue = !session.resolved || (this.#sessionUnchecked && this.#answersChecked);
+    const resolving = sessionDue && !session.authError ? this.#resolveSession() : undefined;
     const primaryFirst = this.#primaryFirst && !this.#firstRoundStarted;
     const [primary] = this.#wanted;
     const due = once ? this.#wanted : this.#wanted.filter(this.#isDue);
@@ -198,7 +204,7 @@ export class Poller {
 
   /** A resource polled at most `everyMs` is due once its last answer is that old (half a tick early). */
   #isDue = (r: ResourceRequest): boolean => {
-    if (!r.everyMs) return true;
+    if (!r.everyMs || (this.#answersChecked && this.#unchecked.has(resourceKey(r)))) return true;
     const fetchedAt = this.#o.resources.getState().entries[resourceKey(r)]?.fetchedAt;
     return fetchedAt == null || Date.now() - fetchedAt >= r.everyMs - this.#o.intervalMs / 2;
   };
@@ -238,8 +244,6 @@ export class Poller {
       const { unchecked } = await resolveSession(this.#o.client, this.#o.token, this.#o.session);
       this.#sessionUnchecked = unchecked;
       this.#connected();
-      // read before checkAnswers() turned the checks on, handled after: read it again
-      if (unchecked && this.#answersChecked) setImmediate(() => void this.#resolveSession());
     } catch (err) {
       if (this.#credentialFailed(err)) return;
       if (isConnectionFailure(err)) this.#disconnected(err);
@@ -255,7 +259,6 @@ export class Poller {
     const { resources } = this.#o;
     const before = resources.getState().entries[key];
     if (!before || before.status === 'idle') patchEntry(resources, key, { status: 'loading' });
-    let again = false;
     try {
       const res = await this.#o.client.call(r.route, {
         params: r.params,
@@ -273,10 +276,8 @@ export class Poller {
           requestId: res.requestId,
         });
       }
-      if (res.unchecked) {
-        this.#unchecked.set(key, r);
-        again = this.#answersChecked; // read before checkAnswers() turned the checks on, handled after
-      } else this.#unchecked.delete(key);
+      if (res.unchecked) this.#unchecked.set(key, r);
+      else this.#unchecked.delete(key);
       this.#connected();
     } catch (err) {
       if (this.#credentialFailed(err)) {
@@ -284,14 +285,17 @@ export class Poller {
         if (!before || before.status === 'idle') patchEntry(resources, key, { status: 'idle' });
         return;
       }
-      const had = resources.getState().entries[key]?.data !== undefined;
-      patchEntry(resources, key, { error: err, status: 'error', stale: had });
+      // what the first frame showed as sent, and its checked read refuses (not this API, unreadable): not kept
+      const refused =
+        this.#answersChecked && this.#unchecked.has(key) && err instanceof TransportError && err.kind === 'protocol';
+      if (refused) this.#unchecked.delete(key);
+      const had = !refused && resources.getState().entries[key]?.data !== undefined;
+      patchEntry(resources, key, { error: err, status: 'error', stale: had, ...(refused ? { data: undefined } : {}) });
       if (isConnectionFailure(err)) this.#disconnected(err);
       else if (err instanceof ApiError || err instanceof TransportError) this.#connected();
     } finally {
       this.#inFlight.delete(key);
     }
-    if (again) void this.#fetch(r);
   }
 
   /** true when the credential's owner took the failure over; a plain 401 is worded here. */

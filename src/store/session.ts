@@ -93,6 +93,8 @@ export async function resolveSession(
 ): Promise<{ unchecked: boolean }> {
   try {
     const { data, unchecked } = await client.call('session');
+    // read as sent, before the first frame: what is no session at all waits for its checked read
+    if (unchecked && (typeof data.subject !== 'string' || typeof data.role !== 'string')) return { unchecked };
     store.setState({
       subject: sanitize(data.subject, 200),
       role: sanitize(data.role, 50),

@@ -22,13 +22,13 @@ afterAll(async () => {
   await s?.close();
 });
 
-function connectorsDashboard() {
+function connectorsDashboard(refreshMs = 60_000) {
   const client = new ApiClient({ url: h.url, token: s.tokens.it_admin });
   const deps = createDashboard({
     client,
     token: s.tokens.it_admin,
     screens,
-    refreshMs: 60_000,
+    refreshMs,
     initialScreen: 'connectors',
   });
   const entry = () =>
@@ -98,6 +98,71 @@ describe('the first answers, checked once the first frame is drawn', () => {
       deps.poller.checkAnswers();
       await new Promise((r) => setTimeout(r, 200));
       expect([h.count('GET /session'), h.count('GET /connectors')]).toEqual([1, 1]);
+    } finally {
+      h.requests.length = 0;
+      await deps.close();
+    }
+  });
+
+  it('a checked read that fails is tried again at every tick until it succeeds, the session too', async () => {
+    const { client, deps } = connectorsDashboard(300);
+    try {
+      client.deferChecks(true);
+      deps.poller.start();
+      await deps.poller.firstRound(10_000);
+      const busyOnce = (path: string) =>
+        h.set(path, (req, res) => {
+          h.set(path, null); // then the real server's answer again
+          json({ type: 'about:blank', title: 'Busy', status: 503, code: 'SVC-ADMIN-503' }, 503)(req, res);
+        });
+      busyOnce('/session');
+      deps.poller.checkAnswers();
+      await until('the session read a third time', () => h.count('GET /session') === 3);
+      expect(deps.session.getState()).toMatchObject({ resolved: true, role: 'it_admin', source: 'session' });
+      await new Promise((r) => setTimeout(r, 900)); // three more ticks: the session is checked now
+      expect(h.count('GET /session')).toBe(3);
+    } finally {
+      h.clear();
+      h.requests.length = 0;
+      await deps.close();
+    }
+  });
+
+  it('what the checked read refuses is dropped, not kept as stale data; a session that is none waits for its check', async () => {
+    h.set('/connectors', json({ message: 'hello from a web server' }));
+    h.set('/session', json({ message: 'hello from a web server' }));
+    const { client, deps, entry } = connectorsDashboard();
+    try {
+      client.deferChecks(true);
+      deps.poller.start();
+      await deps.poller.firstRound(10_000);
+      expect(entry()?.data).toEqual({ message: 'hello from a web server' });
+      expect(deps.session.getState().resolved).toBe(false); // no role taken from it
+      deps.poller.checkAnswers();
+      await until('the refusal', () => entry()?.status === 'error');
+      expect(entry()).toMatchObject({ data: undefined, stale: false });
+      expect(String(entry()?.error)).toContain('not from the appliance API');
+      await until('the session', () => deps.session.getState().resolved);
+      expect(deps.session.getState().source).not.toBe('session');
+    } finally {
+      h.clear();
+      h.requests.length = 0;
+      await deps.close();
+    }
+  });
+
+  it('reads nothing while the poller is paused (a sign-in under way): the next tick after resume does', async () => {
+    const { client, deps } = connectorsDashboard();
+    try {
+      client.deferChecks(true);
+      deps.poller.start();
+      await deps.poller.firstRound(10_000);
+      deps.poller.pause();
+      deps.poller.checkAnswers();
+      await new Promise((r) => setTimeout(r, 200));
+      expect([h.count('GET /session'), h.count('GET /connectors')]).toEqual([1, 1]);
+      deps.poller.resume();
+      await until('the checked reads', () => h.count('GET /session') === 2 && h.count('GET /connectors') === 2);
     } finally {
       h.requests.length = 0;
       await deps.close();

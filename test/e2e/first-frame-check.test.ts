@@ -61,4 +61,17 @@ describe.skipIf(!hasTmux())(e2eTitle('the first frame, checked right after it is
     const screen = await t.waitForScreen(/does not fit the contract \(1 issue\): data\.0\.sources/);
     expect(screen).toContain('Odd share');
   });
+
+  it('the overview: its session and first resource are read twice, the resources asked after its first frame once', async () => {
+    await t?.kill();
+    h.clear();
+    h.requests.length = 0;
+    t = await startDashboard(through(), 'it_admin', 'first-check-overview', { args: ['--refresh', '60s'] });
+    await t.waitForScreen(/things? need attention|Nothing needs attention/);
+    const settled = Date.now() + 1500;
+    while (Date.now() < settled && (h.count('GET /session') < 2 || h.count('GET /deployment') < 2))
+      await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 300));
+    expect([h.count('GET /session'), h.count('GET /deployment'), h.count('GET /connectors')]).toEqual([2, 2, 1]);
+  });
 });

@@ -140,6 +140,8 @@ export interface DashboardOptions {
   screenReader?: boolean;
   /** where an export's file field starts (default the working directory) */
   exportFolder?: string;
+  /** the first answers read as sent, as the CLI's start does (ApiClient.deferChecks), until deps.poller.checkAnswers() */
+  deferChecks?: boolean;
 }
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
@@ -159,6 +161,7 @@ export function renderDashboard(o: DashboardOptions): DashboardHarness {
     maxBytes: o.maxBytes,
     ca: o.ca,
   });
+  if (o.deferChecks) client.deferChecks(true);
   const clipboard: string[] = [];
   const deps = createDashboard({
     client,
