@@ -65,7 +65,9 @@ export const SHELL_BINDINGS: readonly Binding[] = [
     help: 'back (closes detail, help, dialogs; clears the filter; else to the screen a link came from)',
     in: ['normal', 'detail', 'help'],
     returns: {
-      priority: 55,
+      // the way home after h or Enter opened this screen: kept on an 80-column hint line before the
+      // screen's own keys (60), which `?` lists in full
+      priority: 62,
       help: (screen) => `back (closes detail, help, dialogs; clears the filter; else to ${screen}, which opened this)`,
     },
   },

@@ -42,8 +42,8 @@ describe("h opens an object's audit history", () => {
   for (const o of OBJECTS) {
     it(`on ${o.screen}: the audit list filtered to ${o.type} ${o.search ? 'and searching its id' : ''}, for an auditor`, async () => {
       const search = typeof o.search === 'function' ? o.search() : o.search;
-      // wide: the summary line names the target type after the count and the page
-      const d = suite.render({ role: 'auditor', screen: o.screen, columns: 180 });
+      // the summary line names the target type right after the count, before the paging words
+      const d = suite.render({ role: 'auditor', screen: o.screen });
       await d.waitForText(o.row);
       if (o.screen !== 'budgets') await selectRow(d, o.row);
       const before = stored();
@@ -70,6 +70,28 @@ describe("h opens an object's audit history", () => {
     const f = await d.waitFor((x) => tableRows(x).length === own, `the key's ${own} entries`);
     expect(tableRows(f).every((l) => l.includes('gateway key linked-key'))).toBe(true);
     await d.waitForText(`${own} match "${linked.id}"`);
+  });
+});
+
+describe("the way back from an object's history", () => {
+  it('at 80x24 the hint line says Esc goes back to keys; Esc clears the search, Esc again returns to the key', async () => {
+    const d = suite.render({ role: 'auditor', screen: 'keys', columns: 80, rows: 24 });
+    await selectRow(d, 'linked-key');
+    await d.press('h');
+    const f = await d.waitForText(`match "${linked.id}"`);
+    const hints =
+      f
+        .split('\n')
+        .filter((l) => l.includes('? help'))
+        .at(-1) ?? '';
+    expect(hints).toContain('Esc back to keys');
+    // what is shown, and under which filters, before the paging words that an 80-column line cuts
+    expect(f).toMatch(/match "[^"]+" · all time · target type gateway_key · search/);
+    await d.press('esc');
+    await d.waitFor((x) => !x.includes(`match "${linked.id}"`) && header(x).includes('[audit]'), 'the search cleared');
+    await d.press('esc');
+    const back = await d.waitFor((x) => header(x).includes('[keys]'), 'back on keys');
+    expect(back).toMatch(/› linked-key/);
   });
 });
 

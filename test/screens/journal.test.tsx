@@ -76,7 +76,7 @@ describe('journal screen', () => {
     );
     expect(f).toMatch(/hr-assistant\s+1\s+search_docs\s+● succeeded\s+–\s+1\.5 s\s+1000\/10\s+chan_web/);
     expect(f).toMatch(/hr-assistant\s+0\s+–\s+● succeeded/); // a step without a tool
-    expect(f).toContain('page 1 · 50 per page · more (n older) · all time, no other filters');
+    expect(f).toContain('all time, no other filters · page 1 · 50 per page · more (n older)');
     // the message is in the step's detail
     await d.press('enter');
     await d.waitForText('create_ticket did not answer in 30 s');

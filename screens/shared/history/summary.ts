@@ -69,7 +69,10 @@ export function describeFilters(spec: HistorySpec, h: HistoryState, start: strin
   return named.length ? [range, ...named].join(' · ') : `${range}, no other filters`;
 }
 
-/** "1,204 audit entries in all · page 3 · 50 per page · more (n) · last 7 days · actor alice". */
+/**
+ * "1,204 audit entries in all · last 7 days · actor alice · page 3 · 50 per page · more (n older)": what is shown
+ * and under which filters first, so that a narrow terminal cuts the paging words rather than a filter.
+ */
 export function pageSummary(spec: HistorySpec, rows: unknown[], view: ListView | undefined): string {
   const h = view ? searchedState(view.state) : historyState({});
   const page = h.cursors.length + 1;
@@ -85,7 +88,7 @@ export function pageSummary(spec: HistorySpec, rows: unknown[], view: ListView |
           ? 'oldest page'
           : 'all shown';
   const count = view?.resources ? matchCount(spec, h, view.state.filter, view.resources[totalId(spec)]) : null;
-  return [count, `page ${page}`, `${h.pageSize} per page`, where, describeFilters(spec, h)].filter(Boolean).join(' · ');
+  return [count, describeFilters(spec, h), `page ${page}`, `${h.pageSize} per page`, where].filter(Boolean).join(' · ');
 }
 
 export function emptyText(spec: HistorySpec): string {
