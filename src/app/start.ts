@@ -70,7 +70,7 @@ export async function startDashboard(o: StartOptions): Promise<number> {
   deps.poller.start(drawsWhatArrived);
   await Promise.all([yogaReady, deps.poller.firstRound(FIRST_FRAME_WAIT_MS, drawsWhatArrived)]);
   const onFirstFrame = () => {
-    deps.poller.checkAnswers();
+    deps.poller.firstFrameDrawn();
     o.onFirstFrame?.();
   };
   return runDashboard(deps, onFirstFrame, o.screenReader);

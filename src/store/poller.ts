@@ -48,13 +48,17 @@ export class Poller {
   readonly #firstRound = new Promise<void>((resolve) => {
     this.#firstRoundDone = resolve;
   });
+  #frameDrawn: () => void = () => undefined;
+  readonly #firstFrame = new Promise<void>((resolve) => {
+    this.#frameDrawn = resolve;
+  });
   #firstAnswerDone: () => void = () => undefined;
   readonly #firstAnswer = new Promise<void>((resolve) => {
     this.#firstAnswerDone = resolve;
   });
   readonly #o: Required<Omit<PollerOptions, 'onAuthFailure'>> & Pick<PollerOptions, 'onAuthFailure'>;
   /**
-   * What was read while the client deferred its checks: read again at once by checkAnswers(), then
+   * What was read while the client deferred its checks: read again at once by firstFrameDrawn(), then
    * at every tick (due whatever its `everyMs`) until a checked read of it succeeds.
    */
   readonly #unchecked = new Map<string, ResourceRequest>();
@@ -71,8 +75,8 @@ export class Poller {
 
   /**
    * `primaryFirst`: the first round asks for the session and the screen's first resource, and for
-   * the others only once those have answered and the frame showing them is drawn, so that their
-   * answers do not hold that frame up (a screen that draws what has arrived: the overview).
+   * the others only once those have answered and the frame showing them is drawn (firstFrameDrawn),
+   * so that their answers do not hold that frame up (a screen that draws what has arrived: the overview).
    */
   start(primaryFirst = false) {
     if (this.#running) return;
@@ -144,11 +148,14 @@ export class Poller {
   }
 
   /**
-   * The first frame is drawn from answers read as sent (ApiClient.deferChecks): from now on the
-   * client checks every answer, and what was read unchecked is read again at once, checked, so
-   * that the contract's mends and issues are on screen within a round trip of the first frame.
+   * The first frame is on screen. A primary-first round asks for its other resources now, not
+   * before: their answers would hold that frame up. And the frame was drawn from answers read as
+   * sent (ApiClient.deferChecks): from now on the client checks every answer, and what was read
+   * unchecked is read again at once, checked, so that the contract's mends and issues are on
+   * screen within a round trip of the first frame.
    */
-  checkAnswers() {
+  firstFrameDrawn() {
+    this.#frameDrawn();
     this.#answersChecked = true;
     this.#o.client.deferChecks(false);
     // paused for a sign-in, or waiting out a lost connection: the next tick reads them
@@ -209,13 +216,10 @@ export class Poller {
     return fetchedAt == null || Date.now() - fetchedAt >= r.everyMs - this.#o.intervalMs / 2;
   };
 
-  /**
-   * The rest of a primary-first round: after the first answers, and after the frame drawn with them
-   * (a timer runs after that frame's microtasks).
-   */
+  /** The rest of a primary-first round: after the first answers, and after the frame drawn with them. */
   async #fetchOthers(first: Promise<unknown>, primary: ResourceRequest | undefined) {
     await first;
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await this.#firstFrame;
     const fetched = primary && resourceKey(primary);
     await Promise.all(this.#wanted.filter((r) => resourceKey(r) !== fetched).map((r) => this.#fetch(r)));
   }

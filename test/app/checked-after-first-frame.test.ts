@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
  * The first frame is drawn from answers read as sent (src/app/start.ts: ApiClient.deferChecks);
- * Poller.checkAnswers, called once it is drawn, reads them again with the contract's check, so the
+ * Poller.firstFrameDrawn, called once it is drawn, reads them again with the contract's check, so the
  * mends and issues are on screen a round trip later and nothing stays unchecked. Real server behind
  * a scripted peer, which sends what a real appliance would not.
  */
@@ -74,7 +74,7 @@ describe('the first answers, checked once the first frame is drawn', () => {
       expect(deps.session.getState()).toMatchObject({ resolved: true, role: 'it_admin' });
       expect([h.count('GET /session'), h.count('GET /connectors')]).toEqual([1, 1]);
 
-      deps.poller.checkAnswers();
+      deps.poller.firstFrameDrawn();
       await until('the checked read', () => (entry()?.issues.length ?? 0) > 0);
       expect(entry()?.issues.map((i) => i.path)).toEqual(['data.0.state']);
       await until('the session read again', () => h.count('GET /session') === 2);
@@ -95,7 +95,7 @@ describe('the first answers, checked once the first frame is drawn', () => {
       deps.poller.start();
       await deps.poller.firstRound(10_000);
       expect(entry()?.status).toBe('ok');
-      deps.poller.checkAnswers();
+      deps.poller.firstFrameDrawn();
       await new Promise((r) => setTimeout(r, 200));
       expect([h.count('GET /session'), h.count('GET /connectors')]).toEqual([1, 1]);
     } finally {
@@ -116,7 +116,7 @@ describe('the first answers, checked once the first frame is drawn', () => {
           json({ type: 'about:blank', title: 'Busy', status: 503, code: 'SVC-ADMIN-503' }, 503)(req, res);
         });
       busyOnce('/session');
-      deps.poller.checkAnswers();
+      deps.poller.firstFrameDrawn();
       await until('the session read a third time', () => h.count('GET /session') === 3);
       expect(deps.session.getState()).toMatchObject({ resolved: true, role: 'it_admin', source: 'session' });
       await new Promise((r) => setTimeout(r, 900)); // three more ticks: the session is checked now
@@ -138,7 +138,7 @@ describe('the first answers, checked once the first frame is drawn', () => {
       await deps.poller.firstRound(10_000);
       expect(entry()?.data).toEqual({ message: 'hello from a web server' });
       expect(deps.session.getState().resolved).toBe(false); // no role taken from it
-      deps.poller.checkAnswers();
+      deps.poller.firstFrameDrawn();
       await until('the refusal', () => entry()?.status === 'error');
       expect(entry()).toMatchObject({ data: undefined, stale: false });
       expect(String(entry()?.error)).toContain('not from the appliance API');
@@ -158,7 +158,7 @@ describe('the first answers, checked once the first frame is drawn', () => {
       deps.poller.start();
       await deps.poller.firstRound(10_000);
       deps.poller.pause();
-      deps.poller.checkAnswers();
+      deps.poller.firstFrameDrawn();
       await new Promise((r) => setTimeout(r, 200));
       expect([h.count('GET /session'), h.count('GET /connectors')]).toEqual([1, 1]);
       deps.poller.resume();

@@ -22,6 +22,7 @@ describe("a resource's everyMs", () => {
     const count = (p: string) => paths.filter((x) => x === `/v1/admin${p}`).length;
     try {
       deps.poller.start(true);
+      deps.poller.firstFrameDrawn();
       await deps.poller.firstRound(10_000);
       await sleep(2_500);
       // about ten refreshes: the deployment at each, the keys and the checkpoints only in the first round

@@ -25,6 +25,10 @@ describe('a primary-first round', () => {
       expect(paths).toEqual(['/v1/admin/session', '/v1/admin/deployment']);
       const answered = () => Object.values(deps.resources.getState().entries).filter((e) => e.status === 'ok');
       expect(answered()).toHaveLength(1);
+      // nothing more until the frame with them is drawn (src/app/start.ts says so)
+      await new Promise((r) => setTimeout(r, 200));
+      expect(paths).toHaveLength(2);
+      deps.poller.firstFrameDrawn();
       await deps.poller.firstRound(10_000);
       const overview = screens.find((s) => s.name === 'overview')!;
       const wanted = screenResources(overview, screenState(deps.ui.getState(), 'overview')).requests;

@@ -140,7 +140,7 @@ export interface DashboardOptions {
   screenReader?: boolean;
   /** where an export's file field starts (default the working directory) */
   exportFolder?: string;
-  /** the first answers read as sent, as the CLI's start does (ApiClient.deferChecks), until deps.poller.checkAnswers() */
+  /** the first answers read as sent, as the CLI's start does (ApiClient.deferChecks), until deps.poller.firstFrameDrawn() */
   deferChecks?: boolean;
 }
 

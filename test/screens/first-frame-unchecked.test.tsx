@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 /**
  * The CLI's first frame shows its answers as sent (src/app/start.ts); a screen that draws itself
  * may fail on one the contract's check would have mended. It shows that failure only until the
- * checked read (Poller.checkAnswers) brings the mended answer. Real server behind a scripted peer.
+ * checked read (Poller.firstFrameDrawn) brings the mended answer. Real server behind a scripted peer.
  */
 let s: TestServer;
 let h: HostileServer;
@@ -39,7 +39,7 @@ describe('a screen drawn from an unchecked first answer', () => {
       refreshMs: 60_000,
     });
     await d.waitForText('the deployment screen failed to draw');
-    d.deps.poller.checkAnswers();
+    d.deps.poller.firstFrameDrawn();
     const frame = await d.waitFor((f) => !f.includes('failed to draw') && /Components/i.test(f), 'the mended screen');
     // the check reads the number as the text "2", which the components table shows as that component's version
     expect(frame).toMatch(/● \w+\s+\S+\s+2\s/);
