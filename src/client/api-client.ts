@@ -14,7 +14,7 @@ import {
   type InvalidParam,
   type SchemaIssue,
 } from './errors.js';
-import { foreignAnswer, readTolerantly } from './normalize.js';
+import { foreignAnswer, isPlainObject, readTolerantly } from './normalize.js';
 import type { DownloadProgress, DownloadResult } from './download.js';
 import { isInsecureHttp } from './transport-policy.js';
 
@@ -86,9 +86,6 @@ export type RouteData<N extends JsonRouteName> = RouteResponse<N>;
 export const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
 const ETAG_CACHE_MAX = 200;
-
-const isJsonObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Splits `--url` into the origin and any path prefix the appliance is mounted under. */
 export function parseApplianceUrl(url: string): { origin: string; prefix: string; display: string } {
@@ -308,7 +305,7 @@ export class ApiClient {
         : 'not valid JSON';
       throw new TransportError('protocol', `the answer to ${def.method} ${def.path} is ${what}`);
     }
-    const unchecked = this.#checksDeferred && def.method === 'GET' && isJsonObject(raw);
+    const unchecked = this.#checksDeferred && def.method === 'GET' && isPlainObject(raw);
     const schema = unchecked ? null : ((await routeSchemas(name)).response as z.ZodType);
     // an answer without this API's envelope would otherwise be mended into an empty list
     const foreign = schema && foreignAnswer(schema, raw);

@@ -57,7 +57,8 @@ function unwrap(schema: z.ZodType): { inner: z.ZodType; nullable: boolean; optio
   return { inner: s, nullable, optional };
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+/** A JSON object: not null, not a list. */
+export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function isPageShape(shape: Record<string, z.ZodType>): boolean {

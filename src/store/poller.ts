@@ -211,8 +211,10 @@ export class Poller {
 
   /** A resource polled at most `everyMs` is due once its last answer is that old (half a tick early). */
   #isDue = (r: ResourceRequest): boolean => {
-    if (!r.everyMs || (this.#answersChecked && this.#unchecked.has(resourceKey(r)))) return true;
-    const fetchedAt = this.#o.resources.getState().entries[resourceKey(r)]?.fetchedAt;
+    if (!r.everyMs) return true;
+    const key = resourceKey(r);
+    if (this.#answersChecked && this.#unchecked.has(key)) return true;
+    const fetchedAt = this.#o.resources.getState().entries[key]?.fetchedAt;
     return fetchedAt == null || Date.now() - fetchedAt >= r.everyMs - this.#o.intervalMs / 2;
   };
 
