@@ -111,8 +111,6 @@ async function makePack(ctx: ActionContext, since: string, dir: string) {
  * string one line), so the public keys' PEM is built again whole for the pack.
  */
 async function dashboardSource(ctx: ActionContext, signal: AbortSignal): Promise<PackSource> {
-  const { parseCheckpointFile } = await import('../../src/audit-verify/checkpoint.js');
-  const { wholePem } = await import('./audit-chain-check.js');
   return {
     async json(route, query) {
       const data = await ctx.call(route as JsonRouteName, { ...(query ? { query } : {}), signal });
@@ -125,12 +123,15 @@ async function dashboardSource(ctx: ActionContext, signal: AbortSignal): Promise
     },
     async exportTo(route, query, file) {
       const got = await ctx.download(route, query, file, undefined, signal);
-      const parsed = got.auditChain.checkpoint ? parseCheckpointFile(got.auditChain.checkpoint) : undefined;
-      return {
-        checkpoint: parsed && typeof parsed !== 'string' ? parsed.checkpoint : null,
-        filtered: got.auditChain.filtered === 'true',
-        lines: got.lines,
-      };
+      return { headers: got.auditChain, lines: got.lines };
     },
   };
+}
+
+/** A served PEM whole again, from the client's one-line (sanitized) text of it. */
+function wholePem(served: string): string {
+  const body = /-----BEGIN PUBLIC KEY-----([A-Za-z0-9+/=\s]+)-----END PUBLIC KEY-----/
+    .exec(served)?.[1]
+    .replace(/\s+/g, '');
+  return body ? `-----BEGIN PUBLIC KEY-----\n${body}\n-----END PUBLIC KEY-----\n` : '';
 }

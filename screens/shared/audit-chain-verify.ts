@@ -1,11 +1,7 @@
 /** `V` on the audit screen: the whole trail verified as `audit verify --url` does, with progress. */
-import { createReadStream } from 'node:fs';
-import { join } from 'node:path';
-import type { Checkpoint } from '../../src/audit-verify/checkpoint.js';
-import type { VerifyReport } from '../../src/audit-verify/verify-trail.js';
-import { displayFingerprint } from '../../src/text/fingerprint.js';
+import type { Checkpoint } from '../../src/audit-chain/checkpoint.js';
+import type { VerifyReport } from '../../src/audit-chain/verify-trail.js';
 import type { ActionContext, ScreenAction } from '../../src/ui/screen-api.js';
-import type { ChainMemory } from './audit-chain-memory.js';
 import { thousands } from '../../src/text/thousands.js';
 
 const n = thousands;
@@ -18,76 +14,46 @@ export function verifyTrailAction<Row>(): ScreenAction<Row> {
     // what an auditor opens the audit screen for: on an 80-column hint line before the paging keys
     hintPriority: 65,
     capability: 'audit.export',
-    run: (ctx) => withTempDir((dir) => verifyWholeTrail(ctx, join(dir, 'audit.jsonl'))),
+    run: (ctx) => verifyWholeTrail(ctx),
   };
 }
 
 /**
- * The action context downloads to a file, not into a stream: the export goes to a private
- * temporary folder (0700, the file 0600), is verified from there, and is removed either way.
+ * Streams the appliance's export into the verifier as it arrives: nothing is written to disk, and
+ * the verify is bounded as the CLI's is (src/audit-chain/live.ts).
  */
-async function withTempDir<T>(run: (dir: string) => Promise<T>): Promise<T> {
-  // not loaded with the dashboard (see screens/shared/history/export.ts): a verify is rare
-  const { mkdtemp, rm } = process.getBuiltinModule('node:fs/promises');
-  const { tmpdir } = process.getBuiltinModule('node:os');
-  const dir = await mkdtemp(join(tmpdir(), 'aa-verify-'));
-  try {
-    return await run(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
-async function verifyWholeTrail(ctx: ActionContext, file: string) {
+async function verifyWholeTrail(ctx: ActionContext) {
   // the verifier needs node:crypto, which the dashboard loads only when it is used
-  const { parseCheckpointFile } = await import('../../src/audit-verify/checkpoint.js');
-  const { readTrail } = await import('../../src/audit-verify/read-trail.js');
-  const { verifyTrail } = await import('../../src/audit-verify/verify-trail.js');
-  const { exportScope } = await import('../../src/audit-verify/export-scope.js');
-  const { signedCheckpoints } = await import('../../src/audit-verify/served-checkpoints.js');
-  const { dashboardKeys } = await import('./audit-chain-check.js');
-  const { keepCheckpoint, memoryOf, rememberVerify } = await import('./audit-chain-memory.js');
+  const { verifyLive, LiveRefusal } = await import('../../src/audit-chain/live.js');
+  const { keysByFingerprint } = await import('../../src/audit-chain/checkpoint.js');
+  const { keepCheckpoint, memoryOf, rememberVerify } = await import('../../src/audit-chain/memory.js');
+  const { VERDICT_WORDS } = await import('../../src/audit-chain/verdict.js');
   const p = ctx.progress({ title: 'Verifying the audit trail', lines: ['waiting for the appliance…'] });
-  let report: VerifyReport;
-  let head: Checkpoint | undefined;
-  let memory: ChainMemory;
+  let report: VerifyReport & { head: Checkpoint | null };
+  let keys: string[] = [];
   try {
-    const served = await servedCheckpoints(ctx, p.signal);
-    const keys = dashboardKeys(served.publicKeys);
-    memory = memoryOf([...keys.keys()]);
-    // as audit verify --url: every checkpoint the appliance signed before must still match its entry
-    const { signed, findings: badSignatures } = signedCheckpoints(served.checkpoints, keys);
-    const expected = signed[0]?.seq ?? null;
-    const of = expected === null ? '' : ` of ${n(expected)}`;
-    const got = await ctx.download(
-      'exportAudit',
-      { format: 'jsonl' },
-      file,
-      (pr) =>
-        p.update({
-          lines: [`received ${n(pr.lines)}${of} entries`],
-          ...(expected ? { fraction: Math.min(1, pr.lines / expected) / 2 } : {}),
-        }),
-      p.signal,
+    const first = (await ctx.served('listAuditCheckpoints', { query: { limit: 1 }, signal: p.signal })) as {
+      public_keys?: unknown;
+    } | null;
+    keys = [...keysByFingerprint(Array.isArray(first?.public_keys) ? first.public_keys : [], 100).keys()];
+    const memory = memoryOf(keys);
+    report = await verifyLive(
+      {
+        checkpointPage: (after, signal) =>
+          ctx.served('listAuditCheckpoints', { query: { limit: 500, ...(after ? { after } : {}) }, signal }),
+        exportJsonl: (signal) => ctx.stream('exportAudit', { format: 'jsonl' }, signal),
+      },
+      {
+        // the newest checkpoint this dashboard saw proved, as audit verify --since takes one kept earlier
+        ...(memory.kept ? { since: memory.kept } : {}),
+        signal: p.signal,
+        onProgress: (done, total) =>
+          p.update({
+            lines: [`verified ${n(done)}${total === null ? '' : ` of ${n(total)}`} entries`],
+            ...(total ? { fraction: Math.min(1, done / total) } : {}),
+          }),
+      },
     );
-    const parsed = got.auditChain.checkpoint ? parseCheckpointFile(got.auditChain.checkpoint) : undefined;
-    head = parsed && typeof parsed !== 'string' ? parsed.checkpoint : undefined;
-    const total = got.lines;
-    report = await verifyTrail(readTrail(createReadStream(file, { highWaterMark: 1 << 20 })), {
-      checkpoint: head,
-      publicKeyPem: head ? keys.get(head.key_fingerprint) : undefined,
-      scope: exportScope(got.auditChain.filtered === 'true'),
-      signed,
-      // the newest checkpoint this dashboard saw proved, as audit verify --since takes one kept earlier
-      ...(memory.kept ? { since: memory.kept } : {}),
-      onProgress: (done) =>
-        p.update({
-          lines: [`verified ${n(done)} of ${n(total)} entries`],
-          fraction: 0.5 + Math.min(1, done / Math.max(1, total)) / 2,
-        }),
-    });
-    report.findings.push(...badSignatures);
-    report.ok = report.findings.length === 0;
   } catch (err) {
     if (p.signal.aborted)
       return {
@@ -95,48 +61,44 @@ async function verifyWholeTrail(ctx: ActionContext, file: string) {
         tone: 'warn' as const,
         summary: ['You stopped the verify: nothing was found.'],
       };
+    if (err instanceof LiveRefusal)
+      return { title: VERDICT_WORDS.broken, tone: 'bad' as const, summary: [err.message] };
     throw err;
   } finally {
     p.close();
   }
+  const memory = memoryOf(keys);
   const since = memory.kept;
-  rememberVerify(
-    memory,
-    report.ok
-      ? { ok: true, lastSeq: report.lastSeq ?? 0, at: Date.now() }
-      : { ok: false, lastSeq: report.lastSeq ?? 0, at: Date.now(), finding: report.findings[0] },
-  );
-  if (!report.ok)
+  const failed = report.findings[0] ?? report.unknowns[0];
+  rememberVerify(memory, {
+    verdict: report.verdict,
+    lastSeq: report.lastSeq ?? 0,
+    at: Date.now(),
+    ...(failed ? { finding: failed } : {}),
+  });
+  const lines = [
+    ...report.findings,
+    ...report.unknowns.map((u) => `could not check: ${u}`),
+    ...(report.proven ? [`${VERDICT_WORDS[report.verdict]}: ${report.proven}`] : []),
+    ...(since && report.proven
+      ? [`the trail still holds checkpoint #${n(since.seq)}, kept by this dashboard earlier`]
+      : []),
+    ...report.notes,
+    ...(report.verdict === 'verified-unpinned'
+      ? [
+          'pin the key: audit key --url … -o appliance.pem, compare its fingerprint out of band, then audit-key in the config',
+        ]
+      : []),
+  ];
+  if (report.verdict === 'broken')
     return {
       title: 'CHAIN BROKEN',
       tone: 'bad' as const,
-      summary: [`${report.findings.length} finding${report.findings.length === 1 ? '' : 's'}:`, ...report.findings],
+      summary: [`${report.findings.length} finding${report.findings.length === 1 ? '' : 's'}:`, ...lines],
     };
-  // proved from #1 to the head, through the one kept before: the head is the checkpoint kept now
-  keepCheckpoint(memory, head!);
-  return {
-    title: 'Audit trail verified',
-    tone: 'ok' as const,
-    summary: [
-      `verified: entries #${n(report.firstSeq ?? 0)}–#${n(report.lastSeq ?? 0)} complete and unaltered; ` +
-        `checkpoint #${n(head!.seq)} signed by key ${displayFingerprint(head!.key_fingerprint)}; ` +
-        'the key was served by the appliance (pin it with audit verify --key)',
-      ...(since ? [`the trail still holds checkpoint #${n(since.seq)}, kept by this dashboard earlier`] : []),
-      ...report.notes,
-    ],
-  };
-}
-
-/** Every checkpoint the appliance lists (newest first, as served) and its public keys, page by page. */
-async function servedCheckpoints(ctx: ActionContext, signal: AbortSignal) {
-  const checkpoints: unknown[] = [];
-  const publicKeys: unknown[] = [];
-  let after: string | undefined;
-  do {
-    const page = await ctx.call('listAuditCheckpoints', { query: { limit: 500, ...(after ? { after } : {}) }, signal });
-    checkpoints.push(...page.data);
-    publicKeys.push(...page.public_keys);
-    after = page.has_more && page.next_cursor ? page.next_cursor : undefined;
-  } while (after);
-  return { checkpoints, publicKeys };
+  if (report.verdict === 'cannot-check')
+    return { title: 'Could not check the audit trail', tone: 'warn' as const, summary: lines };
+  // proved from #1 to the head, through the one kept before: the head's signed checkpoint is kept now
+  if (report.head) keepCheckpoint(memory, report.head);
+  return { title: 'Audit trail verified', tone: 'ok' as const, summary: lines };
 }

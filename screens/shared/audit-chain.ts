@@ -2,41 +2,13 @@
  * The audit chain's state as the dashboard sees it (docs/audit-chain.md): each page of entries it
  * reads and the newest signed checkpoint, checked with the offline verifier's own functions.
  */
-import type { Checkpoint } from '../../src/audit-verify/checkpoint.js';
+import type { ChainCheck } from '../../src/audit-chain/chain-state.js';
 import { shortTime } from '../../src/ui/format.js';
 import { thousands } from '../../src/text/thousands.js';
 
-/** A check of what was read: what it covers, or the first break found. */
-export type ChainCheck =
-  | {
-      ok: true;
-      firstSeq: number | null;
-      lastSeq: number | null;
-      checkpoint: CheckedCheckpoint | null;
-      /** the page was checked as a run of the trail, gaps included (unfiltered) */
-      whole: boolean;
-      /** the last whole-trail verify (V) of this appliance in this run */
-      verified: TrailVerified | null;
-    }
-  | { ok: false; seq: number | null; finding: string };
-
-export interface CheckedCheckpoint {
-  checkpoint: Checkpoint;
-  fingerprint: string;
-}
-
-/** The last whole-trail verify (`V`), kept for the run (audit-chain-memory.ts) so that the headers say it. */
-export interface TrailVerified {
-  ok: boolean;
-  lastSeq: number;
-  at: number;
-  /** the verifier's first finding, when it failed */
-  finding?: string;
-}
-
 const n = thousands;
 
-let checkChain: typeof import('./audit-chain-check.js').checkChain | undefined;
+let checkChain: typeof import('../../src/audit-chain/page-check.js').checkChain | undefined;
 let loading: Promise<void> | undefined;
 /**
  * Starts loading the checks: they need node:crypto, which the dashboard's first frame does not
@@ -44,7 +16,7 @@ let loading: Promise<void> | undefined;
  * there before its first answer.
  */
 export function loadChainCheck(): void {
-  loading ??= import('./audit-chain-check.js').then(
+  loading ??= import('../../src/audit-chain/page-check.js').then(
     (m) => {
       checkChain = m.checkChain;
     },
@@ -64,7 +36,7 @@ export function loadChainCheck(): void {
 export const chainCheckSettled = (): Promise<void> => loading ?? Promise.resolve();
 
 /**
- * The checks of audit-chain-check.ts once loaded (see loadChainCheck), else undefined. `whole`:
+ * The checks of src/audit-chain/page-check.ts once loaded (see loadChainCheck), else undefined. `whole`:
  * the entries are a page of the unfiltered trail, so a gap between them is entries removed.
  */
 export function chainCheckOf(
@@ -107,3 +79,5 @@ export function chainText(check: ChainCheck, nowMs: number): string {
   }
   return parts.join(' · ');
 }
+
+export type { ChainCheck };

@@ -253,6 +253,8 @@ function makeContext(
       const r = await lookupAudit(deps, m);
       return 'entry' in r ? r.entry : null;
     },
+    served: async (route, input = {}) => (await deps.client.call(route, input)).served,
+    stream: (route, query, signal) => deps.client.stream(route, query, signal),
     download: (route, query, dest, onProgress, signal) => deps.client.download(route, query, dest, onProgress, signal),
     refresh: () => deps.poller.refreshNow(),
     sleep: (ms, signal) =>

@@ -1,27 +1,17 @@
 import { writeFile } from 'node:fs/promises';
-import { AuditCheckpoint } from '../contract/index.js';
+import { statementFileOf } from '../audit-chain/statement-file.js';
 import type { DownloadResult } from '../client/download.js';
+import { thousands } from '../text/thousands.js';
 
 /**
- * Beside an audit export FILE, FILE.checkpoint.json: the signed checkpoint the file ends at, whether
- * a filter narrowed it and which (docs/audit-chain.md), for `audit verify` to check the file
- * against. Returns the line to print: where it went, or why there is none.
+ * Beside an audit export FILE, FILE.checkpoint.json: the appliance's signed statement of what the
+ * file holds (docs/audit-chain.md), for `audit verify` to check the file against. Returns the line
+ * to print: where it went, or why there is none.
  */
-export async function writeCheckpointFile(
-  dest: string,
-  result: DownloadResult,
-  query: Record<string, unknown>,
-): Promise<string> {
-  const { checkpoint, filtered } = result.auditChain;
-  let parsed: AuditCheckpoint | undefined;
-  try {
-    parsed = AuditCheckpoint.parse(JSON.parse(checkpoint ?? ''));
-  } catch {
-    return '  checkpoint none: the appliance sent no valid signed checkpoint, so the file cannot be verified';
-  }
-  const { format: _, ...filters } = query;
+export async function writeCheckpointFile(dest: string, result: DownloadResult): Promise<string> {
+  const s = statementFileOf(result.auditChain);
+  if (s.text === null) return `  checkpoint none: ${s.why}`;
   const file = `${dest}.checkpoint.json`;
-  const body = { checkpoint: parsed, filtered: filtered === 'true', filters };
-  await writeFile(file, `${JSON.stringify(body, null, 2)}\n`, { mode: 0o600 });
-  return `  checkpoint ${file} (entry #${parsed.seq}${body.filtered ? ', filtered export' : ''})`;
+  await writeFile(file, s.text, { mode: 0o600 });
+  return `  checkpoint ${file} (signed statement, head #${thousands(s.seq)}${s.filtered ? ', filtered export' : ''})`;
 }

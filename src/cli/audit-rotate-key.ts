@@ -4,8 +4,7 @@ import { parseArgs } from 'node:util';
 import { DB_FILE, openDatabase } from '../server/db/open.js';
 import { rotateSigningKey } from '../server/audit-chain/keys.js';
 import { auditKeyChange } from '../server/audit-chain/start.js';
-import { writeCheckpoint } from '../server/audit-chain/checkpoints.js';
-import { readHead } from '../server/audit-chain/chain.js';
+import { checkpointAfterRotation } from '../server/audit-chain/checkpoints.js';
 import { displayFingerprint } from '../text/fingerprint.js';
 import { hostActor } from './token.js';
 import { UsageError } from './usage-error.js';
@@ -34,8 +33,10 @@ export async function auditRotateKeyCommand(argv: string[]): Promise<number> {
     const { subject } = hostActor();
     const change = rotateSigningKey(db, values.data, (c) => {
       auditKeyChange(db, c, subject, 'rotated on the host');
-      writeCheckpoint(db, c.key, readHead(db));
+      checkpointAfterRotation(db, values.data!, c.key);
     });
+    // the new checkpoint is kept beside the key once its transaction committed (a microtask): let it run
+    await Promise.resolve();
     const before = change.replaced ? displayFingerprint(change.replaced) : 'none';
     console.log(`audit signing key rotated: ${displayFingerprint(change.key.fingerprint)} (was ${before})`);
     return 0;

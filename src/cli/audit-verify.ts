@@ -1,45 +1,48 @@
-import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import {
-  keyFingerprint,
-  parseCheckpointFile,
-  readPublicKey,
-  showFingerprint,
-  type Checkpoint,
-} from '../audit-verify/checkpoint.js';
-import { exportScope } from '../audit-verify/export-scope.js';
-import { readTrail } from '../audit-verify/read-trail.js';
-import { servedKeys, signedCheckpoints } from '../audit-verify/served-checkpoints.js';
-import { verifyTrail, type VerifyOptions, type VerifyReport } from '../audit-verify/verify-trail.js';
+import { keyFingerprint, readPublicKey, type Checkpoint } from '../audit-chain/checkpoint.js';
+import { LiveRefusal, verifyLive } from '../audit-chain/live.js';
+import { readTrail, type TrailFormat } from '../audit-chain/read-trail.js';
+import { parseStatementFile } from '../audit-chain/statement.js';
+import { EXIT_STATUS, VERDICT_WORDS } from '../audit-chain/verdict.js';
+import { verifyTrail, type Trust, type VerifyReport } from '../audit-chain/verify-trail.js';
 import { headerOf } from '../client/api-client.js';
 import { exportTypeProblem } from '../client/download.js';
-import { TransportError } from '../client/errors.js';
+import { ApiError, TransportError } from '../client/errors.js';
+import { displayFingerprint } from '../text/fingerprint.js';
+import { thousands } from '../text/thousands.js';
 import { ApplianceStream } from './appliance-stream.js';
 import { reportClientError } from './client-errors.js';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
 import { printErr, printOut } from './print.js';
-import { thousands } from '../text/thousands.js';
 import { UsageError } from './usage-error.js';
 
-export const AUDIT_VERIFY_USAGE = `Usage: appliance-admin audit verify FILE [--key PEM_FILE] [--checkpoint FILE]
-                                                [--since KEPT_FILE]
+export const AUDIT_VERIFY_USAGE = `Usage: appliance-admin audit verify FILE --key PEM_FILE [--checkpoint FILE] [--since KEPT_FILE]
        appliance-admin audit verify --url URL [--token-file FILE] [--key PEM_FILE] [--since KEPT_FILE]
-       appliance-admin audit fingerprint PEM_FILE   (the key's fingerprint, as the deployment screen shows it)
+       appliance-admin audit key --url URL [--token-file FILE] -o PEM_FILE
+       appliance-admin audit fingerprint PEM_FILE
 
-Proves an audit export complete and unaltered (docs/audit-chain.md): every entry's hash
-recomputes, seq runs without gaps, each entry links to the one before, and the appliance's
-signed checkpoint verifies and is the file's last entry. CSV or JSON Lines, told apart by content.
-With --url, verifies the appliance's live trail instead: streams its export as it verifies, and
-checks every checkpoint it signed before.
-  --key PEM_FILE     the appliance's public key (Ed25519, PEM), as shown by fingerprint on its
-                     deployment screen; required offline, pinned rather than asked for live
-  --checkpoint FILE  the export's signed checkpoint (default FILE.checkpoint.json, written by export)
-  --since KEPT_FILE  a checkpoint kept from an earlier walkthrough: the trail must still hold it
-                     unchanged and extend it
+verify proves an audit export complete and unaltered against the appliance's signed statement of
+what it holds (docs/audit-chain.md): the statement's signature verifies with the key; every line
+is the one the appliance wrote and its hash recomputes; the file holds exactly the entries it
+signed, linked from the first to the last (or, for a filtered export, with the signed digest).
+CSV or JSON Lines, told apart by content. With --url, verifies the appliance's live trail: streams
+its export as it verifies, and checks every checkpoint it signed before.
+key fetches the appliance's public keys into PEM_FILE and prints their fingerprints, to compare
+with the one you were given out of band (the deployment screen shows it); then pin it with --key.
+fingerprint prints the fingerprints of the keys in a PEM file.
+  --key PEM_FILE     the appliance's public key(s) (Ed25519, PEM), obtained out of band: pinned.
+                     Without it, --url checks with the keys the appliance serves (exit 4)
+  --checkpoint FILE  the export's signed statement (default FILE.checkpoint.json, written by export)
+  --since KEPT_FILE  a checkpoint kept from an earlier walkthrough: it must verify with the key,
+                     and the trail must still hold it unchanged and extend it
+  -o, --output FILE  (key) where to write the keys; an existing file is not overwritten
 ${CONNECTION_USAGE}
 
-Exit status: 0 every check held, 1 a finding (one line each) or the appliance could not be read,
-2 bad usage.`;
+Exit status (the same from every verifier, docs/audit-chain.md "Verdicts"):
+  0 verified with the pinned key    1 broken, or cannot be proven complete (a finding a line)
+  2 bad usage                       3 could not check (the appliance or a file could not be read)
+  4 verified, but with the keys the appliance served (not pinned)`;
 
 export async function auditCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [sub, ...rest] = argv;
@@ -47,7 +50,8 @@ export async function auditCommand(argv: string[], env: NodeJS.ProcessEnv = proc
     console.log(AUDIT_VERIFY_USAGE);
     return sub === undefined ? 2 : 0;
   }
-  if (sub === 'fingerprint') return printFingerprint(rest);
+  if (sub === 'fingerprint') return printFingerprints(rest);
+  if (sub === 'key') return fetchKeys(rest, env);
   if (sub !== 'verify') throw new UsageError(`audit what? (audit verify)\n${AUDIT_VERIFY_USAGE}`);
   const { values, positionals } = parseArgs({
     args: rest,
@@ -65,179 +69,221 @@ export async function auditCommand(argv: string[], env: NodeJS.ProcessEnv = proc
     console.log(AUDIT_VERIFY_USAGE);
     return 0;
   }
-  const pem = values.key === undefined ? undefined : readKeyFile(values.key);
-  const since = values.since === undefined ? undefined : readCheckpointFile(values.since, '--since').checkpoint;
+  const pinned = values.key === undefined ? undefined : pinnedTrust(values.key);
+  const since = values.since === undefined ? undefined : readKept(values.since);
   if (values.url !== undefined) {
     if (positionals.length || values.checkpoint !== undefined)
       throw new UsageError(`--url verifies the live trail: give no FILE and no --checkpoint\n${AUDIT_VERIFY_USAGE}`);
-    return verifyLive(values, env, { publicKeyPem: pem, since });
+    return verifyUrl(values, env, { pinned, since });
   }
   if (positionals.length !== 1) throw new UsageError(`name one export FILE, or --url URL\n${AUDIT_VERIFY_USAGE}`);
-  return verifyFile(positionals[0], { checkpointFile: values.checkpoint, publicKeyPem: pem, since });
+  return verifyFile(positionals[0], { statementFile: values.checkpoint, pinned, since });
 }
 
-/** Verifies an export on disk; prints the findings or what was proven. */
-export async function verifyFile(
+/** Verifies an export on disk against its statement file; prints the verdict. */
+async function verifyFile(
   file: string,
-  o: { checkpointFile?: string; publicKeyPem?: string; since?: Checkpoint },
+  o: { statementFile?: string; pinned?: Trust; since?: Checkpoint },
 ): Promise<number> {
-  if (!existsSync(file)) throw new UsageError(`cannot read ${file}`);
-  const cpFile = o.checkpointFile ?? `${file}.checkpoint.json`;
-  const cp =
-    o.checkpointFile !== undefined || existsSync(cpFile) ? readCheckpointFile(cpFile, 'the checkpoint') : undefined;
-  const report = await verifyTrail(
-    readTrail(createReadStream(file, { highWaterMark: 1 << 20 })),
-    withProgress({
-      checkpoint: cp?.checkpoint,
-      scope: exportScope(cp?.filtered, cp?.filters),
-      publicKeyPem: o.publicKeyPem,
-      since: o.since,
-    }),
-  );
-  return printReport(report, cp?.checkpoint, o.publicKeyPem);
+  regularFile(file, 'the export');
+  const sFile = o.statementFile ?? `${file}.checkpoint.json`;
+  const signed = o.statementFile !== undefined || existsSync(sFile) ? readStatementFile(sFile) : null;
+  const format: { value?: TrailFormat } = {};
+  const report = await verifyTrail(readTrail(createReadStream(file, { highWaterMark: 1 << 20 }), format), {
+    statement: signed?.statement,
+    checkpoint: signed?.checkpoint,
+    trust: o.pinned ?? { keys: new Map(), pinned: false, source: 'no key' },
+    since: o.since,
+    format: format,
+    onProgress: progress,
+  });
+  return printReport(report);
 }
 
-async function verifyLive(
+async function verifyUrl(
   values: Parameters<typeof resolveConnection>[0],
   env: NodeJS.ProcessEnv,
-  o: { publicKeyPem?: string; since?: Checkpoint },
+  o: { pinned?: Trust; since?: Checkpoint },
 ): Promise<number> {
   const connection = resolveConnection(values, env, AUDIT_VERIFY_USAGE);
   const appliance = new ApplianceStream(connection);
   try {
-    const { checkpoints, keys } = await servedCheckpoints(appliance);
-    const res = await appliance.get('exportAudit', { format: 'jsonl' });
-    const wrongType = exportTypeProblem('jsonl', headerOf(res.headers, 'content-type'));
-    if (wrongType) {
-      res.body.destroy();
-      throw new TransportError('protocol', `the answer is not an audit export: ${wrongType}`);
-    }
-    const header = headerOf(res.headers, 'audit-checkpoint');
-    let head: Checkpoint | undefined;
-    if (header) {
-      const parsed = parseCheckpointFile(header);
-      if (typeof parsed === 'string') printOut(`the Audit-Checkpoint header is unusable: ${parsed}`);
-      else head = parsed.checkpoint;
-    }
-    const notes: string[] = [];
-    let pem = o.publicKeyPem;
-    if (!pem && head) {
-      pem = keys.get(head.key_fingerprint);
-      notes.push(
-        pem
-          ? `the key was not pinned: the checkpoint was checked with the key the appliance serves, ` +
-              `${showFingerprint(head.key_fingerprint)}; compare it with the fingerprint you hold, or give --key`
-          : `the appliance serves no public key ${showFingerprint(head.key_fingerprint)} for its checkpoint`,
-      );
-    }
-    const { signed, findings: badSignatures } = signedCheckpoints(checkpoints, keys, o.publicKeyPem);
-    const report = await verifyTrail(
-      readTrail(res.body),
-      withProgress({
-        checkpoint: head,
-        scope: exportScope(headerOf(res.headers, 'audit-export-filtered') === 'true'),
-        publicKeyPem: pem,
-        since: o.since,
-        signed,
-      }),
+    const report = await verifyLive(
+      {
+        checkpointPage: (after) => appliance.json('/audit/checkpoints', { limit: 500, after }),
+        exportJsonl: async (signal) => {
+          const res = await appliance.get('exportAudit', { format: 'jsonl' }, signal);
+          const wrongType = exportTypeProblem('jsonl', headerOf(res.headers, 'content-type'));
+          if (wrongType) {
+            res.body.destroy();
+            throw new TransportError('protocol', `the answer is not an audit export: ${wrongType}`);
+          }
+          return { header: (name) => headerOf(res.headers, name), body: res.body };
+        },
+      },
+      { pinned: o.pinned, since: o.since, onProgress: progress },
     );
-    report.findings.push(...badSignatures);
-    report.ok = report.findings.length === 0;
-    report.notes.push(...notes);
-    return printReport(report, head, pem);
+    return printReport(report);
   } catch (err) {
     clearProgress();
-    return reportClientError(err, 'audit verify', connection.credential);
+    if (err instanceof LiveRefusal) {
+      printOut(err.message);
+      return finish('broken', 1);
+    }
+    if (err instanceof ApiError || err instanceof TransportError) {
+      reportClientError(err, 'audit verify', connection.credential);
+      return EXIT_STATUS['cannot-check'];
+    }
+    throw err;
   } finally {
     await appliance.close();
   }
 }
 
-/** Every checkpoint the appliance lists (newest first, paged, as served) and its public keys by fingerprint. */
-async function servedCheckpoints(a: ApplianceStream): Promise<{ checkpoints: unknown[]; keys: Map<string, string> }> {
-  const checkpoints: unknown[] = [];
-  const publicKeys: unknown[] = [];
-  let after: string | undefined;
-  for (let page = 0; page < 10_000; page++) {
-    const body = (await a.json('/audit/checkpoints', { limit: 500, after })) as Record<string, unknown>;
-    const items = body?.data as unknown;
-    if (!Array.isArray(items)) throw new TransportError('protocol', 'the checkpoint list has no data');
-    checkpoints.push(...items);
-    if (Array.isArray(body.public_keys)) publicKeys.push(...body.public_keys);
-    if (typeof body.next_cursor !== 'string' || body.has_more === false) break;
-    after = body.next_cursor;
+/**
+ * `audit key --url URL -o FILE`: the appliance's public keys (the current one first, then those a
+ * rotation retired), written as PEM for --key, and their fingerprints to compare out of band. The
+ * keys come from the appliance itself: only that comparison makes them a pin.
+ */
+async function fetchKeys(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { ...CONNECTION_OPTIONS, output: { type: 'string', short: 'o' } },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (positionals.length || !values.output)
+    throw new UsageError(`usage: appliance-admin audit key --url URL -o PEM_FILE\n${AUDIT_VERIFY_USAGE}`);
+  if (existsSync(values.output)) throw new UsageError(`${values.output} exists; choose another file`);
+  const connection = resolveConnection(values, env, AUDIT_VERIFY_USAGE);
+  const appliance = new ApplianceStream(connection);
+  try {
+    const body = (await appliance.json('/audit/checkpoints', { limit: 1 })) as { public_keys?: unknown } | null;
+    const served = Array.isArray(body?.public_keys) ? body.public_keys.slice(0, 100) : [];
+    const keys = served.flatMap((k) => {
+      const r = k as { public_key_pem?: unknown; retired_at?: unknown };
+      const key = typeof r.public_key_pem === 'string' ? readPublicKey(r.public_key_pem) : 'none';
+      return typeof key === 'string' ? [] : [{ key, retired: typeof r.retired_at === 'string' }];
+    });
+    if (!keys.length) {
+      printErr('appliance-admin: audit key: the appliance serves no Ed25519 public key');
+      return EXIT_STATUS['cannot-check'];
+    }
+    const pem = keys.map(({ key }) => key.export({ type: 'spki', format: 'pem' }).toString()).join('');
+    writeFileSync(values.output, pem, { mode: 0o644, flag: 'wx' });
+    printOut(`wrote ${keys.length} key${keys.length === 1 ? '' : 's'} to ${values.output}:`);
+    for (const { key, retired } of keys) {
+      const f = keyFingerprint(key);
+      printOut(`  ${displayFingerprint(f)}  ${retired ? 'retired' : 'current'}  (${f})`);
+    }
+    printOut(
+      "compare the current key's fingerprint with the one the appliance's operator gave you (its deployment " +
+        `screen shows it); only then does --key ${values.output} prove anything`,
+    );
+    return 0;
+  } catch (err) {
+    if (err instanceof ApiError || err instanceof TransportError) {
+      reportClientError(err, 'audit key', connection.credential);
+      return EXIT_STATUS['cannot-check'];
+    }
+    throw err;
+  } finally {
+    await appliance.close();
   }
-  return { checkpoints, keys: servedKeys(publicKeys) };
 }
 
 /** `audit fingerprint PEM_FILE`: to compare a key obtained out of band with the deployment screen's. */
-function printFingerprint(args: string[]): number {
+function printFingerprints(args: string[]): number {
   if (args.length !== 1) throw new UsageError('usage: appliance-admin audit fingerprint PEM_FILE');
-  const fingerprint = keyOf(readKeyFile(args[0]))!;
-  printOut(`${showFingerprint(fingerprint)}  (${fingerprint})`);
+  for (const f of pinnedTrust(args[0]).keys.keys()) printOut(`${displayFingerprint(f)}  (${f})`);
   return 0;
 }
 
-function keyOf(pem: string): string | undefined {
-  const k = readPublicKey(pem);
-  return typeof k === 'string' ? undefined : keyFingerprint(k);
+const PEM_BLOCK = /-----BEGIN PUBLIC KEY-----[\s\S]*?-----END PUBLIC KEY-----/g;
+
+/** The keys of a PEM file (one or more blocks), pinned. */
+export function pinnedTrust(file: string): Trust {
+  const text = readSmallFile(file, 'the key file', 64 * 1024);
+  const keys: Trust['keys'] = new Map();
+  const blocks = text.match(PEM_BLOCK) ?? [];
+  if (!blocks.length) throw new UsageError(`the key file ${file} is not a PEM public key`);
+  for (const block of blocks.slice(0, 100)) {
+    const key = readPublicKey(block);
+    if (typeof key === 'string') throw new UsageError(`the key file ${file} is ${key}`);
+    keys.set(keyFingerprint(key), key);
+  }
+  const shown = [...keys.keys()].map(displayFingerprint).join(', ');
+  return { keys, pinned: true, source: `the key you pinned (${shown})` };
 }
 
-function readKeyFile(file: string): string {
-  let pem: string;
+function readSmallFile(file: string, what: string, max: number): string {
+  regularFile(file, what);
+  if (statSync(file).size > max) throw new UsageError(`${what} ${file} is larger than ${max} bytes`);
   try {
-    pem = readFileSync(file, 'utf8');
+    return readFileSync(file, 'utf8');
   } catch {
-    throw new UsageError(`cannot read the key file ${file}`);
+    throw new UsageError(`cannot read ${what} ${file}`);
   }
-  const key = readPublicKey(pem);
-  if (typeof key === 'string') throw new UsageError(`the key file ${file} is ${key}`);
-  return pem;
 }
 
-function readCheckpointFile(file: string, what: string): Exclude<ReturnType<typeof parseCheckpointFile>, string> {
-  let text: string;
+/** A regular file (not a FIFO, a device or a directory, which would hang or mislead a reader). */
+function regularFile(file: string, what: string): void {
+  let st;
   try {
-    text = readFileSync(file, 'utf8');
+    st = statSync(file);
   } catch {
-    throw new UsageError(`cannot read ${what} file ${file}`);
+    throw new UsageError(`cannot read ${what} ${file}`);
   }
-  const parsed = parseCheckpointFile(text);
-  if (typeof parsed === 'string') throw new UsageError(`${what} file ${file} is not a checkpoint: ${parsed}`);
+  if (!st.isFile()) throw new UsageError(`${what} ${file} is not a regular file`);
+}
+
+function readStatementFile(file: string) {
+  const parsed = parseStatementFile(readSmallFile(file, 'the statement file', 1024 * 1024));
+  if (typeof parsed === 'string') throw new UsageError(`the statement file ${file} is unusable: ${parsed}`);
   return parsed;
+}
+
+function readKept(file: string): Checkpoint {
+  const parsed = parseStatementFile(readSmallFile(file, 'the --since file', 1024 * 1024));
+  if (typeof parsed === 'string' || !parsed.checkpoint)
+    throw new UsageError(
+      `the --since file ${file} holds no checkpoint${typeof parsed === 'string' ? `: ${parsed}` : ''}`,
+    );
+  return parsed.checkpoint;
 }
 
 const showProgress = () => Boolean(process.stderr.isTTY);
 const clearProgress = () => showProgress() && process.stderr.write('\r\x1b[K');
+const progress = (done: number, total?: number | null) => {
+  if (showProgress())
+    process.stderr.write(`\r\x1b[Kverifying… ${thousands(done)}${total ? ` of ${thousands(total)}` : ''} entries`);
+};
 
-function withProgress(o: VerifyOptions): VerifyOptions {
-  if (!showProgress()) return o;
-  return {
-    ...o,
-    onProgress: (n) => process.stderr.write(`\r\x1b[Kverifying… ${thousands(n)} entries`),
-  };
-}
-
-/** One line per finding (exit 1), or what was proven (exit 0); notes either way. */
-export function printReport(r: VerifyReport, cp: Checkpoint | undefined, pem: string | undefined): number {
+/**
+ * The verdict: one line per finding and per thing that could not be checked, what was proven, the
+ * notes; on stderr the verdict's words when it is not "verified"; the exit status of the table.
+ */
+export function printReport(r: VerifyReport): number {
   clearProgress();
   for (const f of r.findings) printOut(f);
-  if (r.ok) {
-    const range =
-      r.firstSeq === null
-        ? 'no entries'
-        : `entries #${thousands(r.firstSeq)}–#${thousands(r.lastSeq ?? r.firstSeq)} (${thousands(r.entries)})`;
-    const key = pem ? keyOf(pem) : undefined;
-    const signed =
-      cp && key ? `; checkpoint #${thousands(cp.seq)} of ${cp.at} signed by key ${showFingerprint(key)}` : '';
-    printOut(
-      r.notes.some((n) => n.startsWith('filtered export'))
-        ? `verified: ${range}${signed}`
-        : `verified: ${range} complete and unaltered${signed}`,
-    );
-  }
+  for (const u of r.unknowns) printOut(`could not check: ${u}`);
+  if (r.proven) printOut(`${VERDICT_WORDS[r.verdict]}: ${r.proven}`);
   for (const n of r.notes) printOut(n);
-  if (!r.ok)
-    printErr(`appliance-admin: audit verify: ${r.findings.length} finding${r.findings.length === 1 ? '' : 's'}`);
-  return r.ok ? 0 : 1;
+  if (r.verdict === 'verified-unpinned')
+    printOut(
+      'the key was not pinned: fetch it with audit key --url URL -o appliance.pem, compare its fingerprint with ' +
+        'the one you were given out of band, then verify with --key appliance.pem',
+    );
+  const counted = r.findings.length
+    ? `${r.findings.length} finding${r.findings.length === 1 ? '' : 's'}`
+    : r.unknowns.length
+      ? `${r.unknowns.length} thing${r.unknowns.length === 1 ? '' : 's'} could not be checked`
+      : '';
+  return finish(r.verdict, EXIT_STATUS[r.verdict], counted);
+}
+
+function finish(verdict: keyof typeof EXIT_STATUS, code: number, detail = ''): number {
+  if (verdict !== 'verified')
+    printErr(`appliance-admin: audit verify: ${VERDICT_WORDS[verdict]}${detail ? ` (${detail})` : ''}`);
+  return code;
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, readdirSync } from 'node:fs';
 import { rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Checkpoint } from '../audit-verify/checkpoint.js';
+import { statementFileOf } from '../audit-chain/statement-file.js';
 import { ApiError } from '../client/errors.js';
 import { thousands } from '../text/thousands.js';
 import { VERSION } from '../version.js';
@@ -19,7 +19,7 @@ export interface PackSource {
     route: 'exportAudit' | 'exportJournal',
     query: Record<string, unknown>,
     file: string,
-  ): Promise<{ checkpoint: Checkpoint | null; filtered: boolean; lines: number }>;
+  ): Promise<{ headers: { statement: string | null; checkpoint: string | null }; lines: number }>;
 }
 
 export interface PackOptions {
@@ -98,18 +98,14 @@ async function writePack(a: PackSource, dir: string, p: PackOptions): Promise<Pa
     join(dir, 'audit.jsonl'),
   );
   // named as `export audit -o FILE` names it (FILE.checkpoint.json), so `audit verify audit.jsonl` finds it
-  await writeJson(dir, 'audit.jsonl.checkpoint.json', {
-    checkpoint: jsonl.checkpoint,
-    filtered: jsonl.filtered,
-    filters,
-  });
+  const jsonlSeq = await writeStatement(dir, 'audit.jsonl', jsonl.headers);
   step('audit trail (CSV)');
   const csv = await a.exportTo(
     'exportAudit',
     { format: 'csv', ...filters, purpose: 'evidence' },
     join(dir, 'audit.csv'),
   );
-  await writeJson(dir, 'audit.csv.checkpoint.json', { checkpoint: csv.checkpoint, filtered: csv.filtered, filters });
+  const csvSeq = await writeStatement(dir, 'audit.csv', csv.headers);
   step('agent journal');
   await a.exportTo('exportJournal', { format: 'jsonl', ...filters, purpose: 'evidence' }, join(dir, 'journal.jsonl'));
   step('keys, models, routing, settings, deployment, install plan, budgets');
@@ -133,10 +129,22 @@ async function writePack(a: PackSource, dir: string, p: PackOptions): Promise<Pa
     ...o,
     made_by: { subject: session.subject, role: session.role },
     audit_entries: jsonl.lines,
-    checkpoint_seq: jsonl.checkpoint?.seq ?? null,
-    csv_checkpoint_seq: csv.checkpoint?.seq ?? null,
+    checkpoint_seq: jsonlSeq,
+    csv_checkpoint_seq: csvSeq,
     appliance_version: (deployment as { version?: unknown })?.version ?? null,
   };
+}
+
+/** FILE.checkpoint.json beside an export of the pack; the head it signed, or null when there is none. */
+async function writeStatement(
+  dir: string,
+  file: string,
+  headers: { statement: string | null; checkpoint: string | null },
+): Promise<number | null> {
+  const s = statementFileOf(headers);
+  if (s.text === null) return null;
+  await writeFile(join(dir, `${file}.checkpoint.json`), s.text, { mode: 0o600 });
+  return s.seq;
 }
 
 /** The appliance's checkpoint keys; none from an appliance without the audit chain (no such route). */

@@ -3,7 +3,6 @@ import { mkdir, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
-import { parseCheckpointFile } from '../audit-verify/checkpoint.js';
 import { headerOf, parseApplianceUrl } from '../client/api-client.js';
 import { exportTypeProblem } from '../client/download.js';
 import { TransportError } from '../client/errors.js';
@@ -109,11 +108,11 @@ async function exportTo(a: ApplianceStream, route: string, query: Record<string,
     for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
   });
   await pipeline(res.body, createWriteStream(file, { mode: 0o600 }));
-  const header = headerOf(res.headers, 'audit-checkpoint');
-  const parsed = header ? parseCheckpointFile(header) : undefined;
   return {
-    checkpoint: parsed && typeof parsed !== 'string' ? parsed.checkpoint : null,
-    filtered: headerOf(res.headers, 'audit-export-filtered') === 'true',
+    headers: {
+      statement: headerOf(res.headers, 'audit-export-statement') ?? null,
+      checkpoint: headerOf(res.headers, 'audit-checkpoint') ?? null,
+    },
     lines,
   };
 }

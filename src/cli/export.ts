@@ -154,7 +154,7 @@ export async function exportCommand(argv: string[], env: NodeJS.ProcessEnv = pro
       plan.query.format === 'jsonl'
         ? await countJsonlRecords(createReadStream(plan.dest))
         : await countCsvRecords(createReadStream(plan.dest));
-    const checkpoint = plan.kind === 'audit' ? [await writeCheckpointFile(plan.dest, result, plan.query)] : [];
+    const checkpoint = plan.kind === 'audit' ? [await writeCheckpointFile(plan.dest, result)] : [];
     process.stderr.write(
       [
         `exported ${rows.toLocaleString('en-US')} ${plan.kind} row${rows === 1 ? '' : 's'} (${plan.query.format}, ${result.bytes.toLocaleString('en-US')} bytes)`,

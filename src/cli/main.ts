@@ -46,7 +46,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'export':
         return await (await import('./export.js')).exportCommand(rest);
       case 'audit':
-        return rest[0] === 'verify' || rest[0] === 'fingerprint'
+        return rest[0] === 'verify' || rest[0] === 'fingerprint' || rest[0] === 'key'
           ? await (await import('./audit-verify.js')).auditCommand(rest)
           : await (await import('./audit-rotate-key.js')).auditRotateKeyCommand(rest);
       case 'evidence':

@@ -57,6 +57,12 @@ export interface CallResult<T> {
   notModified: boolean;
   /** read while checks were deferred (ApiClient.deferChecks): as sent, not yet checked against the contract */
   unchecked?: true;
+  /**
+   * A route whose answer is checked for integrity (RouteMeta `checked`: the audit chain): the answer
+   * as it came off the wire, parsed JSON neither mended nor sanitized. Only integrity checks read it;
+   * nothing of it is shown (verify what was served, show what is safe).
+   */
+  served?: unknown;
 }
 
 /** A request as the action log sees it (src/store/action-log.ts): never its headers or token. */
@@ -140,7 +146,7 @@ export class ApiClient {
   readonly #client: Client;
   readonly #maxBytes: number;
   readonly #ca: string | Buffer | undefined;
-  readonly #etags = new Map<string, { etag: string; data: unknown; issues: SchemaIssue[] }>();
+  readonly #etags = new Map<string, { etag: string; data: unknown; issues: SchemaIssue[]; served?: unknown }>();
   readonly #observers = new Set<(e: Exchange) => void>();
   #checksDeferred = false;
 
@@ -290,7 +296,14 @@ export class ApiClient {
     const requestId = requestIdOf(res.headers);
     if (res.statusCode === 304 && cached) {
       await res.body.dump();
-      return { data: cached.data as RouteData<N>, status: 304, requestId, issues: cached.issues, notModified: true };
+      return {
+        data: cached.data as RouteData<N>,
+        status: 304,
+        requestId,
+        issues: cached.issues,
+        notModified: true,
+        ...(def.checked ? { served: cached.served } : {}),
+      };
     }
     const text = await this.#readCapped(res);
     if (isRedirect(res.statusCode))
@@ -331,12 +344,13 @@ export class ApiClient {
       throw new TransportError('protocol', `the answer to ${def.method} ${def.path} could not be read`);
     }
     const etag = headerOf(res.headers, 'etag');
-    if (unchecked) return { data, status: res.statusCode, requestId, issues, notModified: false, unchecked };
-    if (def.method === 'GET' && etag) this.#remember(cacheKey, { etag, data, issues });
-    return { data, status: res.statusCode, requestId, issues, notModified: false };
+    const served = def.checked ? { served: raw } : {};
+    if (unchecked) return { data, status: res.statusCode, requestId, issues, notModified: false, unchecked, ...served };
+    if (def.method === 'GET' && etag) this.#remember(cacheKey, { etag, data, issues, ...served });
+    return { data, status: res.statusCode, requestId, issues, notModified: false, ...served };
   }
 
-  #remember(path: string, entry: { etag: string; data: unknown; issues: SchemaIssue[] }) {
+  #remember(path: string, entry: { etag: string; data: unknown; issues: SchemaIssue[]; served?: unknown }) {
     this.#etags.delete(path);
     this.#etags.set(path, entry);
     if (this.#etags.size > ETAG_CACHE_MAX) this.#etags.delete(this.#etags.keys().next().value as string);
@@ -431,6 +445,55 @@ export class ApiClient {
     } finally {
       await client.close().catch(() => undefined);
     }
+  }
+
+  /**
+   * A file route's answer as it streams (the dashboard's V verifies an export as it arrives, with
+   * nothing written to disk): its headers and its body's bytes, on a short-lived connection of its
+   * own. The caller bounds it (bytes, time) and aborts with `signal`; the connection closes when the
+   * body ends or fails.
+   */
+  async stream(
+    name: FileRouteName,
+    query: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<{ header(name: string): string | undefined; body: AsyncIterable<Buffer> }> {
+    const path = buildPath(ROUTE_META[name], this.prefix, {}, query);
+    const client = this.#newClient();
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await client.request({
+        path,
+        method: 'GET',
+        headers: await this.#headers({ accept: '*/*' }),
+        signal,
+        bodyTimeout: this.timeoutMs * 3,
+      });
+    } catch (err) {
+      await client.close().catch(() => undefined);
+      throw toTransportError(err);
+    }
+    const requestId = requestIdOf(res.headers);
+    if (isRedirect(res.statusCode) || res.statusCode >= 400) {
+      const err = isRedirect(res.statusCode)
+        ? redirectError(`the answer to GET ${ROUTE_META[name].path}`, res, `${this.origin}${path}`)
+        : problemFrom(res.statusCode, res.headers, await this.#readCapped(res), requestId);
+      discard(res);
+      await client.close().catch(() => undefined);
+      throw err;
+    }
+    const headers = res.headers;
+    async function* body() {
+      try {
+        for await (const chunk of res.body) yield chunk as Buffer;
+      } catch (err) {
+        throw toTransportError(err);
+      } finally {
+        discard(res);
+        await client.close().catch(() => undefined);
+      }
+    }
+    return { header: (n) => headerOf(headers, n), body: body() };
   }
 
   /** Forgets cached ETags (e.g. after a mutation, so the next poll reads fresh data). */

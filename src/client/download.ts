@@ -25,8 +25,8 @@ export interface DownloadResult {
   filename: string | null;
   contentType: string | null;
   requestId: string | undefined;
-  /** an audit export's Audit-Checkpoint and Audit-Export-Filtered headers, as sent (docs/audit-chain.md) */
-  auditChain: { checkpoint: string | null; filtered: string | null };
+  /** an audit export's signed statement and head checkpoint headers, as sent (docs/audit-chain.md) */
+  auditChain: { statement: string | null; checkpoint: string | null };
 }
 
 /**
@@ -110,8 +110,8 @@ export async function streamToFile(
     contentType: header(res.headers, 'content-type') ?? null,
     requestId,
     auditChain: {
+      statement: header(res.headers, 'audit-export-statement') ?? null,
       checkpoint: header(res.headers, 'audit-checkpoint') ?? null,
-      filtered: header(res.headers, 'audit-export-filtered') ?? null,
     },
   };
 }

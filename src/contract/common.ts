@@ -65,6 +65,11 @@ export const ERROR_CODES = {
   503: 'SVC-ADMIN-503',
 } as const;
 export const BOUNDARY_CODE = 'SVC-BOUNDARY-1';
+/**
+ * The appliance's audit trail does not extend the last checkpoint it signed, so it signs nothing more
+ * (docs/audit-chain.md): a verifier reads this answer as the trail broken, not as "could not check".
+ */
+export const CHAIN_REFUSED_CODE = 'SVC-AUDIT-CHAIN';
 
 /** The list envelope of every paged list. */
 export const page = <T extends z.ZodType>(item: T) =>

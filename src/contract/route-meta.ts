@@ -31,6 +31,11 @@ export interface RouteMeta {
   spec?: number;
   /** the contract module with its schemas */
   area: RouteArea;
+  /**
+   * the answer is checked for integrity (the audit chain): the client keeps it as it came off the
+   * wire (`served`) beside the sanitized data it shows, and the checks read only that
+   */
+  checked?: true;
 }
 
 /** A route's schemas; a `file` response is a streamed download. */
@@ -215,6 +220,7 @@ export const ROUTE_META = {
     mutates: false,
     status: 200,
     area: 'governance',
+    checked: true,
   }),
   exportAudit: m({
     spec: 13,
@@ -243,6 +249,7 @@ export const ROUTE_META = {
     mutates: false,
     status: 200,
     area: 'governance',
+    checked: true,
   }),
   listJournal: m({
     spec: 14,

@@ -188,6 +188,20 @@ export interface ActionContext {
    * the same entry in the result.
    */
   audit(route: JsonRouteName): Promise<AuditEntry | null>;
+  /**
+   * A route's answer as it came off the wire (parsed JSON, neither mended nor sanitized), for an
+   * integrity check (the audit chain) and never for display: only routes marked `checked`.
+   */
+  served(
+    route: 'listAudit' | 'listAuditCheckpoints',
+    input?: Omit<CallInput, 'signal'> & { signal?: AbortSignal },
+  ): Promise<unknown>;
+  /** A file route's answer as it streams, for a check that reads it as it arrives (V): headers and bytes. */
+  stream(
+    route: FileRouteName,
+    query: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<{ header(name: string): string | undefined; body: AsyncIterable<Buffer> }>;
   download(
     route: FileRouteName,
     query: Record<string, unknown>,

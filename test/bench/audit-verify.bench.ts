@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import {
   createReadStream,
   createWriteStream,
@@ -13,11 +14,13 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { promisify } from 'node:util';
 import { request } from 'undici';
-import { ZERO_HASH } from '../../src/audit-verify/entry-hash.js';
+import { GENESIS_HASH as ZERO_HASH } from '../../src/audit-chain/canonical.js';
 import type { AuditEntry } from '../../src/contract/index.js';
-import { canonicalLine, entryHash } from '../../src/server/audit-chain/hash.js';
-import { readTrail } from '../../src/audit-verify/read-trail.js';
-import { verifyTrail } from '../../src/audit-verify/verify-trail.js';
+import { canonicalLine, entryHash } from '../../src/audit-chain/canonical.js';
+import { keyFingerprint } from '../../src/audit-chain/checkpoint.js';
+import { readTrail } from '../../src/audit-chain/read-trail.js';
+import { signStatement } from '../../src/audit-chain/statement.js';
+import { verifyTrail } from '../../src/audit-chain/verify-trail.js';
 import { REPO, issueToken, startServer } from './lib/cli-server.js';
 import type { BenchContext, Figure } from './lib/types.js';
 
@@ -29,10 +32,11 @@ const ACTIONS = ['gateway.key.create', 'gateway.key.revoke', 'settings.update', 
 
 /**
  * A chained JSON Lines export of `count` entries of the served shape, each line as the appliance's
- * export writes it (canonical text, hash last: src/server/audit-chain/hash.ts), cached in out/ (generator v2).
+ * export writes it (canonical text, hash last: src/audit-chain/canonical.ts), cached in out/ (generator v3, with its
+ * last hash beside it).
  */
 async function chainedFile(ctx: BenchContext, count: number): Promise<string> {
-  const file = join(ctx.outDir, `audit-chain-${count}-g2.jsonl`);
+  const file = join(ctx.outDir, `audit-chain-${count}-g3.jsonl`);
   if (existsSync(file)) return file;
   ctx.log(`generating ${count.toLocaleString('en-US')} chained entries…`);
   const out = createWriteStream(`${file}.part`);
@@ -63,8 +67,36 @@ async function chainedFile(ctx: BenchContext, count: number): Promise<string> {
   }
   out.end(batch);
   await once(out, 'finish');
+  writeFileSync(`${file}.head`, prev);
   renameSync(`${file}.part`, file);
   return file;
+}
+
+/** The appliance's signed statement of the generated file: the whole trail, #1 to its last entry. */
+function wholeTrailStatement(file: string, count: number) {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const key = { privateKey, fingerprint: keyFingerprint(publicKey) };
+  const last = readFileSync(`${file}.head`, 'utf8');
+  const statement = signStatement(
+    {
+      type: 'audit-export',
+      version: 1,
+      at: new Date().toISOString(),
+      request_id: 'req_bench',
+      format: 'jsonl',
+      filters: {},
+      head: { seq: count, hash: last },
+      count,
+      first_seq: 1,
+      last_seq: count,
+      first_prev_hash: ZERO_HASH,
+      last_hash: last,
+      contiguous: true,
+      digest: null,
+    },
+    key,
+  );
+  return { statement, trust: { keys: new Map([[key.fingerprint, publicKey]]), pinned: true, source: 'the bench key' } };
 }
 
 const rssMb = () => Math.round(process.memoryUsage().rss / 2 ** 20);
@@ -81,9 +113,9 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
   const parseMs = performance.now() - t;
 
   t = performance.now();
-  const report = await verifyTrail(readTrail(chunks(file)), {});
+  const report = await verifyTrail(readTrail(chunks(file)), wholeTrailStatement(file, count));
   const verifyMs = performance.now() - t;
-  if (report.entries !== count || parsed !== count || report.findings.length !== 1)
+  if (report.entries !== count || parsed !== count || report.verdict !== 'verified')
     throw new Error(`unexpected: ${report.entries} entries, findings ${report.findings.join('; ')}`);
 
   const rate = (ms: number) => Math.round(count / (ms / 1000));

@@ -83,3 +83,41 @@ export function checkpointOf(entry: Entry, key: SigningKey, at = '2026-11-26T12:
 }
 
 export const jsonl = (entries: unknown[]) => entries.map((e) => JSON.stringify(e)).join('\n') + '\n';
+
+/**
+ * The appliance's signed statement of an export holding `entries` (docs/audit-chain.md, "Export
+ * statements"), made straight from the scheme: canonicalize and node:crypto, not the server's code.
+ */
+export function statementOf(
+  entries: Entry[],
+  key: SigningKey,
+  o: { head?: Entry; filters?: Record<string, string>; format?: 'csv' | 'jsonl'; at?: string } = {},
+) {
+  const first = entries[0];
+  const last = entries[entries.length - 1];
+  const contiguous = entries.length === 0 || last.seq - first.seq + 1 === entries.length;
+  const digest = createHash('sha256');
+  for (const e of entries) digest.update(Buffer.from(e.hash, 'hex'));
+  const head = o.head ?? last;
+  const statement = {
+    type: 'audit-export',
+    version: 1,
+    at: o.at ?? '2026-11-26T12:00:00Z',
+    request_id: 'req_statement',
+    format: o.format ?? 'jsonl',
+    filters: o.filters ?? {},
+    head: { seq: head.seq, hash: head.hash },
+    count: entries.length,
+    first_seq: first?.seq ?? null,
+    last_seq: last?.seq ?? null,
+    first_prev_hash: first?.prev_hash ?? null,
+    last_hash: last?.hash ?? null,
+    contiguous,
+    digest: contiguous ? null : digest.digest('hex'),
+  };
+  return {
+    statement,
+    signature: sign(null, Buffer.from(canonicalize(statement)!, 'utf8'), key.privateKey).toString('base64'),
+    key_fingerprint: key.fingerprint,
+  };
+}

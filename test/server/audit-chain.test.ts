@@ -13,8 +13,11 @@ import { DB_FILE, openDatabase } from '../../src/server/db/open.js';
 import { migrations } from '../../src/server/db/migrations.js';
 import { insertAuditBatch, type AuditSeed } from '../../src/server/governance/bulk.js';
 import { checkpointIfStale, CHECKPOINT_EVERY_MS } from '../../src/server/audit-chain/checkpoints.js';
-import { fingerprintOf, KEY_FILE } from '../../src/server/audit-chain/keys.js';
-import { entryHash } from '../../src/server/audit-chain/hash.js';
+import { KEY_FILE } from '../../src/server/audit-chain/keys.js';
+import { keyFingerprint as fingerprintOf } from '../../src/audit-chain/checkpoint.js';
+import { entryHash } from '../../src/audit-chain/canonical.js';
+import { AUDIT_CSV_HEADERS } from '../../src/audit-chain/csv-entries.js';
+import { auditCsvColumns } from '../../src/server/governance/audit-trail.js';
 import { displayFingerprint } from '../../src/text/fingerprint.js';
 import { issueToken, revokeToken } from '../../src/server/tokens.js';
 import { recordAudit } from '../../src/server/audit.js';
@@ -165,6 +168,10 @@ describe('the audit hash chain', () => {
     expect(verifies({ ...checkpoint, seq: checkpoint.seq - 1 }, public_keys[0].public_key_pem)).toBe(false);
   });
 
+  it("writes the CSV columns the verifiers read, in the scheme's order", () => {
+    expect(auditCsvColumns.map((c) => c.header)).toEqual([...AUDIT_CSV_HEADERS]);
+  });
+
   it('exports CSV with seq, prev_hash and hash as its last three columns', async () => {
     const res = await s.call('GET', '/audit/export?format=csv');
     const [header, ...rows]: string[][] = parse(res.text);
@@ -238,10 +245,19 @@ describe('the audit hash chain', () => {
     const args = ['--url', s.url, '--token-file', writeTokenFile(s.tokens.auditor), '-o', out];
     expect(await exportCommand(['audit', '--format', 'jsonl', '--actor', 'ana', ...args])).toBe(0);
     const kept = JSON.parse(readFileSync(`${out}.checkpoint.json`, 'utf8'));
-    expect(kept).toMatchObject({ filtered: true, filters: { actor: 'ana' } });
+    // the signed statement says what the file holds: its filters and count are signed, not taken from the file
+    expect(kept.statement).toMatchObject({ filters: { actor: 'ana' }, format: 'jsonl' });
     const { public_keys } = await checkpoints();
     expect(verifies(kept.checkpoint, pemOf(public_keys, kept.checkpoint.key_fingerprint))).toBe(true);
+    const statementSigned = verify(
+      null,
+      Buffer.from(canonicalize(kept.statement)!, 'utf8'),
+      createPublicKey(pemOf(public_keys, kept.key_fingerprint)),
+      Buffer.from(kept.signature, 'base64'),
+    );
+    expect(statementSigned).toBe(true);
     const entries = jsonl(readFileSync(out, 'utf8'));
+    expect(entries.length).toBe(kept.statement.count);
     expect(entries.every((e) => recomputes(e) && e.seq <= kept.checkpoint.seq)).toBe(true);
   });
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/server/db/open.js';
@@ -9,6 +9,7 @@ import { tempDir } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { rehash, type Entry } from '../helpers/audit-chain.js';
 import { tamper } from '../helpers/tamper.js';
+import { SIGNED_HEAD_FILE } from '../../src/server/audit-chain/signed-head.js';
 
 /**
  * The tamper suite (issue 28 §7): a real server on a real database, the trail changed directly in
@@ -44,7 +45,7 @@ async function serverWithHistory(): Promise<{ s: TestServer; secrets: string[] }
   return { s, secrets };
 }
 
-/** The export and its checkpoint file, as `export audit -o FILE` leaves them. */
+/** The export and its statement file, as `export audit -o FILE` leaves them. */
 async function exportTrail(
   s: TestServer,
   name: string,
@@ -52,10 +53,33 @@ async function exportTrail(
   const r = await s.call('GET', '/audit/export?format=jsonl', { role: 'auditor' });
   expect(r.status).toBe(200);
   const checkpoint = JSON.parse(String(r.headers['audit-checkpoint']));
+  const statement = JSON.parse(String(r.headers['audit-export-statement']));
   const file = join(dir, name);
   writeFileSync(file, r.text);
-  writeFileSync(`${file}.checkpoint.json`, JSON.stringify({ checkpoint, filtered: false, filters: {} }));
+  writeFileSync(`${file}.checkpoint.json`, JSON.stringify({ ...statement, checkpoint }));
   return { file, checkpoint };
+}
+
+/**
+ * What someone with the whole data directory can do beyond the database: remove the last checkpoint
+ * the appliance signed, kept beside its key, and the checkpoints in the table, so that the appliance
+ * signs a rewritten trail as its own. Only a checkpoint kept by an auditor then finds it.
+ */
+function forgetSignedHead(s: TestServer): void {
+  rmSync(join(s.dataDir, SIGNED_HEAD_FILE), { force: true });
+  tamper(s.server.db, 'DELETE FROM audit_checkpoints');
+}
+
+/** The appliance refuses to sign a trail that does not extend its last checkpoint, and says so. */
+async function expectRefused(s: TestServer): Promise<void> {
+  const r = await s.call('GET', '/audit/export?format=jsonl', { role: 'auditor' });
+  expect(r.status).toBe(500);
+  expect(r.json.detail).toMatch(/^the appliance will not sign its audit trail: /);
+  const d = await s.call('GET', '/deployment', { role: 'auditor' });
+  const chain = d.json.components.find((c: { name: string }) => c.name === 'audit-chain');
+  expect(chain).toMatchObject({ status: 'down' });
+  expect(chain.message).toMatch(/does not extend the last checkpoint this appliance signed/);
+  expect(d.json.status).toBe('degraded');
 }
 
 /** The appliance's public key, as an auditor keeps it from an earlier visit. */
@@ -92,9 +116,9 @@ describe.skipIf(!chainReady)('the tamper suite: each change is found offline and
 
   it('an untouched trail verifies clean, offline and live', async () => {
     const { offline, online } = await scenario(() => undefined);
-    expect(offline.stdout).toMatch(/^verified: entries #1–#\d+ \(\d+\) complete and unaltered/);
+    expect(offline.stdout).toMatch(/^verified: the whole trail, entries #1–#\d+ \(\d+\), complete and unaltered/);
     expect(offline.code).toBe(0);
-    expect(online.stdout).toMatch(/^verified: entries #1–#\d+/);
+    expect(online.stdout).toMatch(/^verified: the whole trail, entries #1–#\d+/);
     expect(online.code).toBe(0);
   });
 
@@ -132,10 +156,12 @@ describe.skipIf(!chainReady)('the tamper suite: each change is found offline and
     }
   });
 
-  it('the tail cut', async () => {
-    const { offline, online } = await scenario((s, kept) =>
-      tamper(s.server.db, `DELETE FROM audit WHERE seq > ${Number(kept.seq) - 3}`),
-    );
+  it('the tail cut: the appliance refuses to sign it; with its data directory too, the kept checkpoint finds it', async () => {
+    const { offline, online } = await scenario(async (s, kept) => {
+      tamper(s.server.db, `DELETE FROM audit WHERE seq > ${Number(kept.seq) - 3}`);
+      await expectRefused(s);
+      forgetSignedHead(s);
+    });
     // the appliance grows the trail again from the cut; the kept checkpoint no longer matches
     for (const r of [offline, online]) {
       expect(r.stdout).toMatch(/the trail was (cut|rewritten) since/);
@@ -162,16 +188,22 @@ describe.skipIf(!chainReady)('the tamper suite: each change is found offline and
           update.run(a.subject, a.role, e.prev_hash, e.hash, e.seq);
         }
       })();
+      // issue 36 §5: the appliance does not sign the forged head, and a live verify says why
+      await expectRefused(s);
+      const refused = await live(s);
+      expect(refused.stdout).toMatch(
+        /the appliance will not sign its audit trail: entry #\d+ is not what this appliance signed/,
+      );
+      expect(refused.code).toBe(1);
+      // …unless its own record of what it signed and its checkpoints are removed too
+      forgetSignedHead(s);
     };
     const { offline, online } = await scenario(forge);
-    expect(offline.stdout).toContain('is no longer what the kept checkpoint recorded: the trail was rewritten since');
-    expect(offline.code).toBe(1);
-    expect(online.code).toBe(1);
-    // live, even without a kept checkpoint: the appliance's own earlier checkpoints no longer match
-    const s = servers[servers.length - 1];
-    const again = await live(s);
-    expect(again.stdout).toMatch(/is not what the checkpoint of .* signed: the trail was rewritten after it/);
-    expect(again.code).toBe(1);
+    // then only a checkpoint the auditor kept finds it
+    for (const r of [offline, online]) {
+      expect(r.stdout).toContain('is no longer what the kept checkpoint recorded: the trail was rewritten since');
+      expect(r.code).toBe(1);
+    }
   });
 });
 
@@ -274,13 +306,16 @@ describe('an evidence pack', () => {
     const r = await runCli(['evidence', 'verify', pack]);
     expect(r.stdout).toContain('every file matches its manifest and the audit chain verifies');
     expect(r.stdout).toContain('the key was not pinned');
-    expect(r.code).toBe(0);
+    // verified, but with the pack's own key: not proof until that key is compared out of band
+    expect(r.code).toBe(4);
     // each export of the pack is checked by audit verify as it stands, its checkpoint found by name
     const key = join(dir, 'pack.pem');
     writeFileSync(key, JSON.parse(readFileSync(join(pack, 'public-keys.json'), 'utf8'))[0].public_key_pem);
     for (const file of ['audit.jsonl', 'audit.csv']) {
       const one = await runCli(['audit', 'verify', join(pack, file), '--key', key]);
-      expect(one.stdout).toMatch(/^verified: entries #\d+–#[\d,]+ \([\d,]+\) complete and unaltered; checkpoint/);
+      expect(one.stdout).toMatch(
+        /^verified: every entry from \S+ to the head \(#[\d,]+\), entries #1–#[\d,]+ \([\d,]+\), complete/,
+      );
       expect(one.code).toBe(0);
     }
   });

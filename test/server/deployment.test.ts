@@ -50,7 +50,9 @@ describe('deployment status', () => {
       'model-store',
       'gateway',
       'ingestion',
+      'audit-chain',
     ]);
+    expect(component(json, 'audit-chain')).toMatchObject({ status: 'healthy', message: 'checkpoints signed' });
     const sqlite = s.server.db.prepare('SELECT sqlite_version()').pluck().get();
     expect(component(json, 'database')).toMatchObject({ status: 'healthy', version: sqlite });
     expect(component(json, 'admin-api')).toMatchObject({ status: 'healthy', version: VERSION });

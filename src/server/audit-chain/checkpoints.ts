@@ -1,25 +1,24 @@
-import { sign } from 'node:crypto';
-import canonicalize from 'canonicalize';
 import type { Db } from '../db/open.js';
 import { iso } from '../ids.js';
+import { signCheckpoint, type Checkpoint } from '../../audit-chain/checkpoint.js';
 import { readHead, type ChainHead } from './chain.js';
+import { chainProblem, ChainRefused } from './extends.js';
+import { chainHealth, recordFailure, recordRefusal, recordSigned } from './health.js';
 import { currentFingerprint, loadSigningKey, type SigningKey } from './keys.js';
+import { lastSigned, rememberSigned } from './signed-head.js';
 
-/** The appliance's signed statement of the trail's head (docs/audit-chain.md). */
-export interface Checkpoint {
-  seq: number;
-  hash: string;
-  at: string;
-  signature: string;
-  key_fingerprint: string;
-}
+export type { Checkpoint };
 
 /** A checkpoint at least every this many entries… */
 export const CHECKPOINT_EVERY_ENTRIES = 1000;
 /** …and, when entries were added since the last one, at least this often. */
 export const CHECKPOINT_EVERY_MS = 10 * 60_000;
 
-const signers = new WeakMap<Db, { dataDir: string; key: SigningKey }>();
+interface Signer {
+  dataDir: string;
+  key: SigningKey;
+}
+const signers = new WeakMap<Db, Signer>();
 
 /** Lets this database's writers sign checkpoints with the data directory's key (the server does, at start). */
 export function attachSigner(db: Db, dataDir: string, key: SigningKey): void {
@@ -30,53 +29,101 @@ export function attachSigner(db: Db, dataDir: string, key: SigningKey): void {
  * The key to sign with: the one in memory, unless `audit rotate-key` replaced it on the host
  * meanwhile (the database names another current key), then the data directory's new one.
  */
-function signingKey(db: Db): SigningKey | null {
-  const s = signers.get(db);
-  if (!s) return null;
+function signingKey(db: Db, s: Signer): SigningKey {
   if (currentFingerprint(db) !== s.key.fingerprint) s.key = loadSigningKey(db, s.dataDir).key;
   return s.key;
 }
 
-/** The bytes signed: the JCS canonical JSON of {at, hash, seq}, UTF-8. */
-const checkpointPayload = (c: { seq: number; hash: string; at: string }): Buffer =>
-  Buffer.from(canonicalize({ at: c.at, hash: c.hash, seq: c.seq })!, 'utf8');
-
-/** Signs `head` with `key` and stores the checkpoint. */
-export function writeCheckpoint(db: Db, key: SigningKey, head: ChainHead, atMs = Date.now()): Checkpoint {
-  const at = iso(atMs);
-  const signature = sign(null, checkpointPayload({ at, hash: head.hash, seq: head.seq }), key.privateKey).toString(
-    'base64',
-  );
-  const c: Checkpoint = { seq: head.seq, hash: head.hash, at, signature, key_fingerprint: key.fingerprint };
-  db.prepare(
-    'INSERT INTO audit_checkpoints (seq, hash, at, at_ms, signature, key_fingerprint) VALUES (@seq, @hash, @at, @at_ms, @signature, @key_fingerprint)',
-  ).run({ ...c, at_ms: atMs });
-  return c;
+/**
+ * Signs the trail's head, after checking that the trail still extends the last checkpoint this
+ * appliance signed (kept beside the key, outside the table: signed-head.ts): every entry since it
+ * recomputes and links. A head that does not extend it is never signed (ChainRefused): a trail
+ * rewritten in the database must not be vouched for. Call inside a write transaction.
+ */
+function signHead(db: Db, s: Signer, atMs: number): Checkpoint & { key: SigningKey } {
+  const key = signingKey(db, s);
+  const head = readHead(db);
+  const base = lastSigned(db, s.dataDir, key);
+  const problem = chainProblem(db, base, head);
+  if (problem) throw new ChainRefused(base, problem);
+  const c = signCheckpoint(head, iso(atMs), key);
+  const id = db
+    .prepare(
+      'INSERT INTO audit_checkpoints (seq, hash, at, at_ms, signature, key_fingerprint) VALUES (@seq, @hash, @at, @at_ms, @signature, @key_fingerprint)',
+    )
+    .run({ ...c, at_ms: atMs }).lastInsertRowid;
+  rememberSigned(db, s.dataDir, c, id);
+  recordSigned(db);
+  return Object.defineProperty({ ...c }, 'key', { value: key, enumerable: false }) as Checkpoint & { key: SigningKey };
 }
 
-/** A checkpoint of the trail's head now (an export's); null when the trail is empty or no key is attached. */
-export function checkpointHead(db: Db): Checkpoint | null {
-  const key = signingKey(db);
-  const head = readHead(db);
-  return key && head.seq > 0 ? writeCheckpoint(db, key, head) : null;
+/**
+ * A checkpoint of the trail's head now (an export's), inside the export's transaction, with the key
+ * that signed it (not enumerable: never served) for the export's statement. Throws ChainRefused when
+ * the trail does not extend the last signed checkpoint, or the error that kept it from being signed
+ * (both recorded for the deployment status).
+ */
+export function checkpointHead(db: Db): Checkpoint & { key: SigningKey } {
+  const s = signers.get(db);
+  if (!s) throw new Error('no audit signing key is attached to this database');
+  try {
+    return signHead(db, s, Date.now());
+  } catch (err) {
+    if (err instanceof ChainRefused) recordRefusal(db, err);
+    else recordFailure(db, err);
+    throw err;
+  }
 }
 
 const lastCheckpoint = (db: Db) =>
   db.prepare('SELECT seq, at_ms FROM audit_checkpoints ORDER BY seq DESC, id DESC LIMIT 1').get() as
     { seq: number; at_ms: number } | undefined;
 
-/** After a write: a checkpoint when CHECKPOINT_EVERY_ENTRIES entries were added since the last. */
+/**
+ * After a write, in its transaction: a checkpoint when CHECKPOINT_EVERY_ENTRIES entries were added
+ * since the last. It never fails the write: a checkpoint that cannot be signed now (a key the server
+ * cannot read, a full disk, a trail that does not extend the last signed one) is recorded for the
+ * deployment status and tried again by the timer; the mutation and its entry stand.
+ */
 export function checkpointIfDue(db: Db, head: ChainHead): void {
-  if (!signers.has(db) || head.seq - (lastCheckpoint(db)?.seq ?? 0) < CHECKPOINT_EVERY_ENTRIES) return;
-  const key = signingKey(db);
-  if (key) writeCheckpoint(db, key, head);
+  const s = signers.get(db);
+  if (!s || head.seq - (lastCheckpoint(db)?.seq ?? 0) < CHECKPOINT_EVERY_ENTRIES) return;
+  trySigning(db, s, Date.now());
 }
 
-/** On a timer: a checkpoint when entries were added since the last one and it is CHECKPOINT_EVERY_MS old. */
+function trySigning(db: Db, s: Signer, atMs: number): Checkpoint | null {
+  try {
+    // a savepoint: a failure leaves the caller's transaction as it was
+    return db.transaction(() => signHead(db, s, atMs))();
+  } catch (err) {
+    if (err instanceof ChainRefused) recordRefusal(db, err);
+    else recordFailure(db, err);
+    return null;
+  }
+}
+
+/**
+ * On a timer: a checkpoint when entries were added since the last one and it is CHECKPOINT_EVERY_MS
+ * old, or when the last attempt failed (retried at every tick). Never throws: the timer must not
+ * take the server down (a key it cannot read, SQLITE_FULL).
+ */
 export function checkpointIfStale(db: Db, nowMs = Date.now()): Checkpoint | null {
-  const last = lastCheckpoint(db);
-  const head = readHead(db);
-  if (head.seq === 0 || (last && (head.seq <= last.seq || nowMs - last.at_ms < CHECKPOINT_EVERY_MS))) return null;
-  const key = signingKey(db);
-  return key && db.transaction(() => writeCheckpoint(db, key, readHead(db), nowMs)).immediate();
+  try {
+    const s = signers.get(db);
+    if (!s) return null;
+    const last = lastCheckpoint(db);
+    const head = readHead(db);
+    const retry = chainHealth(db).state !== 'ok';
+    if (head.seq === 0 || (last && (head.seq <= last.seq || (!retry && nowMs - last.at_ms < CHECKPOINT_EVERY_MS))))
+      return null;
+    return db.transaction(() => trySigning(db, s, nowMs)).immediate();
+  } catch (err) {
+    recordFailure(db, err);
+    return null;
+  }
+}
+
+/** Signs the head with `key` right after a rotation (the host CLI), checked as every signature is. */
+export function checkpointAfterRotation(db: Db, dataDir: string, key: SigningKey): Checkpoint {
+  return signHead(db, { dataDir, key }, Date.now());
 }

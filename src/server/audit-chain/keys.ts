@@ -1,8 +1,9 @@
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { keyFingerprint, publicKeyPem } from '../../audit-chain/checkpoint.js';
 import type { Db } from '../db/open.js';
-import { createPrivateFile, makePrivate } from '../db/data-dir.js';
+import { makePrivate, writeOwnedPrivateFile } from '../db/data-dir.js';
 import { iso } from '../ids.js';
 
 /**
@@ -24,14 +25,6 @@ export interface PublicKeyRecord {
   retired_at: string | null;
 }
 
-/** Lowercase hex SHA-256 of the raw 32-byte public key (the last 32 bytes of its SPKI DER). */
-export function fingerprintOf(publicKey: KeyObject): string {
-  const der = publicKey.export({ type: 'spki', format: 'der' });
-  return createHash('sha256')
-    .update(der.subarray(der.length - 32))
-    .digest('hex');
-}
-
 const keyFile = (dataDir: string) => join(dataDir, KEY_FILE);
 
 function readKeyFile(dataDir: string): SigningKey | null {
@@ -40,19 +33,17 @@ function readKeyFile(dataDir: string): SigningKey | null {
   makePrivate(file);
   const privateKey = createPrivateKey(readFileSync(file, 'utf8'));
   if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error(`${file} does not hold an Ed25519 key`);
-  return { privateKey, fingerprint: fingerprintOf(createPublicKey(privateKey)) };
+  return { privateKey, fingerprint: keyFingerprint(createPublicKey(privateKey)) };
 }
 
-/** A new key, written in place of the old one: created 0600 beside it, then renamed over it. */
+/**
+ * A new key, written in place of the old one: created 0600 beside it, owned by the data directory's
+ * owner (a rotation run as root must leave a key the server can read), then renamed over it.
+ */
 function writeNewKey(dataDir: string): SigningKey {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  const file = keyFile(dataDir);
-  const tmp = `${file}.new`;
-  rmSync(tmp, { force: true });
-  createPrivateFile(tmp);
-  writeFileSync(tmp, privateKey.export({ type: 'pkcs8', format: 'pem' }));
-  renameSync(tmp, file);
-  return { privateKey, fingerprint: fingerprintOf(publicKey) };
+  writeOwnedPrivateFile(dataDir, keyFile(dataDir), privateKey.export({ type: 'pkcs8', format: 'pem' }));
+  return { privateKey, fingerprint: keyFingerprint(publicKey) };
 }
 
 export const currentFingerprint = (db: Db): string | null =>
@@ -64,7 +55,7 @@ function registerKey(db: Db, key: SigningKey): string | null {
   const now = iso();
   const before = currentFingerprint(db);
   db.prepare('UPDATE audit_keys SET retired_at = ? WHERE retired_at IS NULL').run(now);
-  const pem = createPublicKey(key.privateKey).export({ type: 'spki', format: 'pem' }).toString();
+  const pem = publicKeyPem(createPublicKey(key.privateKey));
   db.prepare(
     `INSERT INTO audit_keys (fingerprint, algorithm, public_key_pem, created_at, retired_at) VALUES (?, 'Ed25519', ?, ?, NULL)
      ON CONFLICT (fingerprint) DO UPDATE SET retired_at = NULL`,

@@ -2,7 +2,7 @@ import type { Db } from '../db/open.js';
 import { iso, newId } from '../ids.js';
 import { auditSpec, toAuditEntry } from '../governance/audit-trail.js';
 import type { Row } from '../governance/keyset.js';
-import { entryHash, GENESIS_HASH } from './hash.js';
+import { entryHash, GENESIS_HASH } from '../../audit-chain/canonical.js';
 import { insertLinked, type ChainHead } from './chain.js';
 
 const BATCH = 5000;

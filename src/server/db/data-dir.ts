@@ -5,9 +5,14 @@ import {
   constants,
   existsSync,
   fchmodSync,
+  fchownSync,
+  fsyncSync,
   mkdirSync,
   openSync,
+  renameSync,
+  rmSync,
   statSync,
+  writeFileSync,
 } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
@@ -104,4 +109,32 @@ function makeDirs(dir: string): void {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
   }
+}
+
+/**
+ * Writes `file` in the data directory whole or not at all (a sibling, renamed over it), mode 0600
+ * and owned by the directory's owner: a host command run as root beside a server running as the
+ * appliance's user (audit rotate-key) must leave a file that server can read. A user who is neither
+ * root nor the directory's owner is refused in words: the server could not read what it wrote.
+ */
+export function writeOwnedPrivateFile(dataDir: string, file: string, content: string | Buffer): void {
+  const owner = WINDOWS ? null : statSync(dataDir);
+  const me = process.getuid?.();
+  if (owner && me !== undefined && me !== 0 && owner.uid !== me)
+    throw new DataDirError(
+      `${dataDir} belongs to uid ${owner.uid}, not to this user (uid ${me}): run this as that user, ` +
+        'so that the appliance can read what it writes',
+    );
+  const tmp = `${file}.new`;
+  rmSync(tmp, { force: true });
+  const fd = openSync(tmp, 'wx', 0o600);
+  try {
+    if (!WINDOWS) fchmodSync(fd, 0o600);
+    if (owner && me === 0 && (owner.uid !== 0 || owner.gid !== 0)) fchownSync(fd, owner.uid, owner.gid);
+    writeFileSync(fd, content);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, file);
 }

@@ -1,10 +1,15 @@
-import type { AuditExportQuery } from '../../contract/index.js';
+import { CHAIN_REFUSED_CODE, type AuditExportQuery } from '../../contract/index.js';
 import type { HandlerContext } from '../http/route-kit.js';
+import { ApiError } from '../errors.js';
 import { checkpointHead } from '../audit-chain/checkpoints.js';
-import { canonicalLine } from '../audit-chain/hash.js';
+import { ChainRefused } from '../audit-chain/extends.js';
+import { exportStatement } from '../audit-chain/export-statement.js';
+import { canonicalLine } from '../../audit-chain/canonical.js';
+import type { Checkpoint } from '../../audit-chain/checkpoint.js';
+import type { SigningKey } from '../audit-chain/keys.js';
 import { auditCsvColumns, auditSpec, toAuditEntry } from './audit-trail.js';
 import { startExport, type ExportSnapshot } from './export.js';
-import { filterDetails } from './filters.js';
+import { filterDetails, normalizeFilters } from './filters.js';
 import type { Db } from '../db/open.js';
 
 /** The audit trail in write order, as its hash chain reads (filters.ts `order`). */
@@ -13,18 +18,42 @@ const auditExportSpec = { ...auditSpec, order: 'seq' } as const;
 /**
  * An audit export is a fixed snapshot of the chain (docs/audit-chain.md): a checkpoint of the head
  * is signed with the export's own entry, the file stops at its seq, and the headers carry it
- * (compact JSON, ASCII) and whether a filter narrowed the file, which then proves its entries
- * unaltered but not the trail complete.
+ * (compact JSON, ASCII) and the signed statement of what the file holds: its filters, count, first
+ * and last entries, and a digest of a selection. Verifiers believe only the statement;
+ * Audit-Export-Filtered stays for readers of before it, and says what the statement says.
  */
-export function startAuditExport(ctx: HandlerContext, q: AuditExportQuery) {
-  const filtered = Object.keys(filterDetails(auditSpec, q)).length > 0;
+export async function startAuditExport(ctx: HandlerContext, q: AuditExportQuery) {
+  const named = filterDetails(auditSpec, q);
+  let head: (Checkpoint & { key: SigningKey }) | undefined;
   const snapshot = (db: Db): ExportSnapshot => {
-    const checkpoint = checkpointHead(db);
-    if (!checkpoint) throw new Error('no audit signing key is attached to this database');
-    return {
-      maxSeq: checkpoint.seq,
-      headers: { 'Audit-Checkpoint': JSON.stringify(checkpoint), 'Audit-Export-Filtered': String(filtered) },
-    };
+    try {
+      head = checkpointHead(db);
+    } catch (err) {
+      if (err instanceof ChainRefused)
+        throw new ApiError(500, `the appliance will not sign its audit trail: ${err.message}`, {
+          code: CHAIN_REFUSED_CODE,
+        });
+      throw err;
+    }
+    return { maxSeq: head.seq, headers: {} };
   };
-  return startExport(ctx, auditExportSpec, q, toAuditEntry, auditCsvColumns, snapshot, canonicalLine);
+  const file = startExport(ctx, auditExportSpec, q, toAuditEntry, auditCsvColumns, snapshot, canonicalLine);
+  if (!head) return file; // a HEAD request: no export took place
+  const statement = await exportStatement(ctx.db, auditExportSpec, {
+    filters: normalizeFilters(auditSpec, q),
+    named,
+    head,
+    format: q.format,
+    requestId: ctx.requestId,
+    key: head.key,
+  });
+  const { key: _, ...checkpoint } = head;
+  return {
+    ...file,
+    headers: {
+      'Audit-Checkpoint': JSON.stringify(checkpoint),
+      'Audit-Export-Statement': JSON.stringify(statement),
+      'Audit-Export-Filtered': String(Object.keys(named).length > 0),
+    },
+  };
 }

@@ -1,5 +1,7 @@
-/** RFC 4180 CSV with spreadsheet formula injection neutralised. */
-export type CsvValue = string | number | boolean | null | undefined;
+/** RFC 4180 CSV with spreadsheet formula injection neutralised: the cell rule is src/text/csv-cell.ts. */
+import { csvCell, type CsvValue } from '../../text/csv-cell.js';
+
+export { csvCell, type CsvValue };
 
 /**
  * One column of an export, read straight from the database row (no entry object is built: an
@@ -19,26 +21,6 @@ export interface CsvColumn {
    * as `value` and csvCell would write it (csv-fast.ts); elsewhere `value` decides.
    */
   quoted?: { sql: string; when: string };
-}
-
-const NEEDS_QUOTES = /[",\r\n]/;
-
-/** A spreadsheet would evaluate a text cell starting with = + - @ TAB or CR (OWASP CSV injection). */
-function startsFormula(s: string): boolean {
-  const c = s.charCodeAt(0);
-  return c === 61 || c === 43 || c === 45 || c === 64 || c === 9 || c === 13;
-}
-
-/**
- * One cell. Only text is guarded with a leading `'`: numbers are written as numbers, so a
- * negative count stays -5 rather than becoming the text '-5. Null is an empty cell.
- */
-export function csvCell(v: CsvValue): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : '';
-  if (typeof v === 'boolean') return String(v);
-  const s = startsFormula(v) ? `'${v}` : v;
-  return NEEDS_QUOTES.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 /** One record, CRLF-terminated. */

@@ -7,6 +7,7 @@ import { activeModelId } from '../models/active.js';
 import type { CatalogModel } from '../models/catalog.js';
 import type { HostFacts } from './facts.js';
 import { activeKeyCount, buildInstallPlan, REQUIRED_STEPS } from './install-plan.js';
+import { chainHealth } from '../audit-chain/health.js';
 
 type Component = Deployment['components'][number];
 
@@ -64,6 +65,22 @@ function ingestion(db: Db, config: ServerConfig): Component {
     : { name: 'ingestion', status: 'healthy', version: VERSION, message: `${enabled.size} enabled connector(s)` };
 }
 
+/**
+ * Whether the appliance vouches for its audit trail: down when the trail does not extend the last
+ * checkpoint it signed (it signs nothing more: someone changed the database), degraded while
+ * checkpoints cannot be signed (retried every minute).
+ */
+function auditChain(db: Db): Component {
+  const h = chainHealth(db);
+  if (h.state === 'ok') return { name: 'audit-chain', status: 'healthy', version: null, message: 'checkpoints signed' };
+  return {
+    name: 'audit-chain',
+    status: h.state === 'refused' ? 'down' : 'degraded',
+    version: null,
+    message: `${h.message} (since ${h.since})`,
+  };
+}
+
 export function buildDeployment(config: ServerConfig, facts: HostFacts, db: Db, models: CatalogModel[]): Deployment {
   const plan = buildInstallPlan(config, facts, db, models);
   const failing = plan.requirements.filter((r) => !r.ok);
@@ -82,6 +99,7 @@ export function buildDeployment(config: ServerConfig, facts: HostFacts, db: Db, 
     modelStore(db, config, models),
     { name: 'gateway', status: 'healthy', version: VERSION, message: keys === null ? null : `${keys} active key(s)` },
     ingestion(db, config),
+    auditChain(db),
   ];
   const installing = plan.steps.some((s) => REQUIRED_STEPS.includes(s.id) && s.status !== 'done');
   const status = installing ? 'installing' : components.every((c) => c.status === 'healthy') ? 'healthy' : 'degraded';

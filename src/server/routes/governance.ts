@@ -21,8 +21,8 @@ export const governanceGroup: GroupFactory = ({ db, options }) => {
       exportAudit: {
         allow: 'any role',
         audit: null,
-        run: ({ query }, ctx) => {
-          const file = startAuditExport(ctx, query);
+        run: async ({ query }, ctx) => {
+          const file = await startAuditExport(ctx, query);
           return { file, headers: file.headers };
         },
       },

@@ -8,8 +8,8 @@
  * A run may switch appliances (`:appliance`), and tests render several: what is kept belongs to
  * the appliance whose served keys include the one that signed it, and applies only there.
  */
-import type { Checkpoint } from '../../src/audit-verify/checkpoint.js';
-import type { TrailVerified } from './audit-chain.js';
+import type { TrailVerified } from './chain-state.js';
+import type { Checkpoint } from './checkpoint.js';
 
 export interface ChainMemory {
   kept: Checkpoint | null;

@@ -1,17 +1,13 @@
 import { hash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 
-/** The prev_hash of entry #1. */
-export const ZERO_HASH = '0'.repeat(64);
-
 /**
- * An audit entry's hash (docs/audit-chain.md): lowercase hex SHA-256 of the RFC 8785 canonical
- * JSON of the entry without its `hash` field. `entry` is a parsed JSON object, as served.
- * Throws when the entry cannot be canonicalized (a lone surrogate, a number out of range).
+ * The one canonical encoder of the audit chain (docs/audit-chain.md): the server hashes and writes
+ * with it, and every verifier (CLI, dashboard, evidence pack) reads with it.
  */
-export function hashEntry(entry: Record<string, unknown>): string {
-  return hash('sha256', canonicalEntry(entry), 'hex');
-}
+
+/** The prev_hash of entry #1. */
+export const GENESIS_HASH = '0'.repeat(64);
 
 const TOP_KEYS = [
   'action',
@@ -29,15 +25,13 @@ const TOP_KEYS = [
 ] as const;
 
 /**
- * The canonical text of an entry without `hash`. The `canonicalize` package builds it at about
- * 85,000 entries a second here, too slow for the 200,000 a second the verifier must reach. For an
- * entry of the served shape, JSON.stringify (native) of a copy built with its keys in sorted order
- * is the same text, when every value is plain JSON and no string holds an escaped character (a
- * lone surrogate, which RFC 8785 refuses, shows as one): twice as fast as walking it in
- * JavaScript. Anything else goes to the package itself. The two agree on every JSON value
- * (property test in test/audit-verify/entry-hash.test.ts).
+ * The RFC 8785 (JCS) text of an entry without its `hash`. For an entry of the served shape whose
+ * strings need no escape, JSON.stringify of a copy with its keys in sorted order is that text (native,
+ * and the verifier's hot path); anything else goes to the `canonicalize` package. The two agree on
+ * every JSON value (test/audit-chain/canonical.test.ts). Throws when the entry has no canonical form
+ * (a lone surrogate, a number out of range).
  */
-function canonicalEntry(e: Record<string, unknown>): string {
+function canonicalEntryText(e: Record<string, unknown>): string {
   const fast = servedShape(e) ? sortedCopyText(e) : undefined;
   if (fast !== undefined && !fast.includes('\\u')) return fast;
   const rest = { ...e };
@@ -45,6 +39,21 @@ function canonicalEntry(e: Record<string, unknown>): string {
   const text = canonicalize(rest);
   if (text === undefined) throw new Error('the entry has no canonical form');
   return text;
+}
+
+/**
+ * An entry's hash: lowercase hex SHA-256 of its canonical text without `hash`. Serving and hashing
+ * the same object is what lets anyone recompute it.
+ */
+export const entryHash = (entry: Record<string, unknown>): string => hash('sha256', canonicalEntryText(entry), 'hex');
+
+/**
+ * An entry as a line of the JSON Lines export: its canonical text with `"hash"` added last. Only this
+ * line verifies (docs/audit-chain.md, "Only the canonical line"): a verifier hashes the line's own
+ * bytes, so a line another writer re-encoded (a duplicate key, spacing) is not the entry.
+ */
+export function canonicalLine(entry: Record<string, unknown>): string {
+  return `${canonicalEntryText(entry).slice(0, -1)},"hash":${JSON.stringify(entry.hash)}}`;
 }
 
 function servedShape(e: Record<string, unknown>): boolean {

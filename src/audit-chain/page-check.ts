@@ -1,15 +1,23 @@
 /**
- * The checks behind screens/shared/audit-chain.ts, with the verifier's own functions. They need
- * node:crypto, which the dashboard does not load for its first frame: this module is loaded on
- * first use (loadChainCheck there).
+ * The dashboard's check of what it reads of the trail (docs/audit-chain.md, "What the dashboard
+ * checks"), with the verifier's own functions, on the answers as they came off the wire (never the
+ * sanitized text it shows). It needs node:crypto, which the dashboard does not load for its first
+ * frame: loaded on first use (screens/shared/audit-chain.ts, loadChainCheck).
  */
-import { asCheckpoint, readPublicKey, showFingerprint, signatureValid } from '../../src/audit-verify/checkpoint.js';
-import { hashEntry } from '../../src/audit-verify/entry-hash.js';
-import { servedKeys } from '../../src/audit-verify/served-checkpoints.js';
-import type { ChainCheck, CheckedCheckpoint } from './audit-chain.js';
-import { keptFinding, memoryFinding, moveKept } from './audit-chain-kept.js';
-import { memoryChanges, memoryOf } from './audit-chain-memory.js';
-import { thousands } from '../../src/text/thousands.js';
+import type { KeyObject } from 'node:crypto';
+import { displayFingerprint } from '../text/fingerprint.js';
+import { thousands } from '../text/thousands.js';
+import { entryHash } from './canonical.js';
+import type { ChainCheck, CheckedCheckpoint } from './chain-state.js';
+import {
+  asCheckpoint,
+  checkpointSignatureValid,
+  keyFingerprint,
+  keysByFingerprint,
+  readPublicKey,
+} from './checkpoint.js';
+import { keptFinding, memoryFinding, moveKept } from './kept.js';
+import { memoryChanges, memoryOf } from './memory.js';
 
 const n = thousands;
 const seqOf = (e: Record<string, unknown>): number | null =>
@@ -25,24 +33,39 @@ type Broken = Extract<ChainCheck, { ok: false }>;
  * (yet); it is then not named. With the checkpoints, what the dashboard kept of this appliance's
  * chain (audit-chain-memory.ts) is compared too.
  */
-export function checkChain(entries: unknown[], checkpoints?: unknown, o: { whole?: boolean } = {}): ChainCheck {
+export function checkChain(
+  entries: unknown[],
+  checkpoints?: unknown,
+  o: { whole?: boolean; pinnedPem?: string } = {},
+): ChainCheck {
   // drawn on every frame: the answer (a new array for each new page) is checked once
   const whole = o.whole ?? false;
+  const pinned = o.pinnedPem ?? null;
   const cached = checks.get(entries);
   const changes = memoryChanges();
-  if (cached && cached.checkpoints === checkpoints && cached.whole === whole && cached.changes === changes)
+  if (
+    cached &&
+    cached.checkpoints === checkpoints &&
+    cached.whole === whole &&
+    cached.pinned === pinned &&
+    cached.changes === changes
+  )
     return cached.result;
-  const result = checkOnce(entries.length > MAX_CHECKED ? entries.slice(0, MAX_CHECKED) : entries, checkpoints, whole);
+  const page = entries.length > MAX_CHECKED ? entries.slice(0, MAX_CHECKED) : entries;
+  const result = checkOnce(page, checkpoints, whole, pinned);
   // a check may keep a checkpoint (a change): what it found stands for the memory after it
-  checks.set(entries, { checkpoints, whole, changes: memoryChanges(), result });
+  checks.set(entries, { checkpoints, whole, pinned, changes: memoryChanges(), result });
   return result;
 }
 
 /** A page is at most 500 entries; a longer list (a test's, a benchmark's) is checked on its newest ones. */
 const MAX_CHECKED = 1000;
-const checks = new WeakMap<unknown[], { checkpoints: unknown; whole: boolean; changes: number; result: ChainCheck }>();
+const checks = new WeakMap<
+  unknown[],
+  { checkpoints: unknown; whole: boolean; pinned: string | null; changes: number; result: ChainCheck }
+>();
 
-function checkOnce(entries: unknown[], checkpoints: unknown, whole: boolean): ChainCheck {
+function checkOnce(entries: unknown[], checkpoints: unknown, whole: boolean, pinnedPem: string | null): ChainCheck {
   const bySeq = new Map<number, Record<string, unknown>>();
   for (const raw of entries) {
     if (raw === null || typeof raw !== 'object') continue;
@@ -64,17 +87,28 @@ function checkOnce(entries: unknown[], checkpoints: unknown, whole: boolean): Ch
   if (gap) return gap;
   let checked: CheckedCheckpoint | null = null;
   let verified = null;
+  const served = servedKeys(checkpoints);
+  const pinned = pinnedPem === null ? null : readPublicKey(pinnedPem);
+  if (typeof pinned === 'string') return { ok: false, seq: null, finding: `the pinned audit key is ${pinned}` };
   if (checkpoints !== undefined) {
-    const c = checkCheckpoint(checkpoints, bySeq);
+    const c = checkCheckpoint(checkpoints, bySeq, pinned ?? null, served);
     if (c && 'finding' in c) return c;
     checked = c;
-    const memory = memoryOf([...dashboardKeys(keysOf(checkpoints)).keys()]);
+    const memory = memoryOf([...served.keys()]);
     const found = keptFinding(memory.kept, checked?.checkpoint ?? null, bySeq) ?? memoryFinding(memory.verified);
     if (found) return found;
     if (checked) moveKept(memory, checked.checkpoint, bySeq);
     verified = memory.verified;
   }
-  return { ok: true, firstSeq: seqs[0] ?? null, lastSeq: seqs.at(-1) ?? null, checkpoint: checked, whole, verified };
+  return {
+    ok: true,
+    firstSeq: seqs[0] ?? null,
+    lastSeq: seqs.at(-1) ?? null,
+    checkpoint: checked,
+    whole,
+    verified,
+    pinned: pinned !== null,
+  };
 }
 
 /**
@@ -102,20 +136,26 @@ function gapOf(bySeq: Map<number, Record<string, unknown>>): Broken | null {
 function hashProblem(e: Record<string, unknown>): string | null {
   if (typeof e.hash !== 'string') return 'it has no hash';
   try {
-    return hashEntry(e) === e.hash ? null : 'its hash does not match its contents (the entry was altered)';
+    return entryHash(e) === e.hash ? null : 'its hash does not match its contents (the entry was altered)';
   } catch (err) {
     return `it cannot be hashed: ${(err as Error).message}`;
   }
 }
 
-const keysOf = (list: unknown): unknown[] => {
+/**
+ * The served keys (GET /audit/checkpoints `public_keys`, as sent) by their own fingerprint. A list
+ * that is not one reads as none; at most a few are parsed (a key a rotation retires stays listed).
+ */
+function servedKeys(list: unknown): Map<string, KeyObject> {
   const keys = (list as { public_keys?: unknown } | null)?.public_keys;
-  return Array.isArray(keys) ? keys : [];
-};
+  return Array.isArray(keys) ? keysByFingerprint(keys, 100) : new Map();
+}
 
 function checkCheckpoint(
   list: unknown,
   bySeq: Map<number, Record<string, unknown>>,
+  pinned: KeyObject | null,
+  served: Map<string, KeyObject>,
 ): CheckedCheckpoint | Broken | null {
   const body = (list ?? {}) as { data?: unknown };
   const newest = Array.isArray(body.data) ? body.data[0] : undefined;
@@ -123,38 +163,13 @@ function checkCheckpoint(
   const c = asCheckpoint(newest);
   if (typeof c === 'string') return { ok: false, seq: null, finding: `the newest checkpoint is unusable: ${c}` };
   const broken = (finding: string) => ({ ok: false as const, seq: c.seq, finding });
-  const pem = servedKey(keysOf(list), c.key_fingerprint);
-  if (pem === undefined)
-    return broken(`the appliance serves no public key ${showFingerprint(c.key_fingerprint)} for its checkpoint`);
-  const key = readPublicKey(pem);
-  if (typeof key === 'string' || !signatureValid(c, key))
-    return broken(`the checkpoint's signature does not verify with key ${showFingerprint(c.key_fingerprint)}`);
+  const named = displayFingerprint(c.key_fingerprint);
+  const key = pinned ?? served.get(c.key_fingerprint);
+  if (pinned && keyFingerprint(pinned) !== c.key_fingerprint)
+    return broken(`the newest checkpoint is signed by key ${named}, not the audit key pinned for this appliance`);
+  if (!key) return broken(`the appliance serves no public key ${named} for its checkpoint`);
+  if (!checkpointSignatureValid(c, key)) return broken(`the checkpoint's signature does not verify with key ${named}`);
   const entry = bySeq.get(c.seq);
   if (entry && entry.hash !== c.hash) return broken('the entry is not what the signed checkpoint recorded');
   return { checkpoint: c, fingerprint: c.key_fingerprint };
 }
-
-/**
- * A served PEM whole again: the dashboard's client makes every served string one line
- * (src/text/sanitize.ts), so the PEM is built again from its base64 body; '' when it has none.
- */
-export function wholePem(served: string): string {
-  const body = PEM_BODY.exec(served)?.[1].replace(/\s+/g, '');
-  return body ? `-----BEGIN PUBLIC KEY-----\n${body}\n-----END PUBLIC KEY-----\n` : '';
-}
-const PEM_BODY = /-----BEGIN PUBLIC KEY-----([A-Za-z0-9+/=\s]+)-----END PUBLIC KEY-----/;
-
-/** The served keys (GET /audit/checkpoints `public_keys`) by their own fingerprint, each PEM whole again. */
-export function dashboardKeys(keys: unknown[]): Map<string, string> {
-  return servedKeys(
-    keys.flatMap((k) => {
-      const served = (k as { public_key_pem?: unknown } | null)?.public_key_pem;
-      const pem = typeof served === 'string' ? wholePem(served) : '';
-      // no PEM, no key: not parsed, as that fails slowly (10,000 of them took 5 s, on every frame of the overview)
-      return pem ? [{ public_key_pem: pem }] : [];
-    }),
-  );
-}
-
-/** The served key whose own fingerprint (computed, not the one served beside it) is `fingerprint`, as PEM. */
-const servedKey = (keys: unknown[], fingerprint: string): string | undefined => dashboardKeys(keys).get(fingerprint);

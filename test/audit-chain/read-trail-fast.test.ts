@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { readTrail } from '../../src/audit-verify/read-trail.js';
-import { HASHED_AS_READ } from '../../src/audit-verify/trail-items.js';
-import { verifyTrail } from '../../src/audit-verify/verify-trail.js';
+import { readTrail } from '../../src/audit-chain/read-trail.js';
+import { HASHED_AS_READ } from '../../src/audit-chain/trail-items.js';
+import { verifyTrail } from '../../src/audit-chain/verify-trail.js';
 import type { AuditEntry } from '../../src/contract/index.js';
-import { canonicalLine, entryHash, GENESIS_HASH } from '../../src/server/audit-chain/hash.js';
+import { canonicalLine, entryHash, GENESIS_HASH } from '../../src/audit-chain/canonical.js';
+
+const NO_KEY = { trust: { keys: new Map(), pinned: false, source: 'no key' } };
 
 /** A chained trail of `count` entries, as the server hashes them. */
 function trail(count: number): AuditEntry[] {
@@ -50,22 +52,24 @@ describe('reading a JSON Lines export written as the chain hashed it', () => {
     });
     expect(plain).toEqual(entries.map((e) => ({ seq: e.seq, prev_hash: e.prev_hash, hash: e.hash })));
     expect(items.every((i) => (i as Record<symbol, unknown>)[HASHED_AS_READ])).toBe(true);
-    const report = await verifyTrail([items]);
+    const report = await verifyTrail([items], NO_KEY);
     expect(report.entries).toBe(3);
     expect(report.findings.filter((f) => f.startsWith('entry'))).toEqual([]);
   });
 
-  it('reads a changed line, or one another writer wrote, the long way: the change is found, the other verifies', async () => {
+  it('reads a changed line, or one another writer wrote, the long way: both are found, the second as not canonical', async () => {
     const entries = trail(3);
     const lines = entries.map(canonicalLine);
     lines[1] = lines[1].replace('"status":200', '"status":201');
-    lines[2] = JSON.stringify(entries[2]); // another key order: not hashed as read, but still correct
+    lines[2] = JSON.stringify(entries[2]); // another key order: its contents hash right, but it is not the line
     const items = await read(lines);
     expect((items[1] as Record<symbol, unknown>)[HASHED_AS_READ]).toBeUndefined();
     expect((items[2] as Record<symbol, unknown>)[HASHED_AS_READ]).toBeUndefined();
-    const report = await verifyTrail([items]);
+    const report = await verifyTrail([items], NO_KEY);
     expect(report.findings.filter((f) => f.startsWith('entry'))).toEqual([
       'entry #2: hash does not match its contents',
+      'entry #3: its contents hash right, but the line is not their canonical text (re-encoded, a duplicate key, ' +
+        'spacing or escapes): only the line the appliance wrote verifies',
     ]);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { hashEntry } from '../../src/audit-verify/entry-hash.js';
+import { entryHash as hashEntry } from '../../src/audit-chain/canonical.js';
 import { chainedTrail, entryHash } from '../helpers/audit-chain.js';
 
 describe('hashEntry', () => {

@@ -1,11 +1,11 @@
 /**
- * The page check's use of what the dashboard kept of the chain (audit-chain-memory.ts): the trail
- * must still hold the checkpoint kept earlier, and a failed whole-trail verify stays a break.
+ * The page check's use of what the dashboard kept of the chain (memory.ts): the trail must still
+ * hold the checkpoint kept earlier, and a failed whole-trail verify stays a break.
  */
-import type { Checkpoint } from '../../src/audit-verify/checkpoint.js';
-import type { ChainCheck, TrailVerified } from './audit-chain.js';
-import { keepCheckpoint, type ChainMemory } from './audit-chain-memory.js';
-import { thousands } from '../../src/text/thousands.js';
+import { thousands } from '../text/thousands.js';
+import type { ChainCheck, TrailVerified } from './chain-state.js';
+import type { Checkpoint } from './checkpoint.js';
+import { keepCheckpoint, type ChainMemory } from './memory.js';
 
 type Broken = Extract<ChainCheck, { ok: false }>;
 type Page = Map<number, Record<string, unknown>>;
@@ -33,7 +33,7 @@ export function keptFinding(kept: Checkpoint | null, newest: Checkpoint | null, 
 
 /** A failed whole-trail verify (V) of this appliance, at the entry its first finding names. */
 export function memoryFinding(v: TrailVerified | null): Broken | null {
-  if (!v || v.ok) return null;
+  if (!v || v.verdict !== 'broken') return null;
   const at = /#([\d,]+)/.exec(v.finding ?? '')?.[1];
   return {
     ok: false,

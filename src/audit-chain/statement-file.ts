@@ -1,0 +1,32 @@
+import { asCheckpoint } from './checkpoint.js';
+import { asSignedStatement, statementFileText } from './statement.js';
+
+/**
+ * FILE.checkpoint.json beside an audit export, from the export's headers as sent (the CLI's export
+ * and the dashboard's both write it): the signed statement of what the file holds and the head's
+ * checkpoint. Returns the file's text and a line saying what it holds, or null and why there is none.
+ */
+export function statementFileOf(headers: {
+  statement: string | null;
+  checkpoint: string | null;
+}): { text: string; seq: number; filtered: boolean } | { text: null; why: string } {
+  const parse = (text: string | null) => {
+    try {
+      return text ? (JSON.parse(text) as unknown) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const statement = asSignedStatement(parse(headers.statement));
+  const checkpoint = asCheckpoint(parse(headers.checkpoint));
+  if (typeof statement === 'string')
+    return {
+      text: null,
+      why: 'the appliance sent no signed statement of what the file holds, so it cannot be verified complete',
+    };
+  return {
+    text: statementFileText(statement, typeof checkpoint === 'string' ? null : checkpoint),
+    seq: statement.statement.head.seq,
+    filtered: Object.keys(statement.statement.filters).length > 0,
+  };
+}
