@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { evidenceVerifyCommand } from '../../src/cli/evidence-verify.js';
@@ -34,6 +34,14 @@ const suite = setupScreenSuite({
     );
   },
 });
+/** The appliance's public keys as `audit key -o` writes them: what a test pins (--key, audit-key). */
+async function servedKeyFile(): Promise<string> {
+  const r = await suite.server.call('GET', '/audit/checkpoints?limit=1', { role: 'auditor' });
+  const keys = (r.json.public_keys as { public_key_pem: string }[]).map((k) => k.public_key_pem);
+  const file = join(tempDir('aa-audit-key'), 'appliance.pem');
+  writeFileSync(file, keys.join(''));
+  return file;
+}
 const maxSeq = () => (suite.db.prepare('SELECT max(seq) FROM audit').pluck().get() as number) ?? 0;
 const newestCheckpoint = () => suite.db.prepare('SELECT max(seq) FROM audit_checkpoints').pluck().get() as number;
 
@@ -46,15 +54,22 @@ describe('audit screen: the chain', () => {
     const top = maxSeq();
     const f = await d.waitForText(/chain checks out.*checkpoint #/);
     expect(f).toContain(`chain checks out (page #${n(top - 49)}–#${n(top)})`);
-    expect(f).toMatch(new RegExp(`checkpoint #${n(newestCheckpoint())} signed \\d+ (s|min) ago`));
+    // no audit key pinned: the header says the checkpoint's key is only the appliance's own
+    expect(f).toMatch(
+      new RegExp(
+        `checkpoint #${n(newestCheckpoint())} signed \\d+ (s|min) ago by the appliance's own key \\(not pinned\\)`,
+      ),
+    );
     expect(f).not.toContain('CHAIN BROKEN');
     await d.unmount();
 
-    // an intact chain adds no line to the overview, only a headline figure
+    // the overview always says the chain's state, short: intact, its checkpoint, and that no key is pinned
     const o = suite.render({ columns: 200 });
-    const board = await o.waitForText(/Audit chain\s+intact to #.*signed checkpoint/);
+    const board = await o.waitForText(/Audit chain\s+intact to #.* · checkpoint #/);
     expect(board).toMatch(
-      new RegExp(`OK\\s+Audit chain\\s+intact to #${n(maxSeq())} \\(the newest page and its signed`),
+      new RegExp(
+        `OK\\s+Audit chain\\s+intact to #${n(maxSeq())} · checkpoint #${n(newestCheckpoint())} signed \\d+ (s|min) ago by a key that is not pinned`,
+      ),
     );
     expect(board).not.toContain('CRIT');
   });
@@ -67,10 +82,16 @@ describe('audit screen: the chain', () => {
     const f = (await d.waitForText('Audit trail verified', 10_000)).replace(/[│\s]+/g, ' ');
     // the export itself is audited and signed: the trail verified ends at that checkpoint
     const top = maxSeq();
-    expect(f).toMatch(new RegExp(`verified: entries #1–#${n(top)} complete and unaltered; checkpoint #${n(top)}`));
-    expect(f).toContain('the key was served by the appliance (pin it with audit verify --key)');
+    // the key is the one the appliance serves: verified, but not the pinned answer (warn), with how to pin
+    expect(f).toContain('▲ NOTE Audit trail verified with an unpinned key');
+    expect(f).toMatch(
+      new RegExp(
+        `verified with an unpinned key: the whole trail, entries #1–#${n(top)} \\(${n(top)}\\), complete and unaltered; signed by key SHA256:`,
+      ),
+    );
+    expect(f).toContain('pin the key: appliance-admin audit key --url … -o appliance.pem');
     await d.press('esc');
-    await d.waitForText(`chain verified to #${n(top)} (`);
+    await d.waitForText(new RegExp(`chain verified to #${n(top)} \\(\\d+ s ago, key not pinned\\)`));
   });
 
   it("E's explanation at 80 columns is one paragraph, each line filled before the next starts", async () => {
@@ -108,7 +129,8 @@ describe('audit screen: the chain', () => {
     expect(f).toMatch(/in two exports: audit\.jsonl \(checkpoint #[\d,]+\) and audit\.csv \(checkpoint #[\d,]+\)/);
     const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     try {
-      expect(await evidenceVerifyCommand([dir])).toBe(0);
+      // verified (exit 0) only with the key pinned; the pack's own keys are not a pin (exit 4)
+      expect(await evidenceVerifyCommand([dir, '--key', await servedKeyFile()])).toBe(0);
       expect(out.mock.calls.join('')).toContain('every file matches its manifest and the audit chain verifies');
     } finally {
       out.mockRestore();
