@@ -1,11 +1,14 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { request } from 'undici';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readKeysFile, type PinnedAuditKey } from '../../src/audit-chain/keys-file.js';
 import { recordAudit } from '../../src/server/audit.js';
+import { insertAuditBatch } from '../../src/server/governance/bulk.js';
 import { patchScreen } from '../../src/store/ui.js';
 import { ensureBuilt } from '../helpers/child-server.js';
+import { startHostile } from '../helpers/hostile-server.js';
 import { runCli } from '../helpers/cli.js';
 import type { DashboardHarness } from '../helpers/dashboard.js';
 import { tempDir } from '../helpers/fixtures.js';
@@ -227,4 +230,81 @@ describe("the dashboard's audit export verifies as the CLI's does (issue 36 §2)
     expect(r.stdout).not.toContain('missing');
     expect([r.code, r.stderr]).toEqual([0, '']);
   });
+});
+
+describe("V's progress (issue 36 §12)", () => {
+  const SEEDED = 60_000;
+  const NOW = Date.now();
+  const suite = setupScreenSuite({
+    setup: (s) => {
+      insertAuditBatch(
+        s.server.db,
+        Array.from({ length: SEEDED }, (_, i) => ({
+          at_ms: NOW - (SEEDED - i) * 1000,
+          actor: { subject: 'svc-load', role: 'it_admin' as const },
+          action: 'gateway.key.create',
+          target: { type: 'gateway_key', id: `key_p${i}` },
+          outcome: 'success' as const,
+          status: 201,
+          request_id: `req_p${i}`,
+          source_ip: '10.0.0.1',
+          details: { n: i },
+        })),
+      );
+    },
+  });
+
+  it('counts against the count the appliance signed, and never past it', async () => {
+    const d = suite.render({ screen: 'audit', role: 'auditor', columns: 160 });
+    await d.waitForText('chain checks out');
+    await d.press('V');
+    await d.waitForText('Audit trail verified', 60_000);
+    const said = [...d.allFrames().matchAll(/verified ([\d,]+) of ([\d,]+) entries/g)].map((m) =>
+      [m[1], m[2]].map((v) => Number(v.replace(/,/g, ''))),
+    );
+    // the export signed the trail as it stood, its own entry included: that count is the total
+    const total = SEEDED + 1;
+    expect(said.length).toBeGreaterThan(0);
+    expect(said.every(([, of]) => of === total)).toBe(true);
+    expect(said.every(([done, of]) => done <= of)).toBe(true);
+    expect(said.some(([done]) => done < total)).toBe(true);
+  }, 90_000);
+
+  it('an export longer than the count it signed is broken, and the count said stops at that count', async () => {
+    // between the dashboard and the appliance, something adds an entry to the export it passes on
+    const hostile = await startHostile({ upstream: suite.server.url });
+    try {
+      hostile.set('/audit/export', async (req, res) => {
+        const up = await request(`${suite.server.url}${req.url}`, {
+          headers: { authorization: String(req.headers.authorization) },
+        });
+        const body = await up.body.text();
+        const lines = body.trimEnd().split('\n');
+        const headers: Record<string, string> = {};
+        for (const h of ['content-type', 'x-request-id', 'audit-export-statement', 'audit-checkpoint'])
+          if (typeof up.headers[h] === 'string') headers[h] = up.headers[h] as string;
+        res.writeHead(up.statusCode, headers);
+        res.end(`${body}${lines[lines.length - 1]}\n`);
+      });
+      const d = suite.render({
+        screen: 'audit',
+        role: 'auditor',
+        columns: 160,
+        url: hostile.url,
+        token: suite.server.tokens.auditor,
+      });
+      await d.waitForText('chain checks out');
+      await d.press('V');
+      const f = (await d.waitForText(/\d+ findings?:/, 60_000)).replace(/[│\s]+/g, ' ');
+      expect(f).toMatch(/the file holds more entries than the [\d,]+ the appliance signed/);
+      const said = [...d.allFrames().matchAll(/verified ([\d,]+) of ([\d,]+) entries/g)].map((m) =>
+        [m[1], m[2]].map((v) => Number(v.replace(/,/g, ''))),
+      );
+      expect(said.length).toBeGreaterThan(0);
+      expect(said.every(([done, of]) => done <= of)).toBe(true);
+      await suite.unmount();
+    } finally {
+      await hostile.close();
+    }
+  }, 90_000);
 });
