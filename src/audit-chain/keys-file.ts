@@ -17,7 +17,7 @@ export interface PinnedAuditKey {
 /** A key is a few hundred bytes: a file of a hundred keys fits with room to spare. */
 const MAX_BYTES = 64 * 1024;
 /** At most this many keys are read from one file. */
-export const MAX_PINNED_KEYS = 100;
+const MAX_PINNED_KEYS = 100;
 const PEM_BLOCK = /-----BEGIN PUBLIC KEY-----[\s\S]*?-----END PUBLIC KEY-----/g;
 
 /** The PEM blocks of a key file's text, at most MAX_PINNED_KEYS. */
