@@ -119,9 +119,7 @@ describe('an audit key pinned for the appliance (issue 36 §8)', () => {
     await d.unmount();
 
     const o = suite.render({ role: 'auditor', columns: 200, auditKey });
-    await o.waitForText(
-      /OK\s+Audit chain\s+intact to #[\d,]+ · checkpoint #[\d,]+ signed \d+ (s|min) ago by the pinned key/,
-    );
+    await o.waitForText(/OK\s+Audit chain\s+intact to #[\d,]+ · checkpoint #[\d,]+ by the pinned key/);
   });
 
   it('a pinned key file holding no usable key: the chain is said not checked (a warning), never broken', async () => {
@@ -205,7 +203,7 @@ describe("the dashboard's audit export verifies as the CLI's does (issue 36 §2)
     // the dialog wraps a long path anywhere: its words are read without the breaks
     const words = done.replace(/ /g, '');
     expect(words).toMatch(new RegExp(`checkpoint${dest}\\.checkpoint\\.json\\(signedstatement,head#\\d+\\)`));
-    expect(words).toContain(`verifyitwith:appliance-adminauditverify${dest}--keyKEY.pem`);
+    expect(words).toContain(`checkitwithappliance-adminauditverify${dest}--keyKEY.pem`);
     expect(JSON.parse(readFileSync(`${dest}.checkpoint.json`, 'utf8'))).toMatchObject({
       statement: { type: 'audit-export', format: 'jsonl', filters: {} },
     });

@@ -158,7 +158,7 @@ async function statementLines(result: DownloadResult, dest: string): Promise<str
   if (s.file === null) return [`checkpoint none: ${s.why}`];
   return [
     `checkpoint ${s.file} (signed statement, head #${thousands(s.seq)}${s.filtered ? ', filtered export' : ''})`,
-    `verify it with: appliance-admin audit verify ${dest} --key KEY.pem`,
+    `check it with appliance-admin audit verify ${dest} --key KEY.pem`,
   ];
 }
 
