@@ -385,6 +385,8 @@ describe('docs/audit-chain.md', () => {
       .split('```')[1]
       .replace(/^[a-z]*\n/, '')
       .trim();
+  /** The `code` on the line after `after`: `- name: \`value\`` */
+  const inline = (after: string) => /`([^`]+)`/.exec(doc.slice(doc.indexOf(after) + after.length))![1];
 
   it("has a worked example this code computes: the entry's hash and the checkpoint's signature", () => {
     const entry = JSON.parse(block('Entry 1 as served:'));
@@ -397,5 +399,14 @@ describe('docs/audit-chain.md', () => {
     expect(verifies(checkpoint, pem)).toBe(true);
     expect(checkpoint.hash).toBe(sha256(Buffer.from(block('Entry 2 links to it:'), 'utf8')));
     expect(displayFingerprint(checkpoint.key_fingerprint)).toBe('SHA256:fe81 2c12 f3ab 4ce6');
+    // the statement example: its payload is the JCS of a whole-trail statement, and its signature verifies
+    const payload = inline('- statement payload:');
+    const statement = JSON.parse(payload);
+    expect(canonicalize(statement)).toBe(payload);
+    expect(statement).toMatchObject({ head: { seq: 2, hash: checkpoint.hash }, last_hash: checkpoint.hash, count: 2 });
+    const signature = inline('- statement signature:');
+    expect(verify(null, Buffer.from(payload, 'utf8'), createPublicKey(pem), Buffer.from(signature, 'base64'))).toBe(
+      true,
+    );
   });
 });
