@@ -12,10 +12,10 @@ const TIMEOUT_MS = 30_000;
 const MAX_JSON_BYTES = 8 * 1024 * 1024;
 
 /**
- * Raw GETs of the appliance for the verifier and the evidence pack, which need what the typed
+ * Raw requests of the appliance for the verifier and the evidence pack, which need what the typed
  * client does not give: an export's body as it arrives and its response headers (the signed
- * checkpoint), and a route the client may not know. Same URL, token, CA and refusals (a redirect
- * is never followed: the token goes only to the appliance).
+ * checkpoint), answers as sent (the pack's seal), and a route the client may not know. Same URL,
+ * token, CA and refusals (a redirect is never followed: the token goes only to the appliance).
  */
 export class ApplianceStream {
   readonly #prefix: string;
