@@ -23,7 +23,8 @@ const OTHER_ACTIONS: Record<string, string> = {
 
 /** Every action the audit trail can hold, with what it records: the pick list of the action filter. */
 export function knownActions(): { value: string; hint: string }[] {
-  const routes = Object.values(ROUTE_META as Record<string, RouteMeta>).filter((m) => m.mutates && m.action);
+  // every audited route: the mutations, and the seal (which any role may make)
+  const routes = Object.values(ROUTE_META as Record<string, RouteMeta>).filter((m) => m.action);
   return [
     ...routes.map((m) => ({ value: m.action!, hint: m.summary })),
     ...Object.entries(OTHER_ACTIONS).map(([value, hint]) => ({ value, hint })),

@@ -21,7 +21,10 @@ export interface RouteMeta {
   /** relative to /v1/admin, fastify style (`:id`) */
   path: string;
   summary: string;
-  /** the capability / audit action; set on every mutation */
+  /**
+   * the capability / audit action; set on every mutation, and on a route that changes nothing but
+   * the audit trail (the seal), which is audited the same way but allowed to every role
+   */
   action?: string;
   /** true when the route changes state: needs a mutating role, is audited */
   mutates: boolean;
@@ -248,6 +251,18 @@ export const ROUTE_META = {
     summary: 'Signed checkpoints of the audit trail, newest first, and the public keys to verify them',
     mutates: false,
     status: 200,
+    area: 'governance',
+    checked: true,
+  }),
+  sealAudit: m({
+    name: 'sealAudit',
+    method: 'POST',
+    path: '/audit/seal',
+    summary: "Seal a hash (an evidence pack's manifest) in the audit trail: its entry and a signed checkpoint of it",
+    // it writes only the trail, as an export does: every role may, the auditor first
+    mutates: false,
+    action: 'audit.seal',
+    status: 201,
     area: 'governance',
     checked: true,
   }),

@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { evidenceVerifyCommand } from '../../src/cli/evidence-verify.js';
@@ -101,18 +101,32 @@ describe('audit screen: the chain', () => {
     await d.press('enter');
     const f = (await d.waitForText('Evidence pack written', 15_000)).replace(/[│\s]+/g, ' ');
     const files = readdirSync(dir);
-    expect(files).toEqual(expect.arrayContaining(['manifest.json', 'audit.jsonl', 'public-keys.json', 'README.txt']));
+    expect(files).toEqual(
+      expect.arrayContaining(['manifest.json', 'seal.json', 'audit.jsonl', 'public-keys.json', 'README.txt']),
+    );
     expect(f).toContain(`folder ${dir}`);
     expect(f).toContain(`files ${files.length}`);
     expect(f).toContain(`check it with appliance-admin evidence verify ${dir} --key KEY.pem`);
-    expect(f).toMatch(/in two exports: audit\.jsonl \(checkpoint #[\d,]+\) and audit\.csv \(checkpoint #[\d,]+\)/);
+    expect(f).toMatch(
+      /in two exports: audit\.jsonl \(checkpoint #[\d,]+\) and audit\.csv \(checkpoint #[\d,]+\), sealed at #[\d,]+/,
+    );
+    // the same pack as the CLI's: sealed by the auditor who made it, and it verifies with the appliance's key pinned
+    const seal = JSON.parse(readFileSync(join(dir, 'seal.json'), 'utf8'));
+    expect(seal.entry).toMatchObject({ action: 'audit.seal', actor: { role: 'auditor' } });
+    const key = join(dir, '..', 'appliance.pem');
+    const served = await suite.server.call('GET', '/audit/checkpoints', { role: 'auditor' });
+    writeFileSync(key, served.json.public_keys[0].public_key_pem);
     const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    let code: number;
+    let printed: string;
     try {
-      expect(await evidenceVerifyCommand([dir])).toBe(0);
-      expect(out.mock.calls.join('')).toContain('every file matches its manifest and the audit chain verifies');
+      code = await evidenceVerifyCommand([dir, '--key', key]);
     } finally {
+      printed = out.mock.calls.join('');
       out.mockRestore();
     }
+    expect(printed).toContain('the seal verifies, every file matches its manifest and the audit chain verifies');
+    expect(code).toBe(0);
   });
 
   it('one field of one entry changed in SQLite: the audit screen and the overview say CHAIN BROKEN at #N', async () => {
