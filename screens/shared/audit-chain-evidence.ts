@@ -117,11 +117,7 @@ async function dashboardSource(
 ): Promise<PackSource> {
   const { exportTypeProblem } = await import('../../src/client/download.js');
   const { TransportError } = await import('../../src/client/errors.js');
-  // served() takes the routes whose answers are kept as sent (RouteMeta.checked): the seal is one
-  const served = ctx.served as (
-    route: 'listAuditCheckpoints' | 'sealAudit',
-    input: { query?: Record<string, unknown>; body?: unknown; signal?: AbortSignal },
-  ) => Promise<unknown>;
+  const served = ctx.served;
   return {
     json: (route, query, signal) =>
       route === 'listAuditCheckpoints'
