@@ -11,12 +11,12 @@ import { iso, newId } from '../ids.js';
  * and minute once the minute has ended (and at shutdown). Past MAX_SOURCES_PER_MINUTE sources in a
  * minute, the rest share one entry with source_ip null. Nothing of a credential is kept.
  */
-export const REFUSED_ACTION = 'auth.refused';
+const REFUSED_ACTION = 'auth.refused';
 
 /** Sources with an entry of their own in one minute; more (a spoofed or distributed flood) share one. */
 export const MAX_SOURCES_PER_MINUTE = 1000;
 /** The shared entry counts how many distinct sources it holds up to this many (memory is bounded). */
-export const MAX_COUNTED_SOURCES = 100_000;
+const MAX_COUNTED_SOURCES = 100_000;
 
 const MINUTE_MS = 60_000;
 /** After a minute ends, before its entries are written: requests in flight at the turn are counted in it. */
