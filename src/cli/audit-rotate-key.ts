@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DB_FILE, openDatabase } from '../server/db/open.js';
+import { holdsFile } from '../server/db/data-dir.js';
 import { rotateSigningKey } from '../server/audit-chain/keys.js';
 import { auditKeyChange } from '../server/audit-chain/start.js';
 import { checkpointAfterRotation } from '../server/audit-chain/checkpoints.js';
@@ -26,7 +25,7 @@ export async function auditRotateKeyCommand(argv: string[]): Promise<number> {
   if (sub !== 'rotate-key') throw new UsageError(AUDIT_ROTATE_USAGE);
   const { values } = parseArgs({ args: rest, options: { data: { type: 'string' } }, strict: true });
   if (!values.data) throw new UsageError(`--data DIR is required\n${AUDIT_ROTATE_USAGE}`);
-  if (!existsSync(join(values.data, DB_FILE)))
+  if (!holdsFile(values.data, DB_FILE))
     throw new UsageError(`${values.data} holds no appliance database (${DB_FILE}); check --data`);
   const db = openDatabase(values.data);
   try {

@@ -30,10 +30,16 @@ const keyFile = (dataDir: string) => join(dataDir, KEY_FILE);
 function readKeyFile(dataDir: string): SigningKey | null {
   const file = keyFile(dataDir);
   if (!existsSync(file)) return null;
-  makePrivate(file);
-  const privateKey = createPrivateKey(readFileSync(file, 'utf8'));
-  if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error(`${file} does not hold an Ed25519 key`);
-  return { privateKey, fingerprint: keyFingerprint(createPublicKey(privateKey)) };
+  try {
+    makePrivate(file);
+    const privateKey = createPrivateKey(readFileSync(file, 'utf8'));
+    if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error(`${file} does not hold an Ed25519 key`);
+    return { privateKey, fingerprint: keyFingerprint(createPublicKey(privateKey)) };
+  } catch (err) {
+    // the deployment status names the file (health.ts): EISDIR and OpenSSL's errors do not
+    if (err && typeof err === 'object') (err as NodeJS.ErrnoException).path ??= file;
+    throw err;
+  }
 }
 
 /**
