@@ -19,6 +19,7 @@ const OTHER_ACTIONS: Record<string, string> = {
   'audit.export': 'Audit trail exported (csv or jsonl)',
   'journal.export': 'Agent journal exported (csv or jsonl)',
   'settings.update': 'A write to the read-only settings (always refused, 405)',
+  'auth.refused': 'Requests refused as unauthenticated (401), counted per source address and minute',
 };
 
 /** Every action the audit trail can hold, with what it records: the pick list of the action filter. */

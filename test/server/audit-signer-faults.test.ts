@@ -13,6 +13,7 @@ import {
 import { chainHealth } from '../../src/server/audit-chain/health.js';
 import { KEY_FILE } from '../../src/server/audit-chain/keys.js';
 import { auditRotateKeyCommand } from '../../src/cli/audit-rotate-key.js';
+import { tamper } from '../helpers/tamper.js';
 
 /**
  * Issue 36 §11: background work never takes the server down, and a checkpoint that cannot be
@@ -173,5 +174,25 @@ describe('a full disk (SQLITE_FULL) when the timer signs', () => {
     await s.close();
     expect(checkpointIfStale(db)).toBeNull();
     expect(chainHealth(db)).toMatchObject({ state: 'failing' });
+  });
+});
+
+describe('audit rotate-key on a trail the signer refuses', () => {
+  it('rotates nothing: one line, the old key file kept, no key registered', async () => {
+    const s = await startTestServer();
+    servers.push(s);
+    for (let i = 0; i < 3; i++)
+      expect((await s.call('POST', '/gateway/keys', { body: { name: `r-${i}` } })).status).toBe(201);
+    expect((await s.call('GET', '/audit/export?format=jsonl', { role: 'auditor' })).status).toBe(200);
+    const keyBefore = readFileSync(join(s.dataDir, KEY_FILE));
+    const keys = () => s.server.db.prepare('SELECT count(*) FROM audit_keys').pluck().get();
+    const keysBefore = keys();
+    // an entry the appliance signed, rewritten in the database behind its back
+    tamper(s.server.db, "UPDATE audit SET outcome = 'failed' WHERE seq = (SELECT max(seq) FROM audit)");
+    await expect(auditRotateKeyCommand(['rotate-key', '--data', s.dataDir])).rejects.toThrow(
+      /^the key was not rotated: the audit trail does not extend the last checkpoint signed: entry #\d+ is not what this appliance signed/,
+    );
+    expect(readFileSync(join(s.dataDir, KEY_FILE)).equals(keyBefore)).toBe(true);
+    expect(keys()).toBe(keysBefore);
   });
 });

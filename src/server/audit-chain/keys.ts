@@ -1,5 +1,5 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { keyFingerprint, publicKeyPem } from '../../audit-chain/checkpoint.js';
 import type { Db } from '../db/open.js';
@@ -96,14 +96,26 @@ export function loadSigningKey(db: Db, dataDir: string): KeyChange {
   return { key, replaced: db.transaction(() => registerKey(db, key))() };
 }
 
-/** A new key in place of the current one; the caller audits it and signs a checkpoint with it, in `then`. */
+/**
+ * A new key in place of the current one; the caller audits it and signs a checkpoint with it, in
+ * `then`. When that fails (a trail the signer refuses), the old key file is put back: a key file the
+ * database does not know would be taken at the next start as a key changed behind its back.
+ */
 export function rotateSigningKey(db: Db, dataDir: string, then: (change: KeyChange) => void): KeyChange {
+  const file = keyFile(dataDir);
+  const before = existsSync(file) ? readFileSync(file) : null;
   const key = writeNewKey(dataDir);
-  return db
-    .transaction(() => {
-      const change = { key, replaced: registerKey(db, key) };
-      then(change);
-      return change;
-    })
-    .immediate();
+  try {
+    return db
+      .transaction(() => {
+        const change = { key, replaced: registerKey(db, key) };
+        then(change);
+        return change;
+      })
+      .immediate();
+  } catch (err) {
+    if (before) writeOwnedPrivateFile(dataDir, file, before);
+    else rmSync(file, { force: true });
+    throw err;
+  }
 }
