@@ -19,11 +19,13 @@ const OTHER_ACTIONS: Record<string, string> = {
   'audit.export': 'Audit trail exported (csv or jsonl)',
   'journal.export': 'Agent journal exported (csv or jsonl)',
   'settings.update': 'A write to the read-only settings (always refused, 405)',
+  'auth.refused': 'Requests refused as unauthenticated (401), counted per source address and minute',
 };
 
 /** Every action the audit trail can hold, with what it records: the pick list of the action filter. */
 export function knownActions(): { value: string; hint: string }[] {
-  const routes = Object.values(ROUTE_META as Record<string, RouteMeta>).filter((m) => m.mutates && m.action);
+  // every audited route: the mutations, and the seal (which any role may make)
+  const routes = Object.values(ROUTE_META as Record<string, RouteMeta>).filter((m) => m.action);
   return [
     ...routes.map((m) => ({ value: m.action!, hint: m.summary })),
     ...Object.entries(OTHER_ACTIONS).map(([value, hint]) => ({ value, hint })),

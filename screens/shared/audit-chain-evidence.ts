@@ -1,11 +1,11 @@
-/** `E` on the audit screen: an evidence pack for a range, made with the CLI's own pack code. */
+/** `E` on the audit screen: an evidence pack for a range, made with the scheme's pack code (as the CLI's). */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { JsonRouteName } from '../../src/client/api-client.js';
-import type { PackSource } from '../../src/cli/evidence-pack.js';
+import type { PackSource } from '../../src/audit-chain/evidence-pack.js';
 import { isoSeconds, parseTimeInput } from '../../src/text/time-input.js';
 import type { ActionContext, ScreenAction } from '../../src/ui/screen-api.js';
 import { thousands } from '../../src/text/thousands.js';
+import { VERSION } from '../../src/version.js';
 
 export function evidenceAction<Row>(): ScreenAction<Row> {
   return {
@@ -58,28 +58,29 @@ export function evidenceAction<Row>(): ScreenAction<Row> {
 }
 
 async function makePack(ctx: ActionContext, since: string, dir: string) {
-  // not loaded with the dashboard (see screens/shared/history/export.ts): a pack is rare
-  const { mkdir, readdir, rm } = process.getBuiltinModule('node:fs/promises');
-  const existing = await readdir(dir).catch(() => null);
-  if (existing?.length) throw new Error(`${dir} is not empty: choose another folder for the pack. Nothing was made.`);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
   const p = ctx.progress({ title: 'Making an evidence pack', lines: ['waiting for the appliance…', `in ${dir}`] });
   let made;
-  let pack: typeof import('../../src/cli/evidence-pack.js');
+  // not loaded with the dashboard (see screens/shared/history/export.ts): a pack is rare, and its code
+  // needs node:crypto and node:fs/promises
+  const pack = await import('../../src/audit-chain/evidence-pack.js');
   try {
-    // the pack's code needs node:crypto and node:fs/promises, which the dashboard loads only when used
-    pack = await import('../../src/cli/evidence-pack.js');
-    made = await pack.makeEvidencePack(await dashboardSource(ctx, p.signal), dir, {
+    made = await pack.writeEvidencePack(await dashboardSource(ctx, pack.stopReading), dir, {
       since,
       madeAt: new Date().toISOString(),
       url: ctx.applianceUrl,
       token: '',
+      tool: { name: 'appliance-admin', version: VERSION },
       onStep: (what) => p.update({ lines: [what, `in ${dir}`] }),
+      signal: p.signal,
     });
   } catch (err) {
-    await rm(dir, { recursive: true, force: true });
     if (p.signal.aborted)
-      return { title: 'Pack stopped', tone: 'warn' as const, summary: ['You stopped it: the folder was removed.'] };
+      return {
+        title: 'Pack stopped',
+        tone: 'warn' as const,
+        summary: [`You stopped it: nothing was written to ${dir}.`],
+      };
+    if (err instanceof pack.PackError) return { title: 'No pack made', tone: 'bad' as const, summary: [err.message] };
     throw err;
   } finally {
     p.close();
@@ -107,31 +108,30 @@ async function makePack(ctx: ActionContext, since: string, dir: string) {
 }
 
 /**
- * The pack's source over the dashboard's client. Its answers are made terminal-safe (every
- * string one line), so the public keys' PEM is built again whole for the pack.
+ * The pack's source over the dashboard's client: what is checked (the public keys, the seal, the
+ * exports) as served, the rest as the dashboard reads it.
  */
-async function dashboardSource(ctx: ActionContext, signal: AbortSignal): Promise<PackSource> {
+async function dashboardSource(
+  ctx: ActionContext,
+  stopReading: (body: AsyncIterable<Buffer>) => Promise<void>,
+): Promise<PackSource> {
+  const { exportTypeProblem } = await import('../../src/client/download.js');
+  const { TransportError } = await import('../../src/client/errors.js');
+  const served = ctx.served;
   return {
-    async json(route, query) {
-      const data = await ctx.call(route as JsonRouteName, { ...(query ? { query } : {}), signal });
-      if (route !== 'listAuditCheckpoints') return data;
-      const list = data as { public_keys: { public_key_pem: string }[] };
-      return {
-        ...list,
-        public_keys: list.public_keys.map((k) => ({ ...k, public_key_pem: wholePem(k.public_key_pem) })),
-      };
+    json: (route, query, signal) =>
+      route === 'listAuditCheckpoints'
+        ? served(route, { ...(query ? { query } : {}), signal })
+        : ctx.call(route, { ...(query ? { query } : {}), signal }),
+    async export(route, query, signal) {
+      const res = await ctx.stream(route, query, signal);
+      const wrongType = exportTypeProblem(String(query.format), res.header('content-type'));
+      if (wrongType) {
+        await stopReading(res.body);
+        throw new TransportError('protocol', `the answer is not an export: ${wrongType}`);
+      }
+      return res;
     },
-    async exportTo(route, query, file) {
-      const got = await ctx.download(route, query, file, undefined, signal);
-      return { headers: got.auditChain, lines: got.lines };
-    },
+    seal: (request, signal) => served('sealAudit', { body: request, signal }),
   };
-}
-
-/** A served PEM whole again, from the client's one-line (sanitized) text of it. */
-function wholePem(served: string): string {
-  const body = /-----BEGIN PUBLIC KEY-----([A-Za-z0-9+/=\s]+)-----END PUBLIC KEY-----/
-    .exec(served)?.[1]
-    .replace(/\s+/g, '');
-  return body ? `-----BEGIN PUBLIC KEY-----\n${body}\n-----END PUBLIC KEY-----\n` : '';
 }

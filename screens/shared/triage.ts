@@ -433,7 +433,8 @@ function tokenRefusals(answer: unknown): { requests: number; sources: number; mo
     if (e.action !== AUTH_REFUSED) continue;
     requests += Math.max(1, num(e.details?.count));
     if (typeof e.source_ip === 'string') ips.add(e.source_ip);
-    else pooled += num(e.details?.sources);
+    // the entry for the sources past the appliance's cap says how many they were
+    else pooled += Math.max(1, num(e.details?.sources));
   }
   const more = (answer as { has_more?: unknown } | null)?.has_more === true;
   return { requests, sources: ips.size + pooled, more };

@@ -83,8 +83,10 @@ export async function verifyLive(
   timer.unref?.();
   let received = 0;
   try {
-    const report = await verifyTrail(readTrail(capped(res.body, maxBytes)), {
+    const format: { value?: 'jsonl' | 'csv' } = {};
+    const report = await verifyTrail(readTrail(capped(res.body, maxBytes), format), {
       statement,
+      format,
       checkpoint,
       trust,
       asked: {},

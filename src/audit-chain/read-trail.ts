@@ -16,7 +16,9 @@ export type TrailFormat = 'jsonl' | 'csv';
 const TOO_LONG = Symbol('too long');
 type Line = Buffer | typeof TOO_LONG;
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a line of a CSV record may start with U+FEFF (a cell's own text after a line break), which
+// TextDecoder would otherwise drop as a byte order mark
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * The entries of an export, JSON Lines or CSV (told apart by the first character: `{` is JSON

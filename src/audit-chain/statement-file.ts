@@ -10,7 +10,7 @@ import { asSignedStatement, statementFileText } from './statement.js';
 export function statementFileOf(headers: {
   statement: string | null;
   checkpoint: string | null;
-}): { text: string; seq: number; filtered: boolean } | { text: null; why: string } {
+}): { text: string; seq: number; count: number; filtered: boolean } | { text: null; why: string } {
   const parse = (text: string | null) => {
     try {
       return text ? (JSON.parse(text) as unknown) : undefined;
@@ -28,6 +28,7 @@ export function statementFileOf(headers: {
   return {
     text: statementFileText(statement, typeof checkpoint === 'string' ? null : checkpoint),
     seq: statement.statement.head.seq,
+    count: statement.statement.count,
     filtered: Object.keys(statement.statement.filters).length > 0,
   };
 }

@@ -12,10 +12,10 @@ const TIMEOUT_MS = 30_000;
 const MAX_JSON_BYTES = 8 * 1024 * 1024;
 
 /**
- * Raw GETs of the appliance for the verifier and the evidence pack, which need what the typed
+ * Raw requests of the appliance for the verifier and the evidence pack, which need what the typed
  * client does not give: an export's body as it arrives and its response headers (the signed
- * checkpoint), and a route the client may not know. Same URL, token, CA and refusals (a redirect
- * is never followed: the token goes only to the appliance).
+ * checkpoint), answers as sent (the pack's seal), and a route the client may not know. Same URL,
+ * token, CA and refusals (a redirect is never followed: the token goes only to the appliance).
  */
 export class ApplianceStream {
   readonly #prefix: string;
@@ -73,17 +73,47 @@ export class ApplianceStream {
   }
 
   /** GET a JSON route; its parsed answer. */
-  async json(route: string, query: Record<string, unknown> = {}): Promise<unknown> {
-    const res = await this.get(route, query);
-    const text = await readText(res, MAX_JSON_BYTES);
+  async json(route: string, query: Record<string, unknown> = {}, signal?: AbortSignal): Promise<unknown> {
+    return parsed(await readText(await this.get(route, query, signal), MAX_JSON_BYTES), `GET ${route}`);
+  }
+
+  /** POST a JSON body to a contract route without parameters (the seal); its parsed answer. */
+  async post(route: 'sealAudit', body: unknown, signal?: AbortSignal): Promise<unknown> {
+    const def = ROUTE_META[route];
+    const token = typeof this.#token === 'string' ? this.#token : await this.#token();
+    let res: Dispatcher.ResponseData;
     try {
-      return JSON.parse(text);
-    } catch {
-      throw new TransportError('protocol', `the answer to GET ${route} is not JSON`);
+      res = await this.#client.request({
+        path: buildPath(def, this.#prefix, {}, {}),
+        method: def.method,
+        headers: { authorization: `Bearer ${token}`, accept: 'application/json', 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal,
+      });
+    } catch (err) {
+      throw toTransportError(err);
     }
+    const text = await readText(res, MAX_JSON_BYTES);
+    if (res.statusCode >= 300) {
+      if (res.statusCode < 400)
+        throw new TransportError(
+          'protocol',
+          `${def.method} ${def.path} answered a redirect (${res.statusCode}); not followed`,
+        );
+      throw problemFrom(res.statusCode, res.headers, text, headerOf(res.headers, 'x-request-id'));
+    }
+    return parsed(text, `${def.method} ${def.path}`);
   }
 
   close = () => this.#client.close().catch(() => undefined);
+}
+
+function parsed(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new TransportError('protocol', `the answer to ${what} is not JSON`);
+  }
 }
 
 async function readText(res: Dispatcher.ResponseData, max: number): Promise<string> {

@@ -1,15 +1,13 @@
-import { createWriteStream, existsSync, readdirSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
+import { PackError, auditTrailSummary, writeEvidencePack, type PackSource } from '../audit-chain/evidence-pack.js';
 import { headerOf, parseApplianceUrl } from '../client/api-client.js';
 import { exportTypeProblem } from '../client/download.js';
 import { TransportError } from '../client/errors.js';
+import { VERSION } from '../version.js';
 import { ApplianceStream } from './appliance-stream.js';
 import { reportClientError } from './client-errors.js';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
-import { auditTrailSummary, makeEvidencePack, type PackSource } from './evidence-pack.js';
 import { parseWhen } from './export.js';
 import { printErr, printOut } from './print.js';
 import { UsageError } from './usage-error.js';
@@ -19,17 +17,22 @@ export const EVIDENCE_USAGE = `Usage: appliance-admin evidence --since 30d [-o D
        appliance-admin evidence verify DIR [--key PEM_FILE]
 
 Gathers an auditor's evidence pack into DIR (default evidence-<time>): the audit trail for the
-range as JSON Lines and CSV with their signed checkpoints and the public keys, the agent journal,
+range as JSON Lines and CSV with their signed statements and the public keys, the agent journal,
 the gateway key inventory (never a secret), the role matrix, settings, deployment, install plan,
-models, routing, budgets, a manifest.json of every file's sha256 and size, and a README.txt on
-how to check it. Making a pack is audited (its audit export is marked purpose=evidence); an
-auditor's token is enough.
+models, routing, budgets, a manifest.json of every file's sha256 and size, sealed by the appliance
+in its trail (seal.json), and a README.txt on how to check it. Making a pack is audited (its
+exports are marked purpose=evidence, its seal is an audit.seal entry); an auditor's token is enough.
   --since WHEN       the range's start: a duration before now (30d, 12h) or an RFC 3339 time
-  -o, --output DIR   where to write; must not exist or be empty
-  verify DIR         checks every file against the manifest and the audit chain (see audit verify)
+  -o, --output DIR   where to write; must not exist or be an empty folder. The pack is made in
+                     DIR.partial-… beside it and renamed to DIR when complete: stopped or failed,
+                     only that is removed
+  verify DIR         checks the seal, every file against the manifest, and the audit chain (see
+                     audit verify); --key PEM_FILE pins the appliance's key
 ${CONNECTION_USAGE}
 
-Exit status: 0 done (verify: every check held), 1 the appliance refused or a check failed, 2 bad usage.`;
+Exit status: 0 done (verify: verified with the pinned key), 1 the appliance refused, the pack could
+not be written, or (verify) broken or incomplete, 2 bad usage, 3 (verify) could not check,
+4 (verify) verified with the pack's own keys (not pinned), 130/143 stopped by SIGINT/SIGTERM.`;
 
 export async function evidenceCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   if (argv[0] === 'verify') return (await import('./evidence-verify.js')).evidenceVerifyCommand(argv.slice(1));
@@ -53,20 +56,27 @@ export async function evidenceCommand(argv: string[], env: NodeJS.ProcessEnv = p
   const madeAt = new Date();
   const since = parseWhen(values.since, '--since', madeAt.getTime());
   const dir = resolve(values.output ?? `evidence-${madeAt.toISOString().slice(0, 19).replace(/[-:]/g, '')}Z`);
-  if (existsSync(dir) && readdirSync(dir).length)
-    throw new UsageError(`${dir} is not empty; choose another directory for the pack`);
   const connection = resolveConnection(values, env, EVIDENCE_USAGE);
   const appliance = new ApplianceStream(connection);
-  let created = false;
+  // Ctrl-C or SIGTERM stops the pack: its temporary folder is removed before the command ends (a
+  // second signal is not caught, and ends it at once)
+  const stop = new AbortController();
+  let stoppedBy: NodeJS.Signals | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    stoppedBy = signal;
+    stop.abort();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    created = true;
     const token = typeof connection.token === 'string' ? connection.token : await connection.token();
-    const made = await makeEvidencePack(streamSource(appliance), dir, {
+    const made = await writeEvidencePack(streamSource(appliance), dir, {
       since,
       madeAt: madeAt.toISOString(),
       url: displayUrl(connection.url),
       token,
+      tool: { name: 'appliance-admin', version: VERSION },
+      signal: stop.signal,
     });
     if (!made.ok) {
       printErr(
@@ -80,39 +90,35 @@ export async function evidenceCommand(argv: string[], env: NodeJS.ProcessEnv = p
     printOut(`  check it with: appliance-admin evidence verify ${dir} --key KEY.pem`);
     return 0;
   } catch (err) {
-    if (created) await rm(dir, { recursive: true, force: true });
+    if (stoppedBy) {
+      printErr(`appliance-admin: evidence: stopped (${stoppedBy}); nothing was written to ${dir}`);
+      return stoppedBy === 'SIGINT' ? 130 : 143;
+    }
+    if (err instanceof PackError) {
+      printErr(`appliance-admin: evidence: ${err.message}`);
+      return 1;
+    }
     return reportClientError(err, 'evidence');
   } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     await appliance.close();
   }
 }
 
 const displayUrl = (url: string) => parseApplianceUrl(url).display;
 
-/** The pack's source over the CLI's streaming connection. */
+/** The pack's source over the CLI's streaming connection: answers as they came. */
 const streamSource = (a: ApplianceStream): PackSource => ({
-  json: (route, query) => a.json(route, query),
-  exportTo: (route, query, file) => exportTo(a, route, query, file),
+  json: (route, query, signal) => a.json(route, query, signal),
+  async export(route, query, signal) {
+    const res = await a.get(route, query, signal);
+    const wrongType = exportTypeProblem(String(query.format), headerOf(res.headers, 'content-type'));
+    if (wrongType) {
+      res.body.destroy();
+      throw new TransportError('protocol', `the answer is not an export: ${wrongType}`);
+    }
+    return { header: (name) => headerOf(res.headers, name), body: res.body };
+  },
+  seal: (request, signal) => a.post('sealAudit', request, signal),
 });
-
-/** Streams an export into the pack; its signed checkpoint and filter flag from the headers. */
-async function exportTo(a: ApplianceStream, route: string, query: Record<string, unknown>, file: string) {
-  const res = await a.get(route, query);
-  const wrongType = exportTypeProblem(String(query.format), headerOf(res.headers, 'content-type'));
-  if (wrongType) {
-    res.body.destroy();
-    throw new TransportError('protocol', `the answer is not an export: ${wrongType}`);
-  }
-  let lines = 0;
-  res.body.on('data', (chunk: Buffer) => {
-    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
-  });
-  await pipeline(res.body, createWriteStream(file, { mode: 0o600 }));
-  return {
-    headers: {
-      statement: headerOf(res.headers, 'audit-export-statement') ?? null,
-      checkpoint: headerOf(res.headers, 'audit-checkpoint') ?? null,
-    },
-    lines,
-  };
-}

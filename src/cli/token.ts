@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DB_FILE, openDatabase } from '../server/db/open.js';
+import { holdsFile } from '../server/db/data-dir.js';
 import { DEFAULT_TOKEN_TTL_MS, issueToken, listTokens, revokeToken, type HostActor } from '../server/tokens.js';
 import { Role } from '../contract/common.js';
 import { sanitize } from '../text/sanitize.js';
@@ -57,7 +56,7 @@ export async function tokenCommand(argv: string[]): Promise<number> {
   const target = positionals[0];
   if (sub === 'revoke' && !target) throw new UsageError('token revoke needs a token id or name');
   // list and revoke read an existing appliance's database: a DIR without one is a mistyped --data
-  if (sub !== 'issue' && !existsSync(join(values.data, DB_FILE))) {
+  if (sub !== 'issue' && !holdsFile(values.data, DB_FILE)) {
     throw new UsageError(`${values.data} holds no appliance database (${DB_FILE}); check --data`);
   }
   const db = openDatabase(values.data);

@@ -2,7 +2,7 @@
  * The credentials this appliance makes or accepts, in their exact forms (src/server/gateway/keys.ts,
  * src/server/tokens.ts: a prefix and 32 random bytes base64url; a signed JWT from its identity
  * provider; a PEM private key, as its signing key is kept). Without zod: the evidence pack's scan
- * (src/cli/evidence-contents.ts) and the contract's names (common.ts, which refuses a name that
+ * (src/audit-chain/evidence-contents.ts) and the contract's names (common.ts, which refuses a name that
  * holds one: a secret pasted as a name would be stored and audited) share them.
  *
  * Generic text such as "Bearer" and a word is not among them: anyone may type that into a key's

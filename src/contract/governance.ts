@@ -82,6 +82,19 @@ export const AuditCheckpointList = z.object({
   public_keys: z.array(AuditPublicKey),
 });
 export type AuditCheckpointList = z.infer<typeof AuditCheckpointList>;
+/**
+ * A hash to seal in the trail (docs/audit-chain.md, "Evidence packs"): an evidence pack's manifest.
+ * The appliance records it as an `audit.seal` entry and signs a checkpoint of that entry.
+ */
+export const AuditSealRequest = z.strictObject({
+  /** SHA-256 of what is sealed (a pack's manifest.json), lowercase hex */
+  sha256: ChainHash,
+  purpose: z.enum(['evidence-pack']),
+});
+export type AuditSealRequest = z.infer<typeof AuditSealRequest>;
+/** The seal: the `audit.seal` entry as written, and the checkpoint of it (its hash is the entry's). */
+export const AuditSeal = z.object({ entry: AuditEntry, checkpoint: AuditCheckpoint });
+export type AuditSeal = z.infer<typeof AuditSeal>;
 export const AuditCheckpointQuery = PageQuery.extend({
   at_or_before_seq: z.coerce.number().int().min(1).optional(),
 });
@@ -242,6 +255,7 @@ export const governanceRoutes = {
   exportJournal: { query: JournalExportQuery, response: 'file' },
   auditSummary: { query: AuditSummaryQuery, response: Summary },
   listAuditCheckpoints: { query: AuditCheckpointQuery, response: AuditCheckpointList },
+  sealAudit: { body: AuditSealRequest, response: AuditSeal },
   journalSummary: { query: JournalSummaryQuery, response: Summary },
   getBudgets: { response: Budgets },
   budgetUsage: { response: BudgetUsage },

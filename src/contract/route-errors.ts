@@ -6,8 +6,8 @@ import type { RouteMeta, RouteName } from './route-meta.js';
  * (openapi.ts), kept here as data so that a test can ask the real server for each of them
  * (test/contract/openapi-errors.test.ts). Like route-meta.ts this file loads no zod.
  *
- * Every route gives 400, 401, 403 and 503 (route-kit.ts, auth.ts, app.ts); a mutation also 413
- * and 422 at the metadata boundary. The rest come from the routes' own checks, listed below.
+ * Every route gives 400, 401, 403 and 503 (route-kit.ts, auth.ts, app.ts); a route with a body
+ * also 413, and an audited one (a mutation, the seal) 422 at the metadata boundary. The rest come from the routes' own checks, listed below.
  * No admin route throttles: 429 is the gateway front door's alone.
  */
 type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES] | typeof BOUNDARY_CODE;
@@ -51,11 +51,13 @@ const OWN_ERRORS: { [N in RouteName]?: ErrorAnswer[] } = {
 
 /** Every error answer of one admin route, by status (a status with two codes appears twice). */
 export function routeErrors(meta: RouteMeta): ErrorAnswer[] {
+  // the server checks an audited route's body at the metadata boundary (audited-routes.ts)
+  const audited = meta.action !== undefined;
   const answers: ErrorAnswer[] = [
     {
       status: 400,
       code: 'SVC-ADMIN-400',
-      when: meta.mutates
+      when: audited
         ? 'malformed JSON, a bad path parameter, an unknown query parameter or body field, an invalid value'
         : 'a bad path or query parameter, an unknown query parameter, a bad cursor',
     },
@@ -71,7 +73,7 @@ export function routeErrors(meta: RouteMeta): ErrorAnswer[] {
   ];
   if (meta.method !== 'GET')
     answers.push({ status: 413, code: 'SVC-ADMIN-413', when: 'the request body is over 64 KiB' });
-  if (meta.mutates)
+  if (audited)
     answers.push({
       status: 422,
       code: 'SVC-BOUNDARY-1',

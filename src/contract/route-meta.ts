@@ -21,7 +21,10 @@ export interface RouteMeta {
   /** relative to /v1/admin, fastify style (`:id`) */
   path: string;
   summary: string;
-  /** the capability / audit action; set on every mutation */
+  /**
+   * the capability / audit action; set on every mutation, and on a route that changes nothing but
+   * the audit trail (the seal), which is audited the same way but allowed to every role
+   */
   action?: string;
   /** true when the route changes state: needs a mutating role, is audited */
   mutates: boolean;
@@ -251,6 +254,18 @@ export const ROUTE_META = {
     area: 'governance',
     checked: true,
   }),
+  sealAudit: m({
+    name: 'sealAudit',
+    method: 'POST',
+    path: '/audit/seal',
+    summary: "Seal a hash (an evidence pack's manifest) in the audit trail: its entry and a signed checkpoint of it",
+    // it writes only the trail, as an export does: every role may, the auditor first
+    mutates: false,
+    action: 'audit.seal',
+    status: 201,
+    area: 'governance',
+    checked: true,
+  }),
   listJournal: m({
     spec: 14,
     name: 'listJournal',
@@ -353,6 +368,10 @@ export const ROUTE_META = {
 } as const satisfies Record<string, RouteMeta>;
 
 export type RouteName = keyof typeof ROUTE_META;
+/** The routes whose answers the client keeps as served, for integrity checks (RouteMeta `checked`). */
+export type CheckedRouteName = {
+  [N in RouteName]: (typeof ROUTE_META)[N] extends { checked: true } ? N : never;
+}[RouteName];
 
 /** The schemas an area module gives for exactly its own routes. */
 export type AreaRoutes<A extends RouteArea> = {

@@ -6,10 +6,11 @@ import { API_PREFIX, buildOpenApi } from '../contract/index.js';
 import { VERSION } from '../version.js';
 import { ensureDataDir, openDatabase, type Db } from './db/open.js';
 import { lockDataDir } from './db/lock.js';
-import { createAuthenticator } from './auth.js';
+import { createAuthenticator, Unauthorized } from './auth.js';
 import { ApiError } from './errors.js';
 import { auditFailure, unroutedMutation } from './http/attempt-audit.js';
 import { auditedRoutes } from './http/audited-routes.js';
+import { RefusalLog } from './http/refusals.js';
 import { registerAreas } from './http/areas.js';
 import { etagOf, sendProblem } from './http/reply.js';
 import { routeGroups } from './routes/index.js';
@@ -115,6 +116,12 @@ export async function buildServer(options: ServerOptions): Promise<AdminServer> 
 async function buildLockedServer(options: ServerOptions, log: Logger, unlock: () => void): Promise<AdminServer> {
   const db = openDatabase(options.dataDir);
   const authenticate = createAuthenticator(db, options.config, log);
+  const refusals = new RefusalLog(db, log, options.now);
+  // A 401 of the admin API is counted for the audit, per source and minute; the gateway's front
+  // door, which takes gateway keys rather than admin tokens, is not the admin API.
+  const noteRefusal = (req: FastifyRequest, err: unknown) => {
+    if (err instanceof Unauthorized && req.url.startsWith(`${API_PREFIX}/`)) refusals.note(req.ip ?? null, err.reason);
+  };
 
   // The router could not read the path (FST_ERR_BAD_URL: bad percent-encoding;
   // FST_ERR_MAX_PARAM_LENGTH: a path parameter over 100 characters, the contract's id limit): a bad
@@ -132,6 +139,7 @@ async function buildLockedServer(options: ServerOptions, log: Logger, unlock: ()
     try {
       req.principal = await authenticate(req.headers.authorization);
     } catch (err) {
+      noteRefusal(req, err);
       // a role-less SSO token's mutation attempt is audited as denied (auditFailure)
       return sendProblem(
         reply,
@@ -213,6 +221,7 @@ async function buildLockedServer(options: ServerOptions, log: Logger, unlock: ()
   // Every error becomes problem+json; a failed or denied mutation attempt is audited with the
   // status the caller actually receives.
   app.setErrorHandler((caught: FastifyError | ApiError, req, reply) => {
+    noteRefusal(req, caught);
     let err = asApiError(caught);
     if (!err) {
       req.log.error({ err: caught }, 'unhandled error');
@@ -248,6 +257,8 @@ async function buildLockedServer(options: ServerOptions, log: Logger, unlock: ()
       closing = true;
       for (const x of groups) await x.close?.();
       await app.close();
+      // the refusals counted so far are written before the database closes
+      refusals.close();
       db.close();
       unlock();
     },

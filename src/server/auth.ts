@@ -4,7 +4,7 @@ import type { Db } from './db/open.js';
 import type { ServerConfig } from './config.js';
 import { ApiError } from './errors.js';
 import { isProviderUnavailable, ProviderUnavailable, providerKeys } from './identity/provider-keys.js';
-import { findToken, TOKEN_PREFIX } from './tokens.js';
+import { lookupToken, TOKEN_PREFIX } from './tokens.js';
 import { ROLES, type Role } from '../contract/index.js';
 
 export interface Principal {
@@ -14,8 +14,23 @@ export interface Principal {
   expires_at: string | null;
 }
 
-const unauthorized = (detail: string) =>
-  new ApiError(401, detail, { headers: { 'WWW-Authenticate': 'Bearer realm="appliance-admin"' } });
+/**
+ * Why a request was refused as unauthenticated, for the audit of refusals (http/refusals.ts): no
+ * credential, one not in the form of a bearer token or a signed JWT, one this appliance does not
+ * know (or an identity-provider token that fails verification), one past its expiry, one revoked.
+ * Never any part of the credential.
+ */
+export type RefusalReason = 'missing' | 'malformed' | 'unknown' | 'expired' | 'revoked';
+
+/** A 401; its reason is for the audit only, the caller reads the same words as before. */
+export class Unauthorized extends ApiError {
+  constructor(
+    readonly reason: RefusalReason,
+    detail: string,
+  ) {
+    super(401, detail, { headers: { 'WWW-Authenticate': 'Bearer realm="appliance-admin"' } });
+  }
+}
 
 /**
  * A verified SSO token that maps to no role: refused (403) on every route. It still names a
@@ -65,11 +80,12 @@ export function createAuthenticator(db: Db, config: ServerConfig, log: Logger): 
 
   return async (authorization) => {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-    if (!m) throw unauthorized('missing bearer credential');
+    if (!m) throw new Unauthorized(authorization?.trim() ? 'malformed' : 'missing', 'missing bearer credential');
     const credential = m[1];
     if (credential.startsWith(TOKEN_PREFIX)) {
-      const row = findToken(db, credential);
-      if (!row) throw unauthorized('unknown, expired or revoked token');
+      const row = lookupToken(db, credential);
+      // one answer for the three: a caller learns nothing about a token it does not hold
+      if (typeof row === 'string') throw new Unauthorized(row, 'unknown, expired or revoked token');
       return { subject: row.name, role: row.role, kind: 'token', expires_at: row.expires_at };
     }
     if (sso && keys && credential.split('.').length === 3) {
@@ -81,10 +97,10 @@ export function createAuthenticator(db: Db, config: ServerConfig, log: Logger): 
         if (typeof header.alg !== 'string' || header.alg === 'none') throw new Error('unsigned');
         unverified = decodeJwt(credential);
       } catch {
-        throw unauthorized('identity-provider token rejected: not a signed JWT');
+        throw new Unauthorized('malformed', 'identity-provider token rejected: not a signed JWT');
       }
       if (unverified.iss !== sso.issuer)
-        throw unauthorized('identity-provider token rejected: unexpected "iss" claim value');
+        throw new Unauthorized('unknown', 'identity-provider token rejected: unexpected "iss" claim value');
       let payload: JWTPayload;
       try {
         ({ payload } = await jwtVerify(credential, keys, {
@@ -101,7 +117,11 @@ export function createAuthenticator(db: Db, config: ServerConfig, log: Logger): 
             headers: { 'Retry-After': '30' },
           });
         }
-        throw unauthorized(`identity-provider token rejected: ${(err as Error).message}`);
+        const expired = (err as { code?: unknown }).code === 'ERR_JWT_EXPIRED';
+        throw new Unauthorized(
+          expired ? 'expired' : 'unknown',
+          `identity-provider token rejected: ${(err as Error).message}`,
+        );
       }
       const rawSubject = payload[sso.subject_claim];
       const subject =
@@ -111,11 +131,11 @@ export function createAuthenticator(db: Db, config: ServerConfig, log: Logger): 
             ? String(rawSubject)
             : '';
       if (!subject.trim())
-        throw unauthorized(`identity-provider token rejected: no subject in claim ${sso.subject_claim}`);
+        throw new Unauthorized('unknown', `identity-provider token rejected: no subject in claim ${sso.subject_claim}`);
       const role = rolesFromClaims(payload, sso);
       if (!role) throw new RolelessToken(subject, sso.role_claim);
       return { subject, role, kind: 'sso', expires_at: new Date(payload.exp! * 1000).toISOString() };
     }
-    throw unauthorized('unknown credential');
+    throw new Unauthorized('unknown', 'unknown credential');
   };
 }

@@ -10,4 +10,6 @@ export interface ServerOptions {
   logger?: Logger;
   /** TLS: PEM certificate and key */
   tls?: { cert: string | Buffer; key: string | Buffer };
+  /** the wall clock refused requests are counted by, per minute (http/refusals.ts): a test's own; Date.now otherwise */
+  now?: () => number;
 }

@@ -91,11 +91,16 @@ function auditHost(db: Db, by: HostActor, action: string, status: number, row: T
   });
 }
 
-export function findToken(db: Db, token: string): TokenRow | undefined {
+/** Why a token of this appliance's form was refused: never issued, revoked, or past its expiry. */
+export type TokenRefusal = 'unknown' | 'revoked' | 'expired';
+
+/** The token's row when it may be used, else why not (for the audit of refused requests). */
+export function lookupToken(db: Db, token: string): TokenRow | TokenRefusal {
   const row = db
     .prepare('SELECT id, name, role, created_at, expires_at, revoked_at FROM api_tokens WHERE token_hash = ?')
     .get(hashSecret(token)) as TokenRow | undefined;
-  if (!row || row.revoked_at) return undefined;
-  if (row.expires_at && Date.parse(row.expires_at) <= Date.now()) return undefined;
+  if (!row) return 'unknown';
+  if (row.revoked_at) return 'revoked';
+  if (row.expires_at && Date.parse(row.expires_at) <= Date.now()) return 'expired';
   return row;
 }

@@ -6,6 +6,7 @@
 import type { ReactNode } from 'react';
 import type { CallInput, FileRouteName, JsonRouteName, RouteData } from '../client/api-client.js';
 import type { AuditEntry } from '../contract/index.js';
+import type { CheckedRouteName } from '../contract/route-meta.js';
 import type { DownloadProgress, DownloadResult } from '../client/download.js';
 import type { ResourceEntry, ResourceRequest } from '../store/resources.js';
 import type { PinnedAuditKey } from '../audit-chain/keys-file.js';
@@ -199,10 +200,7 @@ export interface ActionContext {
    * A route's answer as it came off the wire (parsed JSON, neither mended nor sanitized), for an
    * integrity check (the audit chain) and never for display: only routes marked `checked`.
    */
-  served(
-    route: 'listAudit' | 'listAuditCheckpoints',
-    input?: Omit<CallInput, 'signal'> & { signal?: AbortSignal },
-  ): Promise<unknown>;
+  served(route: CheckedRouteName, input?: Omit<CallInput, 'signal'> & { signal?: AbortSignal }): Promise<unknown>;
   /** A file route's answer as it streams, for a check that reads it as it arrives (V): headers and bytes. */
   stream(
     route: FileRouteName,

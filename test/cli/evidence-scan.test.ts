@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { secretIn } from '../../src/cli/evidence-contents.js';
+import { secretIn } from '../../src/audit-chain/evidence-contents.js';
 import { tempDir } from '../helpers/fixtures.js';
 
 const secret = (prefix: string) => `${prefix}${'Ab9_-'.repeat(8)}xyz`; // 43 characters after the prefix

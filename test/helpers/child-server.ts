@@ -26,6 +26,8 @@ export interface StartOptions {
   port?: number;
   /** extra serve arguments, e.g. ['--tls-cert', f, '--tls-key', g] */
   args?: string[];
+  /** run as another user (root only), from a copy of the CLI that user can read (cli-copy.ts) */
+  as?: { uid: number; gid: number; cli: string };
 }
 
 export interface ChildServer {
@@ -58,7 +60,7 @@ process.once('exit', () => {
 export async function start(dataDir: string, opts: StartOptions = {}): Promise<ChildServer> {
   await ensureBuilt();
   const args = [
-    CLI,
+    opts.as?.cli ?? CLI,
     'serve',
     '--data',
     dataDir,
@@ -71,9 +73,11 @@ export async function start(dataDir: string, opts: StartOptions = {}): Promise<C
   if (opts.config !== undefined)
     args.push('--config', typeof opts.config === 'string' ? opts.config : writeConfig(opts.config));
   const child = spawn(process.execPath, args, {
-    cwd: REPO,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_OPTIONS: '' },
+    // another user may be unable to enter the checkout or this run's temp folder
+    ...(opts.as
+      ? { cwd: '/', uid: opts.as.uid, gid: opts.as.gid, env: { PATH: process.env.PATH, TMPDIR: '/tmp' } }
+      : { cwd: REPO, env: { ...process.env, NODE_OPTIONS: '' } }),
   });
   running.add(child);
   let out = '';

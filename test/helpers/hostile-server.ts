@@ -76,7 +76,14 @@ async function passThrough(upstream: string, req: IncomingMessage, res: ServerRe
   });
   const body = Buffer.from(await up.body.arrayBuffer());
   const out: Record<string, string> = {};
-  for (const h of ['content-type', 'x-request-id', 'content-disposition'])
+  for (const h of [
+    'content-type',
+    'x-request-id',
+    'content-disposition',
+    'audit-checkpoint',
+    'audit-export-statement',
+    'audit-export-filtered',
+  ])
     if (typeof up.headers[h] === 'string') out[h] = up.headers[h] as string;
   res.writeHead(up.statusCode, out);
   res.end(body);

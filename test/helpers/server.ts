@@ -34,12 +34,19 @@ export interface TestServer {
 
 /** The real server on loopback with a temporary data directory and one token per role. */
 export async function startTestServer(
-  opts: { config?: (root: string) => ServerConfig; demo?: boolean; logger?: Logger; dataDir?: string } = {},
+  opts: {
+    config?: (root: string) => ServerConfig;
+    demo?: boolean;
+    logger?: Logger;
+    dataDir?: string;
+    /** the clock refused requests are counted by, per minute */
+    now?: () => number;
+  } = {},
 ): Promise<TestServer> {
   const root = tempDir('aa-test');
   const dataDir = opts.dataDir ?? `${root}/data`;
   const config = opts.config ? opts.config(root) : fixtureConfig(root);
-  const server = await buildServer({ dataDir, config, demo: opts.demo, logger: opts.logger });
+  const server = await buildServer({ dataDir, config, demo: opts.demo, logger: opts.logger, now: opts.now });
   await server.app.listen({ port: 0, host: '127.0.0.1' });
   const addr = server.app.server.address() as { port: number };
   const url = `http://127.0.0.1:${addr.port}`;

@@ -1,4 +1,4 @@
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { evidenceVerifyCommand } from '../../src/cli/evidence-verify.js';
@@ -34,14 +34,6 @@ const suite = setupScreenSuite({
     );
   },
 });
-/** The appliance's public keys as `audit key -o` writes them: what a test pins (--key, audit-key). */
-async function servedKeyFile(): Promise<string> {
-  const r = await suite.server.call('GET', '/audit/checkpoints?limit=1', { role: 'auditor' });
-  const keys = (r.json.public_keys as { public_key_pem: string }[]).map((k) => k.public_key_pem);
-  const file = join(tempDir('aa-audit-key'), 'appliance.pem');
-  writeFileSync(file, keys.join(''));
-  return file;
-}
 const maxSeq = () => (suite.db.prepare('SELECT max(seq) FROM audit').pluck().get() as number) ?? 0;
 const newestCheckpoint = () => suite.db.prepare('SELECT max(seq) FROM audit_checkpoints').pluck().get() as number;
 
@@ -126,19 +118,32 @@ describe('audit screen: the chain', () => {
     await d.press('enter');
     const f = (await d.waitForText('Evidence pack written', 15_000)).replace(/[│\s]+/g, ' ');
     const files = readdirSync(dir);
-    expect(files).toEqual(expect.arrayContaining(['manifest.json', 'audit.jsonl', 'public-keys.json', 'README.txt']));
+    expect(files).toEqual(
+      expect.arrayContaining(['manifest.json', 'seal.json', 'audit.jsonl', 'public-keys.json', 'README.txt']),
+    );
     expect(f).toContain(`folder ${dir}`);
     expect(f).toContain(`files ${files.length}`);
     expect(f).toContain(`check it with appliance-admin evidence verify ${dir} --key KEY.pem`);
-    expect(f).toMatch(/in two exports: audit\.jsonl \(checkpoint #[\d,]+\) and audit\.csv \(checkpoint #[\d,]+\)/);
+    expect(f).toMatch(
+      /in two exports: audit\.jsonl \(checkpoint #[\d,]+\) and audit\.csv \(checkpoint #[\d,]+\), sealed at #[\d,]+/,
+    );
+    // the same pack as the CLI's: sealed by the auditor who made it, and it verifies with the appliance's key pinned
+    const seal = JSON.parse(readFileSync(join(dir, 'seal.json'), 'utf8'));
+    expect(seal.entry).toMatchObject({ action: 'audit.seal', actor: { role: 'auditor' } });
+    const key = join(dir, '..', 'appliance.pem');
+    const served = await suite.server.call('GET', '/audit/checkpoints', { role: 'auditor' });
+    writeFileSync(key, served.json.public_keys[0].public_key_pem);
     const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    let code: number;
+    let printed: string;
     try {
-      // verified (exit 0) only with the key pinned; the pack's own keys are not a pin (exit 4)
-      expect(await evidenceVerifyCommand([dir, '--key', await servedKeyFile()])).toBe(0);
-      expect(out.mock.calls.join('')).toContain('every file matches its manifest and the audit chain verifies');
+      code = await evidenceVerifyCommand([dir, '--key', key]);
     } finally {
+      printed = out.mock.calls.join('');
       out.mockRestore();
     }
+    expect(printed).toContain('the seal verifies, every file matches its manifest and the audit chain verifies');
+    expect(code).toBe(0);
   });
 
   it('one field of one entry changed in SQLite: the audit screen and the overview say CHAIN BROKEN at #N', async () => {

@@ -15,8 +15,8 @@ const suite = setupScreenSuite({
 
 const known = knownActions().map((k) => k.value);
 const tableRows = (f: string) => f.split('\n').filter((l) => /^[› ] \d{4}-\d\d-\d\d \d\d:\d\d:\d\d /.test(l));
-/** The pick list: any, then each family (gateway.key.*), then every action in order. */
-const PICKS = ['', 'gateway.key.*', ...[...known].sort()];
+/** The pick list: any, then each family (audit.*: export and seal; gateway.key.*), then every action in order. */
+const PICKS = ['', 'audit.*', 'gateway.key.*', ...[...known].sort()];
 
 describe('audit action filter: a pick list of the actions the appliance records', () => {
   it('knows every action the server has recorded, those of no route too', () => {
@@ -55,7 +55,7 @@ describe('audit action filter: a pick list of the actions the appliance records'
       /settings\.update\s+\(current\) A write to the read-only settings/,
     );
 
-    await d.press('down', 'enter'); // gateway.key.*
+    await d.press('down', 'down', 'enter'); // gateway.key.*
     await d.waitForText('action gateway.key.*');
     const family = await d.waitFor(
       (f) => tableRows(f).length > 0 && tableRows(f).every((r) => /gateway\.key\./.test(r)),

@@ -1,5 +1,5 @@
 import { createHash, createPublicKey, verify } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import canonicalize from 'canonicalize';
 import { parse } from 'csv-parse/sync';
@@ -12,12 +12,19 @@ import Database from '../../src/server/db/sqlite-driver.js';
 import { DB_FILE, openDatabase } from '../../src/server/db/open.js';
 import { migrations } from '../../src/server/db/migrations.js';
 import { insertAuditBatch, type AuditSeed } from '../../src/server/governance/bulk.js';
-import { checkpointIfStale, CHECKPOINT_EVERY_MS } from '../../src/server/audit-chain/checkpoints.js';
+import {
+  checkpointIfStale,
+  CHECKPOINT_EVERY_ENTRIES,
+  CHECKPOINT_EVERY_MS,
+} from '../../src/server/audit-chain/checkpoints.js';
+import { SIGNED_HEAD_FILE } from '../../src/server/audit-chain/signed-head.js';
+import { auditCsvColumns } from '../../src/server/governance/audit-trail.js';
+import { thousands } from '../../src/text/thousands.js';
+import { tamper } from '../helpers/tamper.js';
 import { KEY_FILE } from '../../src/server/audit-chain/keys.js';
 import { keyFingerprint as fingerprintOf } from '../../src/audit-chain/checkpoint.js';
 import { entryHash } from '../../src/audit-chain/canonical.js';
 import { AUDIT_CSV_HEADERS } from '../../src/audit-chain/csv-entries.js';
-import { auditCsvColumns } from '../../src/server/governance/audit-trail.js';
 import { displayFingerprint } from '../../src/text/fingerprint.js';
 import { issueToken, revokeToken } from '../../src/server/tokens.js';
 import { recordAudit } from '../../src/server/audit.js';
@@ -288,6 +295,162 @@ describe('the audit hash chain', () => {
   });
 });
 
+describe("the signer's own record of what it signed (audit-signed-head.json)", () => {
+  const signedHead = (t: TestServer) => join(t.dataDir, SIGNED_HEAD_FILE);
+  const kept = (t: TestServer): Checkpoint => JSON.parse(readFileSync(signedHead(t), 'utf8'));
+  /** the microtask that keeps a checkpoint once its transaction committed, and anything it queued */
+  const settled = () => new Promise((resolve) => setImmediate(resolve));
+  const newest = (t: TestServer) =>
+    t.server.db
+      .prepare(
+        'SELECT seq, hash, at, signature, key_fingerprint FROM audit_checkpoints ORDER BY seq DESC, id DESC LIMIT 1',
+      )
+      .get() as Checkpoint;
+  const headSeq = (t: TestServer) => t.server.db.prepare('SELECT max(seq) FROM audit').pluck().get() as number;
+  const entry = (i: number): Parameters<typeof recordAudit>[1] => ({
+    actor: { subject: 'ana', role: 'it_admin' },
+    action: 'channel.update',
+    target: { type: 'channel', id: 'chan_web' },
+    outcome: 'success',
+    status: 200,
+    request_id: `req_kept_${i}`,
+    source_ip: null,
+  });
+  const exportStatus = async (t: TestServer) =>
+    (await t.call('GET', '/audit/export?format=jsonl', { role: 'auditor' })).status;
+  async function chainComponent(t: TestServer) {
+    const d = await t.call('GET', '/deployment', { role: 'auditor' });
+    return d.json.components.find((c: { name: string }) => c.name === 'audit-chain');
+  }
+  const opened: TestServer[] = [];
+  const open = async (dataDir?: string) => {
+    const t = await startTestServer({ dataDir });
+    opened.push(t);
+    return t;
+  };
+  afterAll(async () => {
+    for (const t of opened) await t.close();
+  });
+
+  it('is written, 0600, once the transaction that signed a checkpoint commits, and not when it rolls back', async () => {
+    const t = await open();
+    const db = t.server.db;
+    insertAuditBatch(db, seed(CHECKPOINT_EVERY_ENTRIES - 1 - headSeq(t)));
+    expect(headSeq(t)).toBe(CHECKPOINT_EVERY_ENTRIES - 1);
+    await settled();
+    expect(existsSync(signedHead(t))).toBe(false);
+
+    // a mutation whose entry is the 1,000th, its transaction failing after the entry (and the
+    // checkpoint signed with it) was written
+    expect(() =>
+      db.transaction(() => {
+        recordAudit(db, entry(1));
+        expect(newest(t)?.seq).toBe(CHECKPOINT_EVERY_ENTRIES);
+        throw new Error('the mutation failed after its audit entry');
+      })(),
+    ).toThrow('the mutation failed');
+    await settled();
+    expect(newest(t)).toBeUndefined();
+    expect(existsSync(signedHead(t))).toBe(false);
+
+    recordAudit(db, entry(2));
+    expect(newest(t).seq).toBe(CHECKPOINT_EVERY_ENTRIES);
+    await settled();
+    expect(kept(t)).toEqual(newest(t));
+    expect(statSync(signedHead(t)).mode & 0o777).toBe(0o600);
+  });
+
+  it('on a first start without it, the newest checkpoint in the database is where the check starts', async () => {
+    const t = await open();
+    insertAuditBatch(t.server.db, seed(2500));
+    expect(await exportStatus(t)).toBe(200);
+    const last = newest(t);
+    const dataDir = t.dataDir;
+    await t.close();
+    rmSync(join(dataDir, SIGNED_HEAD_FILE));
+
+    // as a database from before the file existed: it signs, and keeps what it signed from now on
+    const again = await open(dataDir);
+    expect(existsSync(signedHead(again))).toBe(false);
+    expect(await exportStatus(again)).toBe(200);
+    await settled();
+    expect(kept(again)).toEqual(newest(again));
+    expect(kept(again).seq).toBe(last.seq + 1);
+    await again.close();
+
+    // and a trail rewritten before that checkpoint (re-hashed from #1,500) is refused at it, not signed
+    rmSync(join(dataDir, SIGNED_HEAD_FILE));
+    const forged = await open(dataDir);
+    const db = forged.server.db;
+    const base = newest(forged);
+    const rows = db.prepare('SELECT * FROM audit WHERE seq >= 1500 ORDER BY seq').all() as Entry[];
+    tamper(db);
+    const update = db.prepare('UPDATE audit SET target_id = ?, prev_hash = ?, hash = ? WHERE seq = ?');
+    db.transaction(() => {
+      let prev = rows[0].prev_hash as string;
+      for (const r of rows) {
+        const target_id = r.seq === 1500 ? 'key_forged' : r.target_id;
+        const e = {
+          id: r.id,
+          at: r.at,
+          actor: { subject: r.actor_subject, role: r.actor_role },
+          action: r.action,
+          target: { type: r.target_type, id: target_id, name: r.target_name },
+          outcome: r.outcome,
+          status: r.status,
+          request_id: r.request_id,
+          source_ip: r.source_ip,
+          details: JSON.parse(r.details),
+          seq: r.seq,
+          prev_hash: prev,
+        };
+        update.run(target_id, prev, (prev = entryHash(e)), r.seq);
+      }
+    })();
+    expect(await exportStatus(forged)).toBe(500);
+    const chain = await chainComponent(forged);
+    expect(chain.status).toBe('down');
+    expect(chain.message).toContain(
+      `the last checkpoint this appliance signed (#${thousands(base.seq)}): entry #${thousands(base.seq)} is not what this appliance signed`,
+    );
+  });
+
+  it('a database restored from an older copy (its head behind the kept checkpoint) is refused, never signed', async () => {
+    const t = await open();
+    for (let i = 0; i < 3; i++)
+      expect((await t.call('POST', '/gateway/keys', { body: { name: `old-${i}` } })).status).toBe(201);
+    expect(await exportStatus(t)).toBe(200);
+    const older = join(tempDir('aa-chain-backup'), 'backup.db');
+    t.server.db.exec(`VACUUM INTO '${older}'`);
+    const olderHead = headSeq(t);
+    for (let i = 0; i < 3; i++)
+      expect((await t.call('POST', '/gateway/keys', { body: { name: `new-${i}` } })).status).toBe(201);
+    expect(await exportStatus(t)).toBe(200);
+    await settled();
+    const signed = kept(t);
+    expect(signed.seq).toBe(olderHead + 4);
+    const dataDir = t.dataDir;
+    await t.close();
+
+    for (const f of [DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`]) rmSync(join(dataDir, f), { force: true });
+    cpSync(older, join(dataDir, DB_FILE));
+    const restored = await open(dataDir);
+    const before = restored.server.db.prepare('SELECT count(*) FROM audit_checkpoints').pluck().get();
+    const res = await restored.call('GET', '/audit/export?format=jsonl', { role: 'auditor' });
+    expect(res.status).toBe(500);
+    expect(res.json.detail).toBe(
+      // the head it would sign is the export's own entry, one after the copy's
+      `the appliance will not sign its audit trail: the trail ends at #${thousands(olderHead + 1)}, before #${thousands(signed.seq)}: entries were removed`,
+    );
+    expect((await chainComponent(restored)).status).toBe('down');
+    // nothing was signed, and the timer signs nothing either
+    expect(checkpointIfStale(restored.server.db, Date.now() + 2 * CHECKPOINT_EVERY_MS)).toBeNull();
+    expect(restored.server.db.prepare('SELECT count(*) FROM audit_checkpoints').pluck().get()).toBe(before);
+    await settled();
+    expect(kept(restored)).toEqual(signed);
+  });
+});
+
 describe('migration 6', () => {
   it('chains the entries of a version 5 database in seq order and audits doing so', async () => {
     const dataDir = join(tempDir('aa-chain'), 'data');
@@ -385,6 +548,8 @@ describe('docs/audit-chain.md', () => {
       .split('```')[1]
       .replace(/^[a-z]*\n/, '')
       .trim();
+  /** The `code` on the line after `after`: `- name: \`value\`` */
+  const inline = (after: string) => /`([^`]+)`/.exec(doc.slice(doc.indexOf(after) + after.length))![1];
 
   it("has a worked example this code computes: the entry's hash and the checkpoint's signature", () => {
     const entry = JSON.parse(block('Entry 1 as served:'));
@@ -397,5 +562,14 @@ describe('docs/audit-chain.md', () => {
     expect(verifies(checkpoint, pem)).toBe(true);
     expect(checkpoint.hash).toBe(sha256(Buffer.from(block('Entry 2 links to it:'), 'utf8')));
     expect(displayFingerprint(checkpoint.key_fingerprint)).toBe('SHA256:fe81 2c12 f3ab 4ce6');
+    // the statement example: its payload is the JCS of a whole-trail statement, and its signature verifies
+    const payload = inline('- statement payload:');
+    const statement = JSON.parse(payload);
+    expect(canonicalize(statement)).toBe(payload);
+    expect(statement).toMatchObject({ head: { seq: 2, hash: checkpoint.hash }, last_hash: checkpoint.hash, count: 2 });
+    const signature = inline('- statement signature:');
+    expect(verify(null, Buffer.from(payload, 'utf8'), createPublicKey(pem), Buffer.from(signature, 'base64'))).toBe(
+      true,
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/server/db/open.js';
@@ -245,10 +245,12 @@ describe('an evidence pack', () => {
       'routing.json',
       'budgets.json',
       'manifest.json',
+      'seal.json',
       'README.txt',
     ])
       expect(files).toContain(f);
-    const manifest = JSON.parse(readFileSync(join(pack, 'manifest.json'), 'utf8'));
+    const manifestBytes = readFileSync(join(pack, 'manifest.json'));
+    const manifest = JSON.parse(manifestBytes.toString('utf8'));
     expect(manifest.made_by).toEqual({ subject: 'aude-auditor', role: 'auditor' });
     expect(manifest.appliance.url).toBe(s.url);
     for (const f of manifest.files) {
@@ -257,8 +259,19 @@ describe('an evidence pack', () => {
       expect(f.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
     }
     expect(manifest.files.map((f: { name: string }) => f.name).sort()).toEqual(
-      files.filter((f) => f !== 'manifest.json'),
+      files.filter((f) => f !== 'manifest.json' && f !== 'seal.json'),
     );
+    // the seal: the appliance's audit.seal entry of the manifest's sha256, and the checkpoint it signed of it
+    const seal = JSON.parse(readFileSync(join(pack, 'seal.json'), 'utf8'));
+    expect(seal.entry).toMatchObject({
+      action: 'audit.seal',
+      actor: { subject: 'aude-auditor', role: 'auditor' },
+      details: { sha256: createHash('sha256').update(manifestBytes).digest('hex'), purpose: 'evidence-pack' },
+    });
+    expect(seal.checkpoint).toMatchObject({ seq: seal.entry.seq, hash: seal.entry.hash });
+    // a pack is private to its maker, and nothing of its making is left beside it
+    expect(statSync(pack).mode & 0o777).toBe(0o700);
+    expect(readdirSync(dir).filter((f) => f.includes('.partial-'))).toEqual([]);
   });
 
   it('making it is audited: its audit and journal exports say purpose evidence', async () => {
@@ -268,10 +281,13 @@ describe('an evidence pack', () => {
     expect(evidence[0].actor).toEqual({ subject: 'aude-auditor', role: 'auditor' });
     const journal = (await s.call('GET', '/audit?limit=20&action=journal.export')).json.data;
     expect(journal.map((e: { details: { purpose?: string } }) => e.details.purpose)).toEqual(['evidence']);
-    // the summary names both exports of the trail, each with its own checkpoint
+    // the summary names both exports of the trail, each with its own checkpoint, and the seal
     expect(made.stdout).toMatch(
-      /in two exports: audit\.jsonl \(checkpoint #[\d,]+\) and audit\.csv \(checkpoint #[\d,]+\)/,
+      /in two exports: audit\.jsonl \(checkpoint #[\d,]+\) and audit\.csv \(checkpoint #[\d,]+\), sealed at #[\d,]+/,
     );
+    const seals = (await s.call('GET', '/audit?limit=20&action=audit.seal')).json.data;
+    expect(seals).toHaveLength(1);
+    expect(seals[0]).toMatchObject({ actor: { subject: 'aude-auditor', role: 'auditor' }, outcome: 'success' });
   });
 
   it('an export with another purpose is refused, and nothing is audited or exported', async () => {
@@ -304,13 +320,20 @@ describe('an evidence pack', () => {
 
   it.skipIf(!chainReady)('evidence verify passes on the pack as made', async () => {
     const r = await runCli(['evidence', 'verify', pack]);
-    expect(r.stdout).toContain('every file matches its manifest and the audit chain verifies');
+    expect(r.stdout).toContain('the seal verifies, every file matches its manifest and the audit chain verifies');
+    expect(r.stdout).toMatch(
+      /manifest\.json is sealed by the appliance's audit entry #[\d,]+ of \S+, made by aude-auditor/,
+    );
     expect(r.stdout).toContain('the key was not pinned');
     // verified, but with the pack's own key: not proof until that key is compared out of band
     expect(r.code).toBe(4);
-    // each export of the pack is checked by audit verify as it stands, its checkpoint found by name
+    // with the key pinned: verified
     const key = join(dir, 'pack.pem');
     writeFileSync(key, JSON.parse(readFileSync(join(pack, 'public-keys.json'), 'utf8'))[0].public_key_pem);
+    const pinned = await runCli(['evidence', 'verify', pack, '--key', key]);
+    expect(pinned.stderr).toBe('');
+    expect(pinned.code).toBe(0);
+    // each export of the pack is checked by audit verify as it stands, its checkpoint found by name
     for (const file of ['audit.jsonl', 'audit.csv']) {
       const one = await runCli(['audit', 'verify', join(pack, file), '--key', key]);
       expect(one.stdout).toMatch(
@@ -341,6 +364,8 @@ describe('an evidence pack', () => {
     );
     const whole = await runCli(['evidence', 'verify', cut, '--key', key]);
     expect(whole.stdout).toContain(`audit.jsonl: entry #${gone} missing`);
+    // the manifest re-hashed is no longer the one the appliance sealed
+    expect(whole.stdout).toContain('the manifest was changed after it was sealed');
     expect(whole.code).toBe(1);
     // the plain command: it finds audit.jsonl.checkpoint.json beside the file
     const one = await runCli(['audit', 'verify', trail, '--key', key]);
@@ -401,5 +426,94 @@ describe('an evidence pack', () => {
     expect(r.stdout).toContain('settings.json does not match the manifest (changed after the pack was made)');
     expect(r.stdout).toContain('extra.txt is not in the manifest (added later)');
     expect(r.code).toBe(1);
+  });
+
+  /** A copy of the pack to tamper with, and its manifest rewritten to match the files as they now are. */
+  const copyOf = (name: string) => {
+    const copy = join(dir, name);
+    cpSync(pack, copy, { recursive: true });
+    return copy;
+  };
+  const rehashManifest = (p: string, drop: string[] = []) => {
+    const file = join(p, 'manifest.json');
+    const m = JSON.parse(readFileSync(file, 'utf8'));
+    m.files = m.files
+      .filter((f: { name: string }) => !drop.includes(f.name))
+      .map((f: { name: string }) => {
+        const bytes = readFileSync(join(p, f.name));
+        return { ...f, sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length };
+      });
+    writeFileSync(file, `${JSON.stringify(m, null, 2)}\n`);
+  };
+  const pinnedKey = () => {
+    const key = join(dir, 'pack-pinned.pem');
+    writeFileSync(key, JSON.parse(readFileSync(join(pack, 'public-keys.json'), 'utf8'))[0].public_key_pem);
+    return key;
+  };
+
+  it.skipIf(!chainReady)('audit.jsonl deleted and the manifest rewritten without it: broken, exit 1', async () => {
+    const p = copyOf('pack-no-jsonl');
+    rmSync(join(p, 'audit.jsonl'));
+    rehashManifest(p, ['audit.jsonl']);
+    const r = await runCli(['evidence', 'verify', p, '--key', pinnedKey()]);
+    expect(r.stdout).toContain('audit.jsonl is not in the manifest: without it the pack proves nothing complete');
+    expect(r.stdout).toContain('the manifest was changed after it was sealed');
+    expect(r.stderr).toBe('appliance-admin: evidence verify: BROKEN OR INCOMPLETE (2 findings)\n');
+    expect(r.code).toBe(1);
+  });
+
+  it('a folder holding only {"files":[]} as manifest.json: cannot prove anything, exit 1', async () => {
+    const p = join(dir, 'pack-empty-manifest');
+    mkdirSync(p);
+    writeFileSync(join(p, 'manifest.json'), '{"files":[]}');
+    const r = await runCli(['evidence', 'verify', p]);
+    expect(r.stdout).toContain('cannot prove: the manifest is not signed (the pack has no seal.json');
+    for (const f of ['audit.jsonl', 'audit.csv', 'audit.jsonl.checkpoint.json', 'public-keys.json'])
+      expect(r.stdout).toContain(`${f} is not in the manifest`);
+    expect(r.stdout).not.toContain('every file matches');
+    expect(r.code).toBe(1);
+  });
+
+  it.skipIf(!chainReady)('a file changed after sealing, its manifest record rewritten to match: exit 1', async () => {
+    const p = copyOf('pack-resealed');
+    const settings = join(p, 'settings.json');
+    writeFileSync(settings, readFileSync(settings, 'utf8').replace('{', '{"tampered": true, '));
+    rehashManifest(p);
+    const r = await runCli(['evidence', 'verify', p, '--key', pinnedKey()]);
+    expect(r.stdout).toMatch(
+      /^the seal of the manifest \(seal\.json\): it seals another manifest \(sha256 [0-9a-f]{64}\)/m,
+    );
+    expect(r.code).toBe(1);
+  });
+
+  it.skipIf(!chainReady)('a pack without its seal (as an older version made them) is not proven: exit 1', async () => {
+    const p = copyOf('pack-unsealed');
+    rmSync(join(p, 'seal.json'));
+    const r = await runCli(['evidence', 'verify', p, '--key', pinnedKey()]);
+    expect(r.stdout).toContain('cannot prove: the manifest is not signed (the pack has no seal.json: it was removed)');
+    expect(r.code).toBe(1);
+  });
+
+  it.skipIf(!chainReady)("another seal, or the seal's entry edited, does not seal this manifest", async () => {
+    // a real seal the appliance signed, of another manifest
+    const other = await s.call('POST', '/audit/seal', {
+      role: 'auditor',
+      body: { sha256: createHash('sha256').update('another pack').digest('hex'), purpose: 'evidence-pack' },
+    });
+    expect(other.status).toBe(201);
+    const p = copyOf('pack-other-seal');
+    writeFileSync(join(p, 'seal.json'), JSON.stringify(other.json));
+    const r = await runCli(['evidence', 'verify', p, '--key', pinnedKey()]);
+    expect(r.stdout).toContain('it seals another manifest');
+    expect(r.code).toBe(1);
+
+    // this pack's seal, its entry's actor changed: the checkpoint no longer signs it
+    const q = copyOf('pack-edited-seal');
+    const seal = JSON.parse(readFileSync(join(q, 'seal.json'), 'utf8'));
+    seal.entry.actor.subject = 'someone-else';
+    writeFileSync(join(q, 'seal.json'), JSON.stringify(seal));
+    const e = await runCli(['evidence', 'verify', q, '--key', pinnedKey()]);
+    expect(e.stdout).toMatch(/its entry is not the one its checkpoint #[\d,]+ signed \(it was changed\)/);
+    expect(e.code).toBe(1);
   });
 });

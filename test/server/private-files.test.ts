@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataDirError, DB_FILE, ensureDataDir, openDatabase } from '../../src/server/db/open.js';
 import { DEMO_LOG_FILE, startEmbeddedDemo } from '../../src/server/demo/embedded.js';
-import { CLI, ensureBuilt, REPO } from '../helpers/child-server.js';
+import { ensureBuilt } from '../helpers/child-server.js';
+import { worldReadableCli, type CliCopy } from '../helpers/cli-copy.js';
 import { tempDir } from '../helpers/fixtures.js';
 
 /**
@@ -99,26 +100,25 @@ describe('private data directory', () => {
   }, 60_000);
 });
 
-// Needs root, to give the files to another user and run the CLI as that user (nobody).
+// Needs root, to give the files to another user and run the CLI as that user (nobody): a copy of
+// the built CLI that nobody can read, wherever the checkout is (a clone in /root or mktemp -d).
 describe.runIf(process.getuid?.() === 0)("a loose file that is not the user's own", () => {
   const NOBODY = 65534;
-  let root: string;
+  let copy: CliCopy;
   beforeAll(async () => {
     await ensureBuilt();
-    // outside the run's private temp folder, which nobody could not enter
-    root = mkdtempSync('/tmp/aa-private-owner-');
-    chmodSync(root, 0o755);
+    copy = worldReadableCli();
   }, 180_000);
-  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  afterAll(() => copy?.remove());
 
   it('is refused with why, and left as it is', () => {
-    const dir = join(root, 'data');
+    const dir = join(copy.root, 'data');
     looseDatabase(dir);
     chmodSync(dir, 0o700);
     chownSync(dir, NOBODY, NOBODY); // the directory is nobody's, the database root's (0644)
     const db = join(dir, DB_FILE);
-    const r = spawnSync(process.execPath, [CLI, 'token', 'list', '--data', dir], {
-      cwd: REPO,
+    const r = spawnSync(process.execPath, [copy.cli, 'token', 'list', '--data', dir], {
+      cwd: copy.root,
       uid: NOBODY,
       gid: NOBODY,
       encoding: 'utf8',

@@ -30,14 +30,15 @@ describe('a path the router cannot read (bad percent-encoding, an id over 100 ch
   const longId = 'k'.repeat(101);
   const paths = [`/gateway/keys/${longId}/revoke`, '/gateway/keys/%zz/revoke'];
 
-  it('needs a valid token first: 401, nothing audited', async () => {
+  it('needs a valid token first: 401, not audited as the attempt (only counted, test/server/auth-refused.test.ts)', async () => {
     const seq = maxSeq();
     for (const [method, path] of [...paths.map((p) => ['POST', p]), ['GET', `/jobs/${longId}`]]) {
       const res = await s.call(method, path, { role: null });
       expect(res.status, path).toBe(401);
       expect(res.headers['www-authenticate']).toBeDefined();
     }
-    expect(auditSince(seq)).toEqual([]);
+    // the minute's count of refusals may be written meanwhile, if the minute ended
+    expect(auditSince(seq).filter((e) => e.action !== 'auth.refused')).toEqual([]);
   });
 
   it('is 403 for an auditor, audited as denied', async () => {

@@ -16,6 +16,8 @@ const ROLE_MAP = { 'aa-admins': 'it_admin', 'aa-owners': 'app_owner', 'aa-audito
 let op: OidcPeer;
 let s: TestServer;
 const issued: string[] = [];
+/** the clock refused requests are counted by, when a test sets one */
+let clock: number | undefined;
 
 beforeAll(async () => {
   op = await startOidcProvider({
@@ -31,6 +33,7 @@ beforeAll(async () => {
     ],
   });
   s = await startTestServer({
+    now: () => clock ?? Date.now(),
     config: (root) =>
       fixtureConfig(root, {
         sso: { issuer: op.issuer, audience: AUDIENCE, role_claim: 'groups', subject_claim: 'sub', role_map: ROLE_MAP },
@@ -262,6 +265,40 @@ describe('SSO access tokens from a real OpenID provider', () => {
     const res = await s.call('GET', '/session', { role: 'auditor' });
     expect(res.status).toBe(200);
     expect(res.json.role).toBe('auditor');
+  });
+
+  it('counts refused identity-provider tokens for the audit by why: expired, unknown, malformed', async () => {
+    // a minute of its own, later than any refusal of the tests before
+    const minute = Date.now() - (Date.now() % 60_000) + 10 * 60_000;
+    clock = minute + 1_000;
+    try {
+      const now = Math.floor(Date.now() / 1000);
+      for (const bearer of [
+        await signWithProviderKey({}, { expiresAt: now - 120 }),
+        await token('admin-cli', 'urn:some-other-api'),
+        await signWithProviderKey({}, { issuer: 'https://evil.example.com' }),
+        'x.y.z',
+      ])
+        expect((await s.call('GET', '/session', { token: bearer })).status).toBe(401);
+      // the first refusal of the next minute writes this one
+      clock = minute + 61_000;
+      expect((await s.call('GET', '/session', { role: null })).status).toBe(401);
+    } finally {
+      clock = undefined;
+    }
+    const rows = s.server.db.prepare("SELECT source_ip, details FROM audit WHERE action = 'auth.refused'").all() as {
+      source_ip: string;
+      details: string;
+    }[];
+    expect(rows.map((r) => ({ ...r, details: JSON.parse(r.details) }))).toContainEqual({
+      source_ip: '127.0.0.1',
+      details: {
+        count: 4,
+        first_at: new Date(minute + 1_000).toISOString().replace('.000Z', 'Z'),
+        last_at: new Date(minute + 1_000).toISOString().replace('.000Z', 'Z'),
+        reasons: { expired: 1, unknown: 2, malformed: 1 },
+      },
+    });
   });
 
   it('never stores a bearer token in the database', () => {

@@ -82,8 +82,10 @@ const lastCheckpoint = (db: Db) =>
 /**
  * After a write, in its transaction: a checkpoint when CHECKPOINT_EVERY_ENTRIES entries were added
  * since the last. It never fails the write: a checkpoint that cannot be signed now (a key the server
- * cannot read, a full disk, a trail that does not extend the last signed one) is recorded for the
- * deployment status and tried again by the timer; the mutation and its entry stand.
+ * cannot read, a trail that does not extend the last signed one) is recorded for the deployment
+ * status and tried again by the timer; the mutation and its entry stand. The one exception is an
+ * error after which SQLite has already rolled the write's transaction back (a full disk): then the
+ * write fails with it, whole, rather than going on outside a transaction.
  */
 export function checkpointIfDue(db: Db, head: ChainHead): void {
   const s = signers.get(db);
@@ -92,12 +94,17 @@ export function checkpointIfDue(db: Db, head: ChainHead): void {
 }
 
 function trySigning(db: Db, s: Signer, atMs: number): Checkpoint | null {
+  const inTransaction = db.inTransaction;
   try {
-    // a savepoint: a failure leaves the caller's transaction as it was
+    // a savepoint: a failure leaves the caller's transaction as it was…
     return db.transaction(() => signHead(db, s, atMs))();
   } catch (err) {
     if (err instanceof ChainRefused) recordRefusal(db, err);
     else recordFailure(db, err);
+    // …except where SQLite rolled all of it back (SQLITE_FULL, SQLITE_IOERR): the caller's writes
+    // are gone, and what it wrote next would be outside any transaction (a bulk insert's next
+    // entries linked to a head that no longer exists). It fails with the cause.
+    if (inTransaction && !db.inTransaction) throw err;
     return null;
   }
 }

@@ -20,8 +20,9 @@ export class ChainRefused extends Error {
 
 /**
  * Why the trail up to `head` does not extend `base` (the last head this appliance signed), or null
- * when it does: the entry at base.seq still has base.hash, and every entry after it is the next seq,
- * links to the one before and recomputes to its hash. Reads only the entries since `base`.
+ * when it does: the entry at base.seq still has base.hash and its contents still hash to it, and every
+ * entry after it is the next seq, links to the one before and recomputes to its hash. Reads only the
+ * entries since `base`.
  */
 export function chainProblem(db: Db, base: ChainHead, head: ChainHead): string | null {
   if (head.seq < base.seq) return `the trail ends at #${n(head.seq)}, before #${n(base.seq)}: entries were removed`;
@@ -32,17 +33,18 @@ export function chainProblem(db: Db, base: ChainHead, head: ChainHead): string |
     .iterate(base.seq) as IterableIterator<Row>;
   for (const row of rows) {
     const e = toAuditEntry(row);
+    const { hash, ...rest } = e;
     if (prev === null) {
-      if (e.seq !== base.seq || e.hash !== base.hash) {
+      // the signed entry itself: still its hash, and still the contents that hash covers
+      if (e.seq !== base.seq || hash !== base.hash || entryHash(rest) !== hash) {
         rows.return?.();
         return e.seq !== base.seq
           ? `entry #${n(base.seq)} is gone`
           : `entry #${n(base.seq)} is not what this appliance signed: the trail was rewritten`;
       }
-      prev = { seq: e.seq, hash: e.hash };
+      prev = { seq: e.seq, hash };
       continue;
     }
-    const { hash, ...rest } = e;
     const problem =
       e.seq !== prev.seq + 1
         ? `entries #${n(prev.seq + 1)}–#${n(e.seq - 1)} are missing`

@@ -1,5 +1,5 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { keyFingerprint, publicKeyPem } from '../../audit-chain/checkpoint.js';
 import type { Db } from '../db/open.js';
@@ -30,10 +30,16 @@ const keyFile = (dataDir: string) => join(dataDir, KEY_FILE);
 function readKeyFile(dataDir: string): SigningKey | null {
   const file = keyFile(dataDir);
   if (!existsSync(file)) return null;
-  makePrivate(file);
-  const privateKey = createPrivateKey(readFileSync(file, 'utf8'));
-  if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error(`${file} does not hold an Ed25519 key`);
-  return { privateKey, fingerprint: keyFingerprint(createPublicKey(privateKey)) };
+  try {
+    makePrivate(file);
+    const privateKey = createPrivateKey(readFileSync(file, 'utf8'));
+    if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error(`${file} does not hold an Ed25519 key`);
+    return { privateKey, fingerprint: keyFingerprint(createPublicKey(privateKey)) };
+  } catch (err) {
+    // the deployment status names the file (health.ts): EISDIR and OpenSSL's errors do not
+    if (err && typeof err === 'object') (err as NodeJS.ErrnoException).path ??= file;
+    throw err;
+  }
 }
 
 /**
@@ -90,14 +96,26 @@ export function loadSigningKey(db: Db, dataDir: string): KeyChange {
   return { key, replaced: db.transaction(() => registerKey(db, key))() };
 }
 
-/** A new key in place of the current one; the caller audits it and signs a checkpoint with it, in `then`. */
+/**
+ * A new key in place of the current one; the caller audits it and signs a checkpoint with it, in
+ * `then`. When that fails (a trail the signer refuses), the old key file is put back: a key file the
+ * database does not know would be taken at the next start as a key changed behind its back.
+ */
 export function rotateSigningKey(db: Db, dataDir: string, then: (change: KeyChange) => void): KeyChange {
+  const file = keyFile(dataDir);
+  const before = existsSync(file) ? readFileSync(file) : null;
   const key = writeNewKey(dataDir);
-  return db
-    .transaction(() => {
-      const change = { key, replaced: registerKey(db, key) };
-      then(change);
-      return change;
-    })
-    .immediate();
+  try {
+    return db
+      .transaction(() => {
+        const change = { key, replaced: registerKey(db, key) };
+        then(change);
+        return change;
+      })
+      .immediate();
+  } catch (err) {
+    if (before) writeOwnedPrivateFile(dataDir, file, before);
+    else rmSync(file, { force: true });
+    throw err;
+  }
 }

@@ -14,7 +14,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 // The data directory and its files are private to the user the appliance runs as. Kept apart
 // from the database code so that the embedded demo's launcher (in the dashboard's process) can
@@ -137,4 +137,31 @@ export function writeOwnedPrivateFile(dataDir: string, file: string, content: st
     closeSync(fd);
   }
   renameSync(tmp, file);
+}
+
+/**
+ * Whether `dataDir` holds `file` (the database, for a host command). A directory this user may
+ * not look into is refused in words, naming its owner, rather than taken for one without a
+ * database: `token issue` or `audit rotate-key` run as the wrong user.
+ */
+export function holdsFile(dataDir: string, file: string): boolean {
+  try {
+    statSync(join(dataDir, file));
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+    let owner: number | undefined;
+    try {
+      owner = statSync(dataDir).uid;
+    } catch {
+      // not even the directory can be read: its owner is not known here
+    }
+    const me = process.getuid?.();
+    const whose =
+      owner !== undefined && owner !== me
+        ? `: it belongs to uid ${owner}, not to this user (uid ${me}); run this as that user or as root`
+        : '';
+    throw new DataDirError(`cannot look into ${dataDir} (${code ?? 'error'})${whose}`);
+  }
 }

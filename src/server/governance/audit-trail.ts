@@ -127,3 +127,9 @@ export const summarizeAudit = (db: Db, q: AuditSummaryQuery): Summary =>
     { outcome: 'outcome', action: 'action', actor: 'actor_subject', target_type: 'target_type' },
     q,
   );
+
+/** One entry as the list serves it, by its id (the seal's answer names its own entry). */
+export function auditEntryById(db: Db, id: string): AuditEntry | undefined {
+  const row = db.prepare(`SELECT ${auditSpec.select} FROM audit WHERE id = ?`).raw().get(id) as Row | undefined;
+  return row && toAuditEntry(row);
+}

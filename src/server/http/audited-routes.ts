@@ -83,7 +83,7 @@ function serve(
     handler: async (req: FastifyRequest, reply: FastifyReply) => {
       const principal = req.principal!;
       const requestId = String(req.id);
-      const recordSuccess = (r: HandlerResult) => {
+      const recordSuccess = (r: HandlerResult) =>
         recordAudit(db, {
           actor: { subject: principal.subject, role: principal.role },
           action: audit!.action,
@@ -94,8 +94,6 @@ function serve(
           source_ip: req.ip ?? null,
           details: r.details,
         });
-        req.audited = true;
-      };
       const after: (() => void)[] = [];
       const ctx: HandlerContext = {
         db,
@@ -125,14 +123,21 @@ function serve(
         result = await h.run(input, ctx);
         text = answerText(def, result);
         recordSuccess(result);
+        req.audited = true;
       } else {
         [result, text] = db.transaction(() => {
           const r = h.run(input, ctx);
           if (r instanceof Promise) throw new Error(`mutation handler ${name} must be synchronous`);
+          if (r.afterAudit) {
+            const answered = { ...r, body: r.afterAudit(recordSuccess(r)) };
+            return [answered, answerText(def, answered)] as const;
+          }
           const t = answerText(def, r);
           recordSuccess(r);
           return [r, t] as const;
         })();
+        // only once committed: an entry rolled back with a failure leaves the attempt to auditFailure
+        req.audited = true;
       }
       for (const fn of after) setImmediate(fn);
 

@@ -54,6 +54,12 @@ export interface HandlerResult {
   target?: Target;
   /** audit details: metadata only, never a secret or content */
   details?: Record<string, unknown>;
+  /**
+   * An answer that names the route's own audit entry (the seal: the entry and a checkpoint of it):
+   * called in the transaction once the entry is written, with its id; what it returns is the body.
+   * A throw rolls the entry back with the rest, and the attempt is audited as failed.
+   */
+  afterAudit?: (auditId: string) => unknown;
 }
 
 /**

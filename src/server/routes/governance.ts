@@ -11,6 +11,7 @@ import {
 import { startExport } from '../governance/export.js';
 import { startAuditChain } from '../audit-chain/start.js';
 import { listCheckpoints } from '../audit-chain/checkpoint-list.js';
+import { sealHash } from '../governance/audit-seal.js';
 
 /** Read side of governance: audit trail and agent journal, paged lists, summaries and streamed exports. */
 export const governanceGroup: GroupFactory = ({ db, options }) => {
@@ -35,6 +36,12 @@ export const governanceGroup: GroupFactory = ({ db, options }) => {
         allow: 'any role',
         audit: null,
         run: ({ query }, { db }) => ({ body: listCheckpoints(db, query) }),
+      },
+      // changes nothing but the trail, as an export: an auditor seals the pack it made
+      sealAudit: {
+        allow: 'any role',
+        audit: { action: 'audit.seal', target: () => ({ type: 'audit', id: null }) },
+        run: ({ body }, { db }) => sealHash(db, body),
       },
       journalSummary: {
         allow: 'any role',

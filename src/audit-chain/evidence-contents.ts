@@ -3,6 +3,7 @@ import { createInterface } from 'node:readline';
 import { MUTATING_ROLES, ROLES, mayMutate } from '../contract/roles.js';
 import { ROUTE_META } from '../contract/route-meta.js';
 import { CREDENTIAL_FORMS } from '../contract/credential-forms.js';
+import { sanitize } from '../text/sanitize.js';
 
 /**
  * What each role may do, as the server enforces it (src/server/http/route-kit.ts): every
@@ -45,39 +46,55 @@ export async function secretIn(file: string, token: string): Promise<SecretFound
   return null;
 }
 
-export const PACK_README = (o: { url: string; since: string; madeAt: string; fingerprints: string[] }) =>
-  `Evidence pack of the appliance ${o.url}
-made ${o.madeAt}, covering ${o.since} to then.
+/**
+ * README.txt. Nothing the appliance sent is in it (`cat README.txt` must not reach the terminal with
+ * an escape sequence or a line of the appliance's making): the fingerprints are computed here from
+ * the keys, as hex; the URL and the times are the maker's own, sanitized all the same.
+ */
+export function packReadme(o: { url: string; since: string; madeAt: string; fingerprints: string[] }): string {
+  const prints = o.fingerprints.filter((f) => /^[0-9a-f]{64}$/.test(f)).join(', ') || '(none served)';
+  return `Evidence pack of the appliance ${sanitize(o.url, 300)}
+made ${sanitize(o.madeAt, 40)}, covering ${sanitize(o.since, 40)} to then.
 
 What is here
   audit.jsonl, audit.csv     the audit trail for the range, every entry with seq, prev_hash and hash
                              (the hash chain: docs/audit-chain.md)
   audit.jsonl.checkpoint.json, audit.csv.checkpoint.json
-                             the appliance's signed checkpoint for each (two exports, so two
-                             checkpoints), made when the export started
+                             the appliance's signed statement of what each export holds (its range,
+                             count, first and last entry) and the checkpoint of the trail's head
   public-keys.json           the appliance's public keys for those signatures
   journal.jsonl              the agent execution journal for the range
   keys.json                  the gateway key inventory (names, prefixes, limits; never a secret)
   role-matrix.json           what each role may do, as the server enforces it
   settings.json, deployment.json, install-plan.json, models.json, routing.json, budgets.json
+                             as the appliance answered them to the pack's maker
   manifest.json              every file's sha256 and size, the range, who made the pack, when, from where
+  seal.json                  the appliance's audit.seal entry of manifest.json's sha256 and the
+                             checkpoint it signed of that entry (not listed in the manifest)
 
 Check it with the tool
   appliance-admin evidence verify DIR --key KEY.pem
-  (KEY.pem: the appliance's public key as you obtained it yourself; without --key the pack's own
-  public-keys.json is used, which proves the files consistent but not that the appliance signed them)
+  (KEY.pem: the appliance's public key as you obtained it yourself, e.g. with audit key and its
+  fingerprint compared out of band; without --key the pack's own public-keys.json is used, which
+  proves the files consistent but not that the appliance signed them: exit status 4)
 
 Check it by hand
-  1. sha256sum each file and compare with manifest.json.
-  2. The signing key's fingerprint is SHA-256 of the raw 32-byte Ed25519 key; compare it with the one
-     the appliance's deployment screen shows: ${o.fingerprints.join(', ') || '(none served)'}.
-  3. appliance-admin audit verify audit.jsonl --key KEY.pem   (it reads audit.jsonl.checkpoint.json)
-     recomputes every entry's hash (SHA-256 of the RFC 8785 canonical JSON of the entry without its
-     hash), and checks the checkpoint's Ed25519 signature over {"at","hash","seq"}.
+  1. sha256sum manifest.json; seal.json's entry.details.sha256 must be that hash, and its entry must
+     be the one its checkpoint signed: entry.hash = checkpoint.hash = SHA-256 of the RFC 8785
+     canonical JSON of the entry without its hash; the checkpoint's Ed25519 signature is over the
+     canonical JSON of {"at","hash","seq"}.
+  2. sha256sum each file and compare with manifest.json.
+  3. The signing key's fingerprint is SHA-256 of the raw 32-byte Ed25519 key; compare it with the one
+     the appliance's deployment screen shows: ${prints}.
+  4. appliance-admin audit verify audit.jsonl --key KEY.pem   (it reads audit.jsonl.checkpoint.json)
+     recomputes every entry's hash and checks the export against the appliance's signed statement.
 
 What it proves, and what not
-  The trail's entries are unaltered, and the checkpoint signs its end. The audit export is
-  limited to the range, so it cannot prove that no entry before the range was removed: keep a
-  checkpoint from each walkthrough and pass it as --since next time. manifest.json is not signed:
-  it proves the files belong together as they were written, not who wrote them.
+  The trail's entries for the range are complete and unaltered, as the appliance signed them. The
+  manifest is sealed in the trail itself (seal.json): the appliance signed that this manifest was
+  presented, by whom and when, so no file can be changed, added or removed since. The audit export
+  is limited to the range, so it cannot prove that no entry before it was removed: keep a
+  checkpoint from each walkthrough and pass it as --since next time. The other files are the
+  appliance's answers to the pack's maker (the seal entry's actor), not signed by the appliance.
 `;
+}
