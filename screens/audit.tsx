@@ -1,6 +1,6 @@
 import type { AUDIT_GROUPS, AuditEntry } from '../src/contract/index.js';
 import { isRequestId } from '../src/contract/request-id.js';
-import { defineScreen, type ListView } from '../src/ui/screen-api.js';
+import { defineScreen, type ListView, type Tone } from '../src/ui/screen-api.js';
 import { ROUTE_META, type RouteMeta } from '../src/contract/route-meta.js';
 import { markOf, toneOf } from '../src/ui/theme.js';
 import { routingChangeOf } from '../src/ui/audit-change.js';
@@ -10,7 +10,7 @@ import { historyResources } from './shared/history/query.js';
 import { searchedState, type HistorySpec } from './shared/history/state.js';
 import { emptyText, pageSummary, SERVER_ORDER } from './shared/history/summary.js';
 import { tableTime } from './shared/table-time.js';
-import { chainCheckOf, chainText, loadChainCheck } from './shared/audit-chain.js';
+import { chainBroken, chainCheckOf, chainText, loadChainCheck } from './shared/audit-chain.js';
 import { verifyTrailAction } from './shared/audit-chain-verify.js';
 import { evidenceAction } from './shared/audit-chain-evidence.js';
 
@@ -85,16 +85,25 @@ const CHECKPOINT_RESOURCE = { id: 'audit-checkpoint', route: 'listAuditCheckpoin
 /**
  * The chain's state: the page read checks out and the newest checkpoint verifies, or "CHAIN
  * BROKEN at #N" in words with the bad tone's mark, which goes first (the line is cut at the
- * terminal's edge, and a break must not be what is cut).
+ * terminal's edge, and a break must not be what is cut). Checked on the answers as served, never
+ * on the rows shown (sanitized and cut for the terminal).
  */
-function chainSummary(rows: AuditEntry[], view: ListView | undefined): { text: string; broken: boolean } {
-  if (!view || !rows.length) return { text: '', broken: false };
+function chainSummary(rows: AuditEntry[], view: ListView | undefined): { text: string; tone: Tone } {
+  if (!view || !rows.length) return { text: '', tone: 'muted' };
   // no filter and no search: the page is a stretch of the trail, so a gap in it is entries removed
   const whole = Object.keys(searchedState(view.state).filters).length === 0;
-  const check = chainCheckOf(rows, view.resources?.[CHECKPOINT_RESOURCE.id]?.data, { whole });
-  if (!check) return { text: 'chain: checking…', broken: false };
+  const check = chainCheckOf(
+    view.resources?.[spec.resourceId]?.served,
+    view.resources?.[CHECKPOINT_RESOURCE.id]?.served,
+    {
+      whole,
+      auditKey: view.auditKey,
+    },
+  );
+  if (!check) return { text: 'chain: checking…', tone: 'muted' };
   const text = chainText(check, Date.now());
-  return text.startsWith('CHAIN BROKEN') ? { text: `${markOf('bad')} ${text}`, broken: true } : { text, broken: false };
+  if (chainBroken(check)) return { text: `${markOf('bad')} ${text}`, tone: 'bad' };
+  return check.ok ? { text, tone: 'muted' } : { text: `${markOf('warn')} ${text}`, tone: 'warn' };
 }
 
 export const auditScreen = defineScreen<AuditEntry>({
@@ -120,7 +129,7 @@ export const auditScreen = defineScreen<AuditEntry>({
     // the chain's state on a line of its own, so that no terminal width cuts it off
     status: (rows, view) => {
       const chain = chainSummary(rows, view);
-      return chain.text ? { text: chain.text, tone: chain.broken ? 'bad' : 'muted' } : null;
+      return chain.text ? chain : null;
     },
     serverOrder: SERVER_ORDER,
     serverFilter: true,

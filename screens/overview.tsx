@@ -48,7 +48,12 @@ function triageInput(resources: Record<string, ResourceEntry>): TriageInput {
   for (const id of Object.keys(TRIAGE_SOURCES) as TriageSource[]) {
     const e = resources[id];
     if (e?.data !== undefined)
-      input[id] = { state: 'ok', data: e.data, ...(e.stale ? { staleError: errorText(e.error) } : {}) };
+      input[id] = {
+        state: 'ok',
+        data: e.data,
+        ...(e.served !== undefined ? { served: e.served } : {}),
+        ...(e.stale ? { staleError: errorText(e.error) } : {}),
+      };
     else if (e?.status === 'error') input[id] = { state: 'error', error: errorText(e.error) };
     else input[id] = { state: 'loading' };
   }
@@ -98,10 +103,19 @@ const RESOURCES: ResourceRequest[] = [
   },
   { id: 'usageToday', route: 'usage', query: { bucket: 'day' }, rolling: { as: 'today', query: today }, ...SLOW },
   { id: 'budgetUsage', route: 'budgetUsage', ...SLOW },
+  // denied entries by actor, each split by action: a 401's entries (auth.refused) apart from the 403s
   {
     id: 'denied',
     route: 'auditSummary',
-    query: { outcome: 'denied', group_by: 'actor' },
+    query: { outcome: 'denied', group_by: 'actor', then_by: 'action', limit: 500 },
+    rolling: { as: '24h', query: lastDay },
+    ...SLOW,
+  },
+  // the 401s: one entry per source and minute, each with its count (the newest page of them)
+  {
+    id: 'authRefused',
+    route: 'listAudit',
+    query: { action: 'auth.refused', limit: 100 },
     rolling: { as: '24h', query: lastDay },
     ...SLOW,
   },
@@ -137,7 +151,7 @@ export const overviewScreen = defineScreen<TriageLine>({
     return RESOURCES;
   },
   list: {
-    rowsFrom: (resources) => triage(triageInput(resources)),
+    rowsFrom: (resources, context) => triage(triageInput(resources), { auditKey: context?.auditKey }),
     columns: [
       {
         header: 'State',

@@ -1,7 +1,8 @@
 /** `V` on the audit screen: the whole trail verified as `audit verify --url` does, with progress. */
 import type { Checkpoint } from '../../src/audit-chain/checkpoint.js';
+import type { Verdict } from '../../src/audit-chain/verdict.js';
 import type { VerifyReport } from '../../src/audit-chain/verify-trail.js';
-import type { ActionContext, ScreenAction } from '../../src/ui/screen-api.js';
+import type { ActionContext, ScreenAction, Tone } from '../../src/ui/screen-api.js';
 import { thousands } from '../../src/text/thousands.js';
 
 const n = thousands;
@@ -18,16 +19,38 @@ export function verifyTrailAction<Row>(): ScreenAction<Row> {
   };
 }
 
+/** The result's title and tone by verdict: the verdict's words (as every verifier says them) first. */
+const RESULT: Record<Verdict, { title: (words: string) => string; tone: Tone }> = {
+  verified: { title: (w) => `Audit trail ${w}`, tone: 'ok' },
+  // proof only if the key is the appliance's: not a failure, not yet the pinned answer either
+  'verified-unpinned': { title: (w) => `Audit trail ${w}`, tone: 'warn' },
+  broken: { title: () => 'CHAIN BROKEN', tone: 'bad' },
+  'cannot-check': { title: (w) => `Audit trail: ${w}`, tone: 'warn' },
+};
+
+const PIN_HINT =
+  'pin the key: appliance-admin audit key --url … -o appliance.pem, compare its fingerprint out of band, then ' +
+  "set the appliance's audit-key in the config (or --audit-key appliance.pem)";
+
 /**
  * Streams the appliance's export into the verifier as it arrives: nothing is written to disk, and
- * the verify is bounded as the CLI's is (src/audit-chain/live.ts).
+ * the verify is bounded as the CLI's is (src/audit-chain/live.ts). With an audit key pinned for
+ * this appliance (ctx.auditKey), only that key is trusted, as `audit verify --key` trusts it.
  */
 async function verifyWholeTrail(ctx: ActionContext) {
   // the verifier needs node:crypto, which the dashboard loads only when it is used
   const { verifyLive, LiveRefusal } = await import('../../src/audit-chain/live.js');
   const { keysByFingerprint } = await import('../../src/audit-chain/checkpoint.js');
   const { keepCheckpoint, memoryOf, rememberVerify } = await import('../../src/audit-chain/memory.js');
+  const { trustOfPem } = await import('../../src/audit-chain/pinned-keys.js');
   const { VERDICT_WORDS } = await import('../../src/audit-chain/verdict.js');
+  const result = (verdict: Verdict, summary: string[]) => ({
+    title: RESULT[verdict].title(VERDICT_WORDS[verdict]),
+    tone: RESULT[verdict].tone,
+    summary,
+  });
+  const pinned = ctx.auditKey ? trustOfPem(ctx.auditKey) : undefined;
+  if (typeof pinned === 'string') return result('cannot-check', [pinned, 'nothing was verified']);
   const p = ctx.progress({ title: 'Verifying the audit trail', lines: ['waiting for the appliance…'] });
   let report: VerifyReport & { head: Checkpoint | null };
   let keys: string[] = [];
@@ -44,12 +67,16 @@ async function verifyWholeTrail(ctx: ActionContext) {
         exportJsonl: (signal) => ctx.stream('exportAudit', { format: 'jsonl' }, signal),
       },
       {
+        ...(pinned ? { pinned } : {}),
         // the newest checkpoint this dashboard saw proved, as audit verify --since takes one kept earlier
         ...(memory.kept ? { since: memory.kept } : {}),
         signal: p.signal,
+        // the total is the count the appliance signed: what arrives beyond it is not counted (live.ts)
         onProgress: (done, total) =>
           p.update({
-            lines: [`verified ${n(done)}${total === null ? '' : ` of ${n(total)}`} entries`],
+            lines: [
+              `verified ${n(total === null ? done : Math.min(done, total))}${total === null ? '' : ` of ${n(total)}`} entries`,
+            ],
             ...(total ? { fraction: Math.min(1, done / total) } : {}),
           }),
       },
@@ -61,8 +88,11 @@ async function verifyWholeTrail(ctx: ActionContext) {
         tone: 'warn' as const,
         summary: ['You stopped the verify: nothing was found.'],
       };
-    if (err instanceof LiveRefusal)
-      return { title: VERDICT_WORDS.broken, tone: 'bad' as const, summary: [err.message] };
+    if (err instanceof LiveRefusal) {
+      // the appliance refuses its own trail, or sent more than it signed: a break, for the rest of the run
+      rememberVerify(memoryOf(keys), { verdict: 'broken', lastSeq: 0, at: Date.now(), finding: err.message });
+      return result('broken', [`${VERDICT_WORDS.broken}: ${err.message}`]);
+    }
     throw err;
   } finally {
     p.close();
@@ -84,21 +114,14 @@ async function verifyWholeTrail(ctx: ActionContext) {
       ? [`the trail still holds checkpoint #${n(since.seq)}, kept by this dashboard earlier`]
       : []),
     ...report.notes,
-    ...(report.verdict === 'verified-unpinned'
-      ? [
-          'pin the key: audit key --url … -o appliance.pem, compare its fingerprint out of band, then audit-key in the config',
-        ]
-      : []),
+    ...(report.verdict === 'verified-unpinned' ? [PIN_HINT] : []),
   ];
-  if (report.verdict === 'broken')
-    return {
-      title: 'CHAIN BROKEN',
-      tone: 'bad' as const,
-      summary: [`${report.findings.length} finding${report.findings.length === 1 ? '' : 's'}:`, ...lines],
-    };
-  if (report.verdict === 'cannot-check')
-    return { title: 'Could not check the audit trail', tone: 'warn' as const, summary: lines };
+  if (report.verdict === 'broken') {
+    const count = report.findings.length;
+    return result('broken', [`${VERDICT_WORDS.broken}: ${count} finding${count === 1 ? '' : 's'}:`, ...lines]);
+  }
+  if (report.verdict === 'cannot-check') return result('cannot-check', lines);
   // proved from #1 to the head, through the one kept before: the head's signed checkpoint is kept now
   if (report.head) keepCheckpoint(memory, report.head);
-  return { title: 'Audit trail verified', tone: 'ok' as const, summary: lines };
+  return result(report.verdict, lines);
 }

@@ -3,6 +3,7 @@
  * reads and the newest signed checkpoint, checked with the offline verifier's own functions.
  */
 import type { ChainCheck } from '../../src/audit-chain/chain-state.js';
+import type { PinnedAuditKey } from '../../src/audit-chain/keys-file.js';
 import { shortTime } from '../../src/ui/format.js';
 import { thousands } from '../../src/text/thousands.js';
 
@@ -36,16 +37,24 @@ export function loadChainCheck(): void {
 export const chainCheckSettled = (): Promise<void> => loading ?? Promise.resolve();
 
 /**
- * The checks of src/audit-chain/page-check.ts once loaded (see loadChainCheck), else undefined. `whole`:
- * the entries are a page of the unfiltered trail, so a gap between them is entries removed.
+ * The checks of src/audit-chain/page-check.ts once loaded (see loadChainCheck), else undefined, on
+ * the answers as they were served (ResourceEntry `served`): `page` the list answer (its `data`),
+ * `checkpoints` the checkpoint list's, never the rows the dashboard shows. `whole`: the page is of
+ * the unfiltered trail, so a gap between its entries is entries removed. `auditKey`: the key pinned
+ * for this appliance, which the checkpoint must verify with.
  */
 export function chainCheckOf(
-  entries: unknown[],
-  checkpoints?: unknown,
-  o?: { whole: boolean },
+  page: unknown,
+  checkpoints: unknown,
+  o: { whole: boolean; auditKey?: PinnedAuditKey },
 ): ChainCheck | undefined {
+  const entries = (page as { data?: unknown } | null)?.data;
+  if (!Array.isArray(entries)) return undefined;
   loadChainCheck();
-  return checkChain?.(entries, checkpoints, o);
+  return checkChain?.(entries, checkpoints, {
+    whole: o.whole,
+    ...(o.auditKey ? { pinnedPem: o.auditKey.pem } : {}),
+  });
 }
 
 /** "2 min ago", as the header says an age. */
@@ -57,15 +66,25 @@ function ago(ms: number, nowMs: number): string {
   return `on ${shortTime(new Date(ms).toISOString())}`;
 }
 
+/** A break, not a check that could not be made (the pinned key file unusable). */
+export const chainBroken = (check: ChainCheck | undefined): boolean => check?.ok === false && !check.unchecked;
+
 /**
- * The words of the audit screen's header and the overview's line: "CHAIN BROKEN at #N: …" (it
- * says so without colour), or what was checked and the newest checkpoint.
+ * The words of the audit screen's header: "CHAIN BROKEN at #N: …" (it says so without colour), or
+ * what was checked and the newest checkpoint, with the key it verified with: the one pinned for
+ * this appliance, or only the appliance's own.
  */
 export function chainText(check: ChainCheck, nowMs: number): string {
-  if (!check.ok) return `CHAIN BROKEN${check.seq === null ? '' : ` at #${n(check.seq)}`}: ${check.finding}`;
+  if (!check.ok)
+    return check.unchecked
+      ? `chain not checked: ${check.finding}`
+      : `CHAIN BROKEN${check.seq === null ? '' : ` at #${n(check.seq)}`}: ${check.finding}`;
   const parts: string[] = [];
   const { verified } = check;
-  if (verified) parts.push(`chain verified to #${n(verified.lastSeq)} (${ago(verified.at, nowMs)})`);
+  // a V that could not check proves nothing: the page's own check is said instead; whether the key
+  // was pinned is said once, with the checkpoint
+  if (verified && (verified.verdict === 'verified' || verified.verdict === 'verified-unpinned'))
+    parts.push(`chain verified to #${n(verified.lastSeq)} (${ago(verified.at, nowMs)})`);
   else if (check.firstSeq !== null && check.whole)
     parts.push(`chain checks out (page #${n(check.firstSeq)}–#${n(check.lastSeq!)})`);
   // a filtered page shows some entries of a stretch: it proves them unaltered, not that none is missing
@@ -75,7 +94,10 @@ export function chainText(check: ChainCheck, nowMs: number): string {
     const c = check.checkpoint.checkpoint;
     const at = Date.parse(c.at);
     // the key's fingerprint is on the deployment and settings screens: the header has no room for it
-    parts.push(`checkpoint #${n(c.seq)} signed ${Number.isNaN(at) ? c.at : ago(at, nowMs)}`);
+    parts.push(
+      `checkpoint #${n(c.seq)} signed ${Number.isNaN(at) ? c.at : ago(at, nowMs)} ` +
+        (check.pinned ? 'by the pinned key' : "by the appliance's key (not pinned)"),
+    );
   }
   return parts.join(' · ');
 }

@@ -16,8 +16,8 @@ import type {
 } from '../../src/contract/index.js';
 import { shortTime } from '../../src/ui/format.js';
 import { thousands } from '../../src/text/thousands.js';
-import { chainCheckOf, type ChainCheck } from './audit-chain.js';
-import type { ScreenLink } from '../../src/ui/screen-api.js';
+import { chainBroken, chainCheckOf, type ChainCheck } from './audit-chain.js';
+import type { PinnedAuditKey, ScreenLink } from '../../src/ui/screen-api.js';
 
 /** What the overview reads, by resource id (the ids of overview.tsx's resources). */
 export const TRIAGE_SOURCES = {
@@ -32,6 +32,7 @@ export const TRIAGE_SOURCES = {
   models: 'Models',
   routing: 'Model routing',
   denied: 'Denied attempts',
+  authRefused: 'Requests without a valid token',
   auditNewest: 'Audit trail, newest page',
   auditCheckpoint: 'Audit checkpoint',
 } as const;
@@ -42,7 +43,10 @@ export type TriageSource = keyof typeof TRIAGE_SOURCES;
  * failed, this is the answer before), or why it could not be read.
  */
 type TriageResource =
-  { state: 'loading' } | { state: 'ok'; data: unknown; staleError?: string } | { state: 'error'; error: string };
+  | { state: 'loading' }
+  /** `served`: the answer as it came off the wire, for the audit chain's check (ResourceEntry `served`) */
+  | { state: 'ok'; data: unknown; served?: unknown; staleError?: string }
+  | { state: 'error'; error: string };
 export type TriageInput = Partial<Record<TriageSource, TriageResource>>;
 
 /** crit: broken now; warn: failing in part or about to; unknown: could not be read; ok: fine (headline figures). */
@@ -80,24 +84,35 @@ const list = <T>(v: unknown): T[] =>
   objects<T>(v && typeof v === 'object' && !Array.isArray(v) ? (v as { data?: unknown }).data : v);
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
-/** The triage lines for what has arrived; a resource still loading or unreadable gets a line saying so. */
-export function triage(input: TriageInput): TriageLine[] {
+/**
+ * The triage lines for what has arrived; a resource still loading or unreadable gets a line saying
+ * so. `auditKey`: the audit key pinned for this appliance, which the chain's checkpoint is checked with.
+ */
+export function triage(input: TriageInput, o: { auditKey?: PinnedAuditKey } = {}): TriageLine[] {
   const data = <T>(id: TriageSource): T | undefined => {
     const r = input[id];
     return r?.state === 'ok' && r.data !== undefined && r.data !== null ? (r.data as T) : undefined;
   };
+  const served = (id: TriageSource): unknown => {
+    const r = input[id];
+    return r?.state === 'ok' ? r.served : undefined;
+  };
   const keys = new Map(list<GatewayKey>(data('keys')).map((k) => [k.id, k]));
+  const dep = data<Deployment>('deployment');
+  const chain = chainOf(served('auditNewest'), served('auditCheckpoint'), o.auditKey);
   const problems = [
-    ...deploymentLines(data<Deployment>('deployment')),
+    ...deploymentLines(dep),
     ...connectorLines(list<Connector>(data('connectors'))),
     ...rejectionLines(data<Usage>('usage'), keys),
     ...quotaLines(data<Usage>('usage'), data<Usage>('usageToday'), keys),
     ...failureLines(data<Summary>('failuresByError'), data<Summary>('failuresByTool')),
     ...budgetLines(data<BudgetUsage>('budgetUsage')),
     ...modelLines(list<Model>(data('models')), list<RoutingEntry>(data('routing'))),
-    ...deniedLines(data<Summary>('denied')),
-    ...chainLines(chainOf(data('auditNewest'), data('auditCheckpoint'))),
+    ...deniedLines(data<Summary>('denied'), data('authRefused')),
   ];
+  // the chain's state is always on the board: a break or a check not made among the problems
+  const chainLine = chainStateLine(chain, dep, served('auditCheckpoint') !== undefined);
+  if (chainLine && chainLine.severity !== 'ok') problems.push(chainLine);
   const sourceLines = (Object.keys(TRIAGE_SOURCES) as TriageSource[]).flatMap((id): TriageLine[] => {
     const r = input[id];
     if (r?.state === 'ok' && !r.staleError) return [];
@@ -111,25 +126,32 @@ export function triage(input: TriageInput): TriageLine[] {
     return [{ key: `source:${id}`, severity: 'unknown', what, reason, count: null, window: NOW, link: null }];
   });
   const lines = [...problems, ...sourceLines];
-  if (!problems.length)
-    lines.push(...headlineLines(input, data, chainOf(data('auditNewest'), data('auditCheckpoint'))));
+  if (!problems.length) lines.push(...headlineLines(input, data));
+  if (chainLine?.severity === 'ok') lines.push(chainLine);
   // stable: within a severity, the order above (deployment, connectors, keys, agents, models, audit)
   return lines.sort((a, b) => ORDER[a.severity] - ORDER[b.severity]);
 }
+
+/** The component /deployment names for the appliance's own check of its trail before it signs. */
+const CHAIN_COMPONENT = 'audit-chain';
 
 function deploymentLines(dep: Deployment | undefined): TriageLine[] {
   if (!dep) return [];
   const link: ScreenLink = { screen: 'deployment' };
   const bad = objects<Deployment['components'][number]>(dep.components).filter((c) => c.status !== 'healthy');
-  const lines: TriageLine[] = bad.map((c) => ({
-    key: `component:${c.name}`,
-    severity: c.status === 'down' ? 'crit' : 'warn',
-    what: `Deployment ${dep.status}`,
-    reason: `${c.name} ${c.status}${c.message ? `: ${c.message}` : ''}`,
-    count: null,
-    window: NOW,
-    link,
-  }));
+  const lines: TriageLine[] = bad.map((c) =>
+    c.name === CHAIN_COMPONENT
+      ? chainComponentLine(c)
+      : {
+          key: `component:${c.name}`,
+          severity: c.status === 'down' ? 'crit' : 'warn',
+          what: `Deployment ${dep.status}`,
+          reason: `${c.name} ${c.status}${c.message ? `: ${c.message}` : ''}`,
+          count: null,
+          window: NOW,
+          link,
+        },
+  );
   if (!lines.length && dep.status !== 'healthy') {
     lines.push({
       key: 'deployment',
@@ -353,61 +375,132 @@ function modelLines(models: Model[], routing: RoutingEntry[]): TriageLine[] {
     });
 }
 
-function deniedLines(denied: Summary | undefined): TriageLine[] {
-  if (!denied || num(denied.total) <= 0) return [];
-  const top = objects<Summary['groups'][number]>(denied.groups).find((g) => g.key !== null);
+/** The action of the entries the appliance writes for requests without a valid token (401). */
+const AUTH_REFUSED = 'auth.refused';
+
+/**
+ * Denied attempts over the last day, 403 and 401 apart. 403s (refused for lack of permission) are
+ * the denied entries but the 401s': `denied` counts every denied entry by actor, split by action.
+ * 401s are written as one `auth.refused` entry per source and minute with their `details.count`
+ * (a flood must not fill the disk): `authRefused` is the newest page of them, whose counts are
+ * added up ("at least" when there are more than a page).
+ */
+function deniedLines(denied: Summary | undefined, authRefused: unknown): TriageLine[] {
+  const groups = objects<Summary['groups'][number]>(denied?.groups);
+  const refusedIn = (g: Summary['groups'][number]) =>
+    num(objects<Summary['groups'][number]>(g.sub).find((s) => s.key === AUTH_REFUSED)?.count);
+  const forbidden = Math.max(0, num(denied?.total) - groups.reduce((t, g) => t + refusedIn(g), 0));
+  const top = groups
+    .filter((g) => g.key !== null && num(g.count) - refusedIn(g) > 0)
+    .map((g) => ({ key: g.key!, count: num(g.count) - refusedIn(g) }))
+    .sort((a, b) => b.count - a.count)[0];
+  const unauthenticated = tokenRefusals(authRefused);
+  if (forbidden <= 0 && unauthenticated.requests <= 0) return [];
+  const parts = [
+    forbidden > 0
+      ? `${plural(forbidden, 'request')} refused for lack of permission (403)` +
+        `${top ? `; top actor ${top.key} (${n(top.count)})` : ''}`
+      : null,
+    unauthenticated.requests > 0
+      ? `${unauthenticated.more ? 'at least ' : ''}${plural(unauthenticated.requests, 'request')} without a valid ` +
+        `token (401) from ${plural(unauthenticated.sources, 'source')}`
+      : null,
+  ].filter(Boolean);
   return [
     {
       key: 'denied',
       severity: 'warn',
       what: 'Denied attempts',
-      reason: `${plural(num(denied.total), 'request')} refused for lack of permission${top ? `; top actor ${top.key} (${n(num(top.count))})` : ''}`,
-      count: num(denied.total),
+      reason: parts.join(' · '),
+      count: forbidden + unauthenticated.requests,
       window: LAST_DAY,
       link: { screen: 'audit', extra: { range: '24h', filters: { outcome: 'denied' } } },
     },
   ];
 }
 
-// The rows of each audit page answer, kept while the store keeps that answer: the chain check
-// remembers its result per rows array, and the overview draws (and triages) several times a
-// second; a fresh array each time re-checked every entry's hash on every frame.
-const pageRows = new WeakMap<object, unknown[]>();
-
-/** The newest audit page and checkpoint checked (docs/audit-chain.md), once the page arrived. */
-export function chainOf(page: unknown, checkpoints: unknown): ChainCheck | undefined {
-  if (page === undefined) return undefined;
-  let rows = page !== null && typeof page === 'object' ? pageRows.get(page) : undefined;
-  if (!rows) {
-    rows = list(page);
-    if (page !== null && typeof page === 'object') pageRows.set(page, rows);
+/**
+ * The 401s of a page of `auth.refused` entries: the requests they count, from how many sources (an
+ * entry without a source stands for the sources past the appliance's cap, `details.sources`), and
+ * whether the page has more.
+ */
+function tokenRefusals(answer: unknown): { requests: number; sources: number; more: boolean } {
+  const entries = list<{ action?: unknown; source_ip?: unknown; details?: Record<string, unknown> | null }>(answer);
+  const ips = new Set<string>();
+  let requests = 0;
+  let pooled = 0;
+  for (const e of entries) {
+    if (e.action !== AUTH_REFUSED) continue;
+    requests += Math.max(1, num(e.details?.count));
+    if (typeof e.source_ip === 'string') ips.add(e.source_ip);
+    // the entry for the sources past the appliance's cap says how many they were
+    else pooled += Math.max(1, num(e.details?.sources));
   }
-  return chainCheckOf(rows, checkpoints, { whole: true });
+  const more = (answer as { has_more?: unknown } | null)?.has_more === true;
+  return { requests, sources: ips.size + pooled, more };
 }
 
-function chainLines(check: ChainCheck | undefined): TriageLine[] {
-  if (!check || check.ok) return [];
-  return [
-    {
-      key: 'audit-chain',
+/**
+ * The newest audit page and checkpoint list, as served (ResourceEntry `served`), checked
+ * (docs/audit-chain.md) once the page arrived; with the pinned key when there is one.
+ */
+export function chainOf(page: unknown, checkpoints: unknown, auditKey?: PinnedAuditKey): ChainCheck | undefined {
+  if (page === undefined) return undefined;
+  return chainCheckOf(page, checkpoints, { whole: true, ...(auditKey ? { auditKey } : {}) });
+}
+
+/**
+ * The chain's state, always on the board and short: intact to #N with its newest signed checkpoint
+ * and whether the key it verified with was pinned (OK); broken (CRIT, Enter opens the audit
+ * screen); not checked (WARN: the pinned key file holds no usable key). When the appliance itself
+ * refuses its trail (its audit-chain component is down), that line says so and this one is left out.
+ */
+function chainStateLine(
+  check: ChainCheck | undefined,
+  dep: Deployment | undefined,
+  listRead: boolean,
+): TriageLine | null {
+  if (!check) return null;
+  const base = { key: 'audit-chain', count: null, window: NOW, link: { screen: 'audit' } };
+  if (!check.ok && chainBroken(check))
+    return {
+      ...base,
       severity: 'crit',
       what: `Audit chain broken${check.seq === null ? '' : ` at #${n(check.seq)}`}`,
       reason:
         `${check.finding}; an entry was changed or removed outside the appliance ` +
         '(V on the audit screen verifies the whole trail)',
-      count: null,
-      window: NOW,
-      link: { screen: 'audit' },
-    },
-  ];
+    };
+  if (!check.ok) return { ...base, severity: 'warn', what: 'Audit chain not checked', reason: check.finding };
+  const refused = objects<Deployment['components'][number]>(dep?.components).some(
+    (c) => c.name === CHAIN_COMPONENT && c.status === 'down',
+  );
+  // an intact page says nothing of the checkpoints until their list is read (its source line says so)
+  if (refused || check.lastSeq === null || !listRead) return null;
+  // short, to be read whole at 80 columns: the audit screen says how old the checkpoint is
+  const c = check.checkpoint?.checkpoint;
+  const signed = c
+    ? `checkpoint #${n(c.seq)} ${check.pinned ? 'by the pinned key' : 'by a key not pinned'}`
+    : 'no signed checkpoint yet';
+  return { ...base, severity: 'ok', what: 'Audit chain', reason: `intact to #${n(check.lastSeq)} · ${signed}` };
+}
+
+/** The appliance's own check of its trail before it signs: /deployment's audit-chain component. */
+function chainComponentLine(c: Deployment['components'][number]): TriageLine {
+  const down = c.status === 'down';
+  return {
+    key: `component:${c.name}`,
+    severity: down ? 'crit' : 'warn',
+    what: 'Audit chain',
+    reason: `${down ? 'refused by the appliance' : 'checkpoints not signed'}${c.message ? `: ${c.message}` : ''}`,
+    count: null,
+    window: NOW,
+    link: { screen: 'deployment' },
+  };
 }
 
 /** With nothing to attend to: it says so, and the figures an operator glances at. */
-function headlineLines(
-  input: TriageInput,
-  data: <T>(id: TriageSource) => T | undefined,
-  chain: ChainCheck | undefined,
-): TriageLine[] {
+function headlineLines(input: TriageInput, data: <T>(id: TriageSource) => T | undefined): TriageLine[] {
   const ok = (
     key: string,
     what: string,
@@ -479,17 +572,6 @@ function headlineLines(
         screen: 'models',
         select: active.id,
       }),
-    );
-  if (chain?.ok && chain.lastSeq !== null)
-    lines.push(
-      ok(
-        'headline:audit-chain',
-        'Audit chain',
-        `intact to #${n(chain.lastSeq)} (the newest page${chain.checkpoint ? ' and its signed checkpoint' : ''})`,
-        null,
-        NOW,
-        { screen: 'audit' },
-      ),
     );
   return lines;
 }

@@ -42,13 +42,17 @@ export function ScreenView({
     const list = screen.list;
     let summary: string | null = null;
     try {
-      summary = list.summary ? list.summary(data.all, { data: primary.data, state, resources: data.resources }) : null;
+      summary = list.summary
+        ? list.summary(data.all, { data: primary.data, state, resources: data.resources, auditKey: deps.auditKey })
+        : null;
     } catch {
       summary = null;
     }
     let status: { text: string; tone?: Tone } | null = null;
     try {
-      status = list.status ? list.status(data.all, { data: primary.data, state, resources: data.resources }) : null;
+      status = list.status
+        ? list.status(data.all, { data: primary.data, state, resources: data.resources, auditKey: deps.auditKey })
+        : null;
     } catch {
       status = null;
     }

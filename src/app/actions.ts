@@ -285,6 +285,7 @@ function makeContext(
     },
     exportFolder: deps.exportFolder,
     applianceUrl: deps.client.displayUrl,
+    ...(deps.auditKey ? { auditKey: deps.auditKey } : {}),
     copy: (text) => deps.clipboard(text),
     open(link) {
       const refused = openLink(deps.ui, deps.screens, link);

@@ -14,6 +14,7 @@ import type { DisplaySettings } from '../cli/dashboard-args.js';
 import { defaultSorts, withChosenColumns } from '../config-file/screen-prefs.js';
 import { keyOverridesOf } from './key-names.js';
 import type { KeyOverrides } from './keymap.js';
+import type { PinnedAuditKey } from '../audit-chain/keys-file.js';
 
 /** Everything the shell and the actions share; one per dashboard (tests run several). */
 export interface DashboardDeps {
@@ -36,6 +37,8 @@ export interface DashboardDeps {
   settings: DashboardSettings;
   /** where an export's file field starts (the config's export_folder; default the working directory) */
   exportFolder: string;
+  /** the audit key pinned for this appliance (--audit-key, the config's audit-key), read as it started */
+  auditKey?: PinnedAuditKey;
   /** writes to the terminal clipboard (OSC 52); injected so tests can see it */
   clipboard(text: string): void;
   /** stops polling and releases the connection */
@@ -71,6 +74,8 @@ export interface DashboardOptions {
   display?: DisplaySettings;
   settings?: DashboardSettings;
   exportFolder?: string;
+  /** the audit key pinned for this appliance: the chain checks and V trust it, not the keys it serves */
+  auditKey?: PinnedAuditKey;
 }
 
 const NO_SETTINGS: DisplaySettings = { theme: 'dark', aliases: {}, keys: {}, screenPrefs: {} };
@@ -131,6 +136,7 @@ export function createDashboard(o: DashboardOptions): DashboardDeps {
     actionLog,
     // the config file's export-folder, else the caller's, else where the dashboard was started
     exportFolder: display.exportFolder ?? o.exportFolder ?? process.cwd(),
+    ...(o.auditKey ? { auditKey: o.auditKey } : {}),
     clipboard: o.clipboard ?? ((text) => process.stdout.write(osc52(text))),
     async close() {
       unsubscribe();

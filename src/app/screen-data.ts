@@ -2,7 +2,7 @@ import { useMemo, useReducer } from 'react';
 import { useStore } from 'zustand';
 import { emptyEntry, type ResourceEntry } from '../store/resources.js';
 import type { ScreenUiState } from '../store/ui.js';
-import type { AnyScreen, ListSpec } from '../ui/screen-api.js';
+import type { AnyScreen, ListSpec, ScreenContext } from '../ui/screen-api.js';
 import { sortColumn, sortRows, type SortState } from '../ui/sort.js';
 import type { DashboardDeps } from './deps.js';
 import { filterRows } from './row-search.js';
@@ -36,9 +36,10 @@ export function extractRows(list: ListSpec<unknown>, data: unknown, related: Rec
 function rowsOf(
   rowsFrom: NonNullable<ListSpec<unknown>['rowsFrom']>,
   resources: Record<string, ResourceEntry>,
+  context: ScreenContext,
 ): unknown[] {
   try {
-    return rowsFrom(resources) ?? [];
+    return rowsFrom(resources, context) ?? [];
   } catch {
     return [];
   }
@@ -64,7 +65,11 @@ export function useScreenData(deps: DashboardDeps, screen: AnyScreen, state: Scr
   // a 304 leaves `entries` as it is (confirmEntry), so an idle overview is not recomputed either; a
   // list joining other resources (list.rows) is made again when they change; the default rows are
   // the answer's own array, so the filter's index of them survives other answers
-  const joined = useMemo(() => (rowsFrom ? rowsOf(rowsFrom, resources) : null), [rowsFrom, resources]);
+  const { auditKey } = deps;
+  const joined = useMemo(
+    () => (rowsFrom ? rowsOf(rowsFrom, resources, { auditKey }) : null),
+    [rowsFrom, resources, auditKey],
+  );
   const answered = useMemo(
     () => (list && !rowsFrom ? extractRows(list, primary.data, related) : null),
     [list, rowsFrom, primary.data, related],

@@ -7,6 +7,7 @@ import type { SignInSetup } from './sign-in.js';
 import { runDashboard } from './run.js';
 import { yogaReady } from './yoga-ready.js';
 import { themeStore, type ThemeName } from '../ui/theme.js';
+import type { PinnedAuditKey } from '../audit-chain/keys-file.js';
 
 export { argvForAppliance, DASHBOARD_USAGE, dashboardArgs } from '../cli/dashboard-args.js';
 export { TERMINAL_HUNG_UP } from './run.js';
@@ -15,6 +16,8 @@ export interface StartOptions {
   url: string;
   token: TokenSource;
   ca?: Buffer;
+  /** the audit key pinned for this appliance (--audit-key, the config's audit-key) */
+  auditKey?: PinnedAuditKey;
   /** the stored sign-in the token came from, renewed and asked again through it */
   session?: SignInSetup;
   refreshMs: number;
@@ -57,6 +60,7 @@ export async function startDashboard(o: StartOptions): Promise<number> {
     initialScreen: o.initialScreen,
     display: o.display,
     settings: o.settings,
+    ...(o.auditKey ? { auditKey: o.auditKey } : {}),
   });
   // The first round of polls goes out before the first frame, which then shows the data
   // instead of "Loading…" (one cold render less: docs/performance.md). A board that draws what

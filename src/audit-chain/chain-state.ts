@@ -15,7 +15,11 @@ export type ChainCheck =
       /** the checkpoint's key was pinned (the config's audit-key), not only served by the appliance */
       pinned: boolean;
     }
-  | { ok: false; seq: number | null; finding: string };
+  /**
+   * `unchecked`: nothing was found, but the check could not be made (the pinned key file holds no
+   * usable key): said as a warning, never as a break
+   */
+  | { ok: false; seq: number | null; finding: string; unchecked?: true };
 
 export interface CheckedCheckpoint {
   checkpoint: Checkpoint;

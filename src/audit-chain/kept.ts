@@ -15,8 +15,15 @@ const n = thousands;
  * Where the appliance no longer holds the checkpoint kept earlier: it lists none (it never
  * removes one), its newest is older (it signs its head, which only grows), or the kept entry, on
  * the page or signed again, has another hash. `newest` null: the appliance lists no checkpoint.
+ * `listedBefore`: the list was read before the checkpoint was kept (V keeps the head its export
+ * signed, which a list polled just before it cannot hold): only the hashes are compared then.
  */
-export function keptFinding(kept: Checkpoint | null, newest: Checkpoint | null, page: Page): Broken | null {
+export function keptFinding(
+  kept: Checkpoint | null,
+  newest: Checkpoint | null,
+  page: Page,
+  listedBefore = false,
+): Broken | null {
   if (!kept) return null;
   const broken = (finding: string): Broken => ({ ok: false, seq: kept.seq, finding });
   const since = `it signed #${n(kept.seq)} earlier (a checkpoint kept earlier)`;
@@ -25,6 +32,7 @@ export function keptFinding(kept: Checkpoint | null, newest: Checkpoint | null, 
     return broken(
       `entry #${n(kept.seq)} is no longer what the checkpoint kept earlier recorded: the trail was rewritten since`,
     );
+  if (listedBefore) return null;
   if (!newest) return broken(`the appliance lists no checkpoint, but ${since}: its checkpoints were removed`);
   if (newest.seq < kept.seq)
     return broken(`the appliance's newest checkpoint is #${n(newest.seq)}, but ${since}: the trail was cut since`);

@@ -13,6 +13,8 @@ import type { Checkpoint } from './checkpoint.js';
 
 export interface ChainMemory {
   kept: Checkpoint | null;
+  /** memoryChanges() as `kept` was kept: a checkpoint list read before then may not list it yet */
+  keptAt: number;
   verified: TrailVerified | null;
 }
 
@@ -28,7 +30,7 @@ export const memoryChanges = () => changes;
  */
 export function memoryOf(fingerprints: string[]): ChainMemory {
   let memory = fingerprints.map((f) => byKey.get(f)).find(Boolean);
-  memory ??= { kept: null, verified: null };
+  memory ??= { kept: null, keptAt: 0, verified: null };
   for (const f of fingerprints) byKey.set(f, memory);
   return memory;
 }
@@ -36,7 +38,7 @@ export function memoryOf(fingerprints: string[]): ChainMemory {
 export function keepCheckpoint(memory: ChainMemory, c: Checkpoint): void {
   if (memory.kept?.seq === c.seq && memory.kept.hash === c.hash) return;
   memory.kept = c;
-  changes++;
+  memory.keptAt = ++changes;
 }
 
 export function rememberVerify(memory: ChainMemory, verified: TrailVerified): void {

@@ -9,15 +9,10 @@ import { displayFingerprint } from '../text/fingerprint.js';
 import { thousands } from '../text/thousands.js';
 import { entryHash } from './canonical.js';
 import type { ChainCheck, CheckedCheckpoint } from './chain-state.js';
-import {
-  asCheckpoint,
-  checkpointSignatureValid,
-  keyFingerprint,
-  keysByFingerprint,
-  readPublicKey,
-} from './checkpoint.js';
+import { asCheckpoint, checkpointSignatureValid, keysByFingerprint } from './checkpoint.js';
 import { keptFinding, memoryFinding, moveKept } from './kept.js';
 import { memoryChanges, memoryOf } from './memory.js';
+import { pinnedKeysOf } from './pinned-keys.js';
 
 const n = thousands;
 const seqOf = (e: Record<string, unknown>): number | null =>
@@ -31,7 +26,9 @@ type Broken = Extract<ChainCheck, { ok: false }>;
  * entry is on the page. `whole`: the page is the unfiltered trail (no filter, no search), so
  * entries missing between its rows are found too (gapOf). `checkpoints` undefined: not read
  * (yet); it is then not named. With the checkpoints, what the dashboard kept of this appliance's
- * chain (audit-chain-memory.ts) is compared too.
+ * chain (memory.ts) is compared too. `pinnedPem`: the audit key file pinned for this appliance
+ * (one or more PEM keys, keys-file.ts): the checkpoint must verify with one of them, not with a
+ * key the appliance serves.
  */
 export function checkChain(
   entries: unknown[],
@@ -88,14 +85,17 @@ function checkOnce(entries: unknown[], checkpoints: unknown, whole: boolean, pin
   let checked: CheckedCheckpoint | null = null;
   let verified = null;
   const served = servedKeys(checkpoints);
-  const pinned = pinnedPem === null ? null : readPublicKey(pinnedPem);
-  if (typeof pinned === 'string') return { ok: false, seq: null, finding: `the pinned audit key is ${pinned}` };
+  const pinned = pinnedPem === null ? null : pinnedKeysOf(pinnedPem);
+  if (typeof pinned === 'string')
+    return { ok: false, seq: null, finding: `the pinned audit key file is ${pinned}`, unchecked: true };
   if (checkpoints !== undefined) {
-    const c = checkCheckpoint(checkpoints, bySeq, pinned ?? null, served);
+    const c = checkCheckpoint(checkpoints, bySeq, pinned, served);
     if (c && 'finding' in c) return c;
     checked = c;
     const memory = memoryOf([...served.keys()]);
-    const found = keptFinding(memory.kept, checked?.checkpoint ?? null, bySeq) ?? memoryFinding(memory.verified);
+    const listedBefore = firstSeen(checkpoints) < memory.keptAt;
+    const found =
+      keptFinding(memory.kept, checked?.checkpoint ?? null, bySeq, listedBefore) ?? memoryFinding(memory.verified);
     if (found) return found;
     if (checked) moveKept(memory, checked.checkpoint, bySeq);
     verified = memory.verified;
@@ -109,6 +109,15 @@ function checkOnce(entries: unknown[], checkpoints: unknown, whole: boolean, pin
     verified,
     pinned: pinned !== null,
   };
+}
+
+/** memoryChanges() when each checkpoint list answer was first checked: whether it predates a kept checkpoint. */
+const seenAt = new WeakMap<object, number>();
+function firstSeen(list: unknown): number {
+  if (list === null || typeof list !== 'object') return memoryChanges();
+  let at = seenAt.get(list);
+  if (at === undefined) seenAt.set(list, (at = memoryChanges()));
+  return at;
 }
 
 /**
@@ -154,7 +163,7 @@ function servedKeys(list: unknown): Map<string, KeyObject> {
 function checkCheckpoint(
   list: unknown,
   bySeq: Map<number, Record<string, unknown>>,
-  pinned: KeyObject | null,
+  pinned: Map<string, KeyObject> | null,
   served: Map<string, KeyObject>,
 ): CheckedCheckpoint | Broken | null {
   const body = (list ?? {}) as { data?: unknown };
@@ -164,9 +173,13 @@ function checkCheckpoint(
   if (typeof c === 'string') return { ok: false, seq: null, finding: `the newest checkpoint is unusable: ${c}` };
   const broken = (finding: string) => ({ ok: false as const, seq: c.seq, finding });
   const named = displayFingerprint(c.key_fingerprint);
-  const key = pinned ?? served.get(c.key_fingerprint);
-  if (pinned && keyFingerprint(pinned) !== c.key_fingerprint)
-    return broken(`the newest checkpoint is signed by key ${named}, not the audit key pinned for this appliance`);
+  // pinned: only the keys given out of band count, as for audit verify --key
+  const key = (pinned ?? served).get(c.key_fingerprint);
+  if (pinned && !key)
+    return broken(
+      `the newest checkpoint is signed by key ${named}, not the audit key pinned for this appliance ` +
+        '(if its key was rotated, check the new one out of band and pin it)',
+    );
   if (!key) return broken(`the appliance serves no public key ${named} for its checkpoint`);
   if (!checkpointSignatureValid(c, key)) return broken(`the checkpoint's signature does not verify with key ${named}`);
   const entry = bySeq.get(c.seq);

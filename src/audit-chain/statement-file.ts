@@ -1,3 +1,4 @@
+import { chmod, rm, writeFile } from 'node:fs/promises';
 import { asCheckpoint } from './checkpoint.js';
 import { asSignedStatement, statementFileText } from './statement.js';
 
@@ -30,4 +31,25 @@ export function statementFileOf(headers: {
     count: statement.statement.count,
     filtered: Object.keys(statement.statement.filters).length > 0,
   };
+}
+
+/**
+ * Writes FILE.checkpoint.json beside the export `dest` (mode 0600), as `export audit -o` and the
+ * dashboard's export both do, so that `audit verify FILE` finds it. Without a signed statement,
+ * a statement file left beside an earlier export of that name is removed: it would misstate this one.
+ */
+export async function writeStatementFile(
+  dest: string,
+  headers: { statement: string | null; checkpoint: string | null },
+): Promise<{ file: string; seq: number; filtered: boolean } | { file: null; why: string }> {
+  const s = statementFileOf(headers);
+  const file = `${dest}.checkpoint.json`;
+  if (s.text === null) {
+    await rm(file, { force: true });
+    return { file: null, why: s.why };
+  }
+  await writeFile(file, s.text, { mode: 0o600 });
+  // a file that was there before keeps its mode through writeFile: the statement is as private as the export
+  await chmod(file, 0o600);
+  return { file, seq: s.seq, filtered: s.filtered };
 }

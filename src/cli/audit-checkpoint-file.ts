@@ -1,5 +1,4 @@
-import { writeFile } from 'node:fs/promises';
-import { statementFileOf } from '../audit-chain/statement-file.js';
+import { writeStatementFile } from '../audit-chain/statement-file.js';
 import type { DownloadResult } from '../client/download.js';
 import { thousands } from '../text/thousands.js';
 
@@ -9,9 +8,7 @@ import { thousands } from '../text/thousands.js';
  * to print: where it went, or why there is none.
  */
 export async function writeCheckpointFile(dest: string, result: DownloadResult): Promise<string> {
-  const s = statementFileOf(result.auditChain);
-  if (s.text === null) return `  checkpoint none: ${s.why}`;
-  const file = `${dest}.checkpoint.json`;
-  await writeFile(file, s.text, { mode: 0o600 });
-  return `  checkpoint ${file} (signed statement, head #${thousands(s.seq)}${s.filtered ? ', filtered export' : ''})`;
+  const s = await writeStatementFile(dest, result.auditChain);
+  if (s.file === null) return `  checkpoint none: ${s.why}`;
+  return `  checkpoint ${s.file} (signed statement, head #${thousands(s.seq)}${s.filtered ? ', filtered export' : ''})`;
 }

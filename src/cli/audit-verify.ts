@@ -1,8 +1,10 @@
 import { createReadStream, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { keyFingerprint, readPublicKey, type Checkpoint } from '../audit-chain/checkpoint.js';
+import { readKeysFile } from '../audit-chain/keys-file.js';
 import { LiveRefusal, verifyLive } from '../audit-chain/live.js';
 import { readTrail, type TrailFormat } from '../audit-chain/read-trail.js';
+import { trustOfPem } from '../audit-chain/pinned-keys.js';
 import { parseStatementFile } from '../audit-chain/statement.js';
 import { EXIT_STATUS, VERDICT_WORDS } from '../audit-chain/verdict.js';
 import { verifyTrail, type Trust, type VerifyReport } from '../audit-chain/verify-trail.js';
@@ -199,21 +201,12 @@ function printFingerprints(args: string[]): number {
   return 0;
 }
 
-const PEM_BLOCK = /-----BEGIN PUBLIC KEY-----[\s\S]*?-----END PUBLIC KEY-----/g;
-
-/** The keys of a PEM file (one or more blocks), pinned. */
+/** The keys of a PEM file (one or more blocks), pinned: read as the dashboard reads its audit-key. */
 export function pinnedTrust(file: string): Trust {
-  const text = readSmallFile(file, 'the key file', 64 * 1024);
-  const keys: Trust['keys'] = new Map();
-  const blocks = text.match(PEM_BLOCK) ?? [];
-  if (!blocks.length) throw new UsageError(`the key file ${file} is not a PEM public key`);
-  for (const block of blocks.slice(0, 100)) {
-    const key = readPublicKey(block);
-    if (typeof key === 'string') throw new UsageError(`the key file ${file} is ${key}`);
-    keys.set(keyFingerprint(key), key);
-  }
-  const shown = [...keys.keys()].map(displayFingerprint).join(', ');
-  return { keys, pinned: true, source: `the key you pinned (${shown})` };
+  const read = readKeysFile(file);
+  const trust = typeof read === 'string' ? read : trustOfPem(read);
+  if (typeof trust === 'string') throw new UsageError(trust);
+  return trust;
 }
 
 function readSmallFile(file: string, what: string, max: number): string {

@@ -45,6 +45,7 @@ export async function configCommand(argv: string[], env: NodeJS.ProcessEnv = pro
   // what the dashboard would use, in the file's own spelling; token files are paths, never tokens
   const shown = {
     ...(s.demo ? { appliance: 'demo' } : { appliance: s.appliance, url: c.url, ...token, 'ca-file': c['ca-file'] }),
+    'audit-key': s.auditKeyFile,
     'read-only': s.readOnly,
     screen: s.screen ?? screens[0].name,
     refresh: s.refreshMs % 1000 ? `${s.refreshMs}ms` : `${s.refreshMs / 1000}s`,

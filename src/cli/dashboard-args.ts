@@ -9,6 +9,7 @@ import type { DashboardConfig } from '../config-file/schema.js';
 import { intervalMs, MAX_INTERVAL_MS, MIN_INTERVAL_MS } from '../config-file/interval.js';
 import { isThemeName, THEME_NAMES, type ThemeName } from '../ui/theme.js';
 import { UsageError } from './usage-error.js';
+import { readKeysFile, type PinnedAuditKey } from '../audit-chain/keys-file.js';
 import {
   CONNECTION_OPTIONS,
   CONNECTION_USAGE,
@@ -22,7 +23,9 @@ export const DASHBOARD_USAGE = `Usage: appliance-admin [--url URL] [--token-file
        appliance-admin demo [--role it_admin|app_owner|auditor] [--read-only] [--refresh 2s]
 
 ${CONNECTION_USAGE}
-  --appliance NAME   an appliance named in the config file (its URL, token file, CA file, read-only)
+  --appliance NAME   an appliance named in the config file (its URL, token file, CA file, read-only, audit key)
+  --audit-key FILE   the appliance's audit public key (PEM, from audit key -o, compared out of band):
+                     the audit chain's checkpoints must verify with it, not with the keys it serves
   --read-only        never offer changes, whatever the role
   --refresh 2s       poll interval (ms, s or m; default 2s)
   --screen NAME      the screen to start on
@@ -36,6 +39,7 @@ Settings come from, each over the one before: defaults, the config file, the env
 export const DASHBOARD_OPTIONS = {
   ...CONNECTION_OPTIONS,
   appliance: { type: 'string' },
+  'audit-key': { type: 'string' },
   config: { type: 'string' },
   'read-only': { type: 'boolean', default: false },
   refresh: { type: 'string' },
@@ -89,6 +93,8 @@ interface Parsed {
   screen?: string;
   /** the appliance of the config file in use, by name */
   appliance?: string;
+  /** the audit key pinned for it (--audit-key, the appliance's audit-key), read */
+  auditKey?: PinnedAuditKey;
   display: DisplaySettings;
   /** lines for a screen reader instead of frames (src/app/screen-reader/) */
   screenReader: boolean;
@@ -147,11 +153,12 @@ export function argvForAppliance(argv: readonly string[], name: string): string[
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === 'demo' || a === '--insecure-http') continue;
-    if (['--url', '--token-file', '--ca-file', '--appliance', '--role'].includes(a)) {
+    // the audit key pinned for one appliance is not another's
+    if (['--url', '--token-file', '--ca-file', '--appliance', '--role', '--audit-key'].includes(a)) {
       i++;
       continue;
     }
-    if (/^--(url|token-file|ca-file|appliance|role)=/.test(a)) continue;
+    if (/^--(url|token-file|ca-file|appliance|role|audit-key)=/.test(a)) continue;
     out.push(a);
   }
   return [...out, '--appliance', name];
@@ -170,12 +177,25 @@ export function parseDashboardArgs(
 ): Parsed | 'help' {
   const settings = effectiveSettings(argv, env, configFile);
   if (settings === 'help') return settings;
-  const { connection, fileTokenFile, ...rest } = settings;
-  if (rest.demo) return rest;
+  const { connection, fileTokenFile, auditKeyFile, ...rest } = settings;
+  const auditKey = auditKeyFile === undefined ? undefined : readAuditKey(auditKeyFile);
+  const pinned = auditKey ? { auditKey } : {};
+  if (rest.demo) return { ...rest, ...pinned };
   return {
     ...rest,
+    ...pinned,
     ...resolveConnection(connection, env, DASHBOARD_USAGE, fileTokenFile),
   };
+}
+
+/**
+ * The pinned audit key file, read as the dashboard starts (a file that cannot be used stops it,
+ * as a CA file does); its keys are parsed with the chain checks, after the first frame.
+ */
+function readAuditKey(file: string): PinnedAuditKey {
+  const read = readKeysFile(file);
+  if (typeof read === 'string') throw new UsageError(read);
+  return read;
 }
 
 /** The merged settings before anything is read or connected: what `appliance-admin config` shows. */
@@ -213,7 +233,13 @@ export function effectiveSettings(argv: string[], env: NodeJS.ProcessEnv, config
   if (demo) {
     if (values.url || values['token-file'] || values.appliance)
       throw new UsageError('demo runs its own appliance; it takes no --url, --token-file or --appliance');
-    return { ...base, appliance: undefined, connection: {}, fileTokenFile: undefined };
+    return {
+      ...base,
+      appliance: undefined,
+      connection: {},
+      fileTokenFile: undefined,
+      auditKeyFile: values['audit-key'],
+    };
   }
   if (values.role)
     throw new UsageError('--role only applies to demo; against an appliance the role comes from the token');
@@ -230,6 +256,8 @@ export function effectiveSettings(argv: string[], env: NodeJS.ProcessEnv, config
     },
     /** the default appliance's token file, which APPLIANCE_ADMIN_TOKEN overrides */
     fileTokenFile,
+    /** the audit key pinned for this appliance: the flag's, else the chosen appliance's */
+    auditKeyFile: values['audit-key'] ?? appliance?.['audit-key'],
   };
 }
 

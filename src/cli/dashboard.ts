@@ -69,6 +69,7 @@ async function dashboardOnce(argv: string[], dir: string, switchTo: (name: strin
       url: url!,
       token: token!,
       ca: parsed.ca,
+      ...(parsed.auditKey ? { auditKey: parsed.auditKey } : {}),
       session,
       refreshMs: parsed.refreshMs,
       readOnly: parsed.readOnly,

@@ -10,6 +10,8 @@ export interface Fetched {
   data: unknown;
   issues: SchemaIssue[];
   error?: unknown;
+  /** a route checked for integrity (the audit chain): its answer as served, for the checks */
+  served?: unknown;
 }
 
 /**
@@ -22,7 +24,7 @@ export async function fetchScreen(client: ApiClient, screen: AnyScreen): Promise
   for (const request of screen.resources(EMPTY_SCREEN_STATE)) {
     try {
       const r = await client.call(request.route, { params: request.params, query: queryAt(request) });
-      out.push({ request, data: r.data, issues: r.issues });
+      out.push({ request, data: r.data, issues: r.issues, ...(r.served !== undefined ? { served: r.served } : {}) });
     } catch (err) {
       // no answer at all, or a refused token, is the command's failure
       if (!screen.list?.rowsFrom || !(err instanceof ApiError) || err.status === 401) throw err;
@@ -43,6 +45,7 @@ export function fetchedEntries(fetched: Fetched[]): Record<string, ResourceEntry
         error: f.error ?? null,
         status: f.error ? 'error' : 'ok',
         issues: f.issues,
+        ...(f.served !== undefined ? { served: f.served } : {}),
       },
     ]),
   );

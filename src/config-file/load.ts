@@ -125,7 +125,7 @@ function withPathsResolved(c: DashboardConfig, base: string): DashboardConfig {
   const appliances = Object.fromEntries(
     Object.entries(c.appliances ?? {}).map(([name, a]) => [
       name,
-      { ...a, 'token-file': at(a['token-file']), 'ca-file': at(a['ca-file']) },
+      { ...a, 'token-file': at(a['token-file']), 'ca-file': at(a['ca-file']), 'audit-key': at(a['audit-key']) },
     ]),
   );
   return { ...c, appliances, 'export-folder': at(c['export-folder']) };

@@ -42,8 +42,11 @@ const Appliance = z.strictObject(
     'token-file': path.optional().describe('a file holding the bearer token, mode 0600 (never the token itself)'),
     'ca-file': path.optional().describe('PEM CA certificate to trust for the appliance TLS'),
     'read-only': z.boolean({ error: 'expected true or false' }).optional().describe('never offer changes'),
+    'audit-key': path
+      .optional()
+      .describe("the appliance's audit public key(s), PEM, obtained out of band: the audit chain is checked with it"),
   },
-  { error: 'expected an appliance: url, token-file, ca-file, read-only' },
+  { error: 'expected an appliance: url, token-file, ca-file, read-only, audit-key' },
 );
 
 const ScreenPrefs = z.strictObject({

@@ -16,6 +16,8 @@ export const starterConfig = (schema: string): string => `# yaml-language-server
 #     token-file: ~/.config/appliance-admin/prod.token
 #     ca-file: ~/.config/appliance-admin/prod-ca.pem
 #     read-only: true
+#     # its audit key, from appliance-admin audit key --url … -o FILE, fingerprint compared out of band
+#     audit-key: ~/.config/appliance-admin/prod-audit.pem
 
 # The screen to start on (default: the first, overview).
 # screen: keys

@@ -280,6 +280,7 @@ export class Poller {
           stale: false,
           issues: res.issues,
           requestId: res.requestId,
+          served: res.served,
         });
       }
       if (res.unchecked) this.#unchecked.set(key, r);
@@ -296,7 +297,12 @@ export class Poller {
         this.#answersChecked && this.#unchecked.has(key) && err instanceof TransportError && err.kind === 'protocol';
       if (refused) this.#unchecked.delete(key);
       const had = !refused && resources.getState().entries[key]?.data !== undefined;
-      patchEntry(resources, key, { error: err, status: 'error', stale: had, ...(refused ? { data: undefined } : {}) });
+      patchEntry(resources, key, {
+        error: err,
+        status: 'error',
+        stale: had,
+        ...(refused ? { data: undefined, served: undefined } : {}),
+      });
       if (isConnectionFailure(err)) this.#disconnected(err);
       else if (err instanceof ApiError || err instanceof TransportError) this.#connected();
     } finally {

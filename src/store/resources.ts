@@ -36,6 +36,13 @@ export interface ResourceEntry {
   stale: boolean;
   issues: SchemaIssue[];
   requestId: string | undefined;
+  /**
+   * A route checked for integrity (the audit chain: RouteMeta `checked`): its answer as it came off
+   * the wire (ApiClient CallResult.served), kept with `data` (also on a 304 and for the first frame's
+   * read), for the checks only; `data` is what is shown. Checks never read `data`: it is sanitized
+   * and cut for the terminal, and a hash of it would call an intact entry altered.
+   */
+  served?: unknown;
 }
 
 type ConnectionState = 'connecting' | 'ok' | 'down';

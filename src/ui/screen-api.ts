@@ -9,6 +9,7 @@ import type { AuditEntry } from '../contract/index.js';
 import type { CheckedRouteName } from '../contract/route-meta.js';
 import type { DownloadProgress, DownloadResult } from '../client/download.js';
 import type { ResourceEntry, ResourceRequest } from '../store/resources.js';
+import type { PinnedAuditKey } from '../audit-chain/keys-file.js';
 import type { SessionState } from '../store/session.js';
 import type { ScreenUiState } from '../store/ui.js';
 import type { SortState } from './sort.js';
@@ -16,7 +17,7 @@ import type { Tone } from './theme.js';
 import type { FormField, FormValues } from './dialogs/form-model.js';
 import type { MessageChoice } from './dialogs/MessageDialog.js';
 
-export type { ResourceRequest, ResourceEntry, ScreenUiState, Tone, FormField };
+export type { ResourceRequest, ResourceEntry, ScreenUiState, Tone, FormField, PinnedAuditKey };
 
 /** One column of a standard list. Cell text is sanitized and fitted to the width by the table. */
 export interface Column<Row> {
@@ -63,7 +64,7 @@ export interface ListSpec<Row> {
    * rows from all of the screen's resources instead (an overview: a line per thing, and per
    * resource still loading or failed); the list is drawn at once, without waiting for the primary
    */
-  rowsFrom?: (resources: Record<string, ResourceEntry>) => Row[];
+  rowsFrom?: (resources: Record<string, ResourceEntry>, context?: ScreenContext) => Row[];
   /** rows are the dashboard's own action log, newest first (src/store/action-log.ts), not an answer */
   fromActionLog?: boolean;
   columns: Column<Row>[];
@@ -98,8 +99,14 @@ export interface ListSpec<Row> {
   serverFilter?: boolean;
 }
 
+/** What the dashboard was started with that a screen's checks read (not its data). */
+export interface ScreenContext {
+  /** the audit key pinned for this appliance (--audit-key, the config's audit-key): the chain is checked with it */
+  auditKey?: PinnedAuditKey;
+}
+
 /** What a list's summary may read besides its rows. */
-export interface ListView {
+export interface ListView extends ScreenContext {
   /** the primary resource's data as received (envelope included: has_more, next_cursor, …) */
   data: unknown;
   state: ScreenUiState;
@@ -219,6 +226,8 @@ export interface ActionContext {
   readonly exportFolder: string;
   /** the appliance as the header shows it (no credentials): what an evidence pack says it came from */
   readonly applianceUrl: string;
+  /** the audit key pinned for this appliance, if any: V verifies with it rather than the keys it serves */
+  readonly auditKey?: PinnedAuditKey;
   /** writes text to the terminal's clipboard (OSC 52) */
   copy(text: string): void;
   /** opens another screen on a filter / state / row (cross-links: an object's audit history) */

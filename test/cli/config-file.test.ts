@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dashboardArgs, effectiveSettings, readConfigFile } from '../../src/cli/dashboard-args.js';
+import { argvForAppliance, dashboardArgs, effectiveSettings, readConfigFile } from '../../src/cli/dashboard-args.js';
 import { configJsonSchema } from '../../src/config-file/json-schema.js';
 import { KEY_ACTIONS, THEMES } from '../../src/config-file/schema.js';
 import { ensureBuilt, REPO } from '../helpers/child-server.js';
@@ -93,7 +93,7 @@ screens:
     // found through XDG_CONFIG_HOME, as without --config
     const r = await runCli([], { env: { XDG_CONFIG_HOME: home } });
     expect(r.code).toBe(2);
-    const known = 'url, token-file, ca-file, read-only';
+    const known = 'url, token-file, ca-file, read-only, audit-key';
     const line = `${file}: appliances.prod.token: unknown key (the keys here are: ${known})`;
     expect(r.stderr).toBe(`appliance-admin: ${line}\n`);
     expect(r.stdout).toBe('');
@@ -210,6 +210,62 @@ appliances:
     await expect(
       dashboardArgs(['--config', file, '--appliance', 'prod', '--url', 'https://x.example'], env()),
     ).rejects.toThrow('--appliance and --url both name the appliance');
+  });
+
+  it("an appliance's audit-key (beside the file) and --audit-key pin the audit key the dashboard checks the chain with", async () => {
+    const { dir, file } = configDir(
+      `default-appliance: prod
+appliances:
+  prod:
+    url: https://prod.example
+    token-file: prod.token
+    audit-key: prod-audit.pem
+  lab:
+    url: https://lab.example
+    token-file: prod.token
+    audit-key: missing.pem
+`,
+      { 'prod.token': 'aat_prod' },
+    );
+    const pem =
+      '-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA3/H9AVJVeDD5UE8PfLVBBsOMmkNxmz/dyS8dO2Ef9X4=\n-----END PUBLIC KEY-----\n';
+    writeFileSync(join(dir, 'prod-audit.pem'), pem);
+    writeFileSync(join(dir, 'other.pem'), `${pem}${pem}`);
+    writeFileSync(join(dir, 'not-a-key.pem'), 'hello');
+    // the default appliance's key, by its path beside the config file, read as the dashboard starts
+    expect(await dashboardArgs(['--config', file], env())).toMatchObject({
+      appliance: 'prod',
+      auditKey: { file: join(dir, 'prod-audit.pem'), pem },
+    });
+    // the flag over the file's; with --url (the default appliance left out) only the flag pins one
+    expect(await dashboardArgs(['--config', file, '--audit-key', join(dir, 'other.pem')], env())).toMatchObject({
+      auditKey: { file: join(dir, 'other.pem') },
+    });
+    const other = await dashboardArgs(
+      ['--config', file, '--url', 'https://other.example', '--token-file', join(dir, 'prod.token')],
+      env(),
+    );
+    expect(other !== 'help' && other.auditKey).toBeUndefined();
+    // a key file that cannot be used stops the dashboard before it starts, naming it
+    await expect(dashboardArgs(['--config', file, '--appliance', 'lab'], env())).rejects.toThrow(
+      `cannot read the key file ${join(dir, 'missing.pem')}`,
+    );
+    await expect(dashboardArgs(['--config', file, '--audit-key', join(dir, 'not-a-key.pem')], env())).rejects.toThrow(
+      `the key file ${join(dir, 'not-a-key.pem')} is not a PEM public key`,
+    );
+    await expect(dashboardArgs(['--config', file, '--audit-key', dir], env())).rejects.toThrow(
+      `the key file ${dir} is not a regular file`,
+    );
+    // `:appliance NAME` starts again without the key pinned for this one
+    expect(argvForAppliance(['--audit-key', 'a.pem', '--refresh', '1s', '--audit-key=b.pem'], 'lab')).toEqual([
+      '--refresh',
+      '1s',
+      '--appliance',
+      'lab',
+    ]);
+    // config shows it by its path
+    const r = await runCli(['config', '--config', file]);
+    expect(r.stdout).toContain(`audit-key: ${join(dir, 'prod-audit.pem')}\n`);
   });
 
   it('flags override the environment and the file', async () => {

@@ -12,6 +12,7 @@ import type { SignInSetup } from '../../src/app/sign-in.js';
 import type { DisplaySettings } from '../../src/cli/dashboard-args.js';
 import { screens as allScreens } from '../../screens/index.js';
 import type { TestServer } from './server.js';
+import type { PinnedAuditKey } from '../../src/audit-chain/keys-file.js';
 
 /** A terminal of a given size, like ink-testing-library's, that can also be resized. */
 class FakeStdout extends EventEmitter {
@@ -142,6 +143,8 @@ export interface DashboardOptions {
   exportFolder?: string;
   /** the first answers read as sent, as the CLI's start does (ApiClient.deferChecks), until deps.poller.firstFrameDrawn() */
   deferChecks?: boolean;
+  /** the audit key pinned for the appliance (--audit-key, the config's audit-key), as read */
+  auditKey?: PinnedAuditKey;
 }
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
@@ -175,6 +178,7 @@ export function renderDashboard(o: DashboardOptions): DashboardHarness {
     exportFolder: o.exportFolder,
     clipboard: (text) => clipboard.push(text),
     settings: o.settings,
+    ...(o.auditKey ? { auditKey: o.auditKey } : {}),
   });
   const stdout = new FakeStdout(o.columns ?? 120, o.rows ?? 32);
   const stdin = new FakeStdin();

@@ -7,20 +7,20 @@ import { chainCheckOf, chainCheckSettled, loadChainCheck } from '../../screens/s
  */
 describe('loading the chain check', () => {
   afterEach(() => {
-    vi.doUnmock('../../screens/shared/audit-chain-check.js');
+    vi.doUnmock('../../src/audit-chain/page-check.js');
   });
 
   it('a failed load leaves the chain unchecked, rejects nothing unhandled, and the next call loads it', async () => {
-    vi.doMock('../../screens/shared/audit-chain-check.js', () => {
+    vi.doMock('../../src/audit-chain/page-check.js', () => {
       throw new Error('module runner closed');
     });
     loadChainCheck();
     await chainCheckSettled();
-    expect(chainCheckOf([])).toBeUndefined();
+    expect(chainCheckOf({ data: [] }, undefined, { whole: true })).toBeUndefined();
 
-    vi.doUnmock('../../screens/shared/audit-chain-check.js');
+    vi.doUnmock('../../src/audit-chain/page-check.js');
     loadChainCheck();
     await chainCheckSettled();
-    expect(chainCheckOf([], undefined, { whole: true })).toMatchObject({ ok: true, firstSeq: null });
+    expect(chainCheckOf({ data: [] }, undefined, { whole: true })).toMatchObject({ ok: true, firstSeq: null });
   });
 });

@@ -70,11 +70,14 @@ async function auditScreen(suite: ScreenSuite): Promise<DashboardHarness> {
   return d;
 }
 
-/** V's findings, the dialog's wrapped lines read as one. */
+/**
+ * V's findings, the dialog's wrapped lines read as one: its own, or the appliance's refusal to
+ * export a trail that does not extend what it signed (src/server/audit-chain/extends.ts).
+ */
 async function verify(d: DashboardHarness): Promise<string> {
   await d.press('V');
-  const f = (await d.waitForText(/\d+ findings?:/, 15_000)).replace(/[│\s]+/g, ' ');
-  expect(f).toContain('CHAIN BROKEN');
+  const f = (await d.waitForText(/\d+ findings?:|will not sign its audit trail/, 15_000)).replace(/[│\s]+/g, ' ');
+  expect(f).toContain('✕ ERROR CHAIN BROKEN BROKEN OR INCOMPLETE: ');
   await d.press('esc');
   return f;
 }
@@ -147,24 +150,25 @@ describe('two entries swapped', () => {
 
 describe('the tail cut, the appliance keeping its checkpoints', () => {
   const suite = trailSuite();
-  it("V finds it by the appliance's own signed checkpoint beyond the trail's end", async () => {
+  it('V says the appliance refuses the cut trail; the audit screen and the overview keep CHAIN BROKEN', async () => {
     // nothing seen before the cut: the appliance's checkpoints tell (and the one kept on the way, now)
     tamper(suite.db, `DELETE FROM audit WHERE seq > ${HEAD - 3}`);
     const d = await auditScreen(suite);
     await d.waitForText(new RegExp(`chain checks out \\(page #\\d+–#${HEAD - 3}\\) · checkpoint #${HEAD} signed`));
     const f = await verify(d);
-    // V's own export grew the trail again by one entry from the cut
-    expect(f).toMatch(
-      new RegExp(`the trail ends at #${HEAD - 2} but the checkpoint of .+? signed #${HEAD} \\(the tail is cut\\)`),
-    );
-    await d.waitForText(`CHAIN BROKEN at #${HEAD}: the appliance's newest checkpoint is #${HEAD - 2}`);
-    await overviewSays(suite, new RegExp(`CRIT\\s+Audit chain broken at #${HEAD}\\s+.*the trail was cut since`));
+    // the appliance itself will not export (nor sign) a trail that does not extend its last checkpoint
+    expect(f).toMatch(new RegExp(`will not sign its audit trail: the trail ends at #\\d+, before #${HEAD}`));
+    // a failed V keeps the header and the overview saying CHAIN BROKEN for the run
+    await d.waitForText(/CHAIN BROKEN at #\d+: the appliance will not sign its audit trail: .* \(V\)/);
+    await overviewSays(suite, /CRIT\s+Audit chain broken at #\d+\s+the appliance will not sign its audit trail/);
+    // and the appliance's own refusal (its audit-chain component down) has a line of its own
+    await overviewSays(suite, /CRIT\s+Audit chain\s+refused by the appliance: the trail does not extend/);
   });
 });
 
 describe('the tail cut with the checkpoints after it', () => {
   const suite = trailSuite();
-  it('V finds it by the checkpoint the dashboard kept earlier', async () => {
+  it('the page check finds it by the checkpoint the dashboard kept earlier; V says the appliance refuses it', async () => {
     const before = await auditScreen(suite);
     await before.waitForText(`checkpoint #${HEAD} signed`);
     await suite.unmount();
@@ -177,34 +181,28 @@ describe('the tail cut with the checkpoints after it', () => {
     // the appliance never removes a checkpoint: one it signed and no longer lists is a break already
     await d.waitForText(`CHAIN BROKEN at #${HEAD}: the appliance lists no checkpoint, but it signed #${HEAD} earlier`);
     const f = await verify(d);
-    expect(f).toContain(
-      `the file ends at #${HEAD - 2} but the kept checkpoint was at #${HEAD} (the trail was cut since)`,
-    );
-    expect(f).not.toContain('(the tail is cut)');
-    await d.waitForText(
-      `CHAIN BROKEN at #${HEAD}: the appliance's newest checkpoint is #${HEAD - 2}, but it signed #${HEAD} earlier`,
-    );
-    await overviewSays(suite, new RegExp(`CRIT\\s+Audit chain broken at #${HEAD}\\s+.*the trail was cut since`));
+    expect(f).toMatch(new RegExp(`will not sign its audit trail: the trail ends at #\\d+, before #${HEAD}`));
+    await d.waitForText(`CHAIN BROKEN at #${HEAD}: the appliance lists no checkpoint, but it signed #${HEAD} earlier`);
+    await overviewSays(suite, new RegExp(`CRIT\\s+Audit chain broken at #${HEAD}\\s+.*its checkpoints were removed`));
   });
 });
 
 describe('the whole trail replaced by a consistently re-hashed forgery', () => {
   const suite = trailSuite();
-  it("the page check and V find it by the appliance's own signed checkpoints", async () => {
+  it("the page check finds it by the appliance's own signed checkpoint; V says the appliance refuses it", async () => {
     await forge(suite);
     const d = await auditScreen(suite);
     await d.waitForText(`CHAIN BROKEN at #${HEAD}: the entry is not what the signed checkpoint recorded`);
     const f = await verify(d);
-    expect(f).toMatch(
-      new RegExp(`entry #${HEAD} is not what the checkpoint of .+? signed: the trail was rewritten after it`),
-    );
+    expect(f).toContain(`will not sign its audit trail: entry #${HEAD} is not what this appliance signed`);
+    await d.waitForText(`CHAIN BROKEN at #${HEAD}: the entry is not what the signed checkpoint recorded`);
     await overviewSays(suite, new RegExp(`CRIT\\s+Audit chain broken at #${HEAD}`));
   });
 });
 
 describe('a forgery with every checkpoint removed', () => {
   const suite = trailSuite();
-  it('the page check and V find it by the checkpoint the dashboard kept earlier', async () => {
+  it('the page check finds it by the checkpoint the dashboard kept earlier; V says the appliance refuses it', async () => {
     const before = await auditScreen(suite);
     await before.waitForText(`checkpoint #${HEAD} signed`);
     await suite.unmount();
@@ -216,8 +214,8 @@ describe('a forgery with every checkpoint removed', () => {
         'the trail was rewritten since',
     );
     const f = await verify(d);
-    expect(f).toContain(`entry #${HEAD} is no longer what the kept checkpoint recorded: the trail was rewritten since`);
-    expect(f).not.toContain('signed: the trail was rewritten after it');
+    expect(f).toContain(`will not sign its audit trail: entry #${HEAD} is not what this appliance signed`);
+    await d.waitForText(`CHAIN BROKEN at #${HEAD}: entry #${HEAD} is no longer what the checkpoint kept earlier`);
     await overviewSays(suite, new RegExp(`CRIT\\s+Audit chain broken at #${HEAD}\\s+.*rewritten since`));
   });
 });

@@ -46,15 +46,22 @@ describe('audit screen: the chain', () => {
     const top = maxSeq();
     const f = await d.waitForText(/chain checks out.*checkpoint #/);
     expect(f).toContain(`chain checks out (page #${n(top - 49)}–#${n(top)})`);
-    expect(f).toMatch(new RegExp(`checkpoint #${n(newestCheckpoint())} signed \\d+ (s|min) ago`));
+    // no audit key pinned: the header says the checkpoint's key is only the appliance's own
+    expect(f).toMatch(
+      new RegExp(
+        `checkpoint #${n(newestCheckpoint())} signed \\d+ (s|min) ago by the appliance's key \\(not pinned\\)`,
+      ),
+    );
     expect(f).not.toContain('CHAIN BROKEN');
     await d.unmount();
 
-    // an intact chain adds no line to the overview, only a headline figure
+    // the overview always says the chain's state, short: intact, its checkpoint, and that no key is pinned
     const o = suite.render({ columns: 200 });
-    const board = await o.waitForText(/Audit chain\s+intact to #.*signed checkpoint/);
+    const board = await o.waitForText(/Audit chain\s+intact to #.* · checkpoint #/);
     expect(board).toMatch(
-      new RegExp(`OK\\s+Audit chain\\s+intact to #${n(maxSeq())} \\(the newest page and its signed`),
+      new RegExp(
+        `OK\\s+Audit chain\\s+intact to #${n(maxSeq())} · checkpoint #${n(newestCheckpoint())} by a key not pinned`,
+      ),
     );
     expect(board).not.toContain('CRIT');
   });
@@ -67,10 +74,20 @@ describe('audit screen: the chain', () => {
     const f = (await d.waitForText('Audit trail verified', 10_000)).replace(/[│\s]+/g, ' ');
     // the export itself is audited and signed: the trail verified ends at that checkpoint
     const top = maxSeq();
-    expect(f).toMatch(new RegExp(`verified: entries #1–#${n(top)} complete and unaltered; checkpoint #${n(top)}`));
-    expect(f).toContain('the key was served by the appliance (pin it with audit verify --key)');
+    // the key is the one the appliance serves: verified, but not the pinned answer (warn), with how to pin
+    expect(f).toContain('▲ NOTE Audit trail verified with an unpinned key');
+    expect(f).toMatch(
+      new RegExp(
+        `verified with an unpinned key: the whole trail, entries #1–#${n(top)} \\(${n(top)}\\), complete and unaltered; signed by key SHA256:`,
+      ),
+    );
+    expect(f).toContain('pin the key: appliance-admin audit key --url … -o appliance.pem');
     await d.press('esc');
-    await d.waitForText(`chain verified to #${n(top)} (`);
+    await d.waitForText(
+      new RegExp(
+        `chain verified to #${n(top)} \\(\\d+ s ago\\) · checkpoint #${n(top)} signed \\d+ s ago by the appliance's key \\(not pinned\\)`,
+      ),
+    );
   });
 
   it("E's explanation at 80 columns is one paragraph, each line filled before the next starts", async () => {

@@ -114,7 +114,8 @@ function healthy(): Required<TriageInput> {
       ]),
     ),
     routing: ok(page<RoutingEntry>([])),
-    denied: ok(summary('actor', null, [])),
+    denied: ok(summary('actor', 'action', [])),
+    authRefused: ok(page([])),
     auditNewest: ok(page([])),
     auditCheckpoint: ok({ ...page([]), public_keys: [] }),
   };
@@ -487,8 +488,79 @@ describe('triage()', () => {
       severity: 'warn',
       count: 5,
       window: 'last 24 h',
-      reason: '5 requests refused for lack of permission; top actor mallory@corp.example (4)',
+      reason: '5 requests refused for lack of permission (403); top actor mallory@corp.example (4)',
       link: { screen: 'audit', extra: { range: '24h', filters: { outcome: 'denied' } } },
+    });
+  });
+
+  it('denied attempts count 403s and 401s apart: a 401 is an auth.refused entry per source and minute, with its count', () => {
+    const refused = (source_ip: string | null, count: number, more: Record<string, unknown> = {}) => ({
+      action: 'auth.refused',
+      actor: { subject: 'anonymous', role: null },
+      outcome: 'denied',
+      status: 401,
+      source_ip,
+      details: { count, first_at: NOW, last_at: NOW, reasons: { unknown: count }, ...more },
+    });
+    // three auth.refused entries (two sources, one of them in two minutes) and four 403s
+    const denied = summary('actor', 'action', [
+      { key: 'anonymous', count: 3, sub: [{ key: 'auth.refused', count: 3 }] },
+      { key: 'mallory@corp.example', count: 3, sub: [{ key: 'gateway.key.create', count: 3 }] },
+      { key: 'bob@corp.example', count: 1, sub: [{ key: 'channel.update', count: 1 }] },
+    ]);
+    const authRefused = page([refused('10.0.0.9', 120), refused('10.0.0.9', 30), refused('10.0.0.7', 2)]);
+    const line = byKey({ ...healthy(), denied: ok(denied), authRefused: ok(authRefused) }).get('denied');
+    expect(line).toMatchObject({
+      severity: 'warn',
+      what: 'Denied attempts',
+      reason:
+        '4 requests refused for lack of permission (403); top actor mallory@corp.example (3) · ' +
+        '152 requests without a valid token (401) from 2 sources',
+      count: 156,
+      window: 'last 24 h',
+    });
+    // only 401s: the anonymous actor is not a top actor, and no 403 is claimed; past the appliance's
+    // cap of sources, one entry without a source says how many; more than a page: "at least"
+    const only401 = byKey({
+      ...healthy(),
+      denied: ok(
+        summary('actor', 'action', [{ key: 'anonymous', count: 2, sub: [{ key: 'auth.refused', count: 2 }] }]),
+      ),
+      authRefused: ok({ ...page([refused('10.0.0.9', 5), refused(null, 900, { sources: 1000 })]), has_more: true }),
+    }).get('denied');
+    expect(only401?.reason).toBe('at least 905 requests without a valid token (401) from 1,001 sources');
+    expect(only401?.count).toBe(905);
+    // neither: no line
+    expect(byKey(healthy()).has('denied')).toBe(false);
+  });
+
+  it('the audit chain component of /deployment: down is the appliance refusing its trail (CRIT), degraded a signing failure (WARN)', () => {
+    const down = byKey({
+      ...healthy(),
+      deployment: ok(
+        deployment('degraded', [
+          { name: 'audit-chain', status: 'down', message: 'the trail does not extend the last checkpoint (#40)' },
+        ]),
+      ),
+    }).get('component:audit-chain');
+    expect(down).toMatchObject({
+      severity: 'crit',
+      what: 'Audit chain',
+      reason: 'refused by the appliance: the trail does not extend the last checkpoint (#40)',
+      link: { screen: 'deployment' },
+    });
+    const degraded = byKey({
+      ...healthy(),
+      deployment: ok(
+        deployment('degraded', [
+          { name: 'audit-chain', status: 'degraded', message: 'audit checkpoints cannot be signed (EACCES)' },
+        ]),
+      ),
+    }).get('component:audit-chain');
+    expect(degraded).toMatchObject({
+      severity: 'warn',
+      what: 'Audit chain',
+      reason: 'checkpoints not signed: audit checkpoints cannot be signed (EACCES)',
     });
   });
 

@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { ApiError, TransportError } from '../../../src/client/errors.js';
 import type { ActionContext, ScreenAction } from '../../../src/ui/screen-api.js';
+import type { DownloadResult } from '../../../src/client/download.js';
 import { bytes } from '../../../src/ui/format.js';
 import { countCsvRecords, countJsonlRecords } from '../../../src/text/record-count.js';
 import { isoSeconds } from '../../../src/text/time-input.js';
@@ -123,6 +124,7 @@ async function runExport(
     p.close();
   }
   const rows = await (format === 'csv' ? countCsvRecords : countJsonlRecords)(createReadStream(dest));
+  const statement = spec.exportRoute === 'exportAudit' ? await statementLines(result, dest) : [];
   return {
     title: 'Export written',
     tone: 'ok' as const,
@@ -131,11 +133,33 @@ async function runExport(
       `bytes   ${thousands(result.bytes)} (${bytes(result.bytes)})`,
       `path    ${result.path}`,
       `sha256  ${result.sha256}`,
+      ...statement,
       '',
       `${format}, oldest first; ${describeFilters(spec, h, start)}.`,
       `The appliance records the export itself in the audit trail (${spec.kind}.export${result.requestId ? `, request ${result.requestId}` : ''}).`,
     ],
   };
+}
+
+/**
+ * An audit export's FILE.checkpoint.json, written beside it as `export audit -o FILE` writes it (the
+ * appliance's signed statement of what the file holds), so that `audit verify FILE --key K` checks
+ * this export as it checks the CLI's; the lines saying where it went, or why there is none.
+ */
+async function statementLines(result: DownloadResult, dest: string): Promise<string[]> {
+  // with node:crypto, which the dashboard loads only when it is used
+  const { writeStatementFile } = await import('../../../src/audit-chain/statement-file.js');
+  let s;
+  try {
+    s = await writeStatementFile(dest, result.auditChain);
+  } catch (err) {
+    return [`checkpoint not written: ${fsWords(err as NodeJS.ErrnoException)}; audit verify cannot check this export`];
+  }
+  if (s.file === null) return [`checkpoint none: ${s.why}`];
+  return [
+    `checkpoint ${s.file} (signed statement, head #${thousands(s.seq)}${s.filtered ? ', filtered export' : ''})`,
+    `check it with appliance-admin audit verify ${dest} --key KEY.pem`,
+  ];
 }
 
 /** Refuses a destination that cannot be written, in words; true when a file is already there. */
