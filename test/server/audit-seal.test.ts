@@ -90,9 +90,10 @@ describe('the seal', () => {
       expect(r.status).toBe(500);
       expect(r.json.code).toBe(CHAIN_REFUSED_CODE);
       expect(r.json.detail).toMatch(/^the appliance will not sign its audit trail: /);
-      const seals = t.server.db
-        .prepare("SELECT outcome, status FROM audit WHERE action = 'audit.seal'")
-        .all() as { outcome: string; status: number }[];
+      const seals = t.server.db.prepare("SELECT outcome, status FROM audit WHERE action = 'audit.seal'").all() as {
+        outcome: string;
+        status: number;
+      }[];
       expect(seals).toEqual([{ outcome: 'failed', status: 500 }]);
     } finally {
       await t.close();
