@@ -39,14 +39,26 @@ export async function startTestServer(
     demo?: boolean;
     logger?: Logger;
     dataDir?: string;
-    /** the clock refused requests are counted by, per minute */
+    /**
+     * The clock refused requests (401) are counted by, per minute. By default it stands still at the
+     * server's start, so that a minute's auth.refused entry is written only at close: a test that
+     * sends a bad token and then reads the trail whole never finds one written in between.
+     * test/server/auth-refused.test.ts moves its own.
+     */
     now?: () => number;
   } = {},
 ): Promise<TestServer> {
   const root = tempDir('aa-test');
   const dataDir = opts.dataDir ?? `${root}/data`;
   const config = opts.config ? opts.config(root) : fixtureConfig(root);
-  const server = await buildServer({ dataDir, config, demo: opts.demo, logger: opts.logger, now: opts.now });
+  const startedAt = Date.now();
+  const server = await buildServer({
+    dataDir,
+    config,
+    demo: opts.demo,
+    logger: opts.logger,
+    now: opts.now ?? (() => startedAt),
+  });
   await server.app.listen({ port: 0, host: '127.0.0.1' });
   const addr = server.app.server.address() as { port: number };
   const url = `http://127.0.0.1:${addr.port}`;
