@@ -32,6 +32,27 @@ export default tseslint.config(
     },
   },
   {
+    // the audit chain's scheme is imported by the server, the CLI and the dashboard, and imports only the
+    // contract and the text utilities below it (issue 36; issue 38 draws the other rooms)
+    files: ['src/audit-chain/**/*.ts'],
+    rules: {
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            {
+              target: './src/audit-chain',
+              from: './src',
+              except: ['./audit-chain', './contract', './text'],
+              message: 'src/audit-chain imports only src/contract and src/text',
+            },
+            { target: './src/audit-chain', from: './screens', message: 'src/audit-chain imports no screen' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // tests read JSON answers whose shape the assertions themselves check
     files: ['test/**/*.{ts,tsx}'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
