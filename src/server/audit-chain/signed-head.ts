@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { asCheckpoint, checkpointSignatureValid, type Checkpoint } from '../../audit-chain/checkpoint.js';
 import { writeOwnedPrivateFile } from '../db/data-dir.js';
 import type { Db } from '../db/open.js';
-import type { ChainHead } from './chain.js';
+import { readHead, type ChainHead } from './chain.js';
 import type { SigningKey } from './keys.js';
 
 /**
@@ -34,8 +34,8 @@ function readKept(dataDir: string): Checkpoint | null {
  * Where the check starts: the newest of the kept checkpoint and the newest one in the table signed
  * with `key` (which only this appliance can have made, so a forger cannot move it forward). With
  * neither (a database that had no checkpoint yet, or one from before the kept file existed), the
- * newest checkpoint any listed key signed, else the chain's migration entry, else the genesis: taken
- * on first use, and kept from then on.
+ * newest checkpoint any listed key signed, else the head itself: taken on first use, and kept from
+ * then on.
  */
 export function lastSigned(db: Db, dataDir: string, key: SigningKey): ChainHead {
   const kept = readKept(dataDir);
@@ -62,10 +62,9 @@ function firstUse(db: Db): ChainHead {
     )
     .all() as (Checkpoint & { pem: string })[];
   for (const r of rows) if (checkpointSignatureValid(r, createPublicKey(r.pem))) return { seq: r.seq, hash: r.hash };
-  const migrated = db
-    .prepare("SELECT seq, hash FROM audit WHERE action = 'audit.chain.migrate' ORDER BY seq DESC LIMIT 1")
-    .get() as ChainHead | undefined;
-  return migrated ?? { seq: 0, hash: '0'.repeat(64) };
+  // nothing was ever signed: there is nothing to hold the trail to, and it is taken as it is (checking a
+  // million entries from the genesis would hold the server for seconds and prove nothing more)
+  return readHead(db);
 }
 
 /**
