@@ -73,13 +73,13 @@ export function fit(s: string, width: number, align: 'left' | 'right' = 'left'):
   return align === 'right' ? pad + t : t + pad;
 }
 
-const BREAK_AFTER = /(?<=[ ,;{}[\]]|(?<!\d):|:(?!\d))/;
+const BREAK_AFTER = /(?<=[ ;{}[\]]|(?<!\d),|,(?!\d)|(?<!\d):|:(?!\d))/;
 
 /**
  * Wraps `s` into lines of at most `width` columns, breaking after a space or punctuation where it
- * can (compact JSON has no spaces: it breaks after its commas and colons, but not after a colon
- * between digits, which keeps a time such as 2026-11-26T21:33:39.181Z whole), inside a token only
- * when the token alone is wider than a line.
+ * can (compact JSON has no spaces: it breaks after its commas and colons, but not after a comma or
+ * colon between digits, which keeps a count such as 55,560 and a time such as 2026-11-26T21:33:39.181Z
+ * whole), inside a token only when the token alone is wider than a line.
  */
 export function wrapText(s: string, width: number): string[] {
   if (width <= 0) return [s];

@@ -15,4 +15,9 @@ describe('wrapText', () => {
     ]);
     expect(wrapText('{"a_rather_long_key_name":12}', 20)).toEqual(['{', '"a_rather_long_key_n', 'ame":12}']);
   });
+
+  it('keeps a count with thousands separators whole (V said "(55," on one line and "560)" on the next)', () => {
+    const lines = wrapText('the whole trail, entries #1–#55,560 (55,560), complete and unaltered', 44);
+    expect(lines).toEqual(['the whole trail, entries #1–#55,560', '(55,560), complete and unaltered']);
+  });
 });
