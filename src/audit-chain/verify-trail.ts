@@ -109,7 +109,9 @@ export async function verifyTrail(
     else unlisted++;
   };
 
-  const signer = signerOf(o, findings, unknowns);
+  const signer = claimOf(o);
+  findings.push(...signer.findings);
+  unknowns.push(...signer.unknowns);
   const claim = signer.claim;
   if (claim && o.asked && filterWords(claim.filters) !== filterWords(sorted(o.asked)))
     findings.push(
@@ -118,10 +120,11 @@ export async function verifyTrail(
     );
 
   const digest = claim && claim.digest !== null ? selectionDigest() : null;
-  // the whole trail, or a time range (seq is written in time order), must be a run: gaps in it are
-  // entries missing, whatever the statement says of itself; only another filter makes a selection
-  const chained = claim !== null && (claim.contiguous || Object.keys(claim.filters).every((f) => TIME_FILTERS.has(f)));
+  // the whole trail must be a run: a gap in it is entries missing, whatever the statement says of itself.
+  // A time range is one when the appliance signs it so; when the clock stepped back inside it, it signs
+  // the range as a selection (its digest), as it does for any other filter
   const wholeTrail = claim !== null && Object.keys(claim.filters).length === 0;
+  const chained = claim !== null && (claim.contiguous || wholeTrail);
   const signedAt = new Map((o.signed ?? []).map((c) => [c.seq, c]));
   let entries = 0;
   let firstSeq: number | null = null;
@@ -228,15 +231,9 @@ export async function verifyTrail(
     if (o.since) sinceFindings(o.since, claim, sinceHash, findings, unknowns);
     notes.push(...scopeNotes(claim, scope));
   } else if (o.since) unknowns.push('the kept checkpoint cannot be compared with a file nothing signed');
-  if (o.since) keptSignatureFindings(o.since, o.trust, findings);
+  if (o.since) keptSignatureFindings(o.since, o.trust, findings, unknowns);
 
-  const verdict: Verdict = findings.length
-    ? 'broken'
-    : unknowns.length
-      ? 'cannot-check'
-      : o.trust.pinned
-        ? 'verified'
-        : 'verified-unpinned';
+  const verdict = verdictOf(findings, unknowns, o.trust.pinned);
   const proven =
     verdict === 'verified' || verdict === 'verified-unpinned' ? provenWords(claim!, o.trust, signer) : null;
   return {
@@ -253,33 +250,45 @@ export async function verifyTrail(
   };
 }
 
+/** Broken over could not check over verified; verified only with a pinned key. */
+export const verdictOf = (findings: string[], unknowns: string[], pinned: boolean): Verdict =>
+  findings.length ? 'broken' : unknowns.length ? 'cannot-check' : pinned ? 'verified' : 'verified-unpinned';
+
 const sorted = (f: Record<string, string>) =>
   Object.fromEntries(Object.entries(f).sort(([a], [b]) => (a < b ? -1 : 1))) as Record<string, string>;
 
-/** The claim the file is checked against, once its signature verified with a trusted key. */
-function signerOf(
-  o: VerifyOptions,
-  findings: string[],
-  unknowns: string[],
-): { claim: ExportStatement | null; fingerprint: string | null } {
+/**
+ * The claim a file is checked against, once its signature verified with a trusted key (null, with
+ * why, when it did not): a live verify asks for it before it reads, so that nothing unsigned says
+ * how much to read.
+ */
+export function claimOf(o: Pick<VerifyOptions, 'statement' | 'checkpoint' | 'trust'>): {
+  claim: ExportStatement | null;
+  fingerprint: string | null;
+  findings: string[];
+  unknowns: string[];
+} {
+  const findings: string[] = [];
+  const unknowns: string[] = [];
+  const none = { claim: null, fingerprint: null, findings, unknowns };
   const signed = o.statement ?? o.checkpoint;
   if (!signed) {
     findings.push(
       'no signed statement: nothing the appliance signed says what this file holds, so it cannot be proven ' +
         'complete (a cut or a forged file would look the same)',
     );
-    return { claim: null, fingerprint: null };
+    return none;
   }
   const what = o.statement ? "the export's signed statement" : "the export's checkpoint";
   const fingerprint = signed.key_fingerprint;
   const problem = keyProblem(fingerprint, o.trust);
   if (problem === 'no keys') {
     unknowns.push(`no public key to check ${what} with: give the appliance's key (--key)`);
-    return { claim: null, fingerprint: null };
+    return none;
   }
   if (problem) {
     findings.push(`${what} ${problem}`);
-    return { claim: null, fingerprint: null };
+    return none;
   }
   const key = o.trust.keys.get(fingerprint)!;
   const valid = o.statement ? statementSignatureValid(o.statement, key) : checkpointSignatureValid(o.checkpoint!, key);
@@ -287,9 +296,14 @@ function signerOf(
     findings.push(
       `${what}'s signature does not verify with key ${displayFingerprint(fingerprint)}: it was changed after signing`,
     );
-    return { claim: null, fingerprint: null };
+    return none;
   }
-  return { claim: o.statement ? o.statement.statement : wholeTrailClaim(o.checkpoint!, 'jsonl'), fingerprint };
+  return {
+    claim: o.statement ? o.statement.statement : wholeTrailClaim(o.checkpoint!, 'jsonl'),
+    fingerprint,
+    findings,
+    unknowns,
+  };
 }
 
 /** Why `fingerprint` is not a key `trust` holds ('no keys' when it holds none at all), or null. */
@@ -303,8 +317,12 @@ function keyProblem(fingerprint: string, trust: Trust): string | null {
     : `is signed by key ${displayFingerprint(fingerprint)}, which is not among ${trust.source} (${held})`;
 }
 
-function keptSignatureFindings(kept: Checkpoint, trust: Trust, findings: string[]): void {
+function keptSignatureFindings(kept: Checkpoint, trust: Trust, findings: string[], unknowns: string[]): void {
   const problem = keyProblem(kept.key_fingerprint, trust);
+  if (problem === 'no keys') {
+    unknowns.push(`no public key to check the kept checkpoint #${n(kept.seq)} with: give the appliance's key (--key)`);
+    return;
+  }
   if (problem === null && checkpointSignatureValid(kept, trust.keys.get(kept.key_fingerprint)!)) return;
   findings.push(
     problem && problem !== 'no keys'
@@ -364,6 +382,11 @@ function scopeNotes(claim: ExportStatement, scope: ReturnType<typeof scopeOf>): 
       ? [`a time range: whether entries ${outside.join(' or ')} were removed is not part of this export`]
       : [];
   }
+  if (scope.kind === 'selection' && Object.keys(claim.filters).every((f) => TIME_FILTERS.has(f)))
+    return [
+      'a time range the appliance could not sign as a run of the trail (its clock stepped back inside it): its ' +
+        'entries are checked as a selection, against the signed digest; verify the whole trail to see around them',
+    ];
   if (scope.kind === 'selection')
     return [
       'a filtered export: the entries between those selected are not in it, so it cannot show the trail around ' +

@@ -112,7 +112,7 @@ async function verifyUrl(
   try {
     const report = await verifyLive(
       {
-        checkpointPage: (after) => appliance.json('/audit/checkpoints', { limit: 500, after }),
+        newestCheckpoint: (signal) => appliance.json('listAuditCheckpoints', { limit: 1 }, signal),
         exportJsonl: async (signal) => {
           const res = await appliance.get('exportAudit', { format: 'jsonl' }, signal);
           const wrongType = exportTypeProblem('jsonl', headerOf(res.headers, 'content-type'));
@@ -130,7 +130,7 @@ async function verifyUrl(
     clearProgress();
     if (err instanceof LiveRefusal) {
       printOut(err.message);
-      return finish('broken', 1);
+      return finish(err.verdict, EXIT_STATUS[err.verdict]);
     }
     if (err instanceof ApiError || err instanceof TransportError) {
       reportClientError(err, 'audit verify', connection.credential);

@@ -125,24 +125,40 @@ describe('audit verify --url', () => {
     expect(r.code).toBe(1);
   });
 
-  it('checkpoint pages that never end, or page in a circle, are not read for ever (§9)', async () => {
-    let n = 0;
-    peer.set('/audit/checkpoints', (_req, res) => {
-      n++;
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ data: [], public_keys: [], has_more: true, next_cursor: `c${n}` }));
+  it('an unsigned count never sets how much is read: a forged statement over an endless body is not read (§9)', async () => {
+    peer.set('/audit/export', async (req, res) => {
+      const up = await upstreamExport();
+      const real = JSON.parse(String(up.headers['audit-export-statement']));
+      const forged = { ...real, statement: { ...real.statement, count: 2_000_000_000 } };
+      res.writeHead(200, { 'content-type': 'application/x-ndjson', 'audit-export-statement': JSON.stringify(forged) });
+      const junk = Buffer.alloc(1 << 20, 0x61);
+      const pump = () => {
+        while (!res.destroyed && res.write(junk));
+      };
+      res.on('drain', pump);
+      req.on('close', () => res.destroy());
+      pump();
     });
-    const endless = await verify(['--key', keyFile]);
-    expect(endless.stdout).toContain('the appliance lists more than 100,000 checkpoints: not read further');
-    expect(endless.code).toBe(1);
-    expect(n).toBeLessThan(300);
-    peer.set('/audit/checkpoints', (_req, res) => {
+    const r = await verify(['--key', keyFile]);
+    expect(r.stdout).toMatch(/signature does not verify with key SHA256:.*: it was changed after signing/);
+    expect(r.stdout).toContain('the export was not read: nothing the appliance signed says what it holds');
+    expect(r.code).toBe(1);
+  });
+
+  it('reads one checkpoint, the newest: a list whose pages never end is never paged (§9)', async () => {
+    peer.clear();
+    const before = peer.count('GET /audit/checkpoints');
+    peer.set('/audit/checkpoints', async (req, res) => {
+      // the real first page, but claiming more pages for ever
+      const r = await request(`${s.url}${req.url}`, { headers: { authorization: `Bearer ${s.tokens.auditor}` } });
+      const page = (await r.body.json()) as Record<string, unknown>;
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ data: [], public_keys: [], has_more: true, next_cursor: 'same' }));
+      res.end(JSON.stringify({ ...page, has_more: true, next_cursor: `c${Math.random()}` }));
     });
-    const circle = await verify(['--key', keyFile]);
-    expect(circle.stdout).toContain('the checkpoint list pages in a circle: not read further');
-    expect(circle.code).toBe(1);
+    const r = await verify(['--key', keyFile]);
+    expect(r.stdout).toMatch(/^verified: the whole trail/m);
+    expect(r.code).toBe(0);
+    expect(peer.count('GET /audit/checkpoints') - before).toBe(1);
   });
 
   it('an appliance that cannot be reached: could not check, exit 3', async () => {

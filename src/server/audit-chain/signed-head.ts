@@ -62,23 +62,30 @@ function firstUse(db: Db): ChainHead {
     )
     .all() as (Checkpoint & { pem: string })[];
   for (const r of rows) if (checkpointSignatureValid(r, createPublicKey(r.pem))) return { seq: r.seq, hash: r.hash };
-  // nothing was ever signed: there is nothing to hold the trail to, and it is taken as it is (checking a
-  // million entries from the genesis would hold the server for seconds and prove nothing more)
+  // nothing was ever signed: there is nothing to hold the trail to, and it is taken as it is (checking it
+  // from the genesis would prove nothing more, and hold the server for as long as the trail is long)
   return readHead(db);
 }
 
 /**
  * Keeps `c` as the last signed checkpoint once the transaction that stored it (row `id`) has
  * committed: a microtask runs after the caller's synchronous transaction ends, and the row is then
- * there only if it committed. A checkpoint rolled back with its mutation is never kept.
+ * there, with this signature, only if it committed. A checkpoint rolled back with its mutation is
+ * never kept. The database's write-ahead log is made durable first (a checkpoint of it syncs it):
+ * with synchronous=NORMAL a commit can be lost to a power cut, and a kept checkpoint ahead of the
+ * trail after a reboot would read as entries removed.
  */
 export function rememberSigned(db: Db, dataDir: string, c: Checkpoint, id: number | bigint): void {
   queueMicrotask(() => {
     try {
       if (!db.open || db.inTransaction) return;
-      if (!db.prepare('SELECT 1 FROM audit_checkpoints WHERE id = ?').get(id)) return;
+      const row = db.prepare('SELECT seq, hash, signature FROM audit_checkpoints WHERE id = ?').get(id) as
+        | Pick<Checkpoint, 'seq' | 'hash' | 'signature'>
+        | undefined;
+      if (!row || row.seq !== c.seq || row.hash !== c.hash || row.signature !== c.signature) return;
       const kept = readKept(dataDir);
       if (kept && kept.seq >= c.seq) return;
+      db.pragma('wal_checkpoint(PASSIVE)');
       writeOwnedPrivateFile(dataDir, file(dataDir), `${JSON.stringify(c)}\n`);
     } catch {
       // not kept this time: the next checkpoint is checked from the one before, which still holds

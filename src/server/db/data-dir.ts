@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import {
   accessSync,
   chmodSync,
@@ -125,18 +126,23 @@ export function writeOwnedPrivateFile(dataDir: string, file: string, content: st
       `${dataDir} belongs to uid ${owner.uid}, not to this user (uid ${me}): run this as that user, ` +
         'so that the appliance can read what it writes',
     );
-  const tmp = `${file}.new`;
-  rmSync(tmp, { force: true });
+  // a name of this writer's own: the server and a host command may write the same file at once
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.new`;
   const fd = openSync(tmp, 'wx', 0o600);
   try {
-    if (!WINDOWS) fchmodSync(fd, 0o600);
-    if (owner && me === 0 && (owner.uid !== 0 || owner.gid !== 0)) fchownSync(fd, owner.uid, owner.gid);
-    writeFileSync(fd, content);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    try {
+      if (!WINDOWS) fchmodSync(fd, 0o600);
+      if (owner && me === 0 && (owner.uid !== 0 || owner.gid !== 0)) fchownSync(fd, owner.uid, owner.gid);
+      writeFileSync(fd, content);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
   }
-  renameSync(tmp, file);
 }
 
 /**
