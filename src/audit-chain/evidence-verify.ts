@@ -119,6 +119,19 @@ export async function verifyPack(dir: string, o: { pinned?: Trust } = {}): Promi
         `${shown(name)} is not in the manifest (${kind === 'file' ? 'added later' : `${kind}, added later`})`,
       );
 
+  // each export must be the pack's range, as the sealed manifest states it: another export's statement
+  // (a filter that selects nothing, say) would verify on its own and leave the range unproven
+  const range = manifest.since === null ? null : JSON.stringify({ start_time: manifest.since });
+  if (range === null) findings.push(`${MANIFEST} states no range (filters.since): the exports cannot be held to one`);
+  for (const [file, signed] of statements) {
+    const filters = signed.statement?.statement.filters;
+    if (range !== null && filters && JSON.stringify(filters) !== range)
+      findings.push(
+        `${file}'s statement is for another export (filters ${JSON.stringify(filters)}), not the pack's range ` +
+          `(since ${manifest.since})`,
+      );
+  }
+
   for (const file of AUDIT_EXPORTS) {
     if (!listed.has(file)) continue;
     const signed = statements.get(file);
@@ -175,18 +188,23 @@ const kindOf = (e: Dirent): string =>
 /** A name from the pack as it may be shown: a plain file name as it is, anything else quoted and made safe. */
 const shown = (name: string): string => (PACK_FILE_NAME.test(name) ? name : JSON.stringify(sanitize(name, 80)));
 
-function parseManifest(bytes: Buffer, findings: string[]): { format: unknown; files: ManifestRecord[] } {
+function parseManifest(
+  bytes: Buffer,
+  findings: string[],
+): { format: unknown; since: string | null; files: ManifestRecord[] } {
   let m: unknown;
   try {
     m = JSON.parse(bytes.toString('utf8'));
   } catch {
     findings.push(`${MANIFEST} is not JSON`);
-    return { format: null, files: [] };
+    return { format: null, since: null, files: [] };
   }
   const obj = m !== null && typeof m === 'object' && !Array.isArray(m) ? (m as Record<string, unknown>) : {};
+  const range = obj.filters !== null && typeof obj.filters === 'object' ? (obj.filters as Record<string, unknown>) : {};
+  const since = typeof range.since === 'string' ? range.since : null;
   if (!Array.isArray(obj.files)) {
     findings.push(`${MANIFEST} lists no files`);
-    return { format: obj.pack, files: [] };
+    return { format: obj.pack, since, files: [] };
   }
   if (obj.files.length > PACK_LIMITS.files)
     findings.push(`${MANIFEST} lists more than ${thousands(PACK_LIMITS.files)} files; only those were looked at`);
@@ -219,7 +237,7 @@ function parseManifest(bytes: Buffer, findings: string[]): { format: unknown; fi
     }
     files.push({ name, sha256: f.sha256, bytes: f.bytes as number });
   }
-  return { format: obj.pack, files };
+  return { format: obj.pack, since, files };
 }
 
 /** The pack's own public-keys.json, by their computed fingerprints (unpinned). */

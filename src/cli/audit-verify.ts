@@ -87,9 +87,19 @@ async function verifyFile(
   file: string,
   o: { statementFile?: string; pinned?: Trust; since?: Checkpoint },
 ): Promise<number> {
-  regularFile(file, 'the export');
+  // the files to check: one that cannot be read is "could not check" (3), one that is not a statement a finding (1)
+  const unreadable = fileProblem(file, 'the export');
+  if (unreadable) {
+    printOut(`could not check: ${unreadable}`);
+    return finish('cannot-check', EXIT_STATUS['cannot-check']);
+  }
   const sFile = o.statementFile ?? `${file}.checkpoint.json`;
-  const signed = o.statementFile !== undefined || existsSync(sFile) ? readStatementFile(sFile) : null;
+  const read = o.statementFile !== undefined || existsSync(sFile) ? readStatementFile(sFile) : null;
+  if (read && 'unreadable' in read) {
+    printOut(`could not check: ${read.unreadable}`);
+    return finish('cannot-check', EXIT_STATUS['cannot-check']);
+  }
+  const signed = read && 'problem' in read ? null : read;
   const format: { value?: TrailFormat } = {};
   const report = await verifyTrail(readTrail(createReadStream(file, { highWaterMark: 1 << 20 }), format), {
     statement: signed?.statement,
@@ -99,6 +109,11 @@ async function verifyFile(
     format: format,
     onProgress: progress,
   });
+  if (read && 'problem' in read) {
+    report.findings.unshift(read.problem);
+    report.verdict = 'broken';
+    report.proven = null;
+  }
   return printReport(report);
 }
 
@@ -221,19 +236,36 @@ function readSmallFile(file: string, what: string, max: number): string {
 
 /** A regular file (not a FIFO, a device or a directory, which would hang or mislead a reader). */
 function regularFile(file: string, what: string): void {
+  const problem = fileProblem(file, what);
+  if (problem) throw new UsageError(problem);
+}
+
+/** Why `file` cannot be read as a regular file, or null. */
+function fileProblem(file: string, what: string): string | null {
   let st;
   try {
     st = statSync(file);
   } catch {
-    throw new UsageError(`cannot read ${what} ${file}`);
+    return `cannot read ${what} ${file}`;
   }
-  if (!st.isFile()) throw new UsageError(`${what} ${file} is not a regular file`);
+  return st.isFile() ? null : `${what} ${file} is not a regular file`;
 }
 
-function readStatementFile(file: string) {
-  const parsed = parseStatementFile(readSmallFile(file, 'the statement file', 1024 * 1024));
-  if (typeof parsed === 'string') throw new UsageError(`the statement file ${file} is unusable: ${parsed}`);
-  return parsed;
+type StatementFile = Exclude<ReturnType<typeof parseStatementFile>, string>;
+
+/** The statement file; `unreadable` when it cannot be read, `problem` (a finding) when it holds no statement. */
+function readStatementFile(file: string): StatementFile | { problem: string } | { unreadable: string } {
+  const unreadable = fileProblem(file, 'the statement file');
+  if (unreadable) return { unreadable };
+  if (statSync(file).size > 1024 * 1024) return { problem: `the statement file ${file} is larger than 1 MiB` };
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return { unreadable: `cannot read the statement file ${file}` };
+  }
+  const parsed = parseStatementFile(text);
+  return typeof parsed === 'string' ? { problem: `the statement file ${file} is unusable: ${parsed}` } : parsed;
 }
 
 function readKept(file: string): Checkpoint {

@@ -127,17 +127,23 @@ describe('appliance-admin audit verify FILE', () => {
     const hostile = { ...statementOf(trail, key), key_fingerprint: 'zz\u001b]0;owned\u0007\u001b[2J' };
     const file = exportFile('hostile.jsonl', trail, hostile);
     const r = await runCli(['audit', 'verify', file, '--key', keyFile]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).not.toContain('\u001b');
-    expect(r.stderr).not.toContain('\u0007');
+    // not a statement: a finding, as any file that cannot vouch for the export
+    expect(r.stdout).toMatch(/^the statement file .* is unusable: its statement is unusable: it names no key/);
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).not.toContain('\u001b');
+    expect(r.stdout + r.stderr).not.toContain('\u0007');
   });
 
   it('reads only regular files: a FIFO is refused at once rather than waited on', async () => {
     const fifo = join(dir, 'fifo.jsonl');
     if (!mkfifoSync(fifo)) return;
     const r = await runCli(['audit', 'verify', fifo, '--key', keyFile], { timeoutMs: 10_000 });
-    expect(r.stderr).toContain('is not a regular file');
-    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('could not check: the export');
+    expect(r.stdout).toContain('is not a regular file');
+    expect(r.code).toBe(3);
+    const missing = await runCli(['audit', 'verify', join(dir, 'no-such.jsonl'), '--key', keyFile]);
+    expect(missing.stdout).toContain('could not check: cannot read the export');
+    expect(missing.code).toBe(3);
   });
 
   it('audit fingerprint prints each key of a PEM file as the deployment screen shows it', async () => {

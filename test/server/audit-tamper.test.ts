@@ -10,6 +10,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { rehash, type Entry } from '../helpers/audit-chain.js';
 import { tamper } from '../helpers/tamper.js';
 import { SIGNED_HEAD_FILE } from '../../src/server/audit-chain/signed-head.js';
+import { statementFileOf } from '../../src/audit-chain/statement-file.js';
 
 /**
  * The tamper suite (issue 28 §7): a real server on a real database, the trail changed directly in
@@ -493,6 +494,40 @@ describe('an evidence pack', () => {
     expect(r.stdout).toContain('cannot prove: the manifest is not signed (the pack has no seal.json: it was removed)');
     expect(r.code).toBe(1);
   });
+
+  it.skipIf(!chainReady)(
+    "both exports swapped for another export (a filter that matched nothing), resealed by an auditor: not the pack's range",
+    async () => {
+      const p = copyOf('pack-swapped');
+      for (const [file, format] of [
+        ['audit.jsonl', 'jsonl'],
+        ['audit.csv', 'csv'],
+      ] as const) {
+        const r = await s.call('GET', `/audit/export?format=${format}&actor=nobody`, { role: 'auditor' });
+        expect(r.status).toBe(200);
+        writeFileSync(join(p, file), r.text);
+        const statement = statementFileOf({
+          statement: String(r.headers['audit-export-statement']),
+          checkpoint: String(r.headers['audit-checkpoint']),
+        });
+        writeFileSync(join(p, `${file}.checkpoint.json`), statement.text!);
+      }
+      rehashManifest(p);
+      const manifest = readFileSync(join(p, 'manifest.json'));
+      const seal = await s.call('POST', '/audit/seal', {
+        role: 'auditor',
+        body: { sha256: createHash('sha256').update(manifest).digest('hex'), purpose: 'evidence-pack' },
+      });
+      expect(seal.status).toBe(201);
+      writeFileSync(join(p, 'seal.json'), JSON.stringify(seal.json));
+      const r = await runCli(['evidence', 'verify', p, '--key', pinnedKey()]);
+      expect(r.stdout).toMatch(
+        /audit\.jsonl's statement is for another export \(filters \{"actor":"nobody"\}\), not the pack's range/,
+      );
+      expect(r.stdout).toMatch(/audit\.csv's statement is for another export/);
+      expect(r.code).toBe(1);
+    },
+  );
 
   it.skipIf(!chainReady)("another seal, or the seal's entry edited, does not seal this manifest", async () => {
     // a real seal the appliance signed, of another manifest
