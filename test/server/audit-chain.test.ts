@@ -175,6 +175,26 @@ describe('the audit hash chain', () => {
     expect(verifies({ ...checkpoint, seq: checkpoint.seq - 1 }, public_keys[0].public_key_pem)).toBe(false);
   });
 
+  it('signs a head once: an export whose own entry is the 1,000th leaves one checkpoint of it', async () => {
+    const db = s.server.db;
+    const last = (db.prepare('SELECT max(seq) FROM audit_checkpoints').pluck().get() as number | null) ?? 0;
+    const head = db.prepare('SELECT max(seq) FROM audit').pluck().get() as number;
+    for (let i = head; i < last + 999; i++)
+      recordAudit(db, {
+        actor: { subject: 'p', role: 'it_admin' },
+        action: 'channel.update',
+        target: { type: 'channel', id: null },
+        outcome: 'success',
+        status: 200,
+        request_id: `req_once_${i}`,
+        source_ip: null,
+      });
+    const r = await s.call('GET', '/audit/export?format=jsonl', { role: 'auditor' });
+    const cp = JSON.parse(String(r.headers['audit-checkpoint']));
+    expect(cp.seq).toBe(last + 1000);
+    expect(db.prepare('SELECT count(*) FROM audit_checkpoints WHERE seq = ?').pluck().get(cp.seq)).toBe(1);
+  });
+
   it("writes the CSV columns the verifiers read, in the scheme's order", () => {
     expect(auditCsvColumns.map((c) => c.header)).toEqual([...AUDIT_CSV_HEADERS]);
   });

@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { openDatabase, type Db } from '../../src/server/db/open.js';
 import { issueToken, revokeToken } from '../../src/server/tokens.js';
-import { MAX_SOURCES_PER_MINUTE, RefusalLog } from '../../src/server/http/refusals.js';
+import { MAX_SOURCES_PER_MINUTE, RefusalLog, sourceOf } from '../../src/server/http/refusals.js';
 import { iso } from '../../src/server/ids.js';
 import { entryHash } from '../../src/audit-chain/canonical.js';
 
@@ -178,6 +178,16 @@ describe('requests refused as unauthenticated (401)', () => {
 });
 
 describe('the count of refusals, over many sources', () => {
+  it('counts an IPv6 source by its /64, and an IPv4-mapped one as IPv4', () => {
+    expect(sourceOf('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
+    expect(sourceOf('2001:0db8:0001:0002:ffff:ffff:ffff:ffff')).toBe('2001:db8:1:2::/64');
+    expect(sourceOf('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(sourceOf('::1')).toBe('0:0:0:0::/64');
+    expect(sourceOf('::ffff:10.0.0.5')).toBe('10.0.0.5');
+    expect(sourceOf('10.0.0.5')).toBe('10.0.0.5');
+    expect(sourceOf(null)).toBeNull();
+  });
+
   const silent = pino({ level: 'silent' });
 
   it(`keeps ${MAX_SOURCES_PER_MINUTE} sources apart in a minute and counts the rest together, with how many they were`, () => {

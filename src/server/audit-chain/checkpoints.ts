@@ -46,6 +46,19 @@ function signHead(db: Db, s: Signer, atMs: number): Checkpoint & { key: SigningK
   const base = lastSigned(db, s.dataDir, key);
   const problem = chainProblem(db, base, head);
   if (problem) throw new ChainRefused(base, problem);
+  const withKey = (c: Checkpoint) =>
+    Object.defineProperty({ ...c }, 'key', { value: key, enumerable: false }) as Checkpoint & { key: SigningKey };
+  // the head signed already (an export's entry that was also the 1,000th): one checkpoint a head
+  const signed = db
+    .prepare(
+      `SELECT seq, hash, at, signature, key_fingerprint FROM audit_checkpoints
+       WHERE seq = ? AND hash = ? AND key_fingerprint = ? ORDER BY id DESC LIMIT 1`,
+    )
+    .get(head.seq, head.hash, key.fingerprint) as Checkpoint | undefined;
+  if (signed) {
+    recordSigned(db);
+    return withKey(signed);
+  }
   const c = signCheckpoint(head, iso(atMs), key);
   const id = db
     .prepare(
@@ -54,7 +67,7 @@ function signHead(db: Db, s: Signer, atMs: number): Checkpoint & { key: SigningK
     .run({ ...c, at_ms: atMs }).lastInsertRowid;
   rememberSigned(db, s.dataDir, c, id);
   recordSigned(db);
-  return Object.defineProperty({ ...c }, 'key', { value: key, enumerable: false }) as Checkpoint & { key: SigningKey };
+  return withKey(c);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { isIPv6 } from 'node:net';
 import type { Logger } from 'pino';
 import type { Db } from '../db/open.js';
 import type { RefusalReason } from '../auth.js';
@@ -13,8 +14,12 @@ import { iso, newId } from '../ids.js';
  */
 const REFUSED_ACTION = 'auth.refused';
 
-/** Sources with an entry of their own in one minute; more (a spoofed or distributed flood) share one. */
-export const MAX_SOURCES_PER_MINUTE = 1000;
+/**
+ * Sources with an entry of their own in one minute; more (a distributed flood) share one: at most
+ * 101 entries a minute, whatever comes. An IPv6 source is its /64, as one host may hold the whole
+ * network and change its address at every request.
+ */
+export const MAX_SOURCES_PER_MINUTE = 100;
 /** The shared entry counts how many distinct sources it holds up to this many (memory is bounded). */
 const MAX_COUNTED_SOURCES = 100_000;
 
@@ -59,9 +64,10 @@ export class RefusalLog {
   ) {}
 
   /** Counts one refused request from `source`. Never throws: a refusal must be answered whatever happens here. */
-  note(source: string | null, reason: RefusalReason): void {
+  note(address: string | null, reason: RefusalReason): void {
     if (this.closed) return;
     try {
+      const source = sourceOf(address);
       const at = this.now();
       const start = at - (at % MINUTE_MS);
       if (this.minute && this.minute.start !== start) this.flush(true);
@@ -134,6 +140,21 @@ export class RefusalLog {
     }, wait);
     this.timer.unref();
   }
+}
+
+/** The source a refusal is counted under: an IPv4 address as it is (a mapped one unmapped), an IPv6 one's /64. */
+export function sourceOf(address: string | null): string | null {
+  if (address === null || !isIPv6(address)) return address;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1];
+  const [head, tail = ''] = address.toLowerCase().split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 function detailsOf(t: Tally): Record<string, unknown> {
