@@ -450,8 +450,8 @@ export function chainOf(page: unknown, checkpoints: unknown, auditKey?: PinnedAu
 }
 
 /**
- * The chain's state, always on the board and short: intact to #N with its newest signed checkpoint
- * and whether the key it verified with was pinned (OK); broken (CRIT, Enter opens the audit
+ * The chain's state, always on the board and short: the newest entries checked (or V's verify of the
+ * whole trail) with its newest signed checkpoint and whether the key it verified with was pinned (OK); broken (CRIT, Enter opens the audit
  * screen); not checked (WARN: the pinned key file holds no usable key). When the appliance itself
  * refuses its trail (its audit-chain component is down), that line says so and this one is left out.
  */
@@ -467,9 +467,8 @@ function chainStateLine(
       ...base,
       severity: 'crit',
       what: `Audit chain broken${check.seq === null ? '' : ` at #${n(check.seq)}`}`,
-      reason:
-        `${check.finding}; an entry was changed or removed outside the appliance ` +
-        '(V on the audit screen verifies the whole trail)',
+      // the finding says what broke (an entry, a checkpoint, a key that is not the pinned one): V says the rest
+      reason: `${check.finding} (V on the audit screen verifies the whole trail)`,
     };
   if (!check.ok) return { ...base, severity: 'warn', what: 'Audit chain not checked', reason: check.finding };
   const refused = objects<Deployment['components'][number]>(dep?.components).some(
@@ -482,7 +481,11 @@ function chainStateLine(
   const signed = c
     ? `checkpoint #${n(c.seq)} ${check.pinned ? 'by the pinned key' : 'by a key not pinned'}`
     : 'no signed checkpoint yet';
-  return { ...base, severity: 'ok', what: 'Audit chain', reason: `intact to #${n(check.lastSeq)} · ${signed}` };
+  // what was checked is the newest page, not the trail: V verifies the whole of it
+  const checked = check.verified
+    ? `verified to #${n(check.verified.lastSeq)}`
+    : `newest entries check out (to #${n(check.lastSeq)})`;
+  return { ...base, severity: 'ok', what: 'Audit chain', reason: `${checked} · ${signed}` };
 }
 
 /** The appliance's own check of its trail before it signs: /deployment's audit-chain component. */

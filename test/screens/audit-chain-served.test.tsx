@@ -82,8 +82,10 @@ describe('what the appliance accepts never makes an intact trail look broken (is
     await d.unmount();
 
     const o = suite.render({ role: 'auditor', columns: 200 });
-    const board = await o.waitForText(/Audit chain\s+intact to #.* · checkpoint #/);
-    expect(board).toMatch(new RegExp(`OK\\s+Audit chain\\s+intact to #${n(maxSeq(suite))} · checkpoint #`));
+    const board = await o.waitForText(/Audit chain\s+newest entries check out \(to #.*\) · checkpoint #/);
+    expect(board).toMatch(
+      new RegExp(`OK\\s+Audit chain\\s+newest entries check out \\(to #${n(maxSeq(suite))}\\) · checkpoint #`),
+    );
     expect(board).not.toContain('Audit chain broken');
     expect(board).not.toContain('CRIT');
   });
@@ -118,8 +120,11 @@ describe('an audit key pinned for the appliance (issue 36 §8)', () => {
     await d.waitForText(new RegExp(`chain verified to #${n(top)} \\(\\d+ s ago\\)`));
     await d.unmount();
 
+    // after V, the overview says the whole trail was verified, not only its newest entries
     const o = suite.render({ role: 'auditor', columns: 200, auditKey });
-    await o.waitForText(/OK\s+Audit chain\s+intact to #[\d,]+ · checkpoint #[\d,]+ by the pinned key/);
+    await o.waitForText(
+      new RegExp(`OK\\s+Audit chain\\s+verified to #${n(top)} · checkpoint #[\\d,]+ by the pinned key`),
+    );
   });
 
   it('a pinned key file holding no usable key: the chain is said not checked (a warning), never broken', async () => {

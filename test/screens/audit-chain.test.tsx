@@ -57,10 +57,10 @@ describe('audit screen: the chain', () => {
 
     // the overview always says the chain's state, short: intact, its checkpoint, and that no key is pinned
     const o = suite.render({ columns: 200 });
-    const board = await o.waitForText(/Audit chain\s+intact to #.* · checkpoint #/);
+    const board = await o.waitForText(/Audit chain\s+newest entries check out \(to #.*\) · checkpoint #/);
     expect(board).toMatch(
       new RegExp(
-        `OK\\s+Audit chain\\s+intact to #${n(maxSeq())} · checkpoint #${n(newestCheckpoint())} by a key not pinned`,
+        `OK\\s+Audit chain\\s+newest entries check out \\(to #${n(maxSeq())}\\) · checkpoint #${n(newestCheckpoint())} by a key not pinned`,
       ),
     );
     expect(board).not.toContain('CRIT');
