@@ -68,7 +68,7 @@ async function makePack(ctx: ActionContext, since: string, dir: string) {
       since,
       madeAt: new Date().toISOString(),
       url: ctx.applianceUrl,
-      token: '',
+      holdsToken: await ctx.tokenMatcher(),
       tool: { name: 'appliance-admin', version: VERSION },
       onStep: (what) => p.update({ lines: [what, `in ${dir}`] }),
       signal: p.signal,
@@ -108,8 +108,8 @@ async function makePack(ctx: ActionContext, since: string, dir: string) {
 }
 
 /**
- * The pack's source over the dashboard's client: what is checked (the public keys, the seal, the
- * exports) as served, the rest as the dashboard reads it.
+ * The pack's source over the dashboard's client: every answer as served (evidence is written as it
+ * came, never the sanitized text the dashboard shows), the exports as they stream.
  */
 async function dashboardSource(
   ctx: ActionContext,
@@ -119,10 +119,7 @@ async function dashboardSource(
   const { TransportError } = await import('../../src/client/errors.js');
   const served = ctx.served;
   return {
-    json: (route, query, signal) =>
-      route === 'listAuditCheckpoints'
-        ? served(route, { ...(query ? { query } : {}), signal })
-        : ctx.call(route, { ...(query ? { query } : {}), signal }),
+    json: (route, query, signal) => served(route, { ...(query ? { query } : {}), signal }),
     async export(route, query, signal) {
       const res = await ctx.stream(route, query, signal);
       const wrongType = exportTypeProblem(String(query.format), res.header('content-type'));

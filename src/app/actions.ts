@@ -253,7 +253,8 @@ function makeContext(
       const r = await lookupAudit(deps, m);
       return 'entry' in r ? r.entry : null;
     },
-    served: async (route, input = {}) => (await deps.client.call(route, input)).served,
+    served: async (route, input = {}) => (await deps.client.call(route, { ...input, keepServed: true })).served,
+    tokenMatcher: () => deps.client.tokenMatcher(),
     stream: (route, query, signal) => deps.client.stream(route, query, signal),
     download: (route, query, dest, onProgress, signal) => deps.client.download(route, query, dest, onProgress, signal),
     refresh: () => deps.poller.refreshNow(),

@@ -34,13 +34,19 @@ export interface SecretFound {
   line: number;
 }
 
+/**
+ * Whether a text holds the bearer token the pack was made with: a closure over it, so that the
+ * token itself is never handed to the pack code (the dashboard's client keeps it).
+ */
+export type TokenMatcher = (text: string) => boolean;
+
 /** The first secret `file` holds (the bearer token in use, or one of CREDENTIAL_FORMS), or null. */
-export async function secretIn(file: string, token: string): Promise<SecretFound | null> {
+export async function secretIn(file: string, holdsToken: TokenMatcher): Promise<SecretFound | null> {
   const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
   let line = 0;
   for await (const text of lines) {
     line++;
-    if (token && text.includes(token)) return { secret: 'the bearer token used to make it', line };
+    if (holdsToken(text)) return { secret: 'the bearer token used to make it', line };
     for (const [pattern, what] of CREDENTIAL_FORMS) if (pattern.test(text)) return { secret: what, line };
   }
   return null;

@@ -7,7 +7,7 @@ import { displayFingerprint } from '../text/fingerprint.js';
 import { thousands } from '../text/thousands.js';
 import { entryHash } from './canonical.js';
 import { asCheckpoint, checkpointSignatureValid, keysByFingerprint, type Checkpoint } from './checkpoint.js';
-import { packReadme, roleMatrix, secretIn } from './evidence-contents.js';
+import { packReadme, roleMatrix, secretIn, type TokenMatcher } from './evidence-contents.js';
 import { statementFileOf } from './statement-file.js';
 import type { Trust } from './verify-trail.js';
 
@@ -103,8 +103,8 @@ export interface PackOptions {
   madeAt: string;
   /** the appliance as shown (no credentials) */
   url: string;
-  /** the bearer token the pack was made with, to make sure it is nowhere in it ('' when not at hand) */
-  token: string;
+  /** whether a text holds the bearer token the pack was made with, to make sure it is nowhere in it */
+  holdsToken: TokenMatcher;
   /** what made it, for the manifest */
   tool: { name: string; version: string };
   /** called before each part is fetched, with what it is */
@@ -260,7 +260,7 @@ async function fillPack(src: PackSource, dir: string, o: PackOptions, signal: Ab
   await writeFile(join(dir, 'README.txt'), readme, { mode: 0o600, flag: 'wx' });
 
   step('scanning for secrets');
-  const found = await secretAmong(dir, o.token);
+  const found = await secretAmong(dir, o.holdsToken);
   if (found) return found;
 
   step('sealing the manifest');
@@ -276,7 +276,7 @@ async function fillPack(src: PackSource, dir: string, o: PackOptions, signal: Ab
   const sealed = checkSeal(answer, sha256, { keys, pinned: false, source: 'the keys the appliance serves' });
   if (!sealed.ok) throw new PackError(`the appliance's seal of the manifest does not verify: ${sealed.problem}`);
   await writeJson(dir, SEAL, answer, PACK_LIMITS.sealBytes);
-  const inSeal = await secretIn(join(dir, SEAL), o.token);
+  const inSeal = await secretIn(join(dir, SEAL), o.holdsToken);
   if (inSeal) return { ok: false, file: SEAL, ...inSeal };
   return {
     ok: true,
@@ -380,9 +380,9 @@ async function writeJson(dir: string, name: string, value: unknown, cap: number 
 }
 
 /** The first secret any file holds, by file and line; null when none does. */
-async function secretAmong(dir: string, token: string): Promise<Extract<PackResult, { ok: false }> | null> {
+async function secretAmong(dir: string, holdsToken: TokenMatcher): Promise<Extract<PackResult, { ok: false }> | null> {
   for (const f of (await readdir(dir)).sort()) {
-    const found = await secretIn(join(dir, f), token);
+    const found = await secretIn(join(dir, f), holdsToken);
     if (found) return { ok: false, file: f, ...found };
   }
   return null;

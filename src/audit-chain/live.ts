@@ -60,7 +60,8 @@ export async function verifyLive(
 ): Promise<VerifyReport & { head: Checkpoint | null }> {
   const outer = o.signal ?? new AbortController().signal;
   const list = (await source.newestCheckpoint(outer)) as Record<string, unknown> | null;
-  if (!list || !Array.isArray(list.data)) throw new LiveRefusal('the checkpoint list is not a list (no data)', 'broken');
+  if (!list || !Array.isArray(list.data))
+    throw new LiveRefusal('the checkpoint list is not a list (no data)', 'broken');
   const trust: Trust = o.pinned ?? {
     keys: keysByFingerprint(Array.isArray(list.public_keys) ? list.public_keys : [], 100),
     pinned: false,

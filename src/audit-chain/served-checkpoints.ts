@@ -3,12 +3,8 @@ import { thousands } from '../text/thousands.js';
 import { asCheckpoint, checkpointSignatureValid, type Checkpoint } from './checkpoint.js';
 import type { Trust } from './verify-trail.js';
 
-/**
- * The most checkpoints a verifier reads from an appliance's list. Each signs a new head (an export,
- * a thousand entries, ten minutes with entries), so a trail of a million entries has a few thousand;
- * a list longer than this is a hostile or broken appliance, not read further (bounded memory).
- */
-export const MAX_CHECKPOINTS = 100_000;
+/** The most items of a checkpoint list looked at (the live verify passes one, the newest). */
+const MAX_CHECKPOINTS = 100;
 
 /**
  * The checkpoints an appliance lists, as the live verify uses them (verifyTrail's `signed`): those

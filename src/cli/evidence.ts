@@ -74,7 +74,7 @@ export async function evidenceCommand(argv: string[], env: NodeJS.ProcessEnv = p
       since,
       madeAt: madeAt.toISOString(),
       url: displayUrl(connection.url),
-      token,
+      holdsToken: (text) => text.includes(token),
       tool: { name: 'appliance-admin', version: VERSION },
       signal: stop.signal,
     });

@@ -45,6 +45,8 @@ export interface CallInput {
    * so a 304 means the bytes are the same.
    */
   revalidateAs?: string;
+  /** keep the answer as served (CallResult.served) on a route not marked `checked`: evidence written as it came */
+  keepServed?: true;
 }
 
 export interface CallResult<T> {
@@ -280,7 +282,10 @@ export class ApiClient {
     const path = buildPath(def, this.prefix, input.params, input.query);
     // a moving query is remembered under its name only: one answer kept per window, not one per URL
     const cacheKey = input.revalidateAs === undefined ? path : `as:${input.revalidateAs}`;
-    const cached = def.method === 'GET' ? this.#etags.get(cacheKey) : undefined;
+    const wantsServed = def.checked === true || input.keepServed === true;
+    const remembered = def.method === 'GET' ? this.#etags.get(cacheKey) : undefined;
+    // an answer remembered without what was served cannot give it back on a 304
+    const cached = remembered && (!wantsServed || remembered.served !== undefined) ? remembered : undefined;
     const headers = await this.#headers(cached ? { 'if-none-match': cached.etag } : {});
     let body: string | undefined;
     if (input.body !== undefined) {
@@ -302,7 +307,7 @@ export class ApiClient {
         requestId,
         issues: cached.issues,
         notModified: true,
-        ...(def.checked ? { served: cached.served } : {}),
+        ...(wantsServed ? { served: cached.served } : {}),
       };
     }
     const text = await this.#readCapped(res);
@@ -344,7 +349,7 @@ export class ApiClient {
       throw new TransportError('protocol', `the answer to ${def.method} ${def.path} could not be read`);
     }
     const etag = headerOf(res.headers, 'etag');
-    const served = def.checked ? { served: raw } : {};
+    const served = wantsServed ? { served: raw } : {};
     if (unchecked) return { data, status: res.statusCode, requestId, issues, notModified: false, unchecked, ...served };
     if (def.method === 'GET' && etag) this.#remember(cacheKey, { etag, data, issues, ...served });
     return { data, status: res.statusCode, requestId, issues, notModified: false, ...served };
@@ -494,6 +499,15 @@ export class ApiClient {
       }
     }
     return { header: (n) => headerOf(headers, n), body: body() };
+  }
+
+  /**
+   * Whether a text holds the bearer token in use: a closure over it, for a scan that must not find it
+   * in what it writes (an evidence pack), so that the token itself never leaves the client.
+   */
+  async tokenMatcher(): Promise<(text: string) => boolean> {
+    const token = typeof this.#token === 'string' ? this.#token : await this.#token();
+    return (text) => token !== '' && text.includes(token);
   }
 
   /** Forgets cached ETags (e.g. after a mutation, so the next poll reads fresh data). */

@@ -368,10 +368,6 @@ export const ROUTE_META = {
 } as const satisfies Record<string, RouteMeta>;
 
 export type RouteName = keyof typeof ROUTE_META;
-/** The routes whose answers the client keeps as served, for integrity checks (RouteMeta `checked`). */
-export type CheckedRouteName = {
-  [N in RouteName]: (typeof ROUTE_META)[N] extends { checked: true } ? N : never;
-}[RouteName];
 
 /** The schemas an area module gives for exactly its own routes. */
 export type AreaRoutes<A extends RouteArea> = {

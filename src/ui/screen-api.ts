@@ -6,7 +6,6 @@
 import type { ReactNode } from 'react';
 import type { CallInput, FileRouteName, JsonRouteName, RouteData } from '../client/api-client.js';
 import type { AuditEntry } from '../contract/index.js';
-import type { CheckedRouteName } from '../contract/route-meta.js';
 import type { DownloadProgress, DownloadResult } from '../client/download.js';
 import type { ResourceEntry, ResourceRequest } from '../store/resources.js';
 import type { PinnedAuditKey } from '../audit-chain/keys-file.js';
@@ -198,9 +197,11 @@ export interface ActionContext {
   audit(route: JsonRouteName): Promise<AuditEntry | null>;
   /**
    * A route's answer as it came off the wire (parsed JSON, neither mended nor sanitized), for an
-   * integrity check (the audit chain) and never for display: only routes marked `checked`.
+   * integrity check (the audit chain) or evidence written as served (a pack), never for display.
    */
-  served(route: CheckedRouteName, input?: Omit<CallInput, 'signal'> & { signal?: AbortSignal }): Promise<unknown>;
+  served(route: JsonRouteName, input?: Omit<CallInput, 'signal'> & { signal?: AbortSignal }): Promise<unknown>;
+  /** Whether a text holds the bearer token in use (the token itself stays in the client): for a scan of what is written. */
+  tokenMatcher(): Promise<(text: string) => boolean>;
   /** A file route's answer as it streams, for a check that reads it as it arrives (V): headers and bytes. */
   stream(
     route: FileRouteName,

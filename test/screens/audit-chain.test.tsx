@@ -1,10 +1,12 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { evidenceVerifyCommand } from '../../src/cli/evidence-verify.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { insertAuditBatch, type AuditSeed } from '../../src/server/governance/bulk.js';
+import { request } from 'undici';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
+import { startHostile } from '../helpers/hostile-server.js';
 import { tamper } from '../helpers/tamper.js';
 
 const NOW = Date.now();
@@ -108,8 +110,26 @@ describe('audit screen: the chain', () => {
   });
 
   it('E (an auditor may) makes an evidence pack that evidence verify accepts', async () => {
+    // an appliance whose key list carries text the dashboard shows made safe (a tab, an escape): the
+    // pack holds it as served, as evidence
+    const peer = await startHostile({ upstream: suite.server.url });
+    peer.set('/gateway/keys', async (req, res) => {
+      const up = await request(`${suite.server.url}${req.url}`, {
+        headers: { authorization: `${req.headers.authorization}` },
+      });
+      const page = (await up.body.json()) as { data: Record<string, unknown>[] };
+      page.data[0] = { ...page.data[0], note: 'tab\there \u001b[2J' };
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(page));
+    });
     const dir = join(tempDir('aa-evidence-ui'), 'pack');
-    const d = suite.render({ screen: 'audit', role: 'auditor', columns: 200 });
+    const d = suite.render({
+      screen: 'audit',
+      role: 'auditor',
+      columns: 200,
+      url: peer.url,
+      token: suite.server.tokens.auditor,
+    });
     await d.waitForText(/chain checks out/);
     await d.press('E');
     await d.waitForText('Make an evidence pack');
@@ -144,11 +164,38 @@ describe('audit screen: the chain', () => {
     }
     expect(printed).toContain('the seal verifies, every file matches its manifest and the audit chain verifies');
     expect(code).toBe(0);
+    // evidence as served, not as the screen shows it
+    const keys = JSON.parse(readFileSync(join(dir, 'keys.json'), 'utf8')) as { note?: string }[];
+    expect(keys[0].note).toBe('tab\there \u001b[2J');
+    await peer.close();
+  });
+
+  it('E refuses a pack that would hold the token it was made with, though the token never leaves the client', async () => {
+    // the auditor's own token typed into a key's name: refused, and audited with the name as sent
+    const token = suite.server.tokens.auditor;
+    expect((await suite.server.call('POST', '/gateway/keys', { role: 'auditor', body: { name: token } })).status).toBe(
+      403,
+    );
+    const dir = join(tempDir('aa-evidence-ui'), 'pack-with-token');
+    const d = suite.render({ screen: 'audit', role: 'auditor', columns: 200 });
+    await d.waitForText(/chain checks out/);
+    await d.press('E');
+    await d.waitForText('Make an evidence pack');
+    await d.press('tab', ...Array<string>(80).fill('backspace'));
+    await d.type(dir);
+    await d.press('enter');
+    const f = (await d.waitForText('No pack made', 15_000)).replace(/[│\s]+/g, ' ');
+    expect(f).toMatch(/line [\d,]+ held the bearer token used to make it: the pack was removed/);
+    expect(existsSync(dir)).toBe(false);
+    await d.unmount();
   });
 
   it('one field of one entry changed in SQLite: the audit screen and the overview say CHAIN BROKEN at #N', async () => {
     const target = maxSeq() - 3;
-    tamper(suite.db, `UPDATE audit SET outcome = 'denied' WHERE seq = ${target}`);
+    tamper(
+      suite.db,
+      `UPDATE audit SET outcome = CASE outcome WHEN 'denied' THEN 'success' ELSE 'denied' END WHERE seq = ${target}`,
+    );
     const d = suite.render({ screen: 'audit', columns: 200 });
     const f = await d.waitForText('CHAIN BROKEN');
     expect(f).toContain(`CHAIN BROKEN at #${n(target)}: its hash does not match its contents`);

@@ -80,8 +80,7 @@ export function rememberSigned(db: Db, dataDir: string, c: Checkpoint, id: numbe
     try {
       if (!db.open || db.inTransaction) return;
       const row = db.prepare('SELECT seq, hash, signature FROM audit_checkpoints WHERE id = ?').get(id) as
-        | Pick<Checkpoint, 'seq' | 'hash' | 'signature'>
-        | undefined;
+        Pick<Checkpoint, 'seq' | 'hash' | 'signature'> | undefined;
       if (!row || row.seq !== c.seq || row.hash !== c.hash || row.signature !== c.signature) return;
       const kept = readKept(dataDir);
       if (kept && kept.seq >= c.seq) return;
