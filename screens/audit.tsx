@@ -20,6 +20,8 @@ const OTHER_ACTIONS: Record<string, string> = {
   'journal.export': 'Agent journal exported (csv or jsonl)',
   'settings.update': 'A write to the read-only settings (always refused, 405)',
   'auth.refused': 'Requests refused as unauthenticated (401), counted per source address and minute',
+  'audit.key.rotate': "The audit trail's signing key replaced (on the host, or found changed at start)",
+  'audit.chain.migrate': 'The trail written before the hash chain, chained once at the upgrade',
 };
 
 /** Every action the audit trail can hold, with what it records: the pick list of the action filter. */

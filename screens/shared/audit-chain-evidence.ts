@@ -58,7 +58,11 @@ export function evidenceAction<Row>(): ScreenAction<Row> {
 }
 
 async function makePack(ctx: ActionContext, since: string, dir: string) {
-  const p = ctx.progress({ title: 'Making an evidence pack', lines: ['waiting for the appliance…', `in ${dir}`] });
+  const p = ctx.progress({
+    title: 'Making an evidence pack',
+    lines: ['waiting for the appliance…', `in ${dir}`],
+    escStops: true,
+  });
   let made;
   // not loaded with the dashboard (see screens/shared/history/export.ts): a pack is rare, and its code
   // needs node:crypto and node:fs/promises

@@ -51,7 +51,7 @@ async function verifyWholeTrail(ctx: ActionContext) {
   });
   const pinned = ctx.auditKey ? trustOfPem(ctx.auditKey) : undefined;
   if (typeof pinned === 'string') return result('cannot-check', [pinned, 'nothing was verified']);
-  const p = ctx.progress({ title: 'Verifying the audit trail', lines: ['waiting for the appliance…'] });
+  const p = ctx.progress({ title: 'Verifying the audit trail', lines: ['waiting for the appliance…'], escStops: true });
   let report: VerifyReport & { head: Checkpoint | null };
   let keys: string[] = [];
   // the checkpoint this verify compared with: the page checks may keep a newer one while it runs

@@ -110,6 +110,7 @@ export function DialogHost({ width, height, isActive = true }: { width: number; 
           lines={s.lines}
           fraction={s.fraction}
           tone={s.tone}
+          escStops={s.escStops}
           onCancel={() => done('cancelled')}
         />
       );

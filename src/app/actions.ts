@@ -224,7 +224,12 @@ function makeContext(
     revealOnce: (o) => dialog<void>({ kind: 'secret', ...o }),
     progress(o) {
       const controller = new AbortController();
-      const { id, done } = openDialog(deps.dialogs, { kind: 'progress', title: o.title, lines: o.lines ?? [] });
+      const { id, done } = openDialog(deps.dialogs, {
+        kind: 'progress',
+        title: o.title,
+        lines: o.lines ?? [],
+        ...(o.escStops ? { escStops: true } : {}),
+      });
       progress.add(id);
       void done.then((v) => {
         progress.delete(id);

@@ -13,7 +13,15 @@ export type DialogSpec =
   | { kind: 'pick'; title: string; items: PickerItem[]; message?: string }
   | { kind: 'message'; title: string; lines: string[]; tone?: Tone; choices?: MessageChoice[] }
   | { kind: 'secret'; title: string; secret: string; lines: string[] }
-  | { kind: 'progress'; title: string; lines: string[]; fraction?: number | null; tone?: Tone }
+  | {
+      kind: 'progress';
+      title: string;
+      lines: string[];
+      fraction?: number | null;
+      tone?: Tone;
+      /** Esc ends the work itself (a verify, a pack), rather than only the following of it */
+      escStops?: boolean;
+    }
   | { kind: 'signIn'; phase: SignInPhase; title: string; lines: string[]; prompt?: SignInPrompt };
 
 interface OpenDialog {

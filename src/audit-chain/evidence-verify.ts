@@ -301,6 +301,11 @@ async function fileFindings(
       findings.push(`${f.name} is larger than a pack's ${f.name} may be (${thousands(cap)} bytes): not read`);
       return;
     }
+    // its size first: a file that is not the listed size is not read to find it changed
+    if (h.size !== f.bytes) {
+      findings.push(`${f.name} does not match the manifest (changed after the pack was made)`);
+      return;
+    }
     const hash = createHash('sha256');
     let bytes = 0;
     for await (const chunk of chunksOf(h.fh, cap)) {

@@ -1,5 +1,4 @@
 import type { KeyObject } from 'node:crypto';
-import { displayFingerprint } from '../text/fingerprint.js';
 import { keyFingerprint, readPublicKey } from './checkpoint.js';
 import { pemBlocks, type PinnedAuditKey } from './keys-file.js';
 import type { Trust } from './verify-trail.js';
@@ -24,6 +23,6 @@ export function pinnedKeysOf(pem: string): Map<string, KeyObject> | string {
 export function trustOfPem(k: PinnedAuditKey): Trust | string {
   const keys = pinnedKeysOf(k.pem);
   if (typeof keys === 'string') return `the key file ${k.file} is ${keys}`;
-  const shown = [...keys.keys()].map(displayFingerprint).join(', ');
-  return { keys, pinned: true, source: `the key you pinned (${shown})` };
+  // the fingerprints are said where they matter: beside the key that signed, or the ones a signature missed
+  return { keys, pinned: true, source: keys.size === 1 ? 'the key you pinned' : 'the keys you pinned' };
 }

@@ -1,4 +1,4 @@
-import { chmod, rm, writeFile } from 'node:fs/promises';
+import { chmod, rename, rm, writeFile } from 'node:fs/promises';
 import { asCheckpoint } from './checkpoint.js';
 import { asSignedStatement, statementFileText } from './statement.js';
 
@@ -48,8 +48,16 @@ export async function writeStatementFile(
     await rm(file, { force: true });
     return { file: null, why: s.why };
   }
-  await writeFile(file, s.text, { mode: 0o600 });
-  // a file that was there before keeps its mode through writeFile: the statement is as private as the export
-  await chmod(file, 0o600);
+  // written beside it and renamed over it: a link at the name is replaced, never followed, and the file is
+  // as private as the export whatever was there before
+  const tmp = `${file}.${process.pid}.${Date.now()}.part`;
+  try {
+    await writeFile(tmp, s.text, { mode: 0o600, flag: 'wx' });
+    await chmod(tmp, 0o600);
+    await rename(tmp, file);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
   return { file, seq: s.seq, filtered: s.filtered };
 }

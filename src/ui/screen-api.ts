@@ -179,7 +179,8 @@ export interface ActionContext {
    * reference to it when it closes; do not keep it yourself.
    */
   revealOnce(o: { title: string; secret: string; lines: string[] }): Promise<void>;
-  progress(o: { title: string; lines?: string[] }): ProgressHandle;
+  /** `escStops`: Esc ends the work (its signal aborts), and the dialog says so; else Esc stops following it */
+  progress(o: { title: string; lines?: string[]; escStops?: boolean }): ProgressHandle;
   /**
    * Calls a contract route. Failures throw (ApiError/TransportError); if the action lets them
    * propagate the shell shows them in plain words with code and request id. A 403 on a change

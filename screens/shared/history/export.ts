@@ -91,6 +91,7 @@ async function runExport(
   const p = ctx.progress({
     title: `Exporting the ${spec.title} (${format})`,
     lines: ['waiting for the appliance…', `to ${dest}`],
+    escStops: true,
   });
   const began = Date.now();
   const rowsSoFar = (lines: number) => Math.max(0, format === 'csv' ? lines - 1 : lines);

@@ -12,7 +12,9 @@ export interface ProgressProps {
   tone?: Tone;
   width: number;
   isActive: boolean;
-  /** Esc: stop following (the work itself goes on where it runs) */
+  /** Esc ends the work itself (a verify, a pack): the footer says so */
+  escStops?: boolean;
+  /** Esc: stop following (the work itself goes on where it runs), or stop it (escStops) */
   onCancel(): void;
 }
 
@@ -24,7 +26,12 @@ export function ProgressDialog(p: ProgressProps) {
     { isActive: p.isActive },
   );
   return (
-    <Frame title={p.title} tone={p.tone ?? 'info'} width={p.width} footer="Esc stop following">
+    <Frame
+      title={p.title}
+      tone={p.tone ?? 'info'}
+      width={p.width}
+      footer={p.escStops ? 'Esc stop' : 'Esc stop following'}
+    >
       {p.lines.map((l, i) => (
         <Text key={i} wrap="truncate" color={i === 0 ? colour(p.tone) : undefined}>
           {sanitize(l, 500) || ' '}
