@@ -14,7 +14,7 @@ export const HEX64 = /^[0-9a-f]{64}$/;
 /** An RFC 3339 UTC time as the appliance writes one (seconds, optional fraction, Z). */
 const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?Z$/;
 /** base64 (standard alphabet, padded) of a 64-byte Ed25519 signature */
-const SIGNATURE = /^[A-Za-z0-9+/]{86}==$/;
+export const SIGNATURE = /^[A-Za-z0-9+/]{86}==$/;
 
 /** A checkpoint read from outside, or a sentence saying what is wrong with it. */
 export function asCheckpoint(v: unknown): Checkpoint | string {

@@ -1,7 +1,7 @@
 import { createHash, sign, type KeyObject } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { GENESIS_HASH } from './canonical.js';
-import { asCheckpoint, HEX64, signatureValid, type Checkpoint } from './checkpoint.js';
+import { asCheckpoint, HEX64, SIGNATURE, signatureValid, type Checkpoint } from './checkpoint.js';
 
 /**
  * An export's signed statement (docs/audit-chain.md, "Export statements"): what the file holds, as
@@ -54,7 +54,7 @@ const STATEMENT_FILTERS = [
   'request_id',
 ] as const;
 /** Filters that keep an export a run of the trail: the appliance writes seq in time order. */
-const TIME_FILTERS = new Set(['start_time', 'end_time']);
+export const TIME_FILTERS: ReadonlySet<string> = new Set(['start_time', 'end_time']);
 
 const statementPayload = (s: ExportStatement): Buffer => Buffer.from(canonicalize(s)!, 'utf8');
 
@@ -105,7 +105,7 @@ export function scopeOf(s: ExportStatement): StatementScope {
 /** A signed statement read from outside (a header, a file), or a sentence saying what is wrong with it. */
 export function asSignedStatement(v: unknown): SignedStatement | string {
   if (!isObject(v)) return 'not a JSON object';
-  if (typeof v.signature !== 'string' || !/^[A-Za-z0-9+/]{86}==$/.test(v.signature)) return 'it has no signature';
+  if (typeof v.signature !== 'string' || !SIGNATURE.test(v.signature)) return 'it has no signature';
   if (typeof v.key_fingerprint !== 'string' || !HEX64.test(v.key_fingerprint)) return 'it names no key';
   const s = v.statement;
   if (!isObject(s)) return 'it holds no statement';

@@ -4,6 +4,7 @@ import { thousands } from '../text/thousands.js';
 import { entryHash, GENESIS_HASH } from './canonical.js';
 import { checkpointSignatureValid, type Checkpoint } from './checkpoint.js';
 import {
+  TIME_FILTERS,
   scopeOf,
   selectionDigest,
   statementSignatureValid,
@@ -76,7 +77,6 @@ const PROGRESS_EVERY = 50_000;
 const MAX_LISTED = 100;
 
 const n = thousands;
-const TIME_FILTERS = new Set(['start_time', 'end_time']);
 const short = (h: unknown) => (typeof h === 'string' ? `${h.slice(0, 12)}…` : String(h));
 const missing = (from: number, to: number) =>
   from === to ? `entry #${n(from)} missing` : `entries #${n(from)}–#${n(to)} missing (${n(to - from + 1)})`;

@@ -1,4 +1,6 @@
+import { CHAIN_REFUSED_CODE } from '../../contract/index.js';
 import type { Db } from '../db/open.js';
+import { ApiError } from '../errors.js';
 import { iso } from '../ids.js';
 import { signCheckpoint, type Checkpoint } from '../../audit-chain/checkpoint.js';
 import { readHead, type ChainHead } from './chain.js';
@@ -84,6 +86,22 @@ export function checkpointHead(db: Db): Checkpoint & { key: SigningKey } {
   } catch (err) {
     if (err instanceof ChainRefused) recordRefusal(db, err);
     else recordFailure(db, err);
+    throw err;
+  }
+}
+
+/**
+ * checkpointHead for a route that answers with it (an export, a seal): a trail the signer refuses is
+ * the answer 500 SVC-AUDIT-CHAIN with the finding, which verifiers read as the trail broken.
+ */
+export function checkpointHeadOrRefuse(db: Db): Checkpoint & { key: SigningKey } {
+  try {
+    return checkpointHead(db);
+  } catch (err) {
+    if (err instanceof ChainRefused)
+      throw new ApiError(500, `the appliance will not sign its audit trail: ${err.message}`, {
+        code: CHAIN_REFUSED_CODE,
+      });
     throw err;
   }
 }

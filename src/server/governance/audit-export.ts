@@ -1,8 +1,6 @@
-import { CHAIN_REFUSED_CODE, type AuditExportQuery } from '../../contract/index.js';
+import type { AuditExportQuery } from '../../contract/index.js';
 import type { HandlerContext } from '../http/route-kit.js';
-import { ApiError } from '../errors.js';
-import { checkpointHead } from '../audit-chain/checkpoints.js';
-import { ChainRefused } from '../audit-chain/extends.js';
+import { checkpointHeadOrRefuse } from '../audit-chain/checkpoints.js';
 import { exportStatement } from '../audit-chain/export-statement.js';
 import { canonicalLine } from '../../audit-chain/canonical.js';
 import type { Checkpoint } from '../../audit-chain/checkpoint.js';
@@ -26,16 +24,9 @@ export async function startAuditExport(ctx: HandlerContext, q: AuditExportQuery)
   const named = filterDetails(auditSpec, q);
   let head: (Checkpoint & { key: SigningKey }) | undefined;
   const snapshot = (db: Db): ExportSnapshot => {
-    try {
-      head = checkpointHead(db);
-    } catch (err) {
-      if (err instanceof ChainRefused)
-        throw new ApiError(500, `the appliance will not sign its audit trail: ${err.message}`, {
-          code: CHAIN_REFUSED_CODE,
-        });
-      throw err;
-    }
-    return { maxSeq: head.seq, headers: {} };
+    const signed = checkpointHeadOrRefuse(db);
+    head = signed;
+    return { maxSeq: signed.seq, headers: {} };
   };
   const file = startExport(ctx, auditExportSpec, q, toAuditEntry, auditCsvColumns, snapshot, canonicalLine);
   if (!head) return file; // a HEAD request: no export took place

@@ -1,8 +1,6 @@
-import { CHAIN_REFUSED_CODE, type AuditSeal, type AuditSealRequest } from '../../contract/index.js';
-import { checkpointHead } from '../audit-chain/checkpoints.js';
-import { ChainRefused } from '../audit-chain/extends.js';
+import type { AuditSeal, AuditSealRequest } from '../../contract/index.js';
+import { checkpointHeadOrRefuse } from '../audit-chain/checkpoints.js';
 import type { Db } from '../db/open.js';
-import { ApiError } from '../errors.js';
 import type { HandlerResult } from '../http/route-kit.js';
 import { auditEntryById } from './audit-trail.js';
 
@@ -16,17 +14,7 @@ export function sealHash(db: Db, body: AuditSealRequest): HandlerResult {
   return {
     details: { sha256: body.sha256, purpose: body.purpose },
     afterAudit: (id): AuditSeal => {
-      let head;
-      try {
-        head = checkpointHead(db);
-      } catch (err) {
-        if (err instanceof ChainRefused)
-          throw new ApiError(500, `the appliance will not sign its audit trail: ${err.message}`, {
-            code: CHAIN_REFUSED_CODE,
-          });
-        throw err;
-      }
-      const { key: _, ...checkpoint } = head;
+      const { key: _, ...checkpoint } = checkpointHeadOrRefuse(db);
       const entry = auditEntryById(db, id);
       // the entry was written in this transaction, so it is the head the checkpoint signed
       if (!entry || entry.seq !== checkpoint.seq || entry.hash !== checkpoint.hash)
