@@ -78,7 +78,7 @@ function signHead(db: Db, s: Signer, atMs: number): Checkpoint & { key: SigningK
  * the trail does not extend the last signed checkpoint, or the error that kept it from being signed
  * (both recorded for the deployment status).
  */
-export function checkpointHead(db: Db): Checkpoint & { key: SigningKey } {
+function checkpointHead(db: Db): Checkpoint & { key: SigningKey } {
   const s = signers.get(db);
   if (!s) throw new Error('no audit signing key is attached to this database');
   try {
