@@ -7,7 +7,16 @@ export const Outcome = z.enum(['success', 'denied', 'failed']);
 export type Outcome = z.infer<typeof Outcome>;
 
 /** Text search: at least 2 characters, at most 200. */
-const SearchText = z.string().trim().min(2).max(200);
+/**
+ * Text search: a NUL once cut the server's pattern short (`%00zzzz` matched every entry), and no
+ * control character is ever in what an operator means to find: refused, with the parameter named.
+ */
+const SearchText = z
+  .string()
+  .trim()
+  .min(2)
+  .max(200)
+  .regex(/^\P{Cc}*$/u, 'must not hold control characters (NUL, tab, newline, escape and the like)');
 
 const ChainHash = z.string().regex(/^[0-9a-f]{64}$/);
 

@@ -78,10 +78,13 @@ export function pageSummary(spec: HistorySpec, rows: unknown[], view: ListView |
   const page = h.cursors.length + 1;
   const hasMore = (view?.data as { has_more?: unknown } | undefined)?.has_more === true;
   // Without the envelope (a caller other than the shell) whether more follow is unknown: say nothing.
+  // a search reads a bounded part of the trail per page: a short page with more is where it stopped
   const where = !view
     ? null
     : hasMore
-      ? 'more (n older)'
+      ? rows.length < h.pageSize
+        ? 'search read this far, more (n reads older)'
+        : 'more (n older)'
       : rows.length === 0
         ? 'no entries'
         : page > 1
@@ -92,5 +95,5 @@ export function pageSummary(spec: HistorySpec, rows: unknown[], view: ListView |
 }
 
 export function emptyText(spec: HistorySpec): string {
-  return `No ${spec.noun} match: nothing happened in this range with these filters. f changes them, c clears them.`;
+  return `No ${spec.noun} match here. If the line above says the search read this far, n reads older ones; else nothing happened in this range with these filters. f changes them, c clears them.`;
 }

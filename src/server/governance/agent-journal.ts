@@ -1,5 +1,6 @@
 import type { JournalEntry, JournalQuery, JournalSummaryQuery, Page, Summary } from '../../contract/index.js';
 import type { Db } from '../db/open.js';
+import { SEARCHED, searchIndexOf } from '../db/searched.js';
 import type { CsvColumn } from './csv.js';
 import type { TableSpec } from './filters.js';
 import { columnIndex, type Row } from './keyset.js';
@@ -40,7 +41,8 @@ export const journalSpec: TableSpec = {
     { name: 'error_code', column: 'error_code' },
   ],
   // status too: `/failed` means the failed steps
-  search: ['agent', 'status', 'tool', 'run_id', 'error_code', 'error_message'],
+  search: SEARCHED.journal.columns,
+  searchIndex: searchIndexOf('journal'),
   counts: {
     table: 'journal_counts',
     columns: {

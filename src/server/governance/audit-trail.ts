@@ -1,5 +1,6 @@
 import type { AuditEntry, AuditQuery, AuditSummaryQuery, Page, Summary } from '../../contract/index.js';
 import type { Db } from '../db/open.js';
+import { SEARCHED, searchIndexOf } from '../db/searched.js';
 import type { CsvColumn } from './csv.js';
 import type { TableSpec } from './filters.js';
 import { columnIndex, type Row } from './keyset.js';
@@ -42,7 +43,8 @@ export const auditSpec: TableSpec = {
   ],
   prefixable: 'action',
   // outcome too: an auditor's `/denied` means the denied attempts, not entries whose text says so
-  search: ['actor_subject', 'action', 'outcome', 'target_type', 'target_id', 'target_name', 'details'],
+  search: SEARCHED.audit.columns,
+  searchIndex: searchIndexOf('audit'),
   counts: {
     table: 'audit_counts',
     columns: { outcome: 'outcome', action: 'action', actor_subject: 'actor_subject', target_type: 'target_type' },

@@ -23,8 +23,9 @@ export interface TableSpec {
   equals: readonly { name: string; column: string; few?: boolean }[];
   /** the equality filter that also accepts a trailing `*` for a prefix match */
   prefixable?: string;
-  /** the columns text search (`q`) looks in */
+  /** the columns text search (`q`) looks in, and their trigram index (governance/search.ts) */
   search: readonly string[];
+  searchIndex: string;
   /**
    * The summaries' per-hour and per-day tallies (migration 5): their table, and each tallied
    * column as an expression over it (the journal's tallies hold '' for a null tool).

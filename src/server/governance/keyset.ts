@@ -2,6 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/open.js';
 import type { Key } from './cursor.js';
 import { containsPattern, type Filters, type TableSpec } from './filters.js';
+import { candidatesFrom } from './search.js';
 
 /**
  * A row as an array in the order of the select (better-sqlite3 raw mode): building an object per
@@ -62,10 +63,11 @@ function distinctWithPrefix(db: Db, spec: TableSpec, column: string, prefix: str
   return out;
 }
 
-function armsFor(db: Db, spec: TableSpec, f: Filters): Arm[] {
+function armsFor(db: Db, spec: TableSpec, f: Filters, o?: { match?: string }): Arm[] {
   if (!f.prefix) return [{ equals: f.equals }];
-  // in seq order every arm would read the same rowid range: one scan checks the prefix instead
-  if (spec.order === 'seq') return [{ equals: f.equals, substrPrefix: f.prefix }];
+  // in seq order every arm would read the same rowid range, and from the search index's candidates
+  // every arm would read them all: one scan checks the prefix instead
+  if (spec.order === 'seq' || o?.match !== undefined) return [{ equals: f.equals, substrPrefix: f.prefix }];
   const { column, value } = f.prefix;
   const values = distinctWithPrefix(db, spec, column, value);
   if (values === null) return [{ equals: f.equals, substrPrefix: f.prefix }];
@@ -81,6 +83,8 @@ interface Fetch {
   maxSeq?: number;
   /** what to select instead of spec.select; must start with `seq, <timeColumn>` */
   select?: string;
+  /** read the search index's candidates for this FTS5 query (search.ts), not the table in order */
+  match?: string;
 }
 
 /** A count this high already means "common": probing further would cost more than it saves. */
@@ -146,6 +150,7 @@ function armScan(db: Db, spec: TableSpec, f: Filters, arm: Arm, o: Fetch): { sha
     arm.substrPrefix?.column ?? '',
     f.q !== undefined,
     o.select ?? '',
+    o.match !== undefined,
   ].join('|');
   const from = () => {
     const t = spec.timeColumn;
@@ -165,7 +170,7 @@ function armScan(db: Db, spec: TableSpec, f: Filters, arm: Arm, o: Fetch): { sha
     if (o.upTo) where.push(`${key[0]} ${o.dir === 'desc' ? '>=' : '<='} ${key[2]}`);
     if (o.maxSeq !== undefined) where.push(bySeq ? 'seq <= @max_seq' : '+seq <= @max_seq');
     const d = o.dir.toUpperCase();
-    return `FROM ${spec.table}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
+    return `FROM ${o.match !== undefined ? candidatesFrom(spec) : spec.table}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
       ORDER BY ${bySeq ? '' : `${t} ${d}, `}seq ${d}`;
   };
   return { shape, from };
@@ -184,6 +189,7 @@ function armParams(spec: TableSpec, f: Filters, arm: Arm, o: Fetch): Record<stri
     params.prefix_len = [...arm.substrPrefix.value].length; // SQLite substr counts characters
   }
   if (f.q !== undefined) params.q = containsPattern(f.q);
+  if (o.match !== undefined) params.match = o.match;
   if (f.startMs !== undefined) params.start = f.startMs;
   if (f.endMs !== undefined) params.end = f.endMs;
   const bySeq = spec.order === 'seq';
@@ -198,7 +204,7 @@ const fetchArm = (db: Db, spec: TableSpec, f: Filters, arm: Arm, o: Fetch): Row[
 
 /** SQLite's plan for each arm of a query (tests check that no filter combination needs a sort). */
 export function explainPage(db: Db, spec: TableSpec, f: Filters, o: Fetch): string[] {
-  return armsFor(db, spec, f).map((arm) => {
+  return armsFor(db, spec, f, o).map((arm) => {
     const sql = armStatement(db, spec, f, arm, o).source;
     const steps = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(armParams(spec, f, arm, o)) as { detail: string }[];
     return steps.map((s) => s.detail).join('; ');
@@ -243,7 +249,7 @@ function order(spec: TableSpec, dir: Direction, select = spec.select) {
 
 /** Up to `limit` rows after `after` in the given order, merged across the filter's arms. */
 export function fetchPage(db: Db, spec: TableSpec, f: Filters, o: Fetch): Row[] {
-  const arms = armsFor(db, spec, f);
+  const arms = armsFor(db, spec, f, o);
   if (arms.length === 1) return fetchArm(db, spec, f, arms[0], o);
   const rows = arms.flatMap((arm) => fetchArm(db, spec, f, arm, o));
   return rows.sort(order(spec, o.dir, o.select)).slice(0, o.limit);
@@ -373,6 +379,25 @@ export function aggregateBatches(
       after = upTo;
     }
   })();
+}
+
+/**
+ * The key of the `o.limit`-th row after `o.after` that the filters other than the text search and
+ * a prefix match (a superset of the rows a search reads), or none when fewer remain: where a scan
+ * of at most that many rows ends. Read through the driving filter's index, no LIKE evaluated.
+ */
+export function keyAfterRows(db: Db, spec: TableSpec, f: Filters, o: Fetch): Key | undefined {
+  const plain: Filters = { ...f, q: undefined, prefix: undefined };
+  const arm: Arm = { equals: f.equals };
+  const scan = armScan(db, spec, plain, arm, o);
+  const row = cached(
+    db,
+    `nth|${scan.shape}`,
+    () => `SELECT ${spec.timeColumn}, seq ${scan.from()} LIMIT 1 OFFSET @limit - 1`,
+  )
+    .raw(true)
+    .get(armParams(spec, plain, arm, o)) as [number, number] | undefined;
+  return row && { t: row[0], s: row[1] };
 }
 
 /** The highest seq now: an export stops there, so rows written while it streams are left out. */

@@ -3,6 +3,8 @@ import type { Summary } from '../../contract/index.js';
 import type { Db } from '../db/open.js';
 import { containsPattern, normalizeFilters, type Filters, type TableSpec } from './filters.js';
 import { searchWhere } from './keyset.js';
+import { candidatesFrom, SUMMARY_SCAN_BUDGET, searchPlan } from './search.js';
+import { unprocessable } from '../errors.js';
 
 /** The sub-groups a summary's group lists with then_by. */
 const SUB_GROUPS = 3;
@@ -59,7 +61,10 @@ function addRows(counts: Counts, rows: [string | null, string | null, number][])
   }
 }
 
-/** Count per (group, sub-group) over the matching rows in [from, to), read row by row. */
+/**
+ * Count per (group, sub-group) over the matching rows in [from, to), read row by row: from the
+ * search index's candidates when `match` is given (search.ts).
+ */
 function countRows(
   db: Db,
   spec: TableSpec,
@@ -68,10 +73,44 @@ function countRows(
   group: string | undefined,
   sub: string | undefined,
   counts: Counts,
+  match?: string,
 ): void {
   const { where, params } = matchWhere(spec, { ...f, startMs: range.from, endMs: range.to });
-  const sql = `SELECT ${group ?? 'NULL'}, ${sub ?? 'NULL'}, count(*) FROM ${spec.table}${where} GROUP BY 1, 2`;
+  const from = match === undefined ? spec.table : candidatesFrom(spec);
+  if (match !== undefined) params.match = match;
+  const sql = `SELECT ${group ?? 'NULL'}, ${sub ?? 'NULL'}, count(*) FROM ${from}${where} GROUP BY 1, 2`;
   addRows(counts, groupRows(db, sql, params));
+}
+
+/** How many rows the filters other than the search select, counted up to `cap` + 1. */
+function rowsUpTo(db: Db, spec: TableSpec, f: Filters, cap: number): number {
+  const { where, params } = matchWhere(spec, { ...f, q: undefined });
+  const [[, , n]] = groupRows(db, `SELECT NULL, NULL, count(*) FROM (SELECT 1 FROM ${spec.table}${where} LIMIT @cap)`, {
+    ...params,
+    cap: cap + 1,
+  });
+  return n;
+}
+
+/**
+ * The rows a text search counts (search.ts): the index's candidates when few, else every row of the
+ * range when those are few; else the count is refused rather than read from a million rows.
+ */
+function searchedCounts(db: Db, spec: TableSpec, f: Filters, group?: string, sub?: string): Counts {
+  const counts: Counts = new Map();
+  const range = { from: f.startMs ?? 0, to: f.endMs ?? Number.MAX_SAFE_INTEGER };
+  const plan = searchPlan(db, spec, f.q!);
+  if (plan.via === 'index') {
+    countRows(db, spec, f, range, group, sub, counts, plan.match);
+    return counts;
+  }
+  if (rowsUpTo(db, spec, f, SUMMARY_SCAN_BUDGET) > SUMMARY_SCAN_BUDGET)
+    throw unprocessable(
+      `the search text is in too many ${spec.kind === 'audit' ? 'entries' : 'steps'} to count them all here (over ${SUMMARY_SCAN_BUDGET.toLocaleString('en-US')} to read): narrow the time range or the other filters, or search for a longer text`,
+      [{ name: 'q', reason: 'too common to count over this range' }],
+    );
+  countRows(db, spec, f, range, group, sub, counts);
+  return counts;
 }
 
 /** The same from the tallies of `span` ms starting in [from, to). */
@@ -124,6 +163,7 @@ function split(from: number, to: number, spans = SPANS): (Range & { span?: numbe
  * tallied column (no q, no run_id); else, or for a range's ragged ends, the rows are read.
  */
 function countMatches(db: Db, spec: TableSpec, f: Filters, group?: string, sub?: string): Counts {
+  if (f.q !== undefined) return searchedCounts(db, spec, f, group, sub);
   const counts: Counts = new Map();
   const tallied =
     f.q === undefined &&
@@ -160,7 +200,15 @@ export function summarize(
   const f = normalizeFilters(spec, q);
   const group = q.group_by !== undefined ? columns[q.group_by] : undefined;
   const sub = q.then_by !== undefined ? columns[q.then_by] : undefined;
-  const counts = countMatches(db, spec, f, group, sub);
+  return summaryOf(countMatches(db, spec, f, group, sub), q, group, sub);
+}
+
+function summaryOf(
+  counts: Counts,
+  q: { group_by?: string; then_by?: string; limit: number },
+  group: string | undefined,
+  sub: string | undefined,
+): Summary {
   const all = [...counts].map(([key, subs]) => {
     // a tally brought to 0 (a step that changed status) is no sub-group
     const entries = [...subs].filter(([, count]) => count > 0).map(([k, count]) => ({ key: k, count }));

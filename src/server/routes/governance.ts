@@ -12,13 +12,23 @@ import { startExport } from '../governance/export.js';
 import { startAuditChain } from '../audit-chain/start.js';
 import { listCheckpoints } from '../audit-chain/checkpoint-list.js';
 import { sealHash } from '../governance/audit-seal.js';
+import { searchAllowance } from '../governance/search-allowance.js';
+import type { HandlerContext } from '../http/route-kit.js';
 
 /** Read side of governance: audit trail and agent journal, paged lists, summaries and streamed exports. */
 export const governanceGroup: GroupFactory = ({ db, options }) => {
   const stopChain = startAuditChain(db, options.dataDir);
+  const allowance = searchAllowance();
+  /** A read that may search: refused while its caller's search time is spent, else charged its time. */
+  const searching = <T>(ctx: HandlerContext, query: { q?: string }, read: () => T): T =>
+    query.q === undefined ? read() : allowance.spend(ctx.principal.subject, read);
   return {
     handlers: {
-      listAudit: { allow: 'any role', audit: null, run: ({ query }, { db }) => ({ body: listAudit(db, query) }) },
+      listAudit: {
+        allow: 'any role',
+        audit: null,
+        run: ({ query }, ctx) => ({ body: searching(ctx, query, () => listAudit(ctx.db, query)) }),
+      },
       exportAudit: {
         allow: 'any role',
         audit: null,
@@ -30,7 +40,7 @@ export const governanceGroup: GroupFactory = ({ db, options }) => {
       auditSummary: {
         allow: 'any role',
         audit: null,
-        run: ({ query }, { db }) => ({ body: summarizeAudit(db, query) }),
+        run: ({ query }, ctx) => ({ body: searching(ctx, query, () => summarizeAudit(ctx.db, query)) }),
       },
       listAuditCheckpoints: {
         allow: 'any role',
@@ -46,9 +56,13 @@ export const governanceGroup: GroupFactory = ({ db, options }) => {
       journalSummary: {
         allow: 'any role',
         audit: null,
-        run: ({ query }, { db }) => ({ body: summarizeJournal(db, query) }),
+        run: ({ query }, ctx) => ({ body: searching(ctx, query, () => summarizeJournal(ctx.db, query)) }),
       },
-      listJournal: { allow: 'any role', audit: null, run: ({ query }, { db }) => ({ body: listJournal(db, query) }) },
+      listJournal: {
+        allow: 'any role',
+        audit: null,
+        run: ({ query }, ctx) => ({ body: searching(ctx, query, () => listJournal(ctx.db, query)) }),
+      },
       exportJournal: {
         allow: 'any role',
         audit: null,
