@@ -41,7 +41,7 @@ export interface DashboardDeps {
   auditKey?: PinnedAuditKey;
   /** writes to the terminal clipboard (OSC 52); injected so tests can see it */
   clipboard(text: string): void;
-  /** stops polling and releases the connection */
+  /** stops polling and abandons the requests in flight (quitting waits for no appliance) */
   close(): Promise<void>;
 }
 
@@ -142,7 +142,7 @@ export function createDashboard(o: DashboardOptions): DashboardDeps {
       unsubscribe();
       unobserve();
       poller.stop();
-      await o.client.close();
+      await o.client.abandon();
     },
   };
   if (o.session) deps.signIn = signIn = new SignIn(deps, o.session);

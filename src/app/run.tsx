@@ -23,6 +23,13 @@ export const FRAME_OPTIONS = {
   incrementalRendering: false,
 } as const;
 
+/** Longest wait, on quitting, for the connections to the appliance to be ended (abandoned, not answered). */
+const CLOSE_BOUND_MS = 500;
+
+/** Waits for `work`, done or failed, or `ms` at most (the timer keeps no process alive). */
+const withinMs = (work: Promise<unknown>, ms: number) =>
+  Promise.race([work.catch(() => undefined), new Promise<void>((resolve) => setTimeout(resolve, ms).unref())]);
+
 /** runDashboard's exit code when the terminal went away (128 + SIGHUP) */
 export const TERMINAL_HUNG_UP = 129;
 
@@ -31,6 +38,9 @@ const LEAVE_ALT_SCREEN = '\x1b[?1049l';
 // The terminal wraps a paste in ESC[200~ … ESC[201~, so KeyStdin can tell it from typed keys.
 const BRACKETED_PASTE_ON = '\x1b[?2004h';
 const BRACKETED_PASTE_OFF = '\x1b[?2004l';
+// Ink shows the cursor as it unmounts, but on the alternate screen: a terminal that keeps the
+// cursor's visibility per screen (tmux) would give the shell back without one.
+const SHOW_CURSOR = '\x1b[?25h';
 
 /**
  * Runs the dashboard in this terminal until the user quits. The alternate screen keeps the
@@ -46,7 +56,7 @@ export async function runDashboard(
   const tty = Boolean(stdout.isTTY);
   // A screen reader follows lines added to the normal screen (src/app/screen-reader/), not frames.
   const enterModes = (screenReader ? '' : ENTER_ALT_SCREEN) + BRACKETED_PASTE_ON;
-  const leaveModes = BRACKETED_PASTE_OFF + (screenReader ? '' : LEAVE_ALT_SCREEN);
+  const leaveModes = BRACKETED_PASTE_OFF + (screenReader ? '' : LEAVE_ALT_SCREEN) + SHOW_CURSOR;
   let restored = !tty;
   let terminalGone = false;
   const restoreTerminal = () => {
@@ -103,14 +113,17 @@ export async function runDashboard(
   } finally {
     process.off('uncaughtException', fatal);
     process.off('unhandledRejection', fatal);
+    // The terminal is the user's again at once: nothing after this waits for the appliance.
+    restoreTerminal();
     // The signals stay taken while the connections close: a hang-up signals more than once (the
     // terminal closing, then its session leader ending), and one with no handler of ours would
     // let Ink's signal-exit end the process before the embedded demo is stopped and removed.
-    await deps.close().catch(() => undefined);
+    // The requests in flight are abandoned, not awaited (a slow appliance held a quit for up to
+    // 30 s); ending the connections is local, and bounded all the same.
+    await withinMs(deps.close(), CLOSE_BOUND_MS);
     process.off('SIGTERM', stop);
     process.off('SIGHUP', stop);
     process.off('SIGINT', stop);
-    restoreTerminal();
   }
   if (terminalGone) return TERMINAL_HUNG_UP;
   if (crash) {

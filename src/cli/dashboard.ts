@@ -33,8 +33,15 @@ export async function dashboardCommand(argv: string[], dir: string): Promise<num
     const { app } = await loadApp(dir); // loaded already: the same module
     code = await dashboardOnce(app.argvForAppliance(argv, name), dir, (other) => (next = other));
   }
+  // Quitting waits for no network work: the appliance's requests are abandoned by now, and
+  // anything else still open (a sign-in being renewed at a slow identity provider) gets a moment,
+  // not the rest of its timeout, before the process ends with the dashboard's code.
+  setTimeout(() => process.exit(code), LINGER_MS).unref();
   return code;
 }
+
+/** How long the process may outlive the dashboard for work left open (an unreferenced timer: never longer than it must). */
+const LINGER_MS = 1_000;
 
 async function dashboardOnce(argv: string[], dir: string, switchTo: (name: string) => void): Promise<number> {
   // Ink draws nothing until exit when it believes it runs in CI (is-in-ci reads CI and

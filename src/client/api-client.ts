@@ -150,6 +150,9 @@ export class ApiClient {
   readonly #ca: string | Buffer | undefined;
   readonly #etags = new Map<string, { etag: string; data: unknown; issues: SchemaIssue[]; served?: unknown }>();
   readonly #observers = new Set<(e: Exchange) => void>();
+  /** the short-lived connections of downloads and streams now open: abandon() ends them too */
+  readonly #shortLived = new Set<Client>();
+  #abandoned = false;
   #checksDeferred = false;
 
   constructor(opts: ApiClientOptions) {
@@ -179,6 +182,19 @@ export class ApiClient {
       bodyTimeout: this.timeoutMs,
       connect: { timeout: this.timeoutMs, ...(this.#ca ? { ca: this.#ca } : {}) },
     });
+  }
+
+  /** A connection of its own for a download or a stream, ended by #release() or abandon(). */
+  #openShortLived(): Client {
+    if (this.#abandoned) throw new TransportError('aborted', 'the dashboard is quitting: nothing more is sent');
+    const client = this.#newClient();
+    this.#shortLived.add(client);
+    return client;
+  }
+
+  async #release(client: Client): Promise<void> {
+    this.#shortLived.delete(client);
+    await client.close().catch(() => undefined);
   }
 
   /**
@@ -415,7 +431,7 @@ export class ApiClient {
     signal?: AbortSignal,
   ): Promise<DownloadResult> {
     const path = buildPath(ROUTE_META[name], this.prefix, {}, query);
-    const client = this.#newClient();
+    const client = this.#openShortLived();
     try {
       const headers = await this.#headers({ accept: '*/*' });
       let res: Dispatcher.ResponseData;
@@ -448,7 +464,7 @@ export class ApiClient {
       }
       return await streamToFile(res, dest, onProgress, requestId);
     } finally {
-      await client.close().catch(() => undefined);
+      await this.#release(client);
     }
   }
 
@@ -464,7 +480,7 @@ export class ApiClient {
     signal: AbortSignal,
   ): Promise<{ header(name: string): string | undefined; body: AsyncIterable<Buffer> }> {
     const path = buildPath(ROUTE_META[name], this.prefix, {}, query);
-    const client = this.#newClient();
+    const client = this.#openShortLived();
     let res: Dispatcher.ResponseData;
     try {
       res = await client.request({
@@ -475,7 +491,7 @@ export class ApiClient {
         bodyTimeout: this.timeoutMs * 3,
       });
     } catch (err) {
-      await client.close().catch(() => undefined);
+      await this.#release(client);
       throw toTransportError(err);
     }
     const requestId = requestIdOf(res.headers);
@@ -484,10 +500,11 @@ export class ApiClient {
         ? redirectError(`the answer to GET ${ROUTE_META[name].path}`, res, `${this.origin}${path}`)
         : problemFrom(res.statusCode, res.headers, await this.#readCapped(res), requestId);
       discard(res);
-      await client.close().catch(() => undefined);
+      await this.#release(client);
       throw err;
     }
     const headers = res.headers;
+    const release = () => this.#release(client);
     async function* body() {
       try {
         for await (const chunk of res.body) yield chunk as Buffer;
@@ -495,7 +512,7 @@ export class ApiClient {
         throw toTransportError(err);
       } finally {
         discard(res);
-        await client.close().catch(() => undefined);
+        await release();
       }
     }
     return { header: (n) => headerOf(headers, n), body: body() };
@@ -515,8 +532,22 @@ export class ApiClient {
     this.#etags.clear();
   }
 
+  /** Ends the connection once the requests in flight are answered (a command that is done with it). */
   async close(): Promise<void> {
     await this.#client.close().catch(() => undefined);
+  }
+
+  /**
+   * Ends every connection now, the kept-alive one and those of downloads and streams: the requests
+   * in flight fail at once, as cancelled, and nothing more is sent. For quitting the dashboard,
+   * which never waits for an appliance: close() would wait for each answer, and a slow appliance
+   * (one trickling its answers) would hold the quit up to the 30 s deadline of a call.
+   */
+  async abandon(): Promise<void> {
+    this.#abandoned = true;
+    const all = [this.#client, ...this.#shortLived];
+    this.#shortLived.clear();
+    await Promise.all(all.map((c) => c.destroy().catch(() => undefined)));
   }
 }
 

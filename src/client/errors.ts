@@ -59,6 +59,8 @@ const KIND_BY_CODE: Record<string, TransportKind> = {
   UND_ERR_HEADERS_TIMEOUT: 'timeout',
   UND_ERR_BODY_TIMEOUT: 'timeout',
   UND_ERR_ABORTED: 'aborted',
+  // the connection was ended under the request (ApiClient.abandon: the dashboard quits)
+  UND_ERR_DESTROYED: 'aborted',
   ABORT_ERR: 'aborted',
   UND_ERR_RES_EXCEEDED_MAX_SIZE: 'too-large',
   EHOSTUNREACH: 'refused',

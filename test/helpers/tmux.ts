@@ -195,6 +195,11 @@ export class TmuxSession {
     }
   }
 
+  /** A tmux format of the pane, e.g. `#{alternate_on}` (1 while the program keeps the alternate screen). */
+  async paneFormat(format: string): Promise<string> {
+    return (await tmux('display-message', '-p', '-t', this.name, format)).trim();
+  }
+
   /** The pid of the pane's shell wrapper (the program runs as its child). */
   async panePid(): Promise<number> {
     return Number((await tmux('display-message', '-p', '-t', this.name, '#{pane_pid}')).trim());
