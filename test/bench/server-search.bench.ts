@@ -1,7 +1,9 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Pool } from 'undici';
 import { DB_FILE } from '../../src/server/db/open.js';
+import { loadDemoConfig } from '../../src/server/demo/config.js';
 import { issueToken, startServer } from './lib/cli-server.js';
 import { copyAuditDb, ensureAuditDb } from './lib/audit-db.js';
 import { createKeys } from './server-load.bench.js';
@@ -50,7 +52,7 @@ async function probe(pool: Pool, token: string, secret: string, untilMs: number)
     t0 = nowMs();
     const g = await pool.request({
       method: 'POST',
-      path: '/v1/gateway/chat',
+      path: '/v1/gateway/summarize',
       headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
       body,
     });
@@ -109,7 +111,10 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
   const admin = issueToken(dataDir, 'it_admin', 'bench-admin');
   const auditors = Array.from({ length: SEARCHERS }, (_, i) => issueToken(dataDir, 'auditor', `bench-auditor-${i}`));
   ctx.log(`server-search: ${rows} entries, ${SEARCHERS} searchers, ${seconds} s`);
-  const server = await startServer(dataDir);
+  // the demo's models and workloads, so that a gateway call goes the whole way (key, quota, routing, metering)
+  const config = join(dataDir, '..', `search-config-${process.pid}.json`);
+  writeFileSync(config, JSON.stringify(loadDemoConfig(join(dataDir, '..', `search-files-${process.pid}`))));
+  const server = await startServer(dataDir, ['--config', config]);
   const pool = new Pool(server.url, { connections: SEARCHERS + 4 });
   try {
     const [secret] = await createKeys(server.url, admin, 1);

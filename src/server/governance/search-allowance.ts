@@ -1,53 +1,86 @@
 import { ApiError } from '../errors.js';
 
 /**
- * Fairness between callers of text search: each principal may spend MS_PER_SECOND of the server's
- * thread a second on its searches, with a burst of BURST_MS. A caller past it gets 429 with
- * Retry-After until its allowance is back above zero; a refused request costs nothing more, as it
- * read nothing. Time is what a search takes from everyone else (search.ts bounds each request;
- * this bounds how many one token holder sends).
+ * Fairness between callers of text search (search.ts bounds each request; this bounds what they
+ * take together from the server's one thread):
+ * - searches run one per turn of the event loop, queued: every other request that arrived
+ *   meanwhile (an admin GET, a gateway call) is served between two searches, not after all of them;
+ * - a caller has at most IN_FLIGHT searches queued or running;
+ * - a caller may spend MS_PER_SECOND of the thread a second on searches, with a burst of BURST_MS.
+ * Past either limit a caller gets 429 with Retry-After; a refused request costs nothing more, as it
+ * read nothing. Measured: test/bench/server-search.
  */
+export const IN_FLIGHT = 4;
 export const MS_PER_SECOND = 100;
 export const BURST_MS = 500;
-/** principals remembered at once; the one charged longest ago is forgotten first (its allowance is full again) */
+/** callers remembered at once; the one charged longest ago is forgotten first (its allowance is full again) */
 const REMEMBERED = 10_000;
 
 export interface SearchAllowance {
-  /** runs `read`, a search of `who`'s, and charges its time; throws 429 while `who` has spent its allowance */
-  spend<T>(who: string, read: () => T): T;
+  /** runs `read`, a search of `who`'s, in its turn and charges its time; 429 past `who`'s limits */
+  spend<T>(who: string, read: () => T): Promise<T>;
 }
+
+const tooMany = (detail: string, seconds: number) =>
+  new ApiError(429, `too many searches: ${detail}; try again in ${seconds} s`, {
+    headers: { 'retry-after': String(seconds) },
+  });
 
 export function searchAllowance(
   clock: { now(): number; elapsed(): number } = { now: () => Date.now(), elapsed: () => performance.now() },
-  limits = { msPerSecond: MS_PER_SECOND, burstMs: BURST_MS },
+  limits = { msPerSecond: MS_PER_SECOND, burstMs: BURST_MS, inFlight: IN_FLIGHT },
 ): SearchAllowance {
-  // ms left per principal and when last counted; a Map keeps insertion order for forgetting
+  // ms left per caller and when last counted; a Map keeps insertion order for forgetting
   const left = new Map<string, { ms: number; at: number }>();
+  const inFlight = new Map<string, number>();
+  const turns: (() => void)[] = [];
+  let scheduled = false;
+  const nextTurn = () => {
+    if (scheduled || !turns.length) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      turns.shift()!();
+      nextTurn();
+    });
+  };
   const current = (who: string) => {
     const t = clock.now();
     const s = left.get(who);
     const ms = s ? Math.min(limits.burstMs, s.ms + ((t - s.at) / 1000) * limits.msPerSecond) : limits.burstMs;
     return { ms, at: t };
   };
+  const charge = (who: string, ms: number) => {
+    const c = current(who);
+    left.delete(who);
+    left.set(who, { ms: c.ms - ms, at: c.at });
+    if (left.size > REMEMBERED) left.delete(left.keys().next().value!);
+  };
   return {
     spend(who, read) {
       const before = current(who);
-      if (before.ms <= 0) {
-        const seconds = Math.max(1, Math.ceil((-before.ms / limits.msPerSecond) * 1000) / 1000);
-        const retry = Math.ceil(seconds);
-        throw new ApiError(429, `too many searches: this caller's search time is spent; try again in ${retry} s`, {
-          headers: { 'retry-after': String(retry) },
+      if (before.ms <= 0)
+        throw tooMany("this caller's search time is spent", Math.max(1, Math.ceil(-before.ms / limits.msPerSecond)));
+      const running = inFlight.get(who) ?? 0;
+      if (running >= limits.inFlight)
+        throw tooMany(`this caller has ${running} searches under way already (at most ${limits.inFlight})`, 1);
+      inFlight.set(who, running + 1);
+      return new Promise((resolve, reject) => {
+        turns.push(() => {
+          const start = clock.elapsed();
+          try {
+            resolve(read());
+          } catch (err) {
+            reject(err);
+          } finally {
+            charge(who, clock.elapsed() - start);
+            const n = (inFlight.get(who) ?? 1) - 1;
+            if (n > 0) inFlight.set(who, n);
+            else inFlight.delete(who);
+          }
         });
-      }
-      const start = clock.elapsed();
-      try {
-        return read();
-      } finally {
-        const c = current(who);
-        left.delete(who);
-        left.set(who, { ms: c.ms - (clock.elapsed() - start), at: c.at });
-        if (left.size > REMEMBERED) left.delete(left.keys().next().value!);
-      }
+        nextTurn();
+      });
     },
   };
 }

@@ -20,14 +20,14 @@ export const governanceGroup: GroupFactory = ({ db, options }) => {
   const stopChain = startAuditChain(db, options.dataDir);
   const allowance = searchAllowance();
   /** A read that may search: refused while its caller's search time is spent, else charged its time. */
-  const searching = <T>(ctx: HandlerContext, query: { q?: string }, read: () => T): T =>
+  const searching = async <T>(ctx: HandlerContext, query: { q?: string }, read: () => T): Promise<T> =>
     query.q === undefined ? read() : allowance.spend(ctx.principal.subject, read);
   return {
     handlers: {
       listAudit: {
         allow: 'any role',
         audit: null,
-        run: ({ query }, ctx) => ({ body: searching(ctx, query, () => listAudit(ctx.db, query)) }),
+        run: async ({ query }, ctx) => ({ body: await searching(ctx, query, () => listAudit(ctx.db, query)) }),
       },
       exportAudit: {
         allow: 'any role',
@@ -40,7 +40,7 @@ export const governanceGroup: GroupFactory = ({ db, options }) => {
       auditSummary: {
         allow: 'any role',
         audit: null,
-        run: ({ query }, ctx) => ({ body: searching(ctx, query, () => summarizeAudit(ctx.db, query)) }),
+        run: async ({ query }, ctx) => ({ body: await searching(ctx, query, () => summarizeAudit(ctx.db, query)) }),
       },
       listAuditCheckpoints: {
         allow: 'any role',
@@ -56,12 +56,12 @@ export const governanceGroup: GroupFactory = ({ db, options }) => {
       journalSummary: {
         allow: 'any role',
         audit: null,
-        run: ({ query }, ctx) => ({ body: searching(ctx, query, () => summarizeJournal(ctx.db, query)) }),
+        run: async ({ query }, ctx) => ({ body: await searching(ctx, query, () => summarizeJournal(ctx.db, query)) }),
       },
       listJournal: {
         allow: 'any role',
         audit: null,
-        run: ({ query }, ctx) => ({ body: searching(ctx, query, () => listJournal(ctx.db, query)) }),
+        run: async ({ query }, ctx) => ({ body: await searching(ctx, query, () => listJournal(ctx.db, query)) }),
       },
       exportJournal: {
         allow: 'any role',
