@@ -84,6 +84,9 @@ const searchSchema = (table: SearchedTable) => {
   return `
 CREATE VIRTUAL TABLE ${index} USING fts5(${columns.join(', ')}, content='${table}', content_rowid='${key}', tokenize='trigram', detail='none');
 INSERT INTO ${index} (${index}) VALUES ('rebuild');
+CREATE TRIGGER ${index}_insert AFTER INSERT ON ${table} BEGIN
+  ${add}
+END;
 CREATE TRIGGER ${index}_update AFTER UPDATE OF ${columns.join(', ')} ON ${table} BEGIN
   ${remove}
   ${add}

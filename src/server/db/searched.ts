@@ -1,7 +1,8 @@
 /**
  * The columns text search (`q`) looks in, per table, and the trigram index over them (migration 8):
- * an FTS5 table of external content, kept by the writers for inserts (searchRowsSql, with the
- * tallies) and by triggers for the rare update or delete. `detail=none` keeps it a quarter of the
+ * an FTS5 table of external content, kept by triggers in the writer's own transaction, inserts
+ * included: an index of external content must see every row it is later told to delete (a row
+ * inserted past it and then deleted corrupts it), whoever writes. `detail=none` keeps it a quarter of the
  * size of a full one (125 vs 514 MB over 1,000,000 entries): it finds candidates holding every
  * trigram of the text, and the LIKE over the row decides (governance/search.ts).
  */
@@ -14,10 +15,3 @@ export const SEARCHED = {
 } as const;
 export type SearchedTable = keyof typeof SEARCHED;
 export const searchIndexOf = (table: SearchedTable) => `${table}_search`;
-
-/** The statement adding the rows of `table` that `where` selects to its search index. */
-export const searchRowsSql = (table: SearchedTable, where: string): string => {
-  const { key, columns } = SEARCHED[table];
-  return `INSERT INTO ${searchIndexOf(table)} (rowid, ${columns.join(', ')})
-  SELECT ${key}, ${columns.join(', ')} FROM ${table} WHERE ${where}`;
-};

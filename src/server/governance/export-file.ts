@@ -30,7 +30,8 @@ export function exportFile(o: {
 }): ExportFile {
   async function* encode(): AsyncGenerator<string> {
     for (const chunk of o.chunks) {
-      yield chunk;
+      // an empty chunk (a searched window with no match) is only a turn for the other requests
+      if (chunk) yield chunk;
       await nextTurn();
     }
   }

@@ -2,7 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/open.js';
 import type { Key } from './cursor.js';
 import { containsPattern, type Filters, type TableSpec } from './filters.js';
-import { candidatesFrom } from './search.js';
+import { candidatesFrom, SCAN_BUDGET } from './search.js';
 
 /**
  * A row as an array in the order of the select (better-sqlite3 raw mode): building an object per
@@ -264,16 +264,47 @@ export interface Scan {
 
 /**
  * Every matching row with seq <= maxSeq, oldest first, in batches. Each batch is a fresh keyset
- * query, so no statement stays open between batches and writers are never held up.
+ * query, so no statement stays open between batches and writers are never held up. With a text
+ * search, the rows are read in windows of at most SCAN_BUDGET (search.ts), each giving its batches
+ * or, when nothing in it matched, an empty one: a rare text's export reads the trail a window per
+ * turn of the event loop (export-file.ts), never the whole of it at once.
  */
 export function* scanBatches(db: Db, spec: TableSpec, f: Filters, o: Scan): Generator<Row[]> {
+  if (f.q === undefined) return yield* scanWindow(db, spec, f, o);
+  let after: Key | undefined;
+  for (;;) {
+    const upTo = keyAfterRows(db, spec, f, { after, limit: SCAN_BUDGET, dir: 'asc', maxSeq: o.maxSeq });
+    let empty = true;
+    for (const batch of scanWindow(db, spec, f, o, { after, upTo })) {
+      empty = false;
+      yield batch;
+    }
+    if (empty) yield [];
+    if (!upTo) return;
+    after = upTo;
+  }
+}
+
+function* scanWindow(
+  db: Db,
+  spec: TableSpec,
+  f: Filters,
+  o: Scan,
+  window: { after?: Key; upTo?: Key } = {},
+): Generator<Row[]> {
   const cmp = order(spec, 'asc', o.select);
-  const fetch: Omit<Fetch, 'after'> = { limit: o.batchSize, dir: 'asc', maxSeq: o.maxSeq, select: o.select };
+  const fetch: Omit<Fetch, 'after'> = {
+    limit: o.batchSize,
+    dir: 'asc',
+    maxSeq: o.maxSeq,
+    select: o.select,
+    upTo: window.upTo,
+  };
   const arms = armsFor(db, spec, f).map((arm) => ({
     arm,
     buf: [] as Row[],
     pos: 0,
-    after: undefined as Key | undefined,
+    after: window.after,
     done: false,
   }));
   const head = (a: (typeof arms)[number]): Row | undefined => {
@@ -328,7 +359,7 @@ export interface AggregateBatch {
  * batch's rows as `select` gives them, in order (`SELECT <aggregate> FROM (SELECT <select> …
  * ORDER BY … LIMIT n)`: an ordered subquery with a limit is read in its order). A batch runs from
  * the last key of the one before to the key of its batchSize-th row, which the index gives first.
- * Null when the filters need several arms: only scanBatches merges those.
+ * Null when the filters need several arms (only scanBatches merges those) or search a text.
  */
 export function aggregateBatches(
   db: Db,
@@ -336,6 +367,8 @@ export function aggregateBatches(
   f: Filters,
   o: { maxSeq: number; batchSize: number; select: string; aggregate: string },
 ): Iterable<AggregateBatch> | null {
+  // a batch ends at its batchSize-th match: a rare text's would read the whole trail at once
+  if (f.q !== undefined) return null;
   const arms = armsFor(db, spec, f);
   if (arms.length !== 1) return null;
   const arm = arms[0];
