@@ -49,10 +49,14 @@ afterAll(async () => {
 });
 
 const ids = (page: { data: { id: string }[] }) => page.data.map((e) => e.id);
+let callers = 0;
+/** an auditor of its own: each caller has its own search time, which a test must not inherit spent */
+const auditor = () => ({ token: issueToken(s.server.db, 'auditor', `auditor-${++callers}`).token });
 
 describe('text search reads a bounded number of rows per request', () => {
   it('a rare text of three or more characters is found whole in one page, from the index', async () => {
-    const r = await s.call('GET', '/audit?q=LILAC-RARE&limit=50', { role: 'auditor' });
+    const me = auditor();
+    const r = await s.call('GET', '/audit?q=LILAC-RARE&limit=50', me);
     expect(r.status).toBe(200);
     const expected = [];
     for (let i = OLD_HITS; i < OLD_HITS + FILLER; i++)
@@ -62,7 +66,8 @@ describe('text search reads a bounded number of rows per request', () => {
   });
 
   it('a text found only far back comes in short pages, each going on from where the last stopped', async () => {
-    const first = await s.call('GET', '/audit?q=kq&limit=50', { role: 'auditor' });
+    const me = auditor();
+    const first = await s.call('GET', '/audit?q=kq&limit=50', me);
     expect(first.status).toBe(200);
     // the newest SCAN_BUDGET entries hold no `kq`: the first page stops there, empty, with more to read
     expect(first.json.data).toEqual([]);
@@ -71,7 +76,7 @@ describe('text search reads a bounded number of rows per request', () => {
     let cursor: string | null = first.json.next_cursor;
     let pages = 1;
     while (cursor) {
-      const r = await s.call('GET', `/audit?q=kq&limit=50&after=${encodeURIComponent(cursor)}`, { role: 'auditor' });
+      const r = await s.call('GET', `/audit?q=kq&limit=50&after=${encodeURIComponent(cursor)}`, me);
       expect(r.status).toBe(200);
       found.push(...ids(r.json));
       cursor = r.json.next_cursor;
@@ -82,17 +87,39 @@ describe('text search reads a bounded number of rows per request', () => {
   });
 
   it('a count of a common text over more rows than it may read is refused, naming q; a narrower range is counted', async () => {
-    const broad = await s.call('GET', '/audit/summary?q=ana@corp', { role: 'auditor' });
+    const me = auditor();
+    const broad = await s.call('GET', '/audit/summary?q=ana@corp', me);
     expect(broad.status).toBe(422);
     expect(broad.json.invalid_params).toEqual([{ name: 'q', reason: expect.stringContaining('too common') }]);
     expect(broad.json.detail).toMatch(/narrow the time range/);
     const end = BASE + (OLD_HITS + 1_000) * 10;
-    const narrow = await s.call('GET', `/audit/summary?q=ana@corp&end_time=${iso(end)}`, { role: 'auditor' });
+    const narrow = await s.call('GET', `/audit/summary?q=ana@corp&end_time=${iso(end)}`, me);
     expect(narrow.status).toBe(200);
     expect(narrow.json.total).toBe(OLD_HITS + 1_000);
-    const rare = await s.call('GET', '/audit/summary?q=kq%20marker', { role: 'auditor' });
+    const rare = await s.call('GET', '/audit/summary?q=kq%20marker', me);
     expect(rare.status).toBe(200);
     expect(rare.json.total).toBe(OLD_HITS);
+  });
+
+  it('an export of a text found only far back holds exactly its entries, read a window at a time', async () => {
+    const me = auditor();
+    const r = await s.call('GET', '/audit/export?q=kq&format=jsonl', me);
+    expect(r.status).toBe(200);
+    const entries = r.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; action: string });
+    // and the export's own entry, whose details name its filter
+    expect(entries.map((e) => e.id).slice(0, OLD_HITS)).toEqual([
+      'aud_000000',
+      'aud_000001',
+      'aud_000002',
+      'aud_000003',
+      'aud_000004',
+    ]);
+    expect(entries.slice(OLD_HITS).map((e) => e.action)).toEqual(['audit.export']);
+    const csv = await s.call('GET', '/audit/export?q=kq&format=csv', me);
+    expect(csv.text.trim().split('\n')).toHaveLength(1 + OLD_HITS + 2);
   });
 
   it('the budgets are what docs/operations.md states', () => {
