@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db/open.js';
 import { newId, iso } from './ids.js';
-import { tallyInserted } from './governance/tallies.js';
+import { indexInserted } from './governance/index-inserted.js';
 import { insertLinked, type AuditRow } from './audit-chain/chain.js';
 import { checkpointIfDue } from './audit-chain/checkpoints.js';
 import type { Outcome, Role } from '../contract/index.js';
@@ -45,14 +45,14 @@ export function recordAudit(db: Db, rec: AuditRecord): string {
     details: JSON.stringify(rec.details ?? {}),
   };
   if (preChain.has(db)) {
-    db.transaction(() => tallyInserted(db, 'audit', preChainInsert(db).run(row).lastInsertRowid))();
+    db.transaction(() => indexInserted(db, 'audit', preChainInsert(db).run(row).lastInsertRowid))();
     return id;
   }
   // immediate: the head is read under the write lock, so a writer in another process (the host
   // CLI) cannot slip an entry in between; within a caller's transaction this is a savepoint
   db.transaction(() => {
     const head = insertLinked(db, [row]);
-    tallyInserted(db, 'audit', head.seq);
+    indexInserted(db, 'audit', head.seq);
     checkpointIfDue(db, head);
   }).immediate();
   return id;

@@ -1,6 +1,6 @@
 import type { Db } from './open.js';
 import { chainExisting } from '../audit-chain/migrate.js';
-import { SEARCHED, searchIndexOf, type SearchedTable } from './searched.js';
+import { SEARCHED, searchIndexOf, searchRowsSql, type SearchedTable } from './searched.js';
 
 /**
  * The summaries' tallies (migration 5): per table, its time column, the tallied columns and the
@@ -78,18 +78,14 @@ END;
 const searchSchema = (table: SearchedTable) => {
   const { key, columns } = SEARCHED[table];
   const index = searchIndexOf(table);
-  const values = (row: string) => columns.map((c) => `${row}.${c}`).join(', ');
-  const remove = `INSERT INTO ${index} (${index}, rowid, ${columns.join(', ')}) VALUES ('delete', old.${key}, ${values('old')});`;
-  const add = `INSERT INTO ${index} (rowid, ${columns.join(', ')}) VALUES (new.${key}, ${values('new')});`;
+  const values = columns.map((c) => `new.${c}`).join(', ');
+  const remove = `DELETE FROM ${index} WHERE rowid = old.${key};`;
   return `
-CREATE VIRTUAL TABLE ${index} USING fts5(${columns.join(', ')}, content='${table}', content_rowid='${key}', tokenize='trigram', detail='none');
-INSERT INTO ${index} (${index}) VALUES ('rebuild');
-CREATE TRIGGER ${index}_insert AFTER INSERT ON ${table} BEGIN
-  ${add}
-END;
+CREATE VIRTUAL TABLE ${index} USING fts5(${columns.join(', ')}, content='', contentless_delete=1, tokenize='trigram', detail='none');
+${searchRowsSql(table, 'true')};
 CREATE TRIGGER ${index}_update AFTER UPDATE OF ${columns.join(', ')} ON ${table} BEGIN
   ${remove}
-  ${add}
+  INSERT INTO ${index} (rowid, ${columns.join(', ')}) VALUES (new.${key}, ${values});
 END;
 CREATE TRIGGER ${index}_delete AFTER DELETE ON ${table} BEGIN
   ${remove}

@@ -2,7 +2,7 @@ import type { Db } from '../db/open.js';
 import type { AuditRecord } from '../audit.js';
 import { iso, newId } from '../ids.js';
 import type { TalliedTable } from '../db/migrations.js';
-import { tallyInserted } from './tallies.js';
+import { indexInserted } from './index-inserted.js';
 import { insertLinked, readHead, type AuditRow } from '../audit-chain/chain.js';
 import { CHECKPOINT_EVERY_ENTRIES, checkpointIfDue } from '../audit-chain/checkpoints.js';
 import { journalInsert, journalRow, type JournalRecord } from './journal-writer.js';
@@ -51,7 +51,7 @@ function insertTallied(db: Db, table: TalliedTable, insert: () => number): numbe
   return db.transaction(() => {
     const first = db.prepare(`SELECT coalesce(max(seq), 0) + 1 FROM ${table}`).pluck().get() as number;
     const n = insert();
-    tallyInserted(db, table, first);
+    indexInserted(db, table, first);
     return n;
   })();
 }

@@ -2,7 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { JournalEntry, JournalError } from '../../contract/index.js';
 import type { Db } from '../db/open.js';
 import { iso, newId } from '../ids.js';
-import { tallyInserted } from './tallies.js';
+import { indexInserted } from './index-inserted.js';
 
 /** One agent step as the journal stores it: metadata only, never prompt, tool input or output text. */
 export interface JournalRecord {
@@ -103,6 +103,6 @@ export function journalInsert(db: Db): Statement {
 export function recordJournal(db: Db, entry: JournalRecord): string {
   const row = journalRow(entry);
   // the step and its count in the summaries: both or neither
-  db.transaction(() => tallyInserted(db, 'journal', journalInsert(db).run(row).lastInsertRowid))();
+  db.transaction(() => indexInserted(db, 'journal', journalInsert(db).run(row).lastInsertRowid))();
   return row.id;
 }
