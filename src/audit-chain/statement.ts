@@ -14,12 +14,13 @@ export interface ExportStatement {
   version: 1;
   /** when it was signed: the export's moment */
   at: string;
-  /** the export's request, whose own audit.export entry is the head */
+  /** the export's request, whose own audit.export entry is the head, or after it (an export reusing a checkpoint) */
   request_id: string;
   format: 'csv' | 'jsonl';
   /** the filters applied, by their API names (start_time, end_time, actor, action, outcome, target_type, q, request_id) */
   filters: Record<string, string>;
-  /** the trail's head when the export started: the file holds nothing after it */
+  /** the checkpoint the export ends at: the trail's head when it started, or the newest checkpoint when nothing but
+   * exports' entries and counts of refused requests came after it (docs/audit-chain.md); the file holds nothing after it */
   head: { seq: number; hash: string };
   /** how many entries the file holds */
   count: number;

@@ -7,8 +7,9 @@ import type { RouteMeta, RouteName } from './route-meta.js';
  * (test/contract/openapi-errors.test.ts). Like route-meta.ts this file loads no zod.
  *
  * Every route gives 400, 401, 403 and 503 (route-kit.ts, auth.ts, app.ts); a route with a body
- * also 413, and an audited one (a mutation, the seal) 422 at the metadata boundary. The rest come from the routes' own checks, listed below.
- * No admin route throttles: 429 is the gateway front door's alone.
+ * also 413, and an audited one (a mutation, the seal) 422 at the metadata boundary. A route that writes
+ * the audit trail (an audited one, an export) gives 429 past its caller's rate (server/http/rate-limit.ts);
+ * reads never do. The rest come from the routes' own checks, listed below.
  */
 type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES] | typeof BOUNDARY_CODE;
 
@@ -73,6 +74,14 @@ export function routeErrors(meta: RouteMeta): ErrorAnswer[] {
   ];
   if (meta.method !== 'GET')
     answers.push({ status: 413, code: 'SVC-ADMIN-413', when: 'the request body is over 64 KiB' });
+  if (audited || meta.auditedAs !== undefined)
+    answers.push({
+      status: 429,
+      code: 'SVC-ADMIN-429',
+      when:
+        'its caller sent more requests that write the audit trail than its rate allows (changes and attempts at ' +
+        'them, exports, seals); `Retry-After` says when to retry',
+    });
   if (audited)
     answers.push({
       status: 422,

@@ -28,6 +28,12 @@ export interface RouteMeta {
   action?: string;
   /** true when the route changes state: needs a mutating role, is audited */
   mutates: boolean;
+  /**
+   * a read that writes an audit entry of its own under this action (an export): like a route with an
+   * `action`, its caller's rate is limited (docs/operations.md); unlike one, it needs no mutating role
+   * and is not wrapped in a transaction with its entry (the export writes it)
+   */
+  auditedAs?: string;
   /** success status */
   status: number;
   /** number in the spec's endpoint table, when it has one */
@@ -232,6 +238,7 @@ export const ROUTE_META = {
     path: '/audit/export',
     summary: 'Audit trail as a csv or jsonl download',
     mutates: false,
+    auditedAs: 'audit.export',
     status: 200,
     area: 'governance',
   }),
@@ -283,6 +290,7 @@ export const ROUTE_META = {
     path: '/agent/journal/export',
     summary: 'Agent journal as a csv or jsonl download',
     mutates: false,
+    auditedAs: 'journal.export',
     status: 200,
     area: 'governance',
   }),

@@ -11,6 +11,7 @@ import { ApiError } from './errors.js';
 import { auditFailure, unroutedMutation } from './http/attempt-audit.js';
 import { auditedRoutes } from './http/audited-routes.js';
 import { RefusalLog } from './http/refusals.js';
+import { WriteLimiter } from './http/rate-limit.js';
 import { registerAreas } from './http/areas.js';
 import { etagOf, sendProblem } from './http/reply.js';
 import { routeGroups } from './routes/index.js';
@@ -117,6 +118,7 @@ async function buildLockedServer(options: ServerOptions, log: Logger, unlock: ()
   const db = openDatabase(options.dataDir);
   const authenticate = createAuthenticator(db, options.config, log);
   const refusals = new RefusalLog(db, log, options.now);
+  const writes = new WriteLimiter(db, log, options.config.rate_limit, authenticate, options.now);
   // A 401 of the admin API is counted for the audit, per source and minute; the gateway's front
   // door, which takes gateway keys rather than admin tokens, is not the admin API.
   const noteRefusal = (req: FastifyRequest, err: unknown) => {
@@ -137,7 +139,10 @@ async function buildLockedServer(options: ServerOptions, log: Logger, unlock: ()
     if (!req.url.startsWith(`${API_PREFIX}/`)) return sendProblem(reply, outsideAdmin);
     req.mutation = unroutedMutation(req.method, req.url);
     try {
-      req.principal = await authenticate(req.headers.authorization);
+      // an attempt at a mutation is audited: its caller's rate is limited as a routed one's is
+      req.principal = req.mutation
+        ? await writes.admit(req, req.mutation.action)
+        : await authenticate(req.headers.authorization);
     } catch (err) {
       noteRefusal(req, err);
       // a role-less SSO token's mutation attempt is audited as denied (auditFailure)
@@ -233,8 +238,8 @@ async function buildLockedServer(options: ServerOptions, log: Logger, unlock: ()
     sendProblem(reply, new ApiError(404, `no route ${req.method} ${req.url.split('?')[0]}`)),
   );
 
-  const g = { db, config: options.config, log, options, authenticate };
-  await app.register(auditedRoutes, { db, config: options.config, authenticate });
+  const g = { db, config: options.config, log, options, authenticate, authenticateWriter: writes.admit };
+  await app.register(auditedRoutes, { db, config: options.config, authenticate, authenticateWriter: writes.admit });
   const areas = await registerAreas(app, g, routeGroups);
   // the demo serves no route: it seeds what the areas set up, and sends its traffic through the whole server
   const groups = [...areas, demoGroup({ ...g, app })];
@@ -257,8 +262,9 @@ async function buildLockedServer(options: ServerOptions, log: Logger, unlock: ()
       closing = true;
       for (const x of groups) await x.close?.();
       await app.close();
-      // the refusals counted so far are written before the database closes
+      // the refusals and the 429s counted so far are written before the database closes
       refusals.close();
+      writes.close();
       db.close();
       unlock();
     },

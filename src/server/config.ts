@@ -74,6 +74,18 @@ const HttpLimits = z
     path: ['headers_timeout_ms'],
   });
 
+/**
+ * Requests that write the audit trail, per caller (http/rate-limit.ts): a token bucket of `burst`
+ * requests, refilled at `per_second`. The defaults are the values docs/operations.md states.
+ */
+const RATE_LIMIT_DEFAULTS = { burst: 60, per_second: 1 };
+const RateLimit = z.strictObject({
+  /** requests one caller may send at once */
+  burst: z.number().int().min(1).max(1_000_000).default(RATE_LIMIT_DEFAULTS.burst),
+  /** and then on average per second */
+  per_second: z.number().min(0.001).max(1_000_000).default(RATE_LIMIT_DEFAULTS.per_second),
+});
+
 export const ServerConfig = z.strictObject({
   appliance: z
     .strictObject({ name: z.string().default('appliance'), site: z.string().optional() })
@@ -124,6 +136,8 @@ export const ServerConfig = z.strictObject({
     .default({ allow_http: false, allow_private_addresses: false, timeout_ms: 5000, max_bytes: 2 ** 20 }),
   /** how long a client may take and how many may be connected: slow or stalled clients must not hold the server */
   http: HttpLimits.default(HTTP_LIMIT_DEFAULTS),
+  /** how many requests that write the audit trail one caller may send: a flood must not fill the trail */
+  rate_limit: RateLimit.default(RATE_LIMIT_DEFAULTS),
   sso: z
     .strictObject({
       issuer: IdentityProviderUrl,

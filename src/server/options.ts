@@ -10,6 +10,9 @@ export interface ServerOptions {
   logger?: Logger;
   /** TLS: PEM certificate and key */
   tls?: { cert: string | Buffer; key: string | Buffer };
-  /** the wall clock refused requests are counted by, per minute (http/refusals.ts): a test's own; Date.now otherwise */
+  /**
+   * the wall clock refused requests are counted by, per minute (http/refusals.ts), and each caller's rate of requests
+   * that write the audit trail (http/rate-limit.ts): a test's own; Date.now otherwise
+   */
   now?: () => number;
 }

@@ -41,6 +41,7 @@ const FRONT_DOOR = '/v1/gateway/{workload}';
 
 let s: TestServer; // SSO against a working provider, for a token that maps to no role
 let ssoDown: TestServer; // SSO against a provider that answers 503
+let throttled: TestServer; // one request that writes the audit trail per caller, and its clock stands still
 const peers: HttpPeer[] = [];
 let privateKey: CryptoKey;
 let roleless: string;
@@ -70,6 +71,9 @@ beforeAll(async () => {
   peers.push(idp, down);
   s = await startTestServer({ config: (root) => fixtureConfig(root, { sso: { issuer: idp.url, ...SSO } }) });
   ssoDown = await startTestServer({ config: (root) => fixtureConfig(root, { sso: { issuer: down.url, ...SSO } }) });
+  throttled = await startTestServer({
+    config: (root) => fixtureConfig(root, { rate_limit: { burst: 1, per_second: 0.001 } }),
+  });
   roleless = await signed(idp.url, ['staff']);
   unverifiable = await signed(down.url, ['admins']);
   gatewayKey = (await s.call('POST', '/gateway/keys', { body: { name: 'callers' } })).json.secret;
@@ -81,7 +85,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   jobHold.until = null;
-  await Promise.all([s?.close(), ssoDown?.close(), ...peers.map((p) => p.close())]);
+  await Promise.all([s?.close(), ssoDown?.close(), throttled?.close(), ...peers.map((p) => p.close())]);
 });
 
 /** The path with a stand-in for each parameter: the generic errors are given before any lookup. */
@@ -107,6 +111,15 @@ const GENERIC: Record<string, (c: Claim) => Promise<CallResult[]>> = {
       ? [await s.call('POST', '/v1/gateway/chat', { token: gatewayKey, raw: 'x'.repeat(1024 * 1024 + 1) })]
       : [await call(s, c, { raw: TOO_LARGE })],
   '422 SVC-BOUNDARY-1': async (c) => [await call(s, c, { body: { content: 'a document' } })],
+  // the front door: a key's quota; the admin API: the caller's one request that writes the audit trail is
+  // spent (by the first route asked, or now), and its bucket never refills
+  '429 SVC-ADMIN-429': async (c) => {
+    if (c.path === FRONT_DOOR) return [await s.call('POST', '/v1/gateway/chat', { token: throttledKey })];
+    await call(throttled, c);
+    const again = await call(throttled, c);
+    expect(Number(again.headers['retry-after']), c.path).toBeGreaterThan(0);
+    return [again];
+  },
   // the front door's 503 is the shutdown's alone, which no request can be timed to meet
   '503 SVC-ADMIN-503': async (c) => (c.path === FRONT_DOOR ? [] : [await call(ssoDown, c, { token: unverifiable })]),
 };
@@ -160,7 +173,6 @@ const OWN: Record<string, () => Promise<CallResult[]>> = {
     await s.call('PUT', '/routing/chat', { body: { model_id: 'ghost-70b' } }),
   ],
   'gatewayCall 404 SVC-ADMIN-404': async () => [await s.call('POST', '/v1/gateway/nope', { token: gatewayKey })],
-  'gatewayCall 429 SVC-ADMIN-429': async () => [await s.call('POST', '/v1/gateway/chat', { token: throttledKey })],
 };
 
 /** Every (operation, status, code) the document lists as an error answer. */

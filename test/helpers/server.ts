@@ -40,10 +40,10 @@ export async function startTestServer(
     logger?: Logger;
     dataDir?: string;
     /**
-     * The clock refused requests (401) are counted by, per minute. By default it stands still at the
-     * server's start, so that a minute's auth.refused entry is written only at close: a test that
-     * sends a bad token and then reads the trail whole never finds one written in between.
-     * test/server/auth-refused.test.ts moves its own.
+     * The clock refused requests (401) are counted by, per minute, and the rate limit refills by. By
+     * default it stands still at the server's start, so that a minute's auth.refused entry is written
+     * only at close: a test that sends a bad token and then reads the trail whole never finds one
+     * written in between. test/server/auth-refused.test.ts and rate-limit.test.ts move their own.
      */
     now?: () => number;
   } = {},

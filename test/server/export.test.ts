@@ -200,14 +200,22 @@ describe('GET /audit/export', () => {
   });
 
   it('is allowed for an auditor and is itself audited before the file is read', async () => {
+    // a change since the last export: this one signs its own head
+    const body = { channels: [{ id: 'chan_web', enabled: true }] };
+    expect((await s.call('PUT', '/channels', { body })).status).toBe(200);
     const before = Date.now();
-    const res = await s.call('GET', `/audit/export?format=jsonl&start_time=${iso(before - 1000)}`, { role: 'auditor' });
+    const exported = () =>
+      s.call('GET', `/audit/export?format=jsonl&start_time=${iso(before - 1000)}`, { role: 'auditor' });
+    const res = await exported();
     expect(res.status).toBe(200);
-    const lines = res.text
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
+    const linesOf = (text: string) =>
+      text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+    const lines = linesOf(res.text);
     // the export's own entry is written first, so an export that covers "now" ends with it
+    expect(lines.at(-2)).toMatchObject({ action: 'channel.update' });
     expect(lines.at(-1)).toMatchObject({
       actor: { subject: 'aude-auditor', role: 'auditor' },
       action: 'audit.export',
@@ -217,6 +225,13 @@ describe('GET /audit/export', () => {
       details: { format: 'jsonl', filters: { start_time: iso(before - 1000) } },
     });
     expect(lines.at(-1).request_id).toBe(res.headers['x-request-id']);
+
+    // nothing but exports since: the next one ends at the same checkpoint, without its own entry, which is audited
+    const again = await exported();
+    expect(again.headers['audit-checkpoint']).toBe(res.headers['audit-checkpoint']);
+    expect(linesOf(again.text)).toEqual(lines);
+    const own = await s.call('GET', `/audit?request_id=${String(again.headers['x-request-id'])}`);
+    expect(own.json.data).toMatchObject([{ action: 'audit.export', seq: lines.at(-1).seq + 1 }]);
   });
 
   it('answers 400 for a bad format, range or parameter, and writes no audit entry', async () => {

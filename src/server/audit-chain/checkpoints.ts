@@ -1,8 +1,9 @@
+import { createPublicKey } from 'node:crypto';
 import { CHAIN_REFUSED_CODE } from '../../contract/index.js';
 import type { Db } from '../db/open.js';
 import { ApiError } from '../errors.js';
 import { iso } from '../ids.js';
-import { signCheckpoint, type Checkpoint } from '../../audit-chain/checkpoint.js';
+import { checkpointSignatureValid, signCheckpoint, type Checkpoint } from '../../audit-chain/checkpoint.js';
 import { readHead, type ChainHead } from './chain.js';
 import { chainProblem, ChainRefused } from './extends.js';
 import { chainHealth, recordFailure, recordRefusal, recordSigned } from './health.js';
@@ -15,6 +16,16 @@ export type { Checkpoint };
 export const CHECKPOINT_EVERY_ENTRIES = 1000;
 /** …and, when entries were added since the last one, at least this often. */
 export const CHECKPOINT_EVERY_MS = 10 * 60_000;
+
+/**
+ * Entries that change nothing an auditor exports for: an export's own entry, and the minute counts of
+ * requests refused as unauthenticated or over their caller's rate. An export finds the trail "as it
+ * was" at the newest checkpoint when only these came after it (signHead, with `reuse`).
+ */
+const EXPORT_REUSES_OVER = ['audit.export', 'journal.export', 'auth.refused', 'rate.limited'] as const;
+
+/** A checkpoint with the key that signed it (not enumerable: never served), and whether it was signed just now. */
+export type SignedHead = Checkpoint & { key: SigningKey; reused: boolean };
 
 interface Signer {
   dataDir: string;
@@ -41,15 +52,37 @@ function signingKey(db: Db, s: Signer): SigningKey {
  * appliance signed (kept beside the key, outside the table: signed-head.ts): every entry since it
  * recomputes and links. A head that does not extend it is never signed (ChainRefused): a trail
  * rewritten in the database must not be vouched for. Call inside a write transaction.
+ *
+ * With `reuse` (an export), the newest checkpoint is taken instead when it is the last one this
+ * appliance signed, with its current key, and nothing but EXPORT_REUSES_OVER entries came after it:
+ * the same check of the trail runs, nothing is signed, and nothing unsigned is vouched for (the export
+ * ends at that checkpoint).
  */
-function signHead(db: Db, s: Signer, atMs: number): Checkpoint & { key: SigningKey } {
+function signHead(db: Db, s: Signer, atMs: number, reuse = false): SignedHead {
   const key = signingKey(db, s);
   const head = readHead(db);
   const base = lastSigned(db, s.dataDir, key);
   const problem = chainProblem(db, base, head);
   if (problem) throw new ChainRefused(base, problem);
-  const withKey = (c: Checkpoint) =>
-    Object.defineProperty({ ...c }, 'key', { value: key, enumerable: false }) as Checkpoint & { key: SigningKey };
+  const withKey = (c: Checkpoint, reused = false) =>
+    Object.defineProperties(
+      { ...c },
+      { key: { value: key, enumerable: false }, reused: { value: reused, enumerable: false } },
+    ) as SignedHead;
+  if (reuse) {
+    const newest = newestCheckpoint(db);
+    if (
+      newest &&
+      newest.seq === base.seq &&
+      newest.hash === base.hash &&
+      newest.key_fingerprint === key.fingerprint &&
+      onlyUnchangingAfter(db, newest.seq) &&
+      checkpointSignatureValid(newest, createPublicKey(key.privateKey))
+    ) {
+      recordSigned(db);
+      return withKey(newest, true);
+    }
+  }
   // the head signed already (an export's entry that was also the 1,000th): one checkpoint a head
   const signed = db
     .prepare(
@@ -72,17 +105,34 @@ function signHead(db: Db, s: Signer, atMs: number): Checkpoint & { key: SigningK
   return withKey(c);
 }
 
+const newestCheckpoint = (db: Db) =>
+  db
+    .prepare(
+      'SELECT seq, hash, at, signature, key_fingerprint FROM audit_checkpoints ORDER BY seq DESC, id DESC LIMIT 1',
+    )
+    .get() as Checkpoint | undefined;
+
+/** Whether every entry after `seq` is one of EXPORT_REUSES_OVER (fewer than CHECKPOINT_EVERY_ENTRIES are read). */
+const onlyUnchangingAfter = (db: Db, seq: number) =>
+  db
+    .prepare(
+      `SELECT NOT EXISTS (SELECT 1 FROM audit WHERE seq > ? AND action NOT IN (${EXPORT_REUSES_OVER.map(() => '?').join(', ')}))`,
+    )
+    .pluck()
+    .get(seq, ...EXPORT_REUSES_OVER) === 1;
+
 /**
- * A checkpoint of the trail's head now (an export's), inside the export's transaction, with the key
- * that signed it (not enumerable: never served) for the export's statement. Throws ChainRefused when
+ * A checkpoint of the trail's head now (an export's, a seal's), inside its transaction, with the key
+ * that signed it (not enumerable: never served) for the export's statement; with `reuse`, the newest
+ * checkpoint when nothing an export covers was written since it (signHead). Throws ChainRefused when
  * the trail does not extend the last signed checkpoint, or the error that kept it from being signed
  * (both recorded for the deployment status).
  */
-function checkpointHead(db: Db): Checkpoint & { key: SigningKey } {
+function checkpointHead(db: Db, reuse: boolean): SignedHead {
   const s = signers.get(db);
   if (!s) throw new Error('no audit signing key is attached to this database');
   try {
-    return signHead(db, s, Date.now());
+    return signHead(db, s, Date.now(), reuse);
   } catch (err) {
     if (err instanceof ChainRefused) recordRefusal(db, err);
     else recordFailure(db, err);
@@ -91,12 +141,13 @@ function checkpointHead(db: Db): Checkpoint & { key: SigningKey } {
 }
 
 /**
- * checkpointHead for a route that answers with it (an export, a seal): a trail the signer refuses is
- * the answer 500 SVC-AUDIT-CHAIN with the finding, which verifiers read as the trail broken.
+ * checkpointHead for a route that answers with it (an export, with `reuse`; a seal, which signs its own
+ * entry): a trail the signer refuses is the answer 500 SVC-AUDIT-CHAIN with the finding, which
+ * verifiers read as the trail broken.
  */
-export function checkpointHeadOrRefuse(db: Db): Checkpoint & { key: SigningKey } {
+export function checkpointHeadOrRefuse(db: Db, o: { reuse?: boolean } = {}): SignedHead {
   try {
-    return checkpointHead(db);
+    return checkpointHead(db, o.reuse ?? false);
   } catch (err) {
     if (err instanceof ChainRefused)
       throw new ApiError(500, `the appliance will not sign its audit trail: ${err.message}`, {

@@ -27,6 +27,8 @@ export async function exportStatement(
     filters: Filters;
     named: Record<string, string>;
     head: Checkpoint;
+    /** when it is signed: the head's checkpoint's time, or now when the export reuses an older checkpoint */
+    at: string;
     format: 'csv' | 'jsonl';
     requestId: string;
     key: SigningKey;
@@ -93,7 +95,7 @@ export async function exportStatement(
   const statement: ExportStatement = {
     type: 'audit-export',
     version: 1,
-    at: o.head.at,
+    at: o.at,
     request_id: o.requestId,
     format: o.format,
     filters: o.named,

@@ -1,10 +1,9 @@
 import type { AuditExportQuery } from '../../contract/index.js';
 import type { HandlerContext } from '../http/route-kit.js';
-import { checkpointHeadOrRefuse } from '../audit-chain/checkpoints.js';
+import { checkpointHeadOrRefuse, type SignedHead } from '../audit-chain/checkpoints.js';
 import { exportStatement } from '../audit-chain/export-statement.js';
 import { canonicalLine } from '../../audit-chain/canonical.js';
-import type { Checkpoint } from '../../audit-chain/checkpoint.js';
-import type { SigningKey } from '../audit-chain/keys.js';
+import { iso } from '../ids.js';
 import { auditCsvColumns, auditSpec, toAuditEntry } from './audit-trail.js';
 import { startExport, type ExportSnapshot } from './export.js';
 import { filterDetails, normalizeFilters } from './filters.js';
@@ -19,13 +18,21 @@ const auditExportSpec = { ...auditSpec, order: 'seq' } as const;
  * (compact JSON, ASCII) and the signed statement of what the file holds: its filters, count, first
  * and last entries, and a digest of a selection. Verifiers believe only the statement;
  * Audit-Export-Filtered stays for readers of before it, and says what the statement says.
+ *
+ * When nothing but exports' own entries and the minute counts of refused requests came after the
+ * newest checkpoint, that checkpoint is the snapshot instead (checkpoints.ts EXPORT_REUSES_OVER): the
+ * file stops there, without this export's own entry, and no checkpoint is signed for it, so that
+ * exports of an unchanged trail do not sign one each. The statement is then dated now, the time it is
+ * signed: a kept checkpoint newer than its head is a trail cut since, never "exported before".
  */
 export async function startAuditExport(ctx: HandlerContext, q: AuditExportQuery) {
   const named = filterDetails(auditSpec, q);
-  let head: (Checkpoint & { key: SigningKey }) | undefined;
+  let head: SignedHead | undefined;
+  let at = '';
   const snapshot = (db: Db): ExportSnapshot => {
-    const signed = checkpointHeadOrRefuse(db);
+    const signed = checkpointHeadOrRefuse(db, { reuse: true });
     head = signed;
+    at = signed.reused ? iso(Date.now()) : signed.at;
     return { maxSeq: signed.seq, headers: {} };
   };
   const file = startExport(ctx, auditExportSpec, q, toAuditEntry, auditCsvColumns, snapshot, canonicalLine);
@@ -34,6 +41,7 @@ export async function startAuditExport(ctx: HandlerContext, q: AuditExportQuery)
     filters: normalizeFilters(auditSpec, q),
     named,
     head,
+    at,
     format: q.format,
     requestId: ctx.requestId,
     key: head.key,

@@ -36,7 +36,8 @@ const headSnapshot = (spec: TableSpec) => (db: Db) => ({ maxSeq: maxSeqOf(db, sp
  * Starts an export, oldest first (the order an auditor reads a file in). The export is audited
  * first and the file then covers every matching row up to that moment (`snapshot`, in the same
  * transaction), so an audit export whose filters match it includes its own `audit.export` entry as
- * the last row; rows written while the file streams are left out.
+ * the last row, unless its snapshot is an earlier checkpoint (audit-export.ts: nothing new since it);
+ * rows written while the file streams are left out.
  */
 export function startExport<E>(
   ctx: HandlerContext,

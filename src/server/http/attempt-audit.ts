@@ -21,6 +21,8 @@ declare module 'fastify' {
     audited?: boolean;
     /** for auditing a failed mutation: its action, target and who may attempt it */
     mutation?: { action: string; allow: RoleRule; target(): Target };
+    /** refused for its caller's rate (429, rate-limit.ts): counted in the minute's rate.limited entry, not audited alone */
+    throttled?: boolean;
   }
 }
 
@@ -76,9 +78,12 @@ function recordDenied(db: Db, req: FastifyRequest, actor: AuditRecord['actor'], 
  * Audits a failed mutation attempt by an authenticated caller, whatever failed: body parsing,
  * the metadata boundary, validation or the handler. Called by the server's error handler.
  * A caller whose role may not mutate gets the 403 (audited as denied) even when its body was
- * unreadable: the answer to an auditor's mutation never depends on the body.
+ * unreadable: the answer to an auditor's mutation never depends on the body. An attempt refused for
+ * its caller's rate (429) is not audited here.
  */
 export function auditFailure(db: Db, log: Logger, req: FastifyRequest, err: unknown): unknown {
+  // over its caller's rate: counted in the minute's rate.limited entry (rate-limit.ts), not one by one
+  if (req.throttled) return err;
   if (err instanceof RolelessToken && req.mutation && !req.audited) {
     // a verified token that names its caller but grants no role: denied, under its subject
     try {

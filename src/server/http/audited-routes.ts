@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { API_PREFIX, routes, type RouteDef, type RouteName } from '../../contract/index.js';
 import type { Db } from '../db/open.js';
 import type { ServerConfig } from '../config.js';
-import type { Authenticator } from '../auth.js';
+import type { Authenticator, Principal } from '../auth.js';
 import { recordAudit } from '../audit.js';
 import { assertMetadataOnly } from '../boundary.js';
 import { denyMutation, permits } from './attempt-audit.js';
@@ -27,6 +27,8 @@ interface AuditedRoutesOptions {
   db: Db;
   config: ServerConfig;
   authenticate: Authenticator;
+  /** authenticate for a request that writes the audit trail: its caller's rate is limited (rate-limit.ts) */
+  authenticateWriter(req: FastifyRequest, action: string): Promise<Principal>;
 }
 
 /** A route handler with its route's types forgotten, as the wrapper below runs every one. */
@@ -55,18 +57,21 @@ function assertAsContracted(name: RouteName, def: RouteDef, h: AnyHandler): void
 
 /**
  * Authentication runs on request, before the body is read, so an unauthenticated body is never
- * parsed; the role rule runs once the body is parsed, so a denied attempt is audited with its
- * target. Then: boundary, validation, handler, the answer's schema check, audit, ETag.
+ * parsed; so does the rate limit of a request that will write the audit trail (a mutation or an
+ * attempt at one, the seal, an export; not a HEAD, which exports nothing), so that one over it is
+ * answered 429 before any work. The role rule runs once the body is parsed, so a denied attempt is
+ * audited with its target. Then: boundary, validation, handler, the answer's schema check, audit, ETag.
  */
 function serve(
   app: FastifyInstance,
-  { db, config, authenticate }: AuditedRoutesOptions,
+  { db, config, authenticate, authenticateWriter }: AuditedRoutesOptions,
   name: RouteName,
   h: AnyHandler,
 ) {
   const def = routes[name] as RouteDef;
   assertAsContracted(name, def, h);
   const { audit } = h;
+  const writes = audit?.action ?? def.auditedAs;
   app.route({
     method: def.method,
     url: API_PREFIX + def.path,
@@ -75,7 +80,10 @@ function serve(
         const params = (req.params ?? {}) as Record<string, string>;
         req.mutation = { action: audit.action, allow: h.allow, target: () => audit.target({ params, body: req.body }) };
       }
-      req.principal = await authenticate(req.headers.authorization);
+      req.principal =
+        writes && req.method !== 'HEAD'
+          ? await authenticateWriter(req, writes)
+          : await authenticate(req.headers.authorization);
     },
     preValidation: async (req: FastifyRequest) => {
       if (!permits(h.allow, req.principal!.role)) throw denyMutation(db, req);

@@ -2,8 +2,9 @@ import { isIPv6 } from 'node:net';
 import type { Logger } from 'pino';
 import type { Db } from '../db/open.js';
 import type { RefusalReason } from '../auth.js';
-import { recordAudit } from '../audit.js';
+import type { AuditRecord } from '../audit.js';
 import { iso, newId } from '../ids.js';
+import { MinuteLog, type Minute } from './minute-log.js';
 
 /**
  * Requests to the admin API refused as unauthenticated (401: no token, a malformed, unknown,
@@ -20,26 +21,12 @@ const REFUSED_ACTION = 'auth.refused';
  * network and change its address at every request.
  */
 export const MAX_SOURCES_PER_MINUTE = 100;
-/** The shared entry counts how many distinct sources it holds up to this many (memory is bounded). */
-const MAX_COUNTED_SOURCES = 100_000;
-
-const MINUTE_MS = 60_000;
-/** After a minute ends, before its entries are written: requests in flight at the turn are counted in it. */
-const AFTER_MINUTE_MS = 50;
 
 interface Tally {
   count: number;
   first: number;
   last: number;
   reasons: Partial<Record<RefusalReason, number>>;
-}
-
-interface Minute {
-  start: number;
-  sources: Map<string | null, Tally>;
-  /** the sources beyond the cap, together */
-  rest: Tally | null;
-  restSources: Set<string | null>;
 }
 
 const tally = (at: number): Tally => ({ count: 0, first: at, last: at, reasons: {} });
@@ -51,94 +38,57 @@ function add(t: Tally, reason: RefusalReason, at: number): void {
   t.reasons[reason] = (t.reasons[reason] ?? 0) + 1;
 }
 
-export class RefusalLog {
-  private minute: Minute | null = null;
-  private timer: NodeJS.Timeout | undefined;
-  private closed = false;
+function records(m: Minute<Tally>, now: number): AuditRecord[] {
+  const entries = [...m.keys].map(([source, t]) => ({ source, details: detailsOf(t) }));
+  if (m.rest) entries.push({ source: null, details: { ...detailsOf(m.rest), sources: m.restKeys.size } });
+  return entries.map(({ source, details }) => ({
+    actor: { subject: 'anonymous', role: null },
+    action: REFUSED_ACTION,
+    target: { type: 'session', id: null, name: null },
+    outcome: 'denied',
+    status: 401,
+    request_id: newId('req'),
+    source_ip: source,
+    details,
+    at_ms: now,
+  }));
+}
 
-  constructor(
-    private readonly db: Db,
-    private readonly log: Logger,
-    /** the wall clock the minutes are read from (a test's own) */
-    private readonly now: () => number = Date.now,
-  ) {}
+export class RefusalLog {
+  private readonly minutes: MinuteLog<Tally>;
+
+  constructor(db: Db, log: Logger, now: () => number = Date.now) {
+    this.minutes = new MinuteLog(db, log, now, {
+      maxKeys: MAX_SOURCES_PER_MINUTE,
+      tally,
+      records,
+      lost: {
+        message: 'could not audit the requests refused as unauthenticated in the minute that ended',
+        field: 'refused',
+        item: (r) => ({ source_ip: r.source_ip, ...r.details }),
+      },
+    });
+  }
 
   /** Counts one refused request from `source`. Never throws: a refusal must be answered whatever happens here. */
   note(address: string | null, reason: RefusalReason): void {
-    if (this.closed) return;
+    let source: string | null;
     try {
-      const source = sourceOf(address);
-      const at = this.now();
-      const start = at - (at % MINUTE_MS);
-      if (this.minute && this.minute.start !== start) this.flush(true);
-      const m = (this.minute ??= { start, sources: new Map(), rest: null, restSources: new Set() });
-      let t = m.sources.get(source);
-      if (!t && m.sources.size >= MAX_SOURCES_PER_MINUTE) {
-        if (m.restSources.size < MAX_COUNTED_SOURCES) m.restSources.add(source);
-        t = m.rest ??= tally(at);
-      } else if (!t) m.sources.set(source, (t = tally(at)));
-      add(t, reason, at);
-      this.arm();
-    } catch (err) {
-      this.log.error({ err }, 'could not count a refused request');
+      source = sourceOf(address);
+    } catch {
+      source = null;
     }
+    this.minutes.note(source, (t, at) => add(t, reason, at));
   }
 
-  /**
-   * Writes the entries of the counted minute once it has ended (or the clock was set back before
-   * it); with `all`, whatever the time (a request of another minute, shutdown). Never throws: a
-   * write that fails (a full disk) is logged with what it would have said, and dropped.
-   */
+  /** Writes the counted minute once it has ended; with `all`, whatever the time (minute-log.ts). */
   flush(all = false): void {
-    const m = this.minute;
-    const now = this.now();
-    if (!m || (!all && now >= m.start && now < m.start + MINUTE_MS)) return;
-    this.minute = null;
-    const entries = [...m.sources].map(([source, t]) => ({ source, details: detailsOf(t) }));
-    if (m.rest) entries.push({ source: null, details: { ...detailsOf(m.rest), sources: m.restSources.size } });
-    try {
-      this.db.transaction(() => {
-        for (const { source, details } of entries)
-          recordAudit(this.db, {
-            actor: { subject: 'anonymous', role: null },
-            action: REFUSED_ACTION,
-            target: { type: 'session', id: null, name: null },
-            outcome: 'denied',
-            status: 401,
-            request_id: newId('req'),
-            source_ip: source,
-            details,
-            at_ms: now,
-          });
-      })();
-    } catch (err) {
-      this.log.error(
-        { err, refused: entries.map((e) => ({ source_ip: e.source, ...e.details })) },
-        'could not audit the requests refused as unauthenticated in the minute that ended',
-      );
-    }
+    this.minutes.flush(all);
   }
 
   /** Stops the timer and writes what is counted: before the database closes. */
   close(): void {
-    if (this.closed) return;
-    clearTimeout(this.timer);
-    this.flush(true);
-    this.closed = true;
-  }
-
-  /** A timer for the end of the counted minute; unref'd, so that it never keeps a process up. */
-  private arm(): void {
-    if (this.timer || !this.minute) return;
-    const wait = Math.min(MINUTE_MS, Math.max(0, this.minute.start + MINUTE_MS - this.now())) + AFTER_MINUTE_MS;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      if (this.closed) return;
-      // flush never throws; a tick before the minute's end (a timer fired early) arms again
-      this.flush();
-      this.arm();
-    }, wait);
-    this.timer.unref();
+    this.minutes.close();
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { ROUTE_META, RouteName, routes } from '../../contract/index.js';
@@ -105,6 +105,11 @@ export interface GroupContext {
   log: Logger;
   options: ServerOptions;
   authenticate: Authenticator;
+  /**
+   * authenticate, for a request that will write the audit trail under `action`: its caller's rate is
+   * limited (rate-limit.ts), and past the limit it is answered 429 before anything else
+   */
+  authenticateWriter(req: FastifyRequest, action: string): Promise<Principal>;
 }
 
 /** An area of the server: its routes, and the background work it runs. */

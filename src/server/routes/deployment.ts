@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { API_PREFIX } from '../../contract/index.js';
 import type { Db } from '../db/open.js';
-import type { Authenticator } from '../auth.js';
 import { recordAudit } from '../audit.js';
 import { ApiError } from '../errors.js';
-import type { GroupFactory } from '../http/route-kit.js';
+import type { GroupContext, GroupFactory } from '../http/route-kit.js';
 import { hostFactsReader } from '../host/facts.js';
 import { buildDeployment } from '../host/deployment-status.js';
 import { buildInstallPlan } from '../host/install-plan.js';
@@ -16,13 +15,18 @@ import { currentFingerprint } from '../audit-chain/keys.js';
  * Settings are read only: any write is 405 with Allow, for every role, and the attempt is audited.
  * Answered on request, before the body is read: whatever the body, the answer is the same.
  */
-function refuseSettingsWrites(app: FastifyInstance, db: Db, authenticate: Authenticator): void {
+function refuseSettingsWrites(
+  app: FastifyInstance,
+  db: Db,
+  authenticateWriter: GroupContext['authenticateWriter'],
+): void {
   app.route({
     method: ['POST', 'PUT', 'PATCH', 'DELETE'],
     url: `${API_PREFIX}/settings`,
     onRequest: async (req) => {
       req.mutation = { action: 'settings.update', allow: 'any role', target: () => ({ type: 'settings', id: null }) };
-      const p = await authenticate(req.headers.authorization); // a role-less SSO token: 403, audited as denied
+      // a role-less SSO token: 403, audited as denied; past its caller's rate: 429, not audited alone
+      const p = await authenticateWriter(req, 'settings.update');
       req.audited = true;
       recordAudit(db, {
         actor: { subject: p.subject, role: p.role },
@@ -40,8 +44,8 @@ function refuseSettingsWrites(app: FastifyInstance, db: Db, authenticate: Authen
   });
 }
 
-export const deploymentGroup: GroupFactory = ({ app, db, config, options, authenticate }) => {
-  refuseSettingsWrites(app, db, authenticate);
+export const deploymentGroup: GroupFactory = ({ app, db, config, options, authenticateWriter }) => {
+  refuseSettingsWrites(app, db, authenticateWriter);
   const hostFacts = hostFactsReader(options.dataDir);
   const catalog = modelCatalog(config);
   // so that the deployment and settings screens can show which key signs the audit checkpoints
