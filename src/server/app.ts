@@ -16,6 +16,7 @@ import { etagOf, sendProblem } from './http/reply.js';
 import { routeGroups } from './routes/index.js';
 import { demoGroup } from './demo/index.js';
 import { newId } from './ids.js';
+import { attachBackgroundTasks } from './background.js';
 import type { ServerOptions } from './options.js';
 import type { ServerConfig } from './config.js';
 
@@ -115,6 +116,8 @@ export async function buildServer(options: ServerOptions): Promise<AdminServer> 
 
 async function buildLockedServer(options: ServerOptions, log: Logger, unlock: () => void): Promise<AdminServer> {
   const db = openDatabase(options.dataDir);
+  // before any area starts its background work: each runs through these (background.ts)
+  const tasks = attachBackgroundTasks(db, log.child({ area: 'background' }), options.background);
   const authenticate = createAuthenticator(db, options.config, log);
   const refusals = new RefusalLog(db, log, options.now);
   // A 401 of the admin API is counted for the audit, per source and minute; the gateway's front
@@ -259,6 +262,7 @@ async function buildLockedServer(options: ServerOptions, log: Logger, unlock: ()
       await app.close();
       // the refusals counted so far are written before the database closes
       refusals.close();
+      await tasks.close();
       db.close();
       unlock();
     },

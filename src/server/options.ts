@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { ServerConfig } from './config.js';
+import type { RetryPolicy } from './background.js';
 
 export interface ServerOptions {
   dataDir: string;
@@ -12,4 +13,6 @@ export interface ServerOptions {
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** the wall clock refused requests are counted by, per minute (http/refusals.ts): a test's own; Date.now otherwise */
   now?: () => number;
+  /** how long a failed background task waits before its next try (background.ts): a test's own; 1 s doubling up to 60 s otherwise */
+  background?: RetryPolicy;
 }
