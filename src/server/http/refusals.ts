@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/open.js';
 import type { RefusalReason } from '../auth.js';
 import { recordAudit } from '../audit.js';
+import { backgroundTasks } from '../background.js';
 import { iso, newId } from '../ids.js';
 
 /**
@@ -13,6 +14,8 @@ import { iso, newId } from '../ids.js';
  * minute, the rest share one entry with source_ip null. Nothing of a credential is kept.
  */
 const REFUSED_ACTION = 'auth.refused';
+/** The background task (background.ts) that writes them: failing on /deployment from a minute lost until one is written. */
+const REFUSED_TASK = 'auth-refused-audit';
 
 /**
  * Sources with an entry of their own in one minute; more (a distributed flood) share one: at most
@@ -111,10 +114,18 @@ export class RefusalLog {
             at_ms: now,
           });
       })();
+      backgroundTasks(this.db).succeeded(REFUSED_TASK);
     } catch (err) {
       this.log.error(
         { err, refused: entries.map((e) => ({ source_ip: e.source, ...e.details })) },
         'could not audit the requests refused as unauthenticated in the minute that ended',
+      );
+      // logged above with the counts, which are kept nowhere else
+      backgroundTasks(this.db).failed(
+        REFUSED_TASK,
+        err,
+        "not retried: that minute's counts are in the server log; the next minute's are written as usual",
+        { log: false },
       );
     }
   }
