@@ -17,6 +17,7 @@ import { etagOf, sendProblem } from './http/reply.js';
 import { routeGroups } from './routes/index.js';
 import { demoGroup } from './demo/index.js';
 import { newId } from './ids.js';
+import { attachBackgroundTasks } from './background.js';
 import type { ServerOptions } from './options.js';
 import type { ServerConfig } from './config.js';
 
@@ -116,6 +117,8 @@ export async function buildServer(options: ServerOptions): Promise<AdminServer> 
 
 async function buildLockedServer(options: ServerOptions, log: Logger, unlock: () => void): Promise<AdminServer> {
   const db = openDatabase(options.dataDir);
+  // before any area starts its background work: each runs through these (background.ts)
+  const tasks = attachBackgroundTasks(db, log.child({ area: 'background' }), options.background);
   const authenticate = createAuthenticator(db, options.config, log);
   const refusals = new RefusalLog(db, log, options.now);
   const writes = new WriteLimiter(db, log, options.config.rate_limit, authenticate, options.now);
@@ -265,6 +268,7 @@ async function buildLockedServer(options: ServerOptions, log: Logger, unlock: ()
       // the refusals and the 429s counted so far are written before the database closes
       refusals.close();
       writes.close();
+      await tasks.close();
       db.close();
       unlock();
     },

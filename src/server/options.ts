@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { ServerConfig } from './config.js';
+import type { RetryPolicy } from './background.js';
 
 export interface ServerOptions {
   dataDir: string;
@@ -15,4 +16,6 @@ export interface ServerOptions {
    * that write the audit trail (http/rate-limit.ts): a test's own; Date.now otherwise
    */
   now?: () => number;
+  /** how long a failed background task waits before its next try (background.ts): a test's own; 1 s doubling up to 60 s otherwise */
+  background?: RetryPolicy;
 }

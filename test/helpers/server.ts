@@ -1,6 +1,7 @@
 import { request } from 'undici';
 import { buildServer, type AdminServer } from '../../src/server/app.js';
 import type { ServerConfig } from '../../src/server/config.js';
+import type { ServerOptions } from '../../src/server/options.js';
 import { issueToken } from '../../src/server/tokens.js';
 import type { Role } from '../../src/contract/index.js';
 import type { Logger } from 'pino';
@@ -46,6 +47,8 @@ export async function startTestServer(
      * written in between. test/server/auth-refused.test.ts and rate-limit.test.ts move their own.
      */
     now?: () => number;
+    /** how long a failed background task waits before its next try (src/server/background.ts) */
+    background?: ServerOptions['background'];
   } = {},
 ): Promise<TestServer> {
   const root = tempDir('aa-test');
@@ -58,6 +61,7 @@ export async function startTestServer(
     demo: opts.demo,
     logger: opts.logger,
     now: opts.now ?? (() => startedAt),
+    background: opts.background,
   });
   await server.app.listen({ port: 0, host: '127.0.0.1' });
   const addr = server.app.server.address() as { port: number };

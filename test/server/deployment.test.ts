@@ -51,8 +51,10 @@ describe('deployment status', () => {
       'gateway',
       'ingestion',
       'audit-chain',
+      'background-tasks',
     ]);
     expect(component(json, 'audit-chain')).toMatchObject({ status: 'healthy', message: 'checkpoints signed' });
+    expect(component(json, 'background-tasks')).toMatchObject({ status: 'healthy', message: 'none failing' });
     const sqlite = s.server.db.prepare('SELECT sqlite_version()').pluck().get();
     expect(component(json, 'database')).toMatchObject({ status: 'healthy', version: sqlite });
     expect(component(json, 'admin-api')).toMatchObject({ status: 'healthy', version: VERSION });

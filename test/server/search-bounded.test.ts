@@ -119,7 +119,7 @@ describe('text search reads a bounded number of rows per request', () => {
     ]);
     expect(entries.slice(OLD_HITS).map((e) => e.action)).toEqual(['audit.export']);
     const csv = await s.call('GET', '/audit/export?q=kq&format=csv', me);
-    expect(csv.text.trim().split('\n')).toHaveLength(1 + OLD_HITS + 2);
+    expect(csv.text.split('\n').filter((l) => l.startsWith('aud_0000'))).toHaveLength(OLD_HITS);
   });
 
   it('the budgets are what docs/operations.md states', () => {

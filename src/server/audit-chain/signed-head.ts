@@ -2,6 +2,7 @@ import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { asCheckpoint, checkpointSignatureValid, type Checkpoint } from '../../audit-chain/checkpoint.js';
+import { backgroundTasks } from '../background.js';
 import { writeOwnedPrivateFile } from '../db/data-dir.js';
 import type { Db } from '../db/open.js';
 import { readHead, type ChainHead } from './chain.js';
@@ -14,6 +15,8 @@ import type { SigningKey } from './keys.js';
  * key, which no check on this host can stop.
  */
 export const SIGNED_HEAD_FILE = 'audit-signed-head.json';
+/** The background task (background.ts) that keeps it. */
+const SIGNED_HEAD_TASK = 'audit-signed-head';
 
 const file = (dataDir: string) => join(dataDir, SIGNED_HEAD_FILE);
 
@@ -83,11 +86,14 @@ export function rememberSigned(db: Db, dataDir: string, c: Checkpoint, id: numbe
         Pick<Checkpoint, 'seq' | 'hash' | 'signature'> | undefined;
       if (!row || row.seq !== c.seq || row.hash !== c.hash || row.signature !== c.signature) return;
       const kept = readKept(dataDir);
-      if (kept && kept.seq >= c.seq) return;
-      db.pragma('wal_checkpoint(PASSIVE)');
-      writeOwnedPrivateFile(dataDir, file(dataDir), `${JSON.stringify(c)}\n`);
-    } catch {
+      if (!kept || kept.seq < c.seq) {
+        db.pragma('wal_checkpoint(PASSIVE)');
+        writeOwnedPrivateFile(dataDir, file(dataDir), `${JSON.stringify(c)}\n`);
+      }
+      backgroundTasks(db).succeeded(SIGNED_HEAD_TASK);
+    } catch (err) {
       // not kept this time: the next checkpoint is checked from the one before, which still holds
+      backgroundTasks(db).failed(SIGNED_HEAD_TASK, err, 'tried again at the next checkpoint');
     }
   });
 }

@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/open.js';
 import type { ServerConfig } from '../config.js';
 import { recordAudit } from '../audit.js';
+import { backgroundTasks } from '../background.js';
+import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
 import { createGatewayKey, revokeGatewayKey } from '../gateway/keys.js';
 import { recordJournal } from '../governance/journal-writer.js';
@@ -12,6 +14,8 @@ import { createRng, type Rng } from './prng.js';
 import { journalFinisher } from './journal-steps.js';
 
 export const TRAFFIC_ACTOR = 'demo-traffic-generator';
+/** The background task (background.ts) the generator's ticks run as. */
+const TRAFFIC_TASK = 'demo-traffic';
 const ACTOR = { subject: TRAFFIC_ACTOR, role: 'it_admin' as const };
 
 /**
@@ -75,7 +79,9 @@ interface LiveRun {
 /**
  * Live demo traffic: every 1–4 s it calls the real gateway front door in-process (app.inject) with
  * keys it creates for itself, and writes journal steps for simulated agent runs that progress from
- * running to succeeded, failed or cancelled. Never throws out of its timer; timers are unref'd.
+ * running to succeeded, failed or cancelled. Its ticks run as the TRAFFIC_TASK background task: a
+ * tick that fails (a full disk, a locked database) is logged and shown on /deployment, leaves the
+ * simulated runs as they were, and is tried again, later while it keeps failing. Timers are unref'd.
  */
 export function startTraffic(
   app: FastifyInstance,
@@ -92,36 +98,35 @@ export function startTraffic(
   const runs: LiveRun[] = [];
   const finishStep = journalFinisher(db);
   let stopped = false;
-  let started = false;
-  let timer: NodeJS.Timeout | undefined;
-  let inFlight: Promise<void> | undefined;
-
-  const schedule = (ms: number) => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      inFlight = tick().finally(() => {
-        inFlight = undefined;
-        schedule(nextDelay());
-      });
-    }, ms);
-    timer.unref();
-  };
+  let keysRotated = false;
+  let orphansEnded = false;
 
   const tick = async () => {
+    if (!keysRotated) {
+      await app.ready();
+      if (stopped) return;
+      rotateKeys();
+      keysRotated = true;
+    }
+    if (!orphansEnded) {
+      endOrphanedSteps(Date.now());
+      orphansEnded = true;
+    }
+    stats.ticks++;
+    advance(Date.now());
+    await callGateway();
+  };
+
+  /** advanceRuns in one transaction; one that fails leaves the runs as they were, for the next tick. */
+  const advance = (now: number) => {
+    const before = runs.map((r) => ({ ...r }));
+    const { runsStarted, stepsWritten } = stats;
     try {
-      if (!started) {
-        await app.ready();
-        if (stopped) return;
-        rotateKeys();
-        endOrphanedSteps(Date.now());
-        started = true;
-      }
-      stats.ticks++;
-      const now = Date.now();
       db.transaction(() => advanceRuns(now))();
-      await callGateway();
     } catch (err) {
-      opts.log?.warn({ err }, 'demo traffic tick failed');
+      runs.splice(0, runs.length, ...before);
+      Object.assign(stats, { runsStarted, stepsWritten });
+      throw err;
     }
   };
 
@@ -141,9 +146,13 @@ export function startTraffic(
     })();
   };
 
-  /** Revokes this generator's keys from an earlier run and creates fresh ones, audited like any change. */
+  /**
+   * Revokes this generator's keys from an earlier run and creates fresh ones, audited like any
+   * change, in one transaction: one that fails leaves nothing half done, for the next tick. A name
+   * an active key of someone else's holds is skipped.
+   */
   const rotateKeys = () => {
-    db.transaction(() => {
+    const created = db.transaction(() => {
       const old = db
         .prepare("SELECT id FROM gateway_keys WHERE created_by = ? AND status = 'active'")
         .pluck()
@@ -152,22 +161,24 @@ export function startTraffic(
         const { key } = revokeGatewayKey(db, id);
         audit('gateway.key.revoke', key.id, key.name, 200, { name: key.name, already_revoked: false });
       }
-    })();
-    for (const spec of TRAFFIC_KEYS) {
-      try {
-        const { key, secret } = db.transaction(() => {
-          const created = createGatewayKey(db, { name: spec.name, quota: spec.quota, created_by: TRAFFIC_ACTOR });
-          audit('gateway.key.create', created.key.id, created.key.name, 201, {
-            name: created.key.name,
-            quota: created.key.quota,
-          });
-          return created;
-        })();
-        keys.push({ id: key.id, name: key.name, secret, refusals: 0 });
-        keyIds.push(key.id);
-      } catch (err) {
-        opts.log?.warn({ err, name: spec.name }, 'demo traffic could not create its key');
+      const made: ReturnType<typeof createGatewayKey>[] = [];
+      for (const spec of TRAFFIC_KEYS) {
+        let one: ReturnType<typeof createGatewayKey>;
+        try {
+          one = createGatewayKey(db, { name: spec.name, quota: spec.quota, created_by: TRAFFIC_ACTOR });
+        } catch (err) {
+          if (!(err instanceof ApiError && err.status === 409)) throw err;
+          opts.log?.warn({ name: spec.name }, 'demo traffic could not create its key: an active key has its name');
+          continue;
+        }
+        audit('gateway.key.create', one.key.id, one.key.name, 201, { name: one.key.name, quota: one.key.quota });
+        made.push(one);
       }
+      return made;
+    })();
+    for (const { key, secret } of created) {
+      keys.push({ id: key.id, name: key.name, secret, refusals: 0 });
+      keyIds.push(key.id);
     }
   };
 
@@ -255,7 +266,11 @@ export function startTraffic(
     }
   };
 
-  schedule(opts.firstDelayMs ?? nextDelay());
+  const loop = backgroundTasks(db).repeat(
+    TRAFFIC_TASK,
+    { everyMs: nextDelay, firstMs: opts.firstDelayMs ?? nextDelay() },
+    tick,
+  );
 
   return {
     stats,
@@ -263,8 +278,7 @@ export function startTraffic(
     async stop() {
       if (stopped) return;
       stopped = true;
-      if (timer) clearTimeout(timer);
-      await inFlight;
+      await loop.stop();
       const now = Date.now();
       try {
         for (const run of runs.splice(0))

@@ -8,6 +8,7 @@ import type { CatalogModel } from '../models/catalog.js';
 import type { HostFacts } from './facts.js';
 import { activeKeyCount, buildInstallPlan, REQUIRED_STEPS } from './install-plan.js';
 import { chainHealth } from '../audit-chain/health.js';
+import { backgroundTasks } from '../background.js';
 
 type Component = Deployment['components'][number];
 
@@ -81,6 +82,27 @@ function auditChain(db: Db): Component {
   };
 }
 
+/**
+ * Degraded while a background task fails (ingestion, the demo's traffic, the refused-request
+ * counts …: background.ts), naming each with its last error; healthy once each has succeeded again.
+ */
+function background(db: Db): Component {
+  const failing = backgroundTasks(db).failures();
+  if (!failing.length) return { name: 'background-tasks', status: 'healthy', version: null, message: 'none failing' };
+  return {
+    name: 'background-tasks',
+    status: 'degraded',
+    version: null,
+    message: failing
+      .map(
+        (f) =>
+          `${f.task} failing: ${f.error} (${f.failures} failure${f.failures === 1 ? '' : 's'} in a row since ${f.since}; ` +
+          `last at ${f.last_at}, ${f.retry})`,
+      )
+      .join('; '),
+  };
+}
+
 export function buildDeployment(config: ServerConfig, facts: HostFacts, db: Db, models: CatalogModel[]): Deployment {
   const plan = buildInstallPlan(config, facts, db, models);
   const failing = plan.requirements.filter((r) => !r.ok);
@@ -100,6 +122,7 @@ export function buildDeployment(config: ServerConfig, facts: HostFacts, db: Db, 
     { name: 'gateway', status: 'healthy', version: VERSION, message: keys === null ? null : `${keys} active key(s)` },
     ingestion(db, config),
     auditChain(db),
+    background(db),
   ];
   const installing = plan.steps.some((s) => REQUIRED_STEPS.includes(s.id) && s.status !== 'done');
   const status = installing ? 'installing' : components.every((c) => c.status === 'healthy') ? 'healthy' : 'degraded';

@@ -6,6 +6,7 @@ import type { Db } from '../db/open.js';
 import type { ServerConfig } from '../config.js';
 import type { Authenticator, Principal } from '../auth.js';
 import { recordAudit } from '../audit.js';
+import { backgroundTasks } from '../background.js';
 import { assertMetadataOnly } from '../boundary.js';
 import { denyMutation, permits } from './attempt-audit.js';
 import { parsePart } from './parse-input.js';
@@ -147,7 +148,12 @@ function serve(
         // only once committed: an entry rolled back with a failure leaves the attempt to auditFailure
         req.audited = true;
       }
-      for (const fn of after) setImmediate(fn);
+      // after the answer is on its way, each as a background task: one that throws is logged and
+      // shown on /deployment (background.ts), never an uncaught exception that ends the process
+      for (const fn of after)
+        setImmediate(() =>
+          backgroundTasks(db).run(`${name} (after commit)`, fn, "not retried; the next such call's runs as usual"),
+        );
 
       for (const [k, v] of Object.entries(result.headers ?? {})) reply.header(k, v);
       if (text === null) {

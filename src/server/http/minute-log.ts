@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/open.js';
 import { recordAudit, type AuditRecord } from '../audit.js';
+import { backgroundTasks } from '../background.js';
 
 /**
  * Requests the audit trail records as counts rather than one by one (refused as unauthenticated:
@@ -36,6 +37,8 @@ export interface MinuteLogSpec<T> {
   records(m: Minute<T>, now: number): AuditRecord[];
   /** what the server log says when they cannot be written, with each record as `item` gives it under `field` */
   lost: { message: string; field: string; item(r: AuditRecord): Record<string, unknown> };
+  /** the background task whose failures /deployment shows (background.ts) */
+  task: string;
 }
 
 export class MinuteLog<T> {
@@ -90,9 +93,17 @@ export class MinuteLog<T> {
       this.db.transaction(() => {
         for (const r of records) recordAudit(this.db, r);
       })();
+      backgroundTasks(this.db).succeeded(this.spec.task);
     } catch (err) {
       const { message, field, item } = this.spec.lost;
       this.log.error({ err, [field]: records.map(item) }, message);
+      // logged above with the counts, which are kept nowhere else
+      backgroundTasks(this.db).failed(
+        this.spec.task,
+        err,
+        "not retried: that minute's counts are in the server log; the next minute's are written as usual",
+        { log: false },
+      );
     }
   }
 

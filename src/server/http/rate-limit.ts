@@ -141,6 +141,7 @@ export class WriteLimiter {
         field: 'limited',
         item: (r) => ({ subject: r.actor.subject, ...r.details }),
       },
+      task: 'rate-limited-audit',
     });
   }
 

@@ -67,6 +67,7 @@ export class RefusalLog {
         field: 'refused',
         item: (r) => ({ source_ip: r.source_ip, ...r.details }),
       },
+      task: 'auth-refused-audit',
     });
   }
 

@@ -26,6 +26,12 @@ function workerScript(): { script: string | URL; eval: boolean } {
 }
 
 /**
+ * Test seam: while set, the reader thread runs this code instead (evaluated), so that a test can
+ * make it crash or exit as no source can make the real one do (a native abort, running out of memory).
+ */
+export const readerOverride: { code: string | null } = { code: null };
+
+/**
  * readSource() in a worker thread of its own, so that a long read never holds the server's
  * event loop. Aborting ends the thread (a SQLite count cannot be interrupted from JavaScript
  * otherwise) and rejects with the signal's reason.
@@ -36,7 +42,7 @@ export function readSourceInWorker(
   limits: ReadLimits,
 ): Promise<ReadResult> {
   limits.signal.throwIfAborted();
-  const { script, eval: isCode } = workerScript();
+  const { script, eval: isCode } = readerOverride.code ? { script: readerOverride.code, eval: true } : workerScript();
   const job: SourceReadJob = { connector, source, maxEntries: limits.maxEntries };
   const worker = new Worker(script, { workerData: job, eval: isCode });
   return new Promise<ReadResult>((resolve, reject) => {
@@ -51,7 +57,7 @@ export function readSourceInWorker(
       settle(() => reject(limits.signal.reason));
       // a thread inside SQLite stops only when that call returns: shutdown does not wait for it
       worker.unref();
-      void worker.terminate();
+      worker.terminate().catch(() => {}); // it ends either way; nobody waits for it
     };
     limits.signal.addEventListener('abort', onAbort, { once: true });
     worker.once('message', (reply: SourceReadReply) =>
