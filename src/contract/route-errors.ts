@@ -9,7 +9,8 @@ import type { RouteMeta, RouteName } from './route-meta.js';
  * Every route gives 400, 401, 403 and 503 (route-kit.ts, auth.ts, app.ts); a route with a body
  * also 413, and an audited one (a mutation, the seal) 422 at the metadata boundary. A route that writes
  * the audit trail (an audited one, an export) gives 429 past its caller's rate (server/http/rate-limit.ts);
- * reads never do. The rest come from the routes' own checks, listed below.
+ * reads never do, except a text search past its caller's search allowance. The rest come from the
+ * routes' own checks, listed below.
  */
 type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES] | typeof BOUNDARY_CODE;
 
@@ -20,6 +21,20 @@ export interface ErrorAnswer {
   /** when this route gives it */
   when: string;
 }
+
+/** Text search's limits (server/governance/search.ts, search-allowance.ts). */
+const SEARCH_THROTTLED: ErrorAnswer = {
+  status: 429,
+  code: 'SVC-ADMIN-429',
+  when:
+    'with `q`: its caller has four searches under way, or spent its search time (100 ms of the server a second); ' +
+    '`Retry-After` says when to retry',
+};
+const SEARCH_TOO_BROAD: ErrorAnswer = {
+  status: 422,
+  code: 'SVC-ADMIN-422',
+  when: 'with `q`: the text is too common to count over the range (more than 50,000 entries to read); narrow it',
+};
 
 /** The errors only some routes give: their handlers' own checks (src/server/routes and what they call). */
 const OWN_ERRORS: { [N in RouteName]?: ErrorAnswer[] } = {
@@ -48,6 +63,10 @@ const OWN_ERRORS: { [N in RouteName]?: ErrorAnswer[] } = {
     { status: 404, code: 'SVC-ADMIN-404', when: 'unknown workload or unknown model' },
     { status: 422, code: 'SVC-ADMIN-422', when: 'the model is known but its files are not on the appliance' },
   ],
+  listAudit: [SEARCH_THROTTLED],
+  listJournal: [SEARCH_THROTTLED],
+  auditSummary: [SEARCH_TOO_BROAD, SEARCH_THROTTLED],
+  journalSummary: [SEARCH_TOO_BROAD, SEARCH_THROTTLED],
 };
 
 /** Every error answer of one admin route, by status (a status with two codes appears twice). */

@@ -4,6 +4,9 @@ import { startTestServer, type CallOptions, type CallResult, type TestServer } f
 import { fixtureConfig } from '../helpers/fixtures.js';
 import { startHttpPeer, type HttpPeer } from '../helpers/http-peer.js';
 import { jobHold } from '../../src/server/ingest/runner.js';
+import { issueToken } from '../../src/server/tokens.js';
+import { insertAuditBatch, insertJournalBatch } from '../../src/server/governance/bulk.js';
+import { SUMMARY_SCAN_BUDGET } from '../../src/server/governance/search.js';
 
 /**
  * Every error answer the OpenAPI document claims, asked of the real server: for each operation,
@@ -115,6 +118,7 @@ const GENERIC: Record<string, (c: Claim) => Promise<CallResult[]>> = {
   // spent (by the first route asked, or now), and its bucket never refills
   '429 SVC-ADMIN-429': async (c) => {
     if (c.path === FRONT_DOOR) return [await s.call('POST', '/v1/gateway/chat', { token: throttledKey })];
+    if (SEARCHES.has(c.op.operationId)) return [await searchRefused(c)];
     await call(throttled, c);
     const again = await call(throttled, c);
     expect(Number(again.headers['retry-after']), c.path).toBeGreaterThan(0);
@@ -124,7 +128,85 @@ const GENERIC: Record<string, (c: Claim) => Promise<CallResult[]>> = {
   '503 SVC-ADMIN-503': async (c) => (c.path === FRONT_DOOR ? [] : [await call(ssoDown, c, { token: unverifiable })]),
 };
 
+const SEARCHES = new Set(['listAudit', 'auditSummary', 'listJournal', 'journalSummary']);
+
+/**
+ * A text search past its caller's limits (server/governance/search-allowance.ts): searches sent
+ * together until one finds four of the same caller's under way.
+ */
+async function searchRefused(c: Claim): Promise<CallResult> {
+  const token = issueToken(s.server.db, 'auditor', `searcher-${c.op.operationId}`).token;
+  for (let round = 0; round < 50; round++) {
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => call(s, c, { token, query: `?q=zq${round}${i}` })),
+    );
+    const refused = answers.find((a) => a.status === 429);
+    if (refused) {
+      expect(Number(refused.headers['retry-after']), c.path).toBeGreaterThan(0);
+      return refused;
+    }
+  }
+  throw new Error(`no search of ${c.path} was refused in 50 rounds of 8`);
+}
+
+/** A summary of a text too common to count: more entries than a count may read (search.ts), all holding it. */
+async function tooBroad(c: Claim): Promise<CallResult[]> {
+  const db = s.server.db;
+  const [table, seed] =
+    c.op.operationId === 'auditSummary'
+      ? [
+          'audit',
+          () =>
+            insertAuditBatch(
+              db,
+              Array.from({ length: SUMMARY_SCAN_BUDGET + 1 }, (_, i) => ({
+                id: `aud_broad${i}`,
+                actor: { subject: 'broad@corp', role: 'it_admin' as const },
+                action: 'channel.update',
+                target: { type: 'channel', id: null, name: null },
+                outcome: 'success' as const,
+                status: 200,
+                request_id: `req_broad${i}`,
+                source_ip: null,
+                details: {},
+                at_ms: Date.now() - 1000,
+              })),
+            ),
+        ]
+      : [
+          'journal',
+          () =>
+            insertJournalBatch(
+              db,
+              Array.from({ length: SUMMARY_SCAN_BUDGET + 1 }, (_, i) => ({
+                id: `jrn_broad${i}`,
+                run_id: `run_broad${i}`,
+                agent: 'broad-bot',
+                channel: 'chan_web',
+                step: 0,
+                tool: null,
+                status: 'succeeded' as const,
+                started_ms: Date.now() - 1000,
+                ended_ms: Date.now(),
+                input_tokens: 1,
+                output_tokens: 1,
+                error: null,
+              })),
+            ),
+        ];
+  seed();
+  const q = table === 'audit' ? 'broad@corp' : 'broad-bot';
+  return [await s.call('GET', `${concrete(c.path)}?q=${q}`, { role: 'auditor' })];
+}
+
 const keyNamed = async (name: string) => (await s.call('POST', '/gateway/keys', { body: { name } })).json.id as string;
+
+const summaryClaim = (operationId: string): Claim =>
+  ({
+    op: { operationId, responses: {} },
+    method: 'GET',
+    path: operationId === 'auditSummary' ? '/v1/admin/audit/summary' : '/v1/admin/agent/journal/summary',
+  }) as unknown as Claim;
 
 /** Requests that get an error only one route gives, by `operationId status code`. */
 const OWN: Record<string, () => Promise<CallResult[]>> = {
@@ -172,6 +254,8 @@ const OWN: Record<string, () => Promise<CallResult[]>> = {
   'setRouting 422 SVC-ADMIN-422': async () => [
     await s.call('PUT', '/routing/chat', { body: { model_id: 'ghost-70b' } }),
   ],
+  'auditSummary 422 SVC-ADMIN-422': () => tooBroad(summaryClaim('auditSummary')),
+  'journalSummary 422 SVC-ADMIN-422': () => tooBroad(summaryClaim('journalSummary')),
   'gatewayCall 404 SVC-ADMIN-404': async () => [await s.call('POST', '/v1/gateway/nope', { token: gatewayKey })],
 };
 
