@@ -10,9 +10,9 @@ import { ApiError } from '../errors.js';
  * Past either limit a caller gets 429 with Retry-After; a refused request costs nothing more, as it
  * read nothing. Measured: test/bench/server-search.
  */
-export const IN_FLIGHT = 4;
-export const MS_PER_SECOND = 100;
-export const BURST_MS = 500;
+const IN_FLIGHT = 4;
+const MS_PER_SECOND = 100;
+const BURST_MS = 500;
 /** callers remembered at once; the one charged longest ago is forgotten first (its allowance is full again) */
 const REMEMBERED = 10_000;
 
