@@ -79,7 +79,7 @@ export const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$
 export function domainSnapshot(s: TestServer): Record<string, unknown[]> {
   const tables = s.server.db
     .prepare(
-      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT IN ('audit', 'audit_counts') ORDER BY name",
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT IN ('audit', 'audit_counts') AND name NOT LIKE 'audit\\_search%' ESCAPE '\\' ORDER BY name",
     )
     .all() as { name: string }[];
   return Object.fromEntries(
