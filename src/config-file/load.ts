@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
@@ -8,20 +7,18 @@ import { keyOverridesOf } from '../app/key-names.js';
 import { rebindingProblems } from '../app/keymap.js';
 import { sanitize } from '../text/sanitize.js';
 import { UsageError } from '../cli/usage-error.js';
+import { readConfigText } from './read.js';
 import { DashboardConfig } from './schema.js';
 
 /**
- * Reads and checks the dashboard's config file: a mistake is one line naming the file and the
- * key's path, thrown as a UsageError (the CLI exits 2 and the dashboard does not start). Loaded
- * only when a config file exists (src/cli/dashboard-args.ts): zod's schema is built on import.
+ * Reads and checks the dashboard's config file: a file others could have changed (read.ts) or a
+ * mistake is one line naming the file and the key's path, thrown as a UsageError (the CLI exits 2
+ * and the dashboard does not start). Loaded only when a config file exists
+ * (src/cli/dashboard-args.ts): zod's schema is built on import.
  */
 export function loadConfigFile(file: string, screens: readonly AnyScreen[]): DashboardConfig {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new UsageError(`cannot read the config file ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
-  }
+  // refused unless only its user could have written it (read.ts)
+  const text = readConfigText(file);
   const fail = (where: string, what: string) => new UsageError(`${file}: ${where}: ${what}`);
   const doc = parseDocument(text);
   const syntax = doc.errors[0];
