@@ -1,9 +1,10 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
 import { screens } from '../../screens/index.js';
+import { checkConfigFolder } from '../config-file/read.js';
 import { starterConfig } from '../config-file/starter.js';
 import { DASHBOARD_OPTIONS, configFilePath, effectiveSettings, readConfigFile } from './dashboard-args.js';
 import { terminalText } from './print.js';
@@ -71,7 +72,10 @@ function init(argv: string[], env: NodeJS.ProcessEnv): number {
     return 0;
   }
   const file = configFilePath(values.config, env);
+  // a folder it makes and the file are never writable by group or others, whatever the umask; a
+  // folder already there that the dashboard would refuse is said now, before writing into it
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  checkConfigFolder(dirname(resolve(file)), file);
   try {
     writeFileSync(file, starterConfig(schemaPath()), { mode: 0o600, flag: values.force ? 'w' : 'wx' });
   } catch (err) {

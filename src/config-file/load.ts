@@ -1,37 +1,27 @@
-import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import { parseDocument } from 'yaml';
 import type * as z from 'zod';
 import type { AnyScreen } from '../ui/screen-api.js';
 import { keyOverridesOf } from '../app/key-names.js';
 import { rebindingProblems } from '../app/keymap.js';
 import { sanitize } from '../text/sanitize.js';
 import { UsageError } from '../cli/usage-error.js';
+import { readConfigText } from './read.js';
 import { DashboardConfig } from './schema.js';
+import { configYamlValue, parseConfigYaml } from './yaml.js';
 
 /**
- * Reads and checks the dashboard's config file: a mistake is one line naming the file and the
- * key's path, thrown as a UsageError (the CLI exits 2 and the dashboard does not start). Loaded
- * only when a config file exists (src/cli/dashboard-args.ts): zod's schema is built on import.
+ * Reads and checks the dashboard's config file: a file others could have changed (read.ts), YAML
+ * beyond the limits (yaml.ts) or a mistake is one line naming the file and the key's path, thrown
+ * as a UsageError (the CLI exits 2 and the dashboard does not start). Loaded only when a config
+ * file exists (src/cli/dashboard-args.ts): zod's schema is built on import.
  */
 export function loadConfigFile(file: string, screens: readonly AnyScreen[]): DashboardConfig {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new UsageError(`cannot read the config file ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
-  }
+  // refused unless only its user could have written it; at most CONFIG_MAX_BYTES (read.ts)
+  const text = readConfigText(file);
   const fail = (where: string, what: string) => new UsageError(`${file}: ${where}: ${what}`);
-  const doc = parseDocument(text);
-  const syntax = doc.errors[0];
-  if (syntax) {
-    const at = syntax.linePos?.[0];
-    // the first line of the parser's words, without the lines of the file it quotes after them
-    const what = syntax.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
-    throw fail(at ? `line ${at.line}, column ${at.col}` : 'YAML', what);
-  }
-  const parsed = DashboardConfig.safeParse(doc.toJS() ?? {});
+  const value = configYamlValue(parseConfigYaml(text, fail), fail);
+  const parsed = DashboardConfig.safeParse(value ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw fail(...describeIssue(issue));

@@ -1,10 +1,12 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { checkConfigFolder, readConfigText } from './read.js';
 
 /**
  * `:columns save`: a screen's columns written into the config file as `screens.NAME.columns`,
- * keeping the rest of the file (its comments too). A file not there yet is made, mode 0600 as
- * `config init` makes it. The YAML parser is loaded only now.
+ * keeping the rest of the file (its comments too). A file not there yet is made, mode 0600 in a
+ * folder made 0700, as `config init` makes it, so that loading it never refuses it. A file loading
+ * refuses (read.ts, yaml.ts) is not written to. The YAML parser is loaded only now.
  */
 export async function saveScreenColumns(file: string, screen: string, columns: readonly string[]): Promise<void> {
   await saveScreenSetting(file, screen, 'columns', [...columns]);
@@ -16,16 +18,14 @@ export async function saveScreenSort(file: string, screen: string, sort: string)
 }
 
 async function saveScreenSetting(file: string, screen: string, key: string, value: unknown): Promise<void> {
-  const { parseDocument } = await import('yaml');
-  let text = '';
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  const doc = parseDocument(text);
-  if (doc.errors.length) throw new Error(`${file} does not read as YAML: ${doc.errors[0].message.split('\n')[0]}`);
+  const text = readConfigText(file, true);
+  const { parseConfigYaml } = await import('./yaml.js');
+  const doc = parseConfigYaml(
+    text ?? '',
+    (where, what) => new Error(`${file} does not read as YAML: ${where}: ${what}`),
+  );
   doc.setIn(['screens', screen, key], Array.isArray(value) ? doc.createNode(value, { flow: true }) : value);
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  if (text === undefined) checkConfigFolder(dirname(resolve(file)), file);
   await writeFile(file, String(doc), { mode: 0o600 });
 }

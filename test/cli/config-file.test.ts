@@ -29,7 +29,7 @@ function configDir(text: string, tokens: Record<string, string> = {}): { dir: st
   const dir = tempDir('aa-config');
   for (const [name, token] of Object.entries(tokens)) writeFileSync(join(dir, name), `${token}\n`, { mode: 0o600 });
   const file = join(dir, 'config.yaml');
-  writeFileSync(file, text);
+  writeFileSync(file, text, { mode: 0o600 }); // only this user may write it, whatever the umask
   return { dir, file };
 }
 
@@ -87,9 +87,11 @@ screens:
 
   it('refuses an unknown key with its path, exit 2, before the dashboard starts; never prints its value', async () => {
     const home = tempDir('aa-xdg');
-    mkdirSync(join(home, 'appliance-admin'));
+    mkdirSync(join(home, 'appliance-admin'), { mode: 0o700 });
     const file = join(home, 'appliance-admin', 'config.yaml');
-    writeFileSync(file, 'appliances:\n  prod:\n    url: https://prod.example\n    token: aat_never_printed\n');
+    writeFileSync(file, 'appliances:\n  prod:\n    url: https://prod.example\n    token: aat_never_printed\n', {
+      mode: 0o600,
+    });
     // found through XDG_CONFIG_HOME, as without --config
     const r = await runCli([], { env: { XDG_CONFIG_HOME: home } });
     expect(r.code).toBe(2);

@@ -8,7 +8,7 @@ import { tempDir } from '../helpers/fixtures.js';
 describe(':columns save and :appliance', () => {
   it('writes a screen’s columns into the config file and keeps the rest, comments included', async () => {
     const file = join(tempDir('aa-save'), 'config.yaml');
-    writeFileSync(file, '# mine\nscreen: keys # start here\nscreens:\n  usage:\n    sort: Key\n');
+    writeFileSync(file, '# mine\nscreen: keys # start here\nscreens:\n  usage:\n    sort: Key\n', { mode: 0o600 });
     await saveScreenColumns(file, 'keys', ['Name', 'Status']);
     const text = readFileSync(file, 'utf8');
     expect(text).toContain('# mine');
