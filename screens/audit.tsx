@@ -8,7 +8,7 @@ import { historyActions } from './shared/history/actions.js';
 import { groupAction, groupsOf } from './shared/history/groups.js';
 import { historyResources } from './shared/history/query.js';
 import { searchedState, type HistorySpec } from './shared/history/state.js';
-import { emptyText, pageSummary, SERVER_ORDER } from './shared/history/summary.js';
+import { emptyText, historySaysError, pageSummary, SERVER_ORDER } from './shared/history/summary.js';
 import { tableTime } from './shared/table-time.js';
 import { chainBroken, chainCheckOf, chainText, loadChainCheck } from './shared/audit-chain.js';
 import { verifyTrailAction } from './shared/audit-chain-verify.js';
@@ -111,6 +111,7 @@ function chainSummary(rows: AuditEntry[], view: ListView | undefined): { text: s
 export const auditScreen = defineScreen<AuditEntry>({
   name: 'audit',
   title: 'Audit trail',
+  saysError: historySaysError(spec),
   resources: (state) => {
     loadChainCheck();
     return [...historyResources(spec, state), CHECKPOINT_RESOURCE];

@@ -5,7 +5,7 @@ import { historyActions } from './shared/history/actions.js';
 import { groupAction, groupsOf } from './shared/history/groups.js';
 import { historyResources } from './shared/history/query.js';
 import { historyState, type HistorySpec } from './shared/history/state.js';
-import { emptyText, pageSummary, SERVER_ORDER } from './shared/history/summary.js';
+import { emptyText, historySaysError, pageSummary, SERVER_ORDER } from './shared/history/summary.js';
 import { tableTime } from './shared/table-time.js';
 
 const spec: HistorySpec = {
@@ -49,6 +49,7 @@ const status = (e: JournalEntry) => `${markOf(toneOf(e.status))} ${e.status ?? '
 export const journalScreen = defineScreen<JournalEntry>({
   name: 'journal',
   title: 'Agent journal',
+  saysError: historySaysError(spec),
   resources: (state) => historyResources(spec, state),
   list: {
     // Channel and run come last: on an 80-column terminal they are the ones left out (Enter shows them).

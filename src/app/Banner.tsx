@@ -29,6 +29,7 @@ function bannerLines(
   connection: ConnectionInfo,
   signedOut: SignedOut | null,
   rowsSayErrors: boolean,
+  saysError?: (resourceId: string, error: unknown) => boolean,
 ): BannerLine[] {
   const out: BannerLine[] = [];
   const connectionError = connection.error;
@@ -51,6 +52,7 @@ function bannerLines(
   const connectionDown = connection.state === 'down';
   if (authError) out.push({ text: `✕ ERROR ${authError}`, tone: 'bad' });
   for (const [id, e] of Object.entries(data.resources)) {
+    if (saysError?.(id, e.error)) continue;
     if (e.status === 'error' && e.error && !rowsSayErrors && !(connectionDown && e.error instanceof TransportError)) {
       const l = errorLines(e.error);
       // the first reason the appliance gave (a refused filter: which parameter, and why)
@@ -90,8 +92,12 @@ export function bannerFor(
   connection: ConnectionInfo,
   rowsSayErrors: boolean,
   width: number,
+  saysError?: (resourceId: string, error: unknown) => boolean,
 ): BannerLine[] {
-  return wrapBanner(bannerLines(data, session.authError, connection, session.signedOut, rowsSayErrors), width);
+  return wrapBanner(
+    bannerLines(data, session.authError, connection, session.signedOut, rowsSayErrors, saysError),
+    width,
+  );
 }
 
 /** Below the header: what went wrong with the visible screen's data, in the tone of each problem. */

@@ -65,7 +65,7 @@ export function Shell() {
   // open dialog, form or command line keeps what was typed and is back when the window grows.
   const height = Math.max(size.rows, MIN_ROWS) - 1; // a frame as tall as the terminal makes Ink clear the screen on every update
   const width = Math.max(size.columns, MIN_COLUMNS);
-  const banner = bannerFor(data, session, connection, Boolean(screen.list?.rowsFrom), width);
+  const banner = bannerFor(data, session, connection, Boolean(screen.list?.rowsFrom), width, screen.saysError);
   const bodyHeight = Math.max(3, height - 2 - banner.length - 2);
   const summaryLines = (screen.list?.summary ? 1 : 0) + (screen.list?.status ? 1 : 0);
   const page = visibleRows(bodyHeight - summaryLines);

@@ -312,6 +312,11 @@ export interface ScreenDef<Row = unknown> {
    */
   selected?: (resources: Record<string, ResourceEntry>, state: ScreenUiState) => Row | undefined;
   actions?: ScreenAction<Row>[];
+  /**
+   * An error of one of its resources that the screen tells in its own words, where it belongs (a
+   * history's total, "not counted: too common"): no error banner above it.
+   */
+  saysError?: (resourceId: string, error: unknown) => boolean;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

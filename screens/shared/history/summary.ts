@@ -39,8 +39,11 @@ function matchCount(
     ? `${n === 1 ? 'matches' : 'match'} "${h.filters.q}"`
     : `${n === 1 ? spec.nounOne : spec.noun} in all`;
   if (typeof n === 'number') return `${thousands(n)} ${searched}`;
-  if (total?.status === 'error')
-    return h.filters.q ? `matches of "${h.filters.q}" not counted (see the error above)` : null;
+  if (total?.status === 'error' && h.filters.q)
+    return tooCommon(total.error)
+      ? `matches of "${h.filters.q}" not counted: too common over this range (f narrows it)`
+      : `matches of "${h.filters.q}" not counted (see the error above)`;
+  if (total?.status === 'error') return null;
   return h.filters.q ? `counting matches of "${h.filters.q}"…` : 'counting…';
 }
 
@@ -97,3 +100,18 @@ export function pageSummary(spec: HistorySpec, rows: unknown[], view: ListView |
 export function emptyText(spec: HistorySpec): string {
   return `No ${spec.noun} match here. If the line above says the search read this far, n reads older ones; else nothing happened in this range with these filters. f changes them, c clears them.`;
 }
+
+/**
+ * The appliance's refusal to count a search text too common over the range (422 naming `q`): the
+ * page summary says so where the count would be, and no error banner shouts it (the page is fine).
+ */
+export const tooCommon = (error: unknown): boolean => {
+  const e = error as { status?: unknown; invalidParams?: { name: string }[] } | null;
+  return e?.status === 422 && Array.isArray(e.invalidParams) && e.invalidParams.some((p) => p.name === 'q');
+};
+
+/** A history screen's saysError: its total's "too common" is told in the page summary. */
+export const historySaysError =
+  (spec: HistorySpec) =>
+  (resourceId: string, error: unknown): boolean =>
+    resourceId === totalId(spec) && tooCommon(error);
