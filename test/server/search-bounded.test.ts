@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
+import { Agent, request } from 'undici';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { insertAuditBatch, type AuditSeed } from '../../src/server/governance/bulk.js';
 import { issueToken } from '../../src/server/tokens.js';
@@ -142,6 +143,34 @@ describe('each caller has a search time allowance', () => {
     // another caller's search, and the greedy caller's reads without a search, are not held back
     expect((await s.call('GET', '/audit?q=kq&limit=50', { role: 'auditor' })).status).toBe(200);
     expect((await s.call('GET', '/audit?limit=5', { token: greedy })).status).toBe(200);
+  });
+});
+
+describe('an export with a text search', () => {
+  it("is one of its caller's searches under way until its stream ends: a fifth at once is refused 429", async () => {
+    const me = auditor();
+    const url = `${s.url}/v1/admin/audit/export?q=ana@corp&format=jsonl`;
+    const headers = { authorization: `Bearer ${me.token}` };
+    // four exports of every entry, their bodies left unread: the streams wait on the client, under way
+    const agent = new Agent();
+    const open = await Promise.all([0, 1, 2, 3].map(() => request(url, { headers, dispatcher: agent })));
+    expect(open.map((r) => r.statusCode)).toEqual([200, 200, 200, 200]);
+    const fifth = await s.call('GET', '/audit/export?q=ana@corp&format=jsonl', me);
+    expect(fifth.status).toBe(429);
+    expect(fifth.json.detail).toMatch(/4 searches under way/);
+    // a search of the same caller is refused too; another caller's is not
+    expect((await s.call('GET', '/audit?q=kq&limit=5', me)).status).toBe(429);
+    expect((await s.call('GET', '/audit?q=kq&limit=5', auditor())).status).toBe(200);
+    for (const r of open) r.body.destroy();
+    await agent.destroy();
+    // the four end as their connections close: the caller may search again
+    const deadline = Date.now() + 10_000;
+    let again = await s.call('GET', '/audit?q=kq&limit=5', me);
+    while (again.status === 429 && Date.now() < deadline) {
+      await new Promise((r) => setImmediate(r));
+      again = await s.call('GET', '/audit?q=kq&limit=5', me);
+    }
+    expect(again.status).toBe(200);
   });
 });
 

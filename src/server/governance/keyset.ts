@@ -2,7 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/open.js';
 import type { Key } from './cursor.js';
 import { containsPattern, type Filters, type TableSpec } from './filters.js';
-import { candidatesFrom, SCAN_BUDGET } from './search.js';
+import { candidatesFrom, EXPORT_WINDOW } from './search.js';
 
 /**
  * A row as an array in the order of the select (better-sqlite3 raw mode): building an object per
@@ -265,15 +265,22 @@ export interface Scan {
 /**
  * Every matching row with seq <= maxSeq, oldest first, in batches. Each batch is a fresh keyset
  * query, so no statement stays open between batches and writers are never held up. With a text
- * search, the rows are read in windows of at most SCAN_BUDGET (search.ts), each giving its batches
- * or, when nothing in it matched, an empty one: a rare text's export reads the trail a window per
- * turn of the event loop (export-file.ts), never the whole of it at once.
+ * search, the rows are read in windows of EXPORT_WINDOW (search.ts), each giving its batches or,
+ * when nothing in it matched, an empty one: a rare text's export reads the trail a window per turn
+ * of the event loop (export-file.ts), never the whole of it at once.
  */
 export function* scanBatches(db: Db, spec: TableSpec, f: Filters, o: Scan): Generator<Row[]> {
   if (f.q === undefined) return yield* scanWindow(db, spec, f, o);
   let after: Key | undefined;
   for (;;) {
-    const upTo = keyAfterRows(db, spec, f, { after, limit: SCAN_BUDGET, dir: 'asc', maxSeq: o.maxSeq });
+    // in write order a window is a range of seq (every row in it is read, whatever the time range);
+    // in time order, the next EXPORT_WINDOW rows of the time range
+    const upTo =
+      spec.order === 'seq'
+        ? (after?.s ?? 0) + EXPORT_WINDOW < o.maxSeq
+          ? { t: 0, s: (after?.s ?? 0) + EXPORT_WINDOW }
+          : undefined
+        : keyAfterRows(db, spec, f, { after, limit: EXPORT_WINDOW, dir: 'asc', maxSeq: o.maxSeq });
     let empty = true;
     for (const batch of scanWindow(db, spec, f, o, { after, upTo })) {
       empty = false;
@@ -415,13 +422,14 @@ export function aggregateBatches(
 }
 
 /**
- * The key of the `o.limit`-th row after `o.after` that the filters other than the text search and
- * a prefix match (a superset of the rows a search reads), or none when fewer remain: where a scan
- * of at most that many rows ends. Read through the driving filter's index, no LIKE evaluated.
+ * Where a search's reading of at most `o.limit` rows after `o.after` ends: the key of the
+ * `o.limit`-th row of the time range in the scan's order, whatever the other filters (a row that
+ * fails them is read all the same), or none when fewer remain. Read from the time index alone: a
+ * count of the rows that pass every filter could itself read the whole trail when few do.
  */
 export function keyAfterRows(db: Db, spec: TableSpec, f: Filters, o: Fetch): Key | undefined {
-  const plain: Filters = { ...f, q: undefined, prefix: undefined };
-  const arm: Arm = { equals: f.equals };
+  const plain: Filters = { startMs: f.startMs, endMs: f.endMs, equals: {} };
+  const arm: Arm = { equals: {} };
   const scan = armScan(db, spec, plain, arm, o);
   const row = cached(
     db,

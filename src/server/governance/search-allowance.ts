@@ -19,6 +19,11 @@ const REMEMBERED = 10_000;
 export interface SearchAllowance {
   /** runs `read`, a search of `who`'s, in its turn and charges its time; 429 past `who`'s limits */
   spend<T>(who: string, read: () => T): Promise<T>;
+  /**
+   * One of `who`'s searches under way for as long as an export with a text search streams (it reads
+   * a window a turn, never all at once): 429 past `who`'s limits; call what it returns once done.
+   */
+  hold(who: string): () => void;
 }
 
 const tooMany = (detail: string, seconds: number) =>
@@ -56,15 +61,31 @@ export function searchAllowance(
     left.set(who, { ms: c.ms - ms, at: c.at });
     if (left.size > REMEMBERED) left.delete(left.keys().next().value!);
   };
+  const admit = (who: string) => {
+    const before = current(who);
+    if (before.ms <= 0)
+      throw tooMany("this caller's search time is spent", Math.max(1, Math.ceil(-before.ms / limits.msPerSecond)));
+    const running = inFlight.get(who) ?? 0;
+    if (running >= limits.inFlight)
+      throw tooMany(`this caller has ${running} searches under way already (at most ${limits.inFlight})`, 1);
+    inFlight.set(who, running + 1);
+  };
+  const done = (who: string) => {
+    const n = (inFlight.get(who) ?? 1) - 1;
+    if (n > 0) inFlight.set(who, n);
+    else inFlight.delete(who);
+  };
   return {
+    hold(who) {
+      admit(who);
+      let held = true;
+      return () => {
+        if (held) done(who);
+        held = false;
+      };
+    },
     spend(who, read) {
-      const before = current(who);
-      if (before.ms <= 0)
-        throw tooMany("this caller's search time is spent", Math.max(1, Math.ceil(-before.ms / limits.msPerSecond)));
-      const running = inFlight.get(who) ?? 0;
-      if (running >= limits.inFlight)
-        throw tooMany(`this caller has ${running} searches under way already (at most ${limits.inFlight})`, 1);
-      inFlight.set(who, running + 1);
+      admit(who);
       return new Promise((resolve, reject) => {
         turns.push(() => {
           const start = clock.elapsed();
@@ -74,9 +95,7 @@ export function searchAllowance(
             reject(err);
           } finally {
             charge(who, clock.elapsed() - start);
-            const n = (inFlight.get(who) ?? 1) - 1;
-            if (n > 0) inFlight.set(who, n);
-            else inFlight.delete(who);
+            done(who);
           }
         });
         nextTurn();

@@ -82,14 +82,23 @@ function countRows(
   addRows(counts, groupRows(db, sql, params));
 }
 
-/** How many rows the filters other than the search select, counted up to `cap` + 1. */
+/**
+ * How many rows counting a search would read, up to `cap` + 1: those of the time range with the
+ * value of the rarest equality filter given (each counted through its index, up to the cap), or of
+ * the whole time range without one. A prefix is checked on each row read, so it narrows nothing.
+ */
 function rowsUpTo(db: Db, spec: TableSpec, f: Filters, cap: number): number {
-  const { where, params } = matchWhere(spec, { ...f, q: undefined });
-  const [[, , n]] = groupRows(db, `SELECT NULL, NULL, count(*) FROM (SELECT 1 FROM ${spec.table}${where} LIMIT @cap)`, {
-    ...params,
-    cap: cap + 1,
-  });
-  return n;
+  const read = (equals: Record<string, string>) => {
+    const { where, params } = matchWhere(spec, { startMs: f.startMs, endMs: f.endMs, equals });
+    const [[, , n]] = groupRows(
+      db,
+      `SELECT NULL, NULL, count(*) FROM (SELECT 1 FROM ${spec.table}${where} LIMIT @cap)`,
+      { ...params, cap: cap + 1 },
+    );
+    return n;
+  };
+  const equals = Object.entries(f.equals);
+  return equals.length ? Math.min(...equals.map(([c, v]) => read({ [c]: v }))) : read({});
 }
 
 /**

@@ -13,6 +13,7 @@ import { startAuditChain } from '../audit-chain/start.js';
 import { listCheckpoints } from '../audit-chain/checkpoint-list.js';
 import { sealHash } from '../governance/audit-seal.js';
 import { searchAllowance } from '../governance/search-allowance.js';
+import type { Readable } from 'node:stream';
 import type { HandlerContext } from '../http/route-kit.js';
 
 /** Read side of governance: audit trail and agent journal, paged lists, summaries and streamed exports. */
@@ -22,6 +23,23 @@ export const governanceGroup: GroupFactory = ({ db, options }) => {
   /** A read that may search: refused while its caller's search time is spent, else charged its time. */
   const searching = async <T>(ctx: HandlerContext, query: { q?: string }, read: () => T): Promise<T> =>
     query.q === undefined ? read() : allowance.spend(ctx.principal.subject, read);
+  /** An export with a text search is one of its caller's searches under way until its stream ends. */
+  const exporting = async <F extends { stream: Readable }>(
+    ctx: HandlerContext,
+    query: { q?: string },
+    start: () => F | Promise<F>,
+  ): Promise<F> => {
+    if (query.q === undefined || ctx.head) return start();
+    const release = allowance.hold(ctx.principal.subject);
+    try {
+      const file = await start();
+      file.stream.once('close', release);
+      return file;
+    } catch (err) {
+      release();
+      throw err;
+    }
+  };
   return {
     handlers: {
       listAudit: {
@@ -33,7 +51,7 @@ export const governanceGroup: GroupFactory = ({ db, options }) => {
         allow: 'any role',
         audit: null,
         run: async ({ query }, ctx) => {
-          const file = await startAuditExport(ctx, query);
+          const file = await exporting(ctx, query, () => startAuditExport(ctx, query));
           return { file, headers: file.headers };
         },
       },
@@ -66,7 +84,11 @@ export const governanceGroup: GroupFactory = ({ db, options }) => {
       exportJournal: {
         allow: 'any role',
         audit: null,
-        run: ({ query }, ctx) => ({ file: startExport(ctx, journalSpec, query, toJournalEntry, journalCsvColumns) }),
+        run: async ({ query }, ctx) => ({
+          file: await exporting(ctx, query, () =>
+            startExport(ctx, journalSpec, query, toJournalEntry, journalCsvColumns),
+          ),
+        }),
       },
     },
     close: stopChain,
