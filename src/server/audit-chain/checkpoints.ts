@@ -26,6 +26,11 @@ const EXPORT_REUSES_OVER = ['audit.export', 'journal.export', 'auth.refused', 'r
 
 /** A checkpoint with the key that signed it (not enumerable: never served), and whether it was signed just now. */
 export type SignedHead = Checkpoint & { key: SigningKey; reused: boolean };
+/**
+ * Whether an export may take the newest checkpoint rather than sign the head: true, or asked with
+ * that checkpoint's seq (an export whose filters select an entry written since must not end before it).
+ */
+export type Reuse = boolean | ((afterSeq: number) => boolean);
 
 interface Signer {
   dataDir: string;
@@ -58,7 +63,7 @@ function signingKey(db: Db, s: Signer): SigningKey {
  * the same check of the trail runs, nothing is signed, and nothing unsigned is vouched for (the export
  * ends at that checkpoint).
  */
-function signHead(db: Db, s: Signer, atMs: number, reuse = false): SignedHead {
+function signHead(db: Db, s: Signer, atMs: number, reuse: Reuse = false): SignedHead {
   const key = signingKey(db, s);
   const head = readHead(db);
   const base = lastSigned(db, s.dataDir, key);
@@ -77,6 +82,7 @@ function signHead(db: Db, s: Signer, atMs: number, reuse = false): SignedHead {
       newest.hash === base.hash &&
       newest.key_fingerprint === key.fingerprint &&
       onlyUnchangingAfter(db, newest.seq) &&
+      (reuse === true || reuse(newest.seq)) &&
       checkpointSignatureValid(newest, createPublicKey(key.privateKey))
     ) {
       recordSigned(db);
@@ -128,7 +134,7 @@ const onlyUnchangingAfter = (db: Db, seq: number) =>
  * the trail does not extend the last signed checkpoint, or the error that kept it from being signed
  * (both recorded for the deployment status).
  */
-function checkpointHead(db: Db, reuse: boolean): SignedHead {
+function checkpointHead(db: Db, reuse: Reuse): SignedHead {
   const s = signers.get(db);
   if (!s) throw new Error('no audit signing key is attached to this database');
   try {
@@ -145,7 +151,7 @@ function checkpointHead(db: Db, reuse: boolean): SignedHead {
  * entry): a trail the signer refuses is the answer 500 SVC-AUDIT-CHAIN with the finding, which
  * verifiers read as the trail broken.
  */
-export function checkpointHeadOrRefuse(db: Db, o: { reuse?: boolean } = {}): SignedHead {
+export function checkpointHeadOrRefuse(db: Db, o: { reuse?: Reuse } = {}): SignedHead {
   try {
     return checkpointHead(db, o.reuse ?? false);
   } catch (err) {

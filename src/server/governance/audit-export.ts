@@ -6,7 +6,8 @@ import { canonicalLine } from '../../audit-chain/canonical.js';
 import { iso } from '../ids.js';
 import { auditCsvColumns, auditSpec, toAuditEntry } from './audit-trail.js';
 import { startExport, type ExportSnapshot } from './export.js';
-import { filterDetails, normalizeFilters } from './filters.js';
+import { containsPattern, filterDetails, normalizeFilters, type Filters } from './filters.js';
+import { searchWhere } from './keyset.js';
 import type { Db } from '../db/open.js';
 
 /** The audit trail in write order, as its hash chain reads (filters.ts `order`). */
@@ -30,7 +31,11 @@ export async function startAuditExport(ctx: HandlerContext, q: AuditExportQuery)
   let head: SignedHead | undefined;
   let at = '';
   const snapshot = (db: Db): ExportSnapshot => {
-    const signed = checkpointHeadOrRefuse(db, { reuse: true });
+    // an export that selects an entry written since the newest checkpoint (its own kind: who
+    // exported, the refused requests) ends at the head, not before what it asks for
+    const filters = normalizeFilters(auditSpec, q);
+    const reuse = Object.keys(named).length === 0 || ((after: number) => !selectsAfter(db, filters, after));
+    const signed = checkpointHeadOrRefuse(db, { reuse });
     head = signed;
     at = signed.reused ? iso(Date.now()) : signed.at;
     return { maxSeq: signed.seq, headers: {} };
@@ -55,4 +60,28 @@ export async function startAuditExport(ctx: HandlerContext, q: AuditExportQuery)
       'Audit-Export-Filtered': String(Object.keys(named).length > 0),
     },
   };
+}
+
+/** Whether any entry after seq `after` matches the filters (fewer than a checkpoint's 1,000 entries are read). */
+function selectsAfter(db: Db, f: Filters, after: number): boolean {
+  const where = ['seq > @after'];
+  const params: Record<string, unknown> = { after };
+  for (const [column, value] of Object.entries(f.equals)) {
+    where.push(`${column} = @eq_${column}`);
+    params[`eq_${column}`] = value;
+  }
+  if (f.prefix) {
+    where.push(`substr(${f.prefix.column}, 1, @prefix_len) = @prefix`);
+    Object.assign(params, { prefix: f.prefix.value, prefix_len: [...f.prefix.value].length });
+  }
+  if (f.startMs !== undefined) where.push('at_ms >= @start');
+  if (f.endMs !== undefined) where.push('at_ms < @end');
+  Object.assign(params, { start: f.startMs, end: f.endMs });
+  if (f.q !== undefined) {
+    where.push(searchWhere(auditSpec));
+    params.q = containsPattern(f.q);
+  }
+  const sql = `SELECT EXISTS (SELECT 1 FROM audit WHERE ${where.join(' AND ')})`;
+  const named = Object.fromEntries(Object.entries(params).filter(([k]) => sql.includes(`@${k}`)));
+  return db.prepare(sql).pluck().get(named) === 1;
 }

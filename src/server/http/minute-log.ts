@@ -96,7 +96,12 @@ export class MinuteLog<T> {
       backgroundTasks(this.db).succeeded(this.spec.task);
     } catch (err) {
       const { message, field, item } = this.spec.lost;
-      this.log.error({ err, [field]: records.map(item) }, message);
+      // runs from a timer: nothing here may throw out of it (a record `item` cannot read, a logger that fails)
+      try {
+        this.log.error({ err, [field]: records.map(item) }, message);
+      } catch {
+        // the failure is still recorded for /deployment below
+      }
       // logged above with the counts, which are kept nowhere else
       backgroundTasks(this.db).failed(
         this.spec.task,
