@@ -43,7 +43,18 @@ export async function serveCommand(argv: string[]): Promise<number> {
   }
   if (Boolean(values['tls-cert']) !== Boolean(values['tls-key']))
     throw new UsageError('--tls-cert and --tls-key go together: give both, or neither for plain http');
-  const logger = pino({ level }, pino.destination(2));
+  // A log that cannot be written (stderr on a full disk: ENOSPC) loses its lines, never the
+  // appliance: with no listener the stream's error would end the process (issue 37 §7).
+  // sonic-boom also retries a failed write for ever when it flushes at exit (flushSync sleeps and
+  // tries again on any error): once writing failed, the log drops its lines rather than hang there.
+  const logDestination = pino.destination(2);
+  logDestination.once('error', () => {
+    logDestination.write = () => true;
+    logDestination.flushSync = () => undefined;
+    logDestination.flush = (cb?: (err?: Error) => void) => cb?.();
+  });
+  logDestination.on('error', () => undefined);
+  const logger = pino({ level }, logDestination);
   const { loadDemoConfig } = values.demo ? await import('../server/demo/config.js') : { loadDemoConfig: undefined };
   const tls = values['tls-cert'] && values['tls-key'] ? readTls(values['tls-cert'], values['tls-key']) : undefined;
   const config = values.config
