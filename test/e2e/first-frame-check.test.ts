@@ -36,11 +36,13 @@ describe.skipIf(!hasTmux())(e2eTitle('the first frame, checked right after it is
     await t.waitForScreen('Team share');
     // the checked read right after the first frame: waited for as it comes (a loaded CI host is slow to send it)
     const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline && (h.count('GET /session') < 2 || h.count('GET /connectors') < 2))
-      await new Promise((r) => setTimeout(r, 20));
-    // then nothing more until the refresh (60 s): seconds pass on the header's own clock, with no third read
+    while (Date.now() < deadline && h.count('GET /session') < 2) await new Promise((r) => setTimeout(r, 20));
+    // then nothing more until the refresh (60 s): seconds pass on the header's own clock, with no third read.
+    // The session is always in the first frame, so always read again; the list is too unless its answer came
+    // after that frame (a loaded host), when it was checked as it came and is not asked again.
     await t.waitForScreen(/updated [2-9] s ago/);
-    expect([h.count('GET /session'), h.count('GET /connectors')]).toEqual([2, 2]);
+    expect(h.count('GET /session')).toBe(2);
+    expect([1, 2]).toContain(h.count('GET /connectors'));
     expect(await t.capture()).not.toContain('does not fit the contract');
     await t.kill();
     t = undefined;

@@ -31,10 +31,12 @@ export async function startAuditExport(ctx: HandlerContext, q: AuditExportQuery)
   let head: SignedHead | undefined;
   let at = '';
   const snapshot = (db: Db): ExportSnapshot => {
-    // an export that selects an entry written since the newest checkpoint (its own kind: who
-    // exported, the refused requests) ends at the head, not before what it asks for
+    // an export whose filters name the entries written since the newest checkpoint (who exported,
+    // the refused requests: by action, actor, request id or text) ends at the head, not before what
+    // it asks for; the whole trail, or a time range, ends at that checkpoint as documented
     const filters = normalizeFilters(auditSpec, q);
-    const reuse = Object.keys(named).length === 0 || ((after: number) => !selectsAfter(db, filters, after));
+    const names = Object.keys(filters.equals).length > 0 || filters.prefix !== undefined || filters.q !== undefined;
+    const reuse = !names || ((after: number) => !selectsAfter(db, filters, after));
     const signed = checkpointHeadOrRefuse(db, { reuse });
     head = signed;
     at = signed.reused ? iso(Date.now()) : signed.at;

@@ -26,11 +26,16 @@ function groupRows(db: Db, sql: string, params: Record<string, unknown>): [strin
 }
 
 /** The WHERE of every row the filters match, with its parameters (no order: counts need none). */
-function matchWhere(spec: TableSpec, f: Filters): { where: string; params: Record<string, unknown> } {
+function matchWhere(
+  spec: TableSpec,
+  f: Filters,
+  /** the equality column whose index the count reads; a unary + keeps the planner off the others' */
+  drives?: string,
+): { where: string; params: Record<string, unknown> } {
   const clauses: string[] = [];
   const params: Record<string, unknown> = {};
   for (const [column, value] of Object.entries(f.equals)) {
-    clauses.push(`${column} = @eq_${column}`);
+    clauses.push(`${drives !== undefined && column !== drives ? '+' : ''}${column} = @eq_${column}`);
     params[`eq_${column}`] = value;
   }
   if (f.prefix) {
@@ -73,9 +78,10 @@ function countRows(
   group: string | undefined,
   sub: string | undefined,
   counts: Counts,
-  match?: string,
+  how: { match?: string; drives?: string } = {},
 ): void {
-  const { where, params } = matchWhere(spec, { ...f, startMs: range.from, endMs: range.to });
+  const { match, drives } = how;
+  const { where, params } = matchWhere(spec, { ...f, startMs: range.from, endMs: range.to }, drives);
   const from = match === undefined ? spec.table : candidatesFrom(spec);
   if (match !== undefined) params.match = match;
   const sql = `SELECT ${group ?? 'NULL'}, ${sub ?? 'NULL'}, count(*) FROM ${from}${where} GROUP BY 1, 2`;
@@ -87,7 +93,7 @@ function countRows(
  * value of the rarest equality filter given (each counted through its index, up to the cap), or of
  * the whole time range without one. A prefix is checked on each row read, so it narrows nothing.
  */
-function rowsUpTo(db: Db, spec: TableSpec, f: Filters, cap: number): number {
+function rowsUpTo(db: Db, spec: TableSpec, f: Filters, cap: number): { rows: number; drives?: string } {
   const read = (equals: Record<string, string>) => {
     const { where, params } = matchWhere(spec, { startMs: f.startMs, endMs: f.endMs, equals });
     const [[, , n]] = groupRows(
@@ -97,8 +103,9 @@ function rowsUpTo(db: Db, spec: TableSpec, f: Filters, cap: number): number {
     );
     return n;
   };
-  const equals = Object.entries(f.equals);
-  return equals.length ? Math.min(...equals.map(([c, v]) => read({ [c]: v }))) : read({});
+  const equals = Object.entries(f.equals).map(([c, v]) => ({ drives: c, rows: read({ [c]: v }) }));
+  if (!equals.length) return { rows: read({}) };
+  return equals.reduce((a, b) => (b.rows < a.rows ? b : a));
 }
 
 /**
@@ -110,15 +117,17 @@ function searchedCounts(db: Db, spec: TableSpec, f: Filters, group?: string, sub
   const range = { from: f.startMs ?? 0, to: f.endMs ?? Number.MAX_SAFE_INTEGER };
   const plan = searchPlan(db, spec, f.q!);
   if (plan.via === 'index') {
-    countRows(db, spec, f, range, group, sub, counts, plan.match);
+    countRows(db, spec, f, range, group, sub, counts, { match: plan.match });
     return counts;
   }
-  if (rowsUpTo(db, spec, f, SUMMARY_SCAN_BUDGET) > SUMMARY_SCAN_BUDGET)
+  const read = rowsUpTo(db, spec, f, SUMMARY_SCAN_BUDGET);
+  if (read.rows > SUMMARY_SCAN_BUDGET)
     throw unprocessable(
       `the search text is in too many ${spec.kind === 'audit' ? 'entries' : 'steps'} to count them all here (over ${SUMMARY_SCAN_BUDGET.toLocaleString('en-US')} to read): narrow the time range or the other filters, or search for a longer text`,
       [{ name: 'q', reason: 'too common to count over this range' }],
     );
-  countRows(db, spec, f, range, group, sub, counts);
+  // through the index that was counted: the planner could take another equality's, of far more rows
+  countRows(db, spec, f, range, group, sub, counts, { drives: read.drives });
   return counts;
 }
 
