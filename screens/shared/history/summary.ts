@@ -105,7 +105,7 @@ export function emptyText(spec: HistorySpec): string {
  * The appliance's refusal to count a search text too common over the range (422 naming `q`): the
  * page summary says so where the count would be, and no error banner shouts it (the page is fine).
  */
-export const tooCommon = (error: unknown): boolean => {
+const tooCommon = (error: unknown): boolean => {
   const e = error as { status?: unknown; invalidParams?: { name: string }[] } | null;
   return e?.status === 422 && Array.isArray(e.invalidParams) && e.invalidParams.some((p) => p.name === 'q');
 };
