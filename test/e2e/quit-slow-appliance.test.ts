@@ -18,7 +18,12 @@ import { hasTmux, killTmuxServer, TmuxSession } from '../helpers/tmux.js';
  * with a 200 and its headers, then one byte a second of a body that never ends (never silent long
  * enough for the client's idle timeouts, always short of its 30 s deadline for the whole answer).
  */
-const QUIT_BOUND_MS = 3_000;
+/**
+ * Far under the 30 s the dashboard waited before (its per-call deadline), with room for a loaded CI
+ * host: at 3 s the SIGTERM case failed once in a clean-clone run while ten test files ran beside it.
+ * Quitting takes about 1.1 s here (docs/operations.md says 1.5 s); how fast is a benchmark's to say.
+ */
+const QUIT_BOUND_MS = 10_000;
 
 interface Drip {
   url: string;
@@ -122,7 +127,7 @@ describe.skipIf(!hasTmux())(e2eTitle('quitting the dashboard of an appliance tha
     expect(await term.stderr()).not.toMatch(/unexpected error/);
   }
 
-  it('q: exits within 3 s, the terminal restored', async () => {
+  it('q: exits at once, the terminal restored (it waited up to 30 s)', async () => {
     const term = await dashboardOnDrip('quit-q');
     const since = Date.now();
     await term.sendKeys('q');
