@@ -6,8 +6,7 @@ import { canonicalLine } from '../../audit-chain/canonical.js';
 import { iso } from '../ids.js';
 import { auditCsvColumns, auditSpec, toAuditEntry } from './audit-trail.js';
 import { startExport, type ExportSnapshot } from './export.js';
-import { containsPattern, filterDetails, normalizeFilters, type Filters } from './filters.js';
-import { searchWhere } from './keyset.js';
+import { filterDetails, matchWhere, normalizeFilters, type Filters } from './filters.js';
 import type { Db } from '../db/open.js';
 
 /** The audit trail in write order, as its hash chain reads (filters.ts `order`). */
@@ -66,24 +65,12 @@ export async function startAuditExport(ctx: HandlerContext, q: AuditExportQuery)
 
 /** Whether any entry after seq `after` matches the filters (fewer than a checkpoint's 1,000 entries are read). */
 function selectsAfter(db: Db, f: Filters, after: number): boolean {
-  const where = ['seq > @after'];
-  const params: Record<string, unknown> = { after };
-  for (const [column, value] of Object.entries(f.equals)) {
-    where.push(`${column} = @eq_${column}`);
-    params[`eq_${column}`] = value;
-  }
-  if (f.prefix) {
-    where.push(`substr(${f.prefix.column}, 1, @prefix_len) = @prefix`);
-    Object.assign(params, { prefix: f.prefix.value, prefix_len: [...f.prefix.value].length });
-  }
-  if (f.startMs !== undefined) where.push('at_ms >= @start');
-  if (f.endMs !== undefined) where.push('at_ms < @end');
-  Object.assign(params, { start: f.startMs, end: f.endMs });
-  if (f.q !== undefined) {
-    where.push(searchWhere(auditSpec));
-    params.q = containsPattern(f.q);
-  }
-  const sql = `SELECT EXISTS (SELECT 1 FROM audit WHERE ${where.join(' AND ')})`;
-  const named = Object.fromEntries(Object.entries(params).filter(([k]) => sql.includes(`@${k}`)));
-  return db.prepare(sql).pluck().get(named) === 1;
+  const { where, params } = matchWhere(auditSpec, f);
+  const sql = `SELECT EXISTS (SELECT 1 FROM audit${where ? `${where} AND` : ' WHERE'} seq > @after)`;
+  return (
+    db
+      .prepare(sql)
+      .pluck()
+      .get({ ...params, after }) === 1
+  );
 }

@@ -85,3 +85,44 @@ export function fingerprint(spec: TableSpec, f: Filters): string {
   ]);
   return createHash('sha256').update(canonical).digest('base64url').slice(0, 12);
 }
+
+/**
+ * Text search as a LIKE over each search column (LIKE ignores ASCII case): what decides whether a
+ * row matches, on the rows search.ts chooses to read (the trigram index's candidates, or a bounded
+ * stretch in time order).
+ */
+export const searchWhere = (spec: TableSpec): string =>
+  `(${spec.search.map((c) => `${c} LIKE @q ESCAPE '\\'`).join(' OR ')})`;
+
+/** The WHERE of every row the filters match, with its parameters (no order: counts need none). */
+export function matchWhere(
+  spec: TableSpec,
+  f: Filters,
+  /** the equality column whose index the count reads; a unary + keeps the planner off the others' */
+  drives?: string,
+): { where: string; params: Record<string, unknown> } {
+  const clauses: string[] = [];
+  const params: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(f.equals)) {
+    clauses.push(`${drives !== undefined && column !== drives ? '+' : ''}${column} = @eq_${column}`);
+    params[`eq_${column}`] = value;
+  }
+  if (f.prefix) {
+    clauses.push(`substr(${f.prefix.column}, 1, @prefix_len) = @prefix`);
+    params.prefix = f.prefix.value;
+    params.prefix_len = [...f.prefix.value].length;
+  }
+  if (f.q !== undefined) {
+    clauses.push(searchWhere(spec));
+    params.q = containsPattern(f.q);
+  }
+  if (f.startMs !== undefined) {
+    clauses.push(`${spec.timeColumn} >= @start`);
+    params.start = f.startMs;
+  }
+  if (f.endMs !== undefined) {
+    clauses.push(`${spec.timeColumn} < @end`);
+    params.end = f.endMs;
+  }
+  return { where: clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '', params };
+}

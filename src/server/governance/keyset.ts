@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/open.js';
 import type { Key } from './cursor.js';
-import { containsPattern, type Filters, type TableSpec } from './filters.js';
+import { containsPattern, searchWhere, type Filters, type TableSpec } from './filters.js';
 import { candidatesFrom, EXPORT_WINDOW } from './search.js';
 
 /**
@@ -124,14 +124,6 @@ function eqColumnsFor(db: Db, spec: TableSpec, arm: Arm): string[] {
   for (let i = 1; i < present.length; i++) if (counts[i] < counts[best]) best = i;
   return best === 0 ? present : [present[best], ...present.filter((_, i) => i !== best)];
 }
-
-/**
- * Text search as a LIKE over each search column, checked on the rows the time-ordered scan yields
- * (LIKE ignores ASCII case). The scan reads rows newest first until a page is full, so a common
- * term costs a page's worth of rows and a rare one up to the time range's rows.
- */
-export const searchWhere = (spec: TableSpec): string =>
-  `(${spec.search.map((c) => `${c} LIKE @q ESCAPE '\\'`).join(' OR ')})`;
 
 /** One arm's scan: a key for its statements and its `FROM … ORDER BY …` (armParams gives the values). */
 function armScan(db: Db, spec: TableSpec, f: Filters, arm: Arm, o: Fetch): { shape: string; from: () => string } {

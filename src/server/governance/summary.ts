@@ -1,8 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { Summary } from '../../contract/index.js';
 import type { Db } from '../db/open.js';
-import { containsPattern, normalizeFilters, type Filters, type TableSpec } from './filters.js';
-import { searchWhere } from './keyset.js';
+import { matchWhere, normalizeFilters, type Filters, type TableSpec } from './filters.js';
 import { candidatesFrom, SUMMARY_SCAN_BUDGET, searchPlan } from './search.js';
 import { unprocessable } from '../errors.js';
 
@@ -23,39 +22,6 @@ function groupRows(db: Db, sql: string, params: Record<string, unknown>): [strin
   let st = m.get(sql);
   if (!st) m.set(sql, (st = db.prepare(sql).raw(true)));
   return st.all(params) as [string | null, string | null, number][];
-}
-
-/** The WHERE of every row the filters match, with its parameters (no order: counts need none). */
-function matchWhere(
-  spec: TableSpec,
-  f: Filters,
-  /** the equality column whose index the count reads; a unary + keeps the planner off the others' */
-  drives?: string,
-): { where: string; params: Record<string, unknown> } {
-  const clauses: string[] = [];
-  const params: Record<string, unknown> = {};
-  for (const [column, value] of Object.entries(f.equals)) {
-    clauses.push(`${drives !== undefined && column !== drives ? '+' : ''}${column} = @eq_${column}`);
-    params[`eq_${column}`] = value;
-  }
-  if (f.prefix) {
-    clauses.push(`substr(${f.prefix.column}, 1, @prefix_len) = @prefix`);
-    params.prefix = f.prefix.value;
-    params.prefix_len = [...f.prefix.value].length;
-  }
-  if (f.q !== undefined) {
-    clauses.push(searchWhere(spec));
-    params.q = containsPattern(f.q);
-  }
-  if (f.startMs !== undefined) {
-    clauses.push(`${spec.timeColumn} >= @start`);
-    params.start = f.startMs;
-  }
-  if (f.endMs !== undefined) {
-    clauses.push(`${spec.timeColumn} < @end`);
-    params.end = f.endMs;
-  }
-  return { where: clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '', params };
 }
 
 function addRows(counts: Counts, rows: [string | null, string | null, number][]): void {
