@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/client/api-client.js';
 import { TransportError } from '../../src/client/errors.js';
 import { startHostile, trickle, type HostileServer } from '../helpers/hostile-server.js';
+import { until } from '../helpers/until.js';
 
 /**
  * ApiClient.abandon(), what the dashboard does as it quits (issue 37 §6): the requests in flight on
@@ -19,10 +20,7 @@ describe('abandoning the connections', () => {
   });
   afterAll(() => h?.close());
 
-  const inFlight = async (n: number) => {
-    for (const deadline = Date.now() + 5_000; h.requests.length < n; await new Promise((r) => setTimeout(r, 10)))
-      if (Date.now() > deadline) throw new Error(`waited for ${n} requests, got ${h.requests.length}`);
-  };
+  const inFlight = (n: number) => until(`${n} requests in flight`, () => h.requests.length >= n, 5_000);
 
   it('fails a call and a stream in flight at once, as cancelled, and sends nothing after', async () => {
     h.requests.length = 0;

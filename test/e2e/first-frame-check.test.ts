@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/child-server.js';
-import { e2eTitle, startDashboard } from '../helpers/e2e.js';
+import { e2eTitle, startDashboard, until } from '../helpers/e2e.js';
 import { json, startHostile, type HostileServer } from '../helpers/hostile-server.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { hasTmux, killTmuxServer, type TmuxSession } from '../helpers/tmux.js';
@@ -35,8 +35,7 @@ describe.skipIf(!hasTmux())(e2eTitle('the first frame, checked right after it is
     });
     await t.waitForScreen('Team share');
     // the checked read right after the first frame: waited for as it comes (a loaded CI host is slow to send it)
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline && h.count('GET /session') < 2) await new Promise((r) => setTimeout(r, 20));
+    await until('the session read again', () => h.count('GET /session') >= 2, 10_000);
     // then nothing more until the refresh (60 s): seconds pass on the header's own clock, with no third read.
     // The session is always in the first frame, so always read again; the list is too unless its answer came
     // after that frame (a loaded host), when it was checked as it came and is not asked again.

@@ -66,12 +66,7 @@ export function startDashboard(
   });
 }
 
-/** Waits until `pred` holds (checked every 50 ms); throws after `timeoutMs`. */
-export const until = async (what: string, pred: () => boolean, timeoutMs: number) => {
-  for (const deadline = Date.now() + timeoutMs; !pred(); await new Promise((r) => setTimeout(r, 50))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-  }
-};
+export { until } from './until.js';
 
 export const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import pino from 'pino';
+import { until } from '../helpers/until.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import Database from '../../src/server/db/sqlite-driver.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -40,15 +41,6 @@ const servers: TestServer[] = [];
 afterAll(async () => {
   for (const s of servers) await s.close();
 });
-
-async function until<T>(what: string, probe: () => T | Promise<T>, ms = 10_000): Promise<NonNullable<T>> {
-  for (const deadline = Date.now() + ms; ;) {
-    const v = await probe();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 interface Component {
   name: string;
