@@ -1,18 +1,18 @@
 import type { AUDIT_GROUPS, AuditEntry } from '../src/contract/index.js';
 import { isRequestId } from '../src/contract/request-id.js';
-import { defineScreen, type ListView, type Tone } from '../src/ui/screen-api.js';
+import { defineScreen, type ListView, type Tone } from '../src/dashboard/kit/screen-api.js';
 import { ROUTE_META, type RouteMeta } from '../src/contract/route-meta.js';
-import { markOf, toneOf } from '../src/ui/theme.js';
-import { routingChangeOf } from '../src/ui/audit-change.js';
-import { historyActions } from './shared/history/actions.js';
-import { groupAction, groupsOf } from './shared/history/groups.js';
-import { historyResources } from './shared/history/query.js';
-import { searchedState, type HistorySpec } from './shared/history/state.js';
-import { emptyText, historySaysError, pageSummary, SERVER_ORDER } from './shared/history/summary.js';
-import { tableTime } from './shared/table-time.js';
-import { chainBroken, chainCheckOf, chainText, loadChainCheck } from './shared/audit-chain.js';
-import { verifyTrailAction } from './shared/audit-chain-verify.js';
-import { evidenceAction } from './shared/audit-chain-evidence.js';
+import { markOf, toneOf } from '../src/dashboard/kit/theme.js';
+import { routingChangeOf } from '../src/dashboard/kit/audit-change.js';
+import { historyActions } from '../src/dashboard/history/actions.js';
+import { groupAction, groupsOf } from '../src/dashboard/history/groups.js';
+import { historyResources } from '../src/dashboard/history/query.js';
+import { searchedState, type HistorySpec } from '../src/dashboard/history/state.js';
+import { emptyText, historySaysError, pageSummary, SERVER_ORDER } from '../src/dashboard/history/summary.js';
+import { tableTime } from '../src/dashboard/kit/table-time.js';
+import { chainBroken, chainCheckOf, chainText, loadChainCheck } from '../src/dashboard/audit-trail/audit-chain.js';
+import { verifyTrailAction } from '../src/dashboard/audit-trail/audit-chain-verify.js';
+import { evidenceAction } from '../src/dashboard/audit-trail/audit-chain-evidence.js';
 
 /** Actions the appliance audits besides each mutating route's own (src/server: governance/export.ts, app.ts). */
 const OTHER_ACTIONS: Record<string, string> = {

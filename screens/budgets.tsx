@@ -1,9 +1,9 @@
 import type { BudgetValues, Budgets } from '../src/contract/index.js';
 import { isAgentName } from '../src/contract/names.js';
-import { defineScreen, type ActionContext, type FormField } from '../src/ui/screen-api.js';
-import { limitText, shortTime } from '../src/ui/format.js';
-import { confirmOverwrite, mergeValues } from './shared/merge.js';
-import { auditHistoryAction } from './shared/audit-history.js';
+import { defineScreen, type ActionContext, type FormField } from '../src/dashboard/kit/screen-api.js';
+import { limitText, shortTime } from '../src/dashboard/kit/format.js';
+import { confirmOverwrite, mergeValues } from '../src/dashboard/rules/merge.js';
+import { auditHistoryAction } from '../src/dashboard/kit/audit-history.js';
 
 type Field = keyof BudgetValues;
 type Override = Partial<BudgetValues>;

@@ -1,8 +1,8 @@
 import type { Channel } from '../src/contract/index.js';
-import { defineScreen } from '../src/ui/screen-api.js';
-import { ago } from '../src/ui/format.js';
-import { timeKey } from '../src/ui/sort.js';
-import { auditHistoryAction } from './shared/audit-history.js';
+import { defineScreen } from '../src/dashboard/kit/screen-api.js';
+import { ago } from '../src/dashboard/kit/format.js';
+import { timeKey } from '../src/dashboard/kit/sort.js';
+import { auditHistoryAction } from '../src/dashboard/kit/audit-history.js';
 
 const badge = (c: Channel) => (c.enabled ? '● enabled' : '○ disabled');
 

@@ -1,11 +1,11 @@
 import type { Connector, Job } from '../src/contract/index.js';
 import { ApiError, TransportError } from '../src/client/errors.js';
-import { defineScreen, type ActionContext } from '../src/ui/screen-api.js';
-import { errorLines } from '../src/ui/error-lines.js';
-import { ago } from '../src/ui/format.js';
-import { timeKey } from '../src/ui/sort.js';
-import { toneOf } from '../src/ui/theme.js';
-import { auditHistoryAction } from './shared/audit-history.js';
+import { defineScreen, type ActionContext } from '../src/dashboard/kit/screen-api.js';
+import { errorLines } from '../src/dashboard/kit/error-lines.js';
+import { ago } from '../src/dashboard/kit/format.js';
+import { timeKey } from '../src/dashboard/kit/sort.js';
+import { toneOf } from '../src/dashboard/kit/theme.js';
+import { auditHistoryAction } from '../src/dashboard/kit/audit-history.js';
 
 const FINAL = new Set(['succeeded', 'failed']);
 

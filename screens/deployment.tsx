@@ -1,11 +1,22 @@
 import React from 'react';
 import type { Deployment, InstallPlan } from '../src/contract/index.js';
-import { defineScreen, type ResourceEntry } from '../src/ui/screen-api.js';
-import { ago, bytes } from '../src/ui/format.js';
-import { widthOf } from '../src/ui/text.js';
-import { badge, blank, cell, heading, LineView, pairs, plain, seg, wrapped, type Line } from './shared/line-view.js';
-import { tableTime } from './shared/table-time.js';
-import { auditKeyLine } from './shared/audit-key.js';
+import { defineScreen, type ResourceEntry } from '../src/dashboard/kit/screen-api.js';
+import { ago, bytes } from '../src/dashboard/kit/format.js';
+import { widthOf } from '../src/dashboard/kit/text.js';
+import {
+  badge,
+  blank,
+  cell,
+  heading,
+  LineView,
+  pairs,
+  plain,
+  seg,
+  wrapped,
+  type Line,
+} from '../src/dashboard/kit/line-view.js';
+import { tableTime } from '../src/dashboard/kit/table-time.js';
+import { auditKeyLine } from '../src/dashboard/kit/audit-key.js';
 
 type Accelerator = Deployment['host']['accelerators'][number];
 const accelerators = (list: Accelerator[] | undefined) =>

@@ -1,9 +1,20 @@
 import React from 'react';
 import type { IdentityTestRequest, IdentityTestResult, Settings } from '../src/contract/index.js';
-import { defineScreen } from '../src/ui/screen-api.js';
-import { widthOf } from '../src/ui/text.js';
-import { badge, blank, cell, heading, LineView, pairs, plain, seg, wrapped, type Line } from './shared/line-view.js';
-import { tableTime } from './shared/table-time.js';
+import { defineScreen } from '../src/dashboard/kit/screen-api.js';
+import { widthOf } from '../src/dashboard/kit/text.js';
+import {
+  badge,
+  blank,
+  cell,
+  heading,
+  LineView,
+  pairs,
+  plain,
+  seg,
+  wrapped,
+  type Line,
+} from '../src/dashboard/kit/line-view.js';
+import { tableTime } from '../src/dashboard/kit/table-time.js';
 
 const NOT_SSO =
   'A passing check means the identity provider is reachable and its metadata is valid. It does not mean single sign-on is set up: federation is configured in the identity provider, not here.';

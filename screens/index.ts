@@ -1,4 +1,4 @@
-import type { AnyScreen } from '../src/ui/screen-api.js';
+import type { AnyScreen } from '../src/dashboard/kit/screen-api.js';
 import { overviewScreen } from './overview.js';
 import { connectorsScreen } from './connectors.js';
 import { jobsScreen } from './jobs.js';

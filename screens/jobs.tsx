@@ -1,7 +1,7 @@
 import type { Connector, Job } from '../src/contract/index.js';
-import { defineScreen, type ScreenUiState } from '../src/ui/screen-api.js';
-import { toneOf } from '../src/ui/theme.js';
-import { tableTime } from './shared/table-time.js';
+import { defineScreen, type ScreenUiState } from '../src/dashboard/kit/screen-api.js';
+import { toneOf } from '../src/dashboard/kit/theme.js';
+import { tableTime } from '../src/dashboard/kit/table-time.js';
 
 /** The newest jobs shown: enough to see a pattern of failures without paging. */
 const JOBS_SHOWN = 100;

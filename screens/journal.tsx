@@ -1,12 +1,12 @@
 import type { JOURNAL_GROUPS, JournalEntry } from '../src/contract/index.js';
-import { defineScreen } from '../src/ui/screen-api.js';
-import { markOf, toneOf } from '../src/ui/theme.js';
-import { historyActions } from './shared/history/actions.js';
-import { groupAction, groupsOf } from './shared/history/groups.js';
-import { historyResources } from './shared/history/query.js';
-import { historyState, type HistorySpec } from './shared/history/state.js';
-import { emptyText, historySaysError, pageSummary, SERVER_ORDER } from './shared/history/summary.js';
-import { tableTime } from './shared/table-time.js';
+import { defineScreen } from '../src/dashboard/kit/screen-api.js';
+import { markOf, toneOf } from '../src/dashboard/kit/theme.js';
+import { historyActions } from '../src/dashboard/history/actions.js';
+import { groupAction, groupsOf } from '../src/dashboard/history/groups.js';
+import { historyResources } from '../src/dashboard/history/query.js';
+import { historyState, type HistorySpec } from '../src/dashboard/history/state.js';
+import { emptyText, historySaysError, pageSummary, SERVER_ORDER } from '../src/dashboard/history/summary.js';
+import { tableTime } from '../src/dashboard/kit/table-time.js';
 
 const spec: HistorySpec = {
   kind: 'journal',

@@ -1,11 +1,11 @@
 import type { GatewayKey, Quota, Usage } from '../src/contract/index.js';
 import { isDisplayName } from '../src/contract/names.js';
-import { defineScreen, type ActionContext } from '../src/ui/screen-api.js';
-import { KEY_REVOKED, quotaFields, quotaOf, quotaText, setQuotaAction } from './shared/quota.js';
-import { ago, shortTime } from '../src/ui/format.js';
-import { toneOf } from '../src/ui/theme.js';
-import { timeKey } from '../src/ui/sort.js';
-import { auditHistoryAction } from './shared/audit-history.js';
+import { defineScreen, type ActionContext } from '../src/dashboard/kit/screen-api.js';
+import { KEY_REVOKED, quotaFields, quotaOf, quotaText, setQuotaAction } from '../src/dashboard/rules/quota.js';
+import { ago, shortTime } from '../src/dashboard/kit/format.js';
+import { toneOf } from '../src/dashboard/kit/theme.js';
+import { timeKey } from '../src/dashboard/kit/sort.js';
+import { auditHistoryAction } from '../src/dashboard/kit/audit-history.js';
 import { usageWindow } from './usage.js';
 import { thousands } from '../src/text/thousands.js';
 

@@ -1,9 +1,9 @@
 import type { Model } from '../src/contract/index.js';
-import { defineScreen } from '../src/ui/screen-api.js';
-import { bytes } from '../src/ui/format.js';
-import { markOf, toneOf } from '../src/ui/theme.js';
-import { auditHistoryAction } from './shared/audit-history.js';
-import { confirmModelChange, modelsAndRouting } from './shared/model-change.js';
+import { defineScreen } from '../src/dashboard/kit/screen-api.js';
+import { bytes } from '../src/dashboard/kit/format.js';
+import { markOf, toneOf } from '../src/dashboard/kit/theme.js';
+import { auditHistoryAction } from '../src/dashboard/kit/audit-history.js';
+import { confirmModelChange, modelsAndRouting } from '../src/dashboard/rules/model-change.js';
 
 /** 8030000000 -> "8.0 B" (parameters, not bytes). */
 function paramCount(n: number | null | undefined): string {

@@ -1,6 +1,6 @@
 import { describeError } from '../src/client/errors.js';
-import { defineScreen, type ResourceEntry, type ResourceRequest, type Tone } from '../src/ui/screen-api.js';
-import { markOf } from '../src/ui/theme.js';
+import { defineScreen, type ResourceEntry, type ResourceRequest, type Tone } from '../src/dashboard/kit/screen-api.js';
+import { markOf } from '../src/dashboard/kit/theme.js';
 import { isoSeconds } from '../src/text/time-input.js';
 import {
   TRIAGE_SOURCES,
@@ -9,8 +9,8 @@ import {
   type TriageInput,
   type TriageLine,
   type TriageSource,
-} from './shared/triage.js';
-import { loadChainCheck } from './shared/audit-chain.js';
+} from '../src/dashboard/triage/triage.js';
+import { loadChainCheck } from '../src/dashboard/audit-trail/audit-chain.js';
 import { compact, usageWindow } from './usage.js';
 
 const MINUTE = 60_000;

@@ -1,10 +1,10 @@
 import type { RoutingEntry } from '../src/contract/index.js';
-import { defineScreen } from '../src/ui/screen-api.js';
-import { shortTime } from '../src/ui/format.js';
-import { timeKey } from '../src/ui/sort.js';
-import { routingChange, routingChangeOf } from '../src/ui/audit-change.js';
-import { auditHistoryAction } from './shared/audit-history.js';
-import { confirmModelChange, modelsAndRouting } from './shared/model-change.js';
+import { defineScreen } from '../src/dashboard/kit/screen-api.js';
+import { shortTime } from '../src/dashboard/kit/format.js';
+import { timeKey } from '../src/dashboard/kit/sort.js';
+import { routingChange, routingChangeOf } from '../src/dashboard/kit/audit-change.js';
+import { auditHistoryAction } from '../src/dashboard/kit/audit-history.js';
+import { confirmModelChange, modelsAndRouting } from '../src/dashboard/rules/model-change.js';
 
 const FOLLOWS = 'follows active';
 

@@ -1,10 +1,10 @@
 import React from 'react';
 import type { Settings } from '../src/contract/index.js';
-import { defineScreen } from '../src/ui/screen-api.js';
-import { flatten } from '../src/ui/flatten.js';
-import { widthOf } from '../src/ui/text.js';
-import { blank, cell, LineView, seg, wrapped, type Line } from './shared/line-view.js';
-import { auditKeyLine } from './shared/audit-key.js';
+import { defineScreen } from '../src/dashboard/kit/screen-api.js';
+import { flatten } from '../src/dashboard/kit/flatten.js';
+import { widthOf } from '../src/dashboard/kit/text.js';
+import { blank, cell, LineView, seg, wrapped, type Line } from '../src/dashboard/kit/line-view.js';
+import { auditKeyLine } from '../src/dashboard/kit/audit-key.js';
 
 const REDACTED = '[redacted]';
 const READ_ONLY_NOTE =

@@ -2,12 +2,17 @@ import React, { useEffect } from 'react';
 import { Box, Text } from 'ink';
 import type { GatewayKey, KeyUsage, Quota, Usage } from '../src/contract/index.js';
 import { REJECTION_CAUSES, type RejectionCause } from '../src/contract/rejection-causes.js';
-import { defineScreen, type ResourceEntry, type ScreenAction, type ScreenUiState } from '../src/ui/screen-api.js';
-import { bar, sparkline } from '../src/ui/charts.js';
-import { limitText, shortTime } from '../src/ui/format.js';
+import {
+  defineScreen,
+  type ResourceEntry,
+  type ScreenAction,
+  type ScreenUiState,
+} from '../src/dashboard/kit/screen-api.js';
+import { bar, sparkline } from '../src/dashboard/kit/charts.js';
+import { limitText, shortTime } from '../src/dashboard/kit/format.js';
 import { sanitize } from '../src/text/sanitize.js';
-import { fit, truncate, widthOf } from '../src/ui/text.js';
-import { setQuotaAction } from './shared/quota.js';
+import { fit, truncate, widthOf } from '../src/dashboard/kit/text.js';
+import { setQuotaAction } from '../src/dashboard/rules/quota.js';
 import { thousands } from '../src/text/thousands.js';
 
 const MINUTE = 60_000;

@@ -32,16 +32,16 @@ await bundle({
 // its name carries its content hash, which keys the cache.
 await bundle({
   ...DASHBOARD_BUNDLE_OPTIONS,
-  entryPoints: { dashboard: 'src/app/start.ts' },
+  entryPoints: { dashboard: 'src/dashboard/shell/start.ts' },
   entryNames: '[name]-[hash]',
   outExtension: { '.js': '.cjs' },
 });
 // The CLI's entry (bin/appliance-admin.cjs): CommonJS, so that the dashboard starts without the ES
 // module loader; it loads the dashboard's bundle, or hands other commands to cli.js.
 await bundle({ ...LAUNCH_OPTIONS, entryPoints: { launch: 'src/cli/launch.ts' }, outExtension: { '.js': '.cjs' } });
-// The config file's JSON Schema for editors, generated from its zod schema (src/config-file/json-schema.ts)
+// The config file's JSON Schema for editors, generated from its zod schema (src/config/json-schema.ts)
 const schemaModule = await build({
-  entryPoints: ['src/config-file/json-schema.ts'],
+  entryPoints: ['src/config/json-schema.ts'],
   ...{ absWorkingDir: root, bundle: true, format: 'esm', platform: 'node', write: false },
 });
 const schemaCode = Buffer.from(schemaModule.outputFiles[0].text).toString('base64');

@@ -46,8 +46,8 @@ export const BUNDLE_OPTIONS = {
 // The dashboard's CommonJS bundle (dist/dashboard-HASH.cjs): CommonJS so that it can be loaded with
 // V8's code cache on Node 20 (src/cli/code-cache.ts), which rules out a top-level await. Two
 // dependencies have one, edited away (COMMONJS_EDITS): yoga-layout's, whose promise
-// src/app/yoga-ready.ts becomes here, and Ink's wait for React devtools, left out.
-const YOGA_READY = fileURLToPath(new URL('../src/app/yoga-ready.js', import.meta.url));
+// src/dashboard/terminal/yoga-ready.ts becomes here, and Ink's wait for React devtools, left out.
+const YOGA_READY = fileURLToPath(new URL('../src/dashboard/terminal/yoga-ready.js', import.meta.url));
 const yogaReadyFromYoga = {
   name: 'yoga-ready-from-yoga',
   setup(b) {
@@ -62,13 +62,13 @@ const yogaReadyFromYoga = {
   },
 };
 
-/** Options of the dashboard's CommonJS bundle, entry src/app/start.ts. */
+/** Options of the dashboard's CommonJS bundle, entry src/dashboard/shell/start.ts. */
 export const DASHBOARD_BUNDLE_OPTIONS = {
   ...BUNDLE_OPTIONS,
   format: 'cjs',
   banner: {},
   // required from node_modules when first used: qrcode, drawn only by a sign-in that asks again
-  // (src/app/sign-in.ts); yaml, which reads a config file only where there is one (src/config-file/load.ts)
+  // (src/dashboard/shell/sign-in.ts); yaml, which reads a config file only where there is one (src/config/load.ts)
   external: [...BUNDLE_OPTIONS.external, 'qrcode', 'yaml'],
   plugins: [sharedInterop, dependencyEdits([...COMMONJS_EDITS, ...DEPENDENCY_EDITS]), yogaReadyFromYoga, inkFrame],
   // less to read and to deserialize with the code cache; without comments the file is ASCII, so
@@ -83,7 +83,10 @@ const launchExternals = {
   name: 'launch-externals',
   setup(b) {
     b.onResolve({ filter: /[\\/]server[\\/]demo[\\/]embedded\.js$/ }, () => ({ path: './demo.js', external: true }));
-    b.onResolve({ filter: /[\\/]app[\\/]start\.js$/ }, () => ({ path: './app-source-not-in-dist.js', external: true }));
+    b.onResolve({ filter: /[\\/]shell[\\/]start\.js$/ }, () => ({
+      path: './app-source-not-in-dist.js',
+      external: true,
+    }));
   },
 };
 
@@ -95,7 +98,7 @@ export const LAUNCH_OPTIONS = {
   target: 'node20.18',
   minifySyntax: true,
   legalComments: 'none',
-  // yaml, which only `:columns save` and `:sort save` load (src/config-file/save.ts), is required
+  // yaml, which only `:columns save` and `:sort save` load (src/config/save.ts), is required
   // from node_modules then: bundled, its 233 KB were compiled at every start (about 4 ms)
   external: ['yaml'],
   plugins: [launchExternals],

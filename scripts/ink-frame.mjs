@@ -1,4 +1,4 @@
-// Ink modules replaced by the dashboard's own (src/ui/ink-frame/): its frame builder keeps the
+// Ink modules replaced by the dashboard's own (src/dashboard/terminal/ink-frame/): its frame builder keeps the
 // rows that did not change between frames (docs/dependency-edits.md). One table for
 // the bundle (scripts/build.mjs) and for code run from source (scripts/ink-frame-hooks.mjs, used
 // by the benchmarks and the tests), so both run the same frame builder.
@@ -10,12 +10,12 @@ export const INK_FRAME_REDIRECTS = [
   {
     importer: /[\\/]ink[\\/]build[\\/]renderer\.js$/,
     specifier: './output.js',
-    target: `${root}src/ui/ink-frame/output.ts`,
+    target: `${root}src/dashboard/terminal/ink-frame/output.ts`,
   },
   {
     importer: /[\\/]ink[\\/]build[\\/](render-node-to-output|measure-text)\.js$/,
     specifier: 'widest-line',
-    target: `${root}src/ui/ink-frame/widest-line.ts`,
+    target: `${root}src/dashboard/terminal/ink-frame/widest-line.ts`,
   },
 ];
 

@@ -2,7 +2,7 @@
  * The dashboard's check of what it reads of the trail (docs/audit-chain.md, "What the dashboard
  * checks"), with the verifier's own functions, on the answers as they came off the wire (never the
  * sanitized text it shows). It needs node:crypto, which the dashboard does not load for its first
- * frame: loaded on first use (screens/shared/audit-chain.ts, loadChainCheck).
+ * frame: loaded on first use (src/dashboard/audit-trail/audit-chain.ts, loadChainCheck).
  */
 import type { KeyObject } from 'node:crypto';
 import { displayFingerprint } from '../text/fingerprint.js';

@@ -1,7 +1,7 @@
 import { ApiClient } from '../client/api-client.js';
 import { ApiError, TransportError, describeError } from '../client/errors.js';
-import { AuthSessionError, IdentityProviderUnavailableError, SessionExpiredError } from '../auth-session/errors.js';
-import { explainAuthFailure } from '../auth-session/explain.js';
+import { AuthSessionError, IdentityProviderUnavailableError, SessionExpiredError } from '../client/session/errors.js';
+import { explainAuthFailure } from '../client/session/explain.js';
 import { sanitize } from '../text/sanitize.js';
 import type { Connection } from './connection.js';
 import { UsageError } from './usage-error.js';

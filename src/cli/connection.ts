@@ -1,9 +1,9 @@
 import { readFileSync, statSync } from 'node:fs';
 import { UsageError } from './usage-error.js';
 import { plainHttpRefusal } from '../client/transport-policy.js';
-import { SessionFileError } from '../auth-session/errors.js';
-import { currentSession, type SessionInfo } from '../auth-session/info.js';
-import { defaultSessionFile } from '../auth-session/store.js';
+import { SessionFileError } from '../client/session/errors.js';
+import { currentSession, type SessionInfo } from '../client/session/info.js';
+import { defaultSessionFile } from '../client/session/store.js';
 
 /**
  * How every client command (the dashboard, `get`, `export`) finds the appliance: the same
@@ -126,9 +126,9 @@ function storedSession(file: string): SessionInfo | null {
 
 /** getAccessToken for `file`; the OpenID client is loaded on the first request, not at start. */
 function sessionToken(file: string): () => Promise<string> {
-  let session: Promise<typeof import('../auth-session/session.js')> | undefined;
+  let session: Promise<typeof import('../client/session/session.js')> | undefined;
   return async () => {
-    session ??= import('../auth-session/session.js');
+    session ??= import('../client/session/session.js');
     return (await session).getAccessToken({ file });
   };
 }

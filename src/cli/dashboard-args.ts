@@ -4,10 +4,10 @@ import { parseArgs } from 'node:util';
 import { ROLES, type Role } from '../contract/roles.js';
 import { screens } from '../../screens/index.js';
 import { sanitize } from '../text/sanitize.js';
-import { defaultSessionFile } from '../auth-session/store.js';
-import type { DashboardConfig } from '../config-file/schema.js';
-import { intervalMs, MAX_INTERVAL_MS, MIN_INTERVAL_MS } from '../config-file/interval.js';
-import { isThemeName, THEME_NAMES, type ThemeName } from '../ui/theme.js';
+import { defaultSessionFile } from '../client/session/store.js';
+import type { DashboardConfig } from '../config/schema.js';
+import { intervalMs, MAX_INTERVAL_MS, MIN_INTERVAL_MS } from '../config/interval.js';
+import { isThemeName, THEME_NAMES, type ThemeName } from '../dashboard/kit/theme.js';
 import { UsageError } from './usage-error.js';
 import { readKeysFile, type PinnedAuditKey } from '../audit-chain/keys-file.js';
 import {
@@ -74,7 +74,7 @@ export interface DisplaySettings {
   exportFolder?: string;
   /** `:` aliases: alias -> screen name or command */
   aliases: Record<string, string>;
-  /** action id (src/config-file/schema.ts KEY_ACTIONS) -> its keys; [] unbinds */
+  /** action id (src/config/schema.ts KEY_ACTIONS) -> its keys; [] unbinds */
   keys: Partial<Record<string, string[]>>;
   /** per screen: the columns shown, in order, and the default sort ("Name desc") */
   screenPrefs: Record<string, ScreenPrefs>;
@@ -96,7 +96,7 @@ interface Parsed {
   /** the audit key pinned for it (--audit-key, the appliance's audit-key), read */
   auditKey?: PinnedAuditKey;
   display: DisplaySettings;
-  /** lines for a screen reader instead of frames (src/app/screen-reader/) */
+  /** lines for a screen reader instead of frames (src/dashboard/terminal/screen-reader/) */
   screenReader: boolean;
   /** --theme, else the config file's, else dark */
   theme: ThemeName;
@@ -122,7 +122,7 @@ export async function readConfigFile(
 ): Promise<ConfigFile | undefined> {
   const file = configFilePath(flag, env);
   if (flag === undefined && !existsSync(file)) return undefined;
-  const { loadConfigFile } = await import('../config-file/load.js');
+  const { loadConfigFile } = await import('../config/load.js');
   return { file, config: loadConfigFile(file, screens) };
 }
 
@@ -218,7 +218,7 @@ export function effectiveSettings(argv: string[], env: NodeJS.ProcessEnv, config
     throw new UsageError(`--theme must be one of ${THEME_NAMES.join(', ')}, got ${sanitize(theme, 40)}`);
   const role = (values.role ?? 'it_admin') as Role;
   if (!(ROLES as readonly string[]).includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
-  // Ink's own switch turns on the dashboard's screen-reader mode (src/app/screen-reader/)
+  // Ink's own switch turns on the dashboard's screen-reader mode (src/dashboard/terminal/screen-reader/)
   const screenReader = values['screen-reader'] || env.INK_SCREEN_READER === 'true';
   const base = {
     demo,

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import type * as DashboardApp from '../app/start.js';
+import type * as DashboardApp from '../dashboard/shell/start.js';
 import type { TokenSource } from './connection.js';
 import { requireWithCodeCache } from './code-cache.js';
 import { UsageError } from './usage-error.js';
@@ -13,7 +13,7 @@ type App = typeof DashboardApp;
  */
 async function loadApp(dir: string): Promise<{ app: App; saveCodeCache(): void }> {
   const bundle = basename(dir) === 'dist' ? readdirSync(dir).find((f) => /^dashboard-\w+\.cjs$/.test(f)) : undefined;
-  if (!bundle) return { app: await import('../app/start.js'), saveCodeCache: () => undefined };
+  if (!bundle) return { app: await import('../dashboard/shell/start.js'), saveCodeCache: () => undefined };
   const loaded = requireWithCodeCache<App>(join(dir, bundle));
   return { app: loaded.exports, saveCodeCache: () => loaded.save() };
 }
@@ -88,9 +88,9 @@ async function dashboardOnce(argv: string[], dir: string, switchTo: (name: strin
         appliances: parsed.appliances,
         switchAppliance: switchTo,
         saveColumns: async (screen, columns) =>
-          (await import('../config-file/save.js')).saveScreenColumns(parsed.configFile, screen, columns),
+          (await import('../config/save.js')).saveScreenColumns(parsed.configFile, screen, columns),
         saveSort: async (screen, sort) =>
-          (await import('../config-file/save.js')).saveScreenSort(parsed.configFile, screen, sort),
+          (await import('../config/save.js')).saveScreenSort(parsed.configFile, screen, sort),
       },
       // The cache keeps the code compiled up to the first frame: a second after it, or at exit for
       // a shorter run (never for --help or an error: a cache is not made again while it works).

@@ -4,7 +4,7 @@ import { PackError, auditTrailSummary, writeEvidencePack, type PackSource } from
 import { headerOf, parseApplianceUrl } from '../client/api-client.js';
 import { exportTypeProblem } from '../client/download.js';
 import { TransportError } from '../client/errors.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../contract/version.js';
 import { ApplianceStream } from './appliance-stream.js';
 import { reportClientError } from './client-errors.js';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';

@@ -3,7 +3,7 @@ import { open, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { routes } from '../contract/routes.js';
-import { bytes } from '../ui/format.js';
+import { bytes } from '../dashboard/kit/format.js';
 import { countCsvRecords, countJsonlRecords } from '../text/record-count.js';
 import { sanitize } from '../text/sanitize.js';
 import { parseTimeInput } from '../text/time-input.js';

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { sanitize } from '../text/sanitize.js';
-import type { AnyScreen } from '../ui/screen-api.js';
+import type { AnyScreen } from '../dashboard/kit/screen-api.js';
 import { clientFor, reportClientError } from './client-errors.js';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
 import { fetchedEntries, fetchScreen, type Fetched } from './screen-fetch.js';

@@ -14,7 +14,7 @@ import {
   renderQr,
   type DevicePrompt,
   type SessionInfo,
-} from '../auth-session/index.js';
+} from '../client/session/index.js';
 
 export const LOGIN_USAGE = `Usage: appliance-admin login --issuer URL --client-id ID [--scope S] [--audience A] [--resource R]
                             [--url APPLIANCE [--ca-file FILE] [--insecure-http]] [--no-qr]

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { AuthSessionError, defaultSessionFile, logout } from '../auth-session/index.js';
+import { AuthSessionError, defaultSessionFile, logout } from '../client/session/index.js';
 import { printErr, printOut } from './print.js';
 
 export const LOGOUT_USAGE = `Usage: appliance-admin logout

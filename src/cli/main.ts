@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { isDashboard } from './commands.js';
 import { reportFailure } from './failure.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../contract/version.js';
 
 const USAGE = `appliance-admin: terminal dashboard and reference server for the appliance administration API
 

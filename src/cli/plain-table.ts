@@ -1,10 +1,10 @@
-import { extractRows } from '../app/screen-data.js';
-import { EMPTY_SCREEN_STATE } from '../store/ui.js';
-import { flatten } from '../ui/flatten.js';
+import { extractRows } from '../dashboard/shell/screen-data.js';
+import { EMPTY_SCREEN_STATE } from '../dashboard/state/ui.js';
+import { flatten } from '../dashboard/kit/flatten.js';
 import { sanitize } from '../text/sanitize.js';
-import type { AnyScreen, Column } from '../ui/screen-api.js';
-import { cellText } from '../ui/table-layout.js';
-import { fit, widthOf } from '../ui/text.js';
+import type { AnyScreen, Column } from '../dashboard/kit/screen-api.js';
+import { cellText } from '../dashboard/kit/table-layout.js';
+import { fit, widthOf } from '../dashboard/kit/text.js';
 import { fetchedEntries, type Fetched } from './screen-fetch.js';
 
 /**

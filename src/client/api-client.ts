@@ -67,7 +67,7 @@ export interface CallResult<T> {
   served?: unknown;
 }
 
-/** A request as the action log sees it (src/store/action-log.ts): never its headers or token. */
+/** A request as the action log sees it (src/dashboard/state/action-log.ts): never its headers or token. */
 export interface Exchange {
   at: number;
   route: RouteName;

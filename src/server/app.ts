@@ -3,7 +3,7 @@ import pino, { type Logger } from 'pino';
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { API_PREFIX, buildOpenApi } from '../contract/index.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../contract/version.js';
 import { ensureDataDir, openDatabase, type Db } from './db/open.js';
 import { lockDataDir } from './db/lock.js';
 import { createAuthenticator, Unauthorized } from './auth.js';

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/client/api-client.js';
-import { createDashboard } from '../../src/app/deps.js';
+import { createDashboard } from '../../src/dashboard/shell/deps.js';
 import { screens } from '../../screens/index.js';
 import { json, startHostile, type HostileServer } from '../helpers/hostile-server.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
- * The first frame is drawn from answers read as sent (src/app/start.ts: ApiClient.deferChecks);
+ * The first frame is drawn from answers read as sent (src/dashboard/shell/start.ts: ApiClient.deferChecks);
  * Poller.firstFrameDrawn, called once it is drawn, reads them again with the contract's check, so the
  * mends and issues are on screen a round trip later and nothing stays unchecked. Real server behind
  * a scripted peer, which sends what a real appliance would not.

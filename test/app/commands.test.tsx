@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import chalk from 'chalk';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
-import { themeStore } from '../../src/ui/theme.js';
+import { themeStore } from '../../src/dashboard/kit/theme.js';
 
 const KEYS = ['k-alpha', 'k-bravo', 'k-charlie'];
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
-import { openDialog } from '../../src/app/dialogs.js';
+import { openDialog } from '../../src/dashboard/state/dialogs.js';
 
 const KEYS = 30;
 const suite = setupScreenSuite({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
-import { offersFilter } from '../../src/ui/screen-api.js';
+import { offersFilter } from '../../src/dashboard/kit/screen-api.js';
 import { screens } from '../../screens/index.js';
 
 const suite = setupScreenSuite();

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
 import type { DashboardHarness } from '../helpers/dashboard.js';
-import { keymapOf, shellHelp } from '../../src/app/keymap.js';
-import { offersOf, sortNote } from '../../src/app/screen-hints.js';
-import { commandHelp } from '../../src/app/commands.js';
-import { widthOf } from '../../src/ui/text.js';
+import { keymapOf, shellHelp } from '../../src/dashboard/shell/keymap.js';
+import { offersOf, sortNote } from '../../src/dashboard/shell/screen-hints.js';
+import { commandHelp } from '../../src/dashboard/shell/commands.js';
+import { widthOf } from '../../src/dashboard/kit/text.js';
 
 const suite = setupScreenSuite({
   setup: async (s) => {

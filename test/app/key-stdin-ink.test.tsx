@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { EventEmitter } from 'node:events';
 import React from 'react';
 import { render, Text, useInput, type Key } from 'ink';
-import { inkNamesKey, KeyStdin, splitKeys } from '../../src/app/key-stdin.js';
+import { inkNamesKey, KeyStdin, splitKeys } from '../../src/dashboard/terminal/key-stdin.js';
 
 /**
  * Every family of escape sequence a terminal can send, through KeyStdin's splitting and

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { EventEmitter } from 'node:events';
-import { KeyStdin, PASTE_END, PASTE_START, splitKeys } from '../../src/app/key-stdin.js';
-import { PASTE_IGNORED } from '../../src/ui/paste.js';
+import { KeyStdin, PASTE_END, PASTE_START, splitKeys } from '../../src/dashboard/terminal/key-stdin.js';
+import { PASTE_IGNORED } from '../../src/dashboard/terminal/paste.js';
 
 describe('KeyStdin', () => {
   it('splits a burst into single keys, keeping escape sequences whole', () => {

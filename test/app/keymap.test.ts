@@ -9,8 +9,8 @@ import {
   screenBindings,
   shellHelp,
   shellHints,
-} from '../../src/app/keymap.js';
-import { validateScreens } from '../../src/app/registry.js';
+} from '../../src/dashboard/shell/keymap.js';
+import { validateScreens } from '../../src/dashboard/shell/registry.js';
 import { screens } from '../../screens/index.js';
 
 const LIST = { filter: true, list: true, opens: false };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
-import { patchEntry, resourceKey } from '../../src/store/resources.js';
-import { screenState } from '../../src/store/ui.js';
+import { patchEntry, resourceKey } from '../../src/dashboard/state/resources.js';
+import { screenState } from '../../src/dashboard/state/ui.js';
 import { auditScreen } from '../../screens/audit.js';
 import type { AuditEntry } from '../../src/contract/index.js';
 import { screens } from '../../screens/index.js';

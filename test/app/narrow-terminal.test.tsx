@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
 import { startTestServer } from '../helpers/server.js';
-import { whereAndWho } from '../../src/ui/Header.js';
-import { widthOf } from '../../src/ui/text.js';
+import { whereAndWho } from '../../src/dashboard/shell/Header.js';
+import { widthOf } from '../../src/dashboard/kit/text.js';
 
 const suite = setupScreenSuite({
   setup: async (s) => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { openLink } from '../../src/app/navigate.js';
-import { createUiStore, patchScreen, screenState } from '../../src/store/ui.js';
-import type { AnyScreen } from '../../src/ui/screen-api.js';
+import { openLink } from '../../src/dashboard/shell/navigate.js';
+import { createUiStore, patchScreen, screenState } from '../../src/dashboard/state/ui.js';
+import type { AnyScreen } from '../../src/dashboard/kit/screen-api.js';
 
 const screens = [{ name: 'overview' }, { name: 'journal' }] as unknown as AnyScreen[];
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screens } from '../../screens/index.js';
-import { screenResources } from '../../src/app/screen-resources.js';
-import { screenState } from '../../src/store/ui.js';
+import { screenResources } from '../../src/dashboard/shell/screen-resources.js';
+import { screenState } from '../../src/dashboard/state/ui.js';
 import { overviewDashboard } from '../helpers/overview-dashboard.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -25,7 +25,7 @@ describe('a primary-first round', () => {
       expect(paths).toEqual(['/v1/admin/session', '/v1/admin/deployment']);
       const answered = () => Object.values(deps.resources.getState().entries).filter((e) => e.status === 'ok');
       expect(answered()).toHaveLength(1);
-      // nothing more until the frame with them is drawn (src/app/start.ts says so)
+      // nothing more until the frame with them is drawn (src/dashboard/shell/start.ts says so)
       await new Promise((r) => setTimeout(r, 200));
       expect(paths).toHaveLength(2);
       deps.poller.firstFrameDrawn();

@@ -3,7 +3,7 @@ import { setupScreenSuite } from '../helpers/screen-suite.js';
 
 /**
  * A form the appliance refuses (400/409/413/422, nothing changed yet) comes back with what was
- * sent and the reason, for every form-based action (src/app/actions.ts): correct and resend,
+ * sent and the reason, for every form-based action (src/dashboard/shell/actions.ts): correct and resend,
  * or Esc to give up.
  */
 const suite = setupScreenSuite({

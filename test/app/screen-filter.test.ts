@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { filterRows } from '../../src/app/row-search.js';
-import type { ListSpec } from '../../src/ui/screen-api.js';
+import { filterRows } from '../../src/dashboard/shell/row-search.js';
+import type { ListSpec } from '../../src/dashboard/kit/screen-api.js';
 
 interface Row {
   id: string;

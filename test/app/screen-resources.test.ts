@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { screenResources } from '../../src/app/screen-resources.js';
-import { resourceKey } from '../../src/store/resources.js';
-import type { ScreenUiState } from '../../src/store/ui.js';
-import { defineScreen, type AnyScreen } from '../../src/ui/screen-api.js';
+import { screenResources } from '../../src/dashboard/shell/screen-resources.js';
+import { resourceKey } from '../../src/dashboard/state/resources.js';
+import type { ScreenUiState } from '../../src/dashboard/state/ui.js';
+import { defineScreen, type AnyScreen } from '../../src/dashboard/kit/screen-api.js';
 
 function countingScreen() {
   const seen: ScreenUiState[] = [];

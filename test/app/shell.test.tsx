@@ -3,7 +3,7 @@ import { startTestServer } from '../helpers/server.js';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
 import { startVariant } from '../helpers/appliance-variant.js';
 import { screens } from '../../screens/index.js';
-import { validateScreens } from '../../src/app/registry.js';
+import { validateScreens } from '../../src/dashboard/shell/registry.js';
 
 const suite = setupScreenSuite();
 

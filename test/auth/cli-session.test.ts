@@ -7,7 +7,7 @@ import { ensureBuilt } from '../helpers/child-server.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { revokeRefreshToken, sessionPath, signIn, startAppliance, startProvider, stored } from './world.js';
-import { writeSession } from '../../src/auth-session/store.js';
+import { writeSession } from '../../src/client/session/store.js';
 
 let op: OidcPeer;
 let s: TestServer;

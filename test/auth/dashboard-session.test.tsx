@@ -15,7 +15,7 @@ import {
 } from './world.js';
 import { parseDashboardArgs } from '../../src/cli/dashboard-args.js';
 import { recordAudit } from '../../src/server/audit.js';
-import { renderQr } from '../../src/auth-session/index.js';
+import { renderQr } from '../../src/client/session/index.js';
 
 // Access tokens live 3 s: the dashboard renews them every 1.5 s or so, and a revoked refresh
 // token shows within 1.5 s.

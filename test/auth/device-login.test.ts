@@ -11,7 +11,7 @@ import {
   getAccessToken,
   IdentityProviderUnavailableError,
   type DevicePrompt,
-} from '../../src/auth-session/index.js';
+} from '../../src/client/session/index.js';
 import { main } from '../../src/cli/main.js';
 
 let op: OidcPeer;
@@ -213,7 +213,7 @@ describe.concurrent('device sign-in against a real OpenID provider and the real 
   });
 
   async function signInDenied(file: string) {
-    const { login } = await import('../../src/auth-session/index.js');
+    const { login } = await import('../../src/client/session/index.js');
     return login({
       issuer: op.issuer,
       clientId: CLIENT_ID,

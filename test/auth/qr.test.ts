@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import QRCode from 'qrcode';
-import { renderQr } from '../../src/auth-session/index.js';
+import { renderQr } from '../../src/client/session/index.js';
 
 const URLS = [
   'http://127.0.0.1:41234/device?user_code=WSSM-VSHD',

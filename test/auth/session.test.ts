@@ -26,8 +26,8 @@ import {
   NotSignedInError,
   SessionExpiredError,
   SessionFileError,
-} from '../../src/auth-session/index.js';
-import { writeSession } from '../../src/auth-session/store.js';
+} from '../../src/client/session/index.js';
+import { writeSession } from '../../src/client/session/store.js';
 
 let op: OidcPeer;
 let s: TestServer;

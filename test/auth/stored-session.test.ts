@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readSession, storedSessionOf, writeSession, type StoredSession } from '../../src/auth-session/store.js';
-import { SessionFileError } from '../../src/auth-session/errors.js';
+import { readSession, storedSessionOf, writeSession, type StoredSession } from '../../src/client/session/store.js';
+import { SessionFileError } from '../../src/client/session/errors.js';
 
 // The stored sign-in is read without zod (the dashboard's start path: docs/performance.md); these
 // pin the rules that zod's schema used to give it.

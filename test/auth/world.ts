@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { startOidcProvider, type OidcPeer } from '../helpers/oidc.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { fixtureConfig, tempDir } from '../helpers/fixtures.js';
-import { login, type SessionInfo } from '../../src/auth-session/index.js';
+import { login, type SessionInfo } from '../../src/client/session/index.js';
 
 export const AUDIENCE = 'urn:appliance-admin';
 export const CLIENT_ID = 'aa-cli';

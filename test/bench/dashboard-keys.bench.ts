@@ -1,9 +1,9 @@
 import './lib/production-env.js';
 import { rmSync } from 'node:fs';
 import { ApiClient } from '../../src/client/api-client.js';
-import { createDashboard, type DashboardDeps } from '../../src/app/deps.js';
-import { patchEntry, resourceKey } from '../../src/store/resources.js';
-import { patchScreen, screenState } from '../../src/store/ui.js';
+import { createDashboard, type DashboardDeps } from '../../src/dashboard/shell/deps.js';
+import { patchEntry, resourceKey } from '../../src/dashboard/state/resources.js';
+import { patchScreen, screenState } from '../../src/dashboard/state/ui.js';
 import type { AuditEntry } from '../../src/contract/index.js';
 import { screens } from '../../screens/index.js';
 import { auditScreen } from '../../screens/audit.js';

@@ -23,7 +23,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function bundleFile(contents: string): Promise<{ file: string; text: string }> {
   const out = await build({
     ...DASHBOARD_BUNDLE_OPTIONS,
-    stdin: { contents, resolveDir: join(process.cwd(), 'src/app'), loader: 'ts' },
+    stdin: { contents, resolveDir: join(process.cwd(), 'src/dashboard/shell'), loader: 'ts' },
     write: false,
     logLevel: 'silent',
   });
@@ -41,7 +41,7 @@ async function bundle(contents: string): Promise<Record<string, unknown>> {
 
 describe("the dashboard's CommonJS bundle", () => {
   it('runs the sign-in parts as CommonJS: the QR code and the identity provider client', async () => {
-    const m = await bundle("export const load = () => import('../auth-session/index.js');");
+    const m = await bundle("export const load = () => import('../../client/session/index.js');");
     const { renderQr, login } = await (
       m.load as () => Promise<{ renderQr(t: string, o: object): string[]; login: unknown }>
     )();
@@ -53,7 +53,7 @@ describe("the dashboard's CommonJS bundle", () => {
 
   it('lays out with yoga once yogaReady resolved (no top-level await in CommonJS)', async () => {
     const m = await bundle(
-      "import Yoga from 'yoga-layout'; export { yogaReady } from './yoga-ready.js'; export { Yoga };",
+      "import Yoga from 'yoga-layout'; export { yogaReady } from '../terminal/yoga-ready.js'; export { Yoga };",
     );
     await m.yogaReady;
     const Yoga = m.Yoga as {
@@ -92,7 +92,7 @@ describe("the dashboard's CommonJS bundle", () => {
 
   it("makes the dashboard's API client without node:http; undici's own default still reads node:http", async () => {
     const { file } = await bundleFile(
-      "export { ApiClient } from '../client/api-client.js'; export { Client } from '../client/undici-client.js';",
+      "export { ApiClient } from '../../client/api-client.js'; export { Client } from '../../client/undici-client.js';",
     );
     const loadedAfter = (code: string) => {
       const script = `const m = require(${JSON.stringify(file)}); ${code}; process.stdout.write(JSON.stringify(process.moduleLoadList))`;

@@ -13,7 +13,7 @@ let eager: Set<string>;
 beforeAll(async () => {
   const out = await build({
     ...DASHBOARD_BUNDLE_OPTIONS,
-    entryPoints: ['src/app/start.ts'],
+    entryPoints: ['src/dashboard/shell/start.ts'],
     outdir: 'unused',
     write: false,
     metafile: true,
@@ -26,7 +26,7 @@ beforeAll(async () => {
     eager.add(path);
     for (const i of inputs[path]?.imports ?? []) if (i.kind === 'import-statement' && !i.external) visit(i.path);
   };
-  visit('src/app/start.ts');
+  visit('src/dashboard/shell/start.ts');
 }, 60_000);
 
 describe("what the dashboard's bundle runs as it loads", () => {
@@ -39,7 +39,7 @@ describe("what the dashboard's bundle runs as it loads", () => {
 
   it('loads no zod as it loads: roles and names are read without it, the stored sign-in is checked by hand', () => {
     expect(eager.has('src/contract/roles.ts')).toBe(true); // the check sees the session's roles
-    expect(eager.has('src/auth-session/store.ts')).toBe(true); // and the stored sign-in's reader
+    expect(eager.has('src/client/session/store.ts')).toBe(true); // and the stored sign-in's reader
     expect(eager.has('src/contract/common.ts')).toBe(false);
     expect([...eager].filter((p) => p.includes('node_modules/zod/'))).toEqual([]);
   });

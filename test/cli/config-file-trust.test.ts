@@ -11,7 +11,7 @@ import {
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { dashboardArgs, readConfigFile } from '../../src/cli/dashboard-args.js';
-import { saveScreenColumns } from '../../src/config-file/save.js';
+import { saveScreenColumns } from '../../src/config/save.js';
 import { ensureBuilt } from '../helpers/child-server.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';

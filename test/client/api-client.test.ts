@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { ApiClient } from '../../src/client/api-client.js';
 import { ApiError, TransportError } from '../../src/client/errors.js';
-import { createSessionStore, resolveSession, readOnlyReason } from '../../src/store/session.js';
+import { createSessionStore, resolveSession, readOnlyReason } from '../../src/dashboard/state/session.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { startVariant } from '../helpers/appliance-variant.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Exchange } from '../../src/client/api-client.js';
 import { equivalentCommand } from '../../src/client/equivalent-command.js';
-import { ACTION_LOG_MAX, createActionLog, recordExchange } from '../../src/store/action-log.js';
+import { ACTION_LOG_MAX, createActionLog, recordExchange } from '../../src/dashboard/state/action-log.js';
 
 const base: Exchange = {
   at: Date.parse('2026-11-26T10:00:00Z'),

@@ -5,7 +5,7 @@ import { ApiClient } from '../../src/client/api-client.js';
 import { exportTypeProblem } from '../../src/client/download.js';
 import { NOT_THIS_API, REDIRECTED, TransportError } from '../../src/client/errors.js';
 import { CONTENT_TYPES } from '../../src/server/governance/export-file.js';
-import { createSessionStore, resolveSession } from '../../src/store/session.js';
+import { createSessionStore, resolveSession } from '../../src/dashboard/state/session.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { json, startHostile, type HostileServer } from '../helpers/hostile-server.js';
 import { answer, nginxWelcome, plainText, redirect, unrelatedJson } from '../helpers/not-an-appliance.js';

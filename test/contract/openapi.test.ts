@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { buildOpenApi, routes, type RouteDef } from '../../src/contract/index.js';
-import { VERSION } from '../../src/version.js';
+import { VERSION } from '../../src/contract/version.js';
 import { tempDir } from '../helpers/fixtures.js';
 
 // Inside the repository, so that the generated check file resolves the contract and zod as the

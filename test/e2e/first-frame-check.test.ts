@@ -7,7 +7,7 @@ import { hasTmux, killTmuxServer, type TmuxSession } from '../helpers/tmux.js';
 
 /**
  * The BUILT dashboard draws its first frame from answers read as sent, then reads them again with
- * the contract's check (src/app/start.ts, docs/performance.md): the session and the first screen's
+ * the contract's check (src/dashboard/shell/start.ts, docs/performance.md): the session and the first screen's
  * list are asked twice as it starts, then only at each refresh; an answer that does not fit the
  * contract is named a moment after the first frame. The real server behind a counting peer.
  */

@@ -1,5 +1,5 @@
 import { afterAll, afterEach } from 'vitest';
-import { chainCheckSettled } from '../../screens/shared/audit-chain.js';
+import { chainCheckSettled } from '../../src/dashboard/audit-trail/audit-chain.js';
 
 // A screen that polls starts loading the chain check (loadChainCheck); a test that ended with that
 // import in flight had it cut off by vitest's teardown (an unhandled rejection, once in CI). Every

@@ -3,12 +3,12 @@ import React from 'react';
 import { render } from 'ink';
 import type { Role } from '../../src/contract/index.js';
 import { ApiClient } from '../../src/client/api-client.js';
-import { createDashboard, type DashboardDeps, type DashboardSettings } from '../../src/app/deps.js';
-import { App } from '../../src/app/App.js';
-import { ScreenReaderApp } from '../../src/app/screen-reader/Announcer.js';
-import { KeyStdin, PASTE_END, PASTE_START } from '../../src/app/key-stdin.js';
-import type { AnyScreen } from '../../src/ui/screen-api.js';
-import type { SignInSetup } from '../../src/app/sign-in.js';
+import { createDashboard, type DashboardDeps, type DashboardSettings } from '../../src/dashboard/shell/deps.js';
+import { App } from '../../src/dashboard/shell/App.js';
+import { ScreenReaderApp } from '../../src/dashboard/terminal/screen-reader/Announcer.js';
+import { KeyStdin, PASTE_END, PASTE_START } from '../../src/dashboard/terminal/key-stdin.js';
+import type { AnyScreen } from '../../src/dashboard/kit/screen-api.js';
+import type { SignInSetup } from '../../src/dashboard/shell/sign-in.js';
 import type { DisplaySettings } from '../../src/cli/dashboard-args.js';
 import { screens as allScreens } from '../../screens/index.js';
 import type { TestServer } from './server.js';
@@ -133,11 +133,11 @@ export interface DashboardOptions {
   ca?: string | Buffer;
   /** what the config file would give the `:` commands (appliances, saving columns) */
   settings?: DashboardSettings;
-  /** input through the CLI's KeyStdin (src/app/key-stdin.ts), as in a real terminal */
+  /** input through the CLI's KeyStdin (src/dashboard/terminal/key-stdin.ts), as in a real terminal */
   keyStdin?: boolean;
   /** the config file's display settings (src/cli/dashboard-args.ts) */
   display?: DisplaySettings;
-  /** the screen-reader mode (src/app/screen-reader/): what it says is in `spoken` */
+  /** the screen-reader mode (src/dashboard/terminal/screen-reader/): what it says is in `spoken` */
   screenReader?: boolean;
   /** where an export's file field starts (default the working directory) */
   exportFolder?: string;

@@ -1,6 +1,6 @@
 import dc from 'node:diagnostics_channel';
 import { ApiClient } from '../../src/client/api-client.js';
-import { createDashboard } from '../../src/app/deps.js';
+import { createDashboard } from '../../src/dashboard/shell/deps.js';
 import { screens } from '../../screens/index.js';
 import type { TestServer } from './server.js';
 

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { chainCheckOf, chainCheckSettled, loadChainCheck } from '../../screens/shared/audit-chain.js';
+import { chainCheckOf, chainCheckSettled, loadChainCheck } from '../../src/dashboard/audit-trail/audit-chain.js';
 
 /**
- * The chain check's lazy load (screens/shared/audit-chain.ts). Its module failing to load cannot
+ * The chain check's lazy load (src/dashboard/audit-trail/audit-chain.ts). Its module failing to load cannot
  * be caused for real short of a teardown under it (seen once in CI): a mock makes the import fail.
  */
 describe('loading the chain check', () => {

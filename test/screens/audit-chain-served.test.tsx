@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readKeysFile, type PinnedAuditKey } from '../../src/audit-chain/keys-file.js';
 import { recordAudit } from '../../src/server/audit.js';
 import { insertAuditBatch } from '../../src/server/governance/bulk.js';
-import { patchScreen } from '../../src/store/ui.js';
+import { patchScreen } from '../../src/dashboard/state/ui.js';
 import { ensureBuilt } from '../helpers/child-server.js';
 import { startHostile } from '../helpers/hostile-server.js';
 import { runCli } from '../helpers/cli.js';

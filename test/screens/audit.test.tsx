@@ -7,7 +7,7 @@ import { insertAuditBatch, type AuditSeed } from '../../src/server/governance/bu
 import type { DashboardHarness } from '../helpers/dashboard.js';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
 import { tempDir } from '../helpers/fixtures.js';
-import { patchScreen } from '../../src/store/ui.js';
+import { patchScreen } from '../../src/dashboard/state/ui.js';
 import { isoSeconds } from '../../src/text/time-input.js';
 
 let outDir: string;

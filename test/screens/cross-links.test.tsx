@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { screenState } from '../../src/store/ui.js';
+import { screenState } from '../../src/dashboard/state/ui.js';
 import { auditScreen } from '../../screens/audit.js';
 import { jobsScreen } from '../../screens/jobs.js';
 import type { DashboardHarness } from '../helpers/dashboard.js';

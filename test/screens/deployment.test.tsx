@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Deployment, InstallPlan } from '../../src/contract/index.js';
-import { bytes } from '../../src/ui/format.js';
-import { widthOf } from '../../src/ui/text.js';
+import { bytes } from '../../src/dashboard/kit/format.js';
+import { widthOf } from '../../src/dashboard/kit/text.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
 import { fixtureConfig } from '../helpers/fixtures.js';

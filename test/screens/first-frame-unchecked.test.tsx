@@ -4,7 +4,7 @@ import { json, startHostile, type HostileServer } from '../helpers/hostile-serve
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
- * The CLI's first frame shows its answers as sent (src/app/start.ts); a screen that draws itself
+ * The CLI's first frame shows its answers as sent (src/dashboard/shell/start.ts); a screen that draws itself
  * may fail on one the contract's check would have mended. It shows that failure only until the
  * checked read (Poller.firstFrameDrawn) brings the mended answer. Real server behind a scripted peer.
  */

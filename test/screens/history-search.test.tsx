@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { insertAuditBatch, insertJournalBatch, type AuditSeed } from '../../src/server/governance/bulk.js';
 import type { JournalRecord } from '../../src/server/governance/journal-writer.js';
-import { patchScreen, screenState } from '../../src/store/ui.js';
+import { patchScreen, screenState } from '../../src/dashboard/state/ui.js';
 import { auditScreen } from '../../screens/audit.js';
 import type { DashboardHarness } from '../helpers/dashboard.js';
 import { snapshot } from '../helpers/server.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { insertJournalBatch } from '../../src/server/governance/bulk.js';
 import type { JournalRecord } from '../../src/server/governance/journal-writer.js';
-import { widthOf } from '../../src/ui/text.js';
+import { widthOf } from '../../src/dashboard/kit/text.js';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
 
 const NOW = Date.now();

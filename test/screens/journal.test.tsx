@@ -8,7 +8,7 @@ import type { JournalRecord } from '../../src/server/governance/journal-writer.j
 import { snapshot } from '../helpers/server.js';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
 import { tempDir } from '../helpers/fixtures.js';
-import { patchScreen } from '../../src/store/ui.js';
+import { patchScreen } from '../../src/dashboard/state/ui.js';
 
 const NOW = Date.now();
 const AGENTS = ['hr-assistant', 'it-helpdesk', 'finance-analyst'];

@@ -15,7 +15,7 @@ import {
   Summary as SummarySchema,
   Usage as UsageSchema,
 } from '../../src/contract/index.js';
-import { TRIAGE_SOURCES, triage, type TriageInput, type TriageSource } from '../../screens/shared/triage.js';
+import { TRIAGE_SOURCES, triage, type TriageInput, type TriageSource } from '../../src/dashboard/triage/triage.js';
 
 /**
  * triage() as a pure function, with contract-shaped inputs (each parsed by its contract schema, so
@@ -613,8 +613,8 @@ describe('triage()', () => {
 describe("the overview's chain check", () => {
   it('checks an audit page once while the store keeps that answer, not at every frame', async () => {
     const { chainedTrail } = await import('../helpers/audit-chain.js');
-    const { chainOf } = await import('../../screens/shared/triage.js');
-    const { loadChainCheck, chainCheckSettled } = await import('../../screens/shared/audit-chain.js');
+    const { chainOf } = await import('../../src/dashboard/triage/triage.js');
+    const { loadChainCheck, chainCheckSettled } = await import('../../src/dashboard/audit-trail/audit-chain.js');
     loadChainCheck();
     await chainCheckSettled();
     const answer = page(chainedTrail(50).reverse());

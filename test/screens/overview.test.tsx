@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { IncomingMessage } from 'node:http';
 import { recordJournal } from '../../src/server/governance/journal-writer.js';
-import { queryAt } from '../../src/store/resources.js';
-import { EMPTY_SCREEN_STATE } from '../../src/store/ui.js';
+import { queryAt } from '../../src/dashboard/state/resources.js';
+import { EMPTY_SCREEN_STATE } from '../../src/dashboard/state/ui.js';
 import { overviewScreen } from '../../screens/overview.js';
 import { startTestServer } from '../helpers/server.js';
 import { setupScreenSuite } from '../helpers/screen-suite.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { widthOf } from '../../src/ui/text.js';
+import { widthOf } from '../../src/dashboard/kit/text.js';
 import { displayFingerprint } from '../../src/text/fingerprint.js';
 import { startTestServer } from '../helpers/server.js';
 import { setupScreenSuite } from '../helpers/screen-suite.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { insertJournalBatch } from '../../src/server/governance/bulk.js';
-import { widthOf } from '../../src/ui/text.js';
+import { widthOf } from '../../src/dashboard/kit/text.js';
 import { screens } from '../../screens/index.js';
 import type { DashboardHarness } from '../helpers/dashboard.js';
 import { selectRow, setupScreenSuite } from '../helpers/screen-suite.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { tableTime } from '../../screens/shared/table-time.js';
+import { tableTime } from '../../src/dashboard/kit/table-time.js';
 
 const two = (n: number) => String(n).padStart(2, '0');
 /** The instant's own UTC fields, to the second: what the table must show. */

@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { fixtureConfig, tempDir } from '../helpers/fixtures.js';
 import { detectAccelerators } from '../../src/server/host/accelerators.js';
 import { formatBytes } from '../../src/server/host/units.js';
-import { VERSION } from '../../src/version.js';
+import { VERSION } from '../../src/contract/version.js';
 import { migrations } from '../../src/server/db/migrations.js';
 
 const LATEST_SCHEMA = Math.max(...migrations.map((m) => m.version));

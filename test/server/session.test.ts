@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { VERSION } from '../../src/version.js';
+import { VERSION } from '../../src/contract/version.js';
 
 let s: TestServer;
 beforeAll(async () => {

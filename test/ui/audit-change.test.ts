@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { routingChangeOf } from '../../src/ui/audit-change.js';
+import { routingChangeOf } from '../../src/dashboard/kit/audit-change.js';
 
 describe('a routing change in words', () => {
   it('reads from → to, null as following the active model', () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import React from 'react';
 import { render } from 'ink-testing-library';
-import { FormDialog } from '../../src/ui/dialogs/FormDialog.js';
-import { ConfirmDialog } from '../../src/ui/dialogs/ConfirmDialog.js';
-import { MessageDialog } from '../../src/ui/dialogs/MessageDialog.js';
-import type { FormField, FormValues } from '../../src/ui/dialogs/form-model.js';
+import { FormDialog } from '../../src/dashboard/widgets/dialogs/FormDialog.js';
+import { ConfirmDialog } from '../../src/dashboard/widgets/dialogs/ConfirmDialog.js';
+import { MessageDialog } from '../../src/dashboard/widgets/dialogs/MessageDialog.js';
+import type { FormField, FormValues } from '../../src/dashboard/widgets/dialogs/form-model.js';
 
 const gap = () => new Promise((r) => setTimeout(r, 10));
 async function keys(stdin: { write(s: string): void }, ...seq: string[]) {

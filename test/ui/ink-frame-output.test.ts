@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import FrameOutput from '../../src/ui/ink-frame/output.js';
+import FrameOutput from '../../src/dashboard/terminal/ink-frame/output.js';
 
 // Ink's own frame builder, read from its file (Ink exports only its index).
 const inkBuild = dirname(createRequire(import.meta.url).resolve('ink'));

@@ -4,7 +4,7 @@ import { Text } from 'ink';
 import { render } from 'ink-testing-library';
 import fc from 'fast-check';
 import { sanitize, sanitizeDeep } from '../../src/text/sanitize.js';
-import { Table } from '../../src/ui/Table.js';
+import { Table } from '../../src/dashboard/widgets/Table.js';
 
 const ESC = '\x1b';
 // Anything a terminal would act on: C0 (incl. BEL, BS, CR, LF, TAB), DEL, C1, and the

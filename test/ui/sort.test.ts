@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Column } from '../../src/ui/screen-api.js';
-import { bytes } from '../../src/ui/format.js';
-import { compareKeys, flipSort, nextSort, sortKeyOf, sortRows, timeKey } from '../../src/ui/sort.js';
+import type { Column } from '../../src/dashboard/kit/screen-api.js';
+import { bytes } from '../../src/dashboard/kit/format.js';
+import { compareKeys, flipSort, nextSort, sortKeyOf, sortRows, timeKey } from '../../src/dashboard/kit/sort.js';
 
 interface Row {
   id: string;

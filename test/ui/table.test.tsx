@@ -3,9 +3,9 @@ import React, { useState } from 'react';
 import { Box, useInput } from 'ink';
 import { render } from 'ink-testing-library';
 import stringWidth from 'string-width';
-import { Table, visibleRows } from '../../src/ui/Table.js';
-import { scrollFor, layoutColumns } from '../../src/ui/table-layout.js';
-import type { Column } from '../../src/ui/screen-api.js';
+import { Table, visibleRows } from '../../src/dashboard/widgets/Table.js';
+import { scrollFor, layoutColumns } from '../../src/dashboard/kit/table-layout.js';
+import type { Column } from '../../src/dashboard/kit/screen-api.js';
 
 interface Row {
   id: string;

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import React from 'react';
 import { render } from 'ink-testing-library';
-import { FormDialog } from '../../src/ui/dialogs/FormDialog.js';
-import { parseField, type FormField, type FormValues } from '../../src/ui/dialogs/form-model.js';
-import { charCount, pastedLine } from '../../src/ui/dialogs/edit.js';
-import { editLine, lineAtEnd, pasteIntoLine } from '../../src/ui/line-edit.js';
-import { truncateStart, widthOf } from '../../src/ui/text.js';
+import { FormDialog } from '../../src/dashboard/widgets/dialogs/FormDialog.js';
+import { parseField, type FormField, type FormValues } from '../../src/dashboard/widgets/dialogs/form-model.js';
+import { charCount, pastedLine } from '../../src/dashboard/widgets/dialogs/edit.js';
+import { editLine, lineAtEnd, pasteIntoLine } from '../../src/dashboard/widgets/line-edit.js';
+import { truncateStart, widthOf } from '../../src/dashboard/kit/text.js';
 import { DisplayName } from '../../src/contract/common.js';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
 

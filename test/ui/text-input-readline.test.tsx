@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import React, { useState } from 'react';
 import { render } from 'ink-testing-library';
-import { TextInput } from '../../src/ui/TextInput.js';
-import { FormDialog } from '../../src/ui/dialogs/FormDialog.js';
+import { TextInput } from '../../src/dashboard/widgets/TextInput.js';
+import { FormDialog } from '../../src/dashboard/widgets/dialogs/FormDialog.js';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
 
 const suite = setupScreenSuite();

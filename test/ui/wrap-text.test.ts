@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { wrapText } from '../../src/ui/text.js';
+import { wrapText } from '../../src/dashboard/kit/text.js';
 
 describe('wrapText', () => {
   it('keeps an ISO time whole, where it used to break after its colons', () => {

@@ -2,7 +2,7 @@ import type { Deployment } from '../../contract/index.js';
 import type { Db } from '../db/open.js';
 import type { ServerConfig } from '../config.js';
 import { iso } from '../ids.js';
-import { VERSION } from '../../version.js';
+import { VERSION } from '../../contract/version.js';
 import { activeModelId } from '../models/active.js';
 import type { CatalogModel } from '../models/catalog.js';
 import type { HostFacts } from './facts.js';

@@ -3,7 +3,7 @@ import type { Settings } from '../../contract/index.js';
 import type { Db } from '../db/open.js';
 import { DB_FILE } from '../db/open.js';
 import type { ServerConfig } from '../config.js';
-import { VERSION } from '../../version.js';
+import { VERSION } from '../../contract/version.js';
 import { sqliteVersion } from './install-plan.js';
 import { redact } from './redact.js';
 

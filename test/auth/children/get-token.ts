@@ -2,7 +2,7 @@
 // renewing at the same moment), then prints a hash of the token getAccessToken returns.
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { getAccessToken } from '../../../src/auth-session/index.js';
+import { getAccessToken } from '../../../src/client/session/index.js';
 
 const [file, margin] = process.argv.slice(2);
 process.stdout.write('ready\n');

@@ -4,7 +4,7 @@
 // contract, no screens. It stays up until q, as the dashboard does.
 import React from 'react';
 import { render, Text, useApp, useInput } from 'ink';
-import { yogaReady } from '../../../src/app/yoga-ready.js';
+import { yogaReady } from '../../../src/dashboard/terminal/yoga-ready.js';
 
 function Floor() {
   const { exit } = useApp();

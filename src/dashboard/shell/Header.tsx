@@ -1,0 +1,194 @@
+import React, { memo } from 'react';
+import { Box, Text } from 'ink';
+import type { ConnectionInfo } from '../state/resources.js';
+import { colour } from '../kit/theme.js';
+import { sanitize } from '../../text/sanitize.js';
+import { intervalText } from '../kit/format.js';
+import { truncate, widthOf } from '../kit/text.js';
+
+interface Freshness {
+  fetchedAt: number | null;
+  /** the last attempt failed */
+  failed: boolean;
+  loading: boolean;
+}
+
+export interface HeaderProps {
+  url: string;
+  subject: string | null;
+  role: string | null;
+  /** why the session is read-only, or null */
+  readOnly: string | null;
+  forcedReadOnly: boolean;
+  /** plain http to a host other than loopback (--insecure-http) */
+  insecure?: boolean;
+  connection: ConnectionInfo;
+  /** the stored sign-in expired and was not renewed: nothing is polled until it is */
+  signedOut?: boolean;
+  freshness: Freshness;
+  intervalMs: number;
+  /** the operator paused polling (the pause key) */
+  paused: boolean;
+  screens: string[];
+  current: string;
+  width: number;
+  now: number;
+}
+
+/**
+ * "every 2 s · updated 4 s ago", marked late after two refresh intervals, STALE when the last poll
+ * failed; while the operator pauses polling, PAUSED instead of the interval, and never late.
+ */
+function freshnessText(
+  f: Freshness,
+  intervalMs: number,
+  paused: boolean,
+  now: number,
+): { text: string; tone?: 'warn' | 'bad' } {
+  const polling = paused ? '▮▮ PAUSED · ' : `every ${intervalText(intervalMs)} · `;
+  const tone = paused ? ('warn' as const) : undefined;
+  if (f.fetchedAt === null)
+    return f.failed ? { text: `${polling}✕ NO DATA`, tone: 'bad' } : { text: `${polling}loading…`, tone };
+  const s = Math.max(0, Math.round((now - f.fetchedAt) / 1000));
+  const age = `updated ${s} s ago`;
+  if (f.failed) return { text: `${polling}✕ STALE · ${age}`, tone: 'bad' };
+  if (!paused && now - f.fetchedAt > 2 * intervalMs) return { text: `${polling}▲ ${age} (late)`, tone: 'warn' };
+  return { text: `${polling}${age}`, tone };
+}
+
+function connectionText(c: ConnectionInfo, now: number): { text: string; tone?: 'ok' | 'warn' | 'bad' } {
+  if (c.state === 'ok') return { text: '● connected', tone: 'ok' };
+  if (c.state === 'connecting') return { text: '◌ connecting…', tone: 'warn' };
+  const wait = c.retryAt ? Math.max(0, Math.ceil((c.retryAt - now) / 1000)) : 0;
+  return { text: `✕ DISCONNECTED · retry in ${wait} s`, tone: 'bad' };
+}
+
+/** Screen names with the current one bracketed, trimmed around it to fit. */
+function tabsText(screens: string[], current: string, width: number): string {
+  const label = (n: string) => (n === current ? `[${n}]` : ` ${n} `);
+  let lo = 0;
+  let hi = screens.length;
+  const text = () =>
+    `${lo > 0 ? '… ' : ''}${screens.slice(lo, hi).map(label).join(' ')}${hi < screens.length ? ' …' : ''}`;
+  const at = Math.max(0, screens.indexOf(current));
+  while (widthOf(text()) > width && hi - lo > 1) {
+    if (at - lo > hi - 1 - at) lo++;
+    else hi--;
+  }
+  return truncate(text(), width);
+}
+
+const BRAND = 'appliance-admin  ';
+
+/**
+ * The first line's "where" and "who", shortened until they fit: the appliance's host:port stays
+ * readable. In order: the program name, the subject (to 12), the URL's scheme, its path, the
+ * subject (to 6, then only the role); only then is the address itself cut.
+ */
+export function whereAndWho(
+  p: Pick<HeaderProps, 'url' | 'subject' | 'role' | 'readOnly' | 'forcedReadOnly' | 'insecure' | 'width'>,
+  connText: string,
+) {
+  const url = sanitize(p.url, 200);
+  const scheme = /^[a-z]+:\/\//i.exec(url)?.[0] ?? '';
+  const hostPort = url.slice(scheme.length).split('/')[0];
+  const path = url.slice(scheme.length + hostPort.length);
+  const ro = p.readOnly ? (p.forcedReadOnly ? 'READ-ONLY (--read-only)' : 'READ-ONLY') : '';
+  const whoText = (subjectWidth: number) =>
+    p.subject && subjectWidth > 0
+      ? `${truncate(sanitize(p.subject, 60), subjectWidth)} (${sanitize(p.role ?? 'role unknown', 30)})`
+      : p.role
+        ? `(${sanitize(p.role, 30)})`
+        : p.subject
+          ? ''
+          : 'identity unknown';
+  // right of the address: the badge, then who, read-only, a separator and the connection
+  const rightWidth = (who: string) =>
+    (p.insecure ? 1 + widthOf('INSECURE HTTP') : 0) +
+    2 +
+    widthOf(who) +
+    (ro ? 1 + widthOf(ro) : 0) +
+    5 +
+    widthOf(connText);
+  const steps: [brand: string, url: string, subjectWidth: number][] = [
+    [BRAND, url, 24],
+    ['', url, 24],
+    ['', url, 12],
+    ['', `${hostPort}${path}`, 12],
+    ['', path ? `${hostPort}/…` : hostPort, 12],
+    ['', hostPort, 6],
+    ['', hostPort, 0],
+  ];
+  for (const [brand, where, subjectWidth] of steps) {
+    const who = whoText(subjectWidth);
+    if (widthOf(brand) + widthOf(where) + rightWidth(who) <= p.width) return { where: `${brand}${where}`, who, ro };
+  }
+  const who = whoText(0);
+  return { where: truncate(hostPort, Math.max(8, p.width - rightWidth(who))), who, ro };
+}
+
+/**
+ * Two lines, always visible: who and where, then the screens and how fresh the data is. The shell
+ * renders on every key; the header's words change at most once a second, so it is drawn again
+ * only when they would (docs/performance.md).
+ */
+export const Header = memo(HeaderView, sameWords);
+
+/** Whether two renders of the header would say the same: `now` matters only through its texts. */
+function sameWords(a: HeaderProps, b: HeaderProps): boolean {
+  for (const k of Object.keys(b) as (keyof HeaderProps)[]) {
+    if (k !== 'now' && k !== 'freshness' && k !== 'screens' && a[k] !== b[k]) return false;
+  }
+  return (
+    a.screens.join('\n') === b.screens.join('\n') &&
+    freshnessText(a.freshness, a.intervalMs, a.paused, a.now).text ===
+      freshnessText(b.freshness, b.intervalMs, b.paused, b.now).text &&
+    connectionText(a.connection, a.now).text === connectionText(b.connection, b.now).text
+  );
+}
+
+function HeaderView(p: HeaderProps) {
+  const conn = p.signedOut ? { text: '▲ SIGNED OUT', tone: 'warn' as const } : connectionText(p.connection, p.now);
+  const fresh = freshnessText(p.freshness, p.intervalMs, p.paused, p.now);
+  const { where, who, ro } = whereAndWho(p, conn.text);
+  const freshWidth = widthOf(fresh.text);
+  return (
+    <Box flexDirection="column" width={p.width}>
+      <Box width={p.width}>
+        <Box flexGrow={1} flexShrink={1}>
+          <Text bold wrap="truncate">
+            {where}
+          </Text>
+        </Box>
+        {p.insecure ? (
+          <Box flexShrink={0} marginLeft={1}>
+            <Text bold inverse color={colour('bad')}>
+              INSECURE HTTP
+            </Text>
+          </Box>
+        ) : null}
+        <Box flexShrink={0} marginLeft={2}>
+          <Text>
+            <Text bold>{who}</Text>
+            {ro ? <Text> </Text> : null}
+            {ro ? (
+              <Text bold inverse color={colour('warn')}>
+                {ro}
+              </Text>
+            ) : null}
+            <Text>{'  ·  '}</Text>
+            <Text color={colour(conn.tone)}>{conn.text}</Text>
+          </Text>
+        </Box>
+      </Box>
+      <Box width={p.width}>
+        <Box flexGrow={1}>
+          <Text wrap="truncate">{tabsText(p.screens, p.current, Math.max(10, p.width - freshWidth - 2))}</Text>
+        </Box>
+        <Text color={colour(fresh.tone)} wrap="truncate">
+          {fresh.text}
+        </Text>
+      </Box>
+    </Box>
+  );
+}

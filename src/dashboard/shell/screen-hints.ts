@@ -1,0 +1,45 @@
+import { offersFilter, type AnyScreen } from '../kit/screen-api.js';
+import type { HintAction } from '../widgets/KeyHints.js';
+import { whyNot } from './actions.js';
+import type { DashboardDeps } from './deps.js';
+import { keyLabel, keymapOf, screenActionId, type Offers, type ShellAction } from './keymap.js';
+
+/** What the screen offers, which decides the shell's keys on its hint line and in its help. */
+export const offersOf = (screen: AnyScreen): Offers => ({
+  filter: offersFilter(screen),
+  list: Boolean(screen.list),
+  opens: Boolean(screen.open),
+  enter: screen.enter,
+});
+
+/** The screen's actions for the hint line and the help: their keys, and why each is off for this row. */
+export function actionHints(
+  deps: DashboardDeps,
+  screen: AnyScreen,
+  row: unknown,
+): (HintAction & { mutates: boolean })[] {
+  const keymap = keymapOf(screen, deps.keyOverrides);
+  return (screen.actions ?? []).flatMap((a) => {
+    const binding = keymap.find((b) => b.id === screenActionId(screen, a.label));
+    if (!binding?.hint || binding.keys.length === 0) return [];
+    return [
+      {
+        key: keyLabel(binding.keys[0], 'hint'),
+        label: binding.hint.label,
+        priority: binding.hint.priority,
+        mutates: a.mutates,
+        disabled: whyNot(deps, a, row)?.replace(/^disabled: /, '') ?? null,
+      },
+    ];
+  });
+}
+
+/** What s and S do on this screen, for the help: a list the appliance orders says how. */
+export function sortNote(screen: AnyScreen): Partial<Record<ShellAction, string>> {
+  if (!screen.list) return {};
+  return {
+    'sort-next':
+      screen.list.serverOrder?.note ??
+      "sort by the next column (▲▼ in its header) / flip the order; again past the last: the appliance's order",
+  };
+}
