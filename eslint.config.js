@@ -7,6 +7,67 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import { importX } from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
+// The house's rooms and which rooms each may import (docs/contributing.md draws them): arrows run
+// one way, down. A room always imports itself; a room not listed under another's may not be
+// imported by it, and `npm run lint` fails naming both.
+const ROOMS = {
+  'src/text': [],
+  'src/contract': ['src/text'],
+  'src/audit-chain': ['src/contract', 'src/text'],
+  'src/config': ['src/contract', 'src/text'],
+  'src/client': ['src/contract', 'src/text'],
+  'src/server': ['src/audit-chain', 'src/contract', 'src/text'],
+  'src/dashboard/kit': ['src/audit-chain', 'src/client', 'src/contract', 'src/text'],
+  'src/dashboard/terminal': ['src/text'],
+  'src/dashboard/widgets': ['src/dashboard/kit', 'src/dashboard/terminal', 'src/text'],
+  'src/dashboard/state': ['src/dashboard/kit', 'src/client', 'src/contract', 'src/text'],
+  'src/dashboard/rules': ['src/dashboard/kit', 'src/contract', 'src/text'],
+  'src/dashboard/history': ['src/dashboard/kit', 'src/audit-chain', 'src/client', 'src/contract', 'src/text'],
+  'src/dashboard/audit-trail': ['src/dashboard/kit', 'src/audit-chain', 'src/client', 'src/contract', 'src/text'],
+  'src/dashboard/triage': ['src/dashboard/audit-trail', 'src/dashboard/kit', 'src/contract', 'src/text'],
+  // a screen declares what it shows with the kit, the dashboard's domain rules and the contract's types
+  screens: [
+    'src/dashboard/kit',
+    'src/dashboard/rules',
+    'src/dashboard/history',
+    'src/dashboard/audit-trail',
+    'src/dashboard/triage',
+    'src/contract',
+    'src/text',
+  ],
+  'src/dashboard/shell': [
+    'screens',
+    'src/dashboard/kit',
+    'src/dashboard/state',
+    'src/dashboard/widgets',
+    'src/dashboard/terminal',
+    'src/dashboard/rules',
+    'src/dashboard/history',
+    'src/dashboard/audit-trail',
+    'src/dashboard/triage',
+    'src/audit-chain',
+    'src/config',
+    'src/client',
+    'src/contract',
+    'src/text',
+  ],
+};
+// src/cli is on top: it may import every room, and no room imports it.
+const LAYER_ZONES = Object.entries(ROOMS).flatMap(([room, allowed]) => {
+  const inSrc = (r) => r.startsWith('src/');
+  const zones = [
+    {
+      target: `./${room}`,
+      from: './src',
+      except: [room, ...allowed].filter(inSrc).map((r) => `./${r.slice(4)}`),
+      message: `${room} may import only ${allowed.join(', ') || 'itself'} (docs/contributing.md, "The rooms")`,
+    },
+  ];
+  if (room !== 'screens' && !allowed.includes('screens'))
+    zones.push({ target: `./${room}`, from: './screens', message: `${room} imports no screen` });
+  return zones;
+});
+
 export default tseslint.config(
   {
     ignores: ['dist/**', 'dist.*/**', 'node_modules/**', 'test/bench/out/**', 'bin/**', 'test/contract/.generated/**'],
@@ -32,25 +93,8 @@ export default tseslint.config(
     },
   },
   {
-    // the audit chain's scheme is imported by the server, the CLI and the dashboard, and imports only the
-    // contract and the text utilities below it (issue 36; issue 38 draws the other rooms)
-    files: ['src/audit-chain/**/*.ts'],
-    rules: {
-      'import-x/no-restricted-paths': [
-        'error',
-        {
-          zones: [
-            {
-              target: './src/audit-chain',
-              from: './src',
-              except: ['./audit-chain', './contract', './text'],
-              message: 'src/audit-chain imports only src/contract and src/text',
-            },
-            { target: './src/audit-chain', from: './screens', message: 'src/audit-chain imports no screen' },
-          ],
-        },
-      ],
-    },
+    files: ['src/**/*.{ts,tsx}', 'screens/**/*.{ts,tsx}'],
+    rules: { 'import-x/no-restricted-paths': ['error', { zones: LAYER_ZONES }] },
   },
   {
     // tests read JSON answers whose shape the assertions themselves check

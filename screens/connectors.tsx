@@ -1,5 +1,5 @@
 import type { Connector, Job } from '../src/contract/index.js';
-import { ApiError, TransportError } from '../src/client/errors.js';
+import { ApiError, TransportError } from '../src/dashboard/kit/errors.js';
 import { defineScreen, type ActionContext } from '../src/dashboard/kit/screen-api.js';
 import { errorLines } from '../src/dashboard/kit/error-lines.js';
 import { ago } from '../src/dashboard/kit/format.js';
@@ -82,7 +82,7 @@ async function followJob(ctx: ActionContext, jobId: string, connector: string, s
     delay = followPolicy.firstRetryMs;
     p.update({ lines: jobLines(job, connector, source), fraction: null, tone: toneOf(job.state) });
     if (FINAL.has(job.state)) break;
-    await ctx.sleep(Math.min(1000, ctx.refreshIntervalMs), p.signal);
+    await ctx.sleep(Math.min(1000, ctx.refreshMs), p.signal);
   }
   const stopped = p.signal.aborted;
   p.close();

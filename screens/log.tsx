@@ -1,8 +1,8 @@
 import { API_PREFIX, ROUTE_META, type RouteMeta } from '../src/contract/route-meta.js';
-import type { ActionLogEntry } from '../src/dashboard/state/action-log.js';
+import type { ActionLogEntry } from '../src/dashboard/kit/action-log.js';
 import type { AuditEntry } from '../src/contract/index.js';
-import { requestAuditQuery, requestEntry } from '../src/client/request-audit.js';
-import { credentialNote } from '../src/client/equivalent-command.js';
+import { requestAuditQuery, requestEntry } from '../src/dashboard/kit/request-audit.js';
+import { credentialNote } from '../src/dashboard/kit/action-log.js';
 import { defineScreen, type ActionContext } from '../src/dashboard/kit/screen-api.js';
 import { tableTime } from '../src/dashboard/kit/table-time.js';
 import { thousands } from '../src/text/thousands.js';

@@ -1,4 +1,4 @@
-import { describeError } from '../src/client/errors.js';
+import { describeError } from '../src/dashboard/kit/errors.js';
 import { defineScreen, type ResourceEntry, type ResourceRequest, type Tone } from '../src/dashboard/kit/screen-api.js';
 import { markOf } from '../src/dashboard/kit/theme.js';
 import { isoSeconds } from '../src/text/time-input.js';

@@ -23,7 +23,7 @@ await bundle({
   ...BUNDLE_OPTIONS,
   entryPoints: {
     cli: 'src/cli/main.ts',
-    demo: 'src/server/demo/embedded.ts',
+    demo: 'src/cli/embedded-demo.ts',
     'ingest-worker': 'src/server/ingest/source-worker.ts',
   },
   splitting: true,
@@ -32,7 +32,7 @@ await bundle({
 // its name carries its content hash, which keys the cache.
 await bundle({
   ...DASHBOARD_BUNDLE_OPTIONS,
-  entryPoints: { dashboard: 'src/dashboard/shell/start.ts' },
+  entryPoints: { dashboard: 'src/cli/dashboard-bundle.ts' },
   entryNames: '[name]-[hash]',
   outExtension: { '.js': '.cjs' },
 });

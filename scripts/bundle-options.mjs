@@ -62,7 +62,7 @@ const yogaReadyFromYoga = {
   },
 };
 
-/** Options of the dashboard's CommonJS bundle, entry src/dashboard/shell/start.ts. */
+/** Options of the dashboard's CommonJS bundle, entry src/cli/dashboard-bundle.ts. */
 export const DASHBOARD_BUNDLE_OPTIONS = {
   ...BUNDLE_OPTIONS,
   format: 'cjs',
@@ -82,8 +82,8 @@ export const DASHBOARD_BUNDLE_OPTIONS = {
 const launchExternals = {
   name: 'launch-externals',
   setup(b) {
-    b.onResolve({ filter: /[\\/]server[\\/]demo[\\/]embedded\.js$/ }, () => ({ path: './demo.js', external: true }));
-    b.onResolve({ filter: /[\\/]shell[\\/]start\.js$/ }, () => ({
+    b.onResolve({ filter: /(^|[\\/])embedded-demo\.js$/ }, () => ({ path: './demo.js', external: true }));
+    b.onResolve({ filter: /(^|[\\/])dashboard-bundle\.js$/ }, () => ({
       path: './app-source-not-in-dist.js',
       external: true,
     }));

@@ -4,7 +4,7 @@ import { TransportError, toTransportError } from '../client/errors.js';
 import { Client } from '../client/undici-client.js';
 import { ROUTE_META } from '../contract/route-meta.js';
 import type { Connection } from './connection.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../config/usage-error.js';
 
 /** How long the appliance may stay silent while it streams (an export of a million entries). */
 const TIMEOUT_MS = 30_000;

@@ -7,7 +7,7 @@ import { checkpointAfterRotation } from '../server/audit-chain/checkpoints.js';
 import { ChainRefused } from '../server/audit-chain/extends.js';
 import { displayFingerprint } from '../text/fingerprint.js';
 import { hostActor } from './token.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../config/usage-error.js';
 
 export const AUDIT_ROTATE_USAGE = `Usage: appliance-admin audit rotate-key --data DIR
 

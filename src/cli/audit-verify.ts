@@ -17,7 +17,7 @@ import { ApplianceStream } from './appliance-stream.js';
 import { reportClientError } from './client-errors.js';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
 import { printErr, printOut } from './print.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../config/usage-error.js';
 
 export const AUDIT_VERIFY_USAGE = `Usage: appliance-admin audit verify FILE --key PEM_FILE [--checkpoint FILE] [--since KEPT_FILE]
        appliance-admin audit verify --url URL [--token-file FILE] [--key PEM_FILE] [--since KEPT_FILE]

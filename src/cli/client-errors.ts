@@ -4,7 +4,7 @@ import { AuthSessionError, IdentityProviderUnavailableError, SessionExpiredError
 import { explainAuthFailure } from '../client/session/explain.js';
 import { sanitize } from '../text/sanitize.js';
 import type { Connection } from './connection.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../config/usage-error.js';
 
 /** A client for a one-shot command; a malformed --url is a usage error (exit 2). */
 export function clientFor(c: Connection): ApiClient {

@@ -8,7 +8,7 @@ import { checkConfigFolder } from '../config/read.js';
 import { starterConfig } from '../config/starter.js';
 import { DASHBOARD_OPTIONS, configFilePath, effectiveSettings, readConfigFile } from './dashboard-args.js';
 import { terminalText } from './print.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../config/usage-error.js';
 
 const USAGE = `Usage: appliance-admin config [--config FILE] [dashboard options]
          the config file's path and the effective settings

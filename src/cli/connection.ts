@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
-import { UsageError } from './usage-error.js';
+import type { TokenSource } from '../client/api-client.js';
+import { UsageError } from '../config/usage-error.js';
 import { plainHttpRefusal } from '../client/transport-policy.js';
 import { SessionFileError } from '../client/session/errors.js';
 import { currentSession, type SessionInfo } from '../client/session/info.js';
@@ -27,7 +28,6 @@ const NO_CREDENTIAL =
   'no credential: give the token with --token-file FILE or the APPLIANCE_ADMIN_TOKEN variable, or sign in with: appliance-admin login --issuer URL --client-id ID [--url APPLIANCE]';
 
 /** A fixed bearer token, or a function giving a current one (the stored sign-in renews itself). */
-export type TokenSource = string | (() => Promise<string>);
 
 export interface Connection {
   url: string;

@@ -1,22 +1,19 @@
 import { existsSync } from 'node:fs';
+import { displaySettings, type DisplaySettings } from '../config/display-settings.js';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROLES, type Role } from '../contract/roles.js';
 import { screens } from '../../screens/index.js';
+import { configCheck } from '../dashboard/shell/config-check.js';
 import { sanitize } from '../text/sanitize.js';
 import { defaultSessionFile } from '../client/session/store.js';
 import type { DashboardConfig } from '../config/schema.js';
-import { intervalMs, MAX_INTERVAL_MS, MIN_INTERVAL_MS } from '../config/interval.js';
+import { readInterval } from '../config/interval.js';
 import { isThemeName, THEME_NAMES, type ThemeName } from '../dashboard/kit/theme.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../config/usage-error.js';
 import { readKeysFile, type PinnedAuditKey } from '../audit-chain/keys-file.js';
-import {
-  CONNECTION_OPTIONS,
-  CONNECTION_USAGE,
-  resolveConnection,
-  type Connection,
-  type TokenSource,
-} from './connection.js';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection, type Connection } from './connection.js';
+import type { TokenSource } from '../client/api-client.js';
 
 export const DASHBOARD_USAGE = `Usage: appliance-admin [--url URL] [--token-file FILE] [--ca-file FILE] [--read-only] [--refresh 2s]
        appliance-admin --appliance NAME [--read-only] [--refresh 2s]
@@ -52,32 +49,21 @@ export const DASHBOARD_OPTIONS = {
 
 /** `2s`, `500ms`, `1m`, or a bare number of seconds. */
 export function parseInterval(text: string): number {
-  const ms = intervalMs(text);
-  if (ms === null) throw new UsageError(`--refresh must look like 2s, 500ms or 1m, got ${text}`);
-  if (ms < MIN_INTERVAL_MS || ms > MAX_INTERVAL_MS) throw new UsageError('--refresh must be between 200ms and 60m');
+  const ms = readInterval(text, '--refresh');
+  if (typeof ms === 'string') throw new UsageError(ms);
   return ms;
 }
+
+/** The config file's `refresh` (checked when it was read), else 2 s. */
+const readIntervalOr = (refresh: string | number | undefined): number => {
+  const ms = readInterval(refresh ?? 2, 'refresh');
+  return typeof ms === 'number' ? ms : 2000;
+};
 
 /** The config file as read (load.ts), with where it was. */
 export interface ConfigFile {
   file: string;
   config: DashboardConfig;
-}
-
-type ScreenPrefs = NonNullable<DashboardConfig['screens']>[string];
-
-/** What the dashboard shows and how, from the config file: passed through to the app (deps.display). */
-export interface DisplaySettings {
-  /** dark, light or high-contrast; NO_COLOR, when set, turns colour off whatever the theme */
-  theme: NonNullable<DashboardConfig['theme']>;
-  /** where the export dialog starts (absolute) */
-  exportFolder?: string;
-  /** `:` aliases: alias -> screen name or command */
-  aliases: Record<string, string>;
-  /** action id (src/config/schema.ts KEY_ACTIONS) -> its keys; [] unbinds */
-  keys: Partial<Record<string, string[]>>;
-  /** per screen: the columns shown, in order, and the default sort ("Name desc") */
-  screenPrefs: Record<string, ScreenPrefs>;
 }
 
 interface Parsed {
@@ -123,7 +109,7 @@ export async function readConfigFile(
   const file = configFilePath(flag, env);
   if (flag === undefined && !existsSync(file)) return undefined;
   const { loadConfigFile } = await import('../config/load.js');
-  return { file, config: loadConfigFile(file, screens) };
+  return { file, config: loadConfigFile(file, configCheck(screens)) };
 }
 
 /** The dashboard's command line with its config file: what src/cli/dashboard.ts starts. */
@@ -207,7 +193,7 @@ export function effectiveSettings(argv: string[], env: NodeJS.ProcessEnv, config
     throw new UsageError(`unknown command ${positionals.join(' ')}\n${DASHBOARD_USAGE}`);
   const demo = cmd === 'demo';
   const c = configFile?.config ?? {};
-  const refreshMs = values.refresh !== undefined ? parseInterval(values.refresh) : (intervalMs(c.refresh ?? 2) ?? 2000);
+  const refreshMs = values.refresh !== undefined ? parseInterval(values.refresh) : readIntervalOr(c.refresh);
   if (values.screen !== undefined && !screens.some((s) => s.name === values.screen)) {
     throw new UsageError(
       `unknown screen "${sanitize(values.screen, 60)}"; the screens are: ${screens.map((s) => s.name).join(', ')}`,
@@ -279,16 +265,4 @@ function chooseAppliance(values: Flags, configFile: ConfigFile | undefined, env:
   if (values.url || byDefault === undefined) return { appliance: undefined, named: false };
   const appliance = appliances[byDefault];
   return { appliance, named: false, fileTokenFile: appliance?.['token-file'] };
-}
-
-function displaySettings(c: DashboardConfig): DisplaySettings {
-  return {
-    theme: c.theme ?? 'dark',
-    exportFolder: c['export-folder'],
-    aliases: c.aliases ?? {},
-    keys: Object.fromEntries(
-      Object.entries(c.keys ?? {}).map(([action, k]) => [action, typeof k === 'string' ? [k] : k]),
-    ),
-    screenPrefs: c.screens ?? {},
-  };
 }

@@ -1,9 +1,9 @@
 import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import type * as DashboardApp from '../dashboard/shell/start.js';
-import type { TokenSource } from './connection.js';
+import type * as DashboardApp from './dashboard-bundle.js';
+import type { TokenSource } from '../client/api-client.js';
 import { requireWithCodeCache } from './code-cache.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../config/usage-error.js';
 
 type App = typeof DashboardApp;
 
@@ -13,7 +13,7 @@ type App = typeof DashboardApp;
  */
 async function loadApp(dir: string): Promise<{ app: App; saveCodeCache(): void }> {
   const bundle = basename(dir) === 'dist' ? readdirSync(dir).find((f) => /^dashboard-\w+\.cjs$/.test(f)) : undefined;
-  if (!bundle) return { app: await import('../dashboard/shell/start.js'), saveCodeCache: () => undefined };
+  if (!bundle) return { app: await import('./dashboard-bundle.js'), saveCodeCache: () => undefined };
   const loaded = requireWithCodeCache<App>(join(dir, bundle));
   return { app: loaded.exports, saveCodeCache: () => loaded.save() };
 }
@@ -62,7 +62,7 @@ async function dashboardOnce(argv: string[], dir: string, switchTo: (name: strin
   let token: TokenSource | undefined = parsed.token;
   let stopDemo: (() => Promise<void>) | undefined;
   if (parsed.demo) {
-    const { startEmbeddedDemo } = await import('../server/demo/embedded.js');
+    const { startEmbeddedDemo } = await import('./embedded-demo.js');
     process.stderr.write('starting the demo appliance…\n');
     const demo = await startEmbeddedDemo();
     url = demo.url;

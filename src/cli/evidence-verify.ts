@@ -5,7 +5,7 @@ import { EXIT_STATUS, VERDICT_WORDS } from '../audit-chain/verdict.js';
 import { thousands } from '../text/thousands.js';
 import { pinnedTrust } from './audit-verify.js';
 import { printErr, printOut } from './print.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../config/usage-error.js';
 
 const USAGE = 'usage: appliance-admin evidence verify DIR [--key PEM_FILE]';
 

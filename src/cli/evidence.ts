@@ -10,7 +10,7 @@ import { reportClientError } from './client-errors.js';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
 import { parseWhen } from './export.js';
 import { printErr, printOut } from './print.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../config/usage-error.js';
 
 export const EVIDENCE_USAGE = `Usage: appliance-admin evidence --since 30d [-o DIR] [--url URL] [--token-file FILE]
                                    [--ca-file FILE]

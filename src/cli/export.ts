@@ -9,7 +9,7 @@ import { sanitize } from '../text/sanitize.js';
 import { parseTimeInput } from '../text/time-input.js';
 import { clientFor, reportClientError } from './client-errors.js';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../config/usage-error.js';
 import { writeCheckpointFile } from './audit-checkpoint-file.js';
 
 export const EXPORT_USAGE = `Usage: appliance-admin export audit|journal -o FILE [--format csv|jsonl] [--since 7d|RFC3339] [--until …]

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../config/usage-error.js';
 import { printErr, printOut } from './print.js';
 import { parseApplianceUrl } from '../client/api-client.js';
 import { plainHttpRefusal } from '../client/transport-policy.js';

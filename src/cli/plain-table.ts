@@ -1,11 +1,11 @@
 import { extractRows } from '../dashboard/shell/screen-data.js';
-import { EMPTY_SCREEN_STATE } from '../dashboard/state/ui.js';
 import { flatten } from '../dashboard/kit/flatten.js';
 import { sanitize } from '../text/sanitize.js';
 import type { AnyScreen, Column } from '../dashboard/kit/screen-api.js';
 import { cellText } from '../dashboard/kit/table-layout.js';
 import { fit, widthOf } from '../dashboard/kit/text.js';
 import { fetchedEntries, type Fetched } from './screen-fetch.js';
+import { EMPTY_SCREEN_STATE } from '../dashboard/kit/screen-state.js';
 
 /**
  * A screen as plain text for a terminal or a log: a list screen as its columns (the same cell

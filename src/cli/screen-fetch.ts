@@ -1,9 +1,10 @@
 /** A screen's resources fetched once, as the dashboard polls them: what `get` prints, as JSON or a table. */
 import type { ApiClient } from '../client/api-client.js';
 import { ApiError, type SchemaIssue } from '../client/errors.js';
-import { emptyEntry, queryAt, type ResourceEntry } from '../dashboard/state/resources.js';
-import { EMPTY_SCREEN_STATE } from '../dashboard/state/ui.js';
+import { emptyEntry, queryAt } from '../dashboard/state/resources.js';
 import type { AnyScreen, ResourceRequest } from '../dashboard/kit/screen-api.js';
+import { EMPTY_SCREEN_STATE } from '../dashboard/kit/screen-state.js';
+import type { ResourceEntry } from '../dashboard/kit/resource.js';
 
 export interface Fetched {
   request: ResourceRequest;

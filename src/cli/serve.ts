@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
 import { announceReady } from '../server/demo/ipc-ready.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../config/usage-error.js';
 
 export const SERVE_USAGE = `Usage: appliance-admin serve --data DIR [--port 8080] [--host 127.0.0.1] [--demo] [--config FILE]
                             [--tls-cert FILE --tls-key FILE] [--log-level info]`;

@@ -5,7 +5,7 @@ import { holdsFile } from '../server/db/data-dir.js';
 import { DEFAULT_TOKEN_TTL_MS, issueToken, listTokens, revokeToken, type HostActor } from '../server/tokens.js';
 import { Role } from '../contract/common.js';
 import { sanitize } from '../text/sanitize.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../config/usage-error.js';
 
 const SUBCOMMANDS = ['issue', 'list', 'revoke'];
 

@@ -18,11 +18,14 @@ import { foreignAnswer, isPlainObject, readTolerantly } from './normalize.js';
 import type { DownloadProgress, DownloadResult } from './download.js';
 import { isInsecureHttp } from './transport-policy.js';
 
+/** A fixed bearer token, or a function called before each request for a current one. */
+export type TokenSource = string | (() => Promise<string>);
+
 export interface ApiClientOptions {
   /** the appliance origin, with or without the /v1/admin suffix */
   url: string;
   /** a fixed bearer token, or a function called before each request for a current one (a stored sign-in renews itself) */
-  token: string | (() => Promise<string>);
+  token: TokenSource;
   /** PEM of a CA to trust in addition to the system store (an appliance's own CA) */
   ca?: string | Buffer;
   /** headers and body timeouts, each (the longest silence accepted) */
@@ -144,7 +147,7 @@ export class ApiClient {
   readonly insecureHttp: boolean;
   readonly timeoutMs: number;
   readonly deadlineMs: number;
-  readonly #token: string | (() => Promise<string>);
+  readonly #token: TokenSource;
   readonly #client: Client;
   readonly #maxBytes: number;
   readonly #ca: string | Buffer | undefined;

@@ -1,10 +1,16 @@
-/** `2s`, `500ms`, `1m`, or a bare number of seconds: ms, or null when it is not one of those. */
-export function intervalMs(text: string | number): number | null {
-  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/.exec(String(text).trim());
-  if (!m) return null;
-  const n = Number(m[1]);
-  return Math.round(m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000);
-}
+import { durationMs } from '../text/duration.js';
 
-export const MIN_INTERVAL_MS = 200;
-export const MAX_INTERVAL_MS = 3_600_000;
+/** The poll interval's bounds: faster would load the appliance, slower shows stale data as current. */
+const MIN_INTERVAL_MS = 200;
+const MAX_INTERVAL_MS = 3_600_000;
+
+/**
+ * The poll interval in ms from `2s`, `500ms`, `1m` or a bare number of seconds (the config file's
+ * `refresh: 2`), or what is wrong with it, naming it as `what` ("--refresh", "the interval").
+ */
+export function readInterval(text: string | number, what: string): number | string {
+  const ms = durationMs(String(text), 's');
+  if (ms === null) return `${what} must look like 2s, 500ms or 1m, got ${String(text)}`;
+  if (ms < MIN_INTERVAL_MS || ms > MAX_INTERVAL_MS) return `${what} must be between 200ms and 60m`;
+  return ms;
+}

@@ -1,11 +1,8 @@
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type * as z from 'zod';
-import type { AnyScreen } from '../dashboard/kit/screen-api.js';
-import { keyOverridesOf } from '../dashboard/terminal/key-names.js';
-import { rebindingProblems } from '../dashboard/shell/keymap.js';
 import { sanitize } from '../text/sanitize.js';
-import { UsageError } from '../cli/usage-error.js';
+import { UsageError } from './usage-error.js';
 import { readConfigText } from './read.js';
 import { DashboardConfig } from './schema.js';
 import { configYamlValue, parseConfigYaml } from './yaml.js';
@@ -14,9 +11,11 @@ import { configYamlValue, parseConfigYaml } from './yaml.js';
  * Reads and checks the dashboard's config file: a file others could have changed (read.ts), YAML
  * beyond the limits (yaml.ts) or a mistake is one line naming the file and the key's path, thrown
  * as a UsageError (the CLI exits 2 and the dashboard does not start). Loaded only when a config
- * file exists (src/cli/dashboard-args.ts): zod's schema is built on import.
+ * file exists (src/cli/dashboard-args.ts): zod's schema is built on import. `check` is the
+ * dashboard's own look at what the file names (its screens, columns and keys: src/dashboard/shell/config-check.ts),
+ * so that this room knows no screen.
  */
-export function loadConfigFile(file: string, screens: readonly AnyScreen[]): DashboardConfig {
+export function loadConfigFile(file: string, check: ConfigCheck = () => {}): DashboardConfig {
   // refused unless only its user could have written it; at most CONFIG_MAX_BYTES (read.ts)
   const text = readConfigText(file);
   const fail = (where: string, what: string) => new UsageError(`${file}: ${where}: ${what}`);
@@ -26,9 +25,8 @@ export function loadConfigFile(file: string, screens: readonly AnyScreen[]): Das
     const issue = parsed.error.issues[0];
     throw fail(...describeIssue(issue));
   }
-  checkNames(parsed.data, screens, fail);
-  const problem = rebindingProblems(screens, keyOverridesOf(parsed.data.keys ?? {}))[0];
-  if (problem) throw fail('keys', sanitize(problem, 200));
+  checkAppliance(parsed.data, fail);
+  check(parsed.data, fail);
   return withPathsResolved(parsed.data, dirname(file));
 }
 
@@ -71,41 +69,16 @@ function knownKeys(path: readonly PropertyKey[]): string[] {
   return [];
 }
 
-/** The default appliance among the appliances; screen names, columns and sorts against the screens. */
-function checkNames(
-  c: DashboardConfig,
-  screens: readonly AnyScreen[],
-  fail: (where: string, what: string) => Error,
-): void {
+/** A mistake found in the file: where (the key's path) and what; thrown as it is. */
+export type ConfigFault = (where: string, what: string) => Error;
+/** A look at the parsed file that throws `fail(where, what)` for what it cannot use. */
+export type ConfigCheck = (config: DashboardConfig, fail: ConfigFault) => void;
+
+/** The default appliance is one of the appliances. */
+function checkAppliance(c: DashboardConfig, fail: ConfigFault): void {
   const appliance = c['default-appliance'];
   if (appliance !== undefined && !c.appliances?.[appliance])
     throw fail('default-appliance', `no appliance "${appliance}" under appliances`);
-  const names = screens.map((s) => s.name).join(', ');
-  const screenNamed = (name: string, where: string) => {
-    const screen = screens.find((s) => s.name === name);
-    if (!screen) throw fail(where, `no screen "${sanitize(name, 40)}" (the screens are: ${names})`);
-    return screen;
-  };
-  if (c.screen !== undefined) screenNamed(c.screen, 'screen');
-  for (const [name, prefs] of Object.entries(c.screens ?? {})) {
-    const where = `screens.${sanitize(name, 40)}`;
-    const list = screenNamed(name, where).list;
-    if (!list) throw fail(where, 'this screen is not a list: it has no columns or sort');
-    const headers = list.columns.map((col) => col.header);
-    const header = (text: string, at: string) => {
-      const found = headers.find((h) => h.toLowerCase() === text.toLowerCase());
-      if (!found) throw fail(at, `no column "${sanitize(text, 40)}" (the columns are: ${headers.join(', ')})`);
-      return found;
-    };
-    prefs.columns = prefs.columns?.map((col, i) => header(col, `${where}.columns.${i}`));
-    if (prefs.sort === undefined) continue;
-    if (list.serverOrder) throw fail(`${where}.sort`, 'this list comes in the appliance order');
-    const m = /^(.*?)(?:\s+(asc|desc))?$/i.exec(prefs.sort.trim())!;
-    const column = header(m[1], `${where}.sort`);
-    if (prefs.columns && !prefs.columns.includes(column))
-      throw fail(`${where}.sort`, `"${column}" is not one of the columns shown`);
-    prefs.sort = `${column} ${m[2]?.toLowerCase() ?? 'asc'}`;
-  }
 }
 
 /** `~/x` is in the home folder; a relative path is beside the config file. */

@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { UsageError } from '../cli/usage-error.js';
+import { UsageError } from './usage-error.js';
 
 /**
  * The most a config file may be, in bytes. A real one is a few kilobytes; the cap bounds the time

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { SHELL_ACTIONS } from '../dashboard/shell/shell-actions.js';
-import { intervalMs, MAX_INTERVAL_MS, MIN_INTERVAL_MS } from './interval.js';
+import { SHELL_ACTIONS } from './shell-actions.js';
+import { readInterval } from './interval.js';
 
 /**
  * The dashboard's config file (config.yaml), in one schema: strict objects, so that a key it does
@@ -13,7 +13,7 @@ import { intervalMs, MAX_INTERVAL_MS, MIN_INTERVAL_MS } from './interval.js';
 export const THEMES = ['dark', 'light', 'high-contrast'] as const;
 
 /**
- * The shell's actions `keys:` may bind (src/dashboard/shell/shell-actions.ts); a screen's own are
+ * The shell's actions `keys:` may bind (src/config/shell-actions.ts); a screen's own are
  * `<screen>.<label>` (`keys.revoke`), checked against the screens by load.ts.
  */
 export const KEY_ACTIONS = SHELL_ACTIONS;
@@ -72,10 +72,10 @@ export const DashboardConfig = z
     screen: z.string({ error: 'expected a screen name' }).optional().describe('the screen to start on'),
     refresh: z
       .union([z.string(), z.number()], { error: 'expected an interval such as 2s, 500ms or 1m' })
-      .refine((v) => {
-        const ms = intervalMs(v);
-        return ms !== null && ms >= MIN_INTERVAL_MS && ms <= MAX_INTERVAL_MS;
-      }, 'expected an interval between 200ms and 60m, such as 2s, 500ms or 1m')
+      .refine(
+        (v) => typeof readInterval(v, 'refresh') === 'number',
+        'expected an interval between 200ms and 60m, such as 2s, 500ms or 1m',
+      )
       .optional()
       .describe('poll interval'),
     theme: z.enum(THEMES, { error: `expected one of ${THEMES.join(', ')}` }).optional(),

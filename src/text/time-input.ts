@@ -2,13 +2,12 @@
  * Times as people type them (the CLI's --since/--until, the dashboard's custom range) and as the
  * appliance is sent them: RFC 3339 UTC. One reading for both, so a time means the same everywhere.
  */
+import { durationMs } from './duration.js';
 
 /** RFC 3339 UTC to the whole second (2026-11-21T09:30:12Z): what a time computed here is sent as. */
 export const isoSeconds = (ms: number): string =>
   new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
-const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
-const DURATION = /^(\d{1,9})\s*([smhdw])$/;
 // A date, then optionally a time (seconds and a fraction optional), then optionally a zone; no zone is UTC.
 const ABSOLUTE = /^(\d{4}-\d{2}-\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?)?\s*([Zz]|[+-]\d{2}:\d{2})?$/;
 
@@ -19,9 +18,9 @@ const ABSOLUTE = /^(\d{4}-\d{2}-\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,
  */
 export function parseTimeInput(text: string, nowMs = Date.now()): string | null {
   const t = text.trim();
-  const d = DURATION.exec(t);
-  if (d) {
-    const ms = nowMs - Number(d[1]) * UNIT_MS[d[2]];
+  const ago = durationMs(t);
+  if (ago !== null) {
+    const ms = nowMs - ago;
     return ms >= 0 ? isoSeconds(ms) : null;
   }
   const m = ABSOLUTE.exec(t);

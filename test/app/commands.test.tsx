@@ -96,7 +96,7 @@ describe('the : commands', () => {
     await d.waitFor((f) => headerLines(f).includes('every 2 s'), 'the interval at start');
     await command(d, 'refresh 5s');
     await d.waitFor((f) => headerLines(f).includes('every 5 s'), 'the new interval');
-    expect(d.deps.poller.intervalMs).toBe(5000);
+    expect(d.deps.poller.refreshMs).toBe(5000);
     await command(d, 'refresh soon');
     const refused = await d.waitForText('the interval must look like 2s, 500ms or 1m');
     expect(headerLines(refused)).toContain('every 5 s');

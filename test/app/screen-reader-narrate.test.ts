@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { narrate, type Snapshot } from '../../src/dashboard/terminal/screen-reader/narrate.js';
+import { narrate, type Snapshot } from '../../src/dashboard/shell/screen-reader/narrate.js';
 
 const rows = new Map([
   ['k1', '{"name":"one"}'],

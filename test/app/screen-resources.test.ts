@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { screenResources } from '../../src/dashboard/shell/screen-resources.js';
 import { resourceKey } from '../../src/dashboard/state/resources.js';
-import type { ScreenUiState } from '../../src/dashboard/state/ui.js';
 import { defineScreen, type AnyScreen } from '../../src/dashboard/kit/screen-api.js';
+import type { ScreenUiState } from '../../src/dashboard/kit/screen-state.js';
 
 function countingScreen() {
   const seen: ScreenUiState[] = [];

@@ -69,7 +69,7 @@ describe("the dashboard's CommonJS bundle", () => {
   });
 
   it('loads without the built-ins its first frame does not need, and is ASCII (one-byte source)', async () => {
-    const { file, text } = await bundleFile("export * from './start.js';");
+    const { file, text } = await bundleFile("export * from '../../cli/dashboard-bundle.js';");
     // a fresh process: this one has loaded half of Node already
     const loaded = JSON.parse(
       execFileSync(

@@ -13,7 +13,7 @@ let eager: Set<string>;
 beforeAll(async () => {
   const out = await build({
     ...DASHBOARD_BUNDLE_OPTIONS,
-    entryPoints: ['src/dashboard/shell/start.ts'],
+    entryPoints: ['src/cli/dashboard-bundle.ts'],
     outdir: 'unused',
     write: false,
     metafile: true,
@@ -26,7 +26,7 @@ beforeAll(async () => {
     eager.add(path);
     for (const i of inputs[path]?.imports ?? []) if (i.kind === 'import-statement' && !i.external) visit(i.path);
   };
-  visit('src/dashboard/shell/start.ts');
+  visit('src/cli/dashboard-bundle.ts');
 }, 60_000);
 
 describe("what the dashboard's bundle runs as it loads", () => {

@@ -46,7 +46,7 @@ describe("the dashboard's bundle", () => {
   beforeAll(async () => {
     const out = await build({
       ...DASHBOARD_BUNDLE_OPTIONS,
-      entryPoints: ['src/dashboard/shell/start.ts'],
+      entryPoints: ['src/cli/dashboard-bundle.ts'],
       write: false,
       metafile: true,
       logLevel: 'silent',

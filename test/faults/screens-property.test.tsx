@@ -3,11 +3,12 @@ import fc from 'fast-check';
 import { buildPath } from '../../src/client/api-client.js';
 import { routes, type RouteDef } from '../../src/contract/routes.js';
 import { queryAt, resourceKey } from '../../src/dashboard/state/resources.js';
-import { EMPTY_SCREEN_STATE, screenState } from '../../src/dashboard/state/ui.js';
+import { screenState } from '../../src/dashboard/state/ui.js';
 import { screens } from '../../screens/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
 import { startHostile, type HostileServer } from '../helpers/hostile-server.js';
+import { EMPTY_SCREEN_STATE } from '../../src/dashboard/kit/screen-state.js';
 
 /**
  * Issue 5, point 1 (property): every screen, drawn with arbitrary JSON in place of each answer

@@ -3,13 +3,13 @@ import stringWidth from 'string-width';
 import { buildPath } from '../../src/client/api-client.js';
 import { routes, type RouteDef } from '../../src/contract/routes.js';
 import { queryAt } from '../../src/dashboard/state/resources.js';
-import { EMPTY_SCREEN_STATE } from '../../src/dashboard/state/ui.js';
 import { issueToken } from '../../src/server/tokens.js';
 import { screens } from '../../screens/index.js';
 import { fixtureConfig } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
 import { json, startHostile, type HostileServer } from '../helpers/hostile-server.js';
+import { EMPTY_SCREEN_STATE } from '../../src/dashboard/kit/screen-state.js';
 
 // Colour on, as in a real terminal: Ink's own SGR codes are then in the frames, and the check
 // below tells them apart from anything a server string could smuggle in.

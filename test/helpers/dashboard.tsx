@@ -5,14 +5,14 @@ import type { Role } from '../../src/contract/index.js';
 import { ApiClient } from '../../src/client/api-client.js';
 import { createDashboard, type DashboardDeps, type DashboardSettings } from '../../src/dashboard/shell/deps.js';
 import { App } from '../../src/dashboard/shell/App.js';
-import { ScreenReaderApp } from '../../src/dashboard/terminal/screen-reader/Announcer.js';
+import { ScreenReaderApp } from '../../src/dashboard/shell/screen-reader/Announcer.js';
 import { KeyStdin, PASTE_END, PASTE_START } from '../../src/dashboard/terminal/key-stdin.js';
 import type { AnyScreen } from '../../src/dashboard/kit/screen-api.js';
 import type { SignInSetup } from '../../src/dashboard/shell/sign-in.js';
-import type { DisplaySettings } from '../../src/cli/dashboard-args.js';
 import { screens as allScreens } from '../../screens/index.js';
 import type { TestServer } from './server.js';
 import type { PinnedAuditKey } from '../../src/audit-chain/keys-file.js';
+import type { DisplaySettings } from '../../src/config/display-settings.js';
 
 /** A terminal of a given size, like ink-testing-library's, that can also be resized. */
 class FakeStdout extends EventEmitter {

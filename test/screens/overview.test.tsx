@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { IncomingMessage } from 'node:http';
 import { recordJournal } from '../../src/server/governance/journal-writer.js';
 import { queryAt } from '../../src/dashboard/state/resources.js';
-import { EMPTY_SCREEN_STATE } from '../../src/dashboard/state/ui.js';
 import { overviewScreen } from '../../screens/overview.js';
 import { startTestServer } from '../helpers/server.js';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
 import { json, stall, startHostile } from '../helpers/hostile-server.js';
+import { EMPTY_SCREEN_STATE } from '../../src/dashboard/kit/screen-state.js';
 
 /** The demo appliance: its cloud CRM connector fails (no driver) and the deployment says degraded. */
 const suite = setupScreenSuite({ start: () => startTestServer({ demo: true }) });

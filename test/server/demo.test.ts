@@ -9,7 +9,7 @@ import { CONNECTOR_KINDS, MUTATION_ACTIONS } from '../../src/contract/index.js';
 import { loadDemoConfig } from '../../src/server/demo/config.js';
 import { demoSeedRecord, seedDemo } from '../../src/server/demo/seed.js';
 import { startTraffic, TRAFFIC_ACTOR } from '../../src/server/demo/traffic.js';
-import { startEmbeddedDemo } from '../../src/server/demo/embedded.js';
+import { startEmbeddedDemo } from '../../src/cli/embedded-demo.js';
 import { issueToken } from '../../src/server/tokens.js';
 import { recordJournal } from '../../src/server/governance/journal-writer.js';
 import { fixtureConfig, tempDir } from '../helpers/fixtures.js';
@@ -679,7 +679,7 @@ describe('embedded demo (npm start)', () => {
     writeFileSync(
       parentScript,
       `
-      import { startEmbeddedDemo } from ${JSON.stringify(new URL('../../src/server/demo/embedded.ts', import.meta.url).pathname)};
+      import { startEmbeddedDemo } from ${JSON.stringify(new URL('../../src/cli/embedded-demo.ts', import.meta.url).pathname)};
       const demo = await startEmbeddedDemo({ dataDir: ${JSON.stringify(seededDataDir)} });
       process.send({ pid: demo.pid });
       setInterval(() => {}, 1000);

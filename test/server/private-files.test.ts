@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataDirError, DB_FILE, ensureDataDir, openDatabase } from '../../src/server/db/open.js';
-import { DEMO_LOG_FILE, startEmbeddedDemo } from '../../src/server/demo/embedded.js';
+import { DEMO_LOG_FILE, startEmbeddedDemo } from '../../src/cli/embedded-demo.js';
 import { ensureBuilt } from '../helpers/child-server.js';
 import { worldReadableCli, type CliCopy } from '../helpers/cli-copy.js';
 import { tempDir } from '../helpers/fixtures.js';

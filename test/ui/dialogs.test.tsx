@@ -4,7 +4,7 @@ import { render } from 'ink-testing-library';
 import { FormDialog } from '../../src/dashboard/widgets/dialogs/FormDialog.js';
 import { ConfirmDialog } from '../../src/dashboard/widgets/dialogs/ConfirmDialog.js';
 import { MessageDialog } from '../../src/dashboard/widgets/dialogs/MessageDialog.js';
-import type { FormField, FormValues } from '../../src/dashboard/widgets/dialogs/form-model.js';
+import type { FormField, FormValues } from '../../src/dashboard/kit/dialog-specs.js';
 
 const gap = () => new Promise((r) => setTimeout(r, 10));
 async function keys(stdin: { write(s: string): void }, ...seq: string[]) {

@@ -2,12 +2,13 @@ import { describe, expect, it } from 'vitest';
 import React from 'react';
 import { render } from 'ink-testing-library';
 import { FormDialog } from '../../src/dashboard/widgets/dialogs/FormDialog.js';
-import { parseField, type FormField, type FormValues } from '../../src/dashboard/widgets/dialogs/form-model.js';
+import { parseField } from '../../src/dashboard/widgets/dialogs/form-model.js';
 import { charCount, pastedLine } from '../../src/dashboard/widgets/dialogs/edit.js';
 import { editLine, lineAtEnd, pasteIntoLine } from '../../src/dashboard/widgets/line-edit.js';
 import { truncateStart, widthOf } from '../../src/dashboard/kit/text.js';
 import { DisplayName } from '../../src/contract/common.js';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
+import type { FormField, FormValues } from '../../src/dashboard/kit/dialog-specs.js';
 
 const gap = () => new Promise((r) => setTimeout(r, 10));
 async function typeEach(stdin: { write(s: string): void }, text: string) {

@@ -1,7 +1,7 @@
 /** Tab in the export dialog's file field: the directory entries of what is typed, as a shell completes. */
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import type { Completion } from '../widgets/dialogs/form-model.js';
+import type { Completion } from '../kit/dialog-specs.js';
 
 /** More candidates than fit a line are counted, not listed. */
 const MAX_CANDIDATES = 50;

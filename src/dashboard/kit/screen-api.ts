@@ -7,14 +7,14 @@ import type { ReactNode } from 'react';
 import type { CallInput, FileRouteName, JsonRouteName, RouteData } from '../../client/api-client.js';
 import type { AuditEntry } from '../../contract/index.js';
 import type { DownloadProgress, DownloadResult } from '../../client/download.js';
-import type { ResourceEntry, ResourceRequest } from '../state/resources.js';
 import type { PinnedAuditKey } from '../../audit-chain/keys-file.js';
-import type { SessionState } from '../state/session.js';
-import type { ScreenUiState } from '../state/ui.js';
 import type { SortState } from './sort.js';
 import type { Tone } from './theme.js';
-import type { FormField, FormValues } from '../widgets/dialogs/form-model.js';
-import type { MessageChoice } from '../widgets/dialogs/MessageDialog.js';
+import type { FormField, FormValues } from './dialog-specs.js';
+import type { MessageChoice } from './dialog-specs.js';
+import type { ScreenUiState } from './screen-state.js';
+import type { SessionState } from './session-state.js';
+import type { ResourceEntry, ResourceRequest } from './resource.js';
 
 export type { ResourceRequest, ResourceEntry, ScreenUiState, Tone, FormField, PinnedAuditKey };
 
@@ -223,7 +223,7 @@ export interface ActionContext {
   /** `top`: also put the cursor back on the first row (a new page of a list) */
   setExtra(patch: Record<string, unknown>, opts?: { top?: boolean }): void;
   readonly session: SessionState;
-  readonly refreshIntervalMs: number;
+  readonly refreshMs: number;
   /** the folder an export's file is written to unless an absolute path is given */
   readonly exportFolder: string;
   /** the appliance as the header shows it (no credentials): what an evidence pack says it came from */

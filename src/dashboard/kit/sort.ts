@@ -5,7 +5,7 @@
  */
 import type { Column } from './screen-api.js';
 import { cellText } from './table-layout.js';
-import type { SortState } from '../state/ui.js';
+import type { SortState } from './screen-state.js';
 
 export type { SortState };
 

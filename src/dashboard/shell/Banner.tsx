@@ -2,12 +2,12 @@ import React from 'react';
 import { Text } from 'ink';
 import { TransportError } from '../../client/errors.js';
 import type { ConnectionInfo } from '../state/resources.js';
-import type { SessionState } from '../state/session.js';
 import { errorLines } from '../kit/error-lines.js';
 import { colour } from '../kit/theme.js';
 import { truncate, wrapText } from '../kit/text.js';
 import { sanitize } from '../../text/sanitize.js';
 import type { ScreenData } from './screen-data.js';
+import type { SessionState } from '../kit/session-state.js';
 
 interface BannerLine {
   text: string;

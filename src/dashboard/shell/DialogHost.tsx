@@ -2,7 +2,7 @@ import React, { useCallback } from 'react';
 import { useStore } from 'zustand';
 import { ConfirmDialog } from '../widgets/dialogs/ConfirmDialog.js';
 import { TypeToConfirmDialog } from '../widgets/dialogs/TypeToConfirmDialog.js';
-import { FormDialog, type FormStatus } from '../widgets/dialogs/FormDialog.js';
+import { FormDialog } from '../widgets/dialogs/FormDialog.js';
 import { PickerDialog } from '../widgets/dialogs/PickerDialog.js';
 import { MessageDialog } from '../widgets/dialogs/MessageDialog.js';
 import { SecretDialog } from '../widgets/dialogs/SecretDialog.js';
@@ -10,6 +10,7 @@ import { ProgressDialog } from '../widgets/dialogs/ProgressDialog.js';
 import { SignInDialog } from '../widgets/dialogs/SignInDialog.js';
 import { closeDialog, reportForm } from '../state/dialogs.js';
 import { useDeps } from './deps.js';
+import type { FormStatus } from '../kit/dialog-specs.js';
 
 /** Renders the top dialog of the stack; it alone gets the keys (none while `isActive` is false). */
 export function DialogHost({ width, height, isActive = true }: { width: number; height: number; isActive?: boolean }) {

@@ -26,7 +26,7 @@ export interface HeaderProps {
   /** the stored sign-in expired and was not renewed: nothing is polled until it is */
   signedOut?: boolean;
   freshness: Freshness;
-  intervalMs: number;
+  refreshMs: number;
   /** the operator paused polling (the pause key) */
   paused: boolean;
   screens: string[];
@@ -41,18 +41,18 @@ export interface HeaderProps {
  */
 function freshnessText(
   f: Freshness,
-  intervalMs: number,
+  refreshMs: number,
   paused: boolean,
   now: number,
 ): { text: string; tone?: 'warn' | 'bad' } {
-  const polling = paused ? '▮▮ PAUSED · ' : `every ${intervalText(intervalMs)} · `;
+  const polling = paused ? '▮▮ PAUSED · ' : `every ${intervalText(refreshMs)} · `;
   const tone = paused ? ('warn' as const) : undefined;
   if (f.fetchedAt === null)
     return f.failed ? { text: `${polling}✕ NO DATA`, tone: 'bad' } : { text: `${polling}loading…`, tone };
   const s = Math.max(0, Math.round((now - f.fetchedAt) / 1000));
   const age = `updated ${s} s ago`;
   if (f.failed) return { text: `${polling}✕ STALE · ${age}`, tone: 'bad' };
-  if (!paused && now - f.fetchedAt > 2 * intervalMs) return { text: `${polling}▲ ${age} (late)`, tone: 'warn' };
+  if (!paused && now - f.fetchedAt > 2 * refreshMs) return { text: `${polling}▲ ${age} (late)`, tone: 'warn' };
   return { text: `${polling}${age}`, tone };
 }
 
@@ -141,15 +141,15 @@ function sameWords(a: HeaderProps, b: HeaderProps): boolean {
   }
   return (
     a.screens.join('\n') === b.screens.join('\n') &&
-    freshnessText(a.freshness, a.intervalMs, a.paused, a.now).text ===
-      freshnessText(b.freshness, b.intervalMs, b.paused, b.now).text &&
+    freshnessText(a.freshness, a.refreshMs, a.paused, a.now).text ===
+      freshnessText(b.freshness, b.refreshMs, b.paused, b.now).text &&
     connectionText(a.connection, a.now).text === connectionText(b.connection, b.now).text
   );
 }
 
 function HeaderView(p: HeaderProps) {
   const conn = p.signedOut ? { text: '▲ SIGNED OUT', tone: 'warn' as const } : connectionText(p.connection, p.now);
-  const fresh = freshnessText(p.freshness, p.intervalMs, p.paused, p.now);
+  const fresh = freshnessText(p.freshness, p.refreshMs, p.paused, p.now);
   const { where, who, ro } = whereAndWho(p, conn.text);
   const freshWidth = widthOf(fresh.text);
   return (

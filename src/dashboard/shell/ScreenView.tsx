@@ -1,6 +1,5 @@
 import React, { Component, type ReactNode } from 'react';
 import { Box, Text } from 'ink';
-import type { ScreenUiState } from '../state/ui.js';
 import { patchScreen } from '../state/ui.js';
 import type { AnyScreen, ScreenRenderProps, Tone } from '../kit/screen-api.js';
 import { Table } from '../widgets/Table.js';
@@ -10,6 +9,7 @@ import { sanitize } from '../../text/sanitize.js';
 import { chosenColumns } from './column-choice.js';
 import { useDeps } from './deps.js';
 import type { ScreenData } from './screen-data.js';
+import type { ScreenUiState } from '../kit/screen-state.js';
 
 /** Lines kept under the table for a list's cursorLine. */
 const CURSOR_LINES = 2;

@@ -348,7 +348,7 @@ export function Shell() {
             failed: data.primary.status === 'error',
             loading: data.primary.status === 'loading',
           }}
-          intervalMs={deps.poller.intervalMs}
+          refreshMs={deps.poller.refreshMs}
           paused={deps.poller.held}
           screens={deps.screens.map((s) => s.name)}
           current={screen.name}

@@ -1,6 +1,6 @@
 import { ROUTE_META, type RouteMeta } from '../../contract/route-meta.js';
 import { ApiError } from '../../client/errors.js';
-import { requestAuditQuery, requestEntry } from '../../client/request-audit.js';
+import { requestAuditQuery, requestEntry } from '../kit/request-audit.js';
 import { actionBlockReason, learnForbidden } from '../state/session.js';
 import { flash, patchScreen, screenState } from '../state/ui.js';
 import type { ActionContext, AnyScreen, ScreenAction } from '../kit/screen-api.js';
@@ -9,10 +9,10 @@ import { errorLines } from '../kit/error-lines.js';
 import { routingChangeOf } from '../kit/audit-change.js';
 import { sanitize } from '../../text/sanitize.js';
 import { thousands } from '../../text/thousands.js';
-import type { FormField, FormValues } from '../widgets/dialogs/form-model.js';
 import { closeDialog, openDialog, updateDialog } from '../state/dialogs.js';
 import { openLink } from './navigate.js';
 import type { DashboardDeps } from './deps.js';
+import type { FormField, FormValues } from '../kit/dialog-specs.js';
 
 /** A change the action made, for the audit lookup afterwards (looked up once, by request id). */
 interface Mutation {
@@ -286,8 +286,8 @@ function makeContext(
     get session() {
       return deps.session.getState();
     },
-    get refreshIntervalMs() {
-      return deps.poller.intervalMs;
+    get refreshMs() {
+      return deps.poller.refreshMs;
     },
     exportFolder: deps.exportFolder,
     applianceUrl: deps.client.displayUrl,

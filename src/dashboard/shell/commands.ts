@@ -91,7 +91,7 @@ const COMMANDS: readonly Command[] = [
     complete: () => ['1s', '2s', '5s', '10s', '30s', '1m'],
     run(ctx, args) {
       const { poller } = ctx.deps;
-      if (!args.trim()) return say(ctx, `refreshing every ${intervalText(poller.intervalMs)}`);
+      if (!args.trim()) return say(ctx, `refreshing every ${intervalText(poller.refreshMs)}`);
       const ms = parseRefresh(args);
       if (typeof ms === 'string') return say(ctx, ms, 'warn');
       poller.setIntervalMs(ms);

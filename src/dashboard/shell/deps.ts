@@ -10,11 +10,11 @@ import { createDialogStore, type DialogStore } from '../state/dialogs.js';
 import { validateScreens } from './registry.js';
 import { screenResources, type ScreenResources } from './screen-resources.js';
 import { SignIn, type SignInSetup } from './sign-in.js';
-import type { DisplaySettings } from '../../cli/dashboard-args.js';
-import { defaultSorts, withChosenColumns } from '../../config/screen-prefs.js';
-import { keyOverridesOf } from '../terminal/key-names.js';
+import { defaultSorts, withChosenColumns } from './screen-prefs.js';
+import { keyOverridesOf } from './key-names.js';
 import type { KeyOverrides } from './keymap.js';
 import type { PinnedAuditKey } from '../../audit-chain/keys-file.js';
+import type { DisplaySettings } from '../../config/display-settings.js';
 
 /** Everything the shell and the actions share; one per dashboard (tests run several). */
 export interface DashboardDeps {
@@ -99,7 +99,7 @@ export function createDashboard(o: DashboardOptions): DashboardDeps {
     resources,
     session,
     token: o.token,
-    intervalMs: o.refreshMs,
+    refreshMs: o.refreshMs,
     onAuthFailure: o.session ? (err) => signIn?.handle(err) ?? false : undefined,
   });
 

@@ -1,6 +1,6 @@
 import type { Key } from 'ink';
 import type { AnyScreen } from '../kit/screen-api.js';
-import type { ShellAction } from './shell-actions.js';
+import type { ShellAction } from '../../config/shell-actions.js';
 
 /**
  * A key as the keymap names it: one printable character ('q', 'G', '/'), or one of the named

@@ -1,10 +1,4 @@
-import { parseInterval } from '../../cli/dashboard-args.js';
+import { readInterval } from '../../config/interval.js';
 
 /** `:refresh`'s argument in ms, read as --refresh reads it, or what is wrong with it. */
-export function parseRefresh(text: string): number | string {
-  try {
-    return parseInterval(text);
-  } catch (err) {
-    return (err as Error).message.replace('--refresh', 'the interval');
-  }
-}
+export const parseRefresh = (text: string): number | string => readInterval(text, 'the interval');

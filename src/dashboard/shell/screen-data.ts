@@ -1,12 +1,13 @@
 import { useMemo, useReducer } from 'react';
 import { useStore } from 'zustand';
-import { emptyEntry, type ResourceEntry } from '../state/resources.js';
-import type { ScreenUiState } from '../state/ui.js';
+import { emptyEntry } from '../state/resources.js';
 import type { AnyScreen, ListSpec, ScreenContext } from '../kit/screen-api.js';
 import { sortColumn, sortRows, type SortState } from '../kit/sort.js';
 import type { DashboardDeps } from './deps.js';
 import { filterRows } from './row-search.js';
 import { screenResources } from './screen-resources.js';
+import type { ScreenUiState } from '../kit/screen-state.js';
+import type { ResourceEntry } from '../kit/resource.js';
 
 export interface ScreenData {
   resources: Record<string, ResourceEntry>;

@@ -1,6 +1,8 @@
-import { resourceKey, type ResourceRequest } from '../state/resources.js';
-import { EMPTY_SCREEN_STATE, type ScreenUiState } from '../state/ui.js';
+import { resourceKey } from '../state/resources.js';
 import type { AnyScreen } from '../kit/screen-api.js';
+import type { ScreenUiState } from '../kit/screen-state.js';
+import { EMPTY_SCREEN_STATE } from '../kit/screen-state.js';
+import type { ResourceRequest } from '../kit/resource.js';
 
 export interface ScreenResources {
   requests: ResourceRequest[];

@@ -1,18 +1,17 @@
 import { ApiClient } from '../../client/api-client.js';
-import type { TokenSource } from '../../cli/connection.js';
-import type { DisplaySettings } from '../../cli/dashboard-args.js';
+import type { TokenSource } from '../../client/api-client.js';
 import { screens } from '../../../screens/index.js';
 import { createDashboard, type DashboardSettings } from './deps.js';
 import type { SignInSetup } from './sign-in.js';
-import { runDashboard } from '../terminal/run.js';
+import { runDashboard } from './run.js';
 import { yogaReady } from '../terminal/yoga-ready.js';
 import { themeStore, type ThemeName } from '../kit/theme.js';
 import type { PinnedAuditKey } from '../../audit-chain/keys-file.js';
+import type { DisplaySettings } from '../../config/display-settings.js';
 
-export { argvForAppliance, DASHBOARD_USAGE, dashboardArgs } from '../../cli/dashboard-args.js';
-export { TERMINAL_HUNG_UP } from '../terminal/run.js';
+export { TERMINAL_HUNG_UP } from './run.js';
 
-export interface StartOptions {
+interface StartOptions {
   url: string;
   token: TokenSource;
   ca?: Buffer;

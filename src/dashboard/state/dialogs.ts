@@ -1,10 +1,10 @@
 import { createStore } from 'zustand/vanilla';
-import type { FormField } from '../widgets/dialogs/form-model.js';
-import type { FormStatus } from '../widgets/dialogs/FormDialog.js';
-import type { MessageChoice } from '../widgets/dialogs/MessageDialog.js';
-import type { PickerItem } from '../widgets/dialogs/PickerDialog.js';
-import type { SignInPhase, SignInPrompt } from '../widgets/dialogs/SignInDialog.js';
 import type { Tone } from '../kit/theme.js';
+import type { FormField } from '../kit/dialog-specs.js';
+import type { MessageChoice } from '../kit/dialog-specs.js';
+import type { PickerItem } from '../kit/dialog-specs.js';
+import type { SignInPhase, SignInPrompt } from '../kit/dialog-specs.js';
+import type { FormStatus } from '../kit/dialog-specs.js';
 
 export type DialogSpec =
   | { kind: 'confirm'; title: string; message: string | string[]; confirmLabel?: string; danger?: boolean }

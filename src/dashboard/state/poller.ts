@@ -1,15 +1,9 @@
 import type { ApiClient } from '../../client/api-client.js';
 import { ApiError, TransportError, describeError } from '../../client/errors.js';
-import {
-  confirmEntry,
-  patchEntry,
-  queryAt,
-  resourceKey,
-  type ResourceRequest,
-  type ResourceStore,
-} from './resources.js';
+import { confirmEntry, patchEntry, queryAt, resourceKey, type ResourceStore } from './resources.js';
 import { resolveSession, type SessionStore } from './session.js';
 import { IdentityProviderUnavailableError } from '../../client/session/errors.js';
+import type { ResourceRequest } from '../kit/resource.js';
 
 export interface PollerOptions {
   client: ApiClient;
@@ -17,7 +11,7 @@ export interface PollerOptions {
   session: SessionStore;
   /** the bearer token (or what gives it), only to read JWT claims when the appliance has no GET /session */
   token: string | (() => Promise<string>);
-  intervalMs: number;
+  refreshMs: number;
   /** longest wait between retries after connection errors */
   maxBackoffMs?: number;
   /**
@@ -69,8 +63,8 @@ export class Poller {
     this.#o = { maxBackoffMs: 30_000, ...opts };
   }
 
-  get intervalMs() {
-    return this.#o.intervalMs;
+  get refreshMs() {
+    return this.#o.refreshMs;
   }
 
   /**
@@ -127,7 +121,7 @@ export class Poller {
 
   /** A new interval (`:refresh 5s`): the next poll is that far from now. */
   setIntervalMs(ms: number) {
-    this.#o.intervalMs = ms;
+    this.#o.refreshMs = ms;
     if (this.#running && !this.#paused && !this.#held && !this.#isWaitingToRetry()) this.#schedule(ms);
   }
 
@@ -191,7 +185,7 @@ export class Poller {
       this.#schedule(retryAt - Date.now());
       return;
     }
-    if (!this.#held) this.#schedule(this.#o.intervalMs);
+    if (!this.#held) this.#schedule(this.#o.refreshMs);
     const session = this.#o.session.getState();
     const sessionDue = !session.resolved || (this.#sessionUnchecked && this.#answersChecked);
     const resolving = sessionDue && !session.authError ? this.#resolveSession() : undefined;
@@ -215,7 +209,7 @@ export class Poller {
     const key = resourceKey(r);
     if (this.#answersChecked && this.#unchecked.has(key)) return true;
     const fetchedAt = this.#o.resources.getState().entries[key]?.fetchedAt;
-    return fetchedAt == null || Date.now() - fetchedAt >= r.everyMs - this.#o.intervalMs / 2;
+    return fetchedAt == null || Date.now() - fetchedAt >= r.everyMs - this.#o.refreshMs / 2;
   };
 
   /** The rest of a primary-first round: after the first answers, and after the frame drawn with them. */
@@ -335,7 +329,7 @@ export class Poller {
     // Several resources failing in one round count as one failure.
     if (conn.state === 'down' && conn.retryAt !== null && Date.now() < conn.retryAt) return;
     const failures = conn.failures + 1;
-    const base = Math.max(1000, this.#o.intervalMs);
+    const base = Math.max(1000, this.#o.refreshMs);
     const wait = Math.min(this.#o.maxBackoffMs, base * 2 ** (failures - 1));
     const identityProvider = err instanceof IdentityProviderUnavailableError;
     this.#o.resources.setState({

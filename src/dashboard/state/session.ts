@@ -1,4 +1,5 @@
 import { createStore } from 'zustand/vanilla';
+import type { SessionState } from '../kit/session-state.js';
 import { mayMutate } from '../../contract/roles.js';
 import { MUTATION_ACTIONS } from '../../contract/route-meta.js';
 import type { ApiClient } from '../../client/api-client.js';
@@ -6,31 +7,6 @@ import { ApiError, NOT_THIS_API, TransportError } from '../../client/errors.js';
 import { sanitize } from '../../text/sanitize.js';
 import { AuthSessionError } from '../../client/session/errors.js';
 import { claimsOf } from './jwt.js';
-
-/** Where the session learned its role, in the order it tries them. */
-type RoleSource = 'session' | 'claims' | 'learned' | 'unknown';
-
-export interface SessionState {
-  subject: string | null;
-  role: string | null;
-  /** null when the appliance did not say (no GET /session) */
-  capabilities: string[] | null;
-  source: RoleSource;
-  expiresAt: string | null;
-  /** false until resolution succeeded or definitively fell back */
-  resolved: boolean;
-  /** --read-only */
-  forcedReadOnly: boolean;
-  /** set by the first 403 on a change */
-  learnedReadOnly: string | null;
-  /** the credential itself was refused (401) */
-  authError: string | null;
-  /**
-   * The stored sign-in needs a new device sign-in (it expired or was refused): why, in plain
-   * words. Polling pauses and nothing can be changed until the sign-in succeeds.
-   */
-  signedOut: { title: string; message: string } | null;
-}
 
 export type SessionStore = ReturnType<typeof createSessionStore>;
 

@@ -1,25 +1,5 @@
 import { createStore } from 'zustand/vanilla';
-
-/** The order a list is shown in: by the column with this header. */
-export interface SortState {
-  column: string;
-  descending: boolean;
-}
-
-/** What each screen remembers while another one is shown. */
-export interface ScreenUiState {
-  cursor: number;
-  /** key of the selected row: the cursor follows it when rows move (new rows on top) */
-  selectedKey: string | null;
-  scroll: number;
-  filter: string;
-  /** the column a list is sorted by (s, S); none: the appliance's order */
-  sort?: SortState | null;
-  /** the list's columns shown, by header and in order (`:columns`); none: the screen's own */
-  columns?: string[] | null;
-  /** screen-owned state (time range, paging cursor, …), read by its resources() */
-  extra: Record<string, unknown>;
-}
+import { EMPTY_SCREEN_STATE, type ScreenUiState } from '../kit/screen-state.js';
 
 type UiMode = 'normal' | 'help' | 'command' | 'filter' | 'detail';
 export interface Flash {
@@ -43,14 +23,6 @@ export interface UiState {
 }
 
 export type UiStore = ReturnType<typeof createUiStore>;
-
-export const EMPTY_SCREEN_STATE: ScreenUiState = Object.freeze({
-  cursor: 0,
-  selectedKey: null,
-  scroll: 0,
-  filter: '',
-  extra: Object.freeze({}),
-}) as ScreenUiState;
 
 export function createUiStore(first: string) {
   return createStore<UiState>(() => ({

@@ -4,7 +4,7 @@ import { render } from 'ink';
 import { App } from '../../../src/dashboard/shell/App.js';
 import type { DashboardDeps } from '../../../src/dashboard/shell/deps.js';
 import { KeyStdin } from '../../../src/dashboard/terminal/key-stdin.js';
-import { FRAME_OPTIONS } from '../../../src/dashboard/terminal/run.js';
+import { FRAME_OPTIONS } from '../../../src/dashboard/shell/run.js';
 import { stripAnsi } from './dashboard-pty.js';
 import { nowMs } from './stats.js';
 import { disturbance, othersBusy, schedMark, type Disturbance, type SchedMark } from './thread-sched.js';

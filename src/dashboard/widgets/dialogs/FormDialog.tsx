@@ -1,16 +1,18 @@
 import React, { useEffect } from 'react';
+import type { FormStatus } from '../../kit/dialog-specs.js';
 import { useLiveState } from '../../terminal/hooks.js';
 import { Box, Text, useInput } from 'ink';
 import { Frame, innerWidth, lines } from './Frame.js';
 import { pastedLine } from './edit.js';
 import { editLine, pasteIntoLine, type EditedLine } from '../line-edit.js';
 import { CaretText } from '../CaretText.js';
-import { initialText, parseForm, type FormField, type FormValues } from './form-model.js';
+import { initialText, parseForm } from './form-model.js';
 import { colour } from '../../kit/theme.js';
 import { sanitize } from '../../../text/sanitize.js';
 import { usePaste } from '../../terminal/paste.js';
 import { fit, truncate, wrapText } from '../../kit/text.js';
 import { fieldWindow } from './field-window.js';
+import type { FormField, FormValues } from '../../kit/dialog-specs.js';
 
 export interface FormProps {
   title: string;
@@ -24,16 +26,6 @@ export interface FormProps {
   onDone(values: FormValues | null): void;
   /** told where the focus is and what a submit refused, as they change (the screen-reader mode says them) */
   onStatus?(status: FormStatus): void;
-}
-
-/** The focused field, as typed, and the fields a refused submit found wrong. */
-export interface FormStatus {
-  focus: number;
-  /** the focused field's text (a select's value) */
-  value: string;
-  errors: Record<string, string>;
-  /** how many submits the fields' checks refused */
-  refused: number;
 }
 
 /** How many characters a typed field takes. */

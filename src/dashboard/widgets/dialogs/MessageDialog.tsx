@@ -1,16 +1,11 @@
 import React from 'react';
+import type { MessageChoice } from '../../kit/dialog-specs.js';
 import { Text, useInput } from 'ink';
 import { Frame, innerWidth } from './Frame.js';
 import { hangingWrap } from './hanging-wrap.js';
 import { colour, markOf, type Tone } from '../../kit/theme.js';
 import { sanitize } from '../../../text/sanitize.js';
 import { useScrollWindow } from '../scroll-window.js';
-
-/** A key that closes the message with what to do next (the action log's entry: `a` opens it on the audit screen). */
-export interface MessageChoice {
-  key: string;
-  label: string;
-}
 
 export interface MessageProps {
   title: string;

@@ -1,4 +1,5 @@
 import React from 'react';
+import type { PickerItem } from '../../kit/dialog-specs.js';
 import { useLiveState } from '../../terminal/hooks.js';
 import { Text, useInput } from 'ink';
 import { Frame, innerWidth } from './Frame.js';
@@ -7,10 +8,6 @@ import { sanitize } from '../../../text/sanitize.js';
 import { fit } from '../../kit/text.js';
 import { hiddenMarker } from '../scroll-window.js';
 
-export interface PickerItem {
-  label: string;
-  hint?: string;
-}
 export interface PickerProps {
   title: string;
   message?: string;

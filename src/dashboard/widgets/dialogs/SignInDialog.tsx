@@ -1,22 +1,10 @@
 import React from 'react';
+import type { SignInPhase, SignInPrompt } from '../../kit/dialog-specs.js';
 import { Text, useInput } from 'ink';
 import { Frame, innerWidth } from './Frame.js';
 import { sanitize } from '../../../text/sanitize.js';
 import { widthOf, wrapText } from '../../kit/text.js';
 import { colour } from '../../kit/theme.js';
-
-/** What the person needs to approve the sign-in on another device. */
-export interface SignInPrompt {
-  verificationUri: string;
-  verificationUriComplete?: string;
-  userCode: string;
-  /** when the code runs out, as a local time */
-  until: string;
-  /** the QR code of the page, as renderQr(…, { color: false }) draws it */
-  qr: string[];
-}
-
-export type SignInPhase = 'explain' | 'waiting' | 'failed';
 
 export interface SignInProps {
   phase: SignInPhase;

@@ -1,37 +1,6 @@
 /** Form fields and their parsing, apart from rendering so both can be tested on their own. */
 import { charCount } from './edit.js';
-
-interface FieldBase {
-  name: string;
-  label: string;
-  hint?: string;
-}
-/** What Tab in a completing field gives: the text completed as far as it is sure, and the choices left. */
-export interface Completion {
-  text: string;
-  candidates: string[];
-}
-
-export type FormField =
-  /**
-   * `validate` also gets the whole form as typed, for a rule across fields (until after from);
-   * `complete` makes Tab complete the field (a path) instead of moving to the next one
-   */
-  | (FieldBase & {
-      kind: 'text';
-      initial?: string;
-      required?: boolean;
-      maxLength?: number;
-      validate?: (v: string, form?: Record<string, string>) => string | null;
-      complete?: (v: string) => Promise<Completion>;
-    })
-  /** a whole number >= 0, or empty for unlimited (null) */
-  | (FieldBase & { kind: 'limit'; initial?: number | null })
-  | (FieldBase & { kind: 'number'; initial?: number; min?: number; max?: number; required?: boolean })
-  | (FieldBase & { kind: 'select'; options: { value: string; label: string }[]; initial?: string });
-
-export type FormValue = string | number | null;
-export type FormValues = Record<string, FormValue>;
+import type { FormField, FormValue, FormValues } from '../../kit/dialog-specs.js';
 
 export const initialText = (f: FormField): string => {
   switch (f.kind) {

@@ -2,8 +2,9 @@ import { sanitize } from '../../../text/sanitize.js';
 import { thousands } from '../../../text/thousands.js';
 import type { Column } from '../../kit/screen-api.js';
 import type { DialogSpec } from '../../state/dialogs.js';
-import { initialText, type FormField } from '../../widgets/dialogs/form-model.js';
-import type { FormStatus } from '../../widgets/dialogs/FormDialog.js';
+import { initialText } from '../../widgets/dialogs/form-model.js';
+import type { FormField } from '../../kit/dialog-specs.js';
+import type { FormStatus } from '../../kit/dialog-specs.js';
 
 // What the screen-reader mode says, as plain lines: no colour, no box drawing, no padding.
 

@@ -1,6 +1,6 @@
-import type { SortState } from '../dashboard/state/ui.js';
-import type { AnyScreen } from '../dashboard/kit/screen-api.js';
-import type { DisplaySettings } from '../cli/dashboard-args.js';
+import type { AnyScreen } from '../kit/screen-api.js';
+import type { SortState } from '../kit/screen-state.js';
+import type { DisplaySettings } from '../../config/display-settings.js';
 
 /**
  * The config file's `screens:` applied: a list shows the columns it names, in its order. The

@@ -1,11 +1,11 @@
 import React from 'react';
 import { render } from 'ink';
 import { sanitize } from '../../text/sanitize.js';
-import { App } from '../shell/App.js';
-import { KeyStdin } from './key-stdin.js';
-import type { DashboardDeps } from '../shell/deps.js';
+import { App } from './App.js';
+import { KeyStdin } from '../terminal/key-stdin.js';
+import type { DashboardDeps } from './deps.js';
 import { ScreenReaderApp } from './screen-reader/Announcer.js';
-import { silentStdout } from './screen-reader/silent-stdout.js';
+import { silentStdout } from '../terminal/silent-stdout.js';
 
 /** How Ink draws frames (also used by the benchmarks in test/bench, which measure them). */
 export const FRAME_OPTIONS = {

@@ -3,12 +3,12 @@ import { useStore } from 'zustand';
 import { screenState } from '../../state/ui.js';
 import { flatten } from '../../kit/flatten.js';
 import type { AnyScreen } from '../../kit/screen-api.js';
-import { App } from '../../shell/App.js';
-import { DepsContext, useDeps, type DashboardDeps } from '../../shell/deps.js';
-import { keymapOf, shellHelp } from '../../shell/keymap.js';
-import { useScreenData, type ScreenData } from '../../shell/screen-data.js';
-import { offersOf, sortNote } from '../../shell/screen-hints.js';
-import { detailOf, locateRow, safeKey } from '../../shell/screen-rows.js';
+import { App } from '../App.js';
+import { DepsContext, useDeps, type DashboardDeps } from '../deps.js';
+import { keymapOf, shellHelp } from '../keymap.js';
+import { useScreenData, type ScreenData } from '../screen-data.js';
+import { offersOf, sortNote } from '../screen-hints.js';
+import { detailOf, locateRow, safeKey } from '../screen-rows.js';
 import { narrate, type Snapshot } from './narrate.js';
 import { rowText, speakable } from './speech.js';
 
@@ -44,7 +44,7 @@ function pageOf(deps: DashboardDeps, screen: AnyScreen, mode: Snapshot['mode'], 
 }
 
 /**
- * Says what changes on the dashboard as short lines (src/dashboard/terminal/screen-reader/narrate.ts), from the
+ * Says what changes on the dashboard as short lines (src/dashboard/shell/screen-reader/narrate.ts), from the
  * same stores the shell draws from; it draws nothing itself.
  */
 function Announcer({ say }: { say(line: string): void }) {

@@ -1,9 +1,9 @@
 import type { ConnectionInfo } from '../../state/resources.js';
 import type { Flash } from '../../state/ui.js';
 import type { DialogSpec } from '../../state/dialogs.js';
-import type { FormStatus } from '../../widgets/dialogs/FormDialog.js';
 import { changeText, dialogText, formChangeLines, newDialogLines, speakable } from './speech.js';
 import { thousands } from '../../../text/thousands.js';
+import type { FormStatus } from '../../kit/dialog-specs.js';
 
 /** What the dashboard shows at one moment, as the screen-reader mode compares it to the last one. */
 export interface Snapshot {

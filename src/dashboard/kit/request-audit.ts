@@ -1,4 +1,4 @@
-import type { AuditEntry } from '../contract/index.js';
+import type { AuditEntry } from '../../contract/index.js';
 
 /** The audit list's query for the entries one request produced (usually one; a few, in case). */
 export const requestAuditQuery = (requestId: string) => ({ request_id: requestId, limit: 10 });

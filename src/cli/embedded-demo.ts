@@ -3,9 +3,9 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } fr
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Role } from '../../contract/index.js';
-import { createPrivateFile, ensureDataDir, makePrivate } from '../db/data-dir.js';
-import type { ReadyMessage } from './ipc-ready.js';
+import type { Role } from '../contract/index.js';
+import { createPrivateFile, ensureDataDir, makePrivate } from '../server/db/data-dir.js';
+import type { ReadyMessage } from '../server/demo/ipc-ready.js';
 
 export const DEMO_LOG_FILE = 'demo-server.log';
 const READY_TIMEOUT_MS = 30_000;
@@ -36,11 +36,11 @@ function cliEntry(): { script: string; execArgv: string[]; cwd: string | undefin
     return {
       script: join(dirname(here), 'serve-entry.ts'),
       execArgv: ['--import', 'tsx'],
-      cwd: resolve(dirname(here), '../../..'),
+      cwd: resolve(dirname(here), '../..'),
     };
   }
   // bundled: this code lives in a chunk directly under dist/
-  const script = fileURLToPath(new URL('../bin/appliance-admin.cjs', import.meta.url));
+  const script = fileURLToPath(new URL('../server/bin/appliance-admin.cjs', import.meta.url));
   return { script, execArgv: [], cwd: undefined };
 }
 

@@ -1,4 +1,4 @@
-import type { KeyName, KeyOverrides } from '../shell/keymap.js';
+import type { KeyName, KeyOverrides } from './keymap.js';
 
 /** The config file's names for keys (`enter`, `pgdn`, `ctrl+c`), as the keymap names them. */
 const NAMED: Record<string, KeyName> = {
