@@ -175,7 +175,7 @@ const built = new Map<string, ReturnType<typeof build>>();
 /**
  * The OpenAPI 3.1 document, generated from the same zod schemas the server validates with. Built
  * once per version: the contract does not change while the process runs, and rendering every
- * schema it exports takes ~100 ms, which each server start (and each test server) would pay.
+ * schema it exports is slow enough that each server start (and each test server) would feel it.
  */
 export function buildOpenApi(version: string) {
   if (!built.has(version)) built.set(version, build(version));

@@ -1,6 +1,6 @@
 /**
  * The appliance's roles, without zod: the dashboard's start path reads them (the session, the
- * command line) before any schema is needed, and zod's first schemas cost about 10 ms of a start
+ * command line) before any schema is needed, and zod's first schemas are a cost every start would pay
  * (docs/performance.md). common.ts builds the `Role` schema from this list.
  */
 export const ROLES = ['it_admin', 'app_owner', 'auditor'] as const;

@@ -1,6 +1,6 @@
 /**
  * Grapheme segmentation that loads ICU only for text that needs it. The first Intl object a
- * process makes loads ICU's data: 15–30 ms on the appliance's CPUs (docs/dependency-edits.md,
+ * process makes loads ICU's data, a cost every start paid (docs/dependency-edits.md,
  * lazy-unicode-data). string-width, slice-ansi and ansi-tokenize each made one when loaded, and the
  * frame builder segments every colour code it meets, so every start paid it before its first
  * frame. In ASCII every character is a grapheme of its own but for CR LF (UAX #29, GB3-GB5 and
@@ -18,7 +18,7 @@ type Options = Intl.SegmenterOptions | undefined;
  * marks. None of these is a UAX #29 Extend, ZWJ, SpacingMark, Prepend, Hangul or regional
  * indicator, so no rule joins two of them; U+0300-U+036F and U+20D0-U+20FF, the combining marks
  * near them, are left out. The overview's first frame ("✕ CRIT", "▲ WARN", "·", "…") loaded ICU's
- * data for these alone: 20-25 ms (docs/performance.md).
+ * data for these alone (docs/performance.md).
  */
 const ONE_UNIT_GRAPHEMES = /^[\0-\u02FF\u2000-\u200B\u200E-\u20CF\u2100-\u2BFF]*$/;
 

@@ -1,7 +1,7 @@
 /**
  * A number as en-US writes it ("12,345"), without Intl for a whole number: the first
- * toLocaleString of a process loads ICU's data, 17-25 ms that the overview's first frame paid for
- * its counts (docs/performance.md). Other numbers (fractions, huge ones) still go to Intl.
+ * toLocaleString of a process loads ICU's data, which the overview's first frame paid for its
+ * counts (docs/performance.md). Other numbers (fractions, huge ones) still go to Intl.
  */
 export function thousands(v: number): string {
   if (!Number.isSafeInteger(v)) return v.toLocaleString('en-US');

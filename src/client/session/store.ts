@@ -38,7 +38,7 @@ export interface StoredSession {
 }
 
 // Checked by hand rather than with a zod schema: the dashboard reads this module as it starts, and
-// loading zod there costs 10-15 ms of every start (docs/performance.md). Every field's kind, in the
+// loading zod there is a cost every start would pay (docs/performance.md). Every field's kind, in the
 // file's order; a field not listed here is dropped.
 const FIELDS: Record<keyof StoredSession, 'string' | 'string?' | 'number?' | 'number|null' | 'one'> = {
   version: 'one',

@@ -253,9 +253,8 @@ CREATE INDEX journal_status_started ON journal (status, started_ms);
     name: 'audit outcome index covers the other filters',
     // A rare outcome (denied, failed) may now drive the scan when it matches fewer rows than the
     // actor or action filter given with it (governance/keyset.ts). Carrying actor and action in
-    // this index checks them without reading table rows: actor=<a service with 500,000 entries>
-    // with outcome=denied went from 64 ms to 2.4 ms a page with the driver choice and to 0.55 ms
-    // with this index (1,000,000 entries; test/bench/server-scale).
+    // this index checks them without reading table rows, for a busy actor with outcome=denied
+    // (test/bench/server-scale; docs/performance.md).
     sql: `
 DROP INDEX audit_outcome_at;
 CREATE INDEX audit_outcome_at ON audit (outcome, at_ms, seq, actor_subject, action);

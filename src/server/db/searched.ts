@@ -4,8 +4,8 @@
  * index never saw can be deleted or changed without corrupting it). The writers add their rows
  * in one statement per batch (searchRowsSql, with the tallies): a trigger per inserted row made a
  * bulk insert 3-4x as slow (a statement journal per row); triggers keep the rare update and
- * delete in step. A row inserted past the writers (a host's sqlite3) is not in the index. `detail=none` keeps it a quarter of the
- * size of a full one (125 vs 514 MB over 1,000,000 entries): it finds candidates holding every
+ * delete in step. A row inserted past the writers (a host's sqlite3) is not in the index. `detail=none` keeps it about a quarter of
+ * the size of a full one (docs/performance.md): it finds candidates holding every
  * trigram of the text, and the LIKE over the row decides (governance/search.ts).
  */
 export const SEARCHED = {

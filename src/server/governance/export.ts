@@ -10,8 +10,8 @@ import { aggregateBatches, maxSeqOf, scanBatches, type Row } from './keyset.js';
 
 /**
  * Rows per query and per chunk written. Fewer live rows at a time keep V8's young generation from
- * growing to its limit: exporting 100,000 rows grew RSS by 50-52 MB with 1000, by 35-45 MB with
- * 500 and by 27 MB with 250, which costs ~7% in rows per second (test/bench/server-export-memory).
+ * growing to its limit; smaller batches cost a little in rows per second. The sizes tried and their
+ * memory are in docs/performance.md (test/bench/server-export-memory).
  */
 const BATCH_ROWS = 250;
 

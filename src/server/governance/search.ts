@@ -15,10 +15,10 @@ import type { TableSpec } from './filters.js';
  */
 export const INDEX_CANDIDATES = 5_000;
 export const SCAN_BUDGET = 20_000;
-/** a count has no page to stop at: it reads the range whole, so it may read more (about 40 ms) */
+/** a count has no page to stop at: it reads the range whole, so it may read more (its cost: docs/performance.md) */
 export const SUMMARY_SCAN_BUDGET = 50_000;
 /**
- * An export with a text search reads this many rows a turn of the event loop (about 4 ms), so that
+ * An export with a text search reads this many rows a turn of the event loop (a few ms: docs/performance.md), so that
  * a caller's few exports under way add little to every other request's wait.
  */
 export const EXPORT_WINDOW = 5_000;
