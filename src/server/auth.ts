@@ -1,6 +1,6 @@
 import { decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import type { Logger } from 'pino';
-import type { Db } from './db/open.js';
+import type { Db } from './db/sqlite-driver.js';
 import type { ServerConfig } from './config.js';
 import { ApiError } from './errors.js';
 import { isProviderUnavailable, ProviderUnavailable, providerKeys } from './identity/provider-keys.js';

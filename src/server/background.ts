@@ -1,5 +1,5 @@
 import pino, { type Logger } from 'pino';
-import type { Db } from './db/open.js';
+import type { Db } from './db/sqlite-driver.js';
 import { redact } from './host/redact.js';
 import { iso } from './ids.js';
 

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Db } from './db/open.js';
+import type { Db } from './db/sqlite-driver.js';
 import { recordAudit } from './audit.js';
 import { newId, iso } from './ids.js';
 import type { Role } from '../contract/index.js';

@@ -8,7 +8,7 @@ import type { CallInput, FileRouteName, JsonRouteName, RouteData } from '../../c
 import type { AuditEntry } from '../../contract/index.js';
 import type { DownloadProgress, DownloadResult } from '../../client/download.js';
 import type { PinnedAuditKey } from '../../audit-chain/keys-file.js';
-import type { SortState } from './sort.js';
+import type { SortState } from './screen-state.js';
 import type { Tone } from './theme.js';
 import type { FormField, FormValues } from './dialog-specs.js';
 import type { MessageChoice } from './dialog-specs.js';

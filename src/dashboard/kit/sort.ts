@@ -7,8 +7,6 @@ import type { Column } from './screen-api.js';
 import { cellText } from './table-layout.js';
 import type { SortState } from './screen-state.js';
 
-export type { SortState };
-
 export type SortKey = number | string | null;
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;

@@ -1,7 +1,7 @@
 import { flash, patchScreen, screenState } from '../state/ui.js';
 import { sanitize } from '../../text/sanitize.js';
 import { findHeader, listColumns, orderColumns, showColumn } from './column-choice.js';
-import type { Command, CommandContext } from './commands.js';
+import type { Command, CommandContext } from './command.js';
 
 const SUBCOMMANDS = ['hide', 'show', 'order', 'reset', 'save'];
 

@@ -1,34 +1,13 @@
-import { flash, patchScreen } from '../state/ui.js';
+import { patchScreen } from '../state/ui.js';
 import { sanitize } from '../../text/sanitize.js';
-import type { AnyScreen } from '../kit/screen-api.js';
 import { intervalText } from '../kit/format.js';
 import { sortMark } from '../kit/sort.js';
 import { isThemeName, THEME_NAMES, themeStore } from '../kit/theme.js';
 import { listColumns } from './column-choice.js';
 import { columnsCommand } from './commands-columns.js';
-import type { DashboardDeps } from './deps.js';
+import { say, type Command, type CommandContext } from './command.js';
 import { openLink } from './navigate.js';
 import { parseRefresh } from './refresh-interval.js';
-
-/** What a `:` command acts on: the dashboard and the screen shown when it was typed. */
-export interface CommandContext {
-  deps: DashboardDeps;
-  screen: AnyScreen;
-  exit(): void;
-}
-
-/** A `:` command: its name, what it takes, what Tab offers for it, what it does. */
-export interface Command {
-  name: string;
-  /** its arguments as the help writes them, '' when it takes none */
-  args: string;
-  help: string;
-  /** what may follow the name (whole argument texts; Tab completes the typed one among them) */
-  complete?(ctx: CommandContext): string[];
-  run(ctx: CommandContext, args: string): void;
-}
-
-const say = (ctx: CommandContext, text: string, tone: 'info' | 'warn' = 'info') => flash(ctx.deps.ui, text, tone);
 
 function sortCommand(ctx: CommandContext, args: string) {
   const { screen } = ctx;

@@ -6,7 +6,8 @@ import type { Column } from '../kit/screen-api.js';
 import { BoundedMap } from '../../text/bounded-map.js';
 import widestLine from '../terminal/ink-frame/widest-line.js';
 import { fitCell, layoutColumns, scrollFor, GUTTER, SEPARATOR, SORT_MARK_WIDTH } from '../kit/table-layout.js';
-import { sortMark, type SortState } from '../kit/sort.js';
+import { sortMark } from '../kit/sort.js';
+import type { SortState } from '../kit/screen-state.js';
 import { fit, truncate } from '../kit/text.js';
 import { colour } from '../kit/theme.js';
 

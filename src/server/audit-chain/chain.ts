@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { AuditEntry } from '../../contract/index.js';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import { entryHash, GENESIS_HASH } from '../../audit-chain/canonical.js';
 
 /** An audit row as written, before it is linked into the chain; `details` is its JSON text. */

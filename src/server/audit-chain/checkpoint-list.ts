@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { AuditCheckpointList } from '../../contract/index.js';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import { decodeCursor, encodeCursor } from '../http/paging.js';
 import { publicKeys } from './keys.js';
 import type { Checkpoint } from './checkpoints.js';

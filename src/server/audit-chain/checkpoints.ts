@@ -1,6 +1,6 @@
 import { createPublicKey } from 'node:crypto';
 import { CHAIN_REFUSED_CODE } from '../../contract/index.js';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import { ApiError } from '../errors.js';
 import { iso } from '../ids.js';
 import { checkpointSignatureValid, signCheckpoint, type Checkpoint } from '../../audit-chain/checkpoint.js';

@@ -6,7 +6,7 @@ import {
   type SignedStatement,
 } from '../../audit-chain/statement.js';
 import type { Checkpoint } from '../../audit-chain/checkpoint.js';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import type { Filters, TableSpec } from '../governance/filters.js';
 import { scanBatches } from '../governance/keyset.js';
 import type { SigningKey } from './keys.js';

@@ -1,4 +1,4 @@
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import { entryHash, GENESIS_HASH } from '../../audit-chain/canonical.js';
 import { thousands } from '../../text/thousands.js';
 import { auditSpec, toAuditEntry } from '../governance/audit-trail.js';

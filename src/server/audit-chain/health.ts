@@ -1,4 +1,4 @@
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import { iso } from '../ids.js';
 import { thousands } from '../../text/thousands.js';
 import type { ChainRefused } from './extends.js';

@@ -2,7 +2,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject 
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { keyFingerprint, publicKeyPem } from '../../audit-chain/checkpoint.js';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import { makePrivate, writeOwnedPrivateFile } from '../db/data-dir.js';
 import { iso } from '../ids.js';
 

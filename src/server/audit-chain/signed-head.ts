@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { asCheckpoint, checkpointSignatureValid, type Checkpoint } from '../../audit-chain/checkpoint.js';
 import { backgroundTasks } from '../background.js';
 import { writeOwnedPrivateFile } from '../db/data-dir.js';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import { readHead, type ChainHead } from './chain.js';
 import type { SigningKey } from './keys.js';
 

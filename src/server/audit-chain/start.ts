@@ -1,4 +1,4 @@
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import { recordAudit } from '../audit.js';
 import { newId } from '../ids.js';
 import { attachSigner, checkpointIfStale } from './checkpoints.js';

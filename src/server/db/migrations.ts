@@ -1,5 +1,5 @@
-import type { Db } from './open.js';
-import { chainExisting } from '../audit-chain/migrate.js';
+import type { Db } from './sqlite-driver.js';
+import { chainExisting } from '../governance/chain-existing.js';
 import { SEARCHED, searchIndexOf, searchRowsSql, type SearchedTable } from './searched.js';
 
 /**

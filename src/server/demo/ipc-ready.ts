@@ -1,4 +1,4 @@
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import type { Role } from '../../contract/index.js';
 import { issueToken, revokeToken } from '../tokens.js';
 

@@ -1,4 +1,4 @@
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import type { JournalEntry, JournalError } from '../../contract/index.js';
 import { iso } from '../ids.js';
 

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import type { ServerConfig } from '../config.js';
 import { iso } from '../ids.js';
 import type { AuditSeed } from '../governance/bulk.js';

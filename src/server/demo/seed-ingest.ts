@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import Database from '../db/sqlite-driver.js';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import type { ConnectorConfig, ServerConfig, SourceConfig } from '../config.js';
 import { iso } from '../ids.js';
 import { outcomeState } from '../ingest/job-store.js';

@@ -1,4 +1,4 @@
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import type { ServerConfig } from '../config.js';
 import { insertJournalBatch } from '../governance/bulk.js';
 import type { JournalRecord } from '../governance/journal-writer.js';

@@ -1,4 +1,4 @@
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import type { Quota } from '../../contract/index.js';
 import { ApiError } from '../errors.js';
 import { createGatewayKey, revokeGatewayKey, touchGatewayKey } from '../gateway/keys.js';

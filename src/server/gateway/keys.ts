@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import { conflict, notFound } from '../errors.js';
 import { iso, newId } from '../ids.js';
 import { hashSecret } from '../tokens.js';

@@ -1,4 +1,4 @@
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import { REJECTION_CAUSES, type Quota, type RejectedBy, type RejectionCause } from '../../contract/index.js';
 import { touchGatewayKey } from './keys.js';
 

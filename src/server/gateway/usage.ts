@@ -1,4 +1,4 @@
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import { badRequest } from '../errors.js';
 import { iso } from '../ids.js';
 import { REJECTION_CAUSES, type KeyUsage, type RejectedBy, type Usage } from '../../contract/index.js';

@@ -7,7 +7,7 @@ import { iso } from '../ids.js';
 import { auditCsvColumns, auditSpec, toAuditEntry } from './audit-trail.js';
 import { startExport, type ExportSnapshot } from './export.js';
 import { filterDetails, matchWhere, normalizeFilters, type Filters } from './filters.js';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 
 /** The audit trail in write order, as its hash chain reads (filters.ts `order`). */
 const auditExportSpec = { ...auditSpec, order: 'seq' } as const;

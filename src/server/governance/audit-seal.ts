@@ -1,6 +1,6 @@
 import type { AuditSeal, AuditSealRequest } from '../../contract/index.js';
 import { checkpointHeadOrRefuse } from '../audit-chain/checkpoints.js';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import type { HandlerResult } from '../http/route-kit.js';
 import { auditEntryById } from './audit-trail.js';
 

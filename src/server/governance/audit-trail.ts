@@ -1,5 +1,5 @@
 import type { AuditEntry, AuditQuery, AuditSummaryQuery, Page, Summary } from '../../contract/index.js';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import { SEARCHED, searchIndexOf } from '../db/searched.js';
 import type { CsvColumn } from './csv.js';
 import type { TableSpec } from './filters.js';

@@ -1,5 +1,5 @@
 import type { BudgetUsage, BudgetValues, Budgets } from '../../contract/index.js';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import { iso } from '../ids.js';
 
 const MINUTE_MS = 60_000;

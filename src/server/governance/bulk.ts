@@ -1,4 +1,4 @@
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import type { AuditRecord } from '../audit.js';
 import { iso, newId } from '../ids.js';
 import type { TalliedTable } from '../db/migrations.js';

@@ -1,6 +1,6 @@
 import type { ExportFormat } from '../../contract/index.js';
 import { recordAudit } from '../audit.js';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import type { HandlerContext } from '../http/route-kit.js';
 import { csvHeader, csvRecordEncoder, type CsvColumn } from './csv.js';
 import { fastCsv } from './csv-fast.js';

@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { JournalEntry, JournalError } from '../../contract/index.js';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import { iso, newId } from '../ids.js';
 import { indexInserted } from './index-inserted.js';
 

@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import type { Key } from './cursor.js';
 import { containsPattern, searchWhere, type Filters, type TableSpec } from './filters.js';
 import { candidatesFrom, EXPORT_WINDOW } from './search.js';

@@ -1,5 +1,5 @@
 import type { Page } from '../../contract/index.js';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import { decodeKeysetCursor, encodeKeysetCursor, type Key } from './cursor.js';
 import { fingerprint, normalizeFilters, type TableSpec } from './filters.js';
 import { fetchPage, keyAfterRows, keyOf, type Row } from './keyset.js';

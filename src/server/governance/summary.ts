@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Summary } from '../../contract/index.js';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import { matchWhere, normalizeFilters, type Filters, type TableSpec } from './filters.js';
 import { candidatesFrom, SUMMARY_SCAN_BUDGET, searchPlan } from './search.js';
 import { unprocessable } from '../errors.js';

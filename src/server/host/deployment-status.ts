@@ -1,5 +1,5 @@
 import type { Deployment } from '../../contract/index.js';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import type { ServerConfig } from '../config.js';
 import { iso } from '../ids.js';
 import { VERSION } from '../../contract/version.js';

@@ -1,5 +1,5 @@
 import type { InstallPlan } from '../../contract/index.js';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import type { ServerConfig } from '../config.js';
 import { migrations } from '../db/migrations.js';
 import type { CatalogModel } from '../models/catalog.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Settings } from '../../contract/index.js';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import { DB_FILE } from '../db/open.js';
 import type { ServerConfig } from '../config.js';
 import { VERSION } from '../../contract/version.js';

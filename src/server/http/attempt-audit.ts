@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { API_PREFIX, mayMutate, routes, type RouteDef, type Role } from '../../contract/index.js';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import { RolelessToken, type Principal } from '../auth.js';
 import { recordAudit, type AuditRecord } from '../audit.js';
 import { ApiError } from '../errors.js';

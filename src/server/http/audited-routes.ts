@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest 
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { API_PREFIX, routes, type RouteDef, type RouteName } from '../../contract/index.js';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import type { ServerConfig } from '../config.js';
 import type { Authenticator, Principal } from '../auth.js';
 import { recordAudit } from '../audit.js';

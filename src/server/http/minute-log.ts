@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import { recordAudit, type AuditRecord } from '../audit.js';
 import { backgroundTasks } from '../background.js';
 

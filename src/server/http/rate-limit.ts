@@ -4,7 +4,7 @@ import type { Role } from '../../contract/index.js';
 import type { AuditRecord } from '../audit.js';
 import { RolelessToken, type Authenticator, type Principal } from '../auth.js';
 import type { ServerConfig } from '../config.js';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import { ApiError } from '../errors.js';
 import { iso, newId } from '../ids.js';
 import { MinuteLog, type Minute } from './minute-log.js';

@@ -1,6 +1,6 @@
 import { isIPv6 } from 'node:net';
 import type { Logger } from 'pino';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import type { RefusalReason } from '../auth.js';
 import type { AuditRecord } from '../audit.js';
 import { iso, newId } from '../ids.js';

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { ROUTE_META, RouteName, routes } from '../../contract/index.js';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import type { ServerConfig } from '../config.js';
 import type { Authenticator, Principal } from '../auth.js';
 import type { ServerOptions } from '../options.js';

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Connector, Job, JobsQuery, Page } from '../../contract/index.js';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import type { ConnectorConfig, ServerConfig } from '../config.js';
 import { conflict } from '../errors.js';
 import { decodeCursor, encodeCursor } from '../http/paging.js';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import type { ServerConfig } from '../config.js';
 import { failUnfinishedJobs, finishJob, getJob, markRunning, refreshConnectorStates } from './job-store.js';
 import { SourceReadError } from './sources.js';

@@ -1,4 +1,4 @@
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import type { ServerConfig } from '../config.js';
 import { iso } from '../ids.js';
 import type { CatalogModel } from './catalog.js';

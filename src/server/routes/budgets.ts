@@ -1,5 +1,5 @@
 import { Budgets, type SetBudgets } from '../../contract/index.js';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import type { ServerConfig } from '../config.js';
 import type { GroupFactory } from '../http/route-kit.js';
 import { iso } from '../ids.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { API_PREFIX } from '../../contract/index.js';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import { recordAudit } from '../audit.js';
 import { ApiError } from '../errors.js';
 import type { GroupContext, GroupFactory } from '../http/route-kit.js';

@@ -1,14 +1,14 @@
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/sqlite-driver.js';
 import { iso, newId } from '../ids.js';
-import { auditSpec, toAuditEntry } from '../governance/audit-trail.js';
-import type { Row } from '../governance/keyset.js';
+import { auditSpec, toAuditEntry } from './audit-trail.js';
+import type { Row } from './keyset.js';
 import { entryHash, GENESIS_HASH } from '../../audit-chain/canonical.js';
-import { insertLinked, type ChainHead } from './chain.js';
+import { insertLinked, type ChainHead } from '../audit-chain/chain.js';
 
 const BATCH = 5000;
 
 /**
- * Migration 6: links the entries written before the chain existed, in seq order, each hashed as
+ * Migration 6, a step the audit trail owns (src/server/db/migrations.ts calls it): links the entries written before the chain existed, in seq order, each hashed as
  * the API serves it; then, when there were any, records that it did so as a chained entry of its
  * own. Gaps in seq are left as they are: a verifier reports them as missing entries, which they
  * are. Returns the new head, for the caller to tally its entry.
