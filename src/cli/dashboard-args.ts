@@ -13,7 +13,7 @@ import { isThemeName, THEME_NAMES, type ThemeName } from '../dashboard/kit/theme
 import { UsageError } from '../config/usage-error.js';
 import { readKeysFile, type PinnedAuditKey } from '../audit-chain/keys-file.js';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection, type Connection } from './connection.js';
-import type { TokenSource } from '../client/api-client.js';
+import type { TokenSource } from '../client/bearer-token.js';
 
 export const DASHBOARD_USAGE = `Usage: appliance-admin [--url URL] [--token-file FILE] [--ca-file FILE] [--read-only] [--refresh 2s]
        appliance-admin --appliance NAME [--read-only] [--refresh 2s]

@@ -1,5 +1,5 @@
 import { ApiClient } from '../../client/api-client.js';
-import type { TokenSource } from '../../client/api-client.js';
+import type { TokenSource } from '../../client/bearer-token.js';
 import { screens } from '../../../screens/index.js';
 import { createDashboard, type DashboardSettings } from './deps.js';
 import type { SignInSetup } from './sign-in.js';
