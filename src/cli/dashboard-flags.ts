@@ -3,10 +3,11 @@ import { parseArgs } from 'node:util';
 import { readInterval } from '../config/interval.js';
 import { UsageError } from '../config/usage-error.js';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE } from './connection.js';
+import { ROLES } from '../contract/roles.js';
 
 export const DASHBOARD_USAGE = `Usage: appliance-admin [--url URL] [--token-file FILE] [--ca-file FILE] [--read-only] [--refresh 2s]
        appliance-admin --appliance NAME [--read-only] [--refresh 2s]
-       appliance-admin demo [--role it_admin|app_owner|auditor] [--read-only] [--refresh 2s]
+       appliance-admin demo [--role ${ROLES.join('|')}] [--read-only] [--refresh 2s]
 
 ${CONNECTION_USAGE}
   --appliance NAME   an appliance named in the config file (its URL, token file, CA file, read-only, audit key)
