@@ -68,7 +68,7 @@ export async function startDashboard(o: StartOptions): Promise<number> {
   const first = deps.screens.find((s) => s.name === deps.ui.getState().screen);
   const drawsWhatArrived = Boolean(first?.list?.rowsFrom);
   // That frame shows its answers as sent, sanitized; their contract check, which builds zod's
-  // schemas (10-15 ms of a start, docs/performance.md), runs on reading them again right after it.
+  // schemas (a measurable part of a start: docs/performance.md), runs on reading them again right after it.
   client.deferChecks(true);
   deps.poller.start(drawsWhatArrived);
   await Promise.all([yogaReady, deps.poller.firstRound(FIRST_FRAME_WAIT_MS, drawsWhatArrived)]);
