@@ -2,14 +2,9 @@ import { describeError } from '../src/dashboard/kit/errors.js';
 import { defineScreen, type ResourceEntry, type ResourceRequest, type Tone } from '../src/dashboard/kit/screen-api.js';
 import { markOf } from '../src/dashboard/kit/theme.js';
 import { isoSeconds } from '../src/text/time-input.js';
-import {
-  TRIAGE_SOURCES,
-  triage,
-  type Severity,
-  type TriageInput,
-  type TriageLine,
-  type TriageSource,
-} from '../src/dashboard/triage/triage.js';
+import { triage } from '../src/dashboard/triage/triage.js';
+import type { Severity, TriageLine } from '../src/dashboard/triage/line.js';
+import { TRIAGE_SOURCES, type TriageInput, type TriageSource } from '../src/dashboard/triage/sources.js';
 import { loadChainCheck } from '../src/dashboard/audit-trail/audit-chain.js';
 import { compact, usageWindow } from './usage.js';
 

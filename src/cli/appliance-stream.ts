@@ -1,5 +1,8 @@
 import type { Dispatcher } from 'undici';
-import { buildPath, headerOf, parseApplianceUrl, problemFrom } from '../client/api-client.js';
+import { buildPath } from '../client/route-path.js';
+import { headerOf } from '../client/response-body.js';
+import { parseApplianceUrl } from '../client/appliance-url.js';
+import { problemFrom } from '../client/problem.js';
 import { TransportError, toTransportError } from '../client/errors.js';
 import { Client } from '../client/undici-client.js';
 import { ROUTE_META } from '../contract/route-meta.js';

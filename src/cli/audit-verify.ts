@@ -8,7 +8,7 @@ import { trustOfPem } from '../audit-chain/pinned-keys.js';
 import { parseStatementFile } from '../audit-chain/statement.js';
 import { EXIT_STATUS, VERDICT_WORDS } from '../audit-chain/verdict.js';
 import { verifyTrail, type Trust, type VerifyReport } from '../audit-chain/verify-trail.js';
-import { headerOf } from '../client/api-client.js';
+import { headerOf } from '../client/response-body.js';
 import { exportTypeProblem } from '../client/download.js';
 import { ApiError, TransportError } from '../client/errors.js';
 import { displayFingerprint } from '../text/fingerprint.js';

@@ -6,7 +6,9 @@ import { stringify } from 'yaml';
 import { screens } from '../../screens/index.js';
 import { checkConfigFolder } from '../config/read.js';
 import { starterConfig } from '../config/starter.js';
-import { DASHBOARD_OPTIONS, configFilePath, effectiveSettings, readConfigFile } from './dashboard-args.js';
+import { DASHBOARD_OPTIONS } from './dashboard-flags.js';
+import { configFilePath, readConfigFile } from './dashboard-config-file.js';
+import { effectiveSettings } from './dashboard-settings.js';
 import { terminalText } from './print.js';
 import { UsageError } from '../config/usage-error.js';
 

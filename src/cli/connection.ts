@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
-import type { TokenSource } from '../client/api-client.js';
+import type { TokenSource } from '../client/bearer-token.js';
 import { UsageError } from '../config/usage-error.js';
 import { plainHttpRefusal } from '../client/transport-policy.js';
 import { SessionFileError } from '../client/session/errors.js';

@@ -3,4 +3,5 @@
  * the dashboard and its command line's parser, so that both come from the one cached file.
  */
 export { startDashboard, TERMINAL_HUNG_UP } from '../dashboard/shell/start.js';
-export { argvForAppliance, DASHBOARD_USAGE, dashboardArgs } from './dashboard-args.js';
+export { dashboardArgs } from './dashboard-args.js';
+export { argvForAppliance, DASHBOARD_USAGE } from './dashboard-flags.js';

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PackError, auditTrailSummary, writeEvidencePack, type PackSource } from '../audit-chain/evidence-pack.js';
-import { headerOf, parseApplianceUrl } from '../client/api-client.js';
+import { headerOf } from '../client/response-body.js';
+import { parseApplianceUrl } from '../client/appliance-url.js';
 import { exportTypeProblem } from '../client/download.js';
 import { TransportError } from '../client/errors.js';
 import { VERSION } from '../contract/version.js';

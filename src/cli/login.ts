@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { UsageError } from '../config/usage-error.js';
 import { printErr, printOut } from './print.js';
-import { parseApplianceUrl } from '../client/api-client.js';
+import { parseApplianceUrl } from '../client/appliance-url.js';
 import { plainHttpRefusal } from '../client/transport-policy.js';
 import {
   AuthSessionError,

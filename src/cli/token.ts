@@ -4,12 +4,13 @@ import { DB_FILE, openDatabase } from '../server/db/open.js';
 import { holdsFile } from '../server/db/data-dir.js';
 import { DEFAULT_TOKEN_TTL_MS, issueToken, listTokens, revokeToken, type HostActor } from '../server/tokens.js';
 import { Role } from '../contract/common.js';
+import { ROLES } from '../contract/roles.js';
 import { sanitize } from '../text/sanitize.js';
 import { UsageError } from '../config/usage-error.js';
 
 const SUBCOMMANDS = ['issue', 'list', 'revoke'];
 
-export const TOKEN_USAGE = `Usage: appliance-admin token issue --data DIR --role it_admin|app_owner|auditor --name NAME [--ttl-days N | --no-expiry]
+export const TOKEN_USAGE = `Usage: appliance-admin token issue --data DIR --role ${ROLES.join('|')} --name NAME [--ttl-days N | --no-expiry]
        appliance-admin token list --data DIR
        appliance-admin token revoke --data DIR ID_OR_NAME
 
@@ -40,7 +41,7 @@ export async function tokenCommand(argv: string[]): Promise<number> {
   let issue: { role: Role; name: string; ttl: number | null } | undefined;
   if (sub === 'issue') {
     const role = Role.safeParse(values.role);
-    if (!role.success) throw new UsageError(`--role must be one of it_admin, app_owner, auditor`);
+    if (!role.success) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
     if (!values.name) throw new UsageError('--name NAME is required');
     if (values['no-expiry'] && values['ttl-days'] !== undefined)
       throw new UsageError('--ttl-days and --no-expiry contradict each other: give one');

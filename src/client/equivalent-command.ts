@@ -1,4 +1,4 @@
-import type { Exchange } from './api-client.js';
+import type { Exchange } from './exchange-log.js';
 
 /** Field names whose values are never shown, at any depth of a request body. */
 const SECRET_NAME = /secret|token|password/i;

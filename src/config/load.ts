@@ -11,7 +11,7 @@ import { configYamlValue, parseConfigYaml } from './yaml.js';
  * Reads and checks the dashboard's config file: a file others could have changed (read.ts), YAML
  * beyond the limits (yaml.ts) or a mistake is one line naming the file and the key's path, thrown
  * as a UsageError (the CLI exits 2 and the dashboard does not start). Loaded only when a config
- * file exists (src/cli/dashboard-args.ts): zod's schema is built on import. `check` is the
+ * file exists (src/cli/dashboard-config-file.ts): zod's schema is built on import. `check` is the
  * dashboard's own look at what the file names (its screens, columns and keys: src/dashboard/shell/config-check.ts),
  * so that this room knows no screen.
  */

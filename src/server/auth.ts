@@ -5,7 +5,8 @@ import type { ServerConfig } from './config.js';
 import { ApiError } from './errors.js';
 import { isProviderUnavailable, ProviderUnavailable, providerKeys } from './identity/provider-keys.js';
 import { lookupToken, TOKEN_PREFIX } from './tokens.js';
-import { ROLES, type Role } from '../contract/index.js';
+import type { Role } from '../contract/index.js';
+import { isRole, strongestRole } from '../contract/roles.js';
 
 export interface Principal {
   subject: string;
@@ -45,9 +46,6 @@ export class RolelessToken extends ApiError {
   }
 }
 
-/** Highest role first: a subject holding several gets the strongest it was granted. */
-const RANK: Role[] = ['it_admin', 'app_owner', 'auditor'];
-
 /** A claim by name, or by dotted path when no claim has that exact name (Keycloak's realm_access.roles). */
 function claimAt(payload: JWTPayload, name: string): unknown {
   if (name in payload) return payload[name];
@@ -66,10 +64,11 @@ function rolesFromClaims(payload: JWTPayload, sso: NonNullable<ServerConfig['sso
   );
   const roles = new Set<Role>();
   for (const v of values) {
-    const mapped = sso.role_map[v] ?? ((ROLES as readonly string[]).includes(v) ? (v as Role) : undefined);
+    const mapped = sso.role_map[v] ?? (isRole(v) ? v : undefined);
     if (mapped) roles.add(mapped);
   }
-  return RANK.find((r) => roles.has(r)) ?? null;
+  // a subject holding several gets the strongest it was granted
+  return strongestRole(roles);
 }
 
 export type Authenticator = (authorization: string | undefined) => Promise<Principal>;

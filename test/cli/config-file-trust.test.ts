@@ -10,7 +10,8 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { dashboardArgs, readConfigFile } from '../../src/cli/dashboard-args.js';
+import { dashboardArgs } from '../../src/cli/dashboard-args.js';
+import { readConfigFile } from '../../src/cli/dashboard-config-file.js';
 import { saveScreenColumns } from '../../src/config/save.js';
 import { ensureBuilt } from '../helpers/child-server.js';
 import { runCli } from '../helpers/cli.js';

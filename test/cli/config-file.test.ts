@@ -1,7 +1,10 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { argvForAppliance, dashboardArgs, effectiveSettings, readConfigFile } from '../../src/cli/dashboard-args.js';
+import { dashboardArgs } from '../../src/cli/dashboard-args.js';
+import { argvForAppliance } from '../../src/cli/dashboard-flags.js';
+import { effectiveSettings } from '../../src/cli/dashboard-settings.js';
+import { readConfigFile } from '../../src/cli/dashboard-config-file.js';
 import { configJsonSchema } from '../../src/config/json-schema.js';
 import { KEY_ACTIONS, THEMES } from '../../src/config/schema.js';
 import { ensureBuilt, REPO } from '../helpers/child-server.js';

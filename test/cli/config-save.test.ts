@@ -1,7 +1,7 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { argvForAppliance } from '../../src/cli/dashboard-args.js';
+import { argvForAppliance } from '../../src/cli/dashboard-flags.js';
 import { saveScreenColumns, saveScreenSort } from '../../src/config/save.js';
 import { tempDir } from '../helpers/fixtures.js';
 

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseDashboardArgs, parseInterval } from '../../src/cli/dashboard-args.js';
+import { parseDashboardArgs } from '../../src/cli/dashboard-args.js';
+import { parseInterval } from '../../src/cli/dashboard-flags.js';
 import { screens } from '../../screens/index.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { startHttpPeer } from '../helpers/http-peer.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/child-server.js';
 import { runCli, writeTokenFile } from '../helpers/cli.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import type { TriageLine } from '../../src/dashboard/triage/triage.js';
+import type { TriageLine } from '../../src/dashboard/triage/line.js';
 
 /**
  * `appliance-admin get overview`: the overview's triage lines (the same triage() the screen

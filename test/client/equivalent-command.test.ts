@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Exchange } from '../../src/client/api-client.js';
+import type { Exchange } from '../../src/client/exchange-log.js';
 import { equivalentCommand } from '../../src/client/equivalent-command.js';
 import { ACTION_LOG_MAX, createActionLog, recordExchange } from '../../src/dashboard/state/action-log.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { buildPath } from '../../src/client/api-client.js';
+import { buildPath } from '../../src/client/route-path.js';
 import { routes, type RouteDef } from '../../src/contract/routes.js';
 import { queryAt, resourceKey } from '../../src/dashboard/state/resources.js';
 import { screenState } from '../../src/dashboard/state/ui.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import stringWidth from 'string-width';
-import { buildPath } from '../../src/client/api-client.js';
+import { buildPath } from '../../src/client/route-path.js';
 import { routes, type RouteDef } from '../../src/contract/routes.js';
 import { queryAt } from '../../src/dashboard/state/resources.js';
 import { issueToken } from '../../src/server/tokens.js';

@@ -135,7 +135,7 @@ export interface DashboardOptions {
   settings?: DashboardSettings;
   /** input through the CLI's KeyStdin (src/dashboard/terminal/key-stdin.ts), as in a real terminal */
   keyStdin?: boolean;
-  /** the config file's display settings (src/cli/dashboard-args.ts) */
+  /** the config file's display settings (src/cli/dashboard-settings.ts) */
   display?: DisplaySettings;
   /** the screen-reader mode (src/dashboard/terminal/screen-reader/): what it says is in `spoken` */
   screenReader?: boolean;

@@ -15,7 +15,8 @@ import {
   Summary as SummarySchema,
   Usage as UsageSchema,
 } from '../../src/contract/index.js';
-import { TRIAGE_SOURCES, triage, type TriageInput, type TriageSource } from '../../src/dashboard/triage/triage.js';
+import { triage } from '../../src/dashboard/triage/triage.js';
+import { TRIAGE_SOURCES, type TriageInput, type TriageSource } from '../../src/dashboard/triage/sources.js';
 
 /**
  * triage() as a pure function, with contract-shaped inputs (each parsed by its contract schema, so
@@ -613,7 +614,7 @@ describe('triage()', () => {
 describe("the overview's chain check", () => {
   it('checks an audit page once while the store keeps that answer, not at every frame', async () => {
     const { chainedTrail } = await import('../helpers/audit-chain.js');
-    const { chainOf } = await import('../../src/dashboard/triage/triage.js');
+    const { chainOf } = await import('../../src/dashboard/triage/audit-chain-state.js');
     const { loadChainCheck, chainCheckSettled } = await import('../../src/dashboard/audit-trail/audit-chain.js');
     loadChainCheck();
     await chainCheckSettled();

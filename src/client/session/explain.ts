@@ -1,3 +1,5 @@
+import { ROLES } from '../../contract/roles.js';
+
 /** Plain words for an appliance answer that is about the credential, for a dialog or banner. */
 export interface AuthFailureExplanation {
   /** one line */
@@ -36,7 +38,7 @@ export function explainAuthFailure(
   if (status === 403 && /no role in claim/.test(detail)) {
     return {
       title: 'Signed in, but without a role on this appliance',
-      message: `The identity provider vouched for you, but your account carries none of the groups or roles this appliance maps to it_admin, app_owner or auditor (${detail}). Ask an administrator of the identity provider to add you to one.`,
+      message: `The identity provider vouched for you, but your account carries none of the groups or roles this appliance maps to ${ROLES.slice(0, -1).join(', ')} or ${ROLES.at(-1)} (${detail}). Ask an administrator of the identity provider to add you to one.`,
       signInAgain: false,
     };
   }

@@ -29,7 +29,7 @@ export interface DashboardDeps {
   /** the stored sign-in's renewal prompt; absent for a token from a file or variable */
   signIn?: SignIn;
   screens: AnyScreen[];
-  /** the config file's display settings (src/cli/dashboard-args.ts) */
+  /** the config file's display settings (src/cli/dashboard-settings.ts) */
   display: DisplaySettings;
   /** the config file's key rebindings, as the keymap takes them */
   keyOverrides: KeyOverrides;

@@ -1,5 +1,5 @@
 import { ApiClient } from '../../client/api-client.js';
-import type { TokenSource } from '../../client/api-client.js';
+import type { TokenSource } from '../../client/bearer-token.js';
 import { screens } from '../../../screens/index.js';
 import { createDashboard, type DashboardSettings } from './deps.js';
 import type { SignInSetup } from './sign-in.js';
@@ -68,7 +68,7 @@ export async function startDashboard(o: StartOptions): Promise<number> {
   const first = deps.screens.find((s) => s.name === deps.ui.getState().screen);
   const drawsWhatArrived = Boolean(first?.list?.rowsFrom);
   // That frame shows its answers as sent, sanitized; their contract check, which builds zod's
-  // schemas (a cost the start target feels: docs/performance.md), runs on reading them again right after it.
+  // schemas (a measurable part of a start: docs/performance.md), runs on reading them again right after it.
   client.deferChecks(true);
   deps.poller.start(drawsWhatArrived);
   await Promise.all([yogaReady, deps.poller.firstRound(FIRST_FRAME_WAIT_MS, drawsWhatArrived)]);

@@ -1,5 +1,5 @@
 import { createStore } from 'zustand/vanilla';
-import type { Exchange } from '../../client/api-client.js';
+import type { Exchange } from '../../client/exchange-log.js';
 import { equivalentCommand } from '../../client/equivalent-command.js';
 import type { ActionLogEntry } from '../kit/action-log.js';
 

@@ -1,4 +1,4 @@
-import { ROLES, type Role } from '../../contract/roles.js';
+import { ROLES, strongestRole, type Role } from '../../contract/roles.js';
 
 export interface TokenClaims {
   subject: string | null;
@@ -6,7 +6,6 @@ export interface TokenClaims {
   expiresAt: string | null;
 }
 
-const RANK: Role[] = ['it_admin', 'app_owner', 'auditor'];
 const ROLE_CLAIMS = ['role', 'roles', 'appliance_role', 'appliance_roles', 'groups'];
 
 /**
@@ -39,7 +38,7 @@ export function claimsOf(token: string): TokenClaims | null {
   const exp = typeof payload.exp === 'number' ? new Date(payload.exp * 1000).toISOString() : null;
   return {
     subject: str(payload.preferred_username) ?? str(payload.email) ?? str(payload.sub),
-    role: RANK.find((r) => held.has(r)) ?? null,
+    role: strongestRole(held),
     expiresAt: exp,
   };
 }

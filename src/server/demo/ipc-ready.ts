@@ -1,5 +1,5 @@
 import type { Db } from '../db/sqlite-driver.js';
-import type { Role } from '../../contract/index.js';
+import { ROLES, type Role } from '../../contract/roles.js';
 import { issueToken, revokeToken } from '../tokens.js';
 
 export interface ReadyMessage {
@@ -9,7 +9,6 @@ export interface ReadyMessage {
   tokens: Record<Role, string>;
 }
 
-const ROLES: Role[] = ['it_admin', 'auditor', 'app_owner'];
 const demoTokenName = (role: Role) => `demo-${role.replace('_', '-')}`;
 
 /**

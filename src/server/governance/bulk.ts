@@ -6,20 +6,20 @@ import { indexInserted } from './index-inserted.js';
 import { insertLinked, readHead, type AuditRow } from '../audit-chain/chain.js';
 import { CHECKPOINT_EVERY_ENTRIES, checkpointIfDue } from '../audit-chain/checkpoints.js';
 import { journalInsert, journalRow, type JournalRecord } from './journal-writer.js';
+import { isRole } from '../../contract/roles.js';
 
 /** Seeders and benchmarks: many rows, one prepared statement, one transaction (all or none). */
 
 export type AuditSeed = AuditRecord & { id?: string };
 
 const OUTCOMES = new Set(['success', 'denied', 'failed']);
-const ROLES = new Set(['it_admin', 'app_owner', 'auditor']);
 /** The row to insert; throws TypeError on an entry the audit list's contract could not show. */
 function auditRow(r: AuditSeed, now: number) {
   const bad = (why: string): never => {
     throw new TypeError(`audit entry: ${why}`);
   };
   if (!r.actor?.subject || typeof r.actor.subject !== 'string') bad('actor.subject is required');
-  if (r.actor.role !== null && !ROLES.has(r.actor.role)) bad(`unknown role ${String(r.actor.role)}`);
+  if (r.actor.role !== null && !isRole(r.actor.role)) bad(`unknown role ${String(r.actor.role)}`);
   if (!r.action || typeof r.action !== 'string') bad('action is required');
   if (typeof r.target?.type !== 'string') bad('target.type is required');
   if (r.target.name != null && typeof r.target.name !== 'string') bad('target.name must be text');

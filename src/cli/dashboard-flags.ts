@@ -1,0 +1,71 @@
+/** The dashboard's command line as written: its usage, its flags, and the flags to start on another appliance. */
+import { parseArgs } from 'node:util';
+import { readInterval } from '../config/interval.js';
+import { UsageError } from '../config/usage-error.js';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE } from './connection.js';
+import { ROLES } from '../contract/roles.js';
+
+export const DASHBOARD_USAGE = `Usage: appliance-admin [--url URL] [--token-file FILE] [--ca-file FILE] [--read-only] [--refresh 2s]
+       appliance-admin --appliance NAME [--read-only] [--refresh 2s]
+       appliance-admin demo [--role ${ROLES.join('|')}] [--read-only] [--refresh 2s]
+
+${CONNECTION_USAGE}
+  --appliance NAME   an appliance named in the config file (its URL, token file, CA file, read-only, audit key)
+  --audit-key FILE   the appliance's audit public key (PEM, from audit key -o, compared out of band):
+                     the audit chain's checkpoints must verify with it, not with the keys it serves
+  --read-only        never offer changes, whatever the role
+  --refresh 2s       poll interval (ms, s or m; default 2s)
+  --screen NAME      the screen to start on
+  --screen-reader    say changes as short lines for a screen reader (also INK_SCREEN_READER=true)
+  --theme NAME       colours: dark (default), light (for a white background), high-contrast
+  --config FILE      the config file (default: $XDG_CONFIG_HOME/appliance-admin/config.yaml, else ~/.config/…)
+  demo               run against an embedded demo appliance on loopback (what npm start does)
+
+Settings come from, each over the one before: defaults, the config file, the environment, flags.`;
+
+export const DASHBOARD_OPTIONS = {
+  ...CONNECTION_OPTIONS,
+  appliance: { type: 'string' },
+  'audit-key': { type: 'string' },
+  config: { type: 'string' },
+  'read-only': { type: 'boolean', default: false },
+  refresh: { type: 'string' },
+  role: { type: 'string' },
+  screen: { type: 'string' },
+  'screen-reader': { type: 'boolean', default: false },
+  theme: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** `2s`, `500ms`, `1m`, or a bare number of seconds. */
+export function parseInterval(text: string): number {
+  const ms = readInterval(text, '--refresh');
+  if (typeof ms === 'string') throw new UsageError(ms);
+  return ms;
+}
+
+export type Flags = ReturnType<typeof readFlags>['values'];
+
+export function readFlags(argv: string[]) {
+  return parseArgs({ args: argv, options: DASHBOARD_OPTIONS, allowPositionals: true, strict: true });
+}
+
+/**
+ * The command line to start on another configured appliance (`:appliance NAME`): the same, with
+ * its connection (demo, --url, --token-file, --ca-file, --appliance) replaced by --appliance NAME.
+ */
+export function argvForAppliance(argv: readonly string[], name: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === 'demo' || a === '--insecure-http') continue;
+    // the audit key pinned for one appliance is not another's
+    if (['--url', '--token-file', '--ca-file', '--appliance', '--role', '--audit-key'].includes(a)) {
+      i++;
+      continue;
+    }
+    if (/^--(url|token-file|ca-file|appliance|role|audit-key)=/.test(a)) continue;
+    out.push(a);
+  }
+  return [...out, '--appliance', name];
+}

@@ -1,0 +1,101 @@
+/** Gateway keys: calls rejected over the last hour, and keys near their quotas. */
+import type { GatewayKey, Usage } from '../../contract/index.js';
+import { list, num } from './answers.js';
+import { LAST_HOUR, n, NEAR, plural, TODAY, type TriageLine } from './line.js';
+
+const CAUSE_WORDS: Record<string, string> = {
+  requests_per_minute: 'requests/minute quota',
+  tokens_per_minute: 'tokens/minute quota',
+  tokens_per_day: 'tokens/day quota',
+  revoked: 'key revoked',
+  unknown_workload: 'unknown workload',
+};
+
+const keyName = (keys: Map<string, GatewayKey>, id: string) => keys.get(id)?.name ?? id;
+
+export function rejectionLines(usage: Usage | undefined, keys: Map<string, GatewayKey>): TriageLine[] {
+  return list<Usage['data'][number]>(usage)
+    .filter((u) => num(u.rejected) > 0)
+    .sort((a, b) => num(b.rejected) - num(a.rejected))
+    .map((u) => {
+      const causes = Object.entries(u.rejected_by ?? {})
+        .filter(([, c]) => num(c) > 0)
+        .sort((a, b) => num(b[1]) - num(a[1]))
+        .map(([cause, c]) => `${n(num(c))} ${CAUSE_WORDS[cause] ?? cause}`);
+      return {
+        key: `key-rejections:${u.key_id}`,
+        severity: 'warn',
+        what: `Key ${keyName(keys, u.key_id)}`,
+        reason: `${plural(num(u.rejected), 'call')} rejected${causes.length ? `: ${causes.join(', ')}` : ''}`,
+        count: num(u.rejected),
+        window: LAST_HOUR,
+        link: { screen: 'keys', select: u.key_id },
+      } satisfies TriageLine;
+    });
+}
+
+/**
+ * Near a quota, defined simply: over the last hour, an average minute used >= 80% of the
+ * per-minute quota (requests or tokens), or today's tokens (UTC day, as the gateway counts them)
+ * reached >= 80% of the daily quota.
+ */
+export function quotaLines(
+  hour: Usage | undefined,
+  today: Usage | undefined,
+  keys: Map<string, GatewayKey>,
+): TriageLine[] {
+  const lastHour = new Map(list<Usage['data'][number]>(hour).map((u) => [u.key_id, u]));
+  const todayByKey = new Map(list<Usage['data'][number]>(today).map((u) => [u.key_id, u]));
+  const lines: TriageLine[] = [];
+  for (const key of keys.values()) {
+    if (key.status !== 'active' || !key.quota) continue;
+    const near: { text: string; share: number; count: number; window: string }[] = [];
+    const h = lastHour.get(key.id);
+    const rpm = key.quota.requests_per_minute;
+    if (h && rpm) {
+      const perMinute = num(h.requests) / 60;
+      if (perMinute >= NEAR * rpm)
+        near.push({
+          text: `averaged ${n(Math.round(perMinute))} of ${n(rpm)} requests a minute over the last hour`,
+          share: perMinute / rpm,
+          count: num(h.requests),
+          window: LAST_HOUR,
+        });
+    }
+    const tpm = key.quota.tokens_per_minute;
+    if (h && tpm) {
+      const perMinute = (num(h.input_tokens) + num(h.output_tokens)) / 60;
+      if (perMinute >= NEAR * tpm)
+        near.push({
+          text: `averaged ${n(Math.round(perMinute))} of ${n(tpm)} tokens a minute over the last hour`,
+          share: perMinute / tpm,
+          count: Math.round(perMinute * 60),
+          window: LAST_HOUR,
+        });
+    }
+    const d = todayByKey.get(key.id);
+    const tpd = key.quota.tokens_per_day;
+    if (d && tpd) {
+      const used = num(d.input_tokens) + num(d.output_tokens);
+      if (used >= NEAR * tpd)
+        near.push({
+          text: `used ${n(used)} of ${n(tpd)} tokens today (UTC)`,
+          share: used / tpd,
+          count: used,
+          window: TODAY,
+        });
+    }
+    if (!near.length) continue;
+    near.sort((a, b) => b.share - a.share);
+    lines.push({
+      key: `key-quota:${key.id}`,
+      severity: 'warn',
+      what: `Key ${key.name ?? key.id}`,
+      reason: `${near[0].share >= 1 ? 'at' : 'near'} its quota: ${near.map((x) => x.text).join('; ')}`,
+      count: near[0].count,
+      window: near[0].window,
+      link: { screen: 'keys', select: key.id },
+    });
+  }
+  return lines;
+}
