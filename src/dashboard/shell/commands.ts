@@ -136,7 +136,7 @@ export const commandHelp = (): [name: string, text: string][] =>
 export function runCommandLine(ctx: CommandContext, typed: string) {
   const { ui, screens } = ctx.deps;
   ui.setState({ mode: 'normal' });
-  // a config file's `:` alias stands for what it names (src/cli/dashboard-args.ts)
+  // a config file's `:` alias stands for what it names (src/config/display-settings.ts)
   const aliases = ctx.deps.display.aliases;
   const text = Object.hasOwn(aliases, typed.trim()) ? aliases[typed.trim()] : typed.trim();
   if (!text) return;
