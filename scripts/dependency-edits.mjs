@@ -17,21 +17,6 @@ export const NODE_MODULES = realpathSync(fileURLToPath(new URL('../node_modules'
  * @property {string} [prepend] code put before the edited file's own
  */
 
-// The HTTP/2 constants undici's HTTP/2 client reads when it loads; test/build checks them
-// against Node's own.
-export const HTTP2_CONSTANTS = {
-  HTTP2_HEADER_AUTHORITY: ':authority',
-  HTTP2_HEADER_METHOD: ':method',
-  HTTP2_HEADER_PATH: ':path',
-  HTTP2_HEADER_SCHEME: ':scheme',
-  HTTP2_HEADER_CONTENT_LENGTH: 'content-length',
-  HTTP2_HEADER_EXPECT: 'expect',
-  HTTP2_HEADER_STATUS: ':status',
-  HTTP2_HEADER_PROTOCOL: ':protocol',
-  NGHTTP2_REFUSED_STREAM: 7,
-  NGHTTP2_CANCEL: 8,
-};
-
 const graphemesModule = JSON.stringify(fileURLToPath(new URL('../src/text/graphemes.ts', import.meta.url)));
 const LAZY_SEGMENTER = `import { lazySegmenter as __lazySegmenter } from ${graphemesModule};\n`;
 /** the segmenter made when `file` loads, made on first use instead */
@@ -49,10 +34,6 @@ export const DEPENDENCY_EDITS = [
     file: 'yoga-layout/dist/binaries/yoga-wasm-base64-esm.js',
     edits: [
       ['function ya(){return w||"function"!=typeof fetch?', 'function ya(){return true?'],
-      [
-        'var b=xa(a.slice(37)),c=new Uint8Array(b.length);for(a=0;a<b.length;++a)c[a]=b.charCodeAt(a);var d=c',
-        'var d=new Uint8Array(Buffer.from(a.slice(37),"base64"))',
-      ],
     ],
   },
   {
@@ -92,38 +73,6 @@ export const DEPENDENCY_EDITS = [
     '@alcalzone/ansi-tokenize/build/tokenize.js',
     'const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });',
   ),
-  {
-    name: 'undici-http-on-use',
-    file: 'undici/lib/core/util.js',
-    edits: [
-      ["const { IncomingMessage } = require('node:http')", ''],
-      [
-        'Object.getPrototypeOf(stream).constructor === IncomingMessage',
-        "Object.getPrototypeOf(stream).constructor === process.getBuiltinModule('node:http').IncomingMessage",
-      ],
-    ],
-  },
-  {
-    name: 'undici-http-on-use',
-    file: 'undici/lib/dispatcher/client.js',
-    edits: [
-      ["const http = require('node:http')\n", ''],
-      [
-        "const getDefaultNodeMaxHeaderSize = http &&\n  http.maxHeaderSize &&\n  Number.isInteger(http.maxHeaderSize) &&\n  http.maxHeaderSize > 0\n  ? () => http.maxHeaderSize\n  : () => { throw new InvalidArgumentError('http module not available or http.maxHeaderSize invalid') }",
-        "const getDefaultNodeMaxHeaderSize = () => { const size = process.getBuiltinModule('node:http').maxHeaderSize; if (Number.isInteger(size) && size > 0) return size; throw new InvalidArgumentError('http module not available or http.maxHeaderSize invalid') }",
-      ],
-    ],
-  },
-  {
-    name: 'undici-http2-on-use',
-    file: 'undici/lib/dispatcher/client-h2.js',
-    edits: [
-      [
-        "http2 = require('node:http2')",
-        `http2 = { constants: ${JSON.stringify(HTTP2_CONSTANTS)}, connect: (...args) => process.getBuiltinModule('node:http2').connect(...args) }`,
-      ],
-    ],
-  },
 ];
 
 /** @type {DependencyEdit[]} the further edits of the dashboard's CommonJS bundle (no top-level await) */
