@@ -3,13 +3,7 @@ import { relative, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { build, type Metafile, type Plugin } from 'esbuild';
 // @ts-expect-error: a plain .mjs build script without types
-import {
-  DEPENDENCY_PATCHES,
-  NODE_MODULES,
-  PATCHES_DIR,
-  patchMark,
-  unpatchedFiles,
-} from '../../scripts/dependency-edits.mjs';
+import * as patches from '../../scripts/dependency-edits.mjs';
 // @ts-expect-error: a plain .mjs build script without types
 import { DASHBOARD_BUNDLE_OPTIONS } from '../../scripts/bundle-options.mjs';
 // @ts-expect-error: a plain .mjs build script without types
@@ -33,12 +27,18 @@ interface Redirect {
   specifier: string;
   target: string;
 }
-const PATCHES: DependencyPatch[] = DEPENDENCY_PATCHES;
+const { NODE_MODULES, PATCHES_DIR, patchMark, unpatchedFiles } = patches as {
+  NODE_MODULES: string;
+  PATCHES_DIR: string;
+  patchMark(name: string): string;
+  unpatchedFiles(): string[];
+};
+const PATCHES: DependencyPatch[] = (patches as { DEPENDENCY_PATCHES: DependencyPatch[] }).DEPENDENCY_PATCHES;
 const REDIRECTS: Redirect[] = INK_FRAME_REDIRECTS;
 
 describe('each patch of patches/', () => {
   it('is listed in scripts/dependency-edits.mjs with the files it changes', () => {
-    const onDisk = readdirSync(PATCHES_DIR as string).filter((f) => f.endsWith('.patch'));
+    const onDisk = readdirSync(PATCHES_DIR).filter((f) => f.endsWith('.patch'));
     expect(onDisk.sort()).toEqual(PATCHES.map((p) => p.patch).sort());
     for (const { patch, files } of PATCHES) expect(filesOf(patch).sort(), patch).toEqual(Object.keys(files).sort());
   });
@@ -47,7 +47,7 @@ describe('each patch of patches/', () => {
     // it comes back out cleanly: node_modules holds the published files with exactly this patch
     const published = publishedSources(patch);
     for (const [file, name] of Object.entries(files)) {
-      const installed = readFileSync(resolve(NODE_MODULES as string, file), 'utf8');
+      const installed = readFileSync(resolve(NODE_MODULES, file), 'utf8');
       expect(installed, `node_modules/${file}`).toContain(patchMark(name));
       expect(published.get(file), `node_modules/${file} as published`).not.toContain(patchMark(name));
     }
@@ -64,10 +64,7 @@ describe("the dashboard's bundle", () => {
   /** what the bundle read of each patched file */
   const read = new Map<string, string>();
   /** a bundled file's path relative to node_modules, with `/` */
-  const inNodeModules = (input: string) =>
-    relative(NODE_MODULES as string, resolve(input))
-      .split('\\')
-      .join('/');
+  const inNodeModules = (input: string) => relative(NODE_MODULES, resolve(input)).split('\\').join('/');
 
   beforeAll(async () => {
     const patched = new Set(PATCHES.flatMap((p) => Object.keys(p.files)));
