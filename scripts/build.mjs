@@ -7,6 +7,10 @@ import { build } from 'esbuild';
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { BUNDLE_OPTIONS, DASHBOARD_BUNDLE_OPTIONS, LAUNCH_OPTIONS } from './bundle-options.mjs';
+import { assertPatched } from './dependency-edits.mjs';
+
+// the dependency patches (patches/, applied by npm install): never a bundle without them
+assertPatched();
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const next = `${root}dist.next-${process.pid}`;

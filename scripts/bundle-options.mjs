@@ -1,17 +1,16 @@
-// The esbuild settings of the CLI bundle: production React, the dependency edits
-// (scripts/dependency-edits.mjs, docs/dependency-edits.md) and the dashboard's frame builder.
-// Used by scripts/build.mjs, and by the start benchmark and the bundle test, so they measure and
-// check exactly what ships.
+// The esbuild settings of the CLI bundle: production React and the dashboard's frame builder. The
+// dependencies' own edits are patches applied to node_modules at install (scripts/dependency-edits.mjs,
+// docs/dependency-edits.md), so the bundle takes them as installed. Used by scripts/build.mjs, and
+// by the start benchmark and the bundle test, so they measure and check exactly what ships.
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { COMMONJS_EDITS, DEPENDENCY_EDITS, dependencyEdits } from './dependency-edits.mjs';
 import { inkFrame } from './ink-frame.mjs';
 
 // esbuild gives each ES module that imports a CommonJS module its own copy of that module's
 // exports (its __toESM helper: an object with one getter per export). 41 of the bundle's files
-// import React (44 exports) and 12 import node:process (80); all the bundle's copies took 3.7-10 ms
-// of every start. Imported through one ES module each instead, each is copied once; the names
-// and values the importers see are the same (test/build/dashboard-bundle.test.ts).
+// import React (44 exports) and 12 import node:process (80). Imported through one ES module each
+// instead, each is copied once (docs/dependency-edits.md, shared-interop); the names and values
+// the importers see are the same (test/build/dashboard-bundle.test.ts).
 export const sharedInterop = {
   name: 'shared-interop',
   setup(b) {
@@ -40,22 +39,33 @@ export const BUNDLE_OPTIONS = {
   define: { 'process.env.NODE_ENV': '"production"' },
   external: ['better-sqlite3', 'react-devtools-core', 'oidc-provider'],
   banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-  plugins: [sharedInterop, dependencyEdits(DEPENDENCY_EDITS), inkFrame],
+  plugins: [sharedInterop, inkFrame],
 };
 
 // The dashboard's CommonJS bundle (dist/dashboard-HASH.cjs): CommonJS so that it can be loaded with
-// V8's code cache on Node 20 (src/cli/code-cache.ts), which rules out a top-level await. Two
-// dependencies have one, edited away (COMMONJS_EDITS): yoga-layout's, whose promise
-// src/dashboard/terminal/yoga-ready.ts becomes here, and Ink's wait for React devtools, left out.
+// V8's code cache on Node 20 (src/cli/code-cache.ts), which rules out a top-level await. Only for
+// Node 20: once the CLI requires Node 22.1, the dashboard can be an ES module bundle, cached by
+// module.enableCompileCache(), and this goes (with ink-without-devtools, docs/dependency-edits.md).
+// yoga-layout's index awaits its WebAssembly at the top level; here Ink's `yoga-layout` and
+// src/dashboard/terminal/yoga-ready.ts are one module made from yoga's public `yoga-layout/load`
+// instead: Yoga is filled in when loaded, and the dashboard awaits yogaReady before its first render.
 const YOGA_READY = fileURLToPath(new URL('../src/dashboard/terminal/yoga-ready.js', import.meta.url));
-const yogaReadyFromYoga = {
-  name: 'yoga-ready-from-yoga',
+const yogaLoadedLater = {
+  name: 'yoga-loaded-later',
   setup(b) {
+    const later = { path: 'yoga-layout', namespace: 'yoga-loaded-later' };
+    b.onResolve({ filter: /^yoga-layout$/ }, () => later);
     b.onResolve({ filter: /[\\/]yoga-ready\.js$/ }, (args) =>
-      resolve(args.resolveDir, args.path) === YOGA_READY ? { path: 'yoga-ready', namespace: 'yoga-ready' } : undefined,
+      resolve(args.resolveDir, args.path) === YOGA_READY ? later : undefined,
     );
-    b.onLoad({ filter: /.*/, namespace: 'yoga-ready' }, () => ({
-      contents: "export { yogaReady } from 'yoga-layout';",
+    b.onLoad({ filter: /.*/, namespace: 'yoga-loaded-later' }, () => ({
+      contents: [
+        "import { loadYoga } from 'yoga-layout/load';",
+        "export * from 'yoga-layout/load';",
+        'const Yoga = {};',
+        'export const yogaReady = loadYoga().then((lib) => { Object.assign(Yoga, lib); });',
+        'export default Yoga;',
+      ].join('\n'),
       loader: 'js',
       resolveDir: fileURLToPath(new URL('..', import.meta.url)),
     }));
@@ -70,7 +80,7 @@ export const DASHBOARD_BUNDLE_OPTIONS = {
   // required from node_modules when first used: qrcode, drawn only by a sign-in that asks again
   // (src/dashboard/shell/sign-in.ts); yaml, which reads a config file only where there is one (src/config/load.ts)
   external: [...BUNDLE_OPTIONS.external, 'qrcode', 'yaml'],
-  plugins: [sharedInterop, dependencyEdits([...COMMONJS_EDITS, ...DEPENDENCY_EDITS]), yogaReadyFromYoga, inkFrame],
+  plugins: [sharedInterop, yogaLoadedLater, inkFrame],
   // less to read and to deserialize with the code cache; without comments the file is ASCII, so
   // V8 holds it as a one-byte string
   minifyWhitespace: true,
@@ -99,7 +109,7 @@ export const LAUNCH_OPTIONS = {
   minifySyntax: true,
   legalComments: 'none',
   // yaml, which only `:columns save` and `:sort save` load (src/config/save.ts), is required
-  // from node_modules then: bundled, its 233 KB were compiled at every start (about 4 ms)
+  // from node_modules then: bundled, its 233 KB were compiled at every start (docs/performance.md)
   external: ['yaml'],
   plugins: [launchExternals],
 };

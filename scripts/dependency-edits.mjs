@@ -1,192 +1,76 @@
-// Every edit the bundle makes to a dependency's source, as data. The plugin below applies them;
-// test/build/dependency-edits.test.ts fails when one no longer applies to the installed version;
-// docs/dependency-edits.md gives each one's reason, measured gain and the upstream change to
-// watch for, so that it can be dropped.
+// The dashboard's edits of its dependencies: versioned patches in patches/, applied to
+// node_modules by patch-package when `npm install` runs (package.json's postinstall), so that
+// vitest, the benchmarks and the bundle all run the same patched code. docs/dependency-edits.md
+// gives each one's reason, what it buys against a target, and how to regenerate it after an
+// upgrade; test/build/dependency-edits.test.ts checks that each is applied and in the bundle.
 import { readFileSync, realpathSync } from 'node:fs';
-import { relative, sep } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The installed dependencies (the real path: node_modules may be a link to a shared install). */
 export const NODE_MODULES = realpathSync(fileURLToPath(new URL('../node_modules', import.meta.url)));
 
-/**
- * @typedef {object} DependencyEdit
- * @property {string} name the edit's heading in docs/dependency-edits.md
- * @property {string} file the edited file, relative to node_modules, with `/`
- * @property {[string, string][]} edits each find must occur exactly once in the file
- * @property {string} [prepend] code put before the edited file's own
- */
-
-// The HTTP/2 constants undici's HTTP/2 client reads when it loads; test/build checks them
-// against Node's own.
-export const HTTP2_CONSTANTS = {
-  HTTP2_HEADER_AUTHORITY: ':authority',
-  HTTP2_HEADER_METHOD: ':method',
-  HTTP2_HEADER_PATH: ':path',
-  HTTP2_HEADER_SCHEME: ':scheme',
-  HTTP2_HEADER_CONTENT_LENGTH: 'content-length',
-  HTTP2_HEADER_EXPECT: 'expect',
-  HTTP2_HEADER_STATUS: ':status',
-  HTTP2_HEADER_PROTOCOL: ':protocol',
-  NGHTTP2_REFUSED_STREAM: 7,
-  NGHTTP2_CANCEL: 8,
-};
-
-const graphemesModule = JSON.stringify(fileURLToPath(new URL('../src/text/graphemes.ts', import.meta.url)));
-const LAZY_SEGMENTER = `import { lazySegmenter as __lazySegmenter } from ${graphemesModule};\n`;
-/** the segmenter made when `file` loads, made on first use instead */
-const lazySegmenter = (file, find) => ({
-  name: 'lazy-unicode-data',
-  file,
-  edits: [[find, find.replace('new Intl.Segmenter(', '__lazySegmenter(')]],
-  prepend: LAZY_SEGMENTER,
-});
-
-/** @type {DependencyEdit[]} the edits of every bundle of the dashboard's code */
-export const DEPENDENCY_EDITS = [
-  {
-    name: 'yoga-without-fetch',
-    file: 'yoga-layout/dist/binaries/yoga-wasm-base64-esm.js',
-    edits: [
-      ['function ya(){return w||"function"!=typeof fetch?', 'function ya(){return true?'],
-      [
-        'var b=xa(a.slice(37)),c=new Uint8Array(b.length);for(a=0;a<b.length;++a)c[a]=b.charCodeAt(a);var d=c',
-        'var d=new Uint8Array(Buffer.from(a.slice(37),"base64"))',
-      ],
-    ],
-  },
-  {
-    name: 'ink-measure-cache-bounded',
-    file: 'ink/build/measure-text.js',
-    edits: [['cache.set(text, dimensions);', 'if (cache.size >= 2000) cache.clear(); cache.set(text, dimensions);']],
-  },
-  {
-    name: 'ink-wrap-cache-bounded',
-    file: 'ink/build/wrap-text.js',
-    edits: [
-      ['const cache = {};', 'let cache = {}; let cacheSize = 0;'],
-      [
-        'cache[cacheKey] = wrappedText;',
-        'if (++cacheSize > 2000) { cache = {}; cacheSize = 1; } cache[cacheKey] = wrappedText;',
-      ],
-    ],
-  },
-  {
-    name: 'lazy-unicode-data',
-    file: 'string-width/index.js',
-    prepend: LAZY_SEGMENTER,
-    edits: [
-      ['const segmenter = new Intl.Segmenter();', 'const segmenter = __lazySegmenter();'],
-      [
-        'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;',
-        'let rgiEmojiMade; const rgiEmojiRegex = { test: (text) => (rgiEmojiMade ??= /^\\p{RGI_Emoji}$/v).test(text) };',
-      ],
-    ],
-  },
-  lazySegmenter('wrap-ansi/node_modules/string-width/index.js', 'const segmenter = new Intl.Segmenter();'),
-  lazySegmenter(
-    'slice-ansi/tokenize-ansi.js',
-    "const GRAPHEME_SEGMENTER = new Intl.Segmenter(undefined, {granularity: 'grapheme'});",
-  ),
-  lazySegmenter(
-    '@alcalzone/ansi-tokenize/build/tokenize.js',
-    'const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });',
-  ),
-  {
-    name: 'undici-http-on-use',
-    file: 'undici/lib/core/util.js',
-    edits: [
-      ["const { IncomingMessage } = require('node:http')", ''],
-      [
-        'Object.getPrototypeOf(stream).constructor === IncomingMessage',
-        "Object.getPrototypeOf(stream).constructor === process.getBuiltinModule('node:http').IncomingMessage",
-      ],
-    ],
-  },
-  {
-    name: 'undici-http-on-use',
-    file: 'undici/lib/dispatcher/client.js',
-    edits: [
-      ["const http = require('node:http')\n", ''],
-      [
-        "const getDefaultNodeMaxHeaderSize = http &&\n  http.maxHeaderSize &&\n  Number.isInteger(http.maxHeaderSize) &&\n  http.maxHeaderSize > 0\n  ? () => http.maxHeaderSize\n  : () => { throw new InvalidArgumentError('http module not available or http.maxHeaderSize invalid') }",
-        "const getDefaultNodeMaxHeaderSize = () => { const size = process.getBuiltinModule('node:http').maxHeaderSize; if (Number.isInteger(size) && size > 0) return size; throw new InvalidArgumentError('http module not available or http.maxHeaderSize invalid') }",
-      ],
-    ],
-  },
-  {
-    name: 'undici-http2-on-use',
-    file: 'undici/lib/dispatcher/client-h2.js',
-    edits: [
-      [
-        "http2 = require('node:http2')",
-        `http2 = { constants: ${JSON.stringify(HTTP2_CONSTANTS)}, connect: (...args) => process.getBuiltinModule('node:http2').connect(...args) }`,
-      ],
-    ],
-  },
-];
-
-/** @type {DependencyEdit[]} the further edits of the dashboard's CommonJS bundle (no top-level await) */
-export const COMMONJS_EDITS = [
-  {
-    name: 'yoga-without-top-level-await',
-    file: 'yoga-layout/dist/src/index.js',
-    edits: [
-      [
-        'const Yoga = wrapAssembly(await loadYoga());',
-        'const Yoga = {}; export const yogaReady = loadYoga().then((lib) => { Object.assign(Yoga, wrapAssembly(lib)); });',
-      ],
-    ],
-  },
-  {
-    name: 'ink-without-devtools',
-    file: 'ink/build/reconciler.js',
-    edits: [
-      [
-        "await import('./devtools.js');",
-        "throw Object.assign(new Error('React devtools are not in the dashboard bundle'), { code: 'ERR_MODULE_NOT_FOUND' });",
-      ],
-      ['? await loadPackageJson()', "? { name: 'ink', version: undefined }"],
-    ],
-  },
-];
-
-/** How many times `find` occurs in `code`. */
-export const occurrences = (code, find) => code.split(find).length - 1;
-
-const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** The patch files, patch-package's own. */
+export const PATCHES_DIR = fileURLToPath(new URL('../patches', import.meta.url));
 
 /**
- * An esbuild plugin applying `edits`. A file whose finds do not each occur exactly once fails the
- * build: the dependency moved on, and the edit must be looked at (docs/dependency-edits.md).
+ * @typedef {object} DependencyPatch
+ * @property {string} patch the patch file in patches/ (patch-package names it package+version)
+ * @property {Record<string, string>} files each patched file (relative to node_modules, `/`) and
+ *   its edit's heading in docs/dependency-edits.md; the patch writes the comment
+ *   `appliance-admin patch: HEADING` into the file, which tells that it is applied
  */
-export function dependencyEdits(edits) {
-  const byFile = new Map(edits.map((e) => [e.file, e]));
-  if (byFile.size !== edits.length) throw new Error('two dependency edits of one file: make them one');
-  // every file whose path ends like an edited one; the exact path relative to node_modules decides
-  const tail = (file) => file.split('/node_modules/').at(-1);
-  const filter = new RegExp(
-    `[\\\\/](?:${edits.map((e) => escape(tail(e.file)).replaceAll('/', '[\\\\/]')).join('|')})$`,
-  );
-  return {
-    name: 'dependency-edits',
-    setup(b) {
-      b.onLoad({ filter }, (args) => {
-        const edit = byFile.get(relative(NODE_MODULES, args.path).split(sep).join('/'));
-        if (!edit) return undefined;
-        const code = readFileSync(args.path, 'utf8');
-        const broken = edit.edits.filter(([find]) => occurrences(code, find) !== 1);
-        if (broken.length > 0)
-          return {
-            errors: [
-              {
-                text: `dependency edit ${edit.name} no longer applies to node_modules/${edit.file} (docs/dependency-edits.md)`,
-              },
-            ],
-          };
-        const edited = edit.edits.reduce((c, [find, replace]) => c.replace(find, () => replace), code);
-        return { contents: (edit.prepend ?? '') + edited, loader: 'js' };
-      });
+
+/** @type {DependencyPatch[]} */
+export const DEPENDENCY_PATCHES = [
+  {
+    patch: 'ink+6.8.0.patch',
+    files: {
+      'ink/build/measure-text.js': 'ink-measure-cache-bounded',
+      'ink/build/wrap-text.js': 'ink-wrap-cache-bounded',
+      'ink/build/reconciler.js': 'ink-without-devtools',
     },
-  };
+  },
+  {
+    patch: 'yoga-layout+3.2.1.patch',
+    files: { 'yoga-layout/dist/binaries/yoga-wasm-base64-esm.js': 'yoga-without-fetch' },
+  },
+  { patch: 'string-width+8.3.0.patch', files: { 'string-width/index.js': 'lazy-unicode-data' } },
+  {
+    patch: 'wrap-ansi++string-width+7.2.0.patch',
+    files: { 'wrap-ansi/node_modules/string-width/index.js': 'lazy-unicode-data' },
+  },
+  { patch: 'slice-ansi+8.0.0.patch', files: { 'slice-ansi/tokenize-ansi.js': 'lazy-unicode-data' } },
+  {
+    patch: '@alcalzone+ansi-tokenize+0.2.5.patch',
+    files: { '@alcalzone/ansi-tokenize/build/tokenize.js': 'lazy-unicode-data' },
+  },
+];
+
+/** The comment a patch writes into each file it patches. */
+export const patchMark = (name) => `appliance-admin patch: ${name}`;
+
+/** The patched files of node_modules that do not hold their patch: empty when all are applied. */
+export function unpatchedFiles(nodeModules = NODE_MODULES) {
+  const missing = [];
+  for (const { patch, files } of DEPENDENCY_PATCHES)
+    for (const [file, name] of Object.entries(files)) {
+      let code = '';
+      try {
+        code = readFileSync(join(nodeModules, file), 'utf8');
+      } catch {
+        // a file that moved or went: reported below as not patched
+      }
+      if (!code.includes(patchMark(name))) missing.push(`node_modules/${file} (patches/${patch})`);
+    }
+  return missing;
+}
+
+/** Throws, saying what to run, when a patch is not applied: the bundle must not ship without it. */
+export function assertPatched(nodeModules = NODE_MODULES) {
+  const missing = unpatchedFiles(nodeModules);
+  if (missing.length > 0)
+    throw new Error(
+      `dependency patches not applied to ${missing.join(', ')}: run \`npx patch-package\` (npm install runs it), or see docs/dependency-edits.md after an upgrade`,
+    );
 }

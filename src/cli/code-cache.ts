@@ -12,30 +12,32 @@ import {
   writeFileSync,
   type Stats,
 } from 'node:fs';
-import { createRequire, Module } from 'node:module';
+import nodeModule, { createRequire, Module } from 'node:module';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 
 /**
- * Loads a CommonJS bundle with V8's code cache: the compiled code of its last start is read back
- * instead of compiling ~2.5 MB of JavaScript again, which is most of the dashboard's start on
- * Node 20 (no compile cache for ES modules before Node 22.1;
- * docs/performance.md): what Node 22's module.enableCompileCache() does, for one file.
+ * Loads the dashboard's CommonJS bundle with its compiled code cached between starts: compiling
+ * ~2.5 MB of JavaScript again is most of a start (docs/performance.md).
  *
- * V8 checks a cache only against the source's length, so a cache is kept per bundle content:
- * the bundle's name carries its content hash (dashboard-HASH.cjs), and the cache's name carries
- * that name, the Node version and the architecture. A cache is compiled code, run as it is: it is
- * used only from a directory of the user's own that nobody else can write to, and only when the
- * file itself is the user's own and written by nobody else. Anything unusual (no home, a foreign
- * or open directory, a rejected cache, a full disk) means compiling as usual, never an error.
+ * On Node 22.1 and later, Node's own compile cache (`module.enableCompileCache()`) does it: the
+ * plain path. Node 20 has none, so there the code below the "Node 20" line does it by hand, for
+ * this one file, with V8's code cache; when the CLI requires Node 22.1, that part is deleted.
+ *
+ * A cache is compiled code, run as it is: it is used only from a directory of the user's own
+ * that nobody else can write to. Anything unusual (no home, a foreign or open directory, a
+ * rejected cache, a full disk) means compiling as usual, never an error.
  */
 
 export interface CachedBundle<T> {
   exports: T;
-  /** 'used' (read back and accepted), 'rejected' (present but refused by V8), 'none', 'off' */
-  readonly cache: 'used' | 'rejected' | 'none' | 'off';
-  /** Writes the code compiled so far as the cache, once, if there was no usable one. */
+  /**
+   * 'node': Node's own compile cache is on (Node 22.1+); Node 20: 'used' (read back and
+   * accepted), 'rejected' (present but refused by V8), 'none'; 'off': no cache
+   */
+  readonly cache: 'node' | 'used' | 'rejected' | 'none' | 'off';
+  /** Writes the code compiled so far as the cache (Node 20: once, if there was no usable one). */
   save(): void;
 }
 
@@ -44,6 +46,35 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string | 
   if (env.NODE_DISABLE_COMPILE_CACHE) return null;
   const base = env.XDG_CACHE_HOME || (homedir() ? join(homedir(), '.cache') : '');
   return base ? join(base, 'appliance-admin') : null;
+}
+
+// Node 22.1 and later (@types/node is Node 20's: neither function is in its types)
+const { enableCompileCache: compileCache, flushCompileCache } = nodeModule as {
+  enableCompileCache?: (dir: string) => { status: number };
+  flushCompileCache?: () => void;
+};
+/** module.constants.compileCacheStatus: ENABLED, ALREADY_ENABLED */
+const COMPILE_CACHE_ON = new Set([1, 2]);
+
+/**
+ * Node 22.1 and later: turns Node's compile cache on, in the user's private cache directory, for
+ * every module loaded from here on (the launcher calls it first; Node's default directory is the
+ * shared temporary one). Node 20: false, nothing to do (requireWithCodeCache caches the dashboard).
+ */
+export function enableCodeCache(cacheDir: string | null = defaultCacheDir()): boolean {
+  if (!compileCache || !cacheDir) return false;
+  const dir = join(cacheDir, 'compile-cache');
+  return privateDir(cacheDir) && privateDir(dir) && COMPILE_CACHE_ON.has(compileCache(dir).status);
+}
+
+export function requireWithCodeCache<T>(file: string, cacheDir: string | null = defaultCacheDir()): CachedBundle<T> {
+  if (!compileCache) return requireWithV8CodeCache(file, cacheDir);
+  const on = enableCodeCache(cacheDir);
+  return {
+    exports: createRequire(file)(file) as T,
+    cache: on ? 'node' : 'off',
+    save: () => (on ? flushCompileCache?.() : undefined),
+  };
 }
 
 const uid = () => process.getuid?.() ?? -1;
@@ -59,6 +90,13 @@ function privateDir(dir: string): boolean {
     return false;
   }
 }
+
+// ---- Node 20 (no module.enableCompileCache): V8's code cache, by hand, for one file. ----
+//
+// V8 checks a cache only against the source's length, so a cache is kept per bundle content:
+// the bundle's name carries its content hash (dashboard-HASH.cjs), and the cache's name carries
+// that name, the Node version and the architecture. The file itself must be the user's own and
+// written by nobody else.
 
 function readPrivate(file: string): Buffer | undefined {
   let fd: number | undefined;
@@ -89,7 +127,7 @@ function pruneOthers(dir: string, keep: string) {
   for (const { name } of others.slice(KEEP - 1)) rmSync(join(dir, name), { force: true });
 }
 
-export function requireWithCodeCache<T>(file: string, cacheDir: string | null = defaultCacheDir()): CachedBundle<T> {
+function requireWithV8CodeCache<T>(file: string, cacheDir: string | null): CachedBundle<T> {
   const source = readFileSync(file, 'utf8');
   const cacheFile = cacheDir && privateDir(cacheDir) ? join(cacheDir, `${basename(file)}${suffix()}`) : null;
   const cachedData = cacheFile ? readPrivate(cacheFile) : undefined;

@@ -1,15 +1,12 @@
 import { isAscii } from 'node:buffer';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { constants as http2Constants } from 'node:http2';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { build } from 'esbuild';
 // @ts-expect-error: a plain .mjs build script without types
 import { DASHBOARD_BUNDLE_OPTIONS } from '../../scripts/bundle-options.mjs';
-// @ts-expect-error: a plain .mjs build script without types
-import { HTTP2_CONSTANTS } from '../../scripts/dependency-edits.mjs';
 
 /**
  * The dashboard's CommonJS bundle settings (scripts/bundle-options.mjs): the parts that run only
@@ -82,31 +79,12 @@ describe("the dashboard's CommonJS bundle", () => {
       loaded.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length)),
     );
     expect(builtins.has('net')).toBe(true); // the check sees what the bundle loads
-    for (const lazy of ['http', 'http2', 'tls', 'crypto', 'fs/promises', 'zlib'])
-      expect(builtins.has(lazy), lazy).toBe(false);
+    // (undici's client loads http, http2, tls and crypto: docs/dependency-edits.md, the edits dropped in issue 38)
+    for (const lazy of ['fs/promises', 'zlib']) expect(builtins.has(lazy), lazy).toBe(false);
     expect(isAscii(Buffer.from(text))).toBe(true);
     // it runs from V8's code cache (src/cli/code-cache.ts), where Node 20 has no loader for a
     // dynamic import: every import() must be bundled (esbuild then leaves none)
     expect(text.match(/[^\w$.]import\(.{0,40}/g) ?? []).toEqual([]);
-  });
-
-  it("makes the dashboard's API client without node:http; undici's own default still reads node:http", async () => {
-    const { file } = await bundleFile(
-      "export { ApiClient } from '../../client/api-client.js'; export { Client } from '../../client/undici-client.js';",
-    );
-    const loadedAfter = (code: string) => {
-      const script = `const m = require(${JSON.stringify(file)}); ${code}; process.stdout.write(JSON.stringify(process.moduleLoadList))`;
-      const list = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' })) as string[];
-      return new Set(list.filter((x) => x.startsWith('NativeModule ')).map((x) => x.slice('NativeModule '.length)));
-    };
-    const ours = loadedAfter("new m.ApiClient({ url: 'http://127.0.0.1:9', token: 't' })");
-    expect(ours.has('net')).toBe(true);
-    expect(ours.has('http'), 'http').toBe(false);
-    // a Client given no maxHeaderSize takes Node's, as undici does unpatched
-    const plain = loadedAfter(
-      "const c = new m.Client('http://127.0.0.1:9'); const k = Object.getOwnPropertySymbols(c).find((s) => s.description === 'max headers size'); if (c[k] !== require('node:http').maxHeaderSize) throw new Error('maxHeaderSize ' + c[k])",
-    );
-    expect(plain.has('http')).toBe(true);
   });
 
   it('copies the exports of React and node:process once for all their importers, as each saw them', async () => {
@@ -143,10 +121,5 @@ describe("the dashboard's CommonJS bundle", () => {
       expect(seen.processNs.env).toBe(process.env);
       expect(seen.processNs.argv).toBe(process.argv);
     }
-  });
-
-  it("gives undici's HTTP/2 client Node's own HTTP/2 constants", () => {
-    for (const [name, value] of Object.entries(HTTP2_CONSTANTS as Record<string, unknown>))
-      expect(http2Constants[name as keyof typeof http2Constants], name).toBe(value);
   });
 });

@@ -1,25 +1,27 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import fc from 'fast-check';
-import stringWidth from 'string-width';
-import sliceAnsi from 'slice-ansi';
-import wrapAnsi from 'wrap-ansi';
-import { tokenize } from '@alcalzone/ansi-tokenize';
+import type stringWidth from 'string-width';
+import type sliceAnsi from 'slice-ansi';
+import type wrapAnsi from 'wrap-ansi';
+import type { tokenize } from '@alcalzone/ansi-tokenize';
 // @ts-expect-error: a plain .mjs build script without types
 import { BUNDLE_OPTIONS } from '../../scripts/bundle-options.mjs';
 // @ts-expect-error: a plain .mjs build script without types
-import { DEPENDENCY_EDITS, dependencyEdits } from '../../scripts/dependency-edits.mjs';
+import { DEPENDENCY_PATCHES, NODE_MODULES } from '../../scripts/dependency-edits.mjs';
+import { publishedSources } from './patches.js';
 
 /**
- * The bundle's edits to string-width, slice-ansi, wrap-ansi and ansi-tokenize
- * (scripts/dependency-edits.mjs, lazy-unicode-data): the same answers as the packages as published,
- * and no Intl.Segmenter or emoji expression made before a text needs one.
+ * The lazy-unicode-data patches of string-width, slice-ansi, wrap-ansi's string-width and
+ * ansi-tokenize (patches/, docs/dependency-edits.md): the same answers as the packages as
+ * published (the patches taken back out), and no Intl.Segmenter or emoji expression made before
+ * a text needs one.
  */
-type Patched = {
+type Packages = {
   stringWidth: typeof stringWidth;
   sliceAnsi: typeof sliceAnsi;
   wrapAnsi: typeof wrapAnsi;
@@ -31,10 +33,11 @@ const RealSegmenter = Intl.Segmenter;
 const setSegmenter = (s: typeof Intl.Segmenter) =>
   Object.defineProperty(Intl, 'Segmenter', { value: s, configurable: true, writable: true });
 let dir: string;
-let patched: Patched;
+let patched: Packages;
+let published: Packages;
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'aa-lazy-unicode-'));
+/** the four packages bundled, as installed (patched) or with `plugins` */
+async function bundled(name: string, plugins: Plugin[]): Promise<Packages> {
   const out = await build({
     stdin: {
       contents:
@@ -42,13 +45,40 @@ beforeAll(async () => {
       resolveDir: process.cwd(),
     },
     ...BUNDLE_OPTIONS,
-    plugins: [dependencyEdits(DEPENDENCY_EDITS.filter((e: { name: string }) => e.name === 'lazy-unicode-data'))],
+    plugins,
     write: false,
     logLevel: 'silent',
   });
   expect(out.warnings).toEqual([]);
-  const file = join(dir, 'patched.mjs');
+  const file = join(dir, `${name}.mjs`);
   writeFileSync(file, out.outputFiles![0].text);
+  return (await import(pathToFileURL(file).href)) as Packages;
+}
+
+/** the lazy-unicode-data files as published */
+const asPublished = (): Plugin => {
+  const sources = new Map<string, string>();
+  for (const { patch, files } of DEPENDENCY_PATCHES as { patch: string; files: Record<string, string> }[])
+    if (Object.values(files).includes('lazy-unicode-data'))
+      for (const [file, text] of publishedSources(patch)) sources.set(file, text);
+  return {
+    name: 'as-published',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]node_modules[\\/]/ }, (args) => {
+        const contents = sources.get(
+          relative(NODE_MODULES as string, args.path)
+            .split('\\')
+            .join('/'),
+        );
+        return contents === undefined ? undefined : { contents, loader: 'js' };
+      });
+    },
+  };
+};
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'aa-lazy-unicode-'));
+  published = await bundled('published', [asPublished()]);
   // counts the segmenters made from here on
   setSegmenter(
     class extends RealSegmenter {
@@ -58,7 +88,7 @@ beforeAll(async () => {
       }
     },
   );
-  patched = (await import(pathToFileURL(file).href)) as Patched;
+  patched = await bundled('patched', []);
 });
 
 afterAll(() => {
@@ -71,7 +101,7 @@ describe("the bundle's lazy Unicode data", () => {
     expect(made.segmenters).toBe(0);
     expect(patched.stringWidth('\x1b[31mTeam share\x1b[39m')).toBe(10);
     expect(patched.tokenize('\x1b[1;31mok\x1b[0m').length).toBeGreaterThan(2);
-    expect(patched.sliceAnsi('\x1b[31mabcdef\x1b[39m', 1, 3)).toBe(sliceAnsi('\x1b[31mabcdef\x1b[39m', 1, 3));
+    expect(patched.sliceAnsi('\x1b[31mabcdef\x1b[39m', 1, 3)).toBe('\x1b[31mbc\x1b[39m');
     expect(made.segmenters).toBe(0);
   });
 
@@ -106,12 +136,12 @@ describe("the bundle's lazy Unicode data", () => {
         fc.integer({ min: 1, max: 8 }),
         (parts, a, b, cols) => {
           const text = parts.join('');
-          expect(patched.stringWidth(text)).toBe(stringWidth(text));
-          expect(patched.tokenize(text)).toEqual(tokenize(text));
+          expect(patched.stringWidth(text)).toBe(published.stringWidth(text));
+          expect(patched.tokenize(text)).toEqual(published.tokenize(text));
           expect(patched.sliceAnsi(text, Math.min(a, b), Math.max(a, b))).toBe(
-            sliceAnsi(text, Math.min(a, b), Math.max(a, b)),
+            published.sliceAnsi(text, Math.min(a, b), Math.max(a, b)),
           );
-          expect(patched.wrapAnsi(text, cols, { hard: true })).toBe(wrapAnsi(text, cols, { hard: true }));
+          expect(patched.wrapAnsi(text, cols, { hard: true })).toBe(published.wrapAnsi(text, cols, { hard: true }));
         },
       ),
       { numRuns: 1500 },
