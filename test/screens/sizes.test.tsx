@@ -75,7 +75,7 @@ const FORMS: { screen: string; row?: string; key: string; title: string; labels:
       'Per page',
     ],
   },
-  { screen: 'audit', key: 'e', title: 'Export the audit', labels: ['Format', 'File'] },
+  { screen: 'audit', key: 'w', title: 'Export the audit', labels: ['Format', 'File'] },
   {
     screen: 'journal',
     key: 'f',
