@@ -17,7 +17,8 @@ const ROOMS = {
   'src/config': ['src/contract', 'src/text'],
   'src/client': ['src/contract', 'src/text'],
   'src/server': ['src/audit-chain', 'src/contract', 'src/text'],
-  'src/dashboard/kit': ['src/audit-chain', 'src/client', 'src/contract', 'src/text'],
+  // the kit names the intents a screen's action may declare (src/config/key-bindings.ts)
+  'src/dashboard/kit': ['src/audit-chain', 'src/client', 'src/config', 'src/contract', 'src/text'],
   'src/dashboard/terminal': ['src/text'],
   'src/dashboard/widgets': ['src/dashboard/kit', 'src/dashboard/terminal', 'src/text'],
   'src/dashboard/state': ['src/dashboard/kit', 'src/client', 'src/contract', 'src/text'],

@@ -268,7 +268,7 @@ export const budgetsScreen = defineScreen<BudgetRow>({
       },
     },
     {
-      key: 'e',
+      intent: 'edit',
       label: 'edit',
       mutates: true,
       capability: 'agent.budgets.update',
@@ -277,7 +277,7 @@ export const budgetsScreen = defineScreen<BudgetRow>({
       run: (ctx, r) => editOverride(ctx, r.agent!, false),
     },
     {
-      key: 'n',
+      intent: 'new',
       label: 'add',
       mutates: true,
       capability: 'agent.budgets.update',
@@ -327,7 +327,7 @@ export const budgetsScreen = defineScreen<BudgetRow>({
       },
     },
     {
-      key: 'x',
+      intent: 'remove',
       label: 'remove',
       mutates: true,
       capability: 'agent.budgets.update',

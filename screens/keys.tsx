@@ -108,7 +108,7 @@ export const keysScreen = defineScreen<KeyRow>({
   },
   actions: [
     {
-      key: 'n',
+      intent: 'new',
       label: 'new key',
       mutates: true,
       capability: 'gateway.key.create',
@@ -147,7 +147,7 @@ export const keysScreen = defineScreen<KeyRow>({
     },
     setQuotaAction<KeyRow>((k) => k),
     {
-      key: 'x',
+      intent: 'remove',
       label: 'revoke',
       mutates: true,
       capability: 'gateway.key.revoke',

@@ -102,7 +102,7 @@ export const logScreen = defineScreen<ActionLogEntry>({
   enter: 'audit entry',
   actions: [
     {
-      key: 'a',
+      intent: 'history',
       label: 'audit entry',
       mutates: false,
       needsRow: true,

@@ -47,7 +47,7 @@ export const routingScreen = defineScreen<RoutingEntry>({
   },
   actions: [
     {
-      key: 'e',
+      intent: 'edit',
       label: 'change model',
       mutates: true,
       capability: 'routing.update',

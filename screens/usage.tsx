@@ -26,9 +26,9 @@ export type UsageRange = 'hour' | 'day' | 'week';
  * so that every hourly bucket is a whole hour (except the current one).
  */
 const RANGES: Record<UsageRange, { key: string; label: string; hours: number | null }> = {
-  hour: { key: 'h', label: 'last hour', hours: null },
-  day: { key: 'd', label: 'last 24 hours', hours: 24 },
-  week: { key: 'w', label: 'last 7 days', hours: 168 },
+  hour: { key: 'H', label: 'last hour', hours: null },
+  day: { key: 'D', label: 'last 24 hours', hours: 24 },
+  week: { key: 'W', label: 'last 7 days', hours: 168 },
 };
 
 export function usageWindow(range: UsageRange, nowMs: number): { start_time: string; end_time: string } {

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { SHELL_ACTIONS } from './shell-actions.js';
+import { INTENTS, SHELL_ACTIONS } from './key-bindings.js';
 import { readInterval } from './interval.js';
 
 /**
@@ -13,11 +13,12 @@ import { readInterval } from './interval.js';
 export const THEMES = ['dark', 'light', 'high-contrast'] as const;
 
 /**
- * The shell's actions `keys:` may bind (src/config/shell-actions.ts); a screen's own are
- * `<screen>.<label>` (`keys.revoke`), checked against the screens by load.ts.
+ * What `keys:` may bind (src/config/key-bindings.ts): the shell's actions, the intents screens share
+ * (`new` rebinds every screen's new), and a screen's own as `<screen>.<label>` (`keys.revoke`),
+ * checked against the screens by load.ts.
  */
-export const KEY_ACTIONS = SHELL_ACTIONS;
-const ACTION_ID = new RegExp(`^(?:${SHELL_ACTIONS.join('|')}|[a-z][a-z0-9-]*\\.[a-z][a-z0-9 -]*)$`);
+export const KEY_ACTIONS: readonly string[] = [...SHELL_ACTIONS, ...Object.keys(INTENTS)];
+const ACTION_ID = new RegExp(`^(?:${KEY_ACTIONS.join('|')}|[a-z][a-z0-9-]*\\.[a-z][a-z0-9 -]*)$`);
 
 const NAMED_KEYS = 'enter|esc|tab|space|backspace|delete|up|down|left|right|pgup|pgdn|home|end';
 /** `q`, `?`, `ctrl+c`, `shift+tab`, `alt+f`, `pgdn`: one printable character or a named key, with modifiers. */
@@ -96,7 +97,7 @@ export const DashboardConfig = z
     keys: z
       .record(
         z.string().regex(ACTION_ID, {
-          error: `expected an action: ${SHELL_ACTIONS.join(', ')}, or a screen's as screen.label (keys.revoke)`,
+          error: `expected an action: ${SHELL_ACTIONS.join(', ')}; an intent: ${Object.keys(INTENTS).join(', ')}; or a screen's as screen.label (keys.revoke)`,
         }),
         z.union([key, z.array(key)]),
         { error: 'expected actions with their keys' },

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
 import type { DashboardHarness } from '../helpers/dashboard.js';
-import { keymapOf, shellHelp } from '../../src/dashboard/shell/keymap.js';
+import { keymapOf } from '../../src/dashboard/shell/keymap.js';
+import { shellHelp } from '../../src/dashboard/shell/key-help.js';
 import { offersOf, sortNote } from '../../src/dashboard/shell/screen-hints.js';
 import { commandHelp } from '../../src/dashboard/shell/commands.js';
 import { widthOf } from '../../src/dashboard/kit/text.js';

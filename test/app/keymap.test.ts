@@ -1,15 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { Key } from 'ink';
 import {
-  SHELL_BINDINGS,
+  SHELL_KEYMAP as SHELL_BINDINGS,
   bindingFor,
   keyName,
   keymapOf,
   resolveKeymap,
   screenBindings,
-  shellHelp,
-  shellHints,
 } from '../../src/dashboard/shell/keymap.js';
+import { shellHelp, shellHints } from '../../src/dashboard/shell/key-help.js';
 import { validateScreens } from '../../src/dashboard/shell/registry.js';
 import { screens } from '../../screens/index.js';
 

@@ -36,8 +36,8 @@ describe('an 80x24 terminal', () => {
     await d.press('pgdn');
     const end = await d.waitFor((f) => helpRow(f, ':quit', 'quit'), 'the last command after PgDn');
     for (const [k, label] of [
-      ['t', 'newest'],
-      ['e', 'export'],
+      ['\\{', 'newest'],
+      ['w', 'export'],
     ])
       expect(helpRow(end, k, label)).toBe(true);
     expect(end).toMatch(/… \d+ above \(↑ PgUp\)/);
@@ -45,7 +45,7 @@ describe('an 80x24 terminal', () => {
     await d.press('home');
     await d.waitFor((f) => !helpRow(f, 'u', 'this run') && f.includes('more below'), 'back at the top');
     await d.press('down', 'j');
-    await d.waitForText(/… 22 more below \(↓ PgDn\), 2 above/); // help has s S, P, f c n p t e v u, 8 commands
+    await d.waitForText(/… 22 more below \(↓ PgDn\), 2 above/); // help has s S, P, f c ] [ { w v u, 8 commands
     await d.press('esc');
     await d.waitFor((f) => !f.includes('Help · Esc'), 'help closed');
     await d.press('?');

@@ -79,7 +79,7 @@ screens:
       await d.type('x'); // no screen's name starts with x
       await d.press('enter');
       await d.waitForText('[audit]');
-      await d.press('e');
+      await d.press('w');
       const form = await d.waitForText('Export the audit trail');
       expect(form.replace(/\s*\n\s*│?\s*/g, '')).toContain(`Folder: ${join(dir, 'exports')}`);
       await d.press('esc');
@@ -136,7 +136,7 @@ screens:
   });
 
   it('takes a binding for every action id it exports (a key or a list; [] unbinds), and every theme', async () => {
-    const letters = 'abdefhilmnopqrtuvwyz';
+    const letters = 'abdefhilmnopqrtuvwyz0123456789';
     for (const theme of THEMES) {
       const keys = KEY_ACTIONS.map(
         (action, i) =>
@@ -155,7 +155,7 @@ screens:
   });
 
   it('rebinds quit: the new key quits, the old one no longer does; a key taken twice is refused naming both', async () => {
-    const { file } = configDir('screen: keys\nkeys:\n  quit: ctrl+x\n  help: [H, "?"]\n  keys.revoke: X\n');
+    const { file } = configDir('screen: keys\nkeys:\n  quit: ctrl+x\n  help: [K, "?"]\n  keys.revoke: X\n');
     const parsed = await dashboardArgs(['--config', file, '--url', s.url], {
       ...env(),
       APPLIANCE_ADMIN_TOKEN: s.tokens.it_admin,
@@ -177,6 +177,37 @@ screens:
     // x revokes on the keys screen: quit cannot take it too
     expect(await refusal('keys:\n  quit: x\n')).toBe(
       'keys: "x" would run both quit and keys.revoke on the keys screen',
+    );
+  });
+
+  it('rebinds an intent once for every screen: new: "+" is new key on keys and add on budgets', async () => {
+    const { file } = configDir('screen: keys\nkeys:\n  new: "+"\n');
+    const parsed = await dashboardArgs(['--config', file, '--url', s.url], {
+      ...env(),
+      APPLIANCE_ADMIN_TOKEN: s.tokens.it_admin,
+    });
+    if (parsed === 'help') throw new Error('help');
+    const d = renderDashboard({ url: parsed.url, token: parsed.token, screen: parsed.screen, display: parsed.display });
+    try {
+      const f = await d.waitForText(/\+ new key/);
+      expect(f).not.toMatch(/\bn new key/);
+      await d.press('n');
+      expect(d.frame()).not.toContain('Create a gateway key');
+      await d.press('+');
+      await d.waitForText('Create a gateway key');
+      await d.press('esc');
+      await d.waitFor((x) => !x.includes('Create a gateway key'), 'the form to close');
+      await d.press(':');
+      await d.type('budgets');
+      await d.press('enter');
+      await d.waitForText(/\+ add/);
+    } finally {
+      await d.unmount();
+    }
+    // the intent's new key meets the same checks as any rebinding
+    expect(await refusal('keys:\n  new: x\n')).toMatch(/^keys: "x" would run both keys\.new-key and keys\.revoke/);
+    expect(await refusal('keys:\n  create: "+"\n')).toMatch(
+      /^keys\.create: expected an action: .*; an intent: new, edit/,
     );
   });
 

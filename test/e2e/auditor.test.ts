@@ -8,6 +8,7 @@ import { ensureBuilt } from '../helpers/child-server.js';
 import { domainSnapshot, e2eTitle, escapeRegExp, ISSUE_SCREENS, startDashboard, TROUBLE } from '../helpers/e2e.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { hasTmux, killTmuxServer, type TmuxSession } from '../helpers/tmux.js';
+import { defaultKeys } from '../../src/dashboard/shell/keymap.js';
 
 /**
  * An auditor walks every screen of the BUILT dashboard in a real terminal (tmux) against the
@@ -106,7 +107,7 @@ describe.skipIf(!hasTmux())(title, () => {
       expect(arrived, `${screen.name} on arrival`).not.toMatch(TROUBLE);
       if (EXPECTED[screen.name]) await t.waitForScreen(EXPECTED[screen.name]);
       for (const action of (screen.actions ?? []).filter((a) => a.mutates)) {
-        await t.sendKeys(action.key);
+        await t.sendKeys(defaultKeys(action)[0]);
         await t.waitForScreen(
           new RegExp(`${escapeRegExp(action.label)}: disabled: role auditor is read-only\\. Nothing was sent\\.`),
         );
@@ -145,7 +146,7 @@ describe.skipIf(!hasTmux())(title, () => {
       await t.type('journal');
       await t.sendKeys('enter');
       await t.waitForScreen(EXPECTED.journal);
-      await t.sendKeys('e');
+      await t.sendKeys('w');
       await t.waitForScreen('Export the agent journal');
       await t.sendKeys('enter');
       const done = await t.waitForScreen(/Export written[\s\S]*sha256\s+[0-9a-f]{64}/);

@@ -247,7 +247,7 @@ describe.skipIf(!hasTmux())(title, () => {
     async () => {
       await go('audit');
       await t.waitForScreen(/alice-admin \(it_admin\)\s+connector\.ingest/);
-      await t.sendKeys('e');
+      await t.sendKeys('w');
       await t.waitForScreen('Export the audit trail');
       await t.sendKeys('enter'); // csv, to the default file name in the dashboard's directory
       const done = await t.waitForScreen(/Export written[\s\S]*sha256\s+[0-9a-f]{64}/);

@@ -192,7 +192,7 @@ describe("the dashboard's audit export verifies as the CLI's does (issue 36 §2)
   });
 
   async function exportTo(d: DashboardHarness, dest: string, format: 'csv' | 'jsonl'): Promise<string> {
-    await d.press('e');
+    await d.press('w');
     await d.waitForText('Export the audit trail');
     if (format === 'jsonl') await d.press('right');
     await d.press('tab');

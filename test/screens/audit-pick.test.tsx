@@ -26,11 +26,11 @@ describe('audit action filter: a pick list of the actions the appliance records'
     for (const a of recorded) expect(known).toContain(a);
   });
 
-  it('a picks an action, a family or any: the appliance filters, and the f form shows the pick', async () => {
+  it('A picks an action, a family or any: the appliance filters, and the f form shows the pick', async () => {
     const d = suite.render({ screen: 'audit', rows: 40 });
     await d.waitForText('settings.update');
-    expect(d.frame()).toMatch(/a pick action/);
-    await d.press('a');
+    expect(d.frame()).toMatch(/A pick action/);
+    await d.press('A');
     const list = await d.waitForText('Show one action');
     expect(list).toMatch(/› any action\s+\(current\) no filter/);
     expect(list).toMatch(/gateway\.key\.\*\s+every gateway\.key action/);
@@ -50,7 +50,7 @@ describe('audit action filter: a pick list of the actions the appliance records'
     await d.press('f');
     expect(await d.waitForText('Filter the audit trail')).toMatch(/Action\s+settings\.update/);
     await d.press('esc');
-    await d.press('a');
+    await d.press('A');
     expect(await d.waitForText('Show one action')).toMatch(
       /settings\.update\s+\(current\) A write to the read-only settings/,
     );
@@ -63,7 +63,7 @@ describe('audit action filter: a pick list of the actions the appliance records'
     );
     expect(tableRows(family).some((r) => r.includes('gateway.key.create'))).toBe(true);
 
-    await d.press('a');
+    await d.press('A');
     await d.waitForText('Show one action');
     await d.press('enter'); // any action
     await d.waitFor(
@@ -75,7 +75,7 @@ describe('audit action filter: a pick list of the actions the appliance records'
   it('at 80x24 the pick list says how many actions are out of sight, below and above', async () => {
     const d = suite.render({ screen: 'audit', columns: 80, rows: 24 });
     await d.waitForText('settings.update');
-    await d.press('a');
+    await d.press('A');
     const top = await d.waitForText('Show one action');
     const last = PICKS.at(-1)!;
     expect(top).not.toContain(last);

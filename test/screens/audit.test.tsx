@@ -90,7 +90,7 @@ describe('audit screen', () => {
     expect(f).toMatch(
       /bob@corp\.example \(app_owner\)\s+gateway\.key\.revoke\s+gateway key key_seed0001\s+● success\s+200/,
     );
-    expect(f).toContain('all time, no other filters · page 1 · 50 per page · more (n older)');
+    expect(f).toContain('all time, no other filters · page 1 · 50 per page · more (] older)');
     expect(f).toContain('row 1 of 50');
   });
 
@@ -134,22 +134,22 @@ describe('audit screen', () => {
       'only model.activate rows',
     );
     expect(firstRow(g)).toContain(exact[0].target_id!);
-    expect(g).toContain('all time · action model.activate · page 1 · 50 per page · more (n older)');
+    expect(g).toContain('all time · action model.activate · page 1 · 50 per page · more (] older)');
   });
 
   it('pages through the whole history to the oldest entry and back', async () => {
     const d = suite.render({ screen: 'audit' });
     await d.waitForText(tid(0));
     const everything = all();
-    await d.press('n');
+    await d.press(']');
     await d.waitForText('page 2 · 50 per page · more');
     await d.waitFor((f) => firstRow(f).includes(everything[50].target_id!), 'page 2 to start with the 51st newest');
     expect(d.frame()).toMatch(/^› /m); // the cursor is back on the first row
-    await d.press('n');
+    await d.press(']');
     await d.waitFor((f) => f.includes('page 3 ·') && firstRow(f).includes(everything[100].target_id!), 'page 3');
-    await d.press('p');
+    await d.press('[');
     await d.waitFor((f) => f.includes('page 2 ·') && firstRow(f).includes(everything[50].target_id!), 'back on page 2');
-    await d.press('t');
+    await d.press('{');
     await d.waitFor((f) => f.includes('page 1 ·') && firstRow(f).includes(everything[0].target_id!), 'back on page 1');
 
     // 500 per page: three pages, the last ends with the oldest entry
@@ -159,20 +159,20 @@ describe('audit screen', () => {
     await d.waitFor((f) => /› Per page\s+‹ 500 ›/.test(f), '500 per page chosen');
     await d.press('enter');
     await d.waitForText('page 1 · 500 per page · more');
-    await d.press('n');
+    await d.press(']');
     await d.waitForText('page 2 · 500 per page · more');
-    await d.press('n');
+    await d.press(']');
     const last = await d.waitForText('page 3 · 500 per page · oldest page');
     expect(last).toContain(`row 1 of ${everything.length - 1000}`);
     await d.press('end');
     const end = await d.waitForText(tid(SEEDED - 1));
     expect(end).toContain(`row ${everything.length - 1000} of ${everything.length - 1000}`);
     expect(end).toMatch(new RegExp(`^› .*${tid(SEEDED - 1)}`, 'm'));
-    await d.press('n');
+    await d.press(']');
     await d.waitForText('No older entries');
     expect(d.frame()).toContain('Page 3 is the last page');
     await d.press('enter');
-    await d.press('p');
+    await d.press('[');
     await d.waitForText('page 2 · 500 per page');
   });
 
@@ -184,25 +184,25 @@ describe('audit screen', () => {
     await d.press('right', 'right'); // all → last hour → last day
     await d.press('tab', 'tab', 'tab', 'tab', 'tab', 'tab', 'tab', 'tab', 'right', 'right', 'right');
     await d.press('enter');
-    await d.waitForText('last day, no other filters · page 1 · 500 per page · more (n older)');
-    await d.press('n');
+    await d.waitForText('last day, no other filters · page 1 · 500 per page · more (] older)');
+    await d.press(']');
     const f = await d.waitForText(
-      /since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(last day\), no other filters · page 2 · 500 per page · more \(n older\)/,
+      /since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(last day\), no other filters · page 2 · 500 per page · more \(\] older\)/,
     );
     expect(firstRow(f)).toContain(all()[500].target_id!);
-    await d.press('p');
-    await d.waitForText('last day, no other filters · page 1 · 500 per page · more (n older)');
+    await d.press('[');
+    await d.waitForText('last day, no other filters · page 1 · 500 per page · more (] older)');
   });
 
   it('exports the filtered trail for an auditor: csv rows match the server, with rows, bytes, path and sha256', async () => {
     const d = suite.render({ role: 'auditor', screen: 'audit' });
     await d.waitForText('READ-ONLY');
     await d.waitForText(tid(0));
-    expect(d.frame()).toMatch(/e export {2}/);
+    expect(d.frame()).toMatch(/w export {2}/);
     const hints = d
       .frame()
       .split('\n')
-      .find((l) => l.includes('e export'))!;
+      .find((l) => l.includes('w export'))!;
     expect(hints).not.toContain('✕'); // nothing on this screen is disabled for an auditor
     await d.press('f');
     await d.waitForText('Filter the audit trail');
@@ -212,7 +212,7 @@ describe('audit screen', () => {
     await d.waitForText('action channel.update');
     const before = count();
 
-    await d.press('e');
+    await d.press('w');
     const form = await d.waitForText('Export the audit trail');
     expect(form).toMatch(/File\s+\.\/audit-\d{8}T\d{6}Z\.csv/);
     expect(form).toContain('Filters: all time · action channel.update.');
@@ -252,7 +252,7 @@ describe('audit screen', () => {
     await d.press('tab', 'tab', 'tab', 'tab', 'tab', 'right', 'right', 'right'); // outcome failed
     await d.press('enter');
     await d.waitForText('outcome failed');
-    await d.press('e');
+    await d.press('w');
     await d.waitForText('Export the audit trail');
     await d.press('right'); // jsonl
     await d.press('tab');
@@ -275,7 +275,7 @@ describe('audit screen', () => {
     const d = suite.render({ screen: 'audit' });
     await d.waitForText(tid(0));
     const before = count();
-    await d.press('e');
+    await d.press('w');
     await d.waitForText('Export the audit trail');
     await d.press('tab');
     await clearField(d, 40);
@@ -288,7 +288,7 @@ describe('audit screen', () => {
     expect(count()).toBe(before); // the appliance was not even asked
     await d.press('enter');
     await d.waitFor((x) => !x.includes('export failed'), 'the error to close');
-    await d.press('n');
+    await d.press(']');
     await d.waitForText('page 2 · 50 per page');
   });
 
@@ -369,10 +369,10 @@ describe('audit screen', () => {
       extra: { range: '24h', filters: { action: 'gateway.key.*' }, anchor, cursors: [cursor] },
     });
     const since = `since ${anchor.slice(0, 19).replace('T', ' ')} (last day)`;
-    await d.waitForText(`${since} · action gateway.key.* · page 2 · 50 per page · more (n older)`);
+    await d.waitForText(`${since} · action gateway.key.* · page 2 · 50 per page · more (] older)`);
     const before = count();
 
-    await d.press('e');
+    await d.press('w');
     const form = await d.waitForText('Export the audit trail');
     expect(form).toContain(`Filters: ${since} · action gateway.key.*.`);
     const dest = join(outDir, 'paged-range.csv');
@@ -399,9 +399,9 @@ describe('audit screen', () => {
     await d.waitForText('Filter the audit trail');
     await d.press('right', 'right'); // last day
     await d.press('enter');
-    await d.waitForText('last day, no other filters · page 1 · 50 per page · more (n older)');
+    await d.waitForText('last day, no other filters · page 1 · 50 per page · more (] older)');
     const before = count();
-    await d.press('e');
+    await d.press('w');
     const form = await d.waitForText('Export the audit trail');
     const stated = /Filters: since (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) \(last day\), no other filters\./.exec(form)?.[1];
     expect(stated).toBeDefined();
@@ -419,7 +419,7 @@ describe('audit screen', () => {
     const d = suite.render({ role: 'auditor', screen: 'audit' });
     await d.waitForText(tid(0));
     const before = all();
-    await d.press('n');
+    await d.press(']');
     await d.waitForText('page 2 ·');
     await d.press('f');
     await d.waitForText('Filter the audit trail');
@@ -428,7 +428,7 @@ describe('audit screen', () => {
     await d.press('enter');
     await d.waitForText('actor carol@corp.example');
     await d.press('?');
-    await d.waitForText(/e\s+export/);
+    await d.waitForText(/w\s+export/);
     expect(d.frame()).not.toContain('changes the appliance');
     await d.press('esc');
     expect(all()).toEqual(before);

@@ -21,7 +21,7 @@ describe('the export dialog file field', () => {
     const folder = exportFolder();
     const d = suite.render({ screen: 'journal', exportFolder: folder, columns: 120, rows: 40 });
     await d.waitForText('[journal]');
-    await d.press('e');
+    await d.press('w');
     const form = await d.waitForText('Export the agent journal');
     expect(form.replace(/[│\s]+/g, '')).toContain(`Folder:${folder}`);
     await d.press('tab'); // format → file
@@ -62,7 +62,7 @@ describe('the export dialog file field', () => {
     const folder = exportFolder();
     const d = suite.render({ screen: 'journal', exportFolder: folder });
     await d.waitForText('[journal]');
-    await d.press('e');
+    await d.press('w');
     await d.waitForText('Export the agent journal');
     await d.press('tab');
     await d.write('\x15');

@@ -178,7 +178,7 @@ describe('an export from a search', () => {
     await d.type('denied');
     await d.press('enter');
     await d.waitForText(`${DENIED} match "denied"`);
-    await d.press('e');
+    await d.press('w');
     const form = await d.waitForText('Export the audit trail');
     expect(form).toContain('search "denied"');
     await d.press('right', 'tab', ...Array<string>(48).fill('backspace'));

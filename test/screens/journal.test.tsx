@@ -76,7 +76,7 @@ describe('journal screen', () => {
     );
     expect(f).toMatch(/hr-assistant\s+1\s+search_docs\s+● succeeded\s+–\s+1\.5 s\s+1000\/10\s+chan_web/);
     expect(f).toMatch(/hr-assistant\s+0\s+–\s+● succeeded/); // a step without a tool
-    expect(f).toContain('all time, no other filters · page 1 · 50 per page · more (n older)');
+    expect(f).toContain('all time, no other filters · page 1 · 50 per page · more (] older)');
     // the message is in the step's detail
     await d.press('enter');
     await d.waitForText('create_ticket did not answer in 30 s');
@@ -117,18 +117,18 @@ describe('journal screen', () => {
     const d = suite.render({ screen: 'journal' });
     await d.waitForText(runId(0));
     const all = journal();
-    await d.press('n');
+    await d.press(']');
     await d.waitFor((f) => f.includes('page 2 · 50 per page · more') && firstRow(f).includes(all[50].run_id), 'page 2');
-    await d.press('n');
+    await d.press(']');
     await d.waitForText('page 3 ·');
-    await d.press('n');
+    await d.press(']');
     await d.waitFor(
       (f) => f.includes('page 4 · 50 per page · oldest page') && f.includes(`row 1 of ${all.length - 150}`),
       'the last page',
     );
     await d.press('end');
     await d.waitForText(new RegExp(`^› .*${runId(RUNS - 1)}`, 'm'));
-    await d.press('t');
+    await d.press('{');
     await d.waitFor((f) => f.includes('page 1 ·') && firstRow(f).includes(runId(0)), 'page 1 again');
   });
 
@@ -195,7 +195,7 @@ describe('journal screen', () => {
     const hints = d
       .frame()
       .split('\n')
-      .find((l) => l.includes('e export'))!;
+      .find((l) => l.includes('w export'))!;
     expect(hints).not.toContain('✕');
     const journalBefore = snapshot(suite.server, 'journal');
     await d.press('f');
@@ -204,7 +204,7 @@ describe('journal screen', () => {
     await d.type('finance-analyst');
     await d.press('enter');
     await d.waitForText('agent finance-analyst');
-    await d.press('e');
+    await d.press('w');
     const form = await d.waitForText('Export the agent journal');
     expect(form).toMatch(/File\s+\.\/journal-\d{8}T\d{6}Z\.csv/);
     await d.press('tab', ...Array<string>(40).fill('backspace'));

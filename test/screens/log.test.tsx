@@ -135,7 +135,7 @@ describe('log screen (the action log)', () => {
   it('an auditor opens the audit entry of an export from the log, and the audit screen on it', async () => {
     const d = suite.render({ screen: 'audit', role: 'auditor', exportFolder: tempDir('aa-log-export') });
     await d.waitForText('READ-ONLY');
-    await d.press('e');
+    await d.press('w');
     await d.waitForText('Export the audit trail');
     await d.press('enter');
     await d.waitForText('Export written', 10_000);

@@ -75,7 +75,7 @@ const FORMS: { screen: string; row?: string; key: string; title: string; labels:
       'Per page',
     ],
   },
-  { screen: 'audit', key: 'e', title: 'Export the audit', labels: ['Format', 'File'] },
+  { screen: 'audit', key: 'w', title: 'Export the audit', labels: ['Format', 'File'] },
   {
     screen: 'journal',
     key: 'f',
@@ -93,7 +93,7 @@ const FORMS: { screen: string; row?: string; key: string; title: string; labels:
       'Per page',
     ],
   },
-  { screen: 'journal', key: 'e', title: 'Export the agent journal', labels: ['Format', 'File'] },
+  { screen: 'journal', key: 'w', title: 'Export the agent journal', labels: ['Format', 'File'] },
   {
     screen: 'keys',
     key: 'n',

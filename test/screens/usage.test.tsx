@@ -81,7 +81,7 @@ describe('usage screen', () => {
   it('switches to the last hour (totals only), says when there is no traffic, and follows live gateway calls', async () => {
     const d = suite.render({ screen: 'usage' });
     await d.waitForText('ci-bot');
-    await d.press('h');
+    await d.press('H');
     const empty = await d.waitForText('No traffic in this range');
     expect(empty).toMatch(
       /Last hour · \d{4}-\d\d-\d\d \d\d:\d\d → (\d{4}-\d\d-\d\d )?\d\d:\d\d UTC · totals only: hourly buckets/,
@@ -96,7 +96,7 @@ describe('usage screen', () => {
   it('switches to the last 7 days, with rejected calls and revoked keys named as such', async () => {
     const d = suite.render({ screen: 'usage' });
     await d.waitForText('ci-bot');
-    await d.press('w');
+    await d.press('W');
     const f = await d.waitForText('Last 7 days');
     await d.waitFor((x) => /ci-bot\s+143\s+7\s+2\.5M\s+12\.2k\s+[·▁-█]+$/m.test(x), 'the week totals');
     expect(d.frame()).toMatch(/old-widget \(revoked\)\s+5\s+0/);
@@ -110,7 +110,7 @@ describe('usage screen', () => {
     for (const line of f.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
     expect(f).toMatch(/ci-bot\s+\d+\s+0\s+/);
     expect(f).toContain('Requests per hour');
-    await d.press('w');
+    await d.press('W');
     const week = await d.waitForText('Requests per 8 h'); // 21 marks fit 80 columns
     expect(week).toMatch(/old-\S*… \(revoked\)\s+5\s+0/);
     for (const line of week.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
@@ -122,9 +122,9 @@ describe('usage screen', () => {
     await d.waitForText('ci-bot');
     const audit = suite.auditRows();
     // the ranges are not changes; only setting a quota (Enter on a key) is, and it is dimmed
-    expect(d.frame()).toMatch(/h hour\s+d day\s+w 7 days\s+u set quota ✕/);
+    expect(d.frame()).toMatch(/H hour\s+D day\s+W 7 days\s+u set quota ✕/);
     expect(d.frame()).not.toMatch(/(hour|day|days) ✕/);
-    await d.press('w');
+    await d.press('W');
     await d.waitForText('Last 7 days');
     expect(suite.auditRows()).toEqual(audit);
   });

@@ -50,7 +50,7 @@ export function historyActions<Row>(spec: HistorySpec): ScreenAction<Row>[] {
       },
     },
     {
-      key: 'n',
+      intent: 'next-page',
       label: 'older',
       mutates: false,
       async run(ctx) {
@@ -74,10 +74,10 @@ export function historyActions<Row>(spec: HistorySpec): ScreenAction<Row>[] {
       },
     },
     {
-      key: 'p',
+      intent: 'previous-page',
       label: 'newer',
       mutates: false,
-      // back towards the newest: the first keys to leave a short hint line (the summary says n older)
+      // back towards the newest: the first keys to leave a short hint line (the summary says ] older)
       hintPriority: 55,
       async run(ctx) {
         const h = searchedState(ctx.state);
@@ -85,17 +85,17 @@ export function historyActions<Row>(spec: HistorySpec): ScreenAction<Row>[] {
           return {
             title: 'Already on the newest page',
             tone: 'info',
-            summary: ['Page 1 shows the newest entries; n goes to older ones.'],
+            summary: ['Page 1 shows the newest entries; ] goes to older ones.'],
           };
         const cursors = h.cursors.slice(0, -1);
         ctx.setExtra({ cursors, anchor: cursors.length ? h.anchor : null }, { top: true });
       },
     },
     {
-      key: 't',
+      intent: 'first-page',
       label: 'newest',
       mutates: false,
-      // back towards the newest: the first keys to leave a short hint line (the summary says n older)
+      // back towards the newest: the first keys to leave a short hint line (the summary says ] older)
       hintPriority: 55,
       async run(ctx) {
         ctx.setExtra(FIRST_PAGE, { top: true });

@@ -1,4 +1,4 @@
-/** `e` on a history screen: every match of its filters streamed to a file, with what was written. */
+/** `w` (the export intent) on a history screen: every match of its filters streamed to a file, with what was written. */
 import { createReadStream } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
@@ -19,7 +19,7 @@ const fileStamp = (ms: number) => isoSeconds(ms).replace(/[-:]/g, '');
 
 export function exportAction<Row>(spec: HistorySpec): ScreenAction<Row> {
   return {
-    key: 'e',
+    intent: 'export',
     label: 'export',
     mutates: false,
     capability: spec.exportCapability,

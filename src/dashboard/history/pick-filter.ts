@@ -1,4 +1,4 @@
-/** `a` on a history screen: a filter set by picking one of the values the appliance records. */
+/** `A` on a history screen: a filter set by picking one of the values the appliance records. */
 import type { ScreenAction } from '../kit/screen-api.js';
 import { FIRST_PAGE, historyState, type FilterSpec } from './state.js';
 
@@ -19,7 +19,7 @@ function families(values: string[]): string[] {
 export function pickFilterAction<Row>(f: FilterSpec): ScreenAction<Row> {
   const name = f.label.toLowerCase();
   return {
-    key: 'a',
+    key: 'A',
     label: `pick ${name}`,
     mutates: false,
     async run(ctx) {

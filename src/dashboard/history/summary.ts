@@ -73,7 +73,7 @@ export function describeFilters(spec: HistorySpec, h: HistoryState, start: strin
 }
 
 /**
- * "1,204 audit entries in all · last 7 days · actor alice · page 3 · 50 per page · more (n older)": what is shown
+ * "1,204 audit entries in all · last 7 days · actor alice · page 3 · 50 per page · more (] older)": what is shown
  * and under which filters first, so that a narrow terminal cuts the paging words rather than a filter.
  */
 export function pageSummary(spec: HistorySpec, rows: unknown[], view: ListView | undefined): string {
@@ -86,8 +86,8 @@ export function pageSummary(spec: HistorySpec, rows: unknown[], view: ListView |
     ? null
     : hasMore
       ? rows.length < h.pageSize
-        ? 'search read this far, more (n reads older)'
-        : 'more (n older)'
+        ? 'search read this far, more (] reads older)'
+        : 'more (] older)'
       : rows.length === 0
         ? 'no entries'
         : page > 1
@@ -98,7 +98,7 @@ export function pageSummary(spec: HistorySpec, rows: unknown[], view: ListView |
 }
 
 export function emptyText(spec: HistorySpec): string {
-  return `No ${spec.noun} match here. If the line above says the search read this far, n reads older ones; else nothing happened in this range with these filters. f changes them, c clears them.`;
+  return `No ${spec.noun} match here. If the line above says the search read this far, ] reads older ones; else nothing happened in this range with these filters. f changes them, c clears them.`;
 }
 
 /**

@@ -13,7 +13,7 @@ export interface AuditTarget {
  */
 export function auditHistoryAction<Row>(targetOf: (row: Row) => AuditTarget): ScreenAction<Row> {
   return {
-    key: 'h',
+    intent: 'history',
     label: 'history',
     mutates: false,
     needsRow: true,

@@ -15,6 +15,7 @@ import type { MessageChoice } from './dialog-specs.js';
 import type { ScreenUiState } from './screen-state.js';
 import type { SessionState } from './session-state.js';
 import type { ResourceEntry, ResourceRequest } from './resource.js';
+import type { Intent } from '../../config/key-bindings.js';
 
 export type { ResourceRequest, ResourceEntry, ScreenUiState, Tone, FormField, PinnedAuditKey };
 
@@ -244,9 +245,14 @@ interface ActionOutcome {
   tone?: Tone;
 }
 
-interface ActionBase {
-  /** one printable key; not one the shell takes (src/dashboard/shell/keymap.ts SHELL_BINDINGS) */
-  key: string;
+/**
+ * Its key: an intent the screens share (`intent: 'new'`), whose key is the same on every screen
+ * (src/config/key-bindings.ts INTENTS), or, for what only this screen does, one printable key of its
+ * own: not one the shell takes, nor an intent's.
+ */
+type ActionKey = { intent: Intent; key?: never } | { key: string; intent?: never };
+
+interface ActionCommon {
   label: string;
   /** true when the action changes anything on the appliance */
   mutates: boolean;
@@ -261,20 +267,22 @@ interface ActionBase {
 }
 
 /** An action on the selected row: the shell runs it only with a row, so `run` gets one. */
-interface RowAction<Row> extends ActionBase {
-  needsRow: true;
-  /** why it does not apply to this row now (e.g. 'already revoked'), or null */
-  unavailable?: (row: Row) => string | null;
-  run(ctx: ActionContext, row: Row): Promise<ActionOutcome | void>;
-}
+type RowAction<Row> = ActionKey &
+  ActionCommon & {
+    needsRow: true;
+    /** why it does not apply to this row now (e.g. 'already revoked'), or null */
+    unavailable?: (row: Row) => string | null;
+    run(ctx: ActionContext, row: Row): Promise<ActionOutcome | void>;
+  };
 
 /** An action that runs with or without a selected row (a filter, a page, a new object). */
-interface FreeAction<Row> extends ActionBase {
-  needsRow?: false;
-  /** why it does not apply now (to this row, if any), or null */
-  unavailable?: (row: Row | undefined) => string | null;
-  run(ctx: ActionContext, row: Row | undefined): Promise<ActionOutcome | void>;
-}
+type FreeAction<Row> = ActionKey &
+  ActionCommon & {
+    needsRow?: false;
+    /** why it does not apply now (to this row, if any), or null */
+    unavailable?: (row: Row | undefined) => string | null;
+    run(ctx: ActionContext, row: Row | undefined): Promise<ActionOutcome | void>;
+  };
 
 /** `needsRow: true` narrows the row its `unavailable` and `run` get to `Row` (no `row!`). */
 export type ScreenAction<Row = unknown> = RowAction<Row> | FreeAction<Row>;

@@ -23,7 +23,8 @@ import { togglePause } from './pause.js';
 import { commandHelp } from './commands.js';
 import { BodyWithDialog } from './BodyWithDialog.js';
 import { useDeps } from './deps.js';
-import { bindingFor, keyName, keymapOf, screenActionId, shellHelp, shellHints } from './keymap.js';
+import { bindingFor, isShellAction, keyName, keymapOf, screenActionId, type ShellHandlers } from './keymap.js';
+import { shellHelp, shellHints } from './key-help.js';
 import { useScreenData } from './screen-data.js';
 import { actionHints, offersOf, sortNote } from './screen-hints.js';
 import { detailOf, linkOf, locateRow, safeKey, selectedOf } from './screen-rows.js';
@@ -167,6 +168,55 @@ export function Shell() {
   };
 
   const keymap = keymapOf(screen, deps.keyOverrides);
+  // What each of the shell's keys does on the screen (src/config/key-bindings.ts SHELL_BINDINGS): a
+  // binding without its handler here fails tsc.
+  const onScreen: ShellHandlers = {
+    quit: () => exit(),
+    'next-screen': () => moveScreen(1),
+    'previous-screen': () => moveScreen(-1),
+    command: () => setMode('command'),
+    help: () => setMode('help'),
+    refresh: () => {
+      if (deps.session.getState().signedOut && deps.signIn) return deps.signIn.open();
+      deps.poller.refreshNow();
+      flash(deps.ui, 'refreshing…');
+    },
+    pause: () => togglePause(deps),
+    filter: () =>
+      offersFilter(screen) ? setMode('filter') : flash(deps.ui, `the ${screen.name} screen has no / filter`),
+    'sort-next': () => sortBy(false),
+    'sort-flip': () => sortBy(true),
+    back: () => {
+      if (state.filter) patchScreen(deps.ui, screen.name, { filter: '', cursor: 0, selectedKey: null, scroll: 0 });
+      else goBack(deps.ui);
+    },
+    open: () => openRow(),
+    'cursor-up': () => moveCursor((c) => c - 1),
+    'cursor-down': () => moveCursor((c) => c + 1),
+    'page-up': () => moveCursor((c) => c - page),
+    'page-down': () => moveCursor((c) => c + page),
+    first: () => moveCursor(() => 0),
+    last: () => moveCursor(() => (screen.list ? data.rows.length - 1 : 1_000_000)),
+  };
+  // In the detail view the moves scroll it, and Enter or Esc close it; the other keys do as on the screen.
+  const scrollDetail = (to: (s: number, room: number, max: number) => number) => {
+    const lines = detailLines(detailValue, width - 2).length;
+    const room = detailHeight - 2;
+    const max = Math.max(0, lines - room);
+    const next = to(deps.ui.getState().detailScroll, room, max);
+    deps.ui.setState({ detailScroll: Math.max(0, Math.min(max, next)) });
+  };
+  const inDetail: Partial<ShellHandlers> = {
+    open: () => setMode('normal'),
+    back: () => setMode('normal'),
+    'cursor-up': () => scrollDetail((s) => s - 1),
+    'cursor-down': () => scrollDetail((s) => s + 1),
+    'page-up': () => scrollDetail((s, room) => s - room),
+    'page-down': () => scrollDetail((s, room) => s + room),
+    first: () => scrollDetail(() => 0),
+    last: () => scrollDetail((_s, _room, max) => max),
+  };
+
   const handleKey = (input: string, key: Key) => {
     // The store, not this render: a key can arrive before React re-subscribes this handler.
     const fresh = deps.ui.getState();
@@ -183,72 +233,7 @@ export function Shell() {
       else setMode('normal'); // Esc or ? again
       return;
     }
-    if (context === 'detail') {
-      const lines = detailLines(detailValue, width - 2).length;
-      const room = detailHeight - 2;
-      const max = Math.max(0, lines - room);
-      const scrollTo = (next: number) => deps.ui.setState({ detailScroll: Math.max(0, Math.min(max, next)) });
-      const s = fresh.detailScroll;
-      switch (id) {
-        case 'open':
-        case 'back':
-          return setMode('normal');
-        case 'cursor-up':
-          return scrollTo(s - 1);
-        case 'cursor-down':
-          return scrollTo(s + 1);
-        case 'page-up':
-          return scrollTo(s - room);
-        case 'page-down':
-          return scrollTo(s + room);
-        case 'first':
-          return scrollTo(0);
-        case 'last':
-          return scrollTo(max);
-      }
-    }
-    switch (id) {
-      case 'quit':
-        return exit();
-      case 'next-screen':
-        return moveScreen(1);
-      case 'previous-screen':
-        return moveScreen(-1);
-      case 'command':
-        return setMode('command');
-      case 'help':
-        return setMode('help');
-      case 'refresh':
-        if (deps.session.getState().signedOut && deps.signIn) return deps.signIn.open();
-        deps.poller.refreshNow();
-        return flash(deps.ui, 'refreshing…');
-      case 'pause':
-        return togglePause(deps);
-      case 'filter':
-        return offersFilter(screen) ? setMode('filter') : flash(deps.ui, `the ${screen.name} screen has no / filter`);
-      case 'sort-next':
-        return sortBy(false);
-      case 'sort-flip':
-        return sortBy(true);
-      case 'back':
-        if (state.filter) patchScreen(deps.ui, screen.name, { filter: '', cursor: 0, selectedKey: null, scroll: 0 });
-        else goBack(deps.ui);
-        return;
-      case 'open':
-        return openRow();
-      case 'cursor-up':
-        return moveCursor((c) => c - 1);
-      case 'cursor-down':
-        return moveCursor((c) => c + 1);
-      case 'page-up':
-        return moveCursor((c) => c - page);
-      case 'page-down':
-        return moveCursor((c) => c + page);
-      case 'first':
-        return moveCursor(() => 0);
-      case 'last':
-        return moveCursor(() => (screen.list ? data.rows.length - 1 : 1_000_000));
-    }
+    if (isShellAction(id)) return ((context === 'detail' ? inDetail[id] : undefined) ?? onScreen[id])();
     const action = actions.find((a) => screenActionId(screen, a.label) === id);
     if (action) void runAction(deps, screen, action, row);
   };

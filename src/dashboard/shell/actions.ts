@@ -1,56 +1,19 @@
-import { ROUTE_META, type RouteMeta } from '../../contract/route-meta.js';
 import { ApiError } from '../../client/errors.js';
-import { requestAuditQuery, requestEntry } from '../kit/request-audit.js';
-import { actionBlockReason, learnForbidden } from '../state/session.js';
-import { flash, patchScreen, screenState } from '../state/ui.js';
-import type { ActionContext, AnyScreen, ScreenAction } from '../kit/screen-api.js';
-import type { AuditEntry } from '../../contract/index.js';
+import { flash } from '../state/ui.js';
+import type { AnyScreen, ScreenAction } from '../kit/screen-api.js';
 import { errorLines } from '../kit/error-lines.js';
-import { routingChangeOf } from '../kit/audit-change.js';
-import { sanitize } from '../../text/sanitize.js';
-import { thousands } from '../../text/thousands.js';
-import { closeDialog, openDialog, updateDialog } from '../state/dialogs.js';
-import { openLink } from './navigate.js';
+import { closeDialog, openDialog } from '../state/dialogs.js';
 import type { DashboardDeps } from './deps.js';
-import type { FormField, FormValues } from '../kit/dialog-specs.js';
-
-/** A change the action made, for the audit lookup afterwards (looked up once, by request id). */
-interface Mutation {
-  route: string;
-  action: string;
-  requestId: string | undefined;
-  lookup?: Promise<AuditLookup>;
-}
-type AuditLookup = { entry: AuditEntry } | { problem: string };
-
-/** A form the operator submitted during the run: what they sent, to offer it again after a refusal. */
-interface Submitted {
-  fields: FormField[];
-  values: FormValues;
-}
-/** Forms of a refused run, given back prefilled when the action runs again. */
-interface Resend {
-  drafts: Submitted[];
-  reason: string[];
-}
+import { refusal, refusalText } from './action-allowed.js';
+import { auditLines, type Mutation } from './action-audit.js';
+import { makeContext, type Resend, type Submitted } from './action-context.js';
+import { actionKeyLabel } from './keymap.js';
 
 /**
  * Refusals of what was sent (invalid, conflicting, not applicable): worth correcting and sending
  * again. Not 401/403 (the credential or role), 404 (gone), 429 or 5xx (try later).
  */
 const REFUSALS = new Set([400, 409, 413, 422]);
-
-/** Why pressing this action's key does nothing right now, or null when it may run. */
-export function whyNot(deps: DashboardDeps, action: ScreenAction, row: unknown): string | null {
-  const blocked = actionBlockReason(deps.session.getState(), action);
-  if (blocked) return `disabled: ${blocked}`;
-  if (action.needsRow && row === undefined) return 'select a row first';
-  try {
-    return action.unavailable?.(row) ?? null;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * The one place an action key is handled: role-aware refusal (nothing is sent), then the run
@@ -64,14 +27,9 @@ export async function runAction(
   action: ScreenAction,
   row: unknown,
 ): Promise<void> {
-  const reason = whyNot(deps, action, row);
-  if (reason) {
-    flash(deps.ui, `${action.label}: ${reason}.${action.mutates ? ' Nothing was sent.' : ''}`, 'warn');
-    return;
-  }
-  const busy = deps.ui.getState().busy;
-  if (busy) {
-    flash(deps.ui, `${busy} is still running; ${action.label} waits until it ends.`, 'warn');
+  const why = refusal(deps, action, row);
+  if (why) {
+    flash(deps.ui, refusalText(action, why), 'warn');
     return;
   }
   deps.ui.setState({ flash: null });
@@ -131,7 +89,7 @@ async function runOnce(
     if (
       deps.signIn?.handle(err, {
         label: action.label,
-        key: action.key,
+        key: actionKeyLabel(screen, action, deps.keyOverrides),
         mutates: action.mutates,
         partly: mutations.length > 0,
       })
@@ -160,205 +118,4 @@ async function runOnce(
     }).done;
     return again ? { drafts: submitted, reason: [`✕ Not accepted: ${e.headline}`, ...e.details.slice(0, 3)] } : null;
   }
-}
-
-/** The field as the operator last sent it. */
-function prefilled(f: FormField, v: FormValues[string] | undefined): FormField {
-  if (v === undefined) return f;
-  switch (f.kind) {
-    case 'text':
-      return { ...f, initial: v === null ? '' : String(v) };
-    case 'limit':
-      return { ...f, initial: typeof v === 'number' ? v : null };
-    case 'number':
-      return { ...f, initial: typeof v === 'number' ? v : undefined };
-    case 'select':
-      return { ...f, initial: String(v) };
-  }
-}
-
-const formShape = (fields: FormField[]) => fields.map((f) => `${f.kind}:${f.name}`).join('\n');
-
-function makeContext(
-  deps: DashboardDeps,
-  screen: AnyScreen,
-  mutations: Mutation[],
-  progress: Set<number>,
-  submitted: Submitted[],
-  resend: Resend | null,
-): ActionContext {
-  const dialog = <T>(spec: Parameters<typeof openDialog>[1]) => openDialog<T>(deps.dialogs, spec).done;
-  const drafts = [...(resend?.drafts ?? [])];
-  return {
-    confirm: (o) => dialog<boolean>({ kind: 'confirm', ...o }).then(Boolean),
-    typeToConfirm: (o) => dialog<boolean>({ kind: 'typeToConfirm', ...o }).then(Boolean),
-    async form<V extends FormValues>(o: Parameters<ActionContext['form']>[0]): Promise<V | null> {
-      // After a refusal: the same form (same fields) opens with what was sent and the reason above it.
-      const i = drafts.findIndex((d) => formShape(d.fields) === formShape(o.fields));
-      const draft = i >= 0 ? drafts.splice(i, 1)[0] : undefined;
-      const spec = draft
-        ? {
-            ...o,
-            fields: o.fields.map((f) => prefilled(f, draft.values[f.name])),
-            message: [
-              ...resend!.reason,
-              ...(o.message === undefined ? [] : Array.isArray(o.message) ? o.message : [o.message]),
-            ],
-          }
-        : o;
-      const v = await dialog<FormValues | null>({ kind: 'form', ...spec });
-      if (v) submitted.push({ fields: o.fields, values: v });
-      return (v ?? null) as V | null;
-    },
-    async pick<T>(o: Parameters<ActionContext['pick']>[0]) {
-      const items = o.items as { value: T; label: string; hint?: string }[];
-      const i = await dialog<number | null>({
-        kind: 'pick',
-        title: o.title,
-        message: o.message,
-        items: items.map(({ label, hint }) => ({ label, hint })),
-      });
-      return i === null || i === undefined ? null : (items[i]?.value ?? null);
-    },
-    message: (o) => dialog<string | undefined>({ kind: 'message', ...o }).then((key) => key ?? null),
-    revealOnce: (o) => dialog<void>({ kind: 'secret', ...o }),
-    progress(o) {
-      const controller = new AbortController();
-      const { id, done } = openDialog(deps.dialogs, {
-        kind: 'progress',
-        title: o.title,
-        lines: o.lines ?? [],
-        ...(o.escStops ? { escStops: true } : {}),
-      });
-      progress.add(id);
-      void done.then((v) => {
-        progress.delete(id);
-        if (v === 'cancelled') controller.abort();
-      });
-      return {
-        signal: controller.signal,
-        update: (p) => updateDialog(deps.dialogs, id, p),
-        close: () => closeDialog(deps.dialogs, id),
-      };
-    },
-    async call(route, input = {}) {
-      const def: RouteMeta = ROUTE_META[route];
-      try {
-        const res = await deps.client.call(route, input);
-        if (def.mutates) mutations.push({ route, action: def.action ?? route, requestId: res.requestId });
-        return res.data;
-      } catch (err) {
-        if (def.mutates && err instanceof ApiError && err.status === 403) learnForbidden(deps.session, err);
-        throw err;
-      }
-    },
-    async audit(route) {
-      const m = mutations.filter((x) => x.route === route).at(-1);
-      if (!m) return null;
-      const r = await lookupAudit(deps, m);
-      return 'entry' in r ? r.entry : null;
-    },
-    served: async (route, input = {}) => (await deps.client.call(route, { ...input, keepServed: true })).served,
-    tokenMatcher: () => deps.client.tokenMatcher(),
-    stream: (route, query, signal) => deps.client.stream(route, query, signal),
-    download: (route, query, dest, onProgress, signal) => deps.client.download(route, query, dest, onProgress, signal),
-    refresh: () => deps.poller.refreshNow(),
-    sleep: (ms, signal) =>
-      new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, ms);
-        signal?.addEventListener(
-          'abort',
-          () => {
-            clearTimeout(t);
-            resolve();
-          },
-          { once: true },
-        );
-      }),
-    get state() {
-      return screenState(deps.ui.getState(), screen.name);
-    },
-    setExtra: (patch, opts) =>
-      patchScreen(deps.ui, screen.name, {
-        extra: { ...screenState(deps.ui.getState(), screen.name).extra, ...patch },
-        ...(opts?.top ? { cursor: 0, selectedKey: null, scroll: 0 } : {}),
-      }),
-    get session() {
-      return deps.session.getState();
-    },
-    get refreshMs() {
-      return deps.poller.refreshMs;
-    },
-    exportFolder: deps.exportFolder,
-    applianceUrl: deps.client.displayUrl,
-    ...(deps.auditKey ? { auditKey: deps.auditKey } : {}),
-    copy: (text) => deps.clipboard(text),
-    open(link) {
-      const refused = openLink(deps.ui, deps.screens, link);
-      if (refused) flash(deps.ui, refused, 'warn');
-    },
-  };
-}
-
-/** The audit entry a change produced (GET /audit?request_id=…); asked once per change. */
-function lookupAudit(deps: DashboardDeps, m: Mutation): Promise<AuditLookup> {
-  m.lookup ??= (async (): Promise<AuditLookup> => {
-    if (!m.requestId)
-      return { problem: `Audit: the appliance sent no request id for ${m.action}; look it up on the audit screen.` };
-    try {
-      const { data } = await deps.client.call('listAudit', { query: requestAuditQuery(m.requestId) });
-      const entry = requestEntry(data, m.requestId, m.action);
-      return entry ? { entry } : { problem: `Audit: no entry found yet for request ${m.requestId}.` };
-    } catch (err) {
-      const e = errorLines(err);
-      return {
-        problem: `Audit: could not read the entry for request ${sanitize(m.requestId, 100)}: ${e.headline}${e.reference ? ` (${e.reference})` : ''}`,
-      };
-    }
-  })();
-  return m.lookup;
-}
-
-/** The details the appliance recorded (metadata only), one line per key. */
-function detailLines(details: Record<string, unknown> | undefined): string[] {
-  const entries = Object.entries(details ?? {});
-  if (!entries.length) return [];
-  const text = (v: unknown) => sanitize(typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v)), 400);
-  return [
-    '  details',
-    ...entries.slice(0, 12).map(([k, v]) => `    ${sanitize(k, 60)}: ${text(v)}`),
-    ...(entries.length > 12 ? [`    … ${entries.length - 12} more (see the audit screen)`] : []),
-  ];
-}
-
-/** The audit entry of each change, for the result dialog. */
-async function auditLines(deps: DashboardDeps, mutations: Mutation[]): Promise<string[]> {
-  const out: string[] = [];
-  for (const m of mutations.slice(-3)) {
-    const r = await lookupAudit(deps, m);
-    if ('problem' in r) {
-      out.push(r.problem);
-      continue;
-    }
-    const entry = r.entry;
-    const change = routingChangeOf(entry);
-    out.push(
-      `Audit entry ${entry.id}${entry.seq === undefined ? '' : ` · #${thousands(entry.seq)}`}`,
-      `  at       ${entry.at}`,
-      `  actor    ${entry.actor?.subject ?? '?'} (${entry.actor?.role ?? '?'})`,
-      `  action   ${entry.action}`,
-      // the target by the name it had then, as the audit list shows it, then its id
-      `  target   ${targetText(entry.target)}`,
-      `  outcome  ${entry.outcome} (${entry.status})`,
-      `  request  ${entry.request_id}`,
-      ...(change ? [`  change   ${sanitize(change, 400)}`] : []),
-      ...detailLines(entry.details),
-    );
-  }
-  return out;
-}
-
-function targetText(t: { type?: string; id?: string | null; name?: string | null } | null | undefined): string {
-  const ref = `${t?.type ?? '?'} ${t?.id ?? ''}`.trimEnd();
-  return t?.name ? `${t.name} (${ref})` : ref;
 }

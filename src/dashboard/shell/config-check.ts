@@ -2,7 +2,7 @@ import type { ConfigCheck, ConfigFault } from '../../config/load.js';
 import type { DashboardConfig } from '../../config/schema.js';
 import { sanitize } from '../../text/sanitize.js';
 import type { AnyScreen } from '../kit/screen-api.js';
-import { keyOverridesOf } from './key-names.js';
+import { keyOverridesOf } from '../../config/key-names.js';
 import { rebindingProblems } from './keymap.js';
 
 /**

@@ -11,8 +11,8 @@ import { validateScreens } from './registry.js';
 import { screenResources, type ScreenResources } from './screen-resources.js';
 import { SignIn, type SignInSetup } from './sign-in.js';
 import { defaultSorts, withChosenColumns } from './screen-prefs.js';
-import { keyOverridesOf } from './key-names.js';
-import type { KeyOverrides } from './keymap.js';
+import { keyOverridesOf } from '../../config/key-names.js';
+import type { KeyOverrides } from '../../config/key-names.js';
 import type { PinnedAuditKey } from '../../audit-chain/keys-file.js';
 import type { DisplaySettings } from '../../config/display-settings.js';
 

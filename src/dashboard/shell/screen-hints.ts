@@ -1,8 +1,9 @@
 import { offersFilter, type AnyScreen } from '../kit/screen-api.js';
 import type { HintAction } from '../widgets/KeyHints.js';
-import { whyNot } from './actions.js';
+import { whyNot } from './action-allowed.js';
 import type { DashboardDeps } from './deps.js';
-import { keyLabel, keymapOf, screenActionId, type Offers, type ShellAction } from './keymap.js';
+import type { Offers } from './key-help.js';
+import { actionBinding, keyLabel, type ShellAction } from './keymap.js';
 
 /** What the screen offers, which decides the shell's keys on its hint line and in its help. */
 export const offersOf = (screen: AnyScreen): Offers => ({
@@ -12,15 +13,14 @@ export const offersOf = (screen: AnyScreen): Offers => ({
   enter: screen.enter,
 });
 
-/** The screen's actions for the hint line and the help: their keys, and why each is off for this row. */
+/** The screen's actions for the hint line, the help and the screen reader: their keys, and why each is off for this row. */
 export function actionHints(
   deps: DashboardDeps,
   screen: AnyScreen,
   row: unknown,
 ): (HintAction & { mutates: boolean })[] {
-  const keymap = keymapOf(screen, deps.keyOverrides);
   return (screen.actions ?? []).flatMap((a) => {
-    const binding = keymap.find((b) => b.id === screenActionId(screen, a.label));
+    const binding = actionBinding(screen, a, deps.keyOverrides);
     if (!binding?.hint || binding.keys.length === 0) return [];
     return [
       {
@@ -28,7 +28,7 @@ export function actionHints(
         label: binding.hint.label,
         priority: binding.hint.priority,
         mutates: a.mutates,
-        disabled: whyNot(deps, a, row)?.replace(/^disabled: /, '') ?? null,
+        disabled: whyNot(deps, a, row),
       },
     ];
   });

@@ -1,5 +1,6 @@
 import { createStore } from 'zustand/vanilla';
 import type { SessionState } from '../kit/session-state.js';
+import type { Disabled } from '../kit/disabled.js';
 import { mayMutate } from '../../contract/roles.js';
 import { MUTATION_ACTIONS } from '../../contract/route-meta.js';
 import type { ApiClient } from '../../client/api-client.js';
@@ -27,23 +28,28 @@ export function createSessionStore(opts: { forcedReadOnly?: boolean } = {}) {
 
 /** Why this session may not change anything, or null when it may. */
 export function readOnlyReason(s: SessionState): string | null {
-  if (s.forcedReadOnly) return 'read-only session (--read-only)';
-  if (s.signedOut) return 'signed out: press r to sign in again';
-  if (s.learnedReadOnly) return s.learnedReadOnly;
+  return readOnlyBlock(s)?.reason ?? null;
+}
+
+/** Why this session may not change anything, and what kind of reason it is; null when it may. */
+function readOnlyBlock(s: SessionState): Disabled | null {
+  if (s.forcedReadOnly) return { kind: 'read-only', reason: 'read-only session (--read-only)' };
+  if (s.signedOut) return { kind: 'signed-out', reason: 'signed out: press r to sign in again' };
+  if (s.learnedReadOnly) return { kind: 'read-only', reason: s.learnedReadOnly };
   if (s.role && (s.role === 'auditor' || (s.source !== 'unknown' && !mayMutate(s.role as never))))
-    return `role ${s.role} is read-only`;
+    return { kind: 'role', reason: `role ${s.role} is read-only` };
   if (s.capabilities && !s.capabilities.some((c) => MUTATION_ACTIONS.includes(c)))
-    return 'your session holds no change capabilities';
+    return { kind: 'role', reason: 'your session holds no change capabilities' };
   return null;
 }
 
 /** Why an action is disabled for this session, or null when it is allowed. */
-export function actionBlockReason(s: SessionState, action: { mutates: boolean; capability?: string }): string | null {
+export function actionBlockReason(s: SessionState, action: { mutates: boolean; capability?: string }): Disabled | null {
   if (!action.mutates) return null;
-  const ro = readOnlyReason(s);
+  const ro = readOnlyBlock(s);
   if (ro) return ro;
   if (action.capability && s.capabilities && !s.capabilities.includes(action.capability))
-    return `your role lacks ${action.capability}`;
+    return { kind: 'role', reason: `your role lacks ${action.capability}` };
   return null;
 }
 

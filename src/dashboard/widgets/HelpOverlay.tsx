@@ -50,7 +50,7 @@ export function HelpOverlay({ screen, bindings, actions, commands, width, height
     ...(actions.length ? [] : [{ key: '', text: 'none: this screen only shows data', dim: true }]),
     ...actions.map((a) => ({
       key: a.key,
-      text: `${a.label}${a.mutates ? ' (changes the appliance)' : ''}${a.disabled ? ` — ✕ ${a.disabled}` : ''}`,
+      text: `${a.label}${a.mutates ? ' (changes the appliance)' : ''}${a.disabled ? ` — ✕ ${a.disabled.reason}` : ''}`,
       dim: !!a.disabled,
     })),
     { key: '', text: '' },

@@ -1,11 +1,13 @@
 import React, { memo } from 'react';
 import { Text } from 'ink';
 import { truncate, widthOf } from '../kit/text.js';
+import { sameDisabled, type Disabled } from '../kit/disabled.js';
 
 export interface HintAction {
   key: string;
   label: string;
-  disabled: string | null;
+  /** why its key does nothing now (src/dashboard/kit/disabled.ts), or null */
+  disabled: Disabled | null;
   /** how long it stays on a short line (higher: longer) */
   priority: number;
 }
@@ -89,12 +91,12 @@ export const KeyHints = memo(
   KeyHintsLine,
   (a: KeyHintsProps, b: KeyHintsProps) =>
     a.width === b.width &&
-    sameList(a.actions, b.actions, (x, y) => x.disabled === y.disabled) &&
+    sameList(a.actions, b.actions, (x, y) => sameDisabled(x.disabled, y.disabled)) &&
     sameList(a.shell, b.shell),
 );
 
 function KeyHintsLine({ actions, shell, width }: KeyHintsProps) {
-  const reasons = [...new Set(actions.map((a) => a.disabled).filter((r): r is string => !!r))];
+  const reasons = [...new Set(actions.flatMap((a) => (a.disabled ? [a.disabled.reason] : [])))];
   const reason = reasons.length ? `(✕ ${reasons.join('; ')})` : '';
   const fitted = fitHints(actions, shell, reason, width);
   // nothing to offer (a dialog has the keys): the line stays, blank, so the status line under it does not move

@@ -5,9 +5,10 @@ import { flatten } from '../../kit/flatten.js';
 import type { AnyScreen } from '../../kit/screen-api.js';
 import { App } from '../App.js';
 import { DepsContext, useDeps, type DashboardDeps } from '../deps.js';
-import { keymapOf, shellHelp } from '../keymap.js';
+import { keymapOf } from '../keymap.js';
+import { shellHelp } from '../key-help.js';
 import { useScreenData, type ScreenData } from '../screen-data.js';
-import { offersOf, sortNote } from '../screen-hints.js';
+import { actionHints, offersOf, sortNote } from '../screen-hints.js';
 import { detailOf, locateRow, safeKey } from '../screen-rows.js';
 import { narrate, type Snapshot } from './narrate.js';
 import { rowText, speakable } from './speech.js';
@@ -30,10 +31,14 @@ function rowSignatures(screen: AnyScreen, rows: unknown[]): ReadonlyMap<string, 
 
 function pageOf(deps: DashboardDeps, screen: AnyScreen, mode: Snapshot['mode'], data: ScreenData, row: unknown) {
   if (mode === 'help') {
-    const keys = shellHelp(keymapOf(screen), offersOf(screen), sortNote(screen)).map(
+    const keys = shellHelp(keymapOf(screen, deps.keyOverrides), offersOf(screen), sortNote(screen)).map(
       ([k, text]) => `${speakable(k)}: ${speakable(text)}`,
     );
-    const actions = (screen.actions ?? []).map((a) => `${a.key}: ${speakable(a.label)}`);
+    // as the help shows them: the keys rebound, and why a disabled one does nothing
+    const actions = actionHints(deps, screen, row).map(
+      (a) =>
+        `${speakable(a.key)}: ${speakable(a.label)}${a.disabled ? `, disabled: ${speakable(a.disabled.reason)}` : ''}`,
+    );
     return [`help for the ${screen.name} screen; Esc closes`, ...keys, ...actions];
   }
   if (mode !== 'detail') return [];

@@ -1,4 +1,7 @@
-import type { KeyName, KeyOverrides } from './keymap.js';
+import type { KeyName } from './key-bindings.js';
+
+/** Rebindings by action id or intent (a config file's `keys:`); an empty list unbinds. */
+export type KeyOverrides = Readonly<Record<string, KeyName[]>>;
 
 /** The config file's names for keys (`enter`, `pgdn`, `ctrl+c`), as the keymap names them. */
 const NAMED: Record<string, KeyName> = {
@@ -14,9 +17,9 @@ const NAMED: Record<string, KeyName> = {
  * is `ctrl-x`, `alt+f` is `alt-f`, `shift+tab` is `shift-tab`, `shift+a` is `A`.
  */
 function keyFromConfig(written: string): KeyName {
-  const parts = written.split('+');
-  const base = parts.pop()!;
-  const mods = new Set(parts.map((m) => m.toLowerCase()));
+  // the modifiers, then the key itself, which may be '+' (`+`, `ctrl++`)
+  const [, prefix, base] = /^((?:(?:ctrl|alt|shift)\+)*)(.+)$/i.exec(written) ?? [written, '', written];
+  const mods = new Set(prefix.toLowerCase().split('+').filter(Boolean));
   const named = NAMED[base.toLowerCase()] ?? (base.length === 1 ? base : base.toLowerCase());
   if (mods.has('ctrl')) return `ctrl-${named.toLowerCase()}`;
   if (mods.has('alt')) return `alt-${named}`;
