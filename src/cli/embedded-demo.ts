@@ -40,7 +40,7 @@ function cliEntry(): { script: string; execArgv: string[]; cwd: string | undefin
     };
   }
   // bundled: this code lives in a chunk directly under dist/
-  const script = fileURLToPath(new URL('../server/bin/appliance-admin.cjs', import.meta.url));
+  const script = fileURLToPath(new URL('../bin/appliance-admin.cjs', import.meta.url));
   return { script, execArgv: [], cwd: undefined };
 }
 
