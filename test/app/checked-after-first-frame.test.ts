@@ -3,6 +3,7 @@ import { ApiClient } from '../../src/client/api-client.js';
 import { createDashboard } from '../../src/dashboard/shell/deps.js';
 import { screens } from '../../screens/index.js';
 import { json, startHostile, type HostileServer } from '../helpers/hostile-server.js';
+import { until } from '../helpers/until.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
@@ -36,13 +37,15 @@ function connectorsDashboard(refreshMs = 60_000) {
   return { client, deps, entry };
 }
 
-const until = async (what: string, ok: () => boolean, ms = 5000) => {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
+/**
+ * A request of the test's own through the dashboard's client, answered by the peer: whatever the
+ * dashboard had sent before it has arrived too, so a count read now is final.
+ */
+async function afterAMarker(client: ApiClient) {
+  const before = h.count('GET /audit');
+  await client.call('listAudit', { query: { limit: 1 } });
+  expect(h.count('GET /audit')).toBe(before + 1);
+}
 
 describe('the first answers, checked once the first frame is drawn', () => {
   it('are read again with the check: their issues arrive, the session and the list are asked once more, then no more', async () => {
@@ -80,7 +83,7 @@ describe('the first answers, checked once the first frame is drawn', () => {
       await until('the session read again', () => h.count('GET /session') === 2);
       expect(deps.session.getState()).toMatchObject({ resolved: true, role: 'it_admin', source: 'session' });
       // both are checked now: nothing is read again until the next refresh (a minute away)
-      await new Promise((r) => setTimeout(r, 200));
+      await afterAMarker(client);
       expect([h.count('GET /session'), h.count('GET /connectors')]).toEqual([2, 2]);
     } finally {
       h.clear();
@@ -90,13 +93,13 @@ describe('the first answers, checked once the first frame is drawn', () => {
   });
 
   it('a dashboard that never deferred its checks reads nothing again', async () => {
-    const { deps, entry } = connectorsDashboard();
+    const { client, deps, entry } = connectorsDashboard();
     try {
       deps.poller.start();
       await deps.poller.firstRound(10_000);
       expect(entry()?.status).toBe('ok');
       deps.poller.firstFrameDrawn();
-      await new Promise((r) => setTimeout(r, 200));
+      await afterAMarker(client);
       expect([h.count('GET /session'), h.count('GET /connectors')]).toEqual([1, 1]);
     } finally {
       h.requests.length = 0;
@@ -119,7 +122,9 @@ describe('the first answers, checked once the first frame is drawn', () => {
       deps.poller.firstFrameDrawn();
       await until('the session read a third time', () => h.count('GET /session') === 3);
       expect(deps.session.getState()).toMatchObject({ resolved: true, role: 'it_admin', source: 'session' });
-      await new Promise((r) => setTimeout(r, 900)); // three more ticks: the session is checked now
+      // three more ticks (each asks for the connectors): the session is checked now, not asked again
+      const ticks = h.count('GET /connectors');
+      await until('three more ticks', () => h.count('GET /connectors') >= ticks + 3);
       expect(h.count('GET /session')).toBe(3);
     } finally {
       h.clear();
@@ -159,7 +164,7 @@ describe('the first answers, checked once the first frame is drawn', () => {
       await deps.poller.firstRound(10_000);
       deps.poller.pause();
       deps.poller.firstFrameDrawn();
-      await new Promise((r) => setTimeout(r, 200));
+      await afterAMarker(client);
       expect([h.count('GET /session'), h.count('GET /connectors')]).toEqual([1, 1]);
       deps.poller.resume();
       await until('the checked reads', () => h.count('GET /session') === 2 && h.count('GET /connectors') === 2);

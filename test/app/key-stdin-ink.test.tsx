@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import React from 'react';
 import { render, Text, useInput, type Key } from 'ink';
 import { inkNamesKey, KeyStdin, splitKeys } from '../../src/dashboard/terminal/key-stdin.js';
+import { until } from '../helpers/until.js';
 
 /**
  * Every family of escape sequence a terminal can send, through KeyStdin's splitting and
@@ -43,7 +44,6 @@ interface Call {
   key: Key;
 }
 const tick = () => new Promise<void>((r) => setImmediate(r));
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 function Probe({ calls }: { calls: Call[] }) {
   useInput((input, key) => {
@@ -213,10 +213,11 @@ describe('escape sequences through KeyStdin and the real Ink input path', () => 
     const found = ['\x1b[1;5P', '\x1b[1;5Q', '\x1b[1;5R', '\x1b[1;5S', '\x1b[1;6S', '\x1b[25~', '\x1b[29~', '\x1b[m'];
     for (const seq of found) {
       real.emit('data', seq);
-      await sleep(8);
+      await tick();
     }
     real.emit('data', `a${found.join('')}b\x1b[B`);
-    await sleep(60);
+    // the last key arrives last: whatever the found ones gave would be in by then
+    await until('the down arrow', () => calls.some((c) => c.key.downArrow));
     unmount();
     expect(calls.map((c) => (c.key.downArrow ? 'down' : c.input))).toEqual(['a', 'b', 'down']);
   });

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import type { OidcPeer } from '../helpers/oidc.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { fixtureConfig, tempDir } from '../helpers/fixtures.js';
-import { renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
+import { dashboardClockPassed, renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
 import { until } from '../helpers/until.js';
 import { writeSession } from '../../src/client/session/store.js';
 import {
@@ -39,17 +39,6 @@ const REFRESH = 'refresh_token';
 const DEVICE = 'urn:ietf:params:oauth:grant-type:device_code';
 const envFor = (file: string) => ({ XDG_CONFIG_HOME: dirname(dirname(file)) });
 const header = (f: string) => f.split('\n').slice(0, 2).join('\n');
-/** The header's "updated N s ago", redrawn by the dashboard's own one-second clock. */
-const ageShown = (f: string) => Number(/updated (\d+) s ago/.exec(header(f))?.[1]);
-/**
- * Until the dashboard's own clock has moved on by over a second (the age in its header has grown
- * by two): a poll or a device-code poll left scheduled would have been sent by then.
- */
-async function aSecondLater(d: DashboardHarness) {
-  const from = ageShown(d.frame());
-  expect(from).toBeGreaterThanOrEqual(0);
-  await d.waitFor((f) => ageShown(f) >= from + 2, `the header's age at ${from + 2} s`);
-}
 /** The frame as one line of words, dialog borders taken out (text wrapped in a box reads on). */
 const oneLine = (f: string) =>
   f
@@ -189,7 +178,7 @@ describe.concurrent('the dashboard with the stored sign-in', () => {
     expect(f).not.toContain('ERROR');
     // paused: the dashboard sends nothing (not even a renewal) while it asks
     const sent = d.sent();
-    await aSecondLater(d);
+    await dashboardClockPassed(d);
     expect(d.sent()).toBe(sent);
 
     await d.press('enter');
@@ -241,7 +230,7 @@ describe.concurrent('the dashboard with the stored sign-in', () => {
       expect(header(f)).toContain('READ-ONLY');
       expect(f).toMatch(/i ingest ✕/);
       const sent = d.sent();
-      await aSecondLater(d);
+      await dashboardClockPassed(d);
       expect(d.sent()).toBe(sent);
       expect(d.frame()).toContain('Team share');
 
@@ -259,7 +248,7 @@ describe.concurrent('the dashboard with the stored sign-in', () => {
       await d.press('esc');
       f = await d.waitFor((x) => !x.includes('enter the code'), 'the sign-in cancelled');
       const polls = own.tokenRequests(DEVICE);
-      await aSecondLater(d); // device codes are polled every second
+      await dashboardClockPassed(d); // device codes are polled every second
       expect(own.tokenRequests(DEVICE)).toBe(polls);
       expect(f).toContain('Team share');
       expect(oneLine(d.frame())).toContain('SIGNED OUT (r signs in again)');
