@@ -287,3 +287,19 @@ export async function dashboardClockPassed(d: DashboardHarness, seconds = 1): Pr
   if (from === null) throw new Error(`the header shows no age to count from:\n${d.frame()}`);
   await d.waitFor((f) => (headerAge(f) ?? -1) >= from + seconds + 1, `the header's age at ${from + seconds + 1} s`);
 }
+
+/**
+ * For "pressing it sent nothing": asks for a refresh (r's) and waits until one of its requests has
+ * been answered. A request the dashboard had made before it went out first, so the server's tables
+ * read after this show whether anything reached them.
+ */
+export async function afterARefresh(d: DashboardHarness): Promise<void> {
+  let answered = false;
+  const off = d.deps.client.observe(() => (answered = true));
+  try {
+    d.deps.poller.refreshNow();
+    await d.waitFor(() => answered, 'a refresh answered');
+  } finally {
+    off();
+  }
+}
