@@ -71,9 +71,7 @@ describe.skipIf(!hasTmux())(e2eTitle('the first frame, checked right after it is
     h.requests.length = 0;
     t = await startDashboard(through(), 'it_admin', 'first-check-overview', { args: ['--refresh', '60s'] });
     await t.waitForScreen(/things? need attention|Nothing needs attention/);
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline && (h.count('GET /session') < 2 || h.count('GET /deployment') < 2))
-      await new Promise((r) => setTimeout(r, 20));
+    await until('the checked reads', () => h.count('GET /session') >= 2 && h.count('GET /deployment') >= 2);
     await t.waitForScreen(/updated [2-9] s ago/);
     expect([h.count('GET /session'), h.count('GET /deployment'), h.count('GET /connectors')]).toEqual([2, 2, 1]);
   });
