@@ -271,7 +271,7 @@ export function renderDashboard(o: DashboardOptions): DashboardHarness {
 }
 
 /** The age the header shows ("updated N s ago"), redrawn by the dashboard's own one-second clock; null without data. */
-export function headerAge(frame: string): number | null {
+function headerAge(frame: string): number | null {
   const m = /updated (\d+) s ago/.exec(frame.split('\n').slice(0, 2).join('\n'));
   return m ? Number(m[1]) : null;
 }
