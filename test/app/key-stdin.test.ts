@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
-import { EventEmitter } from 'node:events';
 import { KeyStdin, PASTE_END, PASTE_START, splitKeys } from '../../src/dashboard/terminal/key-stdin.js';
 import { PASTE_IGNORED } from '../../src/dashboard/terminal/paste.js';
 import { until } from '../helpers/until.js';
+import { ttyStdin } from '../helpers/tty-stdin.js';
 
 describe('KeyStdin', () => {
   it('splits a burst into single keys, keeping escape sequences whole', () => {
@@ -15,20 +15,7 @@ describe('KeyStdin', () => {
   });
 
   it('hands Ink one key per read, and resumes input after raw mode was switched off and on', async () => {
-    const real = Object.assign(new EventEmitter(), {
-      isTTY: true,
-      paused: false,
-      setRawMode() {},
-      setEncoding() {},
-      ref() {},
-      unref() {},
-      pause() {
-        this.paused = true;
-      },
-      resume() {
-        this.paused = false;
-      },
-    });
+    const real = ttyStdin();
     const k = new KeyStdin(real as unknown as NodeJS.ReadStream);
     const reads: string[] = [];
     k.on('readable', () => {
@@ -66,15 +53,7 @@ describe('KeyStdin: Esc before a key, cut-off sequences', () => {
 
 describe('KeyStdin: bracketed paste', () => {
   function setup() {
-    const real = Object.assign(new EventEmitter(), {
-      isTTY: true,
-      setRawMode() {},
-      setEncoding() {},
-      ref() {},
-      unref() {},
-      pause() {},
-      resume() {},
-    });
+    const real = ttyStdin();
     const k = new KeyStdin(real as unknown as NodeJS.ReadStream);
     const events: string[] = [];
     k.on('readable', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
 import type { DashboardHarness } from '../helpers/dashboard.js';
+import { KEYS_INK_CANNOT_NAME } from '../helpers/tty-stdin.js';
 
 /**
  * The whole dashboard fed the way a terminal feeds it (through the CLI's KeyStdin): keys Ink
@@ -20,17 +21,7 @@ async function keysForm(d: DashboardHarness) {
 const nameLine = (f: string) => f.split('\n').find((l) => l.includes('› Name')) ?? '';
 
 describe('keys Ink cannot name (Ctrl+F1-F4, F13+, …)', () => {
-  const unnamed = [
-    '\x1b[1;5P',
-    '\x1b[1;5Q',
-    '\x1b[1;5R',
-    '\x1b[1;5S',
-    '\x1b[1;6S',
-    '\x1b[1;2P',
-    '\x1b[25~',
-    '\x1b[29~',
-    '\x1b[m',
-  ];
+  const unnamed = KEYS_INK_CANNOT_NAME;
 
   it('do nothing on a screen, nor in an open form: the dashboard goes on', async () => {
     const d = suite.render({ keyStdin: true, screen: 'keys' });
