@@ -20,7 +20,7 @@ async function refreshes(d: DashboardHarness, n: number) {
 /** Watches an idle dashboard for seven refreshes (3.5 s): its polls are answered 304, and the header is never late. */
 async function watchIdle(d: DashboardHarness) {
   await d.waitFor((f) => /updated \d+ s ago/.test(header(f)), 'data');
-  await refreshes(d, 2); // the first rounds are in
+  await refreshes(d, 3); // the first rounds are in
   const dataBefore = Object.fromEntries(
     Object.entries(d.deps.resources.getState().entries).map(([k, e]) => [k, e.data]),
   );
