@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/client/api-client.js';
 import { createDashboard } from '../../src/dashboard/shell/deps.js';
 import { screens } from '../../screens/index.js';
-import { json, startHostile, type HostileServer } from '../helpers/hostile-server.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { json } from '../helpers/hostile-server.js';
+import { until } from '../helpers/until.js';
+import { setupHostileFront } from '../helpers/hostile-front.js';
 
 /**
  * The first frame is drawn from answers read as sent (src/dashboard/shell/start.ts: ApiClient.deferChecks);
@@ -11,22 +12,13 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  * mends and issues are on screen a round trip later and nothing stays unchecked. Real server behind
  * a scripted peer, which sends what a real appliance would not.
  */
-let s: TestServer;
-let h: HostileServer;
-beforeAll(async () => {
-  s = await startTestServer({ demo: true });
-  h = await startHostile({ upstream: s.url });
-});
-afterAll(async () => {
-  await h?.close();
-  await s?.close();
-});
+const front = setupHostileFront({ demo: true });
 
 function connectorsDashboard(refreshMs = 60_000) {
-  const client = new ApiClient({ url: h.url, token: s.tokens.it_admin });
+  const client = new ApiClient({ url: front.hostile.url, token: front.server.tokens.it_admin });
   const deps = createDashboard({
     client,
-    token: s.tokens.it_admin,
+    token: front.server.tokens.it_admin,
     screens,
     refreshMs,
     initialScreen: 'connectors',
@@ -36,17 +28,19 @@ function connectorsDashboard(refreshMs = 60_000) {
   return { client, deps, entry };
 }
 
-const until = async (what: string, ok: () => boolean, ms = 5000) => {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
+/**
+ * A request of the test's own through the dashboard's client, answered by the peer: whatever the
+ * dashboard had sent before it has arrived too, so a count read now is final.
+ */
+async function afterAMarker(client: ApiClient) {
+  const before = front.hostile.count('GET /audit');
+  await client.call('listAudit', { query: { limit: 1 } });
+  expect(front.hostile.count('GET /audit')).toBe(before + 1);
+}
 
 describe('the first answers, checked once the first frame is drawn', () => {
   it('are read again with the check: their issues arrive, the session and the list are asked once more, then no more', async () => {
-    h.set(
+    front.hostile.set(
       '/connectors',
       json({
         data: [
@@ -72,34 +66,34 @@ describe('the first answers, checked once the first frame is drawn', () => {
       expect(entry()?.data).toMatchObject({ data: [{ name: 'Team share', state: 'no-such-state' }] });
       expect(entry()?.issues).toEqual([]);
       expect(deps.session.getState()).toMatchObject({ resolved: true, role: 'it_admin' });
-      expect([h.count('GET /session'), h.count('GET /connectors')]).toEqual([1, 1]);
+      expect([front.hostile.count('GET /session'), front.hostile.count('GET /connectors')]).toEqual([1, 1]);
 
       deps.poller.firstFrameDrawn();
       await until('the checked read', () => (entry()?.issues.length ?? 0) > 0);
       expect(entry()?.issues.map((i) => i.path)).toEqual(['data.0.state']);
-      await until('the session read again', () => h.count('GET /session') === 2);
+      await until('the session read again', () => front.hostile.count('GET /session') === 2);
       expect(deps.session.getState()).toMatchObject({ resolved: true, role: 'it_admin', source: 'session' });
       // both are checked now: nothing is read again until the next refresh (a minute away)
-      await new Promise((r) => setTimeout(r, 200));
-      expect([h.count('GET /session'), h.count('GET /connectors')]).toEqual([2, 2]);
+      await afterAMarker(client);
+      expect([front.hostile.count('GET /session'), front.hostile.count('GET /connectors')]).toEqual([2, 2]);
     } finally {
-      h.clear();
-      h.requests.length = 0;
+      front.hostile.clear();
+      front.hostile.requests.length = 0;
       await deps.close();
     }
   });
 
   it('a dashboard that never deferred its checks reads nothing again', async () => {
-    const { deps, entry } = connectorsDashboard();
+    const { client, deps, entry } = connectorsDashboard();
     try {
       deps.poller.start();
       await deps.poller.firstRound(10_000);
       expect(entry()?.status).toBe('ok');
       deps.poller.firstFrameDrawn();
-      await new Promise((r) => setTimeout(r, 200));
-      expect([h.count('GET /session'), h.count('GET /connectors')]).toEqual([1, 1]);
+      await afterAMarker(client);
+      expect([front.hostile.count('GET /session'), front.hostile.count('GET /connectors')]).toEqual([1, 1]);
     } finally {
-      h.requests.length = 0;
+      front.hostile.requests.length = 0;
       await deps.close();
     }
   });
@@ -111,26 +105,28 @@ describe('the first answers, checked once the first frame is drawn', () => {
       deps.poller.start();
       await deps.poller.firstRound(10_000);
       const busyOnce = (path: string) =>
-        h.set(path, (req, res) => {
-          h.set(path, null); // then the real server's answer again
+        front.hostile.set(path, (req, res) => {
+          front.hostile.set(path, null); // then the real server's answer again
           json({ type: 'about:blank', title: 'Busy', status: 503, code: 'SVC-ADMIN-503' }, 503)(req, res);
         });
       busyOnce('/session');
       deps.poller.firstFrameDrawn();
-      await until('the session read a third time', () => h.count('GET /session') === 3);
+      await until('the session read a third time', () => front.hostile.count('GET /session') === 3);
       expect(deps.session.getState()).toMatchObject({ resolved: true, role: 'it_admin', source: 'session' });
-      await new Promise((r) => setTimeout(r, 900)); // three more ticks: the session is checked now
-      expect(h.count('GET /session')).toBe(3);
+      // three more ticks (each asks for the connectors): the session is checked now, not asked again
+      const ticks = front.hostile.count('GET /connectors');
+      await until('three more ticks', () => front.hostile.count('GET /connectors') >= ticks + 3);
+      expect(front.hostile.count('GET /session')).toBe(3);
     } finally {
-      h.clear();
-      h.requests.length = 0;
+      front.hostile.clear();
+      front.hostile.requests.length = 0;
       await deps.close();
     }
   });
 
   it('what the checked read refuses is dropped, not kept as stale data; a session that is none waits for its check', async () => {
-    h.set('/connectors', json({ message: 'hello from a web server' }));
-    h.set('/session', json({ message: 'hello from a web server' }));
+    front.hostile.set('/connectors', json({ message: 'hello from a web server' }));
+    front.hostile.set('/session', json({ message: 'hello from a web server' }));
     const { client, deps, entry } = connectorsDashboard();
     try {
       client.deferChecks(true);
@@ -145,8 +141,8 @@ describe('the first answers, checked once the first frame is drawn', () => {
       await until('the session', () => deps.session.getState().resolved);
       expect(deps.session.getState().source).not.toBe('session');
     } finally {
-      h.clear();
-      h.requests.length = 0;
+      front.hostile.clear();
+      front.hostile.requests.length = 0;
       await deps.close();
     }
   });
@@ -159,12 +155,15 @@ describe('the first answers, checked once the first frame is drawn', () => {
       await deps.poller.firstRound(10_000);
       deps.poller.pause();
       deps.poller.firstFrameDrawn();
-      await new Promise((r) => setTimeout(r, 200));
-      expect([h.count('GET /session'), h.count('GET /connectors')]).toEqual([1, 1]);
+      await afterAMarker(client);
+      expect([front.hostile.count('GET /session'), front.hostile.count('GET /connectors')]).toEqual([1, 1]);
       deps.poller.resume();
-      await until('the checked reads', () => h.count('GET /session') === 2 && h.count('GET /connectors') === 2);
+      await until(
+        'the checked reads',
+        () => front.hostile.count('GET /session') === 2 && front.hostile.count('GET /connectors') === 2,
+      );
     } finally {
-      h.requests.length = 0;
+      front.hostile.requests.length = 0;
       await deps.close();
     }
   });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import chalk from 'chalk';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
+import { dashboardClockPassed } from '../helpers/dashboard.js';
 import { themeStore } from '../../src/dashboard/kit/theme.js';
 
 const KEYS = ['k-alpha', 'k-bravo', 'k-charlie'];
@@ -111,12 +112,12 @@ describe('the : commands', () => {
     const paused = await d.waitFor((f) => headerLines(f).includes('PAUSED'), 'PAUSED in the header');
     expect(headerLines(paused)).not.toContain('every 200 ms');
     const held = keysEntry()?.fetchedAt;
-    await new Promise((r) => setTimeout(r, 1000)); // five intervals
+    await dashboardClockPassed(d); // over a second: five intervals
     expect(keysEntry()?.fetchedAt).toBe(held);
     await d.press('r'); // one refresh, asked for; still paused after it
     await d.waitFor(() => (keysEntry()?.fetchedAt ?? 0) > (held ?? 0), 'refreshed once');
     const once = keysEntry()?.fetchedAt;
-    await new Promise((r) => setTimeout(r, 600));
+    await dashboardClockPassed(d);
     expect(keysEntry()?.fetchedAt).toBe(once);
     expect(headerLines(d.frame())).toContain('PAUSED');
     await d.press('P');

@@ -6,17 +6,26 @@ import { renderDashboard, type DashboardHarness } from '../helpers/dashboard.js'
 const suite = setupScreenSuite();
 
 const header = (f: string) => f.split('\n').slice(0, 2).join('\n');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Until `n` more refreshes have been answered: the route asked at every refresh, asked `n` more times. */
+async function refreshes(d: DashboardHarness, n: number) {
+  const asked = new Map<string, number>();
+  const off = d.deps.client.observe((e) => asked.set(e.route, (asked.get(e.route) ?? 0) + 1));
+  try {
+    await d.waitFor(() => Math.max(0, ...asked.values()) >= n, `${n} refreshes`, 15_000);
+  } finally {
+    off();
+  }
+}
 
-/** Watches an idle dashboard for 3.5 s: its polls are answered 304, and the header is never late. */
+/** Watches an idle dashboard for seven refreshes (3.5 s): its polls are answered 304, and the header is never late. */
 async function watchIdle(d: DashboardHarness) {
   await d.waitFor((f) => /updated \d+ s ago/.test(header(f)), 'data');
-  await sleep(600);
+  await refreshes(d, 3); // the first rounds are in
   const dataBefore = Object.fromEntries(
     Object.entries(d.deps.resources.getState().entries).map(([k, e]) => [k, e.data]),
   );
   d.forgetFrames();
-  await sleep(3500);
+  await refreshes(d, 7);
   const after = d.deps.resources.getState().entries;
   // the polls were answered 304: the data is the same object, its confirmation time moved
   const confirmed = Object.entries(after).filter(

@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
-import { EventEmitter } from 'node:events';
 import { KeyStdin, PASTE_END, PASTE_START, splitKeys } from '../../src/dashboard/terminal/key-stdin.js';
 import { PASTE_IGNORED } from '../../src/dashboard/terminal/paste.js';
+import { until } from '../helpers/until.js';
+import { ttyStdin } from '../helpers/tty-stdin.js';
 
 describe('KeyStdin', () => {
   it('splits a burst into single keys, keeping escape sequences whole', () => {
@@ -14,20 +15,7 @@ describe('KeyStdin', () => {
   });
 
   it('hands Ink one key per read, and resumes input after raw mode was switched off and on', async () => {
-    const real = Object.assign(new EventEmitter(), {
-      isTTY: true,
-      paused: false,
-      setRawMode() {},
-      setEncoding() {},
-      ref() {},
-      unref() {},
-      pause() {
-        this.paused = true;
-      },
-      resume() {
-        this.paused = false;
-      },
-    });
+    const real = ttyStdin();
     const k = new KeyStdin(real as unknown as NodeJS.ReadStream);
     const reads: string[] = [];
     k.on('readable', () => {
@@ -36,7 +24,7 @@ describe('KeyStdin', () => {
     });
     k.setRawMode(true);
     real.emit('data', 'ab\x1b[B');
-    await new Promise((r) => setTimeout(r, 50));
+    await until('the three keys', () => reads.length >= 3);
     expect(reads).toEqual(['a', 'b', '\x1b[B']);
     k.setRawMode(false);
     expect(real.paused).toBe(true);
@@ -65,15 +53,7 @@ describe('KeyStdin: Esc before a key, cut-off sequences', () => {
 
 describe('KeyStdin: bracketed paste', () => {
   function setup() {
-    const real = Object.assign(new EventEmitter(), {
-      isTTY: true,
-      setRawMode() {},
-      setEncoding() {},
-      ref() {},
-      unref() {},
-      pause() {},
-      resume() {},
-    });
+    const real = ttyStdin();
     const k = new KeyStdin(real as unknown as NodeJS.ReadStream);
     const events: string[] = [];
     k.on('readable', () => {
@@ -84,18 +64,17 @@ describe('KeyStdin: bracketed paste', () => {
     k.setRawMode(true);
     return { real, k, events, send: (s: string) => real.emit('data', s) };
   }
-  const settle = (ms = 40) => new Promise((r) => setTimeout(r, ms));
 
   it('hands a paste whole to the newest handler that takes it, in order with the keys around it', async () => {
     const { k, events, send } = setup();
     k.onPaste((t) => (events.push(`old ${JSON.stringify(t)}`), true));
     const off = k.onPaste((t) => (events.push(`new ${JSON.stringify(t)}`), true));
     send(`:${PASTE_START}keys\rq\x1b[A${PASTE_END}\r`);
-    await settle();
+    await until('the key after the paste', () => events.length >= 3);
     expect(events).toEqual(['key ":"', `new ${JSON.stringify('keys\rq\x1b[A')}`, 'key "\\r"']);
     off();
     send(`${PASTE_START}x${PASTE_END}`);
-    await settle();
+    await until('the second paste', () => events.length >= 4);
     expect(events.at(-1)).toBe('old "x"');
   });
 
@@ -103,7 +82,7 @@ describe('KeyStdin: bracketed paste', () => {
     const { k, events, send } = setup();
     k.onPaste(() => false); // e.g. a form whose focused field is a select
     send(`${PASTE_START}q\ri\r${PASTE_END}j`);
-    await settle();
+    await until('the key after the paste', () => events.length >= 2);
     expect(events).toEqual(['ignored', 'key "j"']);
   });
 
@@ -121,29 +100,34 @@ describe('KeyStdin: bracketed paste', () => {
       at = c;
     }
     send(all.slice(at));
-    // 420 reads take a while on a busy machine: wait for the keys, then make sure nothing else follows
-    const expected = () => {
-      expect(pastes).toEqual([text]);
-      expect(events).toEqual(['key "a"', 'key "b"']);
-    };
-    await vi.waitFor(expected, { timeout: 3000, interval: 20 });
-    await settle();
-    expected();
+    // 420 reads take a while on a busy machine: wait for the keys; a key sent after them comes
+    // next, so nothing else followed
+    await until('the key after the paste', () => events.length >= 2, 3000);
+    send('z');
+    await until('the key sent last', () => events.length >= 3);
+    expect(pastes).toEqual([text]);
+    expect(events).toEqual(['key "a"', 'key "b"', 'key "z"']);
   });
 
-  it('a paste whose end marker never comes is handed over after 2 s without data; keys work again', async () => {
-    const { k, events, send } = setup();
-    k.onPaste((t) => (events.push(`paste ${JSON.stringify(t)}`), true));
-    send(`${PASTE_START}abc\r`);
-    await settle(1500);
-    send('def');
-    await settle(1500);
-    expect(events).toEqual([]);
-    await settle(700);
-    expect(events).toEqual([`paste ${JSON.stringify('abc\rdef')}`]);
-    send('q');
-    await settle();
-    expect(events.at(-1)).toBe('key "q"');
+  it('a paste whose end marker never comes is handed over after 2 s without data; keys work again', () => {
+    // KeyStdin's own timers, moved by hand: 2 s of them take no time here
+    vi.useFakeTimers();
+    try {
+      const { k, events, send } = setup();
+      k.onPaste((t) => (events.push(`paste ${JSON.stringify(t)}`), true));
+      send(`${PASTE_START}abc\r`);
+      vi.advanceTimersByTime(1500);
+      send('def');
+      vi.advanceTimersByTime(1500);
+      expect(events).toEqual([]); // 3 s since it began, 1.5 s without data
+      vi.advanceTimersByTime(500);
+      expect(events).toEqual([`paste ${JSON.stringify('abc\rdef')}`]);
+      send('q');
+      vi.runOnlyPendingTimers();
+      expect(events.at(-1)).toBe('key "q"');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('3,000 pasted characters arrive at once, and an Esc right after is not held up behind them', async () => {
@@ -153,7 +137,7 @@ describe('KeyStdin: bracketed paste', () => {
     const t0 = Date.now();
     send(`${PASTE_START}${'database\ringest now\r'.repeat(150)}${PASTE_END}`);
     send('\x1b');
-    await settle(20);
+    await until('the Esc', () => events.length >= 1);
     expect(pastes).toHaveLength(1);
     expect(pastes[0]).toHaveLength(3000);
     expect(events).toEqual(['key "\\u001b"']);

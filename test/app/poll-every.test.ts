@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { overviewDashboard } from '../helpers/overview-dashboard.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 /**
  * The overview's slow figures (counts over an hour or a day, the lists that only name things) are
@@ -14,8 +15,6 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe("a resource's everyMs", () => {
   it('skips the slow resources on a refresh until their answer is that old; r asks for them at once', async () => {
     const { deps, paths, close } = overviewDashboard(server, 250);
@@ -24,14 +23,12 @@ describe("a resource's everyMs", () => {
       deps.poller.start(true);
       deps.poller.firstFrameDrawn();
       await deps.poller.firstRound(10_000);
-      await sleep(2_500);
-      // about ten refreshes: the deployment at each, the keys and the checkpoints only in the first round
-      expect(count('/deployment')).toBeGreaterThanOrEqual(4);
-      expect(count('/connectors')).toBeGreaterThanOrEqual(4);
+      // four refreshes: the deployment and the connectors at each, the keys and the checkpoints only in the first round
+      await until('four refreshes', () => count('/deployment') >= 4 && count('/connectors') >= 4);
       expect(count('/gateway/keys')).toBe(1);
       expect(count('/audit/checkpoints')).toBe(1);
       deps.poller.refreshNow();
-      await sleep(500);
+      await until('the slow ones asked again', () => count('/gateway/keys') >= 2 && count('/audit/checkpoints') >= 2);
       expect(count('/gateway/keys')).toBe(2);
       expect(count('/audit/checkpoints')).toBe(2);
     } finally {

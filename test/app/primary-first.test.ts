@@ -25,9 +25,11 @@ describe('a primary-first round', () => {
       expect(paths).toEqual(['/v1/admin/session', '/v1/admin/deployment']);
       const answered = () => Object.values(deps.resources.getState().entries).filter((e) => e.status === 'ok');
       expect(answered()).toHaveLength(1);
-      // nothing more until the frame with them is drawn (src/dashboard/shell/start.ts says so)
-      await new Promise((r) => setTimeout(r, 200));
-      expect(paths).toHaveLength(2);
+      // nothing more until the frame with them is drawn (src/dashboard/shell/start.ts says so): a
+      // request of the test's own, answered, comes next
+      await deps.client.call('listAudit', { query: { limit: 1 } });
+      expect(paths).toEqual(['/v1/admin/session', '/v1/admin/deployment', '/v1/admin/audit']);
+      paths.pop();
       deps.poller.firstFrameDrawn();
       await deps.poller.firstRound(10_000);
       const overview = screens.find((s) => s.name === 'overview')!;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { filterRows } from '../../src/dashboard/shell/row-search.js';
 import type { ListSpec } from '../../src/dashboard/kit/screen-api.js';
+import { until } from '../helpers/until.js';
 
 interface Row {
   id: string;
@@ -66,10 +67,7 @@ describe('filtering a list', () => {
     expect(first.rows.length).toBeGreaterThan(0);
     expect(first.rows).toEqual(naive(rows, 'svc').slice(0, first.rows.length));
     expect(first.rows.slice(0, 3)).toEqual([rows[1], rows[2], rows[4]]);
-    await new Promise<void>((resolve) => {
-      const wait = () => (completed ? resolve() : setTimeout(wait, 5));
-      wait();
-    });
+    await until('the search to complete', () => completed > 0);
     expect(completed).toBe(1);
     const done = filterRows(list, rows, 'svc', () => completed++);
     expect(done.complete).toBe(true);
@@ -78,7 +76,10 @@ describe('filtering a list', () => {
     let dropped = 0;
     filterRows(list, rows, 'svc-i', () => dropped++);
     const newer = filterRows(list, rows, 'svc-in', () => completed++);
-    await new Promise((r) => setTimeout(r, 300));
+    // the dropped one's next slice was queued (setImmediate) before the newer one's: once the newer
+    // one has completed, or one turn has passed, it has run
+    if (!newer.complete) await until('the newer search to complete', () => completed > 1);
+    else await new Promise((r) => setImmediate(r));
     expect(dropped).toBe(0);
     expect(filterRows(list, rows, 'svc-in').rows).toHaveLength(
       newer.complete ? newer.rows.length : naive(rows, 'svc-in').length,

@@ -14,8 +14,6 @@ const suite = setupScreenSuite({
   },
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** Waits for the lines said to reach `count`, and returns the new ones. */
 async function spokenAfter(d: DashboardHarness, from: number, count = 1): Promise<string[]> {
   await d.waitFor(() => d.spoken.length >= from + count, `${count} new spoken line(s) after ${d.spoken.join('\n')}`);
@@ -52,9 +50,10 @@ describe('screen-reader mode', () => {
     const before = d.spoken.length;
     await d.press('down');
     const moved = await spokenAfter(d, before);
-    await sleep(300);
-    expect(d.spoken.slice(before)).toEqual(moved);
-    expect(moved).toHaveLength(1);
+    // back up: its line comes right after the first, nothing said in between
+    await d.press('up');
+    await d.waitFor(() => d.spoken.slice(before).some((l) => l.startsWith('row 1 of 3: ')), 'the move back said');
+    expect(d.spoken.slice(before)).toEqual([moved[0], expect.stringMatching(/^row 1 of 3: /)]);
     expect(moved[0]).toMatch(/^row 2 of 3: Name (alpha-sandbox|beta-reporting|gamma-batch), Status active, /);
     expect(moved[0]).toContain('Quota rpm/tpm/tpd 60 / 40k / 800k');
   });
@@ -111,7 +110,10 @@ describe('screen-reader mode', () => {
 
     await d.press('enter');
     await d.waitFor(() => d.spoken.includes('dialog: Key created'), 'the result said');
-    await sleep(500);
+    // closed: the list is read again, and the result was said once all along
+    before = d.spoken.length;
+    await d.press('enter');
+    await d.waitFor(() => d.spoken.slice(before).some((l) => l.startsWith('Gateway keys screen, list of')), 'the list');
     expect(d.spoken.filter((l) => l === 'dialog: Key created')).toHaveLength(1);
   });
 
@@ -141,8 +143,13 @@ describe('screen-reader mode', () => {
     const [back] = await spokenAfter(d, before);
     // typing cleared its error; the typed characters themselves were not said again
     expect(back).toBe('field 1 of 4: Name, text, value zeta-sr, required; who or what will use the key');
-    await sleep(300);
-    expect(d.spoken.slice(before)).toEqual([back]);
+    // on to the next field: its line follows, nothing said in between
+    await d.press('tab');
+    await d.waitFor(() => d.spoken.length >= before + 2, 'the next field said');
+    expect(d.spoken.slice(before)).toEqual([
+      back,
+      expect.stringMatching(/^field 2 of 4: Requests \/ minute, number, value 60/),
+    ]);
     await d.press('esc');
   });
 
@@ -192,7 +199,10 @@ describe('screen-reader mode', () => {
     await d.waitFor(() => d.spoken.length > 0, 'the overview said');
     for (const key of ['tab', 'tab', 'down', 'enter', 'esc', '?', 'esc', 'tab', 'tab', 'tab', 'down'])
       await d.press(key);
-    await sleep(500);
+    // help, pressed last, is read after all that the keys before it made said
+    const before = d.spoken.length;
+    await d.press('?');
+    await d.waitFor(() => d.spoken.slice(before).some((l) => l.startsWith('help for the ')), 'the help read');
     const all = d.spoken.join('\n');
     expect(all).not.toMatch(BOX_DRAWING);
     expect(all).not.toMatch(SPARKLINE);

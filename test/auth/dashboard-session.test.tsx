@@ -3,7 +3,9 @@ import { dirname } from 'node:path';
 import type { OidcPeer } from '../helpers/oidc.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { fixtureConfig, tempDir } from '../helpers/fixtures.js';
-import { renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
+import { dashboardClockPassed, renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
+import { until } from '../helpers/until.js';
+import { writeSession } from '../../src/client/session/store.js';
 import {
   type Account,
   revokeRefreshToken,
@@ -36,7 +38,6 @@ const TTL_S = 3;
 const REFRESH = 'refresh_token';
 const DEVICE = 'urn:ietf:params:oauth:grant-type:device_code';
 const envFor = (file: string) => ({ XDG_CONFIG_HOME: dirname(dirname(file)) });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const header = (f: string) => f.split('\n').slice(0, 2).join('\n');
 /** The frame as one line of words, dialog borders taken out (text wrapped in a box reads on). */
 const oneLine = (f: string) =>
@@ -124,7 +125,7 @@ describe.concurrent('the dashboard with the stored sign-in', () => {
     const d = dashboard(file, ['--screen', 'connectors', '--refresh', '200ms']);
     await d.waitForText('olga (app_owner)');
     // well past the first token's expiry, and polled since
-    await sleep(Math.max(0, first.expires_at - Date.now()) + 400);
+    await until('the first token to expire', () => Date.now() > first.expires_at);
     const since = Date.now();
     await d.waitFor(
       () => Object.values(d.deps.resources.getState().entries).some((e) => (e.fetchedAt ?? 0) > since),
@@ -177,7 +178,7 @@ describe.concurrent('the dashboard with the stored sign-in', () => {
     expect(f).not.toContain('ERROR');
     // paused: the dashboard sends nothing (not even a renewal) while it asks
     const sent = d.sent();
-    await sleep(700);
+    await dashboardClockPassed(d);
     expect(d.sent()).toBe(sent);
 
     await d.press('enter');
@@ -229,7 +230,7 @@ describe.concurrent('the dashboard with the stored sign-in', () => {
       expect(header(f)).toContain('READ-ONLY');
       expect(f).toMatch(/i ingest ✕/);
       const sent = d.sent();
-      await sleep(700);
+      await dashboardClockPassed(d);
       expect(d.sent()).toBe(sent);
       expect(d.frame()).toContain('Team share');
 
@@ -247,7 +248,7 @@ describe.concurrent('the dashboard with the stored sign-in', () => {
       await d.press('esc');
       f = await d.waitFor((x) => !x.includes('enter the code'), 'the sign-in cancelled');
       const polls = own.tokenRequests(DEVICE);
-      await sleep(1300); // device codes are polled every second
+      await dashboardClockPassed(d); // device codes are polled every second
       expect(own.tokenRequests(DEVICE)).toBe(polls);
       expect(f).toContain('Team share');
       expect(oneLine(d.frame())).toContain('SIGNED OUT (r signs in again)');
@@ -266,8 +267,8 @@ describe.concurrent('the dashboard with the stored sign-in', () => {
     const d = dashboard(file, ['--screen', 'channels', '--refresh', '10m']);
     await d.waitForText('Web chat');
     expect(await revokeRefreshToken(op, file)).toBe(true);
-    // until the token is due for renewal (half its life left)
-    await sleep(Math.max(0, stored(file).expires_at - (TTL_S * 1000) / 2 - Date.now()) + 100);
+    // the token due for renewal (less than half its life left), as if 2 of its 3 s had passed
+    writeSession(file, { ...stored(file), obtained_at: Date.now() - 2000, expires_at: Date.now() + 1000 });
     await d.press('t');
     await d.waitForText(/(Disable|Enable) channel/);
     await d.press('right', 'enter');
@@ -280,7 +281,12 @@ describe.concurrent('the dashboard with the stored sign-in', () => {
     await approveShownCode(d, 'alice');
     const g = await d.waitForText('Signed in again');
     expect(oneLine(g)).toContain('toggle was not retried (nothing was changed): press t to do it now.');
-    await sleep(500);
+    // polling resumed with the new sign-in (a retry would have gone out with it): still unchanged
+    const signedInAt = Date.now();
+    await d.waitFor(
+      () => Object.values(d.deps.resources.getState().entries).some((e) => (e.fetchedAt ?? 0) > signedInAt),
+      'a poll after the new sign-in',
+    );
     expect(channels()).toEqual(before);
     await d.press('enter');
     await d.waitFor((x) => x.includes('Web chat') && !x.includes('Signed in again'), 'back on the screen');
@@ -345,12 +351,16 @@ describe.concurrent('the dashboard with the stored sign-in', () => {
     const { token } = issueToken(s.server.db, 'it_admin', 'revoked-soon');
     revokeToken(s.server.db, 'revoked-soon');
     const d = renderDashboard({ server: s, token, refreshMs: 300 });
+    let answered = 0;
+    d.deps.client.observe(() => answered++);
     open.add(d);
     const f = await d.waitForText('refused the token');
     expect(oneLine(f)).toContain(
       'the appliance refused the token (401 SVC-ADMIN-401): unknown or revoked; an IT admin must issue a new token',
     );
-    await sleep(400);
+    // two more polls, each refused again: still no sign-in offered
+    const refused = answered;
+    await until('two more polls', () => answered >= refused + 2);
     expect(d.allFrames()).not.toMatch(/Sign in again|SIGNED OUT|enter the code/);
     expect(d.deps.signIn).toBeUndefined();
   });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -68,9 +68,11 @@ describe.concurrent('renewal', () => {
       const before = stored(file);
       expect(await getAccessToken({ file })).toBe(before.access_token);
       expect(own.tokenRequests(REFRESH)).toBe(0);
-      await new Promise((r) => setTimeout(r, 2700));
+      // 2.7 s of its 5 s gone: less than half its life is left, and it has not expired
+      age(file, 2700, 2300);
+      const aged = stored(file);
       const token = await getAccessToken({ file });
-      expect(Date.now()).toBeLessThan(before.expires_at);
+      expect(Date.now()).toBeLessThan(aged.expires_at);
       const after = stored(file);
       expect(own.tokenRequests(REFRESH)).toBe(1);
       expect(token).not.toBe(before.access_token);
@@ -158,28 +160,6 @@ describe.concurrent('when the sign-in can no longer be renewed', () => {
     expect(existsSync(file)).toBe(true);
   });
 
-  it('throws SessionExpiredError for an expired refresh token; the appliance refuses the expired access token with 401, explained', async () => {
-    const brief = await startProvider({ accessTokenTTL: 1, refreshTokenTTL: 1 });
-    const appliance = await startAppliance(brief);
-    try {
-      const file = sessionPath();
-      await signIn(brief, 'olga', file);
-      const token = stored(file).access_token;
-      await new Promise((r) => setTimeout(r, 1600));
-      const err = await getAccessToken({ file }).catch((e) => e);
-      expect(err).toBeInstanceOf(SessionExpiredError);
-      const res = await appliance.call('GET', '/session', { token });
-      expect(res.status).toBe(401);
-      expect(explainAuthFailure(res.status, res.json, 'session')).toEqual({
-        title: 'Your sign-in was not accepted',
-        message: 'Your sign-in has expired. Sign in again to continue.',
-        signInAgain: true,
-      });
-    } finally {
-      await Promise.all([appliance.close(), brief.close()]);
-    }
-  });
-
   it('keeps using the current token while the provider is unreachable, then says the provider cannot be reached', async () => {
     const flaky = await startProvider({ accessTokenTTL: 7 });
     const file = sessionPath();
@@ -193,6 +173,40 @@ describe.concurrent('when the sign-in can no longer be renewed', () => {
     expect(err).toBeInstanceOf(IdentityProviderUnavailableError);
     expect(err.message).toMatch(/^your sign-in has run out and cannot be renewed right now: ECONNREFUSED/);
     expect(err.message).not.toContain(token);
+  });
+});
+
+// not concurrent with other cases: it moves the clock of the whole process
+describe('when the refresh token has run out', () => {
+  it('throws SessionExpiredError for an expired refresh token; the appliance refuses the expired access token with 401, explained', async () => {
+    const brief = await startProvider({ accessTokenTTL: 1, refreshTokenTTL: 1 });
+    const appliance = await startAppliance(brief);
+    try {
+      const file = sessionPath();
+      await signIn(brief, 'olga', file);
+      const token = stored(file).access_token;
+      // both 1 s tokens run out (their times are whole seconds): 2.1 s later by this process's
+      // clock, which the provider, the appliance and the client all read (only Date is faked)
+      vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+      let err: unknown;
+      let res: Awaited<ReturnType<typeof appliance.call>>;
+      try {
+        vi.setSystemTime(Date.now() + 2100);
+        err = await getAccessToken({ file }).catch((e) => e);
+        res = await appliance.call('GET', '/session', { token });
+      } finally {
+        vi.useRealTimers();
+      }
+      expect(err).toBeInstanceOf(SessionExpiredError);
+      expect(res.status).toBe(401);
+      expect(explainAuthFailure(res.status, res.json, 'session')).toEqual({
+        title: 'Your sign-in was not accepted',
+        message: 'Your sign-in has expired. Sign in again to continue.',
+        signInAgain: true,
+      });
+    } finally {
+      await Promise.all([appliance.close(), brief.close()]);
+    }
   });
 });
 

@@ -6,6 +6,7 @@ import { issueToken, revokeToken } from '../../src/server/tokens.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { runCli } from '../helpers/cli.js';
 import { ensureBuilt } from '../helpers/child-server.js';
+import { until } from '../helpers/until.js';
 
 // the built CLI (bin/appliance-admin.cjs), as a user runs it
 beforeAll(ensureBuilt, 180_000);
@@ -20,7 +21,7 @@ describe.concurrent('appliance-admin token', () => {
     const gone = issueToken(db, 'auditor', 'gone', null).row;
     revokeToken(db, 'gone');
     db.close();
-    await new Promise((r) => setTimeout(r, 100));
+    await until('the brief one to expire', () => Date.now() > Date.parse(brief.expires_at!));
     const r = await runCli(['token', 'list', '--data', dir]);
     expect(r.code, r.stderr).toBe(0);
     const state = Object.fromEntries(

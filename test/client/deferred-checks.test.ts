@@ -1,24 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/client/api-client.js';
 import { NOT_THIS_API, TransportError } from '../../src/client/errors.js';
-import { json, startHostile, type HostileServer } from '../helpers/hostile-server.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { json } from '../helpers/hostile-server.js';
+import { setupHostileFront } from '../helpers/hostile-front.js';
 
 /**
  * ApiClient.deferChecks: the answers of the dashboard's first frame are read as sent (sanitized,
  * no schema built, so no zod loaded before that frame: docs/performance.md), then read again,
  * checked. The real server for what an appliance sends; a scripted peer for what it would not.
  */
-let s: TestServer;
-let h: HostileServer;
-beforeAll(async () => {
-  s = await startTestServer({ demo: true });
-  h = await startHostile({ upstream: s.url });
-});
-afterAll(async () => {
-  await h?.close();
-  await s?.close();
-});
+const front = setupHostileFront({ demo: true });
 
 const CONNECTOR = {
   id: 'c1',
@@ -32,8 +23,8 @@ const CONNECTOR = {
 
 describe('answers read while checks are deferred', () => {
   it("are the appliance's answer as the checked read gives it, marked unchecked, and never kept for a 304", async () => {
-    const checked = new ApiClient({ url: s.url, token: s.tokens.it_admin });
-    const deferred = new ApiClient({ url: s.url, token: s.tokens.it_admin });
+    const checked = new ApiClient({ url: front.server.url, token: front.server.tokens.it_admin });
+    const deferred = new ApiClient({ url: front.server.url, token: front.server.tokens.it_admin });
     try {
       const want = await checked.call('listConnectors', { query: { limit: 500 } });
       expect(want.unchecked).toBeUndefined();
@@ -58,7 +49,7 @@ describe('answers read while checks are deferred', () => {
   });
 
   it('are sanitized for the terminal all the same, and their contract issues come with the checked read', async () => {
-    h.set(
+    front.hostile.set(
       '/connectors',
       json({
         data: [{ ...CONNECTOR, name: '\u001b[2J\u001b]0;owned\u0007Team share', state: 7 }],
@@ -66,7 +57,7 @@ describe('answers read while checks are deferred', () => {
         has_more: false,
       }),
     );
-    const c = new ApiClient({ url: h.url, token: s.tokens.it_admin });
+    const c = new ApiClient({ url: front.hostile.url, token: front.server.tokens.it_admin });
     try {
       c.deferChecks(true);
       const asSent = await c.call('listConnectors');
@@ -80,31 +71,31 @@ describe('answers read while checks are deferred', () => {
       expect(read.data.data[0].name).toBe('Team share');
       expect(read.issues.map((i) => i.path)).toEqual(['data.0.state']);
     } finally {
-      h.clear();
+      front.hostile.clear();
       await c.close();
     }
   });
 
   it('are checked at once when they are no JSON object: a bare list is mended, unrelated JSON refused', async () => {
-    const c = new ApiClient({ url: h.url, token: s.tokens.it_admin });
+    const c = new ApiClient({ url: front.hostile.url, token: front.server.tokens.it_admin });
     c.deferChecks(true);
     try {
-      h.set('/connectors', json([CONNECTOR]));
+      front.hostile.set('/connectors', json([CONNECTOR]));
       const mended = await c.call('listConnectors');
       expect(mended.unchecked).toBeUndefined();
       expect(mended.data).toEqual({ data: [CONNECTOR], next_cursor: null, has_more: false });
-      h.set('/session', json('"signed in"'));
+      front.hostile.set('/session', json('"signed in"'));
       const err = await c.call('session').catch((e: unknown) => e);
       expect(err).toBeInstanceOf(TransportError);
       expect((err as TransportError).causeCode).toBe(NOT_THIS_API);
     } finally {
-      h.clear();
+      front.hostile.clear();
       await c.close();
     }
   });
 
   it('leave changes alone: a change is read and checked as ever', async () => {
-    const c = new ApiClient({ url: s.url, token: s.tokens.it_admin });
+    const c = new ApiClient({ url: front.server.url, token: front.server.tokens.it_admin });
     c.deferChecks(true);
     try {
       const created = await c.call('createKey', { body: { name: 'deferred-checks' } });

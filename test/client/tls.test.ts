@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generate } from 'selfsigned';
 import { buildServer, type AdminServer } from '../../src/server/app.js';
 import { issueToken } from '../../src/server/tokens.js';
 import { ApiClient } from '../../src/client/api-client.js';
 import { TransportError, toTransportError } from '../../src/client/errors.js';
 import { fixtureConfig, tempDir } from '../helpers/fixtures.js';
+import { makeCertificates } from '../helpers/tls.js';
 
 /** `--ca-file`: the client trusts an appliance's own CA, and only then. */
 let server: AdminServer;
@@ -13,30 +13,13 @@ let ca: string;
 let token: string;
 
 beforeAll(async () => {
-  const caPair = await generate([{ name: 'commonName', value: 'dashboard test CA' }], {
-    keyType: 'ec',
-    algorithm: 'sha256',
-    extensions: [
-      { name: 'basicConstraints', cA: true, critical: true },
-      { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
-    ],
-  });
-  const leaf = await generate([{ name: 'commonName', value: 'appliance.test' }], {
-    keyType: 'ec',
-    algorithm: 'sha256',
-    ca: { key: caPair.private, cert: caPair.cert },
-    extensions: [
-      { name: 'basicConstraints', cA: false },
-      { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] },
-    ],
-  });
-  ca = caPair.cert;
+  const certs = await makeCertificates('dashboard test CA');
+  ca = certs.ca;
   const root = tempDir('aa-client-tls');
   server = await buildServer({
     dataDir: `${root}/data`,
     config: fixtureConfig(root),
-    tls: { cert: leaf.cert, key: leaf.private },
+    tls: { cert: certs.cert, key: certs.key },
   });
   await server.app.listen({ port: 0, host: '127.0.0.1' });
   url = `https://127.0.0.1:${(server.app.server.address() as { port: number }).port}`;

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/child-server.js';
 import { e2eTitle, startDashboard, until } from '../helpers/e2e.js';
-import { json, startHostile, type HostileServer } from '../helpers/hostile-server.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { setupHostileFront } from '../helpers/hostile-front.js';
+import { json } from '../helpers/hostile-server.js';
 import { hasTmux, killTmuxServer, type TmuxSession } from '../helpers/tmux.js';
 
 /**
@@ -12,21 +12,13 @@ import { hasTmux, killTmuxServer, type TmuxSession } from '../helpers/tmux.js';
  * contract is named a moment after the first frame. The real server behind a counting peer.
  */
 describe.skipIf(!hasTmux())(e2eTitle('the first frame, checked right after it is drawn'), () => {
-  let s: TestServer;
-  let h: HostileServer;
+  const front = setupHostileFront({ before: ensureBuilt, timeoutMs: 60_000 });
   let t: TmuxSession | undefined;
-  const through = () => ({ ...s, url: h.url });
+  const through = () => ({ ...front.server, url: front.hostile.url });
 
-  beforeAll(async () => {
-    await ensureBuilt();
-    s = await startTestServer();
-    h = await startHostile({ upstream: s.url });
-  }, 60_000);
   afterAll(async () => {
     await t?.kill();
     await killTmuxServer();
-    await h?.close();
-    await s?.close();
   });
 
   it('asks for the session and the connectors once more right after the first frame, then waits for the refresh', async () => {
@@ -35,20 +27,20 @@ describe.skipIf(!hasTmux())(e2eTitle('the first frame, checked right after it is
     });
     await t.waitForScreen('Team share');
     // the checked read right after the first frame: waited for as it comes (a loaded CI host is slow to send it)
-    await until('the session read again', () => h.count('GET /session') >= 2, 10_000);
+    await until('the session read again', () => front.hostile.count('GET /session') >= 2, 10_000);
     // then nothing more until the refresh (60 s): seconds pass on the header's own clock, with no third read.
     // The session is always in the first frame, so always read again; the list is too unless its answer came
     // after that frame (a loaded host), when it was checked as it came and is not asked again.
     await t.waitForScreen(/updated [2-9] s ago/);
-    expect(h.count('GET /session')).toBe(2);
-    expect([1, 2]).toContain(h.count('GET /connectors'));
+    expect(front.hostile.count('GET /session')).toBe(2);
+    expect([1, 2]).toContain(front.hostile.count('GET /connectors'));
     expect(await t.capture()).not.toContain('does not fit the contract');
     await t.kill();
     t = undefined;
   });
 
   it('names an answer that does not fit the contract, though the first frame showed it as sent', async () => {
-    h.set(
+    front.hostile.set(
       '/connectors',
       json({
         data: [
@@ -67,14 +59,19 @@ describe.skipIf(!hasTmux())(e2eTitle('the first frame, checked right after it is
 
   it('the overview: its session and first resource are read twice, the resources asked after its first frame once', async () => {
     await t?.kill();
-    h.clear();
-    h.requests.length = 0;
+    front.hostile.clear();
+    front.hostile.requests.length = 0;
     t = await startDashboard(through(), 'it_admin', 'first-check-overview', { args: ['--refresh', '60s'] });
     await t.waitForScreen(/things? need attention|Nothing needs attention/);
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline && (h.count('GET /session') < 2 || h.count('GET /deployment') < 2))
-      await new Promise((r) => setTimeout(r, 20));
+    await until(
+      'the checked reads',
+      () => front.hostile.count('GET /session') >= 2 && front.hostile.count('GET /deployment') >= 2,
+    );
     await t.waitForScreen(/updated [2-9] s ago/);
-    expect([h.count('GET /session'), h.count('GET /deployment'), h.count('GET /connectors')]).toEqual([2, 2, 1]);
+    expect([
+      front.hostile.count('GET /session'),
+      front.hostile.count('GET /deployment'),
+      front.hostile.count('GET /connectors'),
+    ]).toEqual([2, 2, 1]);
   });
 });

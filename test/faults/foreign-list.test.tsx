@@ -1,37 +1,32 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startHostile, type HostileServer } from '../helpers/hostile-server.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { redirect, unrelatedJson } from '../helpers/not-an-appliance.js';
 import { renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { setupHostileFront } from '../helpers/hostile-front.js';
 
 /**
  * The dashboard pointed at something that is not an appliance (or with a proxy answering the
  * list): the keys screen shows an error in plain words, never "No gateway keys yet". Everything
  * else passes through to the real server.
  */
-let s: TestServer;
-let h: HostileServer;
 let d: DashboardHarness | undefined;
 const oneLine = (f: string) => f.replace(/\s+/g, ' ');
 
-beforeAll(async () => {
-  s = await startTestServer();
-  h = await startHostile({ upstream: s.url });
-});
+const front = setupHostileFront();
 afterEach(async () => {
-  h.clear();
+  front.hostile.clear();
   await d?.unmount();
   d = undefined;
-});
-afterAll(async () => {
-  await h?.close();
-  await s?.close();
 });
 
 describe('the keys screen when the list answer is not from the appliance', () => {
   it('unrelated JSON: an error naming it, not an empty list', async () => {
-    h.set('/gateway/keys', unrelatedJson());
-    d = renderDashboard({ url: h.url, token: s.tokens.it_admin, screen: 'keys', refreshMs: 60_000 });
+    front.hostile.set('/gateway/keys', unrelatedJson());
+    d = renderDashboard({
+      url: front.hostile.url,
+      token: front.server.tokens.it_admin,
+      screen: 'keys',
+      refreshMs: 60_000,
+    });
     const f = oneLine(await d.waitFor((x) => x.includes('No data: the request failed'), 'the error', 8000));
     expect(f).toMatch(
       /✕ ERROR loading keys: the answer to GET \/gateway\/keys is not from the appliance API: a JSON object without a "data" list \(its fields: "hello"\)/,
@@ -41,16 +36,26 @@ describe('the keys screen when the list answer is not from the appliance', () =>
   });
 
   it('a redirect to a sign-in proxy: an error naming where it points', async () => {
-    h.set('/gateway/keys', redirect('https://sso.example.test/oauth2/start'));
-    d = renderDashboard({ url: h.url, token: s.tokens.it_admin, screen: 'keys', refreshMs: 60_000 });
+    front.hostile.set('/gateway/keys', redirect('https://sso.example.test/oauth2/start'));
+    d = renderDashboard({
+      url: front.hostile.url,
+      token: front.server.tokens.it_admin,
+      screen: 'keys',
+      refreshMs: 60_000,
+    });
     const f = oneLine(await d.waitFor((x) => x.includes('No data: the request failed'), 'the error', 8000));
     expect(f).toContain('is a redirect (302) to https://sso.example.test/oauth2/start');
     expect(d.allFrames()).not.toMatch(/No gateway keys yet|0 keys/);
   });
 
   it('the real answer: the keys are listed', async () => {
-    await s.call('POST', '/gateway/keys', { body: { name: 'foreign-dash' } });
-    d = renderDashboard({ url: h.url, token: s.tokens.it_admin, screen: 'keys', refreshMs: 60_000 });
+    await front.server.call('POST', '/gateway/keys', { body: { name: 'foreign-dash' } });
+    d = renderDashboard({
+      url: front.hostile.url,
+      token: front.server.tokens.it_admin,
+      screen: 'keys',
+      refreshMs: 60_000,
+    });
     const f = await d.waitForText('foreign-dash', 8000);
     expect(f).not.toContain('ERROR');
   });

@@ -1,7 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, DEFAULT_TIMEOUT_MS } from '../../src/client/api-client.js';
 import { TransportError } from '../../src/client/errors.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { setupHostileFront } from '../helpers/hostile-front.js';
 import { renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
 import {
   huge,
@@ -10,10 +10,8 @@ import {
   resetMidBody,
   stall,
   stallBody,
-  startHostile,
   text,
   trickle,
-  type HostileServer,
   type Reply,
 } from '../helpers/hostile-server.js';
 
@@ -26,8 +24,6 @@ const REFRESH_MS = 200;
 const TIMEOUT_MS = 300;
 const DEADLINE_MS = 1000;
 
-let s: TestServer;
-let h: HostileServer;
 let d: DashboardHarness | undefined;
 let channelsBody: string;
 /** started first, awaited last: the defaults bound a silent appliance without any option */
@@ -43,24 +39,26 @@ const timed = async (p: Promise<unknown>) => {
   return { err, ms: Date.now() - t0 };
 };
 
+const front = setupHostileFront();
 beforeAll(async () => {
-  s = await startTestServer();
-  h = await startHostile({ upstream: s.url });
-  channelsBody = (await s.call('GET', '/channels?limit=500')).text;
-  h.set('/models', stall());
-  h.set('/routing', stallBody(JSON.stringify({ data: [], next_cursor: null, has_more: false, pad: 'x'.repeat(200) })));
+  channelsBody = (await front.server.call('GET', '/channels?limit=500')).text;
+  front.hostile.set('/models', stall());
+  front.hostile.set(
+    '/routing',
+    stallBody(JSON.stringify({ data: [], next_cursor: null, has_more: false, pad: 'x'.repeat(200) })),
+  );
   // two clients: one connection each, so the second stall does not queue behind the first
-  defaultHeaders = timed(new ApiClient({ url: h.url, token: s.tokens.auditor }).call('listModels'));
-  defaultBody = timed(new ApiClient({ url: h.url, token: s.tokens.auditor }).call('listRouting'));
+  defaultHeaders = timed(
+    new ApiClient({ url: front.hostile.url, token: front.server.tokens.auditor }).call('listModels'),
+  );
+  defaultBody = timed(
+    new ApiClient({ url: front.hostile.url, token: front.server.tokens.auditor }).call('listRouting'),
+  );
 });
 afterEach(async () => {
-  h.set('/channels', null);
+  front.hostile.set('/channels', null);
   await d?.unmount();
   d = undefined;
-});
-afterAll(async () => {
-  await h?.close();
-  await s?.close();
 });
 
 const header = (f: string) => f.split('\n').slice(0, 2).join('\n');
@@ -69,8 +67,8 @@ const oneLine = (f: string) => f.replace(/\s+/g, ' ');
 
 async function openChannels(): Promise<DashboardHarness> {
   const dash = renderDashboard({
-    url: h.url,
-    token: s.tokens.it_admin,
+    url: front.hostile.url,
+    token: front.server.tokens.it_admin,
     screen: 'channels',
     refreshMs: REFRESH_MS,
     timeoutMs: TIMEOUT_MS,
@@ -94,7 +92,7 @@ async function stillResponds(dash: DashboardHarness) {
  */
 async function fault(reply: Reply, words: RegExp, opts: { connectionLost?: boolean } = {}) {
   d = await openChannels();
-  h.set('/channels', reply);
+  front.hostile.set('/channels', reply);
   const f = await d.waitFor((x) => words.test(oneLine(x)), `the words ${words}`, 8000);
   expect(f).toContain('Web chat'); // the last data stays
   expect(header(f)).toContain('✕ STALE');
@@ -106,7 +104,7 @@ async function fault(reply: Reply, words: RegExp, opts: { connectionLost?: boole
   expect(d.crashed()).toBeNull();
   await stillResponds(d);
 
-  h.set('/channels', null);
+  front.hostile.set('/channels', null);
   const back = Date.now();
   const { retryAt } = d.deps.resources.getState().connection;
   // the first poll after the fault ends succeeds: after the backoff countdown, if any, plus one interval
@@ -195,7 +193,7 @@ describe('the dashboard against hostile answers', () => {
 
   it('wrong types: drawn anyway, with a contract warning', async () => {
     d = await openChannels();
-    h.set(
+    front.hostile.set(
       '/channels',
       json({
         data: [{ id: 7, name: { first: 'Web' }, enabled: 'sometimes', extra: [1, 2] }, null, 'x'],
@@ -211,13 +209,13 @@ describe('the dashboard against hostile answers', () => {
     await d.waitForText('Detail:');
     await d.press('esc');
     await stillResponds(d);
-    h.set('/channels', null);
+    front.hostile.set('/channels', null);
     await d.waitFor((x) => x.includes('Web chat') && !x.includes('does not fit'), 'recovery');
   });
 
   it('JSON nested 200,000 deep: cut, not a stack overflow', async () => {
     d = await openChannels();
-    h.set(
+    front.hostile.set(
       '/channels',
       json(
         `{"data":[{"id":"deep","name":"Deep","enabled":true,"junk":${'['.repeat(200_000)}${']'.repeat(200_000)}}],"has_more":false}`,
@@ -229,12 +227,12 @@ describe('the dashboard against hostile answers', () => {
     expect(f).toContain('(nested too deeply)');
     expect(d.crashed()).toBeNull();
     await d.press('esc');
-    h.set('/channels', null);
+    front.hostile.set('/channels', null);
     await d.waitForText('Web chat');
   });
 
   it('the default timeouts are bounded: a silent appliance is given up on within the default, with no option set', async () => {
-    expect(new ApiClient({ url: h.url, token: 't' })).toMatchObject({
+    expect(new ApiClient({ url: front.hostile.url, token: 't' })).toMatchObject({
       timeoutMs: DEFAULT_TIMEOUT_MS,
       deadlineMs: 3 * DEFAULT_TIMEOUT_MS,
     });

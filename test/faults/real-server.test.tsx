@@ -106,8 +106,13 @@ describe('the dashboard against a real server that goes away', () => {
       expect(f).toContain('Web chat');
       expect(header(f)).toContain('✕ STALE');
       await stillResponds();
-      // a stall several timeouts long, then the server wakes up
-      await new Promise((r) => setTimeout(r, 2000));
+      // a stall a further timeout long, then the server wakes up
+      const failures = d.deps.resources.getState().connection.failures;
+      await d.waitFor(
+        () => d.deps.resources.getState().connection.failures > failures,
+        'one more timed-out poll',
+        15_000,
+      );
       expect(d.crashed()).toBeNull();
     } finally {
       process.kill(server.pid, 'SIGCONT');

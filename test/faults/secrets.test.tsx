@@ -55,9 +55,13 @@ describe("a created key's secret after its dialog closed", () => {
   it('is in no store, not on screen, not in the process title, and in no string left in memory', async () => {
     d = renderDashboard({ url: server.url, token, screen: 'keys', refreshMs: 300 });
     await d.waitForText('● connected');
-    const hash = await createKeyAndClose('leak-check');
     // two polls later (the list refreshed through the ETag cache)
-    await new Promise((r) => setTimeout(r, 700));
+    let polls = 0;
+    const off = d.deps.client.observe((e) => e.route === 'listKeys' && polls++);
+    const hash = await createKeyAndClose('leak-check');
+    polls = 0;
+    await d.waitFor(() => polls >= 2, 'two polls of the keys');
+    off();
 
     const stores = JSON.stringify({
       resources: d.deps.resources.getState(),

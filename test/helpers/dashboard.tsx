@@ -269,3 +269,37 @@ export function renderDashboard(o: DashboardOptions): DashboardHarness {
     },
   };
 }
+
+/** The age the header shows ("updated N s ago"), redrawn by the dashboard's own one-second clock; null without data. */
+function headerAge(frame: string): number | null {
+  const m = /updated (\d+) s ago/.exec(frame.split('\n').slice(0, 2).join('\n'));
+  return m ? Number(m[1]) : null;
+}
+
+/**
+ * Until the dashboard's own clock has moved on by more than `seconds` s: the age in its header has
+ * grown by `seconds` + 1. For a check that something does NOT happen (no poll while paused, no
+ * device-code poll after Esc): a timer the dashboard had left would have fired by then, and the
+ * wait ends on the dashboard's own frames rather than on a guessed time.
+ */
+export async function dashboardClockPassed(d: DashboardHarness, seconds = 1): Promise<void> {
+  const from = headerAge(d.frame());
+  if (from === null) throw new Error(`the header shows no age to count from:\n${d.frame()}`);
+  await d.waitFor((f) => (headerAge(f) ?? -1) >= from + seconds + 1, `the header's age at ${from + seconds + 1} s`);
+}
+
+/**
+ * For "pressing it sent nothing": asks for a refresh (r's) and waits until one of its requests has
+ * been answered. A request the dashboard had made before it went out first, so the server's tables
+ * read after this show whether anything reached them.
+ */
+export async function afterARefresh(d: DashboardHarness): Promise<void> {
+  let answered = false;
+  const off = d.deps.client.observe(() => (answered = true));
+  try {
+    d.deps.poller.refreshNow();
+    await d.waitFor(() => answered, 'a refresh answered');
+  } finally {
+    off();
+  }
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { snapshot } from '../helpers/server.js';
-import type { DashboardHarness } from '../helpers/dashboard.js';
+import { afterARefresh, type DashboardHarness } from '../helpers/dashboard.js';
 import { setupScreenSuite, selectRow } from '../helpers/screen-suite.js';
 import { recordJournal } from '../../src/server/governance/journal-writer.js';
 
@@ -244,7 +244,7 @@ describe('budgets screen', () => {
       await d.waitForText('Nothing was sent.');
       expect(d.frame()).not.toMatch(/Default agent budgets|Budget override for|Remove the budget/);
     }
-    await new Promise((r) => setTimeout(r, 250));
+    await afterARefresh(d);
     expect(suite.auditRows()).toEqual(audit);
     expect(snapshot(suite.server, 'app_state')).toEqual(state);
   });

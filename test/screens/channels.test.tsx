@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { snapshot } from '../helpers/server.js';
 import { setupScreenSuite, selectRow } from '../helpers/screen-suite.js';
+import { afterARefresh } from '../helpers/dashboard.js';
 
 const suite = setupScreenSuite();
 
@@ -68,7 +69,7 @@ describe('channels screen', () => {
     await d.waitForText(/t\s+toggle \(changes the appliance\) — ✕ role auditor is read-only/);
     await d.press('esc');
     // nothing reached the server: no denied entry, no change
-    await new Promise((r) => setTimeout(r, 300));
+    await afterARefresh(d);
     expect(suite.auditRows()).toEqual(audit);
     expect(snapshot(suite.server, 'channels')).toEqual(channels);
   });

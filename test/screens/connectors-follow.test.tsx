@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { setupScreenSuite, selectRow } from '../helpers/screen-suite.js';
 import { startHostile, stall, type HostileServer } from '../helpers/hostile-server.js';
+import { until } from '../helpers/until.js';
 import { jobHold } from '../../src/server/ingest/runner.js';
 import { followPolicy } from '../../screens/connectors.js';
 
@@ -58,7 +59,8 @@ describe('connectors: following an ingestion through a stall', () => {
     const retrying = await d.waitForText("cannot read the job's state", 5000);
     expect(flat(retrying)).toContain('the appliance did not answer in time');
     expect(flat(retrying)).toMatch(/retrying for \d+ s more; the job runs on the appliance meanwhile/);
-    await new Promise((r) => setTimeout(r, 600)); // a few more failed reads
+    const reads = hop.count(`GET /jobs/${jobId}`);
+    await until('a few more failed reads', () => hop.count(`GET /jobs/${jobId}`) >= reads + 2);
     hop.set(`/jobs/${jobId}`, null);
     release();
     const done = await d.waitForText('Ingestion finished', 10_000);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { setupScreenSuite, selectRow } from '../helpers/screen-suite.js';
+import { afterARefresh } from '../helpers/dashboard.js';
 
 const suite = setupScreenSuite();
 
@@ -62,7 +63,7 @@ describe('connectors screen', () => {
     await d.press('i');
     await d.waitForText('ingest: disabled: role auditor is read-only. Nothing was sent.');
     expect(d.frame()).not.toContain('Ingest from');
-    await new Promise((r) => setTimeout(r, 300));
+    await afterARefresh(d);
     expect(suite.auditRows()).toEqual(before.audit);
     expect(jobs()).toEqual(before.jobs);
   });

@@ -5,6 +5,7 @@ import { jobsScreen } from '../../screens/jobs.js';
 import type { DashboardHarness } from '../helpers/dashboard.js';
 import { snapshot } from '../helpers/server.js';
 import { selectRow, setupScreenSuite } from '../helpers/screen-suite.js';
+import { until } from '../helpers/until.js';
 
 let linked: { id: string };
 let tight: { id: string; secret: string };
@@ -104,8 +105,7 @@ describe('Enter on a connector', () => {
     const failedJob = () =>
       suite.db.prepare("SELECT job_id, error FROM jobs WHERE connector_id = 'conn_crm' AND state = 'failed'").get() as
         { job_id: string; error: string } | undefined;
-    for (let i = 0; i < 200 && !failedJob(); i++) await new Promise((r) => setTimeout(r, 25));
-    const job = failedJob()!;
+    const job = await until('the ingestion to fail', failedJob, 5000);
     expect(job.error).toBeTruthy();
     const d = suite.render({ role: 'auditor', screen: 'connectors' });
     await d.waitForText('Cloud CRM');

@@ -1,39 +1,30 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
-import { json, startHostile, type HostileServer } from '../helpers/hostile-server.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { json } from '../helpers/hostile-server.js';
+import { setupHostileFront } from '../helpers/hostile-front.js';
 
 /**
  * The CLI's first frame shows its answers as sent (src/dashboard/shell/start.ts); a screen that draws itself
  * may fail on one the contract's check would have mended. It shows that failure only until the
  * checked read (Poller.firstFrameDrawn) brings the mended answer. Real server behind a scripted peer.
  */
-let s: TestServer;
-let h: HostileServer;
 let d: DashboardHarness | undefined;
-beforeAll(async () => {
-  s = await startTestServer({ demo: true });
-  h = await startHostile({ upstream: s.url });
-});
+const front = setupHostileFront({ demo: true });
 afterEach(async () => {
   await d?.unmount();
   d = undefined;
-  h.clear();
-});
-afterAll(async () => {
-  await h?.close();
-  await s?.close();
+  front.hostile.clear();
 });
 
 describe('a screen drawn from an unchecked first answer', () => {
   it('that fails to draw is drawn again once the checked read mends the answer', async () => {
-    const deployment = (await s.call('GET', '/deployment')).json as { components: { version: unknown }[] };
+    const deployment = (await front.server.call('GET', '/deployment')).json as { components: { version: unknown }[] };
     // a version sent as a number: the check makes it text, the deployment screen measures it as text
     deployment.components[0].version = 2;
-    h.set('/deployment', json(deployment));
+    front.hostile.set('/deployment', json(deployment));
     d = renderDashboard({
-      url: h.url,
-      token: s.tokens.it_admin,
+      url: front.hostile.url,
+      token: front.server.tokens.it_admin,
       screen: 'deployment',
       deferChecks: true,
       refreshMs: 60_000,

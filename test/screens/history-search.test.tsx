@@ -71,10 +71,12 @@ const unchanged = () => ({ audit: snapshot(suite.server, 'audit'), journal: snap
 
 /** Moves the picker's cursor to the line holding `text` (in the dialog: the list's own › row is above it). */
 async function pickLine(d: DashboardHarness, text: string) {
-  const picked = (f: string) => f.split('\n').some((l) => l.includes('│ ›') && l.includes(text));
+  const cursorLine = (f: string) => f.split('\n').find((l) => l.includes('│ ›')) ?? '';
+  const picked = (f: string) => cursorLine(f).includes(text);
   for (let i = 0; i < 12 && !picked(d.frame()); i++) {
+    const from = cursorLine(d.frame());
     await d.press('down');
-    await new Promise((r) => setTimeout(r, 20));
+    await d.waitFor((f) => cursorLine(f) !== from, 'the cursor moved');
   }
   await d.waitFor(picked, `${text} under the cursor`);
 }

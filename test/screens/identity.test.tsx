@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../helpers/server.js';
-import type { DashboardHarness } from '../helpers/dashboard.js';
+import { afterARefresh, type DashboardHarness } from '../helpers/dashboard.js';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
 import { startOidcProvider, type OidcPeer } from '../helpers/oidc.js';
 import { startHttpPeer, type HttpPeer } from '../helpers/http-peer.js';
@@ -156,7 +156,7 @@ describe('identity screen', () => {
     await d.press('?');
     await d.waitForText(/t\s+run check \(changes the appliance\) — ✕ role auditor is read-only/);
     await d.press('esc');
-    await new Promise((r) => setTimeout(r, 300));
+    await afterARefresh(d);
     expect(suite.auditRows()).toEqual(audit);
     expect(idp.requests()).toBe(calls);
   });

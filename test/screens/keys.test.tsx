@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { snapshot } from '../helpers/server.js';
 import { setupScreenSuite, selectRow } from '../helpers/screen-suite.js';
+import { afterARefresh } from '../helpers/dashboard.js';
 
 const suite = setupScreenSuite({
   setup: async (s) => {
@@ -217,7 +218,7 @@ describe('keys screen', () => {
       await d.waitForText('Nothing was sent.');
       expect(d.frame()).not.toMatch(/Create a gateway key|Quota for|Type .* to confirm/);
     }
-    await new Promise((r) => setTimeout(r, 300));
+    await afterARefresh(d);
     expect(suite.auditRows()).toEqual(audit);
     expect(snapshot(suite.server, 'gateway_keys')).toEqual(keys);
   });

@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { snapshot } from '../helpers/server.js';
 import { setupScreenSuite, selectRow } from '../helpers/screen-suite.js';
+import { afterARefresh } from '../helpers/dashboard.js';
 
 const suite = setupScreenSuite();
 
@@ -84,7 +85,7 @@ describe('models screen', () => {
     await d.press('a');
     await d.waitForText('activate: disabled: role auditor is read-only. Nothing was sent.');
     expect(d.frame()).not.toContain('Activate Llama');
-    await new Promise((r) => setTimeout(r, 250));
+    await afterARefresh(d);
     expect(suite.auditRows()).toEqual(audit);
     expect(snapshot(suite.server, 'app_state')).toEqual(state);
   });

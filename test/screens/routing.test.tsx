@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { snapshot } from '../helpers/server.js';
 import { setupScreenSuite, selectRow } from '../helpers/screen-suite.js';
+import { afterARefresh } from '../helpers/dashboard.js';
 
 const suite = setupScreenSuite();
 
@@ -117,7 +118,7 @@ describe('routing screen', () => {
     await d.press('e');
     await d.waitForText('change model: disabled: role auditor is read-only. Nothing was sent.');
     expect(d.frame()).not.toContain('Route workload');
-    await new Promise((r) => setTimeout(r, 250));
+    await afterARefresh(d);
     expect(suite.auditRows()).toEqual(audit);
     expect(snapshot(suite.server, 'routing')).toEqual(routing);
   });

@@ -12,7 +12,7 @@ describe('switching to a screen that wants fresher data than the last one polled
   it('the keys screen opened from the overview asks for the keys at once', async () => {
     const d = suite.render({ screen: 'overview', refreshMs: 60_000 });
     await d.waitForText('Enter opens the cause', 10_000);
-    await new Promise((r) => setTimeout(r, 300)); // the overview's slow resources have answered
+    await d.deps.poller.firstRound(10_000); // the overview's slow resources have answered
     expect((await suite.server.call('POST', '/gateway/keys', { body: { name: 'made-after-the-board' } })).status).toBe(
       201,
     );

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, snapshot, type TestServer } from '../helpers/server.js';
 import { fixtureConfig } from '../helpers/fixtures.js';
 import { ChannelList } from '../../src/contract/index.js';
+import { until } from '../helpers/until.js';
 
 const enabledById = (list: { data: { id: string; enabled: boolean }[] }) =>
   Object.fromEntries(list.data.map((c) => [c.id, c.enabled]));
@@ -30,7 +31,9 @@ describe('GET /channels', () => {
 describe('PUT /channels', () => {
   it('toggles channels, answers the full list, and audits what changed', async () => {
     const before = ChannelList.parse((await s.call('GET', '/channels')).json);
-    await new Promise((r) => setTimeout(r, 5)); // updated_at must move for a changed channel
+    // updated_at must move for a changed channel: the clock past every channel's last change
+    const latest = Math.max(...before.data.map((c) => Date.parse(c.updated_at)));
+    await until('the clock to pass the last update', () => Date.now() > latest);
     const res = await s.call('PUT', '/channels', {
       role: 'app_owner',
       body: {

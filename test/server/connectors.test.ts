@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, snapshot, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 import { fixtureConfig, tempDir } from '../helpers/fixtures.js';
 import { Connector, ConnectorList, Job } from '../../src/contract/index.js';
 import { jobHold } from '../../src/server/ingest/runner.js';
@@ -9,22 +10,22 @@ import { readDirectory, readSqlite } from '../../src/server/ingest/sources.js';
 
 /** Polls GET /jobs/{id} until the job ends (bounded). */
 async function waitForJob(s: TestServer, jobId: string, timeoutMs = 5000): Promise<Job> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await s.call('GET', `/jobs/${jobId}`);
-    expect(res.status).toBe(200);
-    if (res.json.state === 'succeeded' || res.json.state === 'failed') return Job.parse(res.json);
-    if (Date.now() > deadline) throw new Error(`job ${jobId} still ${res.json.state} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 15));
-  }
+  return until(
+    `job ${jobId} to end`,
+    async () => {
+      const res = await s.call('GET', `/jobs/${jobId}`);
+      expect(res.status).toBe(200);
+      return res.json.state === 'succeeded' || res.json.state === 'failed' ? Job.parse(res.json) : null;
+    },
+    timeoutMs,
+  );
 }
 
 async function waitForState(s: TestServer, jobId: string, state: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while ((await s.call('GET', `/jobs/${jobId}`)).json.state !== state) {
-    if (Date.now() > deadline) throw new Error(`job ${jobId} never reached ${state}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await until(
+    `job ${jobId} to reach ${state}`,
+    async () => (await s.call('GET', `/jobs/${jobId}`)).json.state === state,
+  );
 }
 
 const connector = async (s: TestServer, id: string) =>

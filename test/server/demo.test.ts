@@ -595,28 +595,37 @@ describe('traffic generator', () => {
       await until('401 seen', () => (t.stats.statuses[401] ?? 0) > 0, 10_000);
       // the client gives up after a few tries
       await until('the revoked key dropped', () => t.stats.statuses[401] >= 3, 10_000);
-      await sleep(200);
+      // two more ticks: the one begun after the third refusal has run its calls whole
+      const ticks = t.stats.ticks;
+      await until('two more ticks', () => t.stats.ticks >= ticks + 2, 10_000);
       const callsAfter401 = t.stats.statuses[401];
       expect(callsAfter401).toBe(3);
 
       await t.stop();
-      const rows = {
-        journal: count(s.server, 'SELECT count(*) FROM journal'),
-        usage: count(s.server, 'SELECT sum(requests + rejected) FROM usage_minutes'),
-      };
+      const journalAtStop = count(s.server, 'SELECT count(*) FROM journal');
       expect(count(s.server, "SELECT count(*) FROM journal WHERE status = 'running'")).toBe(0);
-      await sleep(200);
-      expect(count(s.server, 'SELECT count(*) FROM journal')).toBe(rows.journal);
-      expect(count(s.server, 'SELECT sum(requests + rejected) FROM usage_minutes')).toBe(rows.usage);
-      expect(t.stats.statuses[401]).toBe(callsAfter401);
+      const stopped = { ...t.stats, statuses: { ...t.stats.statuses } };
+      const firstRunUsage = () =>
+        count(
+          s.server,
+          `SELECT sum(requests + rejected) FROM usage_minutes WHERE key_id IN (${t.keyIds.map(() => '?').join(',')})`,
+          ...t.keyIds,
+        );
+      const usageAtStop = firstRunUsage();
       // each of them counts against the key, as a refusal of a revoked key
       expect(count(s.server, 'SELECT sum(rejected_revoked) FROM usage_minutes WHERE key_id = ?', victim)).toBe(
         callsAfter401,
       );
 
-      // a second run revokes the first run's remaining keys, audited
+      // a second run revokes the first run's remaining keys, audited; while it ticks (each tick
+      // writes to the journal), the stopped one has written nothing more
       const t2 = startTraffic(s.server.app, s.server.db, fixtureConfig(root), { intervalMs: 50, firstDelayMs: 0 });
       await until('second run keys', () => t2.keyIds.length === 3);
+      await until('the second run to tick three times', () => t2.stats.ticks >= 3);
+      expect(count(s.server, 'SELECT count(*) FROM journal')).toBe(journalAtStop + t2.stats.stepsWritten);
+      expect(firstRunUsage()).toBe(usageAtStop);
+      expect(t.stats).toEqual(stopped);
+      expect(t.stats.statuses[401]).toBe(callsAfter401);
       await t2.stop();
       for (const id of t.keyIds.slice(1)) {
         expect(s.server.db.prepare('SELECT status FROM gateway_keys WHERE id = ?').pluck().get(id)).toBe('revoked');

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mkdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -69,9 +69,15 @@ describe('deployment status', () => {
     expect(again.status).toBe(304);
     // free disk space changes with every write to the data directory (here: the server's own)
     writeFileSync(join(s.dataDir, 'poll-gap.bin'), Buffer.alloc(1 << 20));
-    await new Promise((r) => setTimeout(r, 2100));
-    const next = await s.call('GET', '/deployment', { headers: { 'if-none-match': String(first.headers.etag) } });
-    expect(next.status).toBe(304);
+    // the next poll, 2.1 s later by the server's clock (only Date is faked: timers and sockets run)
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    try {
+      vi.setSystemTime(Date.now() + 2100);
+      const next = await s.call('GET', '/deployment', { headers: { 'if-none-match': String(first.headers.etag) } });
+      expect(next.status).toBe(304);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('is degraded when a connector last sync failed', async () => {

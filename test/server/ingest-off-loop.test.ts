@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import Database from '../../src/server/db/sqlite-driver.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { fixtureConfig, tempDir } from '../helpers/fixtures.js';
 import { writeSqliteSource } from '../helpers/sqlite-source.js';
+import { until } from '../helpers/until.js';
 import { issueToken, start, type ChildServer } from '../helpers/child-server.js';
 import { readSqlite } from '../../src/server/ingest/sources.js';
 import type { Job } from '../../src/contract/index.js';
@@ -50,6 +52,25 @@ async function followJob(
   }
 }
 
+/**
+ * Until the job's reader (a worker thread of this process) has the source open besides the test's
+ * writer: its next step is the read, which waits for the writer's lock.
+ */
+const readerOpened = (file: string) => {
+  const real = realpathSync(file);
+  return until('the reader to open the source', () => {
+    const fds = readdirSync('/proc/self/fd');
+    return fds.filter((fd) => readlinkOr(`/proc/self/fd/${fd}`) === real).length >= 2;
+  });
+};
+const readlinkOr = (link: string) => {
+  try {
+    return readlinkSync(link);
+  } catch {
+    return null; // closed meanwhile (the directory's own descriptor among them)
+  }
+};
+
 describe('ingestion off the event loop', () => {
   let s: TestServer;
   let file: string;
@@ -92,7 +113,7 @@ describe('ingestion off the event loop', () => {
     try {
       const res = await s.call('POST', '/connectors', { body: { connector_id: 'conn_big', source_id: 'src_big' } });
       expect(res.status).toBe(202);
-      await new Promise((r) => setTimeout(r, 300)); // the reader is waiting for the lock by now
+      await readerOpened(file); // and so waits for the lock
       const t0 = performance.now();
       const during = await get(`/v1/admin/jobs/${res.json.job_id}`);
       expect(performance.now() - t0).toBeLessThan(1000);
@@ -111,7 +132,7 @@ describe('ingestion off the event loop', () => {
     writer.exec('BEGIN EXCLUSIVE'); // holds the reader in its busy wait
     try {
       const res = await other.call('POST', '/connectors', { body: { connector_id: 'conn_big', source_id: 'src_big' } });
-      await new Promise((r) => setTimeout(r, 300));
+      await readerOpened(file);
       const t0 = performance.now();
       await other.close();
       expect(performance.now() - t0).toBeLessThan(3000);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renameSync } from 'node:fs';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 import { Job, JobList, type Page } from '../../src/contract/index.js';
 
 let s: TestServer;
@@ -10,13 +11,14 @@ const ran: Job[] = [];
 async function runJob(connector_id: string, source_id: string): Promise<Job> {
   const res = await s.call('POST', '/connectors', { body: { connector_id, source_id } });
   expect(res.status).toBe(202);
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const job = (await s.call('GET', `/jobs/${res.json.job_id}`)).json;
-    if (job.state === 'succeeded' || job.state === 'failed') return Job.parse(job);
-    if (Date.now() > deadline) throw new Error(`job ${job.job_id} still ${job.state}`);
-    await new Promise((r) => setTimeout(r, 15));
-  }
+  return until(
+    `job ${res.json.job_id} to end`,
+    async () => {
+      const job = (await s.call('GET', `/jobs/${res.json.job_id}`)).json;
+      return job.state === 'succeeded' || job.state === 'failed' ? Job.parse(job) : null;
+    },
+    5000,
+  );
 }
 
 const list = async (query: string) => {

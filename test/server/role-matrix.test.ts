@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_PREFIX, routes, type RouteDef } from '../../src/contract/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 let ingestCount = 0;
 
@@ -51,7 +52,7 @@ const DOMAIN_TABLES = ['jobs', 'channels', 'gateway_keys', 'routing', 'app_state
 /** Ingestion jobs started by earlier cases finish in the background; wait so they don't look like a change. */
 async function jobsIdle(s: TestServer) {
   const busy = s.server.db.prepare("SELECT count(*) FROM jobs WHERE state IN ('queued','running')").pluck();
-  for (let i = 0; i < 200 && (busy.get() as number) > 0; i++) await new Promise((r) => setTimeout(r, 25));
+  await until('the ingestion jobs to end', () => busy.get() === 0, 5000);
 }
 const dump = (s: TestServer) =>
   Object.fromEntries(DOMAIN_TABLES.map((t) => [t, s.server.db.prepare(`SELECT * FROM ${t} ORDER BY 1`).all()]));

@@ -3,6 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { Client } from 'undici';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { fixtureConfig } from '../helpers/fixtures.js';
+import { until } from '../helpers/until.js';
 import { createGatewayKey } from '../../src/server/gateway/keys.js';
 import { GATEWAY_BODY_LIMIT } from '../../src/server/gateway/front-door.js';
 
@@ -183,12 +184,14 @@ describe('connection cap', () => {
   it('closes connections beyond max_connections at once, and takes new ones when one ends', async () => {
     const cappedPort = Number(new URL(capped.url).port);
     const held = await Promise.all(Array.from({ length: 5 }, () => rawClient(cappedPort, '')));
-    await new Promise((r) => setTimeout(r, 200)); // let the server accept them
+    const open = () =>
+      new Promise<number>((ok, fail) => capped.server.app.server.getConnections((e, n) => (e ? fail(e) : ok(n))));
+    await until('the server to accept the five', async () => (await open()) === 5);
     const extra = await rawClient(cappedPort, 'GET /v1/admin/session HTTP/1.1\r\nHost: x\r\n\r\n');
     await within(extra.closed, 2000, 'the sixth connection closed');
     expect(extra.received()).toBe('');
     held[0].stop();
-    await new Promise((r) => setTimeout(r, 200));
+    await until('the server to see one of them end', async () => (await open()) === 4);
     expect((await capped.call('GET', '/session')).status).toBe(200);
     for (const c of held) c.stop();
   });

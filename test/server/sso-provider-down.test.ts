@@ -1,4 +1,4 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import pino from 'pino';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -119,8 +119,15 @@ describe('an identity provider that cannot be reached', () => {
     down = false;
     expect((await s.call('GET', '/session', { token })).status).toBe(503); // still backing off
     expect(idp.paths).toHaveLength(1);
-    await new Promise((r) => setTimeout(r, FIRST_BACKOFF_MS + 500));
-    const res = await s.call('GET', '/session', { token });
+    // the backoff passes by the server's clock (only Date is faked: timers and sockets run)
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    let res: Awaited<ReturnType<typeof s.call>>;
+    try {
+      vi.setSystemTime(Date.now() + FIRST_BACKOFF_MS + 1);
+      res = await s.call('GET', '/session', { token });
+    } finally {
+      vi.useRealTimers();
+    }
     expect(res.status).toBe(200);
     expect(res.json.subject).toBe('sso-alice');
     expect(idp.paths).toEqual(['/.well-known/openid-configuration', '/.well-known/openid-configuration', '/jwks']);

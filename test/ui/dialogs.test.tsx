@@ -5,12 +5,13 @@ import { FormDialog } from '../../src/dashboard/widgets/dialogs/FormDialog.js';
 import { ConfirmDialog } from '../../src/dashboard/widgets/dialogs/ConfirmDialog.js';
 import { MessageDialog } from '../../src/dashboard/widgets/dialogs/MessageDialog.js';
 import type { FormField, FormValues } from '../../src/dashboard/kit/dialog-specs.js';
+import { afterKey, frameWith } from '../helpers/ink.js';
+import { until } from '../helpers/until.js';
 
-const gap = () => new Promise((r) => setTimeout(r, 10));
 async function keys(stdin: { write(s: string): void }, ...seq: string[]) {
   for (const k of seq) {
     stdin.write(k);
-    await gap();
+    await afterKey();
   }
 }
 
@@ -35,9 +36,10 @@ describe('Form dialog', () => {
       <FormDialog title="T" fields={fields} width={80} isActive onDone={(v) => (result = v)} />,
     );
     await keys(stdin, '\r'); // name is required
-    expect(lastFrame()).toContain('✕ Name: required');
+    await frameWith(lastFrame, '✕ Name: required');
     expect(result).toBeUndefined();
     await keys(stdin, 'b', 'o', 't', '\t', '\x7f', '\x7f', '\t', '\x1b[C', '\x1b[Z', '7', '\r');
+    await until('the form submitted', () => result !== undefined);
     expect(result).toEqual({ name: 'bot', rpm: 7, bucket: 'day' });
     unmount();
   });
@@ -46,14 +48,14 @@ describe('Form dialog', () => {
     let result: FormValues | null | undefined;
     const one = render(<FormDialog title="T" fields={[fields[1]]} width={80} isActive onDone={(v) => (result = v)} />);
     await keys(one.stdin, '\x7f', '\x7f');
-    expect(one.lastFrame()).toContain('unlimited');
+    await frameWith(one.lastFrame, 'unlimited');
     await keys(one.stdin, '\r');
+    await until('the form submitted', () => result !== undefined);
     expect(result).toEqual({ rpm: null });
     one.unmount();
     const two = render(<FormDialog title="T" fields={fields} width={80} isActive onDone={(v) => (result = v)} />);
     await keys(two.stdin, 'x', '\x1b');
-    await new Promise((r) => setTimeout(r, 30));
-    expect(result).toBeNull();
+    await until('Esc to cancel', () => result === null); // Ink holds a lone Esc for a moment
     two.unmount();
   });
 
@@ -70,9 +72,9 @@ describe('Form dialog', () => {
     expect(lastFrame()).not.toContain('Field 11');
     expect(lastFrame()).toMatch(/↓ \d+ more/);
     await keys(stdin, ...Array(11).fill('\t'));
-    expect(lastFrame()).toContain('› Field 11');
-    expect(lastFrame()).toMatch(/↑ \d+ more/);
-    expect(lastFrame()!.split('\n').length).toBeLessThanOrEqual(16);
+    const f = await frameWith(lastFrame, '› Field 11');
+    expect(f).toMatch(/↑ \d+ more/);
+    expect(f.split('\n').length).toBeLessThanOrEqual(16);
     unmount();
   });
 });

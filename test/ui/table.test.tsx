@@ -6,6 +6,8 @@ import stringWidth from 'string-width';
 import { Table, visibleRows } from '../../src/dashboard/widgets/Table.js';
 import { scrollFor, layoutColumns } from '../../src/dashboard/kit/table-layout.js';
 import type { Column } from '../../src/dashboard/kit/screen-api.js';
+import { afterKey } from '../helpers/ink.js';
+import { until } from '../helpers/until.js';
 
 interface Row {
   id: string;
@@ -43,15 +45,8 @@ function Navigable({ height, data = rows, cols = columns }: { height: number; da
   return <Table columns={cols} rows={data} cursor={pos.cursor} scroll={pos.scroll} height={height} width={60} />;
 }
 
-const tick = () => new Promise((r) => setTimeout(r, 5));
 /** Waits for the frame to satisfy `ok` (renders are asynchronous; the machine may be busy). */
-async function until(ok: () => boolean, what: string) {
-  const end = Date.now() + 3000;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await tick();
-  }
-}
+const frameSays = (ok: () => boolean, what: string) => until(what, ok, 3000);
 const dataLines = (frame: string) => frame.split('\n').filter((l) => /row-\d{4}/.test(l));
 
 describe('Table', () => {
@@ -73,20 +68,20 @@ describe('Table', () => {
     expect(selected()).toContain('row-0000');
     for (let i = 0; i < 9; i++) {
       stdin.write('j');
-      await tick();
+      await afterKey();
     }
-    await until(() => selected().includes('row-0009'), 'row 9');
+    await frameSays(() => selected().includes('row-0009'), 'row 9');
     expect(lastFrame()).not.toContain('row-0000'); // scrolled past the top
     expect(dataLines(lastFrame()!)).toHaveLength(8);
     stdin.write('\x1b[6~'); // PgDn
-    await until(() => selected().includes('row-0017'), 'row 17');
+    await frameSays(() => selected().includes('row-0017'), 'row 17');
     stdin.write('G');
-    await until(() => selected().includes('row-0999'), 'the last row');
+    await frameSays(() => selected().includes('row-0999'), 'the last row');
     expect(lastFrame()).toContain('row 1000 of 1000');
     stdin.write('k');
-    await until(() => selected().includes('row-0998'), 'row 998');
+    await frameSays(() => selected().includes('row-0998'), 'row 998');
     stdin.write('g');
-    await until(() => selected().includes('row-0000'), 'the first row');
+    await frameSays(() => selected().includes('row-0000'), 'the first row');
     // exactly one row is marked, and the mark is text, not colour alone
     expect(
       lastFrame()!
@@ -165,7 +160,8 @@ describe('Table', () => {
     const builtAfter = (frame: number) => built.filter((b) => b.frames >= frame).map((b) => b.n);
     // the columns are measured on the first 500 rows and the window (0-6) built for the first
     // frame; after it, the next page (nothing before the first row)
-    await until(() => builtAfter(1).includes(13), 'the next page built ahead');
+    await frameSays(() => builtAfter(1).includes(13), 'the next page built ahead');
+    // kept: a short time for the builder to go on if it wrongly did; it has no event that says it stopped
     await new Promise((r) => setTimeout(r, 20));
     expect(builtAfter(1).sort((a, b) => a - b)).toEqual([7, 8, 9, 10, 11, 12, 13]);
     expect(lastFrame()).not.toContain('row-0007');
@@ -175,7 +171,7 @@ describe('Table', () => {
       const before = frames();
       const from = built.length;
       stdin.write('\x1b[6~');
-      await until(() => lastFrame()!.includes(`row ${press * 7 + 1} of 1500`), `page ${press + 1}`);
+      await frameSays(() => lastFrame()!.includes(`row ${press * 7 + 1} of 1500`), `page ${press + 1}`);
       const window = dataLines(lastFrame()!).map((l) => Number(/row-(\d{4})/.exec(l)![1]));
       expect(window).toEqual(Array.from({ length: 7 }, (_, i) => press * 7 - 6 + i));
       // none of the rows now on screen was built while this frame was drawn: they were ready
@@ -185,7 +181,7 @@ describe('Table', () => {
           .filter((b) => b.frames === before)
           .map((b) => b.n),
       ).toEqual([]);
-      await until(
+      await frameSays(
         () => builtAfter(before + 1).includes(Math.min(many.length - 1, window[6] + 7)),
         'the page after it built ahead',
       );

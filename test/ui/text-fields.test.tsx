@@ -9,14 +9,14 @@ import { truncateStart, widthOf } from '../../src/dashboard/kit/text.js';
 import { DisplayName } from '../../src/contract/common.js';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
 import type { FormField, FormValues } from '../../src/dashboard/kit/dialog-specs.js';
+import { afterKey, frameWith } from '../helpers/ink.js';
+import { until } from '../helpers/until.js';
 
-const gap = () => new Promise((r) => setTimeout(r, 10));
 async function typeEach(stdin: { write(s: string): void }, text: string) {
   for (const ch of text) {
     stdin.write(ch);
-    await new Promise((r) => setImmediate(r));
+    await afterKey();
   }
-  await gap();
 }
 
 // the key form's fields: a Name of at most 64, and labels long enough to leave it ~53 columns at 80
@@ -55,13 +55,12 @@ describe('a long value in a form field', () => {
       <FormDialog title="Create a gateway key" fields={fields} width={80} isActive onDone={() => {}} />,
     );
     await typeEach(stdin, name);
-    const line = nameLine(lastFrame()!);
+    const line = nameLine(await frameWith(lastFrame, (f) => nameLine(f).includes('ENDofNAME!!'), 'the name typed'));
     expect(line).toContain('…');
     expect(line).toMatch(/…a+0123456789ENDofNAME!! /);
     // away from the field, its start shows again
     stdin.write('\t');
-    await gap();
-    expect(nameLine(lastFrame()!)).toMatch(/Name\s+a{20,}.*…/);
+    await frameWith(lastFrame, (f) => /Name\s+a{20,}.*…/.test(nameLine(f)), 'the start of the name');
     unmount();
   });
 
@@ -72,12 +71,11 @@ describe('a long value in a form field', () => {
     await typeEach(stdin, 'x'.repeat(64));
     expect(lastFrame()).not.toContain('at most 64 characters');
     await typeEach(stdin, 'yz');
-    expect(lastFrame()).toContain('▲ at most 64 characters');
-    expect(nameLine(lastFrame()!)).not.toMatch(/[yz]/);
+    expect(nameLine(await frameWith(lastFrame, '▲ at most 64 characters'))).not.toMatch(/[yz]/);
     stdin.write('\x7f');
-    await gap();
-    expect(lastFrame()).not.toContain('at most 64 characters');
-    expect(lastFrame()).toContain('who or what will use the key');
+    // the field's hint is back in the note's place
+    const f = await frameWith(lastFrame, 'who or what will use the key');
+    expect(f).not.toContain('at most 64 characters');
     unmount();
   });
 });
@@ -102,9 +100,9 @@ describe('the length limit counts as the appliance does', () => {
       <FormDialog title="T" fields={fields} width={80} isActive onDone={(v) => (result = v)} />,
     );
     await typeEach(stdin, '🙂'.repeat(66));
-    expect(lastFrame()).toContain('at most 64 characters');
+    await frameWith(lastFrame, 'at most 64 characters');
     stdin.write('\r');
-    await gap();
+    await until('the form submitted', () => result !== undefined);
     expect(result).toEqual({ name: '🙂'.repeat(64), rpm: null });
     unmount();
   });

@@ -4,10 +4,11 @@ import { render } from 'ink-testing-library';
 import { TextInput } from '../../src/dashboard/widgets/TextInput.js';
 import { FormDialog } from '../../src/dashboard/widgets/dialogs/FormDialog.js';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
+import { afterKey } from '../helpers/ink.js';
+import { until } from '../helpers/until.js';
 
 const suite = setupScreenSuite();
 
-const tick = () => new Promise((r) => setTimeout(r, 20));
 const CTRL = (c: string) => String.fromCharCode(c.charCodeAt(0) - 96);
 
 /** A field holding `initial`, caret at its end; what it holds after each key is `value()`. */
@@ -32,7 +33,7 @@ function field(initial: string) {
     async keys(...seq: string[]) {
       for (const k of seq) {
         r.stdin.write(k);
-        await tick();
+        await afterKey();
       }
     },
     value: () => current,
@@ -104,8 +105,9 @@ describe('text fields edit like readline', () => {
     );
     for (const k of [CTRL('a'), '\x1bf', CTRL('k'), '.jsonl', CTRL('a'), CTRL('u'), '\r']) {
       r.stdin.write(k);
-      await tick();
+      await afterKey();
     }
+    await until('the form submitted', () => done !== undefined);
     expect(done).toEqual({ path: './audit.jsonl' });
     r.unmount();
   });
