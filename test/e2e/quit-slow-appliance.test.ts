@@ -62,6 +62,15 @@ async function startDrip(): Promise<Drip> {
   };
 }
 
+/** The dashboard's process: the child of the `sh` that keeps the pane, itself the pane's child. */
+const childOf = (pid: number) =>
+  Number(
+    execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+      .trim()
+      .split('\n')[0],
+  );
+const dashboardPid = async (term: TmuxSession) => childOf(childOf(await term.panePid()));
+
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -94,7 +103,19 @@ describe.skipIf(!hasTmux())(e2eTitle('quitting the dashboard of an appliance tha
     t = await TmuxSession.start({
       name,
       cwd: tempDir('aa-quit-cwd'),
-      command: [process.execPath, CLI, '--url', drip.url, '--token-file', writeTokenFile('drip-token')],
+      // The pane outlives the dashboard by a second: tmux reports a dead pane's cursor as hidden whatever
+      // the program left, so the restored terminal is read while the pane still lives.
+      command: [
+        'sh',
+        '-c',
+        '"$0" "$@"; status=$?; sleep 1; exit $status',
+        process.execPath,
+        CLI,
+        '--url',
+        drip.url,
+        '--token-file',
+        writeTokenFile('drip-token'),
+      ],
       env: {
         NODE_OPTIONS: '',
         LANG: 'C.UTF-8',
@@ -143,7 +164,7 @@ describe.skipIf(!hasTmux())(e2eTitle('quitting the dashboard of an appliance tha
 
   it('SIGTERM: the same', async () => {
     const term = await dashboardOnDrip('quit-sigterm');
-    const dashboard = Number(execFileSync('pgrep', ['-P', String(await term.panePid())], { encoding: 'utf8' }).trim());
+    const dashboard = await dashboardPid(term);
     expect(alive(dashboard)).toBe(true);
     const since = Date.now();
     process.kill(dashboard, 'SIGTERM');
@@ -152,7 +173,7 @@ describe.skipIf(!hasTmux())(e2eTitle('quitting the dashboard of an appliance tha
 
   it('the terminal hangs up (SIGHUP, then EIO): the dashboard ends as soon', async () => {
     const term = await dashboardOnDrip('quit-hangup');
-    const dashboard = Number(execFileSync('pgrep', ['-P', String(await term.panePid())], { encoding: 'utf8' }).trim());
+    const dashboard = await dashboardPid(term);
     const since = Date.now();
     await term.hangUp();
     await until('the dashboard to end', () => !alive(dashboard), QUIT_BOUND_MS);
