@@ -24,7 +24,7 @@ export const channelsScreen = defineScreen<Channel>({
   },
   actions: [
     {
-      key: 't',
+      key: ' ',
       label: 'toggle',
       mutates: true,
       capability: 'channel.update',

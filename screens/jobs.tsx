@@ -77,7 +77,7 @@ export const jobsScreen = defineScreen<JobRow>({
   },
   actions: [
     {
-      key: 'c',
+      intent: 'clear-filter',
       label: 'all connectors',
       mutates: false,
       async run(ctx) {

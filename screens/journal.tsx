@@ -92,7 +92,7 @@ export const journalScreen = defineScreen<JournalEntry>({
     ...historyActions<JournalEntry>(spec),
     groupAction<JournalEntry>(spec),
     {
-      key: 'u',
+      key: 'o',
       label: 'this run',
       mutates: false,
       needsRow: true,

@@ -110,7 +110,7 @@ export const logScreen = defineScreen<ActionLogEntry>({
         const found = await auditEntryOf(ctx, e);
         const choices = [
           ...('entry' in found ? [{ key: 'a', label: 'audit screen' }] : []),
-          { key: 'c', label: 'copy command' },
+          { key: 'y', label: 'copy command' },
         ];
         const choice = await ctx.message({
           title: `${e.method} ${shortPath(e)}`,
@@ -120,11 +120,11 @@ export const logScreen = defineScreen<ActionLogEntry>({
         });
         if (choice === 'a' && 'entry' in found)
           ctx.open({ screen: 'audit', extra: { filters: { request_id: e.requestId } }, select: found.entry.id });
-        if (choice === 'c') return copyCommand(ctx, e);
+        if (choice === 'y') return copyCommand(ctx, e);
       },
     },
     {
-      key: 'c',
+      key: 'y',
       label: 'copy command',
       mutates: false,
       needsRow: true,

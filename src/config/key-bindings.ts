@@ -158,6 +158,7 @@ export const INTENTS = {
   'next-page': { keys: [']'], help: 'the next page (older entries)' },
   'previous-page': { keys: ['['], help: 'the previous page (newer entries)' },
   'first-page': { keys: ['{'], help: 'the first page (the newest entries)' },
+  'clear-filter': { keys: ['c'], help: 'every row again: the filters set with f (or the connector chosen) cleared' },
 } as const satisfies Record<string, IntentSpec>;
 
 /** The intents' names. */

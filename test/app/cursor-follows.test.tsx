@@ -66,7 +66,7 @@ describe('the cursor holds a record, not a position', () => {
     insertJournalBatch(suite.db, [entry('jrn_latest', 'run_latest', 0.2)]);
     await d.waitForText('run_latest');
     expect(selected(d.frame())).toContain('run_newest');
-    await d.press('u'); // only this row's run
+    await d.press('o'); // only this row's run
     await d.waitForText('run run_newest');
     await d.waitFor((x) => !x.includes('run_latest'), 'the list narrowed to run_newest');
   });

@@ -29,10 +29,10 @@ describe('an 80x24 terminal', () => {
     const first = await d.waitForText('Keys everywhere');
     expect(first).toMatch(/… \d+ more below \(↓ PgDn\)/);
     expect(first).toContain('↑↓ PgUp PgDn scroll');
-    expect(helpRow(first, 'u', 'this run')).toBe(false);
+    expect(helpRow(first, 'o', 'this run')).toBe(false);
     expect(helpRow(first, 'P', 'pause polling')).toBe(true); // the last shell key; the actions follow
     await d.press('pgdn');
-    await d.waitFor((f) => helpRow(f, 'u', 'this run'), 'u this run after PgDn');
+    await d.waitFor((f) => helpRow(f, 'o', 'this run'), 'o this run after PgDn');
     await d.press('pgdn');
     const end = await d.waitFor((f) => helpRow(f, ':quit', 'quit'), 'the last command after PgDn');
     for (const [k, label] of [
@@ -43,9 +43,9 @@ describe('an 80x24 terminal', () => {
     expect(end).toMatch(/… \d+ above \(↑ PgUp\)/);
     expect(end.split('\n').length).toBeLessThan(24);
     await d.press('home');
-    await d.waitFor((f) => !helpRow(f, 'u', 'this run') && f.includes('more below'), 'back at the top');
+    await d.waitFor((f) => !helpRow(f, 'o', 'this run') && f.includes('more below'), 'back at the top');
     await d.press('down', 'j');
-    await d.waitForText(/… 22 more below \(↓ PgDn\), 2 above/); // help has s S, P, f c ] [ { w v u, 8 commands
+    await d.waitForText(/… 22 more below \(↓ PgDn\), 2 above/); // help has s S, P, f c ] [ { w v o, 8 commands
     await d.press('esc');
     await d.waitFor((f) => !f.includes('Help · Esc'), 'help closed');
     await d.press('?');
@@ -132,7 +132,7 @@ describe('an 80x24 terminal', () => {
     await d.waitForText('[journal]');
     await d.press('?');
     const f = await d.waitForText('Keys everywhere');
-    expect(helpRow(f, 'u', 'this run')).toBe(true);
+    expect(helpRow(f, 'o', 'this run')).toBe(true);
     expect(f).not.toContain('more below');
     expect(f).not.toContain('PgDn scroll');
     await d.press('esc');

@@ -166,7 +166,7 @@ describe('role learned from the first 403', () => {
     await d.waitForText('Web chat');
     await d.waitForText('identity unknown');
     expect(d.frame()).not.toContain('READ-ONLY');
-    await d.press('t');
+    await d.press(' ');
     await d.waitForText('Disable channel Web chat?');
     await d.press('right', 'enter');
     const f = await d.waitForText('toggle failed');
@@ -175,11 +175,11 @@ describe('role learned from the first 403', () => {
     expect(f).toMatch(/request req_\w+/);
     await d.press('enter');
     await d.waitForText('READ-ONLY');
-    expect(d.frame()).toMatch(/t toggle ✕.*refused a change \(403 SVC-ADMIN-403\)/);
+    expect(d.frame()).toMatch(/Space toggle ✕.*refused a change \(403 SVC-ADMIN-403\)/);
     const denied = () =>
       (suite.db.prepare("SELECT COUNT(*) AS n FROM audit WHERE outcome = 'denied'").get() as { n: number }).n;
     const before = denied();
-    await d.press('t');
+    await d.press(' ');
     await d.waitForText('Nothing was sent.');
     expect(denied()).toBe(before);
     await suite.unmount();

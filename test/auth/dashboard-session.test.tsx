@@ -269,18 +269,18 @@ describe.concurrent('the dashboard with the stored sign-in', () => {
     expect(await revokeRefreshToken(op, file)).toBe(true);
     // the token due for renewal (less than half its life left), as if 2 of its 3 s had passed
     writeSession(file, { ...stored(file), obtained_at: Date.now() - 2000, expires_at: Date.now() + 1000 });
-    await d.press('t');
+    await d.press(' ');
     await d.waitForText(/(Disable|Enable) channel/);
     await d.press('right', 'enter');
     const f = await d.waitForText('Your sign-in has expired');
     expect(oneLine(f)).toContain(
-      'toggle was stopped (nothing was changed). It will not be retried on its own: after signing in, press t to do it again.',
+      'toggle was stopped (nothing was changed). It will not be retried on its own: after signing in, press Space to do it again.',
     );
     expect(channels()).toEqual(before);
     await d.press('enter');
     await approveShownCode(d, 'alice');
     const g = await d.waitForText('Signed in again');
-    expect(oneLine(g)).toContain('toggle was not retried (nothing was changed): press t to do it now.');
+    expect(oneLine(g)).toContain('toggle was not retried (nothing was changed): press Space to do it now.');
     // polling resumed with the new sign-in (a retry would have gone out with it): still unchanged
     const signedInAt = Date.now();
     await d.waitFor(

@@ -159,13 +159,13 @@ describe.skipIf(!hasTmux())(title, () => {
   it('toggles a channel, confirming (the focus starts on Cancel)', async () => {
     await go('channels');
     await select('Web chat');
-    await t.sendKeys('t');
+    await t.sendKeys(' ');
     await t.waitForScreen('Disable channel Web chat?');
     await t.sendKeys('enter'); // Enter on the default button cancels
     await t.waitForGone('Disable channel Web chat?');
     expect(s.server.db.prepare("SELECT enabled FROM channels WHERE id = 'chan_web'").get()).toEqual({ enabled: 1 });
 
-    await t.sendKeys('t');
+    await t.sendKeys(' ');
     await t.waitForScreen('Disable channel Web chat?');
     await t.sendKeys('right', 'enter');
     await result('Channel disabled', 'channel.update');

@@ -25,14 +25,14 @@ describe('channels screen', () => {
     await selectRow(d, 'Web chat');
     const before = suite.auditRows().length;
 
-    await d.press('t');
+    await d.press(' ');
     await d.waitForText('Disable channel Web chat?');
     await d.press('enter'); // the focus starts on Cancel
     await d.waitFor((f) => !f.includes('Disable channel Web chat?'), 'the dialog to close');
     expect(enabled('chan_web')).toBe(1);
     expect(suite.auditRows()).toHaveLength(before);
 
-    await d.press('t');
+    await d.press(' ');
     await d.waitForText('Disable channel Web chat?');
     await d.press('right', 'enter');
     const result = await d.waitForText('Audit entry aud_');
@@ -46,7 +46,7 @@ describe('channels screen', () => {
     await d.waitFor((f) => /Web chat\s+chan_web\s+○ disabled/.test(f), 'the list to show the change');
 
     // and back
-    await d.press('t');
+    await d.press(' ');
     await d.waitForText('Enable channel Web chat?');
     await d.press('right', 'enter');
     await d.waitForText('Channel enabled');
@@ -58,15 +58,15 @@ describe('channels screen', () => {
     const f = await d.waitForText('READ-ONLY');
     await d.waitForText('Web chat');
     expect(d.frame()).toContain('aude-auditor (auditor) READ-ONLY');
-    expect(d.frame()).toMatch(/t toggle ✕.*role auditor is read-only/);
+    expect(d.frame()).toMatch(/Space toggle ✕.*role auditor is read-only/);
     expect(f).toBeTruthy();
     const audit = suite.auditRows();
     const channels = snapshot(suite.server, 'channels');
-    await d.press('t');
+    await d.press(' ');
     await d.waitForText('toggle: disabled: role auditor is read-only. Nothing was sent.');
     expect(d.frame()).not.toContain('Disable channel');
     await d.press('?');
-    await d.waitForText(/t\s+toggle \(changes the appliance\) — ✕ role auditor is read-only/);
+    await d.waitForText(/Space\s+toggle \(changes the appliance\) — ✕ role auditor is read-only/);
     await d.press('esc');
     // nothing reached the server: no denied entry, no change
     await afterARefresh(d);
@@ -79,7 +79,7 @@ describe('channels screen', () => {
     await d.waitForText('READ-ONLY (--read-only)');
     await d.waitForText('Web chat');
     const audit = suite.auditRows();
-    await d.press('t');
+    await d.press(' ');
     await d.waitForText('Nothing was sent.');
     expect(suite.auditRows()).toEqual(audit);
   });

@@ -75,7 +75,7 @@ describe('journal columns at 120', () => {
     expect(shownRun(second)).toBe(byRun.get(whole));
     await d.press('enter');
     await d.waitForText(new RegExp(`run_id\\s+${whole}`));
-    await d.press('esc', 'u');
+    await d.press('esc', 'o');
     await d.waitForText(`run ${whole}`);
   });
 

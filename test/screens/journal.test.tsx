@@ -142,7 +142,7 @@ describe('journal screen', () => {
       (f) => tableRows(f).some((l) => l.startsWith('›') && l.includes(runId(7))),
       'a row of run 7 selected',
     );
-    await d.press('u');
+    await d.press('o');
     const f = await d.waitForText(`run ${runId(7)}`);
     await d.waitFor((x) => tableRows(x).length === 4, 'the four steps of run 7');
     const rows = tableRows(d.frame());
@@ -163,7 +163,7 @@ describe('journal screen', () => {
     await d.type(runId(7));
     await d.press('enter');
     await d.waitFor((f) => tableRows(f).some((l) => l.startsWith('›') && l.includes(runId(7))), 'run 7 selected');
-    await d.press('u');
+    await d.press('o');
     const f = await d.waitFor((x) => tableRows(x).length === 4, 'all four steps of run 7');
     expect(tableRows(f).every((r) => r.includes(runId(7)))).toBe(true);
     expect(tableRows(f).filter((r) => r.includes('succeeded')).length).toBe(3);
@@ -180,7 +180,7 @@ describe('journal screen', () => {
     await d.waitFor((f) => f.includes('search "tool_timeout"') && firstRow(f).includes(runId(0)), 'the failed steps');
     await d.press('enter');
     await d.waitForText(new RegExp(`run_id\\s+${runId(0)}`));
-    await d.press('u');
+    await d.press('o');
     const f = await d.waitFor((x) => tableRows(x).length === 4, 'all four steps of run 0, the detail closed');
     expect(f).toContain(`run ${runId(0)}`);
     expect(tableRows(f).filter((r) => r.includes('succeeded'))).toHaveLength(3);

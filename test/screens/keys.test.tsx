@@ -59,7 +59,7 @@ describe('keys screen', () => {
     });
 
     expect(d.clipboard).toEqual([]); // copying needs the explicit key
-    await d.press('c');
+    await d.press('y');
     await d.waitForText('copied to the clipboard (OSC 52)');
     expect(d.clipboard).toEqual([secret]);
 

@@ -61,7 +61,7 @@ describe('log screen (the action log)', () => {
     expect(entry).toMatch(new RegExp(`Target\\s+log-revoke \\(gateway_key ${id}\\)`));
     expect(entry).toMatch(/Outcome\s+success, HTTP 200/);
     expect(entry).toMatch(new RegExp(`Request id\\s+${revoke.request_id}`));
-    expect(entry).toContain('a audit screen · c copy command');
+    expect(entry).toContain('a audit screen · y copy command');
     // the dialog wraps the command and the hash: compared without its spaces, colours and borders
     const flat = entry.replace(/\x1b\[[0-9;]*m|[│\s]/g, '');
     const url = `${suite.server.url}/v1/admin/gateway/keys/${id}/revoke`;
@@ -102,7 +102,7 @@ describe('log screen (the action log)', () => {
     expect(narrow).toContain('q quit');
     // the entry's dialog keeps its keys on its footer at 80x24 too
     await d.press('enter');
-    await d.waitForText('a audit screen · c copy command · ↑↓ scroll · Enter/Esc close');
+    await d.waitForText('a audit screen · y copy command · ↑↓ scroll · Enter/Esc close');
     await d.press('esc');
 
     const all = d.allFrames();
@@ -128,7 +128,7 @@ describe('log screen (the action log)', () => {
     await d.press('enter');
     const f = await d.waitForText('No audit entry: no answer came');
     expect(f).toMatch(/Status\s+no answer/);
-    expect(f).toContain('c copy command · Enter/Esc close');
+    expect(f).toContain('y copy command · Enter/Esc close');
     expect(f).not.toContain('a audit screen');
   });
 

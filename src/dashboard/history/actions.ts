@@ -42,7 +42,7 @@ export function historyActions<Row>(spec: HistorySpec): ScreenAction<Row>[] {
       },
     },
     {
-      key: 'c',
+      intent: 'clear-filter',
       label: 'clear',
       mutates: false,
       async run(ctx) {

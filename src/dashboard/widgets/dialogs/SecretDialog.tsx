@@ -25,7 +25,7 @@ export function SecretDialog(p: SecretProps) {
   useInput(
     (input, key) => {
       if (key.escape || key.return) return p.onDone();
-      if (input === 'c') {
+      if (input === 'y') {
         p.copy(p.secret);
         setCopied(true);
       }
@@ -33,7 +33,7 @@ export function SecretDialog(p: SecretProps) {
     { isActive: p.isActive },
   );
   return (
-    <Frame title={p.title} tone="warn" width={p.width} footer="c copy to clipboard (OSC 52) · Enter or Esc close">
+    <Frame title={p.title} tone="warn" width={p.width} footer="y copy to clipboard (OSC 52) · Enter or Esc close">
       {p.lines.map((l, i) => (
         <Text key={i} wrap="wrap">
           {sanitize(l, 500)}
