@@ -4,6 +4,21 @@ import { defineConfig } from 'vitest/config';
 // @ts-expect-error: a plain .mjs build script without types
 import { inkFrameTarget } from './scripts/ink-frame.mjs';
 
+// Files that replace a module (vi.mock, vi.doMock) or a global need a module registry of their own;
+// every other file shares its worker's modules with the files run before it (isolate: false), which
+// saves most of the suite's import time (docs/performance.md, "The test suite").
+const OWN_MODULES = [
+  'test/auth/device-login.test.ts',
+  'test/cli/evidence-enospc.test.ts',
+  'test/cli/login-hostile.test.ts',
+  'test/faults/terminal-safety.test.tsx',
+  'test/screens/audit-chain-load.test.ts',
+  'test/server/answer-check.test.ts',
+  'test/server/route-declarations.test.ts',
+];
+const TESTS = ['test/**/*.test.{ts,tsx}'];
+const NOT_TESTS = ['test/bench/**', 'node_modules/**'];
+
 export default defineConfig({
   plugins: [
     {
@@ -21,8 +36,13 @@ export default defineConfig({
     },
   ],
   test: {
-    include: ['test/**/*.test.{ts,tsx}'],
-    exclude: ['test/bench/**', 'node_modules/**'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'shared', include: TESTS, exclude: [...NOT_TESTS, ...OWN_MODULES], isolate: false },
+      },
+      { extends: true, test: { name: 'own-modules', include: OWN_MODULES, exclude: NOT_TESTS } },
+    ],
     globalSetup: ['test/helpers/global-temp.ts'],
     setupFiles: ['test/helpers/chain-check-settled.ts'],
     testTimeout: 20_000,
