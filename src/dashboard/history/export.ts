@@ -25,13 +25,13 @@ const KNOWN_AS: Record<Format, RegExp> = { csv: /\.csv$/i, jsonl: /\.(jsonl|ndjs
 const formatOf = (v: unknown): Format => (v === 'jsonl' ? 'jsonl' : 'csv');
 
 /** The file name after the format changed: the other format's extension swapped for this one's. */
-export function followFormat(path: string, format: Format): string | null {
+function followFormat(path: string, format: Format): string | null {
   const other: Format = format === 'csv' ? 'jsonl' : 'csv';
   return KNOWN_AS[other].test(path) ? path.replace(KNOWN_AS[other], EXTENSION[format]) : null;
 }
 
 /** A name that says the other format (JSON Lines into `x.csv`) is refused before anything is written. */
-export function formatMismatch(path: string, format: Format): string | null {
+function formatMismatch(path: string, format: Format): string | null {
   if (format === 'jsonl' && KNOWN_AS.csv.test(path))
     return 'JSON Lines into a .csv name: name it .jsonl, or choose csv';
   if (format === 'csv' && KNOWN_AS.jsonl.test(path)) return 'CSV into a JSON name: name it .csv, or choose jsonl';
