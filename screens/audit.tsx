@@ -121,7 +121,7 @@ export const auditScreen = defineScreen<AuditEntry>({
       // the actor gives way to the target: a change's "from → to" is what the list is read for
       { header: 'Actor (role)', value: actor, grow: true, minWidth: 12, maxWidth: 48, givesWay: true },
       { header: 'Action', value: (e) => e.action, minWidth: 18, maxWidth: 28 },
-      { header: 'Target', value: target, minWidth: 8, maxWidth: 60, holdsWidth: true },
+      { header: 'Target', value: target, minWidth: 8, maxWidth: 46, holdsWidth: true },
       { header: 'Outcome', value: outcome, tone: (e) => toneOf(e.outcome), width: 9 },
       { header: 'HTTP', value: (e) => e.status, align: 'right', width: 4 },
     ],

@@ -35,7 +35,9 @@ function withLastSuccess(data: unknown, succeeded: unknown): ConnectorRow[] {
 function lastSuccessText(c: ConnectorRow): string {
   if (c.last_success === null) return 'never (no successful job on record)';
   if (c.last_success === undefined)
-    return 'last_success' in c ? `not among the ${SUCCESSES_READ} newest successful jobs` : 'reading…';
+    return 'last_success' in c
+      ? `none among the ${SUCCESSES_READ} newest successful jobs of all connectors (J lists its own)`
+      : 'reading…';
   const at = c.last_success.finished_at;
   return at ? `${at} (${ago(at)}), job ${c.last_success.job_id}` : `job ${c.last_success.job_id}`;
 }

@@ -60,13 +60,13 @@ export const customTimeFields = (h: Pick<HistoryState, 'from' | 'until'>): FormF
     'from',
     'From (custom)',
     h.from,
-    'inclusive, UTC, e.g. 2026-11-21T09:30:00Z or 7d (before now); typing one makes the range custom; empty = no lower bound',
+    'typed, the range is custom · inclusive, UTC, e.g. 2026-11-21T09:30:00Z or 7d (before now); empty = no lower bound',
   ),
   timeField(
     'until',
     'Until (custom)',
     h.until,
-    'exclusive, UTC; typing one makes the range custom; empty = up to now',
+    'typed, the range is custom · exclusive, UTC; empty = up to now',
     untilAfterFrom,
   ),
 ];
