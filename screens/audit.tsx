@@ -3,7 +3,7 @@ import { isRequestId } from '../src/contract/request-id.js';
 import { defineScreen, type ListView, type Tone } from '../src/dashboard/kit/screen-api.js';
 import { ROUTE_META, type RouteMeta } from '../src/contract/route-meta.js';
 import { markOf, toneOf } from '../src/dashboard/kit/theme.js';
-import { routingChangeOf } from '../src/dashboard/kit/audit-change.js';
+import { briefChangeOf, routingChangeOf } from '../src/dashboard/kit/audit-change.js';
 import { historyActions } from '../src/dashboard/history/actions.js';
 import { groupAction, groupsOf } from '../src/dashboard/history/groups.js';
 import { historyResources } from '../src/dashboard/history/query.js';
@@ -72,13 +72,11 @@ const spec: HistorySpec = {
 const actor = (e: AuditEntry) => `${e.actor?.subject ?? '?'} (${e.actor?.role ?? 'no role'})`;
 /**
  * "gateway key reporting-batch": the name the target had when the entry was written, else its id;
- * a routing change also says what it changed ("routing chat: follows the active model → mistral-7b").
+ * a routing change or an activation says what it changed instead, from → to, briefly
+ * ("summarize: ↻active → mistral-7b"), so that the list answers "from what to what" without Enter.
  */
-const target = (e: AuditEntry) => {
-  const what = [e.target?.type?.replace(/_/g, ' '), e.target?.name ?? e.target?.id].filter(Boolean).join(' ');
-  const change = routingChangeOf(e);
-  return change ? `${what}: ${change}` : what;
-};
+const target = (e: AuditEntry) =>
+  briefChangeOf(e) ?? [e.target?.type?.replace(/_/g, ' '), e.target?.name ?? e.target?.id].filter(Boolean).join(' ');
 const outcome = (e: AuditEntry) => `${markOf(toneOf(e.outcome))} ${e.outcome ?? '?'}`;
 
 /** The newest signed checkpoint and the keys to check it (polled with the page). */
@@ -120,9 +118,10 @@ export const auditScreen = defineScreen<AuditEntry>({
     // HTTP comes last: below about 82 columns it is the one left out (the outcome says the same; Enter shows it).
     columns: [
       { header: 'Time (UTC)', value: (e) => tableTime(e.at), width: 19 },
-      { header: 'Actor (role)', value: actor, grow: true, minWidth: 14, maxWidth: 48 },
+      // the actor gives way to the target: a change's "from → to" is what the list is read for
+      { header: 'Actor (role)', value: actor, grow: true, minWidth: 12, maxWidth: 48, givesWay: true },
       { header: 'Action', value: (e) => e.action, minWidth: 18, maxWidth: 28 },
-      { header: 'Target', value: target, minWidth: 8, maxWidth: 60 },
+      { header: 'Target', value: target, minWidth: 8, maxWidth: 46, holdsWidth: true },
       { header: 'Outcome', value: outcome, tone: (e) => toneOf(e.outcome), width: 9 },
       { header: 'HTTP', value: (e) => e.status, align: 'right', width: 4 },
     ],
@@ -136,10 +135,12 @@ export const auditScreen = defineScreen<AuditEntry>({
     },
     serverOrder: SERVER_ORDER,
     serverFilter: true,
+    // a narrow terminal cuts the Target cell: the cursor's is said whole under the table (a change's from → to)
+    cursorLine: (e) => `${e.action ?? '?'} ${target(e)} · by ${actor(e)}`,
   },
-  // the list's Target cell is cut on a narrow terminal: Enter says a routing change whole, first
+  // the list's Target cell is cut on a narrow terminal: Enter says the change whole, first
   detail: (e) => {
-    const change = routingChangeOf(e);
+    const change = routingChangeOf(e) ?? briefChangeOf(e);
     return change ? { change, ...e } : e;
   },
   actions: [

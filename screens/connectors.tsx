@@ -6,8 +6,68 @@ import { ago } from '../src/dashboard/kit/format.js';
 import { timeKey } from '../src/dashboard/kit/sort.js';
 import { toneOf } from '../src/dashboard/kit/theme.js';
 import { auditHistoryAction } from '../src/dashboard/kit/audit-history.js';
+import { CONNECTOR_ERRORS_DOC, connectorErrorHint } from '../src/dashboard/rules/connector-errors.js';
 
 const FINAL = new Set(['succeeded', 'failed']);
+
+/** How many of the newest successful jobs are read to find each connector's last success. */
+const SUCCESSES_READ = 500;
+
+/**
+ * A connector with its last successful sync: its last sync when that succeeded, else the newest
+ * successful job of it among the newest read (undefined: not among them; null: it never succeeded).
+ */
+type ConnectorRow = Connector & { last_success?: Job | { finished_at: string; job_id: string } | null };
+
+function withLastSuccess(data: unknown, succeeded: unknown): ConnectorRow[] {
+  const connectors = (data as { data?: unknown }).data;
+  const page = succeeded as { data?: Job[]; has_more?: boolean } | undefined;
+  const jobs = Array.isArray(page?.data) ? page.data : null;
+  return (Array.isArray(connectors) ? (connectors as Connector[]) : []).map((c) => {
+    if (c.last_sync?.status === 'succeeded')
+      return { ...c, last_success: { finished_at: c.last_sync.at, job_id: c.last_sync.job_id } };
+    if (!jobs) return c;
+    const found = jobs.find((j) => j.connector_id === c.id);
+    return { ...c, last_success: found ?? (page?.has_more ? undefined : null) };
+  });
+}
+
+function lastSuccessText(c: ConnectorRow): string {
+  if (c.last_success === null) return 'never (no successful job on record)';
+  if (c.last_success === undefined)
+    return 'last_success' in c
+      ? `none among the ${SUCCESSES_READ} newest successful jobs of all connectors (J lists its own)`
+      : 'reading…';
+  const at = c.last_success.finished_at;
+  return at ? `${at} (${ago(at)}), job ${c.last_success.job_id}` : `job ${c.last_success.job_id}`;
+}
+
+/**
+ * Enter on a connector: the connector itself, its last error whole and, for an error the appliance
+ * is known to produce, what to do and the section of docs/connector-errors.md that says more.
+ */
+function connectorDetail(c: ConnectorRow): Record<string, unknown> {
+  const error = c.last_sync?.status === 'failed' ? c.last_sync.error : null;
+  const known = connectorErrorHint(error);
+  return {
+    connector: `${c.name} (${c.id})`,
+    kind: c.kind,
+    state: c.state,
+    'last sync': c.last_sync ? `${c.last_sync.at} (${lastSync(c)}), job ${c.last_sync.job_id}` : 'never',
+    'last success': lastSuccessText(c),
+    'last error': error ?? (c.last_sync?.status === 'failed' ? 'the appliance gave no reason' : 'none'),
+    ...(known
+      ? {
+          'error code': known.code,
+          'what to do': known.hint,
+          'read more': `${CONNECTOR_ERRORS_DOC}, section ${known.code}`,
+        }
+      : {}),
+    'RBAC labels': (c.rbac_labels ?? []).join(', ') || 'none',
+    sources: (c.sources ?? []).map((s) => `${s.name} (${s.id})`).join(', ') || 'none',
+    next: 'J its jobs · i ingest · h history · Esc back',
+  };
+}
 
 function lastSync(c: Connector): string {
   const s = c.last_sync;
@@ -90,11 +150,21 @@ async function followJob(ctx: ActionContext, jobId: string, connector: string, s
   return lost !== null ? { job, lost } : { job: job! };
 }
 
-export const connectorsScreen = defineScreen<Connector>({
+export const connectorsScreen = defineScreen<ConnectorRow>({
   name: 'connectors',
   title: 'Connectors',
-  resources: () => [{ id: 'connectors', route: 'listConnectors', query: { limit: 500 } }],
+  resources: () => [
+    { id: 'connectors', route: 'listConnectors', query: { limit: 500 } },
+    // each connector's last success, for Enter (a failing connector's last sync is not it)
+    {
+      id: 'succeeded',
+      route: 'listJobs',
+      query: { state: 'succeeded', limit: SUCCESSES_READ },
+      everyMs: 10_000,
+    },
+  ],
   list: {
+    rows: (data, related) => withLastSuccess(data, related.succeeded),
     columns: [
       { header: 'Name', value: (c) => c.name, grow: true, minWidth: 20, maxWidth: 32 },
       { header: 'Kind', value: (c) => c.kind, maxWidth: 20 },
@@ -111,9 +181,18 @@ export const connectorsScreen = defineScreen<Connector>({
       return `${rows.length} connector${rows.length === 1 ? '' : 's'}${notes.length ? ` · ${notes.join(' · ')}` : ''}`;
     },
   },
-  // Enter: the connector's recent jobs, whose errors say why a sync failed (ingest stays on i)
-  open: (c) => ({ screen: 'jobs', extra: { connector_id: c.id } }),
+  // Enter shows the connector, as Enter shows a row elsewhere; J opens its jobs
+  detail: connectorDetail,
   actions: [
+    {
+      key: 'J',
+      label: 'jobs',
+      mutates: false,
+      needsRow: true,
+      async run(ctx, c) {
+        ctx.open({ screen: 'jobs', extra: { connector_id: c.id } });
+      },
+    },
     {
       key: 'i',
       label: 'ingest',
@@ -160,6 +239,6 @@ export const connectorsScreen = defineScreen<Connector>({
         };
       },
     },
-    auditHistoryAction<Connector>((c) => ({ type: 'connector', search: c.id })),
+    auditHistoryAction<ConnectorRow>((c) => ({ type: 'connector', search: c.id })),
   ],
 });

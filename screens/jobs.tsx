@@ -24,7 +24,7 @@ function took(j: Job): string {
 }
 
 /**
- * Ingestion jobs, newest first: Enter on a connector opens this list on its jobs, so a failed
+ * Ingestion jobs, newest first: J on a connector opens this list on its jobs, so a failed
  * sync's reason, and the jobs before it, read without starting a new ingestion.
  */
 export const jobsScreen = defineScreen<JobRow>({

@@ -1,7 +1,14 @@
 import type { GatewayKey, Quota, Usage } from '../src/contract/index.js';
 import { isDisplayName } from '../src/contract/names.js';
 import { defineScreen, type ActionContext } from '../src/dashboard/kit/screen-api.js';
-import { KEY_REVOKED, quotaFields, quotaOf, quotaText, setQuotaAction } from '../src/dashboard/rules/quota.js';
+import {
+  KEY_REVOKED,
+  quotaCauseOf,
+  quotaFields,
+  quotaOf,
+  quotaText,
+  setQuotaAction,
+} from '../src/dashboard/rules/quota.js';
 import { ago, shortTime } from '../src/dashboard/kit/format.js';
 import { toneOf } from '../src/dashboard/kit/theme.js';
 import { timeKey } from '../src/dashboard/kit/sort.js';
@@ -12,17 +19,22 @@ import { thousands } from '../src/text/thousands.js';
 /** The quota sorts by its first figure, requests per minute; unlimited (∞) above any limit. */
 const quotaKey = (q: Quota | undefined) => (q ? (q.requests_per_minute ?? Infinity) : null);
 
-/** A key with the calls the gateway refused it over the last hour (null until the usage answer is in). */
-type KeyRow = GatewayKey & { rejected_last_hour: number | null };
+/**
+ * A key with the calls the gateway refused it over the last hour (null until the usage answer is
+ * in), and by which cause (the quota form opens on the quota that refused the most).
+ */
+type KeyRow = GatewayKey & { rejected_last_hour: number | null; rejected_by_last_hour?: Record<string, number> };
 
 function withRejections(data: unknown, usage: unknown): KeyRow[] {
   const keys = (data as { data?: unknown }).data;
   const used = (usage as Usage | undefined)?.data;
   const rejected = new Map((Array.isArray(used) ? used : []).map((u) => [u.key_id, u.rejected]));
+  const causes = new Map((Array.isArray(used) ? used : []).map((u) => [u.key_id, u.rejected_by]));
   // a key without traffic is not in the usage answer: it had no rejection
   return (Array.isArray(keys) ? (keys as GatewayKey[]) : []).map((k) => ({
     ...k,
     rejected_last_hour: used ? (rejected.get(k.id) ?? 0) : null,
+    ...(causes.get(k.id) ? { rejected_by_last_hour: causes.get(k.id) } : {}),
   }));
 }
 
@@ -145,7 +157,10 @@ export const keysScreen = defineScreen<KeyRow>({
         return { title: 'Key created', summary };
       },
     },
-    setQuotaAction<KeyRow>((k) => k),
+    setQuotaAction<KeyRow>(
+      (k) => k,
+      (k) => quotaCauseOf(k.rejected_by_last_hour),
+    ),
     {
       intent: 'remove',
       label: 'revoke',

@@ -1,10 +1,16 @@
 import { describeError } from '../src/dashboard/kit/errors.js';
-import { defineScreen, type ResourceEntry, type ResourceRequest, type Tone } from '../src/dashboard/kit/screen-api.js';
+import {
+  defineScreen,
+  type ListView,
+  type ResourceEntry,
+  type ResourceRequest,
+  type Tone,
+} from '../src/dashboard/kit/screen-api.js';
 import { markOf } from '../src/dashboard/kit/theme.js';
 import { isoSeconds } from '../src/text/time-input.js';
 import { triage } from '../src/dashboard/triage/triage.js';
 import type { Severity, TriageLine } from '../src/dashboard/triage/line.js';
-import { TRIAGE_SOURCES, type TriageInput, type TriageSource } from '../src/dashboard/triage/sources.js';
+import { readingOf, TRIAGE_SOURCES, type TriageInput, type TriageSource } from '../src/dashboard/triage/sources.js';
 import { loadChainCheck } from '../src/dashboard/audit-trail/audit-chain.js';
 import { compact, usageWindow } from './usage.js';
 
@@ -57,7 +63,12 @@ function triageInput(resources: Record<string, ResourceEntry>): TriageInput {
 
 const countText = (l: TriageLine) => (l.count === null ? l.window : `${compact(l.count)} · ${l.window}`);
 
-function summaryOf(lines: TriageLine[]): string {
+function summaryOf(lines: TriageLine[], view?: ListView): string {
+  // no source answered: the board has nothing to judge by, and says that rather than "nothing needs attention"
+  const reading = view?.resources ? readingOf(triageInput(view.resources)) : 'read';
+  if (reading === 'unreadable')
+    return `✕ Could not read the appliance: none of ${Object.keys(TRIAGE_SOURCES).length} sources answered (the lines below say why)`;
+  if (reading === 'loading') return 'Reading the appliance…';
   const by = (s: Severity) => lines.filter((l) => l.severity === s).length;
   const [crit, warn, unknown] = [by('crit'), by('warn'), by('unknown')];
   const parts = [

@@ -12,7 +12,7 @@ import { bar, sparkline } from '../src/dashboard/kit/charts.js';
 import { limitText, shortTime } from '../src/dashboard/kit/format.js';
 import { sanitize } from '../src/text/sanitize.js';
 import { fit, truncate, widthOf } from '../src/dashboard/kit/text.js';
-import { setQuotaAction } from '../src/dashboard/rules/quota.js';
+import { quotaCauseOf, setQuotaAction } from '../src/dashboard/rules/quota.js';
 import { thousands } from '../src/text/thousands.js';
 
 const MINUTE = 60_000;
@@ -298,5 +298,13 @@ export const usageScreen = defineScreen<UsageRow>({
   filter: true,
   selected: selectedRow,
   detail: rejectionDetail,
-  actions: [rangeAction('hour'), rangeAction('day'), rangeAction('week'), setQuotaAction<UsageRow>((r) => r.key)],
+  actions: [
+    rangeAction('hour'),
+    rangeAction('day'),
+    rangeAction('week'),
+    setQuotaAction<UsageRow>(
+      (r) => r.key,
+      (r) => quotaCauseOf(r.usage.rejected_by),
+    ),
+  ],
 });

@@ -53,7 +53,9 @@ describe('a refused form', () => {
     expect(again).toMatch(/Requests \/ minute\s+10\b/);
     expect(again).toMatch(/Tokens \/ minute\s+20000\b/);
     expect(again).toMatch(/Tokens \/ day\s+300000\b/);
-    await d.type('-2'); // the cursor is at the end of the name
+    // the name is selected (typing would replace it): End keeps it, the caret at its end
+    await d.press('end');
+    await d.type('-2');
     await d.press('enter');
     await d.waitForText('will not be shown again');
     await d.press('enter');

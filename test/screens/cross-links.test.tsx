@@ -96,7 +96,7 @@ describe("the way back from an object's history", () => {
   });
 });
 
-describe('Enter on a connector', () => {
+describe('J on a connector', () => {
   it('lists its jobs with their errors (read-only: an auditor can)', async () => {
     expect(
       (await suite.server.call('POST', '/connectors', { body: { connector_id: 'conn_crm', source_id: 'src_crm' } }))
@@ -111,7 +111,7 @@ describe('Enter on a connector', () => {
     await d.waitForText('Cloud CRM');
     await selectRow(d, 'Cloud CRM');
     const before = stored();
-    await d.press('enter');
+    await d.press('J');
     await d.waitFor((f) => header(f).includes('[jobs]'), 'the jobs screen');
     expect(jobsScreen.resources(screenState(d.deps.ui.getState(), 'jobs'))[0].query).toMatchObject({
       connector_id: 'conn_crm',

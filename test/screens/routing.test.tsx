@@ -100,8 +100,8 @@ describe('routing screen', () => {
     await d.type('audit');
     await d.press('enter');
     const audit = await d.waitForText('routing.update');
-    expect(audit).toMatch(/routing\.update\s+routing embed: llama-3\.1-8b → mistral-7b\s+● success/);
-    expect(audit).toMatch(/routing\.update\s+routing embed: follows the active model → llama-3\.1-8b\s+● success/);
+    expect(audit).toMatch(/routing\.update\s+embed: llama-3\.1-8b → mistral-7b\s+● success/);
+    expect(audit).toMatch(/routing\.update\s+embed: ↻active → llama-3\.1-8b\s+● success/);
     // Enter on the newest entry (this change) says it first, whatever the width
     await d.resize(80, 24);
     await d.press('enter');

@@ -7,15 +7,54 @@ import type { ActionContext, ScreenAction } from '../kit/screen-api.js';
 import type { DownloadResult } from '../../client/download.js';
 import { bytes } from '../kit/format.js';
 import { countCsvRecords, countJsonlRecords } from '../../text/record-count.js';
-import { isoSeconds } from '../../text/time-input.js';
+import { isoSeconds, parseTimeInput } from '../../text/time-input.js';
+import { customTimeFields, rangeField } from './filter-form.js';
 import { fixedTime, rollingStart } from './query.js';
-import { searchedState, type HistorySpec, type HistoryState } from './state.js';
+import { rangeOf, searchedState, type HistorySpec, type HistoryState } from './state.js';
 import { describeFilters } from './summary.js';
 import { completePath } from './path-complete.js';
 import { thousands } from '../../text/thousands.js';
 
 /** 20261121T093012Z: sortable and safe in a file name. */
 const fileStamp = (ms: number) => isoSeconds(ms).replace(/[-:]/g, '');
+
+type Format = 'csv' | 'jsonl';
+const EXTENSION: Record<Format, string> = { csv: '.csv', jsonl: '.jsonl' };
+/** The extensions a file of each format is known by: a name with the other's is a mismatch. */
+const KNOWN_AS: Record<Format, RegExp> = { csv: /\.csv$/i, jsonl: /\.(jsonl|ndjson|json)$/i };
+const formatOf = (v: unknown): Format => (v === 'jsonl' ? 'jsonl' : 'csv');
+
+/** The file name after the format changed: the other format's extension swapped for this one's. */
+function followFormat(path: string, format: Format): string | null {
+  const other: Format = format === 'csv' ? 'jsonl' : 'csv';
+  return KNOWN_AS[other].test(path) ? path.replace(KNOWN_AS[other], EXTENSION[format]) : null;
+}
+
+/** A name that says the other format (JSON Lines into `x.csv`) is refused before anything is written. */
+function formatMismatch(path: string, format: Format): string | null {
+  if (format === 'jsonl' && KNOWN_AS.csv.test(path))
+    return 'JSON Lines into a .csv name: name it .jsonl, or choose csv';
+  if (format === 'csv' && KNOWN_AS.jsonl.test(path)) return 'CSV into a JSON name: name it .csv, or choose jsonl';
+  return null;
+}
+
+/**
+ * The range the operator chose in the dialog: the one on screen as it is (past page 1 its frozen
+ * start), or another one from now.
+ */
+function chosenRange(
+  h: HistoryState,
+  shownStart: string | null,
+  v: Record<string, unknown>,
+): { h: HistoryState; start: string | null } {
+  const range = rangeOf(v.range).id;
+  const custom = range === 'custom';
+  const from = custom ? parseTimeInput(String(v.from ?? '')) : null;
+  const until = custom ? parseTimeInput(String(v.until ?? '')) : null;
+  if (range === h.range && (!custom || (from === h.from && until === h.until))) return { h, start: shownStart };
+  const chosen = { ...h, range, from, until, cursors: [], anchor: null };
+  return { h: chosen, start: rollingStart(chosen, Date.now()) };
+}
 
 export function exportAction<Row>(spec: HistorySpec): ScreenAction<Row> {
   return {
@@ -34,7 +73,7 @@ export function exportAction<Row>(spec: HistorySpec): ScreenAction<Row> {
         title: `Export the ${spec.title}`,
         message: [
           `Filters: ${describeFilters(spec, h, start)}.`,
-          'Every match is written (all pages), oldest first.',
+          'Every match is written (all pages), oldest first, over the range below (as on screen unless changed).',
           `Folder: ${folder}`,
         ],
         fields: [
@@ -54,17 +93,22 @@ export function exportAction<Row>(spec: HistorySpec): ScreenAction<Row> {
             initial: defaultPath,
             required: true,
             maxLength: 1024,
-            hint: `in the folder above unless it starts with / or ~; Tab completes`,
+            hint: `in the folder above unless it starts with / or ~; Tab completes; its extension follows the format`,
             complete: (typed) => completePath(typed, folder),
+            // until the operator types a name of their own, the name says the format chosen
+            follows: { fields: ['format'], value: (form) => followFormat(form.path ?? '', formatOf(form.format)) },
+            validate: (path, form) => formatMismatch(path, formatOf(form?.format)),
           },
+          // the range exported: the one on screen unless changed here
+          rangeField(h.range),
+          ...customTimeFields(h),
         ],
         submitLabel: 'export',
       });
       if (!v) return;
-      const format = v.format === 'jsonl' ? 'jsonl' : 'csv';
-      let path = String(v.path);
-      if (path === defaultPath && format === 'jsonl') path = path.replace(/\.csv$/, '.jsonl');
-      const dest = resolve(folder, path.replace(/^~(?=\/|$)/, homedir()));
+      const format = formatOf(v.format);
+      const chosen = chosenRange(h, start, v);
+      const dest = resolve(folder, String(v.path).replace(/^~(?=\/|$)/, homedir()));
       if (await checkDestination(dest)) {
         const replace = await ctx.confirm({
           title: 'Replace the file?',
@@ -74,7 +118,7 @@ export function exportAction<Row>(spec: HistorySpec): ScreenAction<Row> {
         });
         if (!replace) return;
       }
-      return await runExport(ctx, spec, h, start, format, dest);
+      return await runExport(ctx, spec, chosen.h, chosen.start, format, dest);
     },
   };
 }

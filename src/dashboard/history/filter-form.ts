@@ -36,30 +36,45 @@ function untilAfterFrom(form: Record<string, string>, until: string): string | n
   return `must be after From (${tableTime(from)})`;
 }
 
+/**
+ * The time range select: a time typed into From or Until is a custom range at once, so that it is
+ * taken as typed (choosing a range after typing still wins: the select is the operator's).
+ */
+export const rangeField = (initial: string): FormField => ({
+  kind: 'select',
+  name: 'range',
+  label: 'Time range',
+  initial,
+  options: RANGES.map((r) => ({ value: r.id, label: r.label })),
+  follows: {
+    fields: ['from', 'until'],
+    value: (form) => ((form.from ?? '').trim() || (form.until ?? '').trim() ? 'custom' : null),
+  },
+});
+
 const selectOptions = (values: string[]) => values.map((v) => ({ value: v, label: v === '' ? 'any' : v }));
+
+/** From and Until of a custom range: typing one makes the range custom (rangeField). */
+export const customTimeFields = (h: Pick<HistoryState, 'from' | 'until'>): FormField[] => [
+  timeField(
+    'from',
+    'From (custom)',
+    h.from,
+    'typed, the range is custom · inclusive, UTC, e.g. 2026-11-21T09:30:00Z or 7d (before now); empty = no lower bound',
+  ),
+  timeField(
+    'until',
+    'Until (custom)',
+    h.until,
+    'typed, the range is custom · exclusive, UTC; empty = up to now',
+    untilAfterFrom,
+  ),
+];
 
 export function filterFields(spec: HistorySpec, h: HistoryState): FormField[] {
   return [
-    {
-      kind: 'select',
-      name: 'range',
-      label: 'Time range',
-      initial: h.range,
-      options: RANGES.map((r) => ({ value: r.id, label: r.label })),
-    },
-    timeField(
-      'from',
-      'From (custom)',
-      h.from,
-      'custom range only: inclusive, UTC, e.g. 2026-11-21T09:30:00Z or 7d (before now); empty = no lower bound',
-    ),
-    timeField(
-      'until',
-      'Until (custom)',
-      h.until,
-      'custom range only: exclusive, UTC; empty = up to now',
-      untilAfterFrom,
-    ),
+    rangeField(h.range),
+    ...customTimeFields(h),
     ...spec.filters.map((f): FormField =>
       f.options
         ? {

@@ -7,6 +7,13 @@ interface FieldBase {
   name: string;
   label: string;
   hint?: string;
+  /**
+   * A value that follows other fields as the operator changes them (the export's file name follows
+   * its format; the time range becomes custom once a time is typed): `value` is given the form as
+   * typed after a change to one of `fields`, and returns this field's new text (null: unchanged). A
+   * typed field the operator has typed into is theirs and no longer follows.
+   */
+  follows?: { fields: string[]; value: (form: Record<string, string>) => string | null };
 }
 /** What Tab in a completing field gives: the text completed as far as it is sure, and the choices left. */
 export interface Completion {

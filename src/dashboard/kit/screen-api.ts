@@ -168,6 +168,8 @@ export interface ActionContext {
     fields: FormField[];
     submitLabel?: string;
     message?: string | string[];
+    /** the field the form opens on (by name; default the first): the one the operator came to change */
+    focus?: string;
   }): Promise<V | null>;
   pick<T>(o: { title: string; items: PickItem<T>[]; message?: string }): Promise<T | null>;
   /**

@@ -1,6 +1,7 @@
 import type { GatewayKey, Quota } from '../../contract/index.js';
 import type { ActionContext, FormField, ScreenAction } from '../kit/screen-api.js';
 import { limitText } from '../kit/format.js';
+import { isQuotaName, linkedQuota, type QuotaName } from '../kit/quota-link.js';
 import { confirmOverwrite, mergeValues } from './merge.js';
 
 /** "60 / 40k / ∞": requests per minute, tokens per minute, tokens per day (∞ = unlimited). */
@@ -46,6 +47,17 @@ const QUOTA_FIELDS = [
   { name: 'tokens_per_minute', label: 'Tokens / minute' },
   { name: 'tokens_per_day', label: 'Tokens / day' },
 ] as const;
+/**
+ * The quota a key's rejections point at: of the causes that are a quota (not a revoked key or an
+ * unknown workload), the one that refused the most calls; undefined when none did.
+ */
+export function quotaCauseOf(rejectedBy: Record<string, unknown> | null | undefined): QuotaName | undefined {
+  let best: [QuotaName, number] | undefined;
+  for (const [cause, n] of Object.entries(rejectedBy ?? {}))
+    if (isQuotaName(cause) && typeof n === 'number' && n > 0 && (!best || n > best[1])) best = [cause, n];
+  return best?.[0];
+}
+
 const quotaWords = (q: Quota) =>
   `${limitText(q.requests_per_minute)} requests/min, ${limitText(q.tokens_per_minute)} tokens/min, ${limitText(q.tokens_per_day)} tokens/day`;
 
@@ -67,9 +79,14 @@ const revoked = (k: GatewayKey | undefined) => (k?.status === 'revoked' ? KEY_RE
 
 /**
  * `u` set quota, wherever a key is at hand (keys; a usage row, beside its rejections): `keyOf`
- * gives the row's key as last listed; the form starts from the appliance's latest.
+ * gives the row's key as last listed; the form starts from the appliance's latest. It opens on the
+ * quota the operator came for: the one the opening overview line named, else the one `causeOf`
+ * says refused the row's calls (tokens/day after tokens/day rejections), else requests/minute.
  */
-export function setQuotaAction<Row>(keyOf: (row: Row) => GatewayKey | undefined): ScreenAction<Row> {
+export function setQuotaAction<Row>(
+  keyOf: (row: Row) => GatewayKey | undefined,
+  causeOf?: (row: Row) => QuotaName | undefined,
+): ScreenAction<Row> {
   return {
     key: 'u',
     label: 'set quota',
@@ -92,6 +109,7 @@ export function setQuotaAction<Row>(keyOf: (row: Row) => GatewayKey | undefined)
         title: `Quota for ${key.name}`,
         message: `Now: ${quotaWords(base)}.`,
         fields: quotaFields(base),
+        focus: linkedQuota(ctx.state.extra, key.id) ?? causeOf?.(row),
         submitLabel: 'save',
       });
       if (!v) return;

@@ -60,6 +60,7 @@ export function DialogHost({ width, height, isActive = true }: { width: number; 
           title={s.title}
           message={s.message}
           fields={s.fields}
+          focus={s.focus}
           submitLabel={s.submitLabel}
           onDone={done}
           onStatus={onFormStatus}

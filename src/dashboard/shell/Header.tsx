@@ -25,6 +25,8 @@ export interface HeaderProps {
   connection: ConnectionInfo;
   /** the stored sign-in expired and was not renewed: nothing is polled until it is */
   signedOut?: boolean;
+  /** the appliance answers but refused the credential (401): it is reached, not connected as anyone */
+  refused?: boolean;
   freshness: Freshness;
   refreshMs: number;
   /** the operator paused polling (the pause key) */
@@ -56,7 +58,16 @@ function freshnessText(
   return { text: `${polling}${age}`, tone };
 }
 
-function connectionText(c: ConnectionInfo, now: number): { text: string; tone?: 'ok' | 'warn' | 'bad' } {
+/**
+ * The connection as it is: a refused token is not "connected" (the appliance answers every request
+ * with 401), and a lost connection says so before the refusal it can no longer confirm.
+ */
+function connectionText(
+  c: ConnectionInfo,
+  now: number,
+  refused = false,
+): { text: string; tone?: 'ok' | 'warn' | 'bad' } {
+  if (refused && c.state !== 'down') return { text: '✕ TOKEN REFUSED', tone: 'bad' };
   if (c.state === 'ok') return { text: '● connected', tone: 'ok' };
   if (c.state === 'connecting') return { text: '◌ connecting…', tone: 'warn' };
   const wait = c.retryAt ? Math.max(0, Math.ceil((c.retryAt - now) / 1000)) : 0;
@@ -143,12 +154,14 @@ function sameWords(a: HeaderProps, b: HeaderProps): boolean {
     a.screens.join('\n') === b.screens.join('\n') &&
     freshnessText(a.freshness, a.refreshMs, a.paused, a.now).text ===
       freshnessText(b.freshness, b.refreshMs, b.paused, b.now).text &&
-    connectionText(a.connection, a.now).text === connectionText(b.connection, b.now).text
+    connectionText(a.connection, a.now, a.refused).text === connectionText(b.connection, b.now, b.refused).text
   );
 }
 
 function HeaderView(p: HeaderProps) {
-  const conn = p.signedOut ? { text: '▲ SIGNED OUT', tone: 'warn' as const } : connectionText(p.connection, p.now);
+  const conn = p.signedOut
+    ? { text: '▲ SIGNED OUT', tone: 'warn' as const }
+    : connectionText(p.connection, p.now, p.refused);
   const fresh = freshnessText(p.freshness, p.refreshMs, p.paused, p.now);
   const { where, who, ro } = whereAndWho(p, conn.text);
   const freshWidth = widthOf(fresh.text);

@@ -327,6 +327,7 @@ export function Shell() {
           insecure={deps.client.insecureHttp}
           connection={connection}
           signedOut={session.signedOut !== null}
+          refused={session.authError !== null}
           freshness={{
             // the action log is the dashboard's own, current as it is drawn
             fetchedAt: screen.list?.fromActionLog ? now : confirmedAt(deps.resources, data.primary),

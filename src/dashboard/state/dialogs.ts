@@ -9,7 +9,14 @@ import type { FormStatus } from '../kit/dialog-specs.js';
 export type DialogSpec =
   | { kind: 'confirm'; title: string; message: string | string[]; confirmLabel?: string; danger?: boolean }
   | { kind: 'typeToConfirm'; title: string; message: string | string[]; expected: string }
-  | { kind: 'form'; title: string; fields: FormField[]; submitLabel?: string; message?: string | string[] }
+  | {
+      kind: 'form';
+      title: string;
+      fields: FormField[];
+      submitLabel?: string;
+      message?: string | string[];
+      focus?: string;
+    }
   | { kind: 'pick'; title: string; items: PickerItem[]; message?: string }
   | { kind: 'message'; title: string; lines: string[]; tone?: Tone; choices?: MessageChoice[] }
   | { kind: 'secret'; title: string; secret: string; lines: string[] }

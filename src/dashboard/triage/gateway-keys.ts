@@ -1,6 +1,7 @@
 /** Gateway keys: calls rejected over the last hour, and keys near their quotas. */
 import type { GatewayKey, Usage } from '../../contract/index.js';
 import { list, num } from './answers.js';
+import { quotaLinkExtra } from '../kit/quota-link.js';
 import { LAST_HOUR, n, NEAR, plural, TODAY, type TriageLine } from './line.js';
 
 const CAUSE_WORDS: Record<string, string> = {
@@ -18,10 +19,10 @@ export function rejectionLines(usage: Usage | undefined, keys: Map<string, Gatew
     .filter((u) => num(u.rejected) > 0)
     .sort((a, b) => num(b.rejected) - num(a.rejected))
     .map((u) => {
-      const causes = Object.entries(u.rejected_by ?? {})
+      const counted = Object.entries(u.rejected_by ?? {})
         .filter(([, c]) => num(c) > 0)
-        .sort((a, b) => num(b[1]) - num(a[1]))
-        .map(([cause, c]) => `${n(num(c))} ${CAUSE_WORDS[cause] ?? cause}`);
+        .sort((a, b) => num(b[1]) - num(a[1]));
+      const causes = counted.map(([cause, c]) => `${n(num(c))} ${CAUSE_WORDS[cause] ?? cause}`);
       return {
         key: `key-rejections:${u.key_id}`,
         severity: 'warn',
@@ -29,7 +30,8 @@ export function rejectionLines(usage: Usage | undefined, keys: Map<string, Gatew
         reason: `${plural(num(u.rejected), 'call')} rejected${causes.length ? `: ${causes.join(', ')}` : ''}`,
         count: num(u.rejected),
         window: LAST_HOUR,
-        link: { screen: 'keys', select: u.key_id },
+        // the quota form opened from here starts on the quota that refused the most
+        link: { screen: 'keys', select: u.key_id, extra: quotaLinkExtra(u.key_id, counted[0]?.[0]) },
       } satisfies TriageLine;
     });
 }
@@ -49,7 +51,7 @@ export function quotaLines(
   const lines: TriageLine[] = [];
   for (const key of keys.values()) {
     if (key.status !== 'active' || !key.quota) continue;
-    const near: { text: string; share: number; count: number; window: string }[] = [];
+    const near: { text: string; share: number; count: number; window: string; quota: string }[] = [];
     const h = lastHour.get(key.id);
     const rpm = key.quota.requests_per_minute;
     if (h && rpm) {
@@ -60,6 +62,7 @@ export function quotaLines(
           share: perMinute / rpm,
           count: num(h.requests),
           window: LAST_HOUR,
+          quota: 'requests_per_minute',
         });
     }
     const tpm = key.quota.tokens_per_minute;
@@ -71,6 +74,7 @@ export function quotaLines(
           share: perMinute / tpm,
           count: Math.round(perMinute * 60),
           window: LAST_HOUR,
+          quota: 'tokens_per_minute',
         });
     }
     const d = todayByKey.get(key.id);
@@ -83,6 +87,7 @@ export function quotaLines(
           share: used / tpd,
           count: used,
           window: TODAY,
+          quota: 'tokens_per_day',
         });
     }
     if (!near.length) continue;
@@ -94,7 +99,7 @@ export function quotaLines(
       reason: `${near[0].share >= 1 ? 'at' : 'near'} its quota: ${near.map((x) => x.text).join('; ')}`,
       count: near[0].count,
       window: near[0].window,
-      link: { screen: 'keys', select: key.id },
+      link: { screen: 'keys', select: key.id, extra: quotaLinkExtra(key.id, near[0].quota) },
     });
   }
   return lines;

@@ -61,3 +61,14 @@ export function sourceLines(input: TriageInput): TriageLine[] {
     return [{ key: `source:${id}`, severity: 'unknown', what, reason, count: null, window: NOW, link: null }];
   });
 }
+
+/**
+ * How much of the appliance the board read: nothing yet (every source still loading), nothing at
+ * all (no source answered, at least one failed: a refused token, an appliance that is down), or
+ * something. With nothing read, "nothing needs attention" would be reassurance without grounds.
+ */
+export function readingOf(input: TriageInput): 'loading' | 'unreadable' | 'read' {
+  const states = (Object.keys(TRIAGE_SOURCES) as TriageSource[]).map((id) => input[id]?.state ?? 'loading');
+  if (states.some((s) => s === 'ok')) return 'read';
+  return states.some((s) => s === 'error') ? 'unreadable' : 'loading';
+}

@@ -1,7 +1,7 @@
-import React, { useEffect } from 'react';
+import React, { useEffect, useRef } from 'react';
 import type { FormStatus } from '../../kit/dialog-specs.js';
 import { useLiveState } from '../../terminal/hooks.js';
-import { Box, Text, useInput } from 'ink';
+import { Box, Text, useInput, type Key } from 'ink';
 import { Frame, innerWidth, lines } from './Frame.js';
 import { pastedLine } from './edit.js';
 import { editLine, pasteIntoLine, type EditedLine } from '../line-edit.js';
@@ -18,6 +18,8 @@ export interface FormProps {
   title: string;
   message?: string | string[];
   fields: FormField[];
+  /** the field to open on, by name (default the first) */
+  focus?: string;
   submitLabel?: string;
   width: number;
   /** lines available; a long form shows the fields around the focused one */
@@ -31,17 +33,61 @@ export interface FormProps {
 /** How many characters a typed field takes. */
 const limitOf = (f: FormField) => (f.kind === 'text' ? (f.maxLength ?? 200) : 24);
 
+/** A key that types (a character), as opposed to one that moves the caret or edits around it. */
+const typesText = (input: string, key: Key) =>
+  input !== '' &&
+  !key.ctrl &&
+  !key.meta &&
+  !key.leftArrow &&
+  !key.rightArrow &&
+  !key.backspace &&
+  !key.delete &&
+  !(key as { home?: boolean }).home &&
+  !(key as { end?: boolean }).end;
+
+/**
+ * The form after the operator changed `changed`: each field that follows it takes its new value,
+ * except a typed field the operator has typed into (it is theirs now).
+ */
+function withFollowers(
+  fields: FormField[],
+  raw: Record<string, string>,
+  changed: string,
+  typedInto: ReadonlySet<string>,
+): Record<string, string> {
+  let out = raw;
+  for (const f of fields) {
+    if (!f.follows?.fields.includes(changed) || (f.kind !== 'select' && typedInto.has(f.name))) continue;
+    const v = f.follows.value(out);
+    if (v !== null && v !== out[f.name]) out = { ...out, [f.name]: v };
+  }
+  return out;
+}
+
 /**
  * Fields: text, limit (whole number or empty for unlimited), number, select (←/→ to change).
  * Tab/Shift-Tab or ↑↓ move between fields; Enter submits (or shows what to fix); Esc cancels.
  * A paste goes into the focused typed field as one line. The focused field shows its end (the
- * caret), and says so when its limit cut what was typed or pasted.
+ * caret), and says so when its limit cut what was typed or pasted. A prefilled value is selected
+ * when its field takes the focus: typing (or a paste) replaces it, Backspace empties it, a caret key
+ * keeps it and edits from there (`20` then `5` is 5, not 205).
  */
 export function FormDialog(p: FormProps) {
   const [raw, setRaw, getRaw] = useLiveState<Record<string, string>>(() =>
     Object.fromEntries(p.fields.map((f) => [f.name, initialText(f)])),
   );
-  const [focus, setFocus, getFocus] = useLiveState(0);
+  const [focus, setFocus, getFocus] = useLiveState(() =>
+    Math.max(
+      0,
+      p.fields.findIndex((f) => f.name === p.focus),
+    ),
+  );
+  // the focused field's prefilled text is selected: the next character typed replaces it
+  const selectedIn = (i: number, raw: Record<string, string>) =>
+    p.fields[i] !== undefined && p.fields[i].kind !== 'select' && (raw[p.fields[i].name] ?? '') !== '';
+  const [selected, setSelected, getSelected] = useLiveState(() => selectedIn(getFocus(), getRaw()));
+  // typed fields the operator typed into: they no longer follow the fields they follow
+  const typedInto = useRef<ReadonlySet<string>>(new Set());
   const [errors, setErrors, getErrors] = useLiveState<Record<string, string>>({});
   // the field whose limit cut the last thing typed or pasted into it
   const [clipped, setClipped] = useLiveState<string | null>(null);
@@ -59,11 +105,24 @@ export function FormDialog(p: FormProps) {
     if (edited === null) return;
     const raw = getRaw();
     const errors = getErrors();
+    setSelected(false);
     setClipped(edited.clipped ? field.name : null);
     setCaret(edited.caret);
     if (edited.text === raw[field.name]) return;
-    setRaw({ ...raw, [field.name]: edited.text });
+    const typed = new Set(typedInto.current).add(field.name);
+    typedInto.current = typed;
+    setRaw(withFollowers(p.fields, { ...raw, [field.name]: edited.text }, field.name, typed));
     if (errors[field.name]) setErrors({ ...errors, [field.name]: '' });
+  };
+  /** A key in a typed field whose prefilled text is selected: typing replaces it, Backspace empties it. */
+  const replaceSelected = (field: FormField, input: string, key: Key): boolean => {
+    if (!getSelected()) return false;
+    setSelected(false);
+    const empty = { text: '', caret: 0 };
+    if (key.backspace || key.delete) store(field, { ...empty, clipped: false });
+    else if (typesText(input, key)) store(field, editLine(empty, input, key, limitOf(field)));
+    else return false;
+    return true;
   };
 
   useInput(
@@ -79,13 +138,16 @@ export function FormDialog(p: FormProps) {
         setErrors(r.errors);
         setRefused((n) => n + 1);
         setCaret(null);
+        setSelected(false);
         setFocus(p.fields.findIndex((f) => r.errors[f.name]));
         return;
       }
       const move = (d: number) => {
+        const next = (focus + d + p.fields.length) % p.fields.length;
         setClipped(null);
         setCaret(null);
-        setFocus((focus + d + p.fields.length) % p.fields.length);
+        setSelected(selectedIn(next, raw));
+        setFocus(next);
       };
       if (key.tab && !key.shift && field?.kind === 'text' && field.complete) {
         const typed = raw[field.name] ?? '';
@@ -106,10 +168,12 @@ export function FormDialog(p: FormProps) {
         const d = key.leftArrow ? -1 : key.rightArrow || input === ' ' ? 1 : 0;
         if (d !== 0 && field.options.length) {
           const next = field.options[(i + d + field.options.length) % field.options.length].value;
-          setRaw({ ...raw, [field.name]: next });
+          setRaw(withFollowers(p.fields, { ...raw, [field.name]: next }, field.name, typedInto.current));
         }
         return;
       }
+      if (replaceSelected(field, input, key)) return;
+      setSelected(false);
       store(field, editLine(lineOf(field), input, key, limitOf(field)));
     },
     { isActive: p.isActive },
@@ -119,7 +183,8 @@ export function FormDialog(p: FormProps) {
       const field = p.fields[getFocus()];
       if (!field || field.kind === 'select') return false;
       const line = pastedLine(text);
-      if (line) store(field, pasteIntoLine(lineOf(field), line, limitOf(field)));
+      const at = getSelected() ? { text: '', caret: 0 } : lineOf(field);
+      if (line) store(field, pasteIntoLine(at, line, limitOf(field)));
       return true;
     },
     { isActive: p.isActive },
@@ -164,6 +229,7 @@ export function FormDialog(p: FormProps) {
               : v;
         const dim = f.kind === 'limit' && v === '';
         const typed = active && f.kind !== 'select' && !dim;
+        const marked = typed && selected;
         return (
           <Box key={f.name} flexDirection="column">
             <Text wrap="truncate">
@@ -171,7 +237,9 @@ export function FormDialog(p: FormProps) {
                 {active ? '› ' : '  '}
                 {fit(f.label, labelWidth)}
               </Text>
-              {typed ? (
+              {marked ? (
+                <Text inverse>{truncate(shown, valueWidth - 1)}</Text>
+              ) : typed ? (
                 <CaretText text={shown} caret={caret ?? [...shown].length} width={valueWidth} underline />
               ) : (
                 <Text dimColor={dim} underline={active}>
