@@ -1,12 +1,18 @@
 import { describeError } from '../src/dashboard/kit/errors.js';
-import { defineScreen, type ResourceEntry, type ResourceRequest, type Tone } from '../src/dashboard/kit/screen-api.js';
+import {
+  defineScreen,
+  type ResourceEntry,
+  type ResourceRequest,
+  type ScreenAction,
+  type Tone,
+} from '../src/dashboard/kit/screen-api.js';
 import { markOf } from '../src/dashboard/kit/theme.js';
 import { isoSeconds } from '../src/text/time-input.js';
 import { triage } from '../src/dashboard/triage/triage.js';
 import type { Severity, TriageLine } from '../src/dashboard/triage/line.js';
 import { TRIAGE_SOURCES, type TriageInput, type TriageSource } from '../src/dashboard/triage/sources.js';
 import { loadChainCheck } from '../src/dashboard/audit-trail/audit-chain.js';
-import { compact, usageWindow } from './usage.js';
+import { compact, usageWindow, type UsageRange } from './usage.js';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -57,7 +63,19 @@ function triageInput(resources: Record<string, ResourceEntry>): TriageInput {
 
 const countText = (l: TriageLine) => (l.count === null ? l.window : `${compact(l.count)} · ${l.window}`);
 
-function summaryOf(lines: TriageLine[]): string {
+/**
+ * The window the keys' rejections are counted over, chosen with H, D and W (the usage screen's
+ * keys for the same windows): an hour confirms a fix, a day or a week finds what the hour forgot.
+ */
+const WINDOWS: Record<UsageRange, { key: string; label: string }> = {
+  hour: { key: 'H', label: '1 h' },
+  day: { key: 'D', label: '24 h' },
+  week: { key: 'W', label: '7 d' },
+};
+const windowOf = (extra: Record<string, unknown>): UsageRange =>
+  extra.window === 'day' || extra.window === 'week' ? extra.window : 'hour';
+
+function summaryOf(lines: TriageLine[], window: UsageRange): string {
   const by = (s: Severity) => lines.filter((l) => l.severity === s).length;
   const [crit, warn, unknown] = [by('crit'), by('warn'), by('unknown')];
   const parts = [
@@ -71,7 +89,7 @@ function summaryOf(lines: TriageLine[]): string {
       : unknown
         ? 'Nothing needs attention in what was read'
         : 'Nothing needs attention';
-  return `${attention}${parts.length ? ` · ${parts.join(' · ')}` : ''} · Enter opens the cause`;
+  return `${attention}${parts.length ? ` · ${parts.join(' · ')}` : ''} · key rejections: ${WINDOWS[window].label} · Enter opens the cause`;
 }
 
 // Counts over a window of an hour or a day, and the lists that only name things, move slowly: they
@@ -80,10 +98,29 @@ function summaryOf(lines: TriageLine[]): string {
 // asked for at every refresh, and `r` asks for everything.
 const SLOW = { everyMs: 10_000 };
 
+/** The keys' rejections over the chosen window: totals only (a day's buckets keep the answer small). */
+const rejectionsOver = (window: UsageRange): ResourceRequest => ({
+  id: 'rejections',
+  route: 'usage',
+  query: { bucket: 'day' },
+  rolling: { as: `rejections-${window}`, query: (now) => usageWindow(window, now) },
+  ...SLOW,
+});
+
+const windowAction = (window: UsageRange): ScreenAction<TriageLine> => ({
+  key: WINDOWS[window].key,
+  label: window === 'week' ? '7 days' : window,
+  mutates: false,
+  hintPriority: 50,
+  async run(ctx) {
+    ctx.setExtra({ window });
+  },
+});
+
 // One connection carries the polls in this order, answers in turn: the quick reads of what is
 // broken now come first, the summaries over the journal and the audit trail (the slowest on a
 // large appliance) last, so a slow one holds back as little as it can.
-const RESOURCES: ResourceRequest[] = [
+const resourcesFor = (window: UsageRange): ResourceRequest[] => [
   { id: 'deployment', route: 'deployment' },
   { id: 'connectors', route: 'listConnectors', query: { limit: 500 } },
   { id: 'models', route: 'listModels', query: { limit: 500 } },
@@ -96,6 +133,7 @@ const RESOURCES: ResourceRequest[] = [
     rolling: { as: 'hour', query: (now) => usageWindow('hour', now) },
     ...SLOW,
   },
+  rejectionsOver(window),
   { id: 'usageToday', route: 'usage', query: { bucket: 'day' }, rolling: { as: 'today', query: today }, ...SLOW },
   { id: 'budgetUsage', route: 'budgetUsage', ...SLOW },
   // denied entries by actor, each split by action: a 401's entries (auth.refused) apart from the 403s
@@ -140,10 +178,10 @@ const RESOURCES: ResourceRequest[] = [
 export const overviewScreen = defineScreen<TriageLine>({
   name: 'overview',
   title: 'Overview',
-  resources: () => {
+  resources: (state) => {
     // the chain's checks load now, before the first answers (they are not needed for the first frame)
     loadChainCheck();
-    return RESOURCES;
+    return resourcesFor(windowOf(state.extra));
   },
   list: {
     rowsFrom: (resources, context) => triage(triageInput(resources), { auditKey: context?.auditKey }),
@@ -159,9 +197,10 @@ export const overviewScreen = defineScreen<TriageLine>({
       { header: 'Count · window', value: countText, minWidth: 10, maxWidth: 14 },
     ],
     rowKey: (l) => l.key,
-    summary: summaryOf,
+    summary: (lines, view) => summaryOf(lines, windowOf(view?.state.extra ?? {})),
     // at 80 columns the reason is cut: the cursor's line says it whole
     cursorLine: (l) => `${l.what}: ${l.reason}`,
   },
   open: (l) => l.link,
+  actions: [windowAction('hour'), windowAction('day'), windowAction('week')],
 });
