@@ -57,12 +57,12 @@ export const recordRejection = (db: Db, keyId: string, cause: 'revoked', nowMs: 
   recordUsage(db, keyId, epochMinute(nowMs), { rejected_by: { [cause]: 1 } });
 
 /** A refused workload name is kept to this many characters: enough to tell names apart. */
-export const WORKLOAD_NAME_KEPT = 100;
+const WORKLOAD_NAME_KEPT = 100;
 /**
  * Distinct refused names kept per key and minute; more in the same minute are counted under
  * OTHER_WORKLOADS, so a client trying random names cannot grow the table faster than the minutes.
  */
-export const WORKLOAD_NAMES_PER_MINUTE = 20;
+const WORKLOAD_NAMES_PER_MINUTE = 20;
 export const OTHER_WORKLOADS = '(other names)';
 
 /**
