@@ -111,7 +111,8 @@ const windowAction = (window: UsageRange): ScreenAction<TriageLine> => ({
   key: WINDOWS[window].key,
   label: window === 'week' ? '7 days' : window,
   mutates: false,
-  hintPriority: 50,
+  // below the shell's : and r: a window is chosen now and then, not at every look
+  hintPriority: 25,
   async run(ctx) {
     ctx.setExtra({ window });
   },
