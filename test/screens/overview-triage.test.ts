@@ -291,6 +291,39 @@ describe('triage()', () => {
     expect(keys.indexOf('key-rejections:key_b')).toBeLessThan(keys.indexOf('key-rejections:key_a'));
   });
 
+  it('counts key rejections over the window the answer covers, naming the unknown workloads, sanitized', () => {
+    const over = (hours: number, data: KeyUsage[]) =>
+      UsageSchema.parse({
+        start_time: new Date(Date.parse(NOW) - hours * 3600_000).toISOString(),
+        end_time: NOW,
+        bucket: 'day',
+        data,
+      });
+    const stray = keyUsage('key_a', {
+      rejected: 9,
+      rejected_by: { requests_per_minute: 0, tokens_per_minute: 0, tokens_per_day: 0, revoked: 0, unknown_workload: 9 },
+      rejected_workloads: [
+        { workload: 'summarize-v0', rejected: 5 },
+        { workload: '\u001b[31mred\u001b[0m', rejected: 2 },
+        { workload: 'chat-old', rejected: 1 },
+        { workload: 'x', rejected: 1 },
+      ],
+    });
+    for (const [hours, window] of [
+      [1, 'last hour'],
+      [24, 'last 24 h'],
+      [168, 'last 7 d'],
+    ] as const) {
+      const line = byKey({ ...healthy(), rejections: ok(over(hours, [stray])) }).get('key-rejections:key_a');
+      expect(line).toMatchObject({ count: 9, window });
+      expect(line?.reason).toMatch(
+        new RegExp(`^9 calls rejected in the ${window}: 9 unknown workload \\(summarize-v0 ×5, `),
+      );
+      expect(line?.reason).toMatch(/, chat-old, 1 more\)$/);
+      expect(line?.reason).not.toContain('\u001b');
+    }
+  });
+
   it('keys near a quota: >= 80% of tokens a day today, or an average minute >= 80% of a per-minute quota', () => {
     const lines = byKey({
       ...healthy(),
