@@ -381,6 +381,9 @@ CREATE TABLE usage_workload_rejections (
   PRIMARY KEY (key_id, minute, workload)
 ) WITHOUT ROWID;
 CREATE INDEX usage_workload_rejections_minute ON usage_workload_rejections (minute);
+-- the refusals since a quota change read only the minutes that had one: a key metered every
+-- minute for a year has half a million rows, and the key list sums them at each poll
+CREATE INDEX usage_minutes_rejected ON usage_minutes (key_id, minute, rejected) WHERE rejected > 0;
 `,
   },
 ];

@@ -30,12 +30,13 @@ interface KeyRow {
  * The refusals since the quota changed come from the minute rows, from the first whole minute at
  * or after the change (its epoch minute rounded up): a refusal earlier in the minute of a change
  * was made under the old quota. A key never changed counts from its creation's minute, as it had
- * no calls before. The (key_id, minute) key makes it a range read per key.
+ * no calls before.
  */
 const CHANGED_MS = "CAST(unixepoch(k.quota_changed_at, 'subsec') * 1000 AS INTEGER)";
 const COUNTED_FROM = `CASE WHEN k.quota_changed_at = k.created_at THEN ${CHANGED_MS} / 60000 ELSE (${CHANGED_MS} + 59999) / 60000 END`;
+// `rejected > 0` lets SQLite read the partial index of the minutes with a refusal (migration 9)
 const REJECTED_SINCE = `(SELECT COALESCE(SUM(u.rejected), 0) FROM usage_minutes u WHERE u.key_id = k.id
-  AND u.minute >= ${COUNTED_FROM}) AS rejected_since_quota_change`;
+  AND u.rejected > 0 AND u.minute >= ${COUNTED_FROM}) AS rejected_since_quota_change`;
 const COLUMNS = `k.id, k.name, k.status, k.prefix, k.created_at, k.created_by, k.revoked_at, k.last_used_at,
   k.requests_per_minute, k.tokens_per_minute, k.tokens_per_day, k.quota_changed_at, ${REJECTED_SINCE}`;
 
