@@ -38,6 +38,29 @@ function withRejections(data: unknown, usage: unknown): KeyRow[] {
   }));
 }
 
+/**
+ * The minute a key's refusals are counted from since its quota last changed, as the appliance
+ * counts them (GatewayKey.rejected_since_quota_change): the first whole minute after a change, the
+ * minute of creation for a key never changed. Null when the appliance does not say.
+ */
+function countedSince(k: Pick<GatewayKey, 'quota_changed_at' | 'created_at'>): number | null {
+  const at = k.quota_changed_at ? Date.parse(k.quota_changed_at) : NaN;
+  if (!Number.isFinite(at)) return null;
+  const minute = at === Date.parse(k.created_at) ? Math.floor(at / MINUTE) : Math.ceil(at / MINUTE);
+  return minute * MINUTE;
+}
+const MINUTE = 60_000;
+
+/** "since 14:03: 0 rejected", under the table: what confirms that raising a quota worked. */
+function sinceQuotaChange(k: KeyRow, nowMs = Date.now()): string | null {
+  const since = countedSince(k);
+  if (since === null || typeof k.rejected_since_quota_change !== 'number') return null;
+  const at = new Date(since).toISOString();
+  const when = nowMs - since < 20 * 3600_000 ? `${at.slice(11, 16)} UTC` : shortTime(at).concat(' UTC');
+  const from = k.quota_changed_at === k.created_at ? 'creation' : 'quota change';
+  return `since ${when} (${from}): ${thousands(k.rejected_since_quota_change)} rejected`;
+}
+
 /** Who revoked the key first, from the audit trail around its revocation time (best effort). */
 async function revokedBy(ctx: ActionContext, key: GatewayKey): Promise<string | null> {
   const at = key.revoked_at ? Date.parse(key.revoked_at) : NaN;
@@ -110,6 +133,10 @@ export const keysScreen = defineScreen<KeyRow>({
       },
     ],
     rowKey: (k) => k.id,
+    cursorLine: (k) => {
+      const since = sinceQuotaChange(k);
+      return `${k.name}: ${quotaText(k.quota)}${since ? ` · ${since}` : ''}`;
+    },
     empty: 'No gateway keys yet. Press n to create one.',
     summary: (rows) => {
       const rejected = rows.some((k) => k.rejected_last_hour !== null)

@@ -4,6 +4,7 @@ import {
   type ListView,
   type ResourceEntry,
   type ResourceRequest,
+  type ScreenAction,
   type Tone,
 } from '../src/dashboard/kit/screen-api.js';
 import { markOf } from '../src/dashboard/kit/theme.js';
@@ -12,7 +13,7 @@ import { triage } from '../src/dashboard/triage/triage.js';
 import type { Severity, TriageLine } from '../src/dashboard/triage/line.js';
 import { readingOf, TRIAGE_SOURCES, type TriageInput, type TriageSource } from '../src/dashboard/triage/sources.js';
 import { loadChainCheck } from '../src/dashboard/audit-trail/audit-chain.js';
-import { compact, usageWindow } from './usage.js';
+import { compact, usageWindow, type UsageRange } from './usage.js';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -63,12 +64,25 @@ function triageInput(resources: Record<string, ResourceEntry>): TriageInput {
 
 const countText = (l: TriageLine) => (l.count === null ? l.window : `${compact(l.count)} · ${l.window}`);
 
+/**
+ * The window the keys' rejections are counted over, chosen with H, D and W (the usage screen's
+ * keys for the same windows): an hour confirms a fix, a day or a week finds what the hour forgot.
+ */
+const WINDOWS: Record<UsageRange, { key: string; label: string }> = {
+  hour: { key: 'H', label: '1 h' },
+  day: { key: 'D', label: '24 h' },
+  week: { key: 'W', label: '7 d' },
+};
+const windowOf = (extra: Record<string, unknown>): UsageRange =>
+  extra.window === 'day' || extra.window === 'week' ? extra.window : 'hour';
+
 function summaryOf(lines: TriageLine[], view?: ListView): string {
   // no source answered: the board has nothing to judge by, and says that rather than "nothing needs attention"
   const reading = view?.resources ? readingOf(triageInput(view.resources)) : 'read';
   if (reading === 'unreadable')
     return `✕ Could not read the appliance: none of ${Object.keys(TRIAGE_SOURCES).length} sources answered (the lines below say why)`;
   if (reading === 'loading') return 'Reading the appliance…';
+  const window = windowOf(view?.state.extra ?? {});
   const by = (s: Severity) => lines.filter((l) => l.severity === s).length;
   const [crit, warn, unknown] = [by('crit'), by('warn'), by('unknown')];
   const parts = [
@@ -82,7 +96,7 @@ function summaryOf(lines: TriageLine[], view?: ListView): string {
       : unknown
         ? 'Nothing needs attention in what was read'
         : 'Nothing needs attention';
-  return `${attention}${parts.length ? ` · ${parts.join(' · ')}` : ''} · Enter opens the cause`;
+  return `${attention}${parts.length ? ` · ${parts.join(' · ')}` : ''} · key rejections: ${WINDOWS[window].label} · Enter opens the cause`;
 }
 
 // Counts over a window of an hour or a day, and the lists that only name things, move slowly: they
@@ -91,10 +105,30 @@ function summaryOf(lines: TriageLine[], view?: ListView): string {
 // asked for at every refresh, and `r` asks for everything.
 const SLOW = { everyMs: 10_000 };
 
+/** The keys' rejections over the chosen window: totals only (a day's buckets keep the answer small). */
+const rejectionsOver = (window: UsageRange): ResourceRequest => ({
+  id: 'rejections',
+  route: 'usage',
+  query: { bucket: 'day' },
+  rolling: { as: `rejections-${window}`, query: (now) => usageWindow(window, now) },
+  ...SLOW,
+});
+
+const windowAction = (window: UsageRange): ScreenAction<TriageLine> => ({
+  key: WINDOWS[window].key,
+  label: window === 'week' ? '7 days' : window,
+  mutates: false,
+  // below the shell's : and r: a window is chosen now and then, not at every look
+  hintPriority: 25,
+  async run(ctx) {
+    ctx.setExtra({ window });
+  },
+});
+
 // One connection carries the polls in this order, answers in turn: the quick reads of what is
 // broken now come first, the summaries over the journal and the audit trail (the slowest on a
 // large appliance) last, so a slow one holds back as little as it can.
-const RESOURCES: ResourceRequest[] = [
+const resourcesFor = (window: UsageRange): ResourceRequest[] => [
   { id: 'deployment', route: 'deployment' },
   { id: 'connectors', route: 'listConnectors', query: { limit: 500 } },
   { id: 'models', route: 'listModels', query: { limit: 500 } },
@@ -107,6 +141,7 @@ const RESOURCES: ResourceRequest[] = [
     rolling: { as: 'hour', query: (now) => usageWindow('hour', now) },
     ...SLOW,
   },
+  rejectionsOver(window),
   { id: 'usageToday', route: 'usage', query: { bucket: 'day' }, rolling: { as: 'today', query: today }, ...SLOW },
   { id: 'budgetUsage', route: 'budgetUsage', ...SLOW },
   // denied entries by actor, each split by action: a 401's entries (auth.refused) apart from the 403s
@@ -151,10 +186,10 @@ const RESOURCES: ResourceRequest[] = [
 export const overviewScreen = defineScreen<TriageLine>({
   name: 'overview',
   title: 'Overview',
-  resources: () => {
+  resources: (state) => {
     // the chain's checks load now, before the first answers (they are not needed for the first frame)
     loadChainCheck();
-    return RESOURCES;
+    return resourcesFor(windowOf(state.extra));
   },
   list: {
     rowsFrom: (resources, context) => triage(triageInput(resources), { auditKey: context?.auditKey }),
@@ -175,4 +210,5 @@ export const overviewScreen = defineScreen<TriageLine>({
     cursorLine: (l) => `${l.what}: ${l.reason}`,
   },
   open: (l) => l.link,
+  actions: [windowAction('hour'), windowAction('day'), windowAction('week')],
 });

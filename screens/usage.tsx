@@ -1,18 +1,10 @@
-import React, { useEffect } from 'react';
-import { Box, Text } from 'ink';
 import type { GatewayKey, KeyUsage, Quota, Usage } from '../src/contract/index.js';
 import { REJECTION_CAUSES, type RejectionCause } from '../src/contract/rejection-causes.js';
-import {
-  defineScreen,
-  type ResourceEntry,
-  type ScreenAction,
-  type ScreenUiState,
-} from '../src/dashboard/kit/screen-api.js';
-import { bar, sparkline } from '../src/dashboard/kit/charts.js';
+import { defineScreen, type ScreenAction } from '../src/dashboard/kit/screen-api.js';
+import { sparkline } from '../src/dashboard/kit/charts.js';
 import { limitText, shortTime } from '../src/dashboard/kit/format.js';
-import { sanitize } from '../src/text/sanitize.js';
-import { fit, truncate, widthOf } from '../src/dashboard/kit/text.js';
 import { quotaCauseOf, setQuotaAction } from '../src/dashboard/rules/quota.js';
+import { refusedNames } from '../src/dashboard/triage/gateway-keys.js';
 import { thousands } from '../src/text/thousands.js';
 
 const MINUTE = 60_000;
@@ -21,15 +13,17 @@ const HOUR = 60 * MINUTE;
 export type UsageRange = 'hour' | 'day' | 'week';
 
 /**
- * Each range is a rolling window ending with the current minute. The appliance buckets by hour
- * at the finest, so the last hour is shown as totals; the day and week start on an hour boundary
- * so that every hourly bucket is a whole hour (except the current one).
+ * Each range is a rolling window ending with the current minute. The last hour is asked for by the
+ * minute (what confirms a fix: the minute the rejections stopped); the day and week by the hour,
+ * starting on an hour boundary so that every bucket is a whole hour (except the current one).
+ * `perMark`: buckets a chart mark sums, so that a chart fits about 60 columns.
  */
-const RANGES: Record<UsageRange, { key: string; label: string; hours: number | null }> = {
-  hour: { key: 'H', label: 'last hour', hours: null },
-  day: { key: 'D', label: 'last 24 hours', hours: 24 },
-  week: { key: 'W', label: 'last 7 days', hours: 168 },
-};
+const RANGES: Record<UsageRange, { key: string; label: string; hours: number | null; perMark: number; unit: string }> =
+  {
+    hour: { key: 'H', label: 'last hour', hours: null, perMark: 1, unit: 'minute' },
+    day: { key: 'D', label: 'last 24 hours', hours: 24, perMark: 1, unit: 'hour' },
+    week: { key: 'W', label: 'last 7 days', hours: 168, perMark: 4, unit: '4 h' },
+  };
 
 export function usageWindow(range: UsageRange, nowMs: number): { start_time: string; end_time: string } {
   const minute = Math.floor(nowMs / MINUTE) * MINUTE;
@@ -54,12 +48,6 @@ export function compact(n: number | null | undefined): string {
 const down = (n: number, unit: number) => Math.floor(n / (unit / 10)) / 10;
 const count = (n: number | null | undefined) => (typeof n === 'number' && Number.isFinite(n) ? thousands(n) : '–');
 
-/** Hours per chart mark: the smallest that fits, dividing a day evenly so marks are whole sums. */
-const GROUPS = [1, 2, 3, 4, 6, 8, 12, 24, 48, 168];
-export function hoursPerMark(buckets: number, width: number): number {
-  return GROUPS.find((g) => Math.ceil(buckets / g) <= width) ?? Math.ceil(buckets / Math.max(1, width));
-}
-
 /** Sums of `size` consecutive values, grouped from the newest end (a short group is the oldest). */
 export function groupSums(values: number[], size: number): number[] {
   const out: number[] = [];
@@ -69,46 +57,72 @@ export function groupSums(values: number[], size: number): number[] {
   return out;
 }
 
-interface KeyInfo {
-  name: string;
-  revoked: boolean;
-  key: GatewayKey;
-}
-function keyNames(entry: ResourceEntry | undefined): Map<string, KeyInfo> {
-  const list = (entry?.data as { data?: GatewayKey[] } | undefined)?.data;
-  return new Map(
-    (Array.isArray(list) ? list : []).map((k) => [
-      k.id,
-      { name: k.name ?? k.id, revoked: k.status === 'revoked', key: k },
-    ]),
-  );
+/** The range an answer covers: minute buckets are the last hour's, more than a day of hours the week's. */
+function rangeOfAnswer(usage: Usage | undefined): UsageRange {
+  if (usage?.bucket === 'minute') return 'hour';
+  const span = usage ? Date.parse(usage.end_time) - Date.parse(usage.start_time) : NaN;
+  return span > 25 * HOUR ? 'week' : 'day';
 }
 
-const labelOf = (keys: Map<string, KeyInfo>, u: KeyUsage) => {
-  const k = keys.get(u.key_id);
-  return sanitize(k ? `${k.name}${k.revoked ? REVOKED : ''}` : u.key_id, 100);
-};
-
-/** The keys shown: `/` narrows them by name or id. */
-function shownKeys(all: KeyUsage[], keys: Map<string, KeyInfo>, filter: string): KeyUsage[] {
-  const needle = filter.toLowerCase();
-  return needle ? all.filter((u) => `${labelOf(keys, u)}\u0000${u.key_id}`.toLowerCase().includes(needle)) : all;
-}
-
-/** The row under the cursor: a key's usage, the key as listed (its quota), and the range. */
+/** One key's row: its usage, the key as listed (its name and quota), and the range it covers. */
 interface UsageRow {
   usage: KeyUsage;
   key: GatewayKey | undefined;
   range: UsageRange;
 }
 
-function selectedRow(resources: Record<string, ResourceEntry>, state: ScreenUiState): UsageRow | undefined {
-  const usage = resources.usage?.data as Usage | undefined;
-  if (!usage || !Array.isArray(usage.data)) return undefined;
-  const keys = keyNames(resources.keys);
-  const rows = shownKeys(usage.data, keys, state.filter);
-  const u = rows[Math.min(Math.max(0, state.scroll), rows.length - 1)];
-  return u ? { usage: u, key: keys.get(u.key_id)?.key, range: rangeOf(state.extra) } : undefined;
+function usageRows(data: unknown, related: Record<string, unknown>): UsageRow[] {
+  const usage = data as Usage | undefined;
+  const list = (related.keys as { data?: GatewayKey[] } | undefined)?.data;
+  const keys = new Map((Array.isArray(list) ? list : []).map((k) => [k.id, k]));
+  const range = rangeOfAnswer(usage);
+  return (Array.isArray(usage?.data) ? usage.data : []).map((u) => ({ usage: u, key: keys.get(u.key_id), range }));
+}
+
+const REVOKED = ' (revoked)';
+/** The key's name, "(revoked)" when it is; its id when the key list does not have it. */
+const nameOf = (r: UsageRow) =>
+  r.key ? `${r.key.name ?? r.key.id}${r.key.status === 'revoked' ? REVOKED : ''}` : r.usage.key_id;
+
+/**
+ * Requests per mark, oldest first; a mark with a refused call is ×, so that the chart shows when
+ * the refusals stopped. A dot for a mark without requests keeps the time axis visible.
+ */
+function chartOf(r: UsageRow): string {
+  const buckets = r.usage.buckets ?? [];
+  const per = RANGES[r.range].perMark;
+  const marks = sparkline(
+    groupSums(
+      buckets.map((b) => b.requests ?? 0),
+      per,
+    ),
+  ).replace(/ /g, '·');
+  const refused = groupSums(
+    buckets.map((b) => b.rejected ?? 0),
+    per,
+  );
+  return [...marks].map((m, i) => (refused[i] > 0 ? REFUSED_MARK : m)).join('');
+}
+const REFUSED_MARK = '×';
+
+/** The start of the newest bucket with a refusal, or null (none in the range, or not counted). */
+function lastRejected(u: KeyUsage): string | null {
+  const b = [...(u.buckets ?? [])].reverse().find((x) => (x.rejected ?? 0) > 0);
+  return b?.start_time ?? null;
+}
+
+/** "last refused 14:02 UTC, none since": the minute a fix took, under the table and in Enter. */
+function lastRejectedText(r: UsageRow): string {
+  if (!(r.usage.rejected > 0)) return `none refused in the ${RANGES[r.range].label}`;
+  const at = lastRejected(r.usage);
+  if (!at) return `${count(r.usage.rejected)} refused in the ${RANGES[r.range].label}`;
+  const buckets = r.usage.buckets ?? [];
+  const newest = buckets.at(-1)?.start_time === at;
+  const when = shortTime(at).slice(11);
+  const unit = RANGES[r.range].perMark === 1 ? RANGES[r.range].unit : 'hour';
+  return newest
+    ? `refused in the current ${unit} (${when} UTC)`
+    : `last refused in the ${unit} of ${when} UTC, none since`;
 }
 
 /** Each cause as the detail names it, and the quota field it is the limit of. */
@@ -129,6 +143,7 @@ function rejectionDetail(r: UsageRow): Record<string, unknown> {
     window: RANGES[r.range].label,
     requests: count(u.requests),
     rejected: count(u.rejected),
+    'last refused': lastRejectedText(r),
   };
   // flat lines (the detail view prefixes nested ones with their parent, which the width cuts)
   for (const c of REJECTION_CAUSES) {
@@ -138,121 +153,13 @@ function rejectionDetail(r: UsageRow): Record<string, unknown> {
       ? `${n}  (quota ${r.key ? `${limitText(r.key.quota?.[cause.quota])} ${cause.per}` : 'unknown'})`
       : n;
   }
+  const names = refusedNames(u, 10);
+  if (names) out['unknown workloads asked for'] = names;
+  if (r.key?.quota_changed_at)
+    out['since the quota changed'] =
+      `${count(r.key.rejected_since_quota_change)} rejected (${r.key.quota_changed_at === r.key.created_at ? 'quota set at creation' : 'changed'} ${shortTime(r.key.quota_changed_at)} UTC)`;
   out.next = r.key?.status === 'active' ? 'u sets the quota · Esc goes back' : 'Esc goes back';
   return out;
-}
-
-const REVOKED = ' (revoked)';
-const NUM = { requests: 8, rejected: 8, input: 7, output: 7 };
-/** indent, gaps around the name and the chart (2) and between the numbers (1) */
-const FIXED = 2 + 2 + NUM.requests + 1 + NUM.rejected + 1 + NUM.input + 1 + NUM.output + 2;
-
-function UsageView({
-  usage,
-  keys,
-  range,
-  filter,
-  width,
-  height,
-  scroll,
-  setScroll,
-}: {
-  usage: Usage;
-  keys: Map<string, KeyInfo>;
-  range: UsageRange;
-  filter: string;
-  width: number;
-  height: number;
-  scroll: number;
-  setScroll(n: number): void;
-}) {
-  const all: KeyUsage[] = Array.isArray(usage.data) ? usage.data : [];
-  const fullLabel = (u: KeyUsage) => labelOf(keys, u);
-  // `/` narrows the keys by name or id; the columns stay sized for all of them
-  const needle = filter.toLowerCase();
-  const rows = shownKeys(all, keys, filter);
-  const longest = Math.max(8, ...all.map((u) => widthOf(fullLabel(u))));
-  const hourly = RANGES[range].hours !== null;
-  // the chart keeps a day of hourly marks; long key names give way first
-  const nameWidth = Math.max(8, Math.min(longest, 32, width - FIXED - (hourly ? 24 : 10) - 1));
-  const chartWidth = Math.max(4, width - FIXED - nameWidth - 1);
-  // a long name is cut before its "(revoked)", which must stay readable
-  const label = (u: KeyUsage) => {
-    const k = keys.get(u.key_id);
-    return k?.revoked ? `${truncate(sanitize(k.name, 100), nameWidth - REVOKED.length)}${REVOKED}` : fullLabel(u);
-  };
-  const buckets = all[0]?.buckets?.length ?? 0;
-  const perMark = hoursPerMark(buckets, chartWidth);
-  const per = `Requests per ${perMark === 1 ? 'hour' : `${perMark} h`}`;
-  const chartTitle = hourly
-    ? widthOf(`${per}, oldest → now`) <= chartWidth
-      ? `${per}, oldest → now`
-      : per
-    : 'Requests, relative';
-  const maxRequests = Math.max(0, ...all.map((u) => u.requests ?? 0));
-
-  const totals = rows.reduce(
-    (t, u) => ({
-      requests: t.requests + (u.requests ?? 0),
-      rejected: t.rejected + (u.rejected ?? 0),
-      input: t.input + (u.input_tokens ?? 0),
-      output: t.output + (u.output_tokens ?? 0),
-    }),
-    { requests: 0, rejected: 0, input: 0, output: 0 },
-  );
-  const line = (name: string, req: string, rej: string, inp: string, out: string, chart: string) =>
-    `  ${fit(name, nameWidth)}  ${fit(req, NUM.requests, 'right')} ${fit(rej, NUM.rejected, 'right')} ${fit(inp, NUM.input, 'right')} ${fit(out, NUM.output, 'right')}  ${truncate(chart, chartWidth)}`;
-
-  const from = shortTime(usage.start_time);
-  const to = shortTime(usage.end_time);
-  const title = `${RANGES[range].label[0].toUpperCase()}${RANGES[range].label.slice(1)} · ${from} → ${to.slice(0, 10) === from.slice(0, 10) ? to.slice(11) : to} UTC`;
-  const note = hourly ? '' : ' · totals only: hourly buckets';
-  const room = Math.max(1, height - 4);
-  // the cursor is the scroll position (↑↓, End); the window follows it
-  const cursor = Math.max(0, Math.min(scroll, rows.length - 1));
-  const top = Math.max(0, cursor - room + 1);
-  const shown = rows.slice(top, top + room);
-  useEffect(() => {
-    if (scroll > cursor) setScroll(cursor);
-  }, [scroll, cursor, setScroll]);
-
-  return (
-    <Box flexDirection="column" height={height}>
-      <Text wrap="truncate">
-        <Text bold>{title}</Text>
-        <Text dimColor>{note}</Text>
-      </Text>
-      <Text bold underline wrap="truncate">
-        {line('Key', 'Requests', 'Rejected', 'In tok', 'Out tok', chartTitle)}
-      </Text>
-      {rows.length === 0 ? (
-        <Text dimColor wrap="truncate">
-          {all.length === 0
-            ? '  No traffic in this range: no gateway key made a request between these times.'
-            : `  No key with traffic in this range matches "${filter}" (Esc clears the filter).`}
-        </Text>
-      ) : null}
-      {shown.map((u, i) => {
-        const selected = top + i === cursor;
-        const values = (u.buckets ?? []).map((b) => b.requests ?? 0);
-        // a dot for a period without requests keeps the time axis visible
-        const chart = hourly
-          ? sparkline(groupSums(values, perMark)).replace(/ /g, '·')
-          : bar(u.requests ?? 0, maxRequests, chartWidth);
-        return (
-          <Text key={u.key_id} wrap="truncate" inverse={selected}>
-            {`${selected ? '›' : ' '}${line(label(u), count(u.requests), count(u.rejected), compact(u.input_tokens), compact(u.output_tokens), chart).slice(1)}`}
-          </Text>
-        );
-      })}
-      <Box flexGrow={1} />
-      <Text dimColor wrap="truncate">
-        {rows.length === 0
-          ? ' '
-          : `  ${needle ? `${rows.length} of ${all.length} keys match "${filter}"` : `${rows.length} key${rows.length === 1 ? '' : 's'}`}${rows.length > room ? ` (${top + 1}–${top + shown.length} shown)` : ''} · ${count(totals.requests)} requests · ${count(totals.rejected)} rejected · tokens ${compact(totals.input)} in, ${compact(totals.output)} out`}
-      </Text>
-    </Box>
-  );
 }
 
 const rangeAction = (range: UsageRange): ScreenAction<UsageRow> => ({
@@ -264,6 +171,15 @@ const rangeAction = (range: UsageRange): ScreenAction<UsageRow> => ({
   },
 });
 
+/** "Last hour by minute · 08:42 → 09:42 UTC": the range the rows cover, from the answer. */
+function rangeTitle(usage: Usage | undefined): string {
+  if (!usage?.start_time) return 'Loading…';
+  const range = RANGES[rangeOfAnswer(usage)];
+  const from = shortTime(usage.start_time);
+  const to = shortTime(usage.end_time);
+  return `${range.label[0].toUpperCase()}${range.label.slice(1)} by ${range.unit} · ${from} → ${to.slice(0, 10) === from.slice(0, 10) ? to.slice(11) : to} UTC`;
+}
+
 export const usageScreen = defineScreen<UsageRow>({
   name: 'usage',
   title: 'Gateway usage',
@@ -273,30 +189,64 @@ export const usageScreen = defineScreen<UsageRow>({
       {
         id: 'usage',
         route: 'usage',
-        query: { bucket: 'hour' },
+        query: { bucket: range === 'hour' ? 'minute' : 'hour' },
         rolling: { as: range, query: (now) => usageWindow(range, now) },
       },
       { id: 'keys', route: 'listKeys', query: { limit: 500 } },
     ];
   },
-  render: ({ resources, width, height, state, setScroll }) => {
-    const usage = resources.usage?.data as Usage | undefined;
-    if (!usage) return <Text dimColor>Loading…</Text>;
-    return (
-      <UsageView
-        usage={usage}
-        keys={keyNames(resources.keys)}
-        range={rangeOf(state.extra)}
-        filter={state.filter}
-        width={width}
-        height={height}
-        scroll={state.scroll}
-        setScroll={setScroll}
-      />
-    );
+  list: {
+    rows: usageRows,
+    // the chart takes the room left and gives way first, keeping its newest marks
+    columns: [
+      { header: 'Key', value: nameOf, minWidth: 12, maxWidth: 30 },
+      { header: 'Requests', value: (r) => r.usage.requests, align: 'right', minWidth: 8 },
+      {
+        header: 'Rejected',
+        value: (r) => r.usage.rejected,
+        align: 'right',
+        minWidth: 8,
+        tone: (r) => (r.usage.rejected > 0 ? 'warn' : undefined),
+      },
+      {
+        header: 'In tok',
+        value: (r) => compact(r.usage.input_tokens),
+        sort: (r) => r.usage.input_tokens ?? null,
+        align: 'right',
+        minWidth: 7,
+      },
+      {
+        header: 'Out tok',
+        value: (r) => compact(r.usage.output_tokens),
+        sort: (r) => r.usage.output_tokens ?? null,
+        align: 'right',
+        minWidth: 7,
+      },
+      {
+        header: `Requests (${REFUSED_MARK} refused), oldest → now`,
+        value: chartOf,
+        sort: (r) => r.usage.requests ?? null,
+        grow: true,
+        givesWay: true,
+        keepsEnd: true,
+        minWidth: 8,
+        maxWidth: 60,
+      },
+    ],
+    rowKey: (r) => r.usage.key_id,
+    empty: 'No traffic in this range: no gateway key made a request between these times.',
+    // the range, then the totals (the tokens are in the columns): the filter's count follows it
+    summary: (rows, view) => {
+      const requests = rows.reduce((n, r) => n + (r.usage.requests ?? 0), 0);
+      const rejected = rows.reduce((n, r) => n + (r.usage.rejected ?? 0), 0);
+      return `${rangeTitle(view?.data as Usage | undefined)} · ${rows.length} key${rows.length === 1 ? '' : 's'} · ${count(requests)} requests · ${count(rejected)} rejected`;
+    },
+    // the answer to "did the rejections stop?", whatever the width
+    cursorLine: (r) => {
+      const names = refusedNames(r.usage);
+      return `${nameOf(r)}: ${lastRejectedText(r)}${names ? ` · unknown workloads asked for: ${names}` : ''}`;
+    },
   },
-  filter: true,
-  selected: selectedRow,
   detail: rejectionDetail,
   actions: [
     rangeAction('hour'),

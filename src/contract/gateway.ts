@@ -22,6 +22,15 @@ export const GatewayKey = z.object({
   revoked_at: Timestamp.nullable(),
   last_used_at: Timestamp.nullable(),
   quota: Quota,
+  /** when the quota was last set to other values (its creation until then); null: not said by this appliance */
+  quota_changed_at: Timestamp.nullable(),
+  /**
+   * calls refused since the quota changed, every cause: counted from the first whole minute at or
+   * after quota_changed_at, as usage is metered per minute (a refusal earlier in the minute of the
+   * change was made under the old quota); for a key never changed, from its creation's minute.
+   * Null: not counted by this appliance.
+   */
+  rejected_since_quota_change: z.number().int().nullable(),
 });
 export type GatewayKey = z.infer<typeof GatewayKey>;
 export const GatewayKeyList = page(GatewayKey);
@@ -36,7 +45,10 @@ export const KeyParams = z.strictObject({ id: z.string().min(1).max(100) });
 /** PUT replaces the whole quota; each value is a whole number >= 0 or null (unlimited). */
 export const SetQuota = Quota.meta({ description: 'the whole quota a PUT sets' });
 
-export const UsageBucketSize = z.enum(['hour', 'day']);
+export const UsageBucketSize = z.enum(['minute', 'hour', 'day']);
+export type UsageBucketSize = z.infer<typeof UsageBucketSize>;
+/** The longest range each bucket size may cover: minutes are for watching the last hours, not a month. */
+export const USAGE_MAX_RANGE_HOURS: Record<UsageBucketSize, number> = { minute: 24, hour: 1000, day: 24_000 };
 export const UsageQuery = z
   .strictObject({
     start_time: Timestamp.optional(),
@@ -48,6 +60,8 @@ export const UsageQuery = z
 export const UsageBucket = z.object({
   start_time: Timestamp,
   requests: z.number().int(),
+  /** calls refused in the bucket, every cause (null: not counted by this appliance) */
+  rejected: z.number().int().nullable(),
   input_tokens: z.number().int(),
   output_tokens: z.number().int(),
 });
@@ -62,10 +76,16 @@ export const KeyUsage = z.object({
   rejected: z.number().int(),
   /** `rejected` split by cause; the causes add up to `rejected` */
   rejected_by: RejectedBy,
+  /**
+   * the workload names asked for that the appliance does not have (the unknown_workload
+   * rejections), most refused first, at most MAX_REJECTED_WORKLOADS of them
+   */
+  rejected_workloads: z.array(z.object({ workload: z.string(), rejected: z.number().int() })),
   input_tokens: z.number().int(),
   output_tokens: z.number().int(),
   buckets: z.array(UsageBucket),
 });
+export const MAX_REJECTED_WORKLOADS = 20;
 export type KeyUsage = z.infer<typeof KeyUsage>;
 export const Usage = z.object({
   start_time: Timestamp,

@@ -101,7 +101,9 @@ describe('keys screen', () => {
     await d.press('tab');
     await d.type('1000');
     await d.press('enter');
-    await d.waitForText('Quota saved');
+    const saved = await d.waitForText('Quota saved');
+    // where to watch the change work
+    expect(saved).toMatch(/Its refusals are counted again from \d\d:\d\d UTC/);
     expect(keyNamed('seeded-key')).toMatchObject({
       requests_per_minute: 75,
       tokens_per_minute: 1000,

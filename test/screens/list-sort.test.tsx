@@ -88,20 +88,25 @@ describe('sorting a list', () => {
     expect(order(unsorted)).toEqual([...KEYS.map(([n]) => n)].reverse());
   });
 
-  it('says in ? help what s and S do: sort a list, nothing on a custom view', async () => {
+  it('says in ? help what s and S do: sort a list (usage is one), nothing on a document view', async () => {
     const d = suite.render({ screen: 'keys' });
     await d.waitForText('k-minutes');
     await d.press('?');
     const help = await d.waitForText('Keys everywhere');
     expect(help).toMatch(/s {2}S\s+sort by the next column \(▲▼ in its header\) \/ flip the order/);
-    await d.press('esc', 'tab'); // usage: a custom view
-    await d.waitFor((f) => !f.includes('k-minutes'), 'usage');
+    await d.press('esc', 'tab'); // usage: a list of keys too
+    await d.waitFor((f) => !f.includes('k-minutes') && f.includes('Requests'), 'usage');
     await d.press('?');
     const usageHelp = await d.waitForText('Keys everywhere');
-    expect(usageHelp).not.toMatch(/^\s+s {2}S\s/m);
+    expect(usageHelp).toMatch(/s {2}S\s+sort by the next column/);
     await d.press('esc');
     await d.press('s');
-    await d.waitForText('the usage screen is not a list: nothing to sort');
+    await d.waitFor((f) => /Key ▲/.test(f), 'usage sorted by Key');
+    // a document of sections and steps (deployment, settings, identity) has nothing to sort
+    const doc = suite.render({ screen: 'deployment' });
+    await doc.waitForText('Install plan');
+    await doc.press('s');
+    await doc.waitForText('the deployment screen is not a list: nothing to sort');
   });
 
   it("keeps a paged history in the server's time order and says so", async () => {

@@ -65,6 +65,8 @@ const key = (
   revoked_at: null,
   last_used_at: null,
   quota: { requests_per_minute: null, tokens_per_minute: null, tokens_per_day: null, ...quota },
+  quota_changed_at: NOW,
+  rejected_since_quota_change: 0,
 });
 const keyUsage = (key_id: string, u: Partial<KeyUsage> = {}): KeyUsage => ({
   key_id,
@@ -73,6 +75,7 @@ const keyUsage = (key_id: string, u: Partial<KeyUsage> = {}): KeyUsage => ({
   input_tokens: 0,
   output_tokens: 0,
   buckets: [],
+  rejected_workloads: [],
   rejected_by: { requests_per_minute: 0, tokens_per_minute: 0, tokens_per_day: 0, revoked: 0, unknown_workload: 0 },
   ...u,
 });
@@ -95,6 +98,7 @@ function healthy(): Required<TriageInput> {
     deployment: ok(deployment('healthy', [{ name: 'gateway' }])),
     connectors: ok(page([connector('conn_docs', 'Team share', 'healthy')])),
     usage: ok(usage([keyUsage('key_a', { requests: 10 })])),
+    rejections: ok(usage([keyUsage('key_a', { requests: 10 })])),
     usageToday: ok(usage([keyUsage('key_a', { requests: 100 })], 'day')),
     keys: ok(page([key('key_a', 'intranet')])),
     failuresByError: ok(summary('agent', 'error_code', [])),
@@ -217,7 +221,7 @@ describe('triage()', () => {
     const lines = byKey({
       ...healthy(),
       keys: ok(page([key('key_a', 'intranet'), key('key_b', 'batch')])),
-      usage: ok(
+      rejections: ok(
         usage([
           keyUsage('key_a', {
             requests: 50,
@@ -247,17 +251,19 @@ describe('triage()', () => {
     expect(lines.get('key-rejections:key_a')).toMatchObject({
       severity: 'warn',
       what: 'Key intranet',
-      reason: '3 calls rejected: 2 unknown workload, 1 tokens/minute quota',
+      reason: '3 calls rejected in the last hour: 2 unknown workload, 1 tokens/minute quota',
       count: 3,
       window: 'last hour',
       link: { screen: 'keys', select: 'key_a' },
     });
-    expect(lines.get('key-rejections:key_b')?.reason).toBe('12 calls rejected: 12 requests/minute quota');
+    expect(lines.get('key-rejections:key_b')?.reason).toBe(
+      '12 calls rejected in the last hour: 12 requests/minute quota',
+    );
     // the key with more rejections comes first
     const keys = triage({
       ...healthy(),
       keys: ok(page([key('key_a', 'intranet'), key('key_b', 'batch')])),
-      usage: ok(
+      rejections: ok(
         usage([
           keyUsage('key_a', {
             rejected: 3,
@@ -283,6 +289,39 @@ describe('triage()', () => {
       ),
     }).map((l) => l.key);
     expect(keys.indexOf('key-rejections:key_b')).toBeLessThan(keys.indexOf('key-rejections:key_a'));
+  });
+
+  it('counts key rejections over the window the answer covers, naming the unknown workloads, sanitized', () => {
+    const over = (hours: number, data: KeyUsage[]) =>
+      UsageSchema.parse({
+        start_time: new Date(Date.parse(NOW) - hours * 3600_000).toISOString(),
+        end_time: NOW,
+        bucket: 'day',
+        data,
+      });
+    const stray = keyUsage('key_a', {
+      rejected: 9,
+      rejected_by: { requests_per_minute: 0, tokens_per_minute: 0, tokens_per_day: 0, revoked: 0, unknown_workload: 9 },
+      rejected_workloads: [
+        { workload: 'summarize-v0', rejected: 5 },
+        { workload: '\u001b[31mred\u001b[0m', rejected: 2 },
+        { workload: 'chat-old', rejected: 1 },
+        { workload: 'x', rejected: 1 },
+      ],
+    });
+    for (const [hours, window] of [
+      [1, 'last hour'],
+      [24, 'last 24 h'],
+      [168, 'last 7 d'],
+    ] as const) {
+      const line = byKey({ ...healthy(), rejections: ok(over(hours, [stray])) }).get('key-rejections:key_a');
+      expect(line).toMatchObject({ count: 9, window });
+      expect(line?.reason).toMatch(
+        new RegExp(`^9 calls rejected in the ${window}: 9 unknown workload \\(summarize-v0 ×5, `),
+      );
+      expect(line?.reason).toMatch(/, chat-old, 1 more\)$/);
+      expect(line?.reason).not.toContain('\u001b');
+    }
   });
 
   it('keys near a quota: >= 80% of tokens a day today, or an average minute >= 80% of a per-minute quota', () => {

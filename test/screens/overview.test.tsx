@@ -29,7 +29,7 @@ describe('overview screen', () => {
       expect(selected(f)).toMatch(CRM);
       expect(f).toMatch(/\d+ things? need/);
       // Enter opens the cause here, and the hints say so
-      expect(f.split('\n').at(-2)).toMatch(/^⏎ open /);
+      expect(f.split('\n').at(-2)).toMatch(/^H hour {2}D day {2}W 7 days {2}│ ⏎ open /);
       await d.press('?');
       expect(await d.waitForText('Keys everywhere')).toMatch(/Enter\s+open the screen that shows the row's cause/);
       await d.press('esc');

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
-import { recordUsage, epochMinute } from '../../src/server/gateway/metering.js';
+import { recordRefusedWorkload, recordUsage, epochMinute } from '../../src/server/gateway/metering.js';
 import { issueToken, revokeToken } from '../../src/server/tokens.js';
-import { groupSums, hoursPerMark, usageWindow } from '../../screens/usage.js';
+import { groupSums, usageWindow } from '../../screens/usage.js';
 
 const HOUR = 3_600_000;
+const MINUTE = 60_000;
 let ciSecret: string;
+let refusedMinute: string;
 
 const suite = setupScreenSuite({
   setup: async (s) => {
@@ -33,6 +35,13 @@ const suite = setupScreenSuite({
       output_tokens: 300,
     });
     recordUsage(s.server.db, old.id, epochMinute(now - 100 * HOUR), { requests: 5 });
+    // half an hour ago reporting was refused: 4 over its quota, 2 to a workload it asked for by an old name
+    const refusedAt = epochMinute(now - 30 * MINUTE);
+    recordUsage(s.server.db, reporting.id, refusedAt, {
+      rejected_by: { requests_per_minute: 4, unknown_workload: 2 },
+    });
+    recordRefusedWorkload(s.server.db, reporting.id, refusedAt, 'summarize-v0', 2);
+    refusedMinute = new Date(refusedAt * MINUTE).toISOString().slice(11, 16);
   },
 });
 
@@ -56,63 +65,96 @@ describe('usage windows', () => {
     });
   });
 
-  it('charts whole sums of hourly buckets, newest last', () => {
-    expect(hoursPerMark(24, 40)).toBe(1);
-    expect(hoursPerMark(24, 13)).toBe(2);
-    expect(hoursPerMark(168, 42)).toBe(4);
+  it('charts whole sums of buckets, newest last', () => {
     expect(groupSums([1, 2, 3, 4, 5], 2)).toEqual([1, 5, 9]);
   });
 });
 
+/** The table's line of one key. */
+const rowOf = (f: string, name: string) => f.split('\n').find((l) => l.slice(2).startsWith(name)) ?? '';
+
 describe('usage screen', () => {
-  it('shows the last 24 hours per key by name: requests, rejected, tokens and an hourly sparkline', async () => {
+  it('shows the last 24 hours per key by name: requests, rejected, tokens and an hourly chart', async () => {
     const d = suite.render({ screen: 'usage' });
     const f = await d.waitForText('ci-bot');
-    expect(f).toMatch(/Last 24 hours · \d{4}-\d\d-\d\d \d\d:00 → (\d{4}-\d\d-\d\d )?\d\d:\d\d UTC/);
-    expect(f).toContain('Requests per hour, oldest → now');
-    const ci = f.split('\n').find((l) => l.includes('ci-bot'))!;
-    expect(ci).toMatch(/ci-bot\s+40\s+0\s+40k\s+12k\s+[·]*█[·]+$/);
-    expect(ci.trimEnd().length).toBeLessThanOrEqual(120);
-    expect(f).toMatch(/reporting\s+10\s+0\s+900\s+300\s+[·]+█[·]+\n/);
+    expect(f).toMatch(/Last 24 hours by hour · \d{4}-\d\d-\d\d \d\d:00 → (\d{4}-\d\d-\d\d )?\d\d:\d\d UTC/);
+    expect(f).toContain('Requests (× refused), oldest → now');
+    expect(rowOf(f, 'ci-bot')).toMatch(/ci-bot\s+40\s+0\s+40k\s+12k\s+[·]*█[·]+$/);
+    expect(rowOf(f, 'ci-bot').trimEnd().length).toBeLessThanOrEqual(120);
+    // reporting's refused hour is marked ×, after its served one
+    expect(rowOf(f, 'reporting')).toMatch(/reporting\s+10\s+6\s+900\s+300\s+[·]+█[·]*×[·]*$/);
     expect(f).not.toContain('old-widget'); // no traffic in these 24 hours
-    expect(f).toContain('2 keys · 50 requests · 0 rejected');
+    expect(f).toContain('2 keys · 50 requests · 6 rejected');
   });
 
-  it('switches to the last hour (totals only), says when there is no traffic, and follows live gateway calls', async () => {
+  it('shows the last hour by minute: when the refusals stopped, and live gateway calls in the newest minute', async () => {
     const d = suite.render({ screen: 'usage' });
     await d.waitForText('ci-bot');
     await d.press('H');
-    const empty = await d.waitForText('No traffic in this range');
-    expect(empty).toMatch(
-      /Last hour · \d{4}-\d\d-\d\d \d\d:\d\d → (\d{4}-\d\d-\d\d )?\d\d:\d\d UTC · totals only: hourly buckets/,
+    const f = await d.waitForText('Last hour by minute');
+    expect(f).toMatch(/Last hour by minute · \d{4}-\d\d-\d\d \d\d:\d\d → (\d{4}-\d\d-\d\d )?\d\d:\d\d UTC · 1 key/);
+    expect(f).not.toContain('ci-bot');
+    // one mark a minute: the refused minute half an hour back, nothing since
+    const chart = /reporting\s+0\s+6\s+0\s+0\s+(\S+)$/m.exec(f)?.[1] ?? '';
+    expect(chart).toMatch(/^·*×·{28,30}$/);
+    // the cursor's line says it in words, with the names asked for
+    expect(f).toContain(
+      `reporting: last refused in the minute of ${refusedMinute} UTC, none since · unknown workloads asked for: summarize-v0 ×2`,
     );
-    expect(empty).not.toContain('ci-bot');
     for (let i = 0; i < 3; i++) expect((await gatewayCall()).status).toBe(200);
-    const live = await d.waitFor((x) => /ci-bot\s+3\s+0\s+\d+\s+150\s+█+/.test(x), 'the gateway calls to show up');
-    expect(live).toContain('Requests, relative');
-    expect(live).toContain('1 key · 3 requests');
+    const live = await d.waitFor((x) => /ci-bot\s+3\s+0\s+\d+\s+150\s+·*█·?$/m.test(x), 'the gateway calls to show up');
+    expect(live).toContain('2 keys · 3 requests · 6 rejected');
+  });
+
+  it('Enter on a key: its refusals by cause beside its quota, the workload names, and since the quota changed', async () => {
+    const d = suite.render({ screen: 'usage' });
+    await d.waitForText('reporting');
+    await d.press('/');
+    await d.type('reporting');
+    await d.press('enter');
+    await d.waitForText('1 of 2 match "');
+    await d.press('enter');
+    const f = await d.waitForText('unknown workloads asked for');
+    expect(f).toMatch(/last refused\s+(refused in the current hour|last refused in the hour of)/);
+    expect(f).toMatch(/rejected: requests\/min\s+4 {2}\(quota unlimited requests\/min\)/);
+    expect(f).toMatch(/unknown workloads asked for\s+summarize-v0 ×2/);
+    // the refusals were before the key's creation (seeded history): none since its quota was set
+    expect(f).toMatch(/since the quota changed\s+0 rejected \(quota set at creation \d{4}-\d\d-\d\d \d\d:\d\d UTC\)/);
+  });
+
+  it('sorts by a column with s, by the figure rather than its text', async () => {
+    const d = suite.render({ screen: 'usage' });
+    await d.waitForText('reporting');
+    const keys = (f: string) =>
+      f
+        .split('\n')
+        .map((l) => /^[› ] (ci-bot|reporting)\s/.exec(l)?.[1])
+        .filter(Boolean);
+    expect(keys(d.frame())).toEqual(['ci-bot', 'reporting']); // the appliance's order: most requests first
+    await d.press('s', 's', 's'); // Key, Requests, Rejected
+    const byRejected = await d.waitFor((f) => /Rejected ▲/.test(f), 'sorted by Rejected');
+    expect(keys(byRejected)).toEqual(['ci-bot', 'reporting']);
+    await d.press('S');
+    const flipped = await d.waitFor((f) => /Rejected ▼/.test(f), 'flipped');
+    expect(keys(flipped)).toEqual(['reporting', 'ci-bot']);
   });
 
   it('switches to the last 7 days, with rejected calls and revoked keys named as such', async () => {
     const d = suite.render({ screen: 'usage' });
     await d.waitForText('ci-bot');
     await d.press('W');
-    const f = await d.waitForText('Last 7 days');
-    await d.waitFor((x) => /ci-bot\s+143\s+7\s+2\.5M\s+12\.2k\s+[·▁-█]+$/m.test(x), 'the week totals');
-    expect(d.frame()).toMatch(/old-widget \(revoked\)\s+5\s+0/);
-    expect(d.frame()).toContain('Requests per 3 h, oldest → now'); // 56 marks fit 120 columns
-    expect(f).toBeTruthy();
+    await d.waitForText('Last 7 days by 4 h');
+    const f = await d.waitFor((x) => /ci-bot\s+14\d\s+7\s+2\.5M\s+12\.2k\s+[·▁-█×]+$/m.test(x), 'the week totals');
+    expect(f).toMatch(/old-widget \(revoked\)\s+5\s+0/);
   });
 
-  it('fits 80 columns without wrapping', async () => {
+  it('fits 80 columns without wrapping, the chart keeping its newest marks', async () => {
     const d = suite.render({ screen: 'usage', columns: 80, rows: 24 });
     const f = await d.waitForText('ci-bot');
     for (const line of f.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
-    expect(f).toMatch(/ci-bot\s+\d+\s+0\s+/);
-    expect(f).toContain('Requests per hour');
+    expect(rowOf(f, 'ci-bot')).toMatch(/ci-bot\s+\d+\s+0\s+/);
     await d.press('W');
-    const week = await d.waitForText('Requests per 8 h'); // 21 marks fit 80 columns
-    expect(week).toMatch(/old-\S*… \(revoked\)\s+5\s+0/);
+    const week = await d.waitForText('old-widget (revoked)');
     for (const line of week.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
   });
 
@@ -121,7 +163,7 @@ describe('usage screen', () => {
     await d.waitForText('READ-ONLY');
     await d.waitForText('ci-bot');
     const audit = suite.auditRows();
-    // the ranges are not changes; only setting a quota (Enter on a key) is, and it is dimmed
+    // the ranges are not changes; only setting a quota is, and it is dimmed
     expect(d.frame()).toMatch(/H hour\s+D day\s+W 7 days\s+u set quota ✕/);
     expect(d.frame()).not.toMatch(/(hour|day|days) ✕/);
     await d.press('W');
@@ -131,22 +173,15 @@ describe('usage screen', () => {
 
   it('/ narrows the keys by name; Esc shows them all again', async () => {
     const d = suite.render({ screen: 'usage' });
-    const all = await d.waitForText('reporting');
-    expect(all.split('\n').at(-2)).toContain('/ filter');
+    await d.waitForText('reporting');
     await d.press('/');
     await d.type('CI-');
     await d.press('enter');
-    const f = await d.waitForText('1 of 2 keys match "CI-"');
-    expect(f).toMatch(/ci-bot\s+\d+/);
-    expect(f).not.toContain('reporting');
-    expect(f).toContain('filter: CI-');
+    const f = await d.waitForText('1 of 2 match "');
+    expect(rowOf(f, 'ci-bot')).toMatch(/ci-bot\s+\d+/);
+    expect(rowOf(f, 'reporting')).toBe('');
     await d.press('esc');
-    await d.waitForText('reporting');
-    await d.press('/');
-    await d.type('nobody');
-    await d.press('enter');
-    const none = await d.waitForText('No key with traffic in this range matches "nobody"');
-    expect(none).not.toContain('ci-bot');
+    await d.waitFor((x) => rowOf(x, 'reporting') !== '', 'every key again');
   });
 
   it('keeps the last data and shows a refused poll in plain words with code and request id', async () => {
@@ -154,7 +189,7 @@ describe('usage screen', () => {
     const d = suite.render({ token, screen: 'usage' });
     await d.waitForText('ci-bot');
     revokeToken(suite.db, 'short-lived');
-    const f = await d.waitForText('ERROR loading usage (showing the last data)');
+    const f = await d.waitForText('(showing the last data)');
     expect(f).toMatch(/code SVC-ADMIN-401 · request req_\w+/);
     expect(f).toContain('ci-bot');
   });

@@ -437,6 +437,7 @@ describe('gateway usage', () => {
     expect(entry.buckets.at(-1)).toEqual({
       start_time: hourStart,
       requests: 3,
+      rejected: 0,
       input_tokens: input,
       output_tokens: 30,
     });
@@ -490,11 +491,12 @@ describe('gateway usage', () => {
           revoked: 0,
           unknown_workload: 0,
         },
-        // buckets keep their shape: requests and tokens, no rejections
+        rejected_workloads: [],
+        // each bucket counts its rejections too: a chart shows when they stopped
         buckets: [
-          { start_time: '2026-03-01T10:00:00Z', requests: 3, input_tokens: 11, output_tokens: 5 },
-          { start_time: '2026-03-01T11:00:00Z', requests: 0, input_tokens: 0, output_tokens: 0 },
-          { start_time: '2026-03-01T12:00:00Z', requests: 4, input_tokens: 40, output_tokens: 8 },
+          { start_time: '2026-03-01T10:00:00Z', requests: 3, rejected: 1, input_tokens: 11, output_tokens: 5 },
+          { start_time: '2026-03-01T11:00:00Z', requests: 0, rejected: 0, input_tokens: 0, output_tokens: 0 },
+          { start_time: '2026-03-01T12:00:00Z', requests: 4, rejected: 0, input_tokens: 40, output_tokens: 8 },
         ],
       },
     ]);
@@ -616,10 +618,11 @@ describe('gateway rejections by cause', () => {
     });
     const revoked = await usageOf(gone.id);
     expect(revoked).toMatchObject({ requests: 1, rejected: 4, rejected_by: { ...none, revoked: 4 } });
-    // the buckets count served requests only, as before
+    // a bucket's requests are the served ones; its refusals are counted beside them
     expect(revoked.buckets.at(-1)).toEqual({
       start_time: expect.any(String),
       requests: 1,
+      rejected: 4,
       input_tokens: expect.any(Number),
       output_tokens: 0,
     });

@@ -38,6 +38,11 @@ export interface Column<Row> {
    * least this many and never fewer than tell the listed rows apart (its minWidth); Enter has it whole
    */
   uniquePrefix?: number;
+  /**
+   * a chart, newest last: narrowed, it shows its last characters without a cut mark, so that the
+   * newest marks stay (the usage screen's requests over time); Enter has the figures
+   */
+  keepsEnd?: boolean;
   /** narrowed only once every other column is at its minWidth: the column the list is read for */
   holdsWidth?: boolean;
   align?: 'left' | 'right';

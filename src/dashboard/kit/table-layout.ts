@@ -1,6 +1,6 @@
 import type { Column } from './screen-api.js';
 import { sanitize } from '../../text/sanitize.js';
-import { fit, leadingColumns, widthOf } from './text.js';
+import { fit, leadingColumns, trailingColumns, widthOf } from './text.js';
 
 export const GUTTER = 2; // '› ' marks the selected row without relying on colour
 export const SEPARATOR = 2;
@@ -16,10 +16,17 @@ export function cellText<Row>(col: Column<Row>, row: Row): string {
   }
 }
 
-/** The cell at `width`: cut with …, or an id (uniquePrefix) to its first characters, which still tell it apart. */
+/**
+ * The cell at `width`: cut with …, an id (uniquePrefix) to its first characters, which still tell it
+ * apart, or a chart (keepsEnd) to its last ones, the newest.
+ */
 export function fitCell<Row>(col: Column<Row>, row: Row, width: number): string {
   const text = cellText(col, row);
-  return fit(col.uniquePrefix && widthOf(text) > width ? leadingColumns(text, width) : text, width, col.align);
+  if (widthOf(text) > width) {
+    if (col.uniquePrefix) return fit(leadingColumns(text, width), width, col.align);
+    if (col.keepsEnd) return fit(trailingColumns(text, width), width, col.align);
+  }
+  return fit(text, width, col.align);
 }
 
 /** Characters an id column needs to tell its rows apart: one past the longest prefix two of them share. */

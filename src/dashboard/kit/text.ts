@@ -51,6 +51,15 @@ export function leadingColumns(s: string, width: number): string {
   return out;
 }
 
+/** The last characters of `s` that fit in `width` terminal columns, without a cut mark. */
+export function trailingColumns(s: string, width: number): string {
+  const parts = Array.from(graphemes(s), (g) => g.segment);
+  let used = 0;
+  let from = parts.length;
+  while (from > 0 && used + widthOf(parts[from - 1]) <= width) used += widthOf(parts[--from]);
+  return parts.slice(from).join('');
+}
+
 /**
  * Cuts `s` to at most `width` columns keeping its END, starting with … when it had to cut: a
  * field being typed into shows where the caret is.

@@ -72,6 +72,18 @@ async function currentKey(ctx: ActionContext, id: string): Promise<GatewayKey | 
   return undefined;
 }
 
+/**
+ * Where to watch the change work: the appliance counts the key's refusals again from the first
+ * whole minute after the change (GatewayKey.rejected_since_quota_change), which the keys screen's
+ * cursor line shows.
+ */
+function countedAgain(k: GatewayKey): string[] {
+  const at = k.quota_changed_at ? Date.parse(k.quota_changed_at) : NaN;
+  if (!Number.isFinite(at)) return [];
+  const from = new Date(Math.ceil(at / 60_000) * 60_000).toISOString().slice(11, 16);
+  return [`Its refusals are counted again from ${from} UTC: the keys screen's cursor line says how many since.`];
+}
+
 /** Why no action applies to a revoked key: every action says it in the same words, so the hint says it once. */
 export const KEY_REVOKED = 'the key is revoked';
 
@@ -140,7 +152,10 @@ export function setQuotaAction<Row>(
       }
       if (m.same) return { title: 'Nothing saved', summary: [`${key.name} already has this quota; nothing was sent.`] };
       const updated = await ctx.call('setQuota', { params: { id: key.id }, body: { ...theirs, ...m.merged } as Quota });
-      return { title: 'Quota saved', summary: [`${updated.name}: ${quotaWords(updated.quota)}.`] };
+      return {
+        title: 'Quota saved',
+        summary: [`${updated.name}: ${quotaWords(updated.quota)}.`, ...countedAgain(updated)],
+      };
     },
   };
 }

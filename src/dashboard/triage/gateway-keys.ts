@@ -1,8 +1,9 @@
-/** Gateway keys: calls rejected over the last hour, and keys near their quotas. */
-import type { GatewayKey, Usage } from '../../contract/index.js';
+/** Gateway keys: calls rejected over the overview's window, and keys near their quotas. */
+import type { GatewayKey, KeyUsage, Usage } from '../../contract/index.js';
+import { sanitize } from '../../text/sanitize.js';
 import { list, num } from './answers.js';
 import { quotaLinkExtra } from '../kit/quota-link.js';
-import { LAST_HOUR, n, NEAR, plural, TODAY, type TriageLine } from './line.js';
+import { LAST_DAY, LAST_HOUR, LAST_WEEK, n, NEAR, plural, TODAY, type TriageLine } from './line.js';
 
 const CAUSE_WORDS: Record<string, string> = {
   requests_per_minute: 'requests/minute quota',
@@ -14,7 +15,27 @@ const CAUSE_WORDS: Record<string, string> = {
 
 const keyName = (keys: Map<string, GatewayKey>, id: string) => keys.get(id)?.name ?? id;
 
+/** The window a usage answer covers, in the board's words: what its counts are said over. */
+function windowOf(usage: Usage | undefined): string {
+  const span = usage ? Date.parse(usage.end_time) - Date.parse(usage.start_time) : NaN;
+  if (!(span > 61 * 60_000)) return LAST_HOUR;
+  return span <= 25 * 3600_000 ? LAST_DAY : LAST_WEEK;
+}
+
+/** The unknown workload names a key asked for, most refused first: "summarize-v2 ×3, chat". */
+const WORKLOAD_NAMES_SHOWN = 3;
+export function refusedNames(u: Pick<KeyUsage, 'rejected_workloads'>, shown = WORKLOAD_NAMES_SHOWN): string {
+  const names = Array.isArray(u.rejected_workloads) ? u.rejected_workloads : [];
+  const text = names
+    .slice(0, shown)
+    .map((w) => `${sanitize(String(w.workload), 40)}${num(w.rejected) > 1 ? ` ×${n(num(w.rejected))}` : ''}`);
+  if (names.length > shown) text.push(`${names.length - shown} more`);
+  return text.join(', ');
+}
+
+/** Each key's refusals over the window its answer covers (the overview's H, D, W), by cause. */
 export function rejectionLines(usage: Usage | undefined, keys: Map<string, GatewayKey>): TriageLine[] {
+  const window = windowOf(usage);
   return list<Usage['data'][number]>(usage)
     .filter((u) => num(u.rejected) > 0)
     .sort((a, b) => num(b.rejected) - num(a.rejected))
@@ -22,14 +43,17 @@ export function rejectionLines(usage: Usage | undefined, keys: Map<string, Gatew
       const counted = Object.entries(u.rejected_by ?? {})
         .filter(([, c]) => num(c) > 0)
         .sort((a, b) => num(b[1]) - num(a[1]));
-      const causes = counted.map(([cause, c]) => `${n(num(c))} ${CAUSE_WORDS[cause] ?? cause}`);
+      const causes = counted.map(([cause, c]) => {
+        const names = cause === 'unknown_workload' ? refusedNames(u) : '';
+        return `${n(num(c))} ${CAUSE_WORDS[cause] ?? cause}${names ? ` (${names})` : ''}`;
+      });
       return {
         key: `key-rejections:${u.key_id}`,
         severity: 'warn',
         what: `Key ${keyName(keys, u.key_id)}`,
-        reason: `${plural(num(u.rejected), 'call')} rejected${causes.length ? `: ${causes.join(', ')}` : ''}`,
+        reason: `${plural(num(u.rejected), 'call')} rejected in the ${window}${causes.length ? `: ${causes.join(', ')}` : ''}`,
         count: num(u.rejected),
-        window: LAST_HOUR,
+        window,
         // the quota form opened from here starts on the quota that refused the most
         link: { screen: 'keys', select: u.key_id, extra: quotaLinkExtra(u.key_id, counted[0]?.[0]) },
       } satisfies TriageLine;

@@ -13,7 +13,7 @@ export interface TriageLine {
   reason: string;
   /** how many over `window` (null for a state, e.g. a connector in error) */
   count: number | null;
-  /** "now", "last hour", "last 24 h", "today" (the UTC day, as the gateway counts a day's tokens) */
+  /** "now", "last hour", "last 24 h", "last 7 d", "today" (the UTC day, as the gateway counts a day's tokens) */
   window: string;
   /** the screen and filter that show the cause */
   link: ScreenLink | null;
@@ -23,6 +23,7 @@ export interface TriageLine {
 export const NEAR = 0.8;
 export const LAST_HOUR = 'last hour';
 export const LAST_DAY = 'last 24 h';
+export const LAST_WEEK = 'last 7 d';
 export const TODAY = 'today';
 export const NOW = 'now';
 

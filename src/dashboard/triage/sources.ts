@@ -9,6 +9,7 @@ export const TRIAGE_SOURCES = {
   deployment: 'Deployment status',
   connectors: 'Connectors',
   usage: 'Gateway usage, last hour',
+  rejections: 'Gateway rejections, chosen window',
   usageToday: 'Gateway usage, today',
   keys: 'Gateway keys',
   failuresByError: 'Agent failures by error',

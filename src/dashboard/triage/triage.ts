@@ -43,7 +43,7 @@ export function triage(input: TriageInput, o: { auditKey?: PinnedAuditKey } = {}
   const problems = [
     ...deploymentLines(dep),
     ...connectorLines(list<Connector>(data('connectors'))),
-    ...rejectionLines(data<Usage>('usage'), keys),
+    ...rejectionLines(data<Usage>('rejections'), keys),
     ...quotaLines(data<Usage>('usage'), data<Usage>('usageToday'), keys),
     ...failureLines(data<Summary>('failuresByError'), data<Summary>('failuresByTool')),
     ...budgetLines(data<BudgetUsage>('budgetUsage')),

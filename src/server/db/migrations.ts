@@ -362,4 +362,28 @@ CREATE INDEX audit_checkpoints_seq ON audit_checkpoints (seq, id);
     // over an existing trail takes its time once: about 27 s for 1,000,000 entries.
     sql: searchSchema('audit') + searchSchema('journal'),
   },
+  {
+    version: 9,
+    name: 'quota changes and refused workload names',
+    // Confirming a fix needs "rejected since the quota changed": each key keeps when its quota was
+    // last set to other values. An existing key takes its newest successful quota change from the
+    // audit trail, else its creation. An unknown workload's rejections name what was asked for, per
+    // key and minute like the rest of the usage (front-door.ts bounds the names kept per minute).
+    sql: `
+ALTER TABLE gateway_keys ADD COLUMN quota_changed_at TEXT;
+UPDATE gateway_keys SET quota_changed_at = COALESCE((SELECT a.at FROM audit a WHERE a.action = 'gateway.key.quota'
+  AND a.outcome = 'success' AND a.target_id = gateway_keys.id ORDER BY a.at_ms DESC, a.seq DESC LIMIT 1), created_at);
+CREATE TABLE usage_workload_rejections (
+  key_id TEXT NOT NULL,
+  minute INTEGER NOT NULL, -- epoch minutes
+  workload TEXT NOT NULL,
+  rejected INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (key_id, minute, workload)
+) WITHOUT ROWID;
+CREATE INDEX usage_workload_rejections_minute ON usage_workload_rejections (minute);
+-- the refusals since a quota change read only the minutes that had one: a key metered every
+-- minute for a year has half a million rows, and the key list sums them at each poll
+CREATE INDEX usage_minutes_rejected ON usage_minutes (key_id, minute, rejected) WHERE rejected > 0;
+`,
+  },
 ];

@@ -2,7 +2,7 @@ import type { Db } from '../db/sqlite-driver.js';
 import type { Quota } from '../../contract/index.js';
 import { ApiError } from '../errors.js';
 import { createGatewayKey, revokeGatewayKey, touchGatewayKey } from '../gateway/keys.js';
-import { recordUsage } from '../gateway/metering.js';
+import { recordRefusedWorkload, recordUsage } from '../gateway/metering.js';
 import { activityAt, DAY, MINUTE } from './activity.js';
 import type { Rng } from './prng.js';
 
@@ -19,6 +19,8 @@ interface DemoKeySpec {
   tokens: [number, number];
   /** share of its calls to a workload the appliance does not have (a client not yet updated) */
   unknownWorkload?: number;
+  /** the workload name those calls ask for */
+  strayWorkload?: string;
   /** hours after revocation its clients keep calling, refused */
   callsAfterRevokeHours?: number;
 }
@@ -74,6 +76,7 @@ const DEMO_KEYS: DemoKeySpec[] = [
     load: 110,
     tokens: [180, 0],
     unknownWorkload: 0.02,
+    strayWorkload: 'search-v1',
   },
   {
     name: 'code-assist-ide',
@@ -137,6 +140,7 @@ const DEMO_KEYS: DemoKeySpec[] = [
     load: 12,
     tokens: [500, 180],
     unknownWorkload: 0.05,
+    strayWorkload: 'chat-beta',
   },
 ];
 
@@ -226,6 +230,8 @@ export function seedKeysAndUsage(
         output_tokens: output,
         rejected_by: { [burstCause]: throttled, tokens_per_day: overDay, unknown_workload: strayed },
       });
+      if (strayed > 0)
+        recordRefusedWorkload(db, key.id, Math.floor(t / MINUTE), spec.strayWorkload ?? 'summarize-v0', strayed);
       usageRows++;
       if (served > 0) last = t + u.int(0, SLOT_MINUTES - 1) * MINUTE;
     }

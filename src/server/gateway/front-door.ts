@@ -5,7 +5,7 @@ import { ApiError, badRequest, notFound } from '../errors.js';
 import { sendProblem } from '../http/reply.js';
 import { GatewayCallResult } from '../../contract/index.js';
 import { findKeyBySecret } from './keys.js';
-import { meterCall, recordRejection } from './metering.js';
+import { meterCall, recordRejection, recordUnknownWorkload } from './metering.js';
 import { routingEntry } from '../models/routing.js';
 
 const GATEWAY_PATH = '/v1/gateway/:workload';
@@ -48,7 +48,7 @@ function estimateTokens(req: FastifyRequest): { input_tokens: number; output_tok
 /**
  * The gateway's front door: authenticates a gateway key, enforces its quota, resolves the
  * workload's model and meters the call. A revoked key's call (401) and a call to an unknown
- * workload (404) count as the key's rejections by that cause; an unknown secret has no key to count against. It runs no model (`served: false`). It carries content by
+ * workload (404) count as the key's rejections by that cause (the latter also under the name asked for); an unknown secret has no key to count against. It runs no model (`served: false`). It carries content by
  * design, so the admin metadata boundary does not apply; the body is never stored or logged.
  */
 export function registerFrontDoor(app: FastifyInstance, db: Db, config: ServerConfig): void {
@@ -101,7 +101,7 @@ export function registerFrontDoor(app: FastifyInstance, db: Db, config: ServerCo
         // the same resolution GET /routing shows: the workload's model, or null following the active one
         const route = routingEntry(db, config, workload);
         if (!route) {
-          recordRejection(db, key.id, 'unknown_workload', Date.now());
+          recordUnknownWorkload(db, key.id, workload, Date.now());
           throw notFound(`no workload ${workload}`);
         }
         const model_id = route.effective_model_id;

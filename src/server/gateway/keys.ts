@@ -22,10 +22,23 @@ interface KeyRow {
   requests_per_minute: number | null;
   tokens_per_minute: number | null;
   tokens_per_day: number | null;
+  quota_changed_at: string;
+  rejected_since_quota_change: number;
 }
 
-const COLUMNS =
-  'id, name, status, prefix, created_at, created_by, revoked_at, last_used_at, requests_per_minute, tokens_per_minute, tokens_per_day';
+/**
+ * The refusals since the quota changed come from the minute rows, from the first whole minute at
+ * or after the change (its epoch minute rounded up): a refusal earlier in the minute of a change
+ * was made under the old quota. A key never changed counts from its creation's minute, as it had
+ * no calls before.
+ */
+const CHANGED_MS = "CAST(unixepoch(k.quota_changed_at, 'subsec') * 1000 AS INTEGER)";
+const COUNTED_FROM = `CASE WHEN k.quota_changed_at = k.created_at THEN ${CHANGED_MS} / 60000 ELSE (${CHANGED_MS} + 59999) / 60000 END`;
+// `rejected > 0` lets SQLite read the partial index of the minutes with a refusal (migration 9)
+const REJECTED_SINCE = `(SELECT COALESCE(SUM(u.rejected), 0) FROM usage_minutes u WHERE u.key_id = k.id
+  AND u.rejected > 0 AND u.minute >= ${COUNTED_FROM}) AS rejected_since_quota_change`;
+const COLUMNS = `k.id, k.name, k.status, k.prefix, k.created_at, k.created_by, k.revoked_at, k.last_used_at,
+  k.requests_per_minute, k.tokens_per_minute, k.tokens_per_day, k.quota_changed_at, ${REJECTED_SINCE}`;
 
 const toKey = (r: KeyRow): GatewayKey => ({
   id: r.id,
@@ -41,14 +54,18 @@ const toKey = (r: KeyRow): GatewayKey => ({
     tokens_per_minute: r.tokens_per_minute,
     tokens_per_day: r.tokens_per_day,
   },
+  quota_changed_at: r.quota_changed_at,
+  rejected_since_quota_change: r.rejected_since_quota_change,
 });
 
 /** Newest first. Key counts are small (dozens), so the list is paged in memory. */
 export const listGatewayKeys = (db: Db): GatewayKey[] =>
-  (db.prepare(`SELECT ${COLUMNS} FROM gateway_keys ORDER BY created_at DESC, seq DESC`).all() as KeyRow[]).map(toKey);
+  (db.prepare(`SELECT ${COLUMNS} FROM gateway_keys k ORDER BY k.created_at DESC, k.seq DESC`).all() as KeyRow[]).map(
+    toKey,
+  );
 
 export function getGatewayKey(db: Db, id: string): GatewayKey | undefined {
-  const row = db.prepare(`SELECT ${COLUMNS} FROM gateway_keys WHERE id = ?`).get(id) as KeyRow | undefined;
+  const row = db.prepare(`SELECT ${COLUMNS} FROM gateway_keys k WHERE k.id = ?`).get(id) as KeyRow | undefined;
   return row && toKey(row);
 }
 
@@ -61,7 +78,7 @@ const mustGet = (db: Db, id: string): GatewayKey => {
 /** The key a presented secret belongs to, active or revoked, or undefined (unknown or malformed). */
 export function findKeyBySecret(db: Db, secret: string): GatewayKey | undefined {
   if (!secret.startsWith(GATEWAY_KEY_PREFIX)) return undefined;
-  const row = db.prepare(`SELECT ${COLUMNS} FROM gateway_keys WHERE secret_hash = ?`).get(hashSecret(secret)) as
+  const row = db.prepare(`SELECT ${COLUMNS} FROM gateway_keys k WHERE k.secret_hash = ?`).get(hashSecret(secret)) as
     KeyRow | undefined;
   return row && toKey(row);
 }
@@ -90,19 +107,21 @@ export function createGatewayKey(db: Db, input: NewGatewayKey): { key: GatewayKe
   const secret = GATEWAY_KEY_PREFIX + randomBytes(32).toString('base64url');
   const quota: Quota = { ...UNLIMITED, ...stripUndefined(input.quota ?? {}) };
   const id = newId('key');
+  const createdAt = iso(input.created_at_ms);
   db.prepare(
-    `INSERT INTO gateway_keys (id, name, status, prefix, secret_hash, created_at, created_by, requests_per_minute, tokens_per_minute, tokens_per_day)
-    VALUES (?, ?, 'active', ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO gateway_keys (id, name, status, prefix, secret_hash, created_at, created_by, requests_per_minute, tokens_per_minute, tokens_per_day, quota_changed_at)
+    VALUES (?, ?, 'active', ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     id,
     input.name,
     secret.slice(0, DISPLAY_PREFIX_LENGTH),
     hashSecret(secret),
-    iso(input.created_at_ms),
+    createdAt,
     input.created_by,
     quota.requests_per_minute,
     quota.tokens_per_minute,
     quota.tokens_per_day,
+    createdAt,
   );
   return { key: mustGet(db, id), secret };
 }
@@ -118,13 +137,24 @@ export function revokeGatewayKey(db: Db, id: string, atMs?: number): { key: Gate
   return { key: mustGet(db, id), alreadyRevoked: false };
 }
 
-/** Replaces the whole quota of an active key; a revoked key's quota is frozen (409). */
-export function setGatewayKeyQuota(db: Db, id: string, quota: Quota): { key: GatewayKey; from: Quota } {
+/**
+ * Replaces the whole quota of an active key; a revoked key's quota is frozen (409). The change's
+ * time is kept only when a value changes: setting the same quota again does not restart the count
+ * of rejections since the last change.
+ */
+export function setGatewayKeyQuota(db: Db, id: string, quota: Quota, atMs?: number): { key: GatewayKey; from: Quota } {
   const before = mustGet(db, id);
   if (before.status === 'revoked') throw conflict(`gateway key ${id} is revoked; its quota can no longer change`);
+  const changed = (Object.keys(quota) as (keyof Quota)[]).some((k) => quota[k] !== before.quota[k]);
   db.prepare(
-    'UPDATE gateway_keys SET requests_per_minute = ?, tokens_per_minute = ?, tokens_per_day = ? WHERE id = ?',
-  ).run(quota.requests_per_minute, quota.tokens_per_minute, quota.tokens_per_day, id);
+    'UPDATE gateway_keys SET requests_per_minute = ?, tokens_per_minute = ?, tokens_per_day = ?, quota_changed_at = ? WHERE id = ?',
+  ).run(
+    quota.requests_per_minute,
+    quota.tokens_per_minute,
+    quota.tokens_per_day,
+    changed ? iso(atMs) : before.quota_changed_at,
+    id,
+  );
   return { key: mustGet(db, id), from: before.quota };
 }
 

@@ -53,8 +53,44 @@ export function recordUsage(db: Db, keyId: string, minute: number, counts: Usage
  * Counts a call the front door refused before metering it (a revoked key, a workload it does not
  * have) against the key it presented, so its owner can see what its clients still try.
  */
-export const recordRejection = (db: Db, keyId: string, cause: 'revoked' | 'unknown_workload', nowMs: number): void =>
+export const recordRejection = (db: Db, keyId: string, cause: 'revoked', nowMs: number): void =>
   recordUsage(db, keyId, epochMinute(nowMs), { rejected_by: { [cause]: 1 } });
+
+/** A refused workload name is kept to this many characters: enough to tell names apart. */
+const WORKLOAD_NAME_KEPT = 100;
+/**
+ * Distinct refused names kept per key and minute; more in the same minute are counted under
+ * OTHER_WORKLOADS, so a client trying random names cannot grow the table faster than the minutes.
+ */
+const WORKLOAD_NAMES_PER_MINUTE = 20;
+export const OTHER_WORKLOADS = '(other names)';
+
+/**
+ * A call to a workload the appliance does not have: counted as the key's rejection, and under the
+ * name asked for, so the usage can say which names its clients still call.
+ */
+export function recordUnknownWorkload(db: Db, keyId: string, workload: string, nowMs: number): void {
+  const minute = epochMinute(nowMs);
+  db.transaction(() => {
+    recordUsage(db, keyId, minute, { rejected_by: { unknown_workload: 1 } });
+    recordRefusedWorkload(db, keyId, minute, workload, 1);
+  })();
+}
+
+/** Adds refusals to one refused workload name of a key's minute (also what the demo seeder uses). */
+export function recordRefusedWorkload(db: Db, keyId: string, minute: number, workload: string, count: number): void {
+  const name = [...workload].slice(0, WORKLOAD_NAME_KEPT).join('');
+  const known = db
+    .prepare('SELECT workload FROM usage_workload_rejections WHERE key_id = ? AND minute = ?')
+    .pluck()
+    .all(keyId, minute) as string[];
+  // the last place is kept for the names beyond the others
+  const kept = known.includes(name) || known.length < WORKLOAD_NAMES_PER_MINUTE - 1 ? name : OTHER_WORKLOADS;
+  db.prepare(
+    `INSERT INTO usage_workload_rejections (key_id, minute, workload, rejected) VALUES (?, ?, ?, ?)
+    ON CONFLICT (key_id, minute, workload) DO UPDATE SET rejected = rejected + excluded.rejected`,
+  ).run(keyId, minute, kept, count);
+}
 
 export type MeterOutcome =
   | { ok: true }

@@ -1,20 +1,29 @@
 import type { Db } from '../db/sqlite-driver.js';
 import { badRequest } from '../errors.js';
 import { iso } from '../ids.js';
-import { REJECTION_CAUSES, type KeyUsage, type RejectedBy, type Usage } from '../../contract/index.js';
+import {
+  MAX_REJECTED_WORKLOADS,
+  REJECTION_CAUSES,
+  USAGE_MAX_RANGE_HOURS,
+  type KeyUsage,
+  type RejectedBy,
+  type Usage,
+  type UsageBucketSize,
+} from '../../contract/index.js';
 import { REJECTION_COLUMNS } from './metering.js';
 
 const MINUTE_MS = 60_000;
 const DEFAULT_RANGE_MS = 24 * 3600_000;
-const BUCKET_MINUTES = { hour: 60, day: 1440 } as const;
+const BUCKET_MINUTES: Record<UsageBucketSize, number> = { minute: 1, hour: 60, day: 1440 };
 /** Every bucket in range is returned (zeros included, for sparklines); this caps the answer. */
 const MAX_BUCKETS = 1000;
+const HOUR_MS = 3600_000;
 
 export interface UsageRequest {
   start_time?: string;
   end_time?: string;
   key_id?: string;
-  bucket: 'hour' | 'day';
+  bucket: UsageBucketSize;
 }
 
 /**
@@ -35,6 +44,18 @@ export function queryUsage(db: Db, q: UsageRequest, nowMs: number): Usage {
     ]);
   }
 
+  // minute buckets are for watching the last hours: a longer range is refused before any read
+  const maxHours = USAGE_MAX_RANGE_HOURS[q.bucket];
+  if (endMs - startMs > maxHours * HOUR_MS) {
+    const hours = Math.ceil((endMs - startMs) / HOUR_MS);
+    throw badRequest(`bucket=${q.bucket} covers at most ${maxHours} hours; the range spans ${hours}`, [
+      {
+        name: 'start_time',
+        reason: `range too long for bucket=${q.bucket} (at most ${maxHours} h); narrow it or use a larger bucket`,
+      },
+    ]);
+  }
+
   const size = BUCKET_MINUTES[q.bucket];
   const fromMinute = Math.ceil(startMs / MINUTE_MS);
   const toMinute = Math.ceil(endMs / MINUTE_MS); // exclusive
@@ -43,7 +64,7 @@ export function queryUsage(db: Db, q: UsageRequest, nowMs: number): Usage {
   const firstBucket = Math.floor(startMs / (size * MINUTE_MS));
   const lastBucket = Math.floor((endMs - 1) / (size * MINUTE_MS));
   const bucketCount = lastBucket - firstBucket + 1;
-  if (bucketCount > MAX_BUCKETS) {
+  if (q.bucket !== 'minute' && bucketCount > MAX_BUCKETS) {
     throw badRequest(`the range spans ${bucketCount} ${q.bucket} buckets; at most ${MAX_BUCKETS}`, [
       {
         name: 'start_time',
@@ -68,12 +89,19 @@ export function queryUsage(db: Db, q: UsageRequest, nowMs: number): Usage {
   // size is inlined: a bound JS number arrives as REAL, and minute / 60.0 is not a bucket number
   const perBucket = db
     .prepare(
-      `SELECT key_id, minute / ${size} AS b, SUM(requests) AS requests,
+      `SELECT key_id, minute / ${size} AS b, SUM(requests) AS requests, SUM(rejected) AS rejected,
       SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens
     FROM usage_minutes WHERE minute >= @from AND minute < @to ${keyFilter}
     GROUP BY key_id, b`,
     )
-    .all(params) as { key_id: string; b: number; requests: number; input_tokens: number; output_tokens: number }[];
+    .all(params) as {
+    key_id: string;
+    b: number;
+    requests: number;
+    rejected: number;
+    input_tokens: number;
+    output_tokens: number;
+  }[];
 
   const series = new Map(
     totals.map((t) => [
@@ -81,6 +109,7 @@ export function queryUsage(db: Db, q: UsageRequest, nowMs: number): Usage {
       Array.from({ length: bucketCount }, (_, i) => ({
         start_time: iso((firstBucket + i) * size * MINUTE_MS),
         requests: 0,
+        rejected: 0,
         input_tokens: 0,
         output_tokens: 0,
       })),
@@ -89,9 +118,11 @@ export function queryUsage(db: Db, q: UsageRequest, nowMs: number): Usage {
   for (const r of perBucket) {
     const slot = series.get(r.key_id)![r.b - firstBucket];
     slot.requests = r.requests;
+    slot.rejected = r.rejected;
     slot.input_tokens = r.input_tokens;
     slot.output_tokens = r.output_tokens;
   }
+  const refused = refusedWorkloads(db, keyFilter, params);
   return {
     start_time: iso(startMs),
     end_time: iso(endMs),
@@ -101,9 +132,32 @@ export function queryUsage(db: Db, q: UsageRequest, nowMs: number): Usage {
       requests: t.requests,
       rejected: t.rejected,
       rejected_by: Object.fromEntries(REJECTION_CAUSES.map((c) => [c, t[c]])) as RejectedBy,
+      rejected_workloads: refused.get(t.key_id) ?? [],
       input_tokens: t.input_tokens,
       output_tokens: t.output_tokens,
       buckets: series.get(t.key_id)!,
     })),
   };
+}
+
+/** The unknown workload names each key asked for in the range, most refused first. */
+function refusedWorkloads(
+  db: Db,
+  keyFilter: string,
+  params: Record<string, unknown>,
+): Map<string, KeyUsage['rejected_workloads']> {
+  const rows = db
+    .prepare(
+      `SELECT key_id, workload, SUM(rejected) AS rejected FROM usage_workload_rejections
+    WHERE minute >= @from AND minute < @to ${keyFilter}
+    GROUP BY key_id, workload ORDER BY key_id, rejected DESC, workload`,
+    )
+    .all(params) as { key_id: string; workload: string; rejected: number }[];
+  const byKey = new Map<string, KeyUsage['rejected_workloads']>();
+  for (const r of rows) {
+    const list = byKey.get(r.key_id) ?? [];
+    if (list.length < MAX_REJECTED_WORKLOADS) list.push({ workload: r.workload, rejected: r.rejected });
+    byKey.set(r.key_id, list);
+  }
+  return byKey;
 }
