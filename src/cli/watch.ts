@@ -35,7 +35,7 @@ cannot be read it says so once and tries again with backoff (up to a minute); wh
 how long it was blind and what changed since the last board it saw. Ctrl-C or SIGTERM stops it (exit 0).
   --json             one JSON object per line instead: {"event": "new"|"cleared"|"changed"|
                      "unreachable"|"reachable", "at", "appliance", "severity", "was", "key", "what",
-                     "reason", "count", "window", "link", "while_blind"} (docs/triage.md)
+                     "reason", "count", "window", "link", "while_blind"} (docs/dashboard.md, Being told)
   --exec CMD         run CMD with the shell for each event, the event's JSON on its stdin and
                      APPLIANCE_ADMIN_EVENT, APPLIANCE_ADMIN_SEVERITY set (mail, a chat hook, a pager);
                      one at a time, in order; one that fails or outlasts --exec-timeout is said on
