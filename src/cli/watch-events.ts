@@ -20,7 +20,7 @@ const BADGE: Record<Severity, string> = { crit: 'CRIT', warn: 'WARN', unknown: '
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** 42 s, 3 min 5 s, 2 h 4 min */
-export function lasted(ms: number): string {
+function lasted(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
   if (s < 60) return `${s} s`;
   if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;

@@ -13,7 +13,7 @@ import { readInterval } from './interval.js';
 export const THEMES = ['dark', 'light', 'high-contrast'] as const;
 
 /** How the dashboard tells of a new CRIT on the overview while another screen is shown. */
-export const NOTICES = ['off', 'bell', 'osc9'] as const;
+const NOTICES = ['off', 'bell', 'osc9'] as const;
 
 /**
  * What `keys:` may bind (src/config/key-bindings.ts): the shell's actions, the intents screens share

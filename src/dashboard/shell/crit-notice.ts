@@ -18,12 +18,12 @@ import type { PinnedAuditKey } from '../../audit-chain/keys-file.js';
 import { screenResources } from './screen-resources.js';
 
 /** The screen whose board is watched: the overview (its rows are triage lines). */
-export const BOARD_SCREEN = 'overview';
+const BOARD_SCREEN = 'overview';
 
 export type Notice = 'off' | 'bell' | 'osc9';
 
 /** What is written to the terminal for `text`: BEL, or OSC 9 (which ends with BEL, so a terminal without it at worst beeps). */
-export const noticeSequence = (kind: Exclude<Notice, 'off'>, text: string): string =>
+const noticeSequence = (kind: Exclude<Notice, 'off'>, text: string): string =>
   kind === 'bell' ? '\x07' : `\x1b]9;${sanitize(text, 200)}\x07`;
 
 export function boardScreen(screens: readonly AnyScreen[]): AnyScreen | undefined {

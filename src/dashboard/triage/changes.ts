@@ -13,7 +13,7 @@ import type { Severity, TriageLine } from './line.js';
 /** The severities a change is reported for; `ok` lines are headline figures, not problems. */
 const WATCHED: ReadonlySet<Severity> = new Set(['crit', 'warn', 'unknown']);
 
-export type ChangeKind = 'new' | 'cleared' | 'changed';
+type ChangeKind = 'new' | 'cleared' | 'changed';
 
 export interface TriageChange {
   kind: ChangeKind;
