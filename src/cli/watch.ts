@@ -119,6 +119,8 @@ export async function watchCommand(argv: string[], env: NodeJS.ProcessEnv = proc
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  // a reader that went away (| head, a closed pane) ends the watch, as a signal does
+  process.stdout.on('error', onSignal);
   process.stderr.write(
     `${noteLine(`watching ${shown} every ${refreshMs % 1000 ? `${refreshMs} ms` : `${refreshMs / 1000} s`} (Ctrl-C stops)`)}\n`,
   );
@@ -172,6 +174,7 @@ export async function watchCommand(argv: string[], env: NodeJS.ProcessEnv = proc
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    process.stdout.off('error', onSignal);
     await exec?.close(EXEC_GRACE_MS);
     await client.abandon();
   }
