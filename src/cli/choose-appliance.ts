@@ -7,7 +7,11 @@ import { sanitize } from '../text/sanitize.js';
 import { configFilePath, type ConfigFile } from './dashboard-config-file.js';
 import type { Flags } from './dashboard-flags.js';
 
-export function chooseAppliance(values: Flags, configFile: ConfigFile | undefined, env: NodeJS.ProcessEnv) {
+export function chooseAppliance(
+  values: Pick<Flags, 'appliance' | 'url'>,
+  configFile: ConfigFile | undefined,
+  env: NodeJS.ProcessEnv,
+) {
   const appliances = configFile?.config.appliances ?? {};
   if (values.appliance !== undefined) {
     if (values.url) throw new UsageError('--appliance and --url both name the appliance: give one');

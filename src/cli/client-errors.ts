@@ -40,6 +40,22 @@ export function reportClientError(err: unknown, what: string, credential: Connec
   ]);
 }
 
+/**
+ * A client failure in one line (its headline, then its code): what `get overview` and `watch` say
+ * when the appliance could not be read. Not a client failure: rethrown.
+ */
+export function describeFailure(err: unknown): string {
+  if (err instanceof AuthSessionError) return sessionWords(err);
+  if (!(err instanceof ApiError) && !(err instanceof TransportError)) throw err;
+  const d = describeError(err);
+  // a transport error's headline says it already (connection refused)
+  return d.code && err instanceof ApiError ? `${d.headline} (${d.code})` : d.headline;
+}
+
+/** A failure of one command's run is the appliance's (not reached, refused) rather than a bug of ours. */
+export const isClientFailure = (err: unknown): boolean =>
+  err instanceof AuthSessionError || err instanceof ApiError || err instanceof TransportError;
+
 function sessionWords(err: AuthSessionError): string {
   if (err instanceof SessionExpiredError) return `${err.message} (${err.reason})`;
   if (err instanceof IdentityProviderUnavailableError)

@@ -9,6 +9,7 @@ const COMMANDS = new Set([
   'login',
   'logout',
   'get',
+  'watch',
   'export',
   'audit',
   'evidence',

@@ -53,6 +53,7 @@ export async function configCommand(argv: string[], env: NodeJS.ProcessEnv = pro
     screen: s.screen ?? screens[0].name,
     refresh: s.refreshMs % 1000 ? `${s.refreshMs}ms` : `${s.refreshMs / 1000}s`,
     theme: env.NO_COLOR ? `${s.display.theme} (no colour: NO_COLOR is set)` : s.display.theme,
+    notify: s.display.notify,
     'export-folder': s.display.exportFolder,
     aliases: s.display.aliases,
     keys: s.display.keys,

@@ -1,10 +1,13 @@
 import { parseArgs } from 'node:util';
 import { sanitize } from '../text/sanitize.js';
 import type { AnyScreen } from '../dashboard/kit/screen-api.js';
-import { clientFor, reportClientError } from './client-errors.js';
+import { clientFor, describeFailure, reportClientError } from './client-errors.js';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
 import { fetchedEntries, fetchScreen, type Fetched } from './screen-fetch.js';
 import { UsageError } from '../config/usage-error.js';
+import { boardStatus, EXIT_CODE, statusLine, unreadableLine } from '../dashboard/triage/status.js';
+import type { TriageLine } from '../dashboard/triage/line.js';
+import { printOut, terminalText } from './print.js';
 
 export const GET_USAGE = `Usage: appliance-admin get SCREEN [--json] [--url URL] [--token-file FILE] [--ca-file FILE]
 
@@ -17,19 +20,50 @@ Prints what one dashboard screen shows (its first page, with the screen's defaul
                      without it: a plain table of the screen's columns (full values: use --json)
 ${CONNECTION_USAGE}
 
-Exit status: 0 done, 1 the appliance refused or could not be reached, 2 bad usage or unknown screen.`;
+Exit status: 0 done, 1 the appliance refused or could not be reached, 2 bad usage or unknown screen.
 
+get overview follows the monitoring-plugins convention (Nagios, Icinga, Zabbix, monit, cron), with
+or without --json: exit 0 OK, 1 WARNING (a WARN line), 2 CRITICAL (a CRIT line), 3 UNKNOWN (no
+problem read and a source not read, the appliance not reached or refusing the token, bad usage).
+Without --json its first line says so, with performance data, and the board follows:
+  APPLIANCE CRITICAL - 1 critical, 1 warning | crit=1;;;0 warn=1;;;0 unknown=0;;;0;14`;
+
+/** `get overview`, from the words of the command line (parsed loosely: a bad option is still its failure). */
+function namesOverview(argv: string[]): boolean {
+  try {
+    const { positionals } = parseArgs({ args: argv, options: GET_OPTIONS, allowPositionals: true, strict: false });
+    return positionals[0] === 'overview';
+  } catch {
+    return false;
+  }
+}
+
+const GET_OPTIONS = {
+  ...CONNECTION_OPTIONS,
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/**
+ * `get overview` answers a monitor in its own terms whatever goes wrong: a failure that would exit
+ * 1 or 2 (which a monitor reads as WARNING or CRITICAL) is UNKNOWN, 3, and says why on stdout too.
+ */
 export async function getCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      ...CONNECTION_OPTIONS,
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h' },
-    },
-    allowPositionals: true,
-    strict: true,
-  });
+  if (!namesOverview(argv)) return get(argv, env);
+  const json = argv.includes('--json');
+  try {
+    return await get(argv, env);
+  } catch (err) {
+    if (!(err instanceof UsageError) && !(err as NodeJS.ErrnoException)?.code?.startsWith?.('ERR_PARSE_ARGS'))
+      throw err;
+    process.stderr.write(`appliance-admin: ${terminalText((err as Error).message)}\n`);
+    if (!json) printOut(`APPLIANCE UNKNOWN - bad usage: ${(err as Error).message.split('\n')[0]}`);
+    return EXIT_CODE.UNKNOWN;
+  }
+}
+
+async function get(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options: GET_OPTIONS, allowPositionals: true, strict: true });
   if (values.help) {
     console.log(GET_USAGE);
     return 0;
@@ -47,7 +81,10 @@ export async function getCommand(argv: string[], env: NodeJS.ProcessEnv = proces
   try {
     fetched = await fetchScreen(client, screen);
   } catch (err) {
-    return reportClientError(err, `get ${screen.name}`, connection.credential);
+    const code = reportClientError(err, `get ${screen.name}`, connection.credential);
+    if (screen.name !== 'overview') return code;
+    if (!values.json) printOut(unreadableLine(describeFailure(err)));
+    return EXIT_CODE.UNKNOWN;
   } finally {
     await client.close();
   }
@@ -60,11 +97,15 @@ export async function getCommand(argv: string[], env: NodeJS.ProcessEnv = proces
       );
     }
   }
+  const json = screenJson(fetched, screen);
+  // the overview's state, from the lines it prints (screenJson: the triage lines)
+  const status = screen.name === 'overview' ? boardStatus(json as TriageLine[]) : null;
+  const head = status && !values.json ? `${sanitize(statusLine(status, fetched.length), 2000)}\n` : '';
   const out = values.json
-    ? `${JSON.stringify(screenJson(fetched, screen), null, 2)}\n`
-    : (await import('./plain-table.js')).screenText(screen, fetched);
+    ? `${JSON.stringify(json, null, 2)}\n`
+    : head + (await import('./plain-table.js')).screenText(screen, fetched);
   await writeOut(out);
-  return 0;
+  return status ? EXIT_CODE[status.state] : 0;
 }
 
 /** Rows made from all resources (the overview's lines); a list: its own resource's data; else one resource: its data; several: an object keyed by resource id. */

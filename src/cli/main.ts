@@ -15,6 +15,8 @@ const USAGE = `appliance-admin: terminal dashboard and reference server for the 
   appliance-admin login --issuer URL --client-id ID               sign in with the identity provider
   appliance-admin logout                                          forget the stored sign-in
   appliance-admin get SCREEN [--json] --url URL --token-file FILE  one screen's data
+  appliance-admin get overview --url URL --token-file FILE        the board for a monitor: exit 0 OK … 3 UNKNOWN
+  appliance-admin watch [--json] [--exec CMD] --url URL --token-file FILE  a line per change of the board
   appliance-admin export audit|journal --format csv|jsonl [--since 7d] -o FILE --url URL --token-file FILE
   appliance-admin audit verify FILE --key PEM_FILE | --url URL     prove an audit trail complete and unaltered
   appliance-admin audit fingerprint PEM_FILE                      a public key's fingerprint, as the screens show it
@@ -43,6 +45,8 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import('./logout.js')).logoutCommand(rest);
       case 'get':
         return await (await import('./get.js')).getCommand(rest);
+      case 'watch':
+        return await (await import('./watch.js')).watchCommand(rest);
       case 'export':
         return await (await import('./export.js')).exportCommand(rest);
       case 'audit':

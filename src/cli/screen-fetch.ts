@@ -20,9 +20,19 @@ export interface Fetched {
  * whose rows come from all its resources (the overview) says which could not be read in its rows,
  * as the dashboard does: a refusal of one of them is kept as that resource's error.
  */
-export async function fetchScreen(client: ApiClient, screen: AnyScreen): Promise<Fetched[]> {
+export async function fetchScreen(
+  client: ApiClient,
+  screen: AnyScreen,
+  /** an answer read before that is still fresh enough for this read (`watch`: a resource's `everyMs`) */
+  reuse?: (request: ResourceRequest) => Fetched | undefined,
+): Promise<Fetched[]> {
   const out: Fetched[] = [];
   for (const request of screen.resources(EMPTY_SCREEN_STATE)) {
+    const kept = reuse?.(request);
+    if (kept) {
+      out.push(kept);
+      continue;
+    }
     try {
       const r = await client.call(request.route, { params: request.params, query: queryAt(request) });
       out.push({ request, data: r.data, issues: r.issues, ...(r.served !== undefined ? { served: r.served } : {}) });

@@ -14,6 +14,8 @@ export interface DisplaySettings {
   keys: Partial<Record<string, string[]>>;
   /** per screen: the columns shown, in order, and the default sort ("Name desc") */
   screenPrefs: Record<string, ScreenPrefs>;
+  /** a new CRIT on the overview while another screen is shown: the bell, an OSC 9 notification, or nothing */
+  notify?: NonNullable<DashboardConfig['notify']>;
 }
 
 /** The config file's display settings (or none: the defaults). */
@@ -26,5 +28,6 @@ export function displaySettings(c: DashboardConfig): DisplaySettings {
       Object.entries(c.keys ?? {}).map(([action, k]) => [action, typeof k === 'string' ? [k] : k]),
     ),
     screenPrefs: c.screens ?? {},
+    notify: c.notify ?? 'off',
   };
 }

@@ -12,6 +12,9 @@ import { readInterval } from './interval.js';
 
 export const THEMES = ['dark', 'light', 'high-contrast'] as const;
 
+/** How the dashboard tells of a new CRIT on the overview while another screen is shown. */
+const NOTICES = ['off', 'bell', 'osc9'] as const;
+
 /**
  * What `keys:` may bind (src/config/key-bindings.ts): the shell's actions, the intents screens share
  * (`new` rebinds every screen's new), and a screen's own as `<screen>.<label>` (`keys.revoke`),
@@ -80,6 +83,12 @@ export const DashboardConfig = z
       .optional()
       .describe('poll interval'),
     theme: z.enum(THEMES, { error: `expected one of ${THEMES.join(', ')}` }).optional(),
+    notify: z
+      .enum(NOTICES, { error: `expected one of ${NOTICES.join(', ')}` })
+      .optional()
+      .describe(
+        'a new CRIT on the overview while another screen is shown: off (default), bell (the terminal bell), osc9 (a desktop notification, OSC 9)',
+      ),
     'export-folder': path.optional().describe('where the export dialog starts'),
     aliases: z
       .record(

@@ -28,6 +28,10 @@ refresh: 2s
 # dark, light or high-contrast. NO_COLOR, when set, turns colour off whatever this says.
 theme: dark
 
+# A new CRIT on the overview while another screen is shown: off, bell (the terminal bell)
+# or osc9 (a desktop notification, in terminals that show OSC 9).
+# notify: bell
+
 # Where the export dialog's file starts.
 # export-folder: ~/exports
 

@@ -116,6 +116,7 @@ screens:
     expect(await refusal('refresh: true\n')).toBe('refresh: expected an interval such as 2s, 500ms or 1m');
     expect(await refusal('refresh: 10ms\n')).toMatch(/^refresh: expected an interval between 200ms and 60m/);
     expect(await refusal('theme: blue\n')).toBe('theme: expected one of dark, light, high-contrast');
+    expect(await refusal('notify: loud\n')).toBe('notify: expected one of off, bell, osc9');
     expect(await refusal('appliances:\n  p:\n    url: https://p.example\n    read-only: "yes"\n')).toBe(
       'appliances.p.read-only: expected true or false',
     );

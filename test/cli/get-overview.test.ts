@@ -32,7 +32,8 @@ afterAll(async () => {
 describe('appliance-admin get overview', () => {
   it('--json prints the triage lines, worst first, each with its reason, window and link', async () => {
     const r = await runCli(['get', 'overview', '--json', ...conn()]);
-    expect(r.code, r.stderr).toBe(0);
+    // a CRIT line: CRITICAL, as a monitoring plugin says it (test/cli/watch.test.ts has the others)
+    expect(r.code, r.stderr).toBe(2);
     const lines = JSON.parse(r.stdout) as TriageLine[];
     expect(Array.isArray(lines)).toBe(true);
     const byKey = new Map(lines.map((l) => [l.key, l]));
@@ -61,17 +62,21 @@ describe('appliance-admin get overview', () => {
     }
   });
 
-  it('without --json: the board as a plain table', async () => {
+  it('without --json: the status line for a monitor, then the board as a plain table', async () => {
     const r = await runCli(['get', 'overview', ...conn()]);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^\d+ things? need/);
+    expect(r.code, r.stderr).toBe(2);
+    const [status, ...board] = r.stdout.split('\n');
+    expect(status).toMatch(
+      /^APPLIANCE CRITICAL - 1 critical, \d+ warnings? \| crit=1;;;0 warn=\d+;;;0 unknown=0;;;0;14$/,
+    );
+    expect(board.join('\n')).toMatch(/^\d+ things? need/);
     expect(r.stdout).toMatch(/State\s+What\s+Reason\s+Count · window/);
     expect(r.stdout).toMatch(/✕ CRIT\s+Connector Cloud CRM\s+error: last sync failed/);
     // the lines already say what each resource gave: no raw dump after them
     expect(r.stdout).not.toContain('connectors:');
   });
 
-  it('a refused token fails the command (exit 1) instead of making a board of refusals', async () => {
+  it('a refused token fails the command (UNKNOWN, exit 3) instead of making a board of refusals', async () => {
     const r = await runCli([
       'get',
       'overview',
@@ -81,7 +86,7 @@ describe('appliance-admin get overview', () => {
       '--token-file',
       writeTokenFile('not-a-token'),
     ]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(3);
     expect(r.stdout).toBe('');
   });
 });

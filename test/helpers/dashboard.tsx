@@ -81,6 +81,8 @@ export interface DashboardHarness {
   deps: DashboardDeps;
   /** OSC 52 copies the dashboard made */
   clipboard: string[];
+  /** what the config's notify wrote to the terminal (BEL, OSC 9) */
+  notices: string[];
   /** key names (enter, esc, tab, shift-tab, up, down, left, right, pgup, pgdn, home, end, backspace, space) or single characters */
   press(...keys: string[]): Promise<void>;
   /** types text one character at a time */
@@ -166,6 +168,7 @@ export function renderDashboard(o: DashboardOptions): DashboardHarness {
   });
   if (o.deferChecks) client.deferChecks(true);
   const clipboard: string[] = [];
+  const notices: string[] = [];
   const deps = createDashboard({
     client,
     token,
@@ -177,6 +180,7 @@ export function renderDashboard(o: DashboardOptions): DashboardHarness {
     display: o.display,
     exportFolder: o.exportFolder,
     clipboard: (text) => clipboard.push(text),
+    notice: (sequence) => notices.push(sequence),
     settings: o.settings,
     ...(o.auditKey ? { auditKey: o.auditKey } : {}),
   });
@@ -218,6 +222,7 @@ export function renderDashboard(o: DashboardOptions): DashboardHarness {
   return {
     deps,
     clipboard,
+    notices,
     spoken,
     async press(...keys) {
       for (const k of keys) {

@@ -2,12 +2,13 @@ import { createContext, useContext } from 'react';
 import type { ApiClient } from '../../client/api-client.js';
 import { createActionLog, recordExchange, type ActionLogStore } from '../state/action-log.js';
 import { Poller } from '../state/poller.js';
-import { createResourceStore, type ResourceStore } from '../state/resources.js';
+import { createResourceStore, resourceKey, type ResourceStore } from '../state/resources.js';
 import { createSessionStore, type SessionStore } from '../state/session.js';
 import { createUiStore, patchScreen, screenState, type UiStore } from '../state/ui.js';
 import type { AnyScreen } from '../kit/screen-api.js';
 import { createDialogStore, type DialogStore } from '../state/dialogs.js';
 import { validateScreens } from './registry.js';
+import { boardRequests, boardScreen, watchForCrit } from './crit-notice.js';
 import { screenResources, type ScreenResources } from './screen-resources.js';
 import { SignIn, type SignInSetup } from './sign-in.js';
 import { defaultSorts, withChosenColumns } from './screen-prefs.js';
@@ -70,6 +71,8 @@ export interface DashboardOptions {
   refreshMs: number;
   readOnly?: boolean;
   clipboard?: (text: string) => void;
+  /** writes the config's `notify` (BEL, OSC 9) to the terminal; injected so tests can see it */
+  notice?: (sequence: string) => void;
   initialScreen?: string;
   display?: DisplaySettings;
   settings?: DashboardSettings;
@@ -103,7 +106,9 @@ export function createDashboard(o: DashboardOptions): DashboardDeps {
     onAuthFailure: o.session ? (err) => signIn?.handle(err) ?? false : undefined,
   });
 
-  // Polling follows the visible screen and its state (filters, range, page): one place.
+  // Polling follows the visible screen and its state (filters, range, page): one place. With the
+  // config's notify on, the overview's board is polled too while another screen is shown.
+  const board = display.notify && display.notify !== 'off' ? boardScreen(screens) : undefined;
   let wanted: ScreenResources | null = null;
   let wantedKeys = '';
   const syncWanted = () => {
@@ -115,10 +120,23 @@ export function createDashboard(o: DashboardOptions): DashboardDeps {
     const keys = now.keys.join('|');
     if (keys === wantedKeys) return;
     wantedKeys = keys;
-    poller.setWanted(now.requests);
+    const background = board && screen !== board ? boardRequests(board, ui) : [];
+    const extra = background.filter((r) => !now.keys.includes(resourceKey(r)));
+    poller.setWanted(extra.length ? [...now.requests, ...extra] : now.requests);
   };
   syncWanted();
   const unsubscribe = ui.subscribe(syncWanted);
+  const unwatch =
+    board && display.notify && display.notify !== 'off'
+      ? watchForCrit({
+          kind: display.notify,
+          board,
+          resources,
+          ui,
+          auditKey: o.auditKey,
+          write: o.notice ?? ((sequence) => process.stdout.write(sequence)),
+        })
+      : () => undefined;
   const actionLog = createActionLog();
   const unobserve = o.client.observe((e) => recordExchange(actionLog, e));
 
@@ -140,6 +158,7 @@ export function createDashboard(o: DashboardOptions): DashboardDeps {
     clipboard: o.clipboard ?? ((text) => process.stdout.write(osc52(text))),
     async close() {
       unsubscribe();
+      unwatch();
       unobserve();
       poller.stop();
       await o.client.abandon();

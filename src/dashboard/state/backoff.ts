@@ -20,6 +20,10 @@ export function markConnected(resources: ResourceStore) {
   }
 }
 
+/** The wait after the `failures`th failed round in a row: the poll interval (at least 1 s), doubled each time, up to a cap. */
+export const backoffWait = (failures: number, refreshMs: number, maxBackoffMs: number): number =>
+  Math.min(maxBackoffMs, Math.max(1000, refreshMs) * 2 ** (failures - 1));
+
 /**
  * Marks the connection down and returns how long to wait before the next try, or null when this
  * failure belongs to a round already counted (several resources failing in one round count as one).
@@ -33,8 +37,7 @@ export function markDisconnected(
   const conn = resources.getState().connection;
   if (conn.state === 'down' && conn.retryAt !== null && Date.now() < conn.retryAt) return null;
   const failures = conn.failures + 1;
-  const base = Math.max(1000, refreshMs);
-  const wait = Math.min(maxBackoffMs, base * 2 ** (failures - 1));
+  const wait = backoffWait(failures, refreshMs, maxBackoffMs);
   const identityProvider = err instanceof IdentityProviderUnavailableError;
   resources.setState({
     connection: {
