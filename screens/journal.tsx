@@ -64,7 +64,7 @@ export const journalScreen = defineScreen<JournalEntry>({
       { header: 'Agent', value: (e) => e.agent, minWidth: 12, maxWidth: 20 },
       { header: 'Step', value: (e) => e.step, align: 'right', width: 4 },
       // listing failures, which tool failed is what is read: kept whole, the others give way first
-      { header: 'Tool', value: (e) => e.tool, minWidth: 6, maxWidth: 18, keep: listsFailures },
+      { header: 'Tool', value: (e) => e.tool, minWidth: 6, maxWidth: 24, keep: listsFailures },
       { header: 'Status', value: status, tone: (e) => toneOf(e.status), width: 11 },
       // the code only (Enter's detail has the message), what the journal is read for: narrowed last,
       // and never below 15 (budget_exceeded): at 80 columns Elapsed gives way to it (Enter shows it)

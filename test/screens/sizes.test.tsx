@@ -4,6 +4,7 @@ import { widthOf } from '../../src/dashboard/kit/text.js';
 import { screens } from '../../screens/index.js';
 import { keptColumns } from '../../src/dashboard/kit/table-layout.js';
 import { EMPTY_SCREEN_STATE } from '../../src/dashboard/kit/screen-state.js';
+import { openLink } from '../../src/dashboard/shell/navigate.js';
 import type { DashboardHarness } from '../helpers/dashboard.js';
 import { selectRow, setupScreenSuite } from '../helpers/screen-suite.js';
 
@@ -30,6 +31,24 @@ const suite = setupScreenSuite({
         ended_ms: now - 59_500 + step * 1000,
         input_tokens: 100,
         output_tokens: 10,
+      })),
+    );
+    // failures of a tool with a long name, on runs whose ids tell apart only late: what the journal
+    // is read for when it lists failures
+    insertJournalBatch(
+      s.server.db,
+      [0, 1].map((n) => ({
+        run_id: `run_sizes_failure_${n}`,
+        agent: 'contract-reviewer',
+        channel: 'chan_web',
+        step: 2,
+        tool: 'extract_clause_list',
+        status: 'failed',
+        started_ms: now - 30_000 + n * 1000,
+        ended_ms: now - 29_000 + n * 1000,
+        input_tokens: 100,
+        output_tokens: 0,
+        error: { code: 'tool_timeout', message: 'the tool did not answer in 30 s' },
       })),
     );
   },
@@ -206,6 +225,18 @@ describe.each(SIZES)('every screen at %ix%i', (columns, rows) => {
       }
     });
 
+  it('keys keeps h history beside the way back when a link opened it', async () => {
+    const d = suite.render({ screen: 'overview', columns, rows });
+    await opened(d, 'overview');
+    // as Enter on an overview line about a key opens it
+    openLink(d.deps.ui, d.deps.screens, { screen: 'keys', select: 'sizes-key' });
+    const f = await d.waitFor((x) => x.includes('[keys]') && /Esc back/.test(hintLine(x)), 'keys, with the way back');
+    expect(hintLine(f)).toMatch(/\bh history\b/);
+    expect(hintLine(f)).toMatch(/\bu (set )?quota\b/);
+    expect(hintLine(f)).toMatch(/q quit$/);
+    fitsTheWidth(f, columns);
+  });
+
   it.each(FORMS.map((form) => [`${form.screen} ${form.key}`, form] as const))(
     'the %s form shows every field',
     async (_, form) => {
@@ -231,3 +262,20 @@ describe.each(SIZES)('every screen at %ix%i', (columns, rows) => {
     },
   );
 });
+
+// the journal cut Tool to five characters while it listed failures, at 120 columns too
+it.each([...SIZES, [120, 40]])(
+  'at %ix%i the journal keeps Tool whole while it lists failures',
+  async (columns, rows) => {
+    const d = suite.render({ screen: 'journal', columns, rows });
+    await opened(d, 'journal');
+    // as the overview's line about an agent's failures opens it (Enter on that line)
+    openLink(d.deps.ui, d.deps.screens, { screen: 'journal', extra: { filters: { status: 'failed' } } });
+    const f = await d.waitFor((x) => /status failed/.test(x) && /^› .*contract-re/m.test(x), 'the failures listed');
+    expect(headerLine(f, 'journal')).toContain('Tool');
+    const failures = f.split('\n').filter((l) => /^[› ] \d{4}-.*contract-re/.test(l));
+    expect(failures.length).toBeGreaterThan(0);
+    for (const l of failures) expect(l).toContain(' extract_clause_list');
+    fitsTheWidth(f, columns);
+  },
+);
