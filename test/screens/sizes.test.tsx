@@ -264,7 +264,7 @@ describe.each(SIZES)('every screen at %ix%i', (columns, rows) => {
 });
 
 // the journal cut Tool to five characters while it listed failures, at 120 columns too
-it.each([...SIZES, [120, 40]])(
+it.each([...SIZES, [120, 40] as const])(
   'at %ix%i the journal keeps Tool whole while it lists failures',
   async (columns, rows) => {
     const d = suite.render({ screen: 'journal', columns, rows });
