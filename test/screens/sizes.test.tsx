@@ -225,6 +225,17 @@ describe.each(SIZES)('every screen at %ix%i', (columns, rows) => {
       }
     });
 
+  it('? help fits, and Esc closes it', async () => {
+    const d = suite.render({ screen: 'audit', columns, rows });
+    await opened(d, 'audit');
+    await d.press('?');
+    const f = await d.waitForText('Keys everywhere');
+    fitsTheWidth(f, columns);
+    expect(f.split('\n').length).toBeLessThanOrEqual(rows);
+    await d.press('esc');
+    await d.waitFor((x) => !x.includes('Keys everywhere') && x.includes('[audit]'), 'help closed');
+  });
+
   it('keys keeps h history beside the way back when a link opened it', async () => {
     const d = suite.render({ screen: 'overview', columns, rows });
     await opened(d, 'overview');
