@@ -120,9 +120,9 @@ export const auditScreen = defineScreen<AuditEntry>({
     // HTTP comes last: below about 82 columns it is the one left out (the outcome says the same; Enter shows it).
     columns: [
       { header: 'Time (UTC)', value: (e) => tableTime(e.at), width: 19 },
-      // who did what: kept (the target, the outcome and the status code give way first; at 60
-      // columns the outcome is said under the table, on the cursor row's line)
-      { header: 'Actor (role)', value: actor, grow: true, minWidth: 14, maxWidth: 48, keep: true },
+      { header: 'Actor (role)', value: actor, grow: true, minWidth: 14, maxWidth: 48 },
+      // what was done, kept whole: on a short line the status code, the outcome and the target give
+      // way first (the line under the table says them for the cursor row); the actor narrows
       { header: 'Action', value: (e) => e.action, minWidth: 18, maxWidth: 28, keep: true },
       { header: 'Target', value: target, minWidth: 8, maxWidth: 60 },
       { header: 'Outcome', value: outcome, tone: (e) => toneOf(e.outcome), width: 9 },
