@@ -118,9 +118,10 @@ export const auditScreen = defineScreen<AuditEntry>({
     // HTTP comes last: below about 82 columns it is the one left out (the outcome says the same; Enter shows it).
     columns: [
       { header: 'Time (UTC)', value: (e) => tableTime(e.at), width: 19 },
-      // the actor gives way to the target: a change's "from → to" is what the list is read for
+      // the actor gives way to the target: a change's "from → to" is what the list is read for; what was
+      // done is kept whole (the line under the table says the rest for the cursor row)
       { header: 'Actor (role)', value: actor, grow: true, minWidth: 12, maxWidth: 48, givesWay: true },
-      { header: 'Action', value: (e) => e.action, minWidth: 18, maxWidth: 28 },
+      { header: 'Action', value: (e) => e.action, minWidth: 18, maxWidth: 28, keep: true },
       { header: 'Target', value: target, minWidth: 8, maxWidth: 46, holdsWidth: true },
       { header: 'Outcome', value: outcome, tone: (e) => toneOf(e.outcome), width: 9 },
       { header: 'HTTP', value: (e) => e.status, align: 'right', width: 4 },

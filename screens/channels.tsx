@@ -14,7 +14,7 @@ export const channelsScreen = defineScreen<Channel>({
     columns: [
       { header: 'Name', value: (c) => c.name, grow: true, maxWidth: 40 },
       { header: 'ID', value: (c) => c.id, maxWidth: 30 },
-      { header: 'State', value: badge, tone: (c) => (c.enabled ? 'ok' : 'muted') },
+      { header: 'State', value: badge, tone: (c) => (c.enabled ? 'ok' : 'muted'), keep: true },
       { header: 'Updated', value: (c) => ago(c.updated_at), sort: (c) => timeKey(c.updated_at) },
     ],
     rowKey: (c) => c.id,

@@ -168,8 +168,15 @@ export const connectorsScreen = defineScreen<ConnectorRow>({
     columns: [
       { header: 'Name', value: (c) => c.name, grow: true, minWidth: 20, maxWidth: 32 },
       { header: 'Kind', value: (c) => c.kind, maxWidth: 20 },
-      { header: 'State', value: (c) => c.state, tone: (c) => toneOf(c.state) },
-      { header: 'Last sync', value: lastSync, sort: (c) => timeKey(c.last_sync?.at), minWidth: 21, maxWidth: 34 },
+      { header: 'State', value: (c) => c.state, tone: (c) => toneOf(c.state), keep: true },
+      {
+        header: 'Last sync',
+        value: lastSync,
+        sort: (c) => timeKey(c.last_sync?.at),
+        minWidth: 21,
+        maxWidth: 34,
+        keep: true,
+      },
       { header: 'RBAC labels', value: (c) => (c.rbac_labels ?? []).join(', '), maxWidth: 30 },
       { header: 'Sources', value: (c) => (c.sources ?? []).length, align: 'right', width: 7 },
     ],

@@ -55,7 +55,7 @@ export const jobsScreen = defineScreen<JobRow>({
       { header: 'Created (UTC)', value: (j) => tableTime(j.created_at), width: 19 },
       // the connector's name before what happened to it: at 80 columns the source and the time taken go first
       { header: 'Connector', value: (j) => j.connector_name ?? j.connector_id, minWidth: 12, maxWidth: 22 },
-      { header: 'State', value: (j) => j.state, tone: (j) => toneOf(j.state), width: 9 },
+      { header: 'State', value: (j) => j.state, tone: (j) => toneOf(j.state), width: 9, keep: true },
       { header: 'Items', value: (j) => j.items ?? '–', align: 'right', width: 6 },
       { header: 'Error', value: (j) => j.error ?? '', grow: true, minWidth: 20 },
       { header: 'Source', value: (j) => j.source_name ?? j.source_id, minWidth: 8, maxWidth: 20 },

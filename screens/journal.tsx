@@ -1,5 +1,5 @@
 import type { JOURNAL_GROUPS, JournalEntry } from '../src/contract/index.js';
-import { defineScreen } from '../src/dashboard/kit/screen-api.js';
+import { defineScreen, type ScreenUiState } from '../src/dashboard/kit/screen-api.js';
 import { markOf, toneOf } from '../src/dashboard/kit/theme.js';
 import { historyActions } from '../src/dashboard/history/actions.js';
 import { groupAction, groupsOf } from '../src/dashboard/history/groups.js';
@@ -44,6 +44,11 @@ function duration(ms: number | null | undefined): string {
 }
 const count = (n: number | null | undefined) =>
   n === null || n === undefined || !Number.isFinite(n) ? '?' : n >= 10_000 ? `${+(n / 1000).toFixed(1)}k` : String(n);
+/** The list is filtered to failures (by status or by an error code). */
+const listsFailures = (state: ScreenUiState) => {
+  const { filters } = historyState(state.extra);
+  return filters.status === 'failed' || filters.error_code !== undefined;
+};
 const status = (e: JournalEntry) => `${markOf(toneOf(e.status))} ${e.status ?? '?'}`;
 
 export const journalScreen = defineScreen<JournalEntry>({
@@ -58,7 +63,8 @@ export const journalScreen = defineScreen<JournalEntry>({
       // an agent's name stays readable at 80 columns (hr-assistant), before the token counts
       { header: 'Agent', value: (e) => e.agent, minWidth: 12, maxWidth: 20 },
       { header: 'Step', value: (e) => e.step, align: 'right', width: 4 },
-      { header: 'Tool', value: (e) => e.tool, minWidth: 6, maxWidth: 18 },
+      // listing failures, which tool failed is what is read: kept whole, the others give way first
+      { header: 'Tool', value: (e) => e.tool, minWidth: 6, maxWidth: 24, keep: listsFailures },
       { header: 'Status', value: status, tone: (e) => toneOf(e.status), width: 11 },
       // the code only (Enter's detail has the message), what the journal is read for: narrowed last,
       // and never below 15 (budget_exceeded): at 80 columns Elapsed gives way to it (Enter shows it)

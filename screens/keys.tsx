@@ -96,10 +96,10 @@ export const keysScreen = defineScreen<KeyRow>({
   ],
   list: {
     rows: (data, related) => withRejections(data, related.rejections),
-    // At 80 columns the minimums add up to the width exactly: the prefix (what tells keys apart),
-    // the day of creation and "12 min" (the header says "ago") stay whole, the name gives way
-    // first, and the last hour's rejections (from 88 columns) are left out: the summary counts
-    // them. Enter shows the exact times.
+    // What the keys screen is for, next to the header's count of rejections: which key was refused
+    // and under what quota. Those two columns are kept; on a short line the day of creation, then
+    // the last use, the prefix and the status are left out first (the line under the table says
+    // the cursor row whole, Enter shows the exact times).
     columns: [
       { header: 'Name', value: (k) => k.name, grow: true, minWidth: 15, maxWidth: 32 },
       { header: 'Status', value: (k) => k.status, tone: (k) => toneOf(k.status), minWidth: 7 },
@@ -108,6 +108,7 @@ export const keysScreen = defineScreen<KeyRow>({
         header: 'Quota rpm/tpm/tpd',
         value: (k) => quotaText(k.quota),
         sort: (k) => quotaKey(k.quota),
+        keep: true,
         minWidth: 17,
         maxWidth: 24,
       },
@@ -130,6 +131,7 @@ export const keysScreen = defineScreen<KeyRow>({
         align: 'right',
         tone: (k) => (k.rejected_last_hour ? 'warn' : undefined),
         width: 6,
+        keep: true,
       },
     ],
     rowKey: (k) => k.id,
@@ -149,6 +151,7 @@ export const keysScreen = defineScreen<KeyRow>({
     {
       intent: 'new',
       label: 'new key',
+      hintShort: 'new',
       mutates: true,
       capability: 'gateway.key.create',
       async run(ctx) {

@@ -81,14 +81,16 @@ export const logScreen = defineScreen<ActionLogEntry>({
       // the time of day: the log holds one run of the dashboard (Enter shows the date)
       { header: 'UTC', value: (e) => tableTime(isoOf(e.at)).slice(11), sort: (e) => e.at, width: 8 },
       { header: 'Method', value: (e) => e.method, width: 6 },
-      // what was changed is at the path's end: at 80 columns the request id gives way first
-      { header: 'Path', value: shortPath, grow: true, minWidth: 44, maxWidth: 80 },
+      // what was changed is at the path's end, and whether it worked: both kept, the request id
+      // then the method give way first (Enter shows them)
+      { header: 'Path', value: shortPath, grow: true, minWidth: 36, maxWidth: 80, keep: true },
       {
         header: 'Status',
         value: statusText,
         tone: (e) => (e.status !== null && e.status < 400 ? 'ok' : 'bad'),
         align: 'right',
         width: 6,
+        keep: true,
       },
       { header: 'Request id', value: (e) => e.requestId ?? '–', minWidth: 10, maxWidth: 36 },
     ],

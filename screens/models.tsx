@@ -30,12 +30,13 @@ export const modelsScreen = defineScreen<Model>({
   list: {
     columns: [
       { header: 'Name', value: (m) => m.name, grow: true, minWidth: 22, maxWidth: 40 },
-      { header: 'State', value: stateBadge, tone: (m) => toneOf(m.state), width: 9 },
+      { header: 'State', value: stateBadge, tone: (m) => toneOf(m.state), width: 9, keep: true },
       {
         header: 'Active',
         value: (m) => (m.active ? '◆ ACTIVE' : ' '),
         tone: (m) => (m.active ? 'accent' : undefined),
         width: 8,
+        keep: true,
       },
       {
         header: 'Params',

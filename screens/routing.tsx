@@ -26,6 +26,7 @@ export const routingScreen = defineScreen<RoutingEntry>({
         value: modelText,
         tone: (e) => (e.model_id == null ? 'info' : undefined),
         minWidth: 20,
+        keep: true,
         maxWidth: 30,
       },
       {
@@ -36,7 +37,8 @@ export const routingScreen = defineScreen<RoutingEntry>({
         maxWidth: 30,
       },
       { header: 'Updated (UTC)', value: updated, sort: (e) => timeKey(e.updated_at), width: 16 },
-      { header: 'By', value: (e) => e.updated_by ?? '–', grow: true, minWidth: 8, maxWidth: 36 },
+      // who changed it: kept with the model, the date and the effective model give way before them
+      { header: 'By', value: (e) => e.updated_by ?? '–', grow: true, minWidth: 8, maxWidth: 36, keep: true },
     ],
     rowKey: (e) => e.workload,
     empty: 'No workloads are configured on this appliance.',
@@ -49,6 +51,7 @@ export const routingScreen = defineScreen<RoutingEntry>({
     {
       intent: 'edit',
       label: 'change model',
+      hintShort: 'change',
       mutates: true,
       capability: 'routing.update',
       needsRow: true,

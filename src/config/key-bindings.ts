@@ -36,9 +36,9 @@ export interface ShellBindingSpec {
   readonly opens?: { readonly label: string; readonly help: string };
   /**
    * on a screen a link opened: its hint (only there) and help line, `{screen}` naming the screen it
-   * returns to
+   * returns to; `short`, its word on a short line
    */
-  readonly returns?: { readonly priority: number; readonly help: string };
+  readonly returns?: { readonly priority: number; readonly help: string; readonly short?: string };
 }
 
 const VIEW = ['normal', 'detail'] as const;
@@ -70,6 +70,7 @@ export const SHELL_BINDINGS = {
     // screen's own keys (60), which `?` lists in full
     returns: {
       priority: 62,
+      short: 'back',
       help: 'back (closes detail, help, dialogs; clears the filter; else to {screen}, which opened this)',
     },
   },

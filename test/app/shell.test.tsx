@@ -94,12 +94,15 @@ describe('the shell', () => {
     await v.close();
   });
 
-  it('says so below 80x24 and follows the resize back', async () => {
+  it('says so below 60x20, draws the compact layout from there, and follows the resize back', async () => {
     const d = suite.render({ screen: 'channels', columns: 100, rows: 30 });
     await d.waitForText('Web chat');
-    await d.resize(70, 20);
-    await d.waitForText('needs at least 80x24');
-    expect(d.frame()).toContain('70x20');
+    await d.resize(59, 20);
+    await d.waitForText('needs at least 60x20');
+    expect(d.frame()).toContain('59x20');
+    await d.resize(60, 20);
+    await d.waitForText('Web chat');
+    expect(d.frame().split('\n').length).toBeLessThanOrEqual(19);
     await d.resize(90, 26);
     await d.waitForText('Web chat');
     expect(d.frame().split('\n').length).toBeLessThanOrEqual(25);

@@ -19,7 +19,7 @@ async function resize(d: ReturnType<typeof suite.render>, columns: number, rows:
   return f;
 }
 
-describe('a window below 80x24', () => {
+describe('a window below 60x20 (the compact layout starts there)', () => {
   it('keeps an open form with what was typed, ignores keys while small, stays raw, and shows it again', async () => {
     const d = suite.render({ screen: 'keys', columns: 80, rows: 24 });
     await d.waitForText('keys');
@@ -29,7 +29,7 @@ describe('a window below 80x24', () => {
     await d.waitForText('alice');
     const offs = d.rawMode().offs;
 
-    const small = await resize(d, 70, 20, 'needs at least 80x24');
+    const small = await resize(d, 59, 20, 'needs at least 60x20');
     expect(small).not.toContain('Create a gateway key');
     // Esc would close the form, Enter submit it, letters land in the field: none of them may
     await d.press('esc', 'x', 'enter', ':');
@@ -37,7 +37,8 @@ describe('a window below 80x24', () => {
     expect(d.rawMode()).toEqual({ on: true, offs });
     expect(d.exited()).toBe(false);
 
-    const back = await resize(d, 80, 24, 'Create a gateway key');
+    // the compact layout draws it again, from 60x20
+    const back = await resize(d, 60, 20, 'Create a gateway key');
     expect(back).toMatch(/Name\s+alice(?!x)/);
     expect(back).not.toContain('alicex');
     // the form has the keys again
@@ -51,7 +52,7 @@ describe('a window below 80x24', () => {
     await d.waitForText('keys');
     await d.press('n');
     await d.waitForText('Create a gateway key');
-    await resize(d, 70, 20, 'press q to quit');
+    await resize(d, 70, 19, 'press q to quit');
     await d.press('q');
     await d.waitFor(() => d.exited(), 'the dashboard to quit');
     expect(d.crashed()).toBeNull();
@@ -63,14 +64,14 @@ describe('a window below 80x24', () => {
     await d.press(':');
     await d.type('ke');
     await d.waitForText(':ke');
-    await resize(d, 79, 30, 'needs at least 80x24');
+    await resize(d, 59, 30, 'needs at least 60x20');
     await d.press('y', 'enter');
     await nextFrame(d);
     expect(d.rawMode().on).toBe(true);
     const back = await resize(d, 80, 24, ':ke');
     expect(back).not.toContain(':key');
     expect(back).toContain('[channels]');
-    await resize(d, 60, 24, 'needs at least 80x24');
+    await resize(d, 80, 19, 'needs at least 60x20');
     await d.press('\x03');
     await d.waitFor(() => d.exited(), 'Ctrl-C to quit');
     expect(d.crashed()).toBeNull();

@@ -89,7 +89,9 @@ describe('journal screen', () => {
     const d = suite.render({ screen: 'journal', columns: 80, rows: 24 });
     const f = await d.waitForText(/hr-assistant\s+3\s+\S+\s+✕ failed\s+tool_timeout\s*$/m);
     expect(f.split('\n').every((l) => l.length <= 80)).toBe(true);
-    expect(f).not.toContain('Elapsed');
+    // left out of the table (the line under it says the cursor row's elapsed time)
+    expect(f.split('\n').find((l) => l.startsWith('  Time (UTC)'))).not.toContain('Elapsed');
+    expect(f).toMatch(/Elapsed 1\.5 s/);
   });
 
   it('filters by agent and status on the server', async () => {

@@ -208,7 +208,7 @@ describe('Table', () => {
       value: (r: Row) => `${r.name}-${i}`,
       minWidth: 8,
     }));
-    const widths = layoutColumns(many, rows.slice(0, 5), 60);
+    const { widths } = layoutColumns(many, rows.slice(0, 5), 60);
     expect(widths.length).toBeLessThan(12);
     expect(widths.reduce((a, b) => a + b, 0) + 2 + 2 * (widths.length - 1)).toBeLessThanOrEqual(60);
   });
@@ -226,7 +226,7 @@ describe('Table', () => {
     ];
     // 15 each, 51 with the gutter and separators; at 40 the run id gives way first, to the 8
     // characters run_k3x9… and run_k3x8… need, then Tool; the error code keeps its 15
-    expect(layoutColumns(cols, ids, 40)).toEqual([11, 15, 8]);
+    expect(layoutColumns(cols, ids, 40).widths).toEqual([11, 15, 8]);
     const { lastFrame, unmount } = render(
       <Table columns={cols} rows={ids} cursor={0} scroll={0} height={6} width={40} />,
     );
@@ -240,6 +240,58 @@ describe('Table', () => {
     ]);
     expect(lines[1]).toContain('extract_cl…');
     unmount();
+  });
+});
+
+describe('kept columns', () => {
+  // a keys-like list: a name, then columns of less interest, and the two the screen is read for at the end
+  const keys = [
+    { id: 'agk_1', name: 'data-science-sandbox', n: 1 },
+    { id: 'agk_2', name: 'it-helpdesk-bot', n: 120 },
+  ];
+  type K = (typeof keys)[number];
+  const cols: Column<K>[] = [
+    { header: 'Name', value: (k) => k.name, grow: true, minWidth: 15, maxWidth: 32 },
+    { header: 'Prefix', value: (k) => `${k.id}_abcdefgh`, minWidth: 13 },
+    { header: 'Created', value: () => '2026-11-29', width: 10 },
+    { header: 'Quota rpm/tpm/tpd', value: (k) => `${k.n} / ∞ / ∞`, minWidth: 17 },
+    { header: 'Last used', value: () => '12 min', minWidth: 7 },
+    { header: 'Rej 1h', value: (k) => k.n, width: 6, align: 'right' },
+  ];
+  const headers = (l: { shown: number[] }) => l.shown.map((i) => cols[i].header);
+
+  it('leaves out the rightmost columns not kept before a kept one, wherever the kept one is', () => {
+    const keep = [false, false, false, true, false, true];
+    // without `keep` the short line loses the rightmost columns, the rejections first
+    expect(headers(layoutColumns(cols, keys, 60))).not.toContain('Rej 1h');
+    const kept = layoutColumns(cols, keys, 60, -1, keep);
+    expect(headers(kept)).toEqual(['Name', 'Prefix', 'Quota rpm/tpm/tpd', 'Rej 1h']);
+    // kept whole: the quota's natural width, not its minimum
+    expect(kept.widths[kept.shown.indexOf(3)]).toBe('Quota rpm/tpm/tpd'.length);
+    expect(kept.widths.reduce((a, b) => a + b, 0) + 2 + 2 * (kept.widths.length - 1)).toBeLessThanOrEqual(60);
+    // with room, nothing is left out
+    expect(headers(layoutColumns(cols, keys, 120, -1, keep))).toHaveLength(6);
+  });
+
+  it('leaves out other columns rather than cut a kept one, and narrows a kept one only when it cannot be whole', () => {
+    const tools = [{ id: 'x', name: 'search_documents', n: 1 }];
+    const wide: Column<K>[] = [
+      { header: 'Time', value: () => '2026-11-29 05:30:45', width: 19 },
+      { header: 'Agent', value: () => 'sales-copilot', minWidth: 12 },
+      { header: 'Tool', value: (k) => k.name, minWidth: 6, maxWidth: 18 },
+      { header: 'Error', value: () => 'budget_exceeded', minWidth: 15, holdsWidth: true },
+      { header: 'Run', value: () => 'run_k3x9q2ma7tz', minWidth: 8 },
+    ];
+    const at = (width: number, keep: boolean[]) => {
+      const l = layoutColumns(wide, tools, width, -1, keep);
+      return Object.fromEntries(l.shown.map((i, n) => [wide[i].header, l.widths[n]]));
+    };
+    // 19 + 12 + 6 + 15 + 8 and the gaps: 70 fits, Tool cut to 6 when not kept
+    expect(at(70, [])).toMatchObject({ Tool: 6, Run: 8 });
+    // kept, Tool is whole and the run id is left out for it
+    expect(at(70, [false, false, true, false, false])).toEqual({ Time: 19, Agent: 12, Tool: 16, Error: 15 });
+    // too narrow for Tool whole even alone with the first column: it narrows to its minimum, last
+    expect(at(36, [false, false, true, false, false])).toEqual({ Time: 19, Tool: 13 });
   });
 });
 

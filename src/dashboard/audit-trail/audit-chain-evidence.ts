@@ -11,6 +11,7 @@ export function evidenceAction<Row>(): ScreenAction<Row> {
   return {
     key: 'E',
     label: 'evidence pack',
+    hintShort: 'evidence',
     mutates: false,
     // what an auditor opens the audit screen for: on an 80-column hint line before the paging keys
     hintPriority: 65,

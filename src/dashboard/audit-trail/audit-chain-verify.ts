@@ -11,6 +11,7 @@ export function verifyTrailAction<Row>(): ScreenAction<Row> {
   return {
     key: 'V',
     label: 'verify chain',
+    hintShort: 'verify',
     mutates: false,
     // what an auditor opens the audit screen for: on an 80-column hint line before the paging keys
     hintPriority: 65,

@@ -15,6 +15,8 @@ export function historyActions<Row>(spec: HistorySpec): ScreenAction<Row>[] {
       key: 'f',
       label: 'filter',
       mutates: false,
+      // how a history is narrowed, on every history: after the screen's own job (export, groups), before paging
+      hintPriority: 58,
       async run(ctx) {
         const h = historyState(ctx.state.extra);
         const v = await ctx.form({
@@ -45,6 +47,8 @@ export function historyActions<Row>(spec: HistorySpec): ScreenAction<Row>[] {
       intent: 'clear-filter',
       label: 'clear',
       mutates: false,
+      // Esc-like: the summary says what is filtered, and ? lists it
+      hintPriority: 52,
       async run(ctx) {
         ctx.setExtra({ ...DEFAULT_STATE, pageSize: historyState(ctx.state.extra).pageSize }, { top: true });
       },
@@ -53,6 +57,8 @@ export function historyActions<Row>(spec: HistorySpec): ScreenAction<Row>[] {
       intent: 'next-page',
       label: 'older',
       mutates: false,
+      // paging, as every long list pages: it gives way before the screen's own keys
+      hintPriority: 54,
       async run(ctx) {
         const h = searchedState(ctx.state);
         // Page 1 of a rolling range: freeze its start now, so every later page continues this query.
@@ -78,7 +84,7 @@ export function historyActions<Row>(spec: HistorySpec): ScreenAction<Row>[] {
       label: 'newer',
       mutates: false,
       // back towards the newest: the first keys to leave a short hint line (the summary says ] older)
-      hintPriority: 55,
+      hintPriority: 50,
       async run(ctx) {
         const h = searchedState(ctx.state);
         if (!h.cursors.length)
@@ -96,7 +102,7 @@ export function historyActions<Row>(spec: HistorySpec): ScreenAction<Row>[] {
       label: 'newest',
       mutates: false,
       // back towards the newest: the first keys to leave a short hint line (the summary says ] older)
-      hintPriority: 55,
+      hintPriority: 50,
       async run(ctx) {
         ctx.setExtra(FIRST_PAGE, { top: true });
       },

@@ -61,6 +61,8 @@ export function exportAction<Row>(spec: HistorySpec): ScreenAction<Row> {
     intent: 'export',
     label: 'export',
     mutates: false,
+    // handing the history on is what it is read for: kept on a short hint line before filter and paging
+    hintPriority: 62,
     capability: spec.exportCapability,
     async run(ctx) {
       const h = searchedState(ctx.state);

@@ -24,6 +24,8 @@ export function groupAction<Row>(spec: HistorySpec): ScreenAction<Row> {
   return {
     key: 'v',
     label: 'groups',
+    // the answer to "who / what most": kept on a short hint line before filter and paging
+    hintPriority: 62,
     mutates: false,
     async run(ctx) {
       const h = searchedState(ctx.state);

@@ -21,6 +21,9 @@ export function pickFilterAction<Row>(f: FilterSpec): ScreenAction<Row> {
   return {
     key: 'A',
     label: `pick ${name}`,
+    // the quickest way to the entries of one kind: kept on a short hint line before filter and paging
+    hintPriority: 62,
+    hintShort: name,
     mutates: false,
     async run(ctx) {
       const h = historyState(ctx.state.extra);

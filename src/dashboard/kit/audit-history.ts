@@ -15,6 +15,9 @@ export function auditHistoryAction<Row>(targetOf: (row: Row) => AuditTarget): Sc
   return {
     intent: 'history',
     label: 'history',
+    // what changed this object, and who: stays on a short hint line before the screen's other keys
+    // (a link back to the overview takes room there)
+    hintPriority: 61,
     mutates: false,
     needsRow: true,
     async run(ctx, row) {

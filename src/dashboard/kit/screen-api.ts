@@ -45,6 +45,13 @@ export interface Column<Row> {
   keepsEnd?: boolean;
   /** narrowed only once every other column is at its minWidth: the column the list is read for */
   holdsWidth?: boolean;
+  /**
+   * the screen's job needs it (keys: the rejections; routing: who changed it): when the line is
+   * short the columns not kept give way first, left out from the right until it fits whole, and
+   * it is narrowed last. A function decides it from the screen's state (the journal keeps Tool
+   * while it lists failures).
+   */
+  keep?: boolean | ((state: ScreenUiState) => boolean);
   align?: 'left' | 'right';
   /** colour of the cell; the cell text must say the same thing in words */
   tone?: (row: Row) => Tone | undefined;
@@ -88,7 +95,8 @@ export interface ListSpec<Row> {
   status?: (rows: Row[], view?: ListView) => { text: string; tone?: Tone } | null;
   /**
    * the cursor row said in full, under the table (at most two lines): what a narrow terminal cuts
-   * from the row's cells, such as the overview's reason
+   * from the row's cells. Default: every cell, each after its header (src/dashboard/kit/table-layout.ts
+   * rowSaidWhole); the overview says its line as "what: reason"
    */
   cursorLine?: (row: Row) => string;
   /**
@@ -268,9 +276,15 @@ interface ActionCommon {
   /**
    * How long it stays on a short hint line: higher stays longer. Default 60, after `?` and `q`
    * and before the shell's other keys; of equals, the rightmost goes first. The action a screen
-   * is mostly used for says more (V on the audit screen).
+   * is mostly used for says more (V on the audit screen, export and groups on the histories);
+   * what every list offers says less (paging: 50 to 54, the history's filter keys 56 to 58).
    */
   hintPriority?: number;
+  /**
+   * Its word on a hint line too short for every label (an 80- or 60-column terminal): the line
+   * says the short words of its lesser keys before it leaves any key out (`u quota` for set quota).
+   */
+  hintShort?: string;
 }
 
 /** An action on the selected row: the shell runs it only with a row, so `run` gets one. */

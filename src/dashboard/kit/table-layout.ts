@@ -1,4 +1,5 @@
 import type { Column } from './screen-api.js';
+import type { ScreenUiState } from './screen-state.js';
 import { sanitize } from '../../text/sanitize.js';
 import { fit, leadingColumns, trailingColumns, widthOf } from './text.js';
 
@@ -54,19 +55,35 @@ export function scrollFor(cursor: number, scroll: number, visible: number, count
 /** " ▼" after the header of the column a list is sorted by. */
 export const SORT_MARK_WIDTH = 2;
 
+/** Which columns a table shows, in the screen's order, and each one's width. */
+export interface ColumnLayout {
+  /** indexes into the columns given */
+  shown: number[];
+  widths: number[];
+}
+
 /**
  * Column widths that fit `width`: natural widths (header and content, capped; the `sorted`
- * column's header with its mark), `givesWay` columns shrunk first, then the widest (`holdsWidth`
- * ones last), leftover given to `grow` columns; columns that still do not fit are dropped.
+ * column's header with its mark). When the line is short, columns not kept (`keep`) give way first:
+ * the rightmost of them is left out until the kept ones fit whole (or, when they cannot even
+ * alone, at their minWidth), then `givesWay` ones shrink, then the widest (`holdsWidth` ones,
+ * then kept ones, last); leftover goes to `grow` columns. The first column is never left out
+ * (it names the row).
  */
-export function layoutColumns<Row>(columns: Column<Row>[], sample: Row[], width: number, sorted = -1): number[] {
+export function layoutColumns<Row>(
+  columns: Column<Row>[],
+  sample: Row[],
+  width: number,
+  sorted = -1,
+  keep: readonly boolean[] = [],
+): ColumnLayout {
   const natural = columns.map((c, i) => {
     if (c.width) return c.width;
     let w = widthOf(c.header) + (i === sorted ? SORT_MARK_WIDTH : 0);
     for (const r of sample) w = Math.max(w, widthOf(cellText(c, r)));
     return Math.min(w, c.maxWidth ?? 40);
   });
-  const mins = columns.map((c, i) =>
+  const declaredMins = columns.map((c, i) =>
     c.width
       ? c.width
       : Math.min(
@@ -74,35 +91,84 @@ export function layoutColumns<Row>(columns: Column<Row>[], sample: Row[], width:
           c.uniquePrefix ? Math.max(c.uniquePrefix, distinguishingLength(c, sample)) : (c.minWidth ?? 6),
         ),
   );
-  const widths = [...natural];
+  const kept = (i: number) => keep[i] === true;
   const available = (n: number) => width - GUTTER - SEPARATOR * Math.max(0, n - 1);
-  let count = columns.length;
-  const total = () => widths.slice(0, count).reduce((a, b) => a + b, 0);
-  while (count > 1 && mins.slice(0, count).reduce((a, b) => a + b, 0) > available(count)) count--;
-  for (let i = 0; i < count; i++) {
-    if (columns[i].givesWay) widths[i] -= Math.max(0, Math.min(widths[i] - mins[i], total() - available(count)));
-  }
-  // the widest narrows first; a column that holds its width only once no other can narrow
-  const narrowable = (holding: boolean) => {
+  const need = (set: number[], keptWhole: boolean) =>
+    set.reduce((sum, i) => sum + (keptWhole && kept(i) ? natural[i] : declaredMins[i]), 0);
+  const fits = (set: number[], keptWhole: boolean) => need(set, keptWhole) <= available(set.length);
+  // the rightmost column that is not the first, one not kept before any kept one
+  const leftOut = (set: number[]) => {
+    for (let n = set.length - 1; n > 0; n--) if (!kept(set[n])) return n;
+    return set.length - 1;
+  };
+  const shown = columns.map((_, i) => i);
+  // kept columns are kept whole when leaving every other column out would make room for them
+  const keptWhole = fits(
+    shown.filter((i, n) => n === 0 || kept(i)),
+    true,
+  );
+  while (shown.length > 1 && !fits(shown, keptWhole)) shown.splice(leftOut(shown), 1);
+  const mins = shown.map((i) => (keptWhole && kept(i) ? natural[i] : declaredMins[i]));
+  const widths = shown.map((i) => natural[i]);
+  const room = available(shown.length);
+  const total = () => widths.reduce((a, b) => a + b, 0);
+  shown.forEach((i, n) => {
+    if (columns[i].givesWay && !kept(i)) widths[n] -= Math.max(0, Math.min(widths[n] - mins[n], total() - room));
+  });
+  // the widest narrows first: a column that holds its width only once no other can narrow, a kept one after it
+  const rank = (i: number) => (kept(i) ? 2 : columns[i].holdsWidth ? 1 : 0);
+  const narrowable = (r: number) => {
     let widest = -1;
-    for (let i = 0; i < count; i++) {
-      if (Boolean(columns[i].holdsWidth) !== holding || widths[i] <= mins[i]) continue;
-      if (widest < 0 || widths[i] > widths[widest]) widest = i;
-    }
+    shown.forEach((i, n) => {
+      if (rank(i) !== r || widths[n] <= mins[n]) return;
+      if (widest < 0 || widths[n] > widths[widest]) widest = n;
+    });
     return widest;
   };
-  while (total() > available(count)) {
-    const widest = narrowable(false) >= 0 ? narrowable(false) : narrowable(true);
-    if (widest < 0) break;
+  while (total() > room) {
+    const widest = [0, 1, 2].map(narrowable).find((n) => n >= 0);
+    if (widest === undefined) break;
     widths[widest]--;
   }
   // Leftover goes to `grow` columns, each up to its maxWidth; the rest stays blank on the right.
-  let left = available(count) - total();
-  for (let i = 0; i < count && left > 0; i++) {
-    if (!columns[i].grow) continue;
-    const add = Math.min(left, Math.max(0, (columns[i].maxWidth ?? 40) - widths[i]));
-    widths[i] += add;
+  let left = room - total();
+  shown.forEach((i, n) => {
+    if (left <= 0 || !columns[i].grow) return;
+    const add = Math.min(left, Math.max(0, (columns[i].maxWidth ?? 40) - widths[n]));
+    widths[n] += add;
     left -= add;
-  }
-  return widths.slice(0, count).map((w) => Math.max(0, w));
+  });
+  return { shown, widths: widths.map((w) => Math.max(0, w)) };
+}
+
+/**
+ * The row said whole, for the lines under a list: its first cell, then each other cell after its
+ * header ("Status active"), empty ones left out. The cells the table cut or left out come first
+ * (`shownWhole` says which the table shows whole), so that a short line says those.
+ */
+export function rowSaidWhole<Row>(
+  columns: Column<Row>[],
+  row: Row,
+  shownWhole: (column: Column<Row>, text: string) => boolean = () => false,
+): string {
+  const cells = columns.map((c) => ({ c, text: cellText(c, row) }));
+  const [first, ...rest] = cells;
+  if (!first) return '';
+  const said = (x: (typeof cells)[number]) => (x.text === '–' ? [] : [`${x.c.header} ${x.text}`]);
+  return [
+    first.text,
+    ...rest.filter((x) => !shownWhole(x.c, x.text)).flatMap(said),
+    ...rest.filter((x) => shownWhole(x.c, x.text)).flatMap(said),
+  ].join(' · ');
+}
+
+/** Which columns the screen keeps in this state (Column.keep), by position; a throwing decision keeps nothing. */
+export function keptColumns<Row>(columns: Column<Row>[], state: ScreenUiState): boolean[] {
+  return columns.map((c) => {
+    try {
+      return typeof c.keep === 'function' ? c.keep(state) : c.keep === true;
+    } catch {
+      return false;
+    }
+  });
 }

@@ -102,6 +102,9 @@ export function setQuotaAction<Row>(
   return {
     key: 'u',
     label: 'set quota',
+    hintShort: 'quota',
+    // raising a refused key's quota is what its rejections are read for
+    hintPriority: 62,
     mutates: true,
     capability: 'gateway.key.quota',
     needsRow: true,

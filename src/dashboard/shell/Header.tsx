@@ -37,17 +37,22 @@ export interface HeaderProps {
   now: number;
 }
 
+/** Narrower than this, the header is compact: the interval is left out (`?` and the config say it). */
+const COMPACT_WIDTH = 80;
+
 /**
  * "every 2 s · updated 4 s ago", marked late after two refresh intervals, STALE when the last poll
- * failed; while the operator pauses polling, PAUSED instead of the interval, and never late.
+ * failed; while the operator pauses polling, PAUSED instead of the interval, and never late. On a
+ * compact header (below 80 columns) without "every 2 s", which leaves the screens' names the room.
  */
 function freshnessText(
   f: Freshness,
   refreshMs: number,
   paused: boolean,
   now: number,
+  width: number,
 ): { text: string; tone?: 'warn' | 'bad' } {
-  const polling = paused ? '▮▮ PAUSED · ' : `every ${intervalText(refreshMs)} · `;
+  const polling = paused ? '▮▮ PAUSED · ' : width < COMPACT_WIDTH ? '' : `every ${intervalText(refreshMs)} · `;
   const tone = paused ? ('warn' as const) : undefined;
   if (f.fetchedAt === null)
     return f.failed ? { text: `${polling}✕ NO DATA`, tone: 'bad' } : { text: `${polling}loading…`, tone };
@@ -152,8 +157,8 @@ function sameWords(a: HeaderProps, b: HeaderProps): boolean {
   }
   return (
     a.screens.join('\n') === b.screens.join('\n') &&
-    freshnessText(a.freshness, a.refreshMs, a.paused, a.now).text ===
-      freshnessText(b.freshness, b.refreshMs, b.paused, b.now).text &&
+    freshnessText(a.freshness, a.refreshMs, a.paused, a.now, a.width).text ===
+      freshnessText(b.freshness, b.refreshMs, b.paused, b.now, b.width).text &&
     connectionText(a.connection, a.now, a.refused).text === connectionText(b.connection, b.now, b.refused).text
   );
 }
@@ -162,7 +167,7 @@ function HeaderView(p: HeaderProps) {
   const conn = p.signedOut
     ? { text: '▲ SIGNED OUT', tone: 'warn' as const }
     : connectionText(p.connection, p.now, p.refused);
-  const fresh = freshnessText(p.freshness, p.refreshMs, p.paused, p.now);
+  const fresh = freshnessText(p.freshness, p.refreshMs, p.paused, p.now, p.width);
   const { where, who, ro } = whereAndWho(p, conn.text);
   const freshWidth = widthOf(fresh.text);
   return (

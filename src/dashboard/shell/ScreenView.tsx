@@ -2,7 +2,8 @@ import React, { Component, type ReactNode } from 'react';
 import { Box, Text } from 'ink';
 import { patchScreen } from '../state/ui.js';
 import type { AnyScreen, ScreenRenderProps, Tone } from '../kit/screen-api.js';
-import { Table } from '../widgets/Table.js';
+import { Table, visibleRows } from '../widgets/Table.js';
+import { keptColumns } from '../kit/table-layout.js';
 import { sortColumn } from '../kit/sort.js';
 import { colour } from '../kit/theme.js';
 import { sanitize } from '../../text/sanitize.js';
@@ -11,8 +12,22 @@ import { useDeps } from './deps.js';
 import type { ScreenData } from './screen-data.js';
 import type { ScreenUiState } from '../kit/screen-state.js';
 
-/** Lines kept under the table for a list's cursorLine. */
+/** Lines kept under a list's table for its cursor row said whole (fewer when the body is very short). */
 const CURSOR_LINES = 2;
+
+/** A list's lines above its table (summary, status), and those under it for the cursor row, at a body height. */
+function listLines(list: NonNullable<AnyScreen['list']>, height: number) {
+  const above = (list.summary ? 1 : 0) + (list.status ? 1 : 0);
+  // a table needs its header, a row and its position line before the cursor row is said again
+  return { above, cursorLines: Math.max(0, Math.min(CURSOR_LINES, height - above - 3)) };
+}
+
+/** Rows a list shows at once in a body of `height` lines: what PgDn moves. */
+export function listPage(screen: AnyScreen, height: number): number {
+  if (!screen.list) return visibleRows(height);
+  const { above, cursorLines } = listLines(screen.list, height);
+  return visibleRows(height - above, cursorLines);
+}
 
 /** A screen's body: the standard list, or its own view, guarded so a bug there stays there. */
 export function ScreenView({
@@ -63,14 +78,7 @@ export function ScreenView({
         : data.searching
           ? `  ·  searching ${data.total} rows for "${state.filter}"…`
           : `  ·  ${data.rows.length} of ${data.total} match "${state.filter}"`;
-    const cursorRow = list.cursorLine ? data.rows[state.cursor] : undefined;
-    let cursorLine = '';
-    try {
-      cursorLine = cursorRow === undefined ? '' : list.cursorLine!(cursorRow);
-    } catch {
-      cursorLine = '';
-    }
-    const reserved = (list.summary ? 1 : 0) + (list.status ? 1 : 0) + (list.cursorLine ? CURSOR_LINES : 0);
+    const { above, cursorLines } = listLines(list, height);
     return (
       <Box flexDirection="column" height={height}>
         {list.summary ? (
@@ -92,17 +100,14 @@ export function ScreenView({
           sort={list.serverOrder ?? (sortColumn(list.columns, state.sort) ? state.sort : null)}
           cursor={state.cursor}
           scroll={state.scroll}
-          height={height - reserved}
+          height={height - above}
           width={width}
           empty={state.filter ? `No rows match "${state.filter}" (Esc clears the filter).` : list.empty}
+          keep={keptColumns(list.columns, state)}
+          cursorLines={cursorLines}
+          cursorLine={list.cursorLine}
+          rowColumns={list.columns}
         />
-        {list.cursorLine ? (
-          <Box height={CURSOR_LINES} overflow="hidden">
-            <Text dimColor wrap="wrap">
-              {sanitize(cursorLine, 2 * width)}
-            </Text>
-          </Box>
-        ) : null}
       </Box>
     );
   }

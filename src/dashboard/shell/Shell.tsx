@@ -8,7 +8,6 @@ import { Header } from './Header.js';
 import { KeyHints } from '../widgets/KeyHints.js';
 import { HelpOverlay } from '../widgets/HelpOverlay.js';
 import { DetailView, detailLines } from '../widgets/DetailView.js';
-import { visibleRows } from '../widgets/Table.js';
 import { scrollFor } from '../kit/table-layout.js';
 import { useNow, useTerminalSize } from '../terminal/hooks.js';
 import { usePasteIgnored } from '../terminal/paste.js';
@@ -28,11 +27,13 @@ import { shellHelp, shellHints } from './key-help.js';
 import { useScreenData } from './screen-data.js';
 import { actionHints, offersOf, sortNote } from './screen-hints.js';
 import { detailOf, linkOf, locateRow, safeKey, selectedOf } from './screen-rows.js';
-import { ScreenView } from './ScreenView.js';
+import { listPage, ScreenView } from './ScreenView.js';
 import { StatusLine } from './StatusLine.js';
 
-const MIN_COLUMNS = 80;
-const MIN_ROWS = 24;
+// Below 80x24 the layout is compact (the header, columns and hints say less, src/dashboard/shell/Header.tsx);
+// below this it cannot be drawn usefully, and a message says so.
+const MIN_COLUMNS = 60;
+const MIN_ROWS = 20;
 
 /**
  * The dashboard: header, the visible screen (or its detail, help, a dialog), key hints and a
@@ -68,8 +69,7 @@ export function Shell() {
   const width = Math.max(size.columns, MIN_COLUMNS);
   const banner = bannerFor(data, session, connection, Boolean(screen.list?.rowsFrom), width, screen.saysError);
   const bodyHeight = Math.max(3, height - 2 - banner.length - 2);
-  const summaryLines = (screen.list?.summary ? 1 : 0) + (screen.list?.status ? 1 : 0);
-  const page = visibleRows(bodyHeight - summaryLines);
+  const page = listPage(screen, bodyHeight);
   const located = locateRow(screen, data.rows, state);
   const cursor = located.index;
   // The open detail's record left the list: it is not replaced by whatever row took its place.

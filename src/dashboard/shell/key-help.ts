@@ -24,7 +24,7 @@ const returnsHelp = (b: Binding, screen: string) => b.returns?.help.replace('{sc
 export function shellHints(
   keymap: readonly Binding[],
   offers: Offers,
-): { key: string; label: string; priority: number }[] {
+): { key: string; label: string; priority: number; short?: string }[] {
   return keymap
     .filter((b) => (b.hint || (b.returns && offers.backTo)) && isShellAction(b.id) && shown(b, offers))
     .map((b) => ({
@@ -35,6 +35,7 @@ export function shellHints(
         (offers.opens && b.opens?.label) ||
         b.hint!.label,
       priority: (b.returns && offers.backTo ? b.returns.priority : b.hint?.priority) ?? 0,
+      short: b.returns && offers.backTo ? b.returns.short : undefined,
     }));
 }
 

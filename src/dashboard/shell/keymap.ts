@@ -28,7 +28,7 @@ interface ShellBinding extends Omit<ShellBindingSpec, 'keys'> {
 interface ScreenBinding extends Omit<ShellBindingSpec, 'keys' | 'hint'> {
   id: ScreenActionId;
   keys: KeyName[];
-  hint: { label: string; priority: number };
+  hint: { label: string; priority: number; short?: string };
   /** the intent it answers to: rebinding the intent rebinds it, on every screen */
   intent?: Intent;
 }
@@ -59,7 +59,11 @@ export function screenBindings(screen: AnyScreen): ScreenBinding[] {
   return (screen.actions ?? []).map((a) => ({
     id: screenActionId(screen, a.label),
     keys: defaultKeys(a),
-    hint: { label: a.label, priority: a.hintPriority ?? ACTION_HINT_PRIORITY },
+    hint: {
+      label: a.label,
+      priority: a.hintPriority ?? ACTION_HINT_PRIORITY,
+      ...(a.hintShort === undefined ? {} : { short: a.hintShort }),
+    },
     help: a.label,
     in: VIEW,
     ...(a.intent === undefined ? {} : { intent: a.intent }),

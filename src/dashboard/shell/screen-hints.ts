@@ -27,6 +27,7 @@ export function actionHints(
         key: keyLabel(binding.keys[0], 'hint'),
         label: binding.hint.label,
         priority: binding.hint.priority,
+        ...('short' in binding.hint && binding.hint.short !== undefined ? { short: binding.hint.short } : {}),
         mutates: a.mutates,
         disabled: whyNot(deps, a, row),
       },

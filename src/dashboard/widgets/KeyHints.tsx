@@ -6,6 +6,8 @@ import { sameDisabled, type Disabled } from '../kit/disabled.js';
 export interface HintAction {
   key: string;
   label: string;
+  /** its word when the line is short (default: label) */
+  short?: string;
   /** why its key does nothing now (src/dashboard/kit/disabled.ts), or null */
   disabled: Disabled | null;
   /** how long it stays on a short line (higher: longer) */
@@ -15,6 +17,7 @@ export interface HintAction {
 export interface ShellHint {
   key: string;
   label: string;
+  short?: string;
   priority: number;
 }
 
@@ -27,25 +30,39 @@ interface KeyHintsProps {
 
 /** Why actions are off: it stays on a short line longer than the shell's lesser keys, and is cut before going. */
 const REASON_PRIORITY = 55;
+/** Keys below this priority (a screen action's default) are lesser: they give way before any other says less. */
+const LESSER = 60;
 /** A reason cut shorter than this says nothing: it goes instead. */
 const REASON_MIN_WIDTH = 12;
 
+type Fitted<T> = T & { word: string };
+
 /**
- * What fits on one line of `width`: the lowest priority goes first (of equals, the rightmost);
- * the reason for disabled actions is cut before it goes. Returns what is kept and the reason's room
- * (with the two spaces after it).
+ * What fits on one line of `width`: the lesser keys give way first (their short word, else they go),
+ * then the others say their short words, then go, the lowest priority first (of equals, the
+ * rightmost); the reason for disabled actions is cut before it goes. Returns what is kept, with the word each says, and the reason's
+ * room (with the two spaces after it).
  */
 function fitHints(
   actions: HintAction[],
   shell: ShellHint[],
   reason: string,
   width: number,
-): { actions: HintAction[]; shell: ShellHint[]; reasonWidth: number } {
+): { actions: Fitted<HintAction>[]; shell: Fitted<ShellHint>[]; reasonWidth: number } {
   const parts = [
-    ...actions.map((a) => ({ w: widthOf(`${a.key} ${a.label}${a.disabled ? ' ✕' : ''}  `), p: a.priority, kind: 'a' })),
-    ...(reason ? [{ w: widthOf(reason) + 2, p: REASON_PRIORITY, kind: 'r' }] : []),
-    ...shell.map((s) => ({ w: widthOf(`${s.key} ${s.label}`), p: s.priority, kind: 's' })),
+    ...actions.map((a) => ({
+      word: a.label,
+      short: a.short,
+      p: a.priority,
+      kind: 'a',
+      mark: a.disabled ? 2 : 0,
+      key: a.key,
+    })),
+    ...(reason ? [{ word: '', short: undefined, p: REASON_PRIORITY, kind: 'r', mark: 0, key: '' }] : []),
+    ...shell.map((s) => ({ word: s.label, short: s.short, p: s.priority, kind: 's', mark: 0, key: s.key })),
   ];
+  const widthOfPart = (x: (typeof parts)[number]) =>
+    x.kind === 'a' ? widthOf(`${x.key} ${x.word}  `) + x.mark : widthOf(`${x.key} ${x.word}`);
   const kept = new Set(parts.map((_, i) => i));
   let reasonWidth = reason ? widthOf(reason) + 2 : 0;
   const lineWidth = () => {
@@ -53,27 +70,37 @@ function fitHints(
     let shellKept = 0;
     let actionKept = false;
     for (const i of kept) {
-      w += parts[i].kind === 'r' ? reasonWidth : parts[i].w;
+      w += parts[i].kind === 'r' ? reasonWidth : widthOfPart(parts[i]);
       if (parts[i].kind === 's') shellKept++;
       if (parts[i].kind === 'a') actionKept = true;
     }
     // two spaces between the shell's keys, and "│ " after the screen's actions
     return w + 2 * Math.max(0, shellKept - 1) + (actionKept ? 2 : 0);
   };
-  const dropOrder = [...kept].sort((a, b) => parts[a].p - parts[b].p || b - a);
-  for (const i of dropOrder) {
+  // Of equals the rightmost gives way first. The lesser keys (below a screen action's default) give way
+  // first, whole: their short word, else they go (the reason is cut first); then the others say their
+  // short words, lowest first; then they go, lowest first.
+  const order = [...kept].sort((a, b) => parts[a].p - parts[b].p || b - a);
+  const giveWay = (i: number, step: 'lesser' | 'shorten' | 'drop') => {
     const over = lineWidth() - width;
-    if (over <= 0) break;
-    if (parts[i].kind === 'r' && reasonWidth - over >= REASON_MIN_WIDTH) {
-      reasonWidth -= over;
-      break;
+    const shortens = parts[i].short !== undefined && parts[i].word !== parts[i].short;
+    if (step === 'lesser' && parts[i].p >= LESSER) return;
+    if (parts[i].kind === 'r' && reasonWidth - over >= REASON_MIN_WIDTH) reasonWidth -= over;
+    else if (step !== 'drop' && shortens) parts[i].word = parts[i].short!;
+    else if (step !== 'shorten') {
+      kept.delete(i);
+      if (parts[i].kind === 'r') reasonWidth = 0;
     }
-    kept.delete(i);
-    if (parts[i].kind === 'r') reasonWidth = 0;
-  }
+  };
+  for (const step of ['lesser', 'shorten', 'drop'] as const)
+    for (const i of order) {
+      if (lineWidth() <= width) break;
+      if (kept.has(i)) giveWay(i, step);
+    }
+  const shellStart = parts.length - shell.length;
   return {
-    actions: actions.filter((_, i) => kept.has(i)),
-    shell: shell.filter((_, i) => kept.has(parts.length - shell.length + i)),
+    actions: actions.flatMap((a, i) => (kept.has(i) ? [{ ...a, word: parts[i].word }] : [])),
+    shell: shell.flatMap((s, i) => (kept.has(shellStart + i) ? [{ ...s, word: parts[shellStart + i].word }] : [])),
     reasonWidth,
   };
 }
@@ -85,7 +112,14 @@ function fitHints(
  */
 const sameList = <T extends ShellHint>(a: T[], b: T[], same: (x: T, y: T) => boolean = () => true) =>
   a.length === b.length &&
-  a.every((x, i) => x.key === b[i].key && x.label === b[i].label && x.priority === b[i].priority && same(x, b[i]));
+  a.every(
+    (x, i) =>
+      x.key === b[i].key &&
+      x.label === b[i].label &&
+      x.short === b[i].short &&
+      x.priority === b[i].priority &&
+      same(x, b[i]),
+  );
 
 export const KeyHints = memo(
   KeyHintsLine,
@@ -105,7 +139,7 @@ function KeyHintsLine({ actions, shell, width }: KeyHintsProps) {
     <Text wrap="truncate">
       {fitted.actions.map((a) => (
         <Text key={a.key} dimColor={!!a.disabled}>
-          <Text bold={!a.disabled}>{a.key}</Text> {a.label}
+          <Text bold={!a.disabled}>{a.key}</Text> {a.word}
           {a.disabled ? ' ✕' : ''}
           {'  '}
         </Text>
@@ -113,7 +147,7 @@ function KeyHintsLine({ actions, shell, width }: KeyHintsProps) {
       {fitted.reasonWidth ? <Text dimColor>{truncate(reason, fitted.reasonWidth - 2)} </Text> : null}
       <Text dimColor>
         {fitted.actions.length ? '│ ' : ''}
-        {fitted.shell.map((s) => `${s.key} ${s.label}`).join('  ')}
+        {fitted.shell.map((s) => `${s.key} ${s.word}`).join('  ')}
       </Text>
     </Text>
   );

@@ -5,10 +5,19 @@ import sliceAnsi from 'slice-ansi';
 import type { Column } from '../kit/screen-api.js';
 import { BoundedMap } from '../../text/bounded-map.js';
 import widestLine from '../terminal/ink-frame/widest-line.js';
-import { fitCell, layoutColumns, scrollFor, GUTTER, SEPARATOR, SORT_MARK_WIDTH } from '../kit/table-layout.js';
+import {
+  fitCell,
+  layoutColumns,
+  rowSaidWhole,
+  scrollFor,
+  GUTTER,
+  SEPARATOR,
+  SORT_MARK_WIDTH,
+} from '../kit/table-layout.js';
+import { sanitize } from '../../text/sanitize.js';
 import { sortMark } from '../kit/sort.js';
 import type { SortState } from '../kit/screen-state.js';
-import { fit, truncate } from '../kit/text.js';
+import { fit, truncate, widthOf } from '../kit/text.js';
 import { colour } from '../kit/theme.js';
 
 export interface TableProps<Row> {
@@ -31,10 +40,21 @@ export interface TableProps<Row> {
   counting?: boolean;
   /** the order the rows are in: its column's header carries ▲ or ▼ */
   sort?: SortState | null;
+  /** the columns kept when the line is short, by position (src/dashboard/kit/table-layout.ts keptColumns) */
+  keep?: readonly boolean[];
+  /**
+   * lines under the table that say the cursor row whole (what its cells cut or leave out); 0: none.
+   * They are part of `height`.
+   */
+  cursorLines?: number;
+  /** the cursor row's words for those lines (default: every cell after its header, rowSaidWhole) */
+  cursorLine?: (row: Row) => string;
+  /** the columns those lines say (default `columns`): all of the list's, also those the operator hid */
+  rowColumns?: Column<Row>[];
 }
 
-/** Rows a table of `height` lines shows at once. */
-export const visibleRows = (height: number) => Math.max(1, height - 2);
+/** Rows a table of `height` lines shows at once, `cursorLines` of them kept for the cursor row said whole. */
+export const visibleRows = (height: number, cursorLines = 0) => Math.max(1, height - 2 - cursorLines);
 
 /** Finished lines kept per table layout: the window and the pages on either side, several times over. */
 const LINES_KEPT = 1000;
@@ -50,18 +70,31 @@ const LINES_KEPT = 1000;
  * waits for the next key, so PgDn/PgUp and j/k at a page's edge find their lines ready.
  */
 export function Table<Row>(p: TableProps<Row>) {
-  const visible = visibleRows(p.height);
+  const cursorLines = p.cursorLines ?? 0;
+  const visible = visibleRows(p.height, cursorLines);
   const scroll = scrollFor(p.cursor, p.scroll, visible, p.rows.length);
   const layoutRows = p.layoutRows ?? p.rows;
   const sample = useMemo(() => layoutRows.slice(0, 500), [layoutRows]);
   const sorted = p.sort ? p.columns.findIndex((c) => c.header === p.sort!.column) : -1;
-  const widths = useMemo(() => layoutColumns(p.columns, sample, p.width, sorted), [p.columns, sample, p.width, sorted]);
-  const lines = useMemo(() => new RowLines(p.columns.slice(0, widths.length), widths), [p.columns, widths]);
+  const keepKey = p.keep?.map((k) => (k ? 1 : 0)).join('') ?? '';
+  const { shown, widths } = useMemo(
+    () => layoutColumns(p.columns, sample, p.width, sorted, p.keep),
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- what is kept, by value: a new array of the same says the same
+    [p.columns, sample, p.width, sorted, keepKey],
+  );
+  const lines = useMemo(
+    () =>
+      new RowLines(
+        shown.map((i) => p.columns[i]),
+        widths,
+      ),
+    [p.columns, shown, widths],
+  );
   const headerLine =
     ' '.repeat(GUTTER) +
     lines.cols
-      .map((c, i) =>
-        fit(i === sorted ? markedHeader(c.header, widths[i], p.sort!.descending) : c.header, widths[i], c.align),
+      .map((c, n) =>
+        fit(shown[n] === sorted ? markedHeader(c.header, widths[n], p.sort!.descending) : c.header, widths[n], c.align),
       )
       .join(SEP);
   const focused = p.focused !== false;
@@ -101,8 +134,31 @@ export function Table<Row>(p: TableProps<Row>) {
           ? ' '
           : `  row ${p.cursor + 1} of ${p.rows.length}${p.counting ? '+' : ''}${p.rows.length > visible ? `  (showing ${scroll + 1}–${scroll + window.length})` : ''}`}
       </Text>
+      {cursorLines > 0 ? (
+        <Box height={cursorLines} overflow="hidden">
+          <Text dimColor wrap="wrap">
+            {cursorText(p, cursorLines, lines)}
+          </Text>
+        </Box>
+      ) : null}
     </Box>
   );
+}
+
+/** The cursor row said whole, for the lines under the table: sanitized, one paragraph; what the table cuts first. */
+function cursorText<Row>(p: TableProps<Row>, lines: number, shown: RowLines<Row>): string {
+  const row = p.rows[p.cursor];
+  if (row === undefined) return ' ';
+  const whole = (c: Column<Row>, text: string) => {
+    const n = shown.cols.indexOf(c);
+    return n >= 0 && widthOf(text) <= shown.widthOf(n);
+  };
+  try {
+    const text = p.cursorLine ? p.cursorLine(row) : rowSaidWhole(p.rowColumns ?? p.columns, row, whole);
+    return sanitize(text, lines * p.width) || ' ';
+  } catch {
+    return ' ';
+  }
 }
 
 /** "Last used ▼": the header cut (not the mark) when the column is narrow. */
@@ -116,6 +172,11 @@ class RowLines<Row> {
     readonly cols: Column<Row>[],
     private readonly widths: number[],
   ) {}
+
+  /** The width of the nth column shown. */
+  widthOf(n: number): number {
+    return this.widths[n] ?? 0;
+  }
 
   /** Empties the store if `count` more lines might not fit in it. */
   reserve(count: number) {
