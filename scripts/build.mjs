@@ -74,8 +74,7 @@ const kept =
 if (kept) {
   renameSync(`${root}dist/${TEMPLATE}`, `${next}/${TEMPLATE}`);
   renameSync(keyFile(`${root}dist`), keyFile(next));
-}
-else {
+} else {
   const { makeDemoTemplate } = await import(`${next}/demo-template.js`);
   await makeDemoTemplate(`${next}/${TEMPLATE}`);
   writeFileSync(keyFile(next), templateKey);

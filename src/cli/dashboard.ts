@@ -1,7 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type * as DashboardApp from './dashboard-bundle.js';
-import type { TokenSource } from '../client/bearer-token.js';
 import { requireWithCodeCache } from './code-cache.js';
 import { UsageError } from '../config/usage-error.js';
 

@@ -11,7 +11,7 @@ import { DB_FILE } from '../server/db/open.js';
  * demo server on an empty data directory starts from a copy of it and seeds only the time since
  * (src/server/demo/seed.ts, catchUpDemo), rather than the whole history every time.
  */
-export const DEMO_TEMPLATE_DIR = 'demo-template';
+const DEMO_TEMPLATE_DIR = 'demo-template';
 
 /** dist/demo-template when this code runs from the bundle and the build made it; undefined from source. */
 export function bundledDemoTemplate(): string | undefined {
