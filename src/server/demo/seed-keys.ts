@@ -316,16 +316,19 @@ export function seedRecentOverruns(db: Db, rng: Rng, from: number, now: number):
     const k = keys.find((x) => x.spec.name === o.name);
     if (!k) continue;
     const t = start + Math.floor((now - start) * o.at);
+    const minute = Math.floor(t / MINUTE);
+    // a slot of the history may hold this minute already: the burst adds to it, no new row
+    const added = !db.prepare('SELECT 1 FROM usage_minutes WHERE key_id = ? AND minute = ?').get(k.key.id, minute);
     const served = rng.int(4, 8);
     const [input, output] = k.spec.tokens;
-    recordUsage(db, k.key.id, Math.floor(t / MINUTE), {
+    recordUsage(db, k.key.id, minute, {
       requests: served,
       input_tokens: served * input,
       output_tokens: served * output,
       rejected_by: { [o.cause]: rng.int(2, 6) },
     });
     if (t > k.lastUsedMs) touchGatewayKey(db, k.key.id, t);
-    rows++;
+    if (added) rows++;
   }
   return rows;
 }
