@@ -1,4 +1,4 @@
-import { constants, copyFileSync, existsSync, readdirSync } from 'node:fs';
+import { constants, copyFileSync, cpSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureDataDir, makePrivate } from '../server/db/data-dir.js';
@@ -23,13 +23,18 @@ export function bundledDemoTemplate(): string | undefined {
 
 /**
  * Copies the template's files (the database, the audit signing key and signed head) into dataDir
- * when it holds no database yet, each private as the server's own; returns whether it copied. The
- * demo's sources and model files are made by the demo's configuration, as for a fresh directory.
+ * when it holds no database yet, each private as the server's own, and its demo sources and model
+ * files (what the demo's configuration would otherwise write, its operations database built row
+ * by row); returns whether it copied.
  */
 export function copyDemoTemplate(template: string, dataDir: string): boolean {
   ensureDataDir(dataDir);
   if (existsSync(join(dataDir, DB_FILE))) return false;
   for (const e of readdirSync(template, { withFileTypes: true })) {
+    if (e.isDirectory()) {
+      cpSync(join(template, e.name), join(dataDir, e.name), { recursive: true, force: false });
+      continue;
+    }
     if (!e.isFile() || e.name === LOCK_FILE) continue;
     const to = join(dataDir, e.name);
     try {
