@@ -4,7 +4,8 @@
 // Builds into a fresh folder and swaps it in, so a CLI already running from dist/ (a test, a
 // dashboard) never sees a half-written or missing bundle.
 import { build } from 'esbuild';
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { BUNDLE_OPTIONS, DASHBOARD_BUNDLE_OPTIONS, LAUNCH_OPTIONS } from './bundle-options.mjs';
 import { assertPatched } from './dependency-edits.mjs';
@@ -22,12 +23,14 @@ const bundle = (options) =>
   build({ ...options, absWorkingDir: root, outdir: next, sourcemap: 'linked', logLevel: 'warning' });
 
 // demo: the embedded demo server, which the launcher imports for `appliance-admin demo`;
-// ingest-worker: the thread that reads a connector source (src/server/ingest/read-in-worker.ts)
+// ingest-worker: the thread that reads a connector source (src/server/ingest/read-in-worker.ts);
+// demo-template: what makes the prebuilt demo below
 await bundle({
   ...BUNDLE_OPTIONS,
   entryPoints: {
     cli: 'src/cli/main.ts',
     demo: 'src/cli/embedded-demo.ts',
+    'demo-template': 'src/cli/demo-template.ts',
     'ingest-worker': 'src/server/ingest/source-worker.ts',
   },
   splitting: true,
@@ -51,6 +54,31 @@ const schemaModule = await build({
 const schemaCode = Buffer.from(schemaModule.outputFiles[0].text).toString('base64');
 const { configJsonSchema } = await import(`data:text/javascript;base64,${schemaCode}`);
 writeFileSync(`${next}/config.schema.json`, `${JSON.stringify(configJsonSchema(), null, 2)}\n`);
+// The prebuilt demo (src/cli/demo-template.ts): 30 days of seeded history that a fresh demo copies
+// and brings up to now. Made again when the server's code changed (the ES modules' contents) or
+// when it is a day old (a demo seeds the time since it was made: a day is a fraction of a second);
+// otherwise the last build's is kept, so that a build does not seed the history every time.
+const TEMPLATE = 'demo-template';
+const TEMPLATE_MAX_AGE_MS = 24 * 3600_000;
+const serverHash = createHash('sha256');
+for (const f of readdirSync(next)
+  .filter((f) => f.endsWith('.js'))
+  .sort())
+  serverHash.update(f).update(readFileSync(`${next}/${f}`));
+const templateKey = serverHash.digest('hex');
+const keyFile = (dir) => `${dir}/${TEMPLATE}.key`;
+const kept =
+  existsSync(keyFile(`${root}dist`)) &&
+  readFileSync(keyFile(`${root}dist`), 'utf8') === templateKey &&
+  Date.now() - statSync(keyFile(`${root}dist`)).mtimeMs < TEMPLATE_MAX_AGE_MS;
+if (kept) {
+  renameSync(`${root}dist/${TEMPLATE}`, `${next}/${TEMPLATE}`);
+  renameSync(keyFile(`${root}dist`), keyFile(next));
+} else {
+  const { makeDemoTemplate } = await import(`${next}/demo-template.js`);
+  await makeDemoTemplate(`${next}/${TEMPLATE}`);
+  writeFileSync(keyFile(next), templateKey);
+}
 // chunk names are content hashes, so files of the old bundle are never overwritten: the old
 // folder is moved aside (one rename), the new one moved in (one rename), then the old removed
 try {

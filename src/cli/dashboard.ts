@@ -1,7 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type * as DashboardApp from './dashboard-bundle.js';
-import type { TokenSource } from '../client/bearer-token.js';
 import { requireWithCodeCache } from './code-cache.js';
 import { UsageError } from '../config/usage-error.js';
 
@@ -40,6 +39,34 @@ export async function dashboardCommand(argv: string[], dir: string): Promise<num
   return code;
 }
 
+/** `demo` as the first word, in a terminal, without --help: the dashboard will run on the demo. */
+const startsDemo = (argv: string[]) =>
+  argv[0] === 'demo' && !argv.includes('--help') && !argv.includes('-h') && process.stdin.isTTY && process.stdout.isTTY;
+
+async function startDemo() {
+  const { startEmbeddedDemo } = await import('./embedded-demo.js');
+  process.stderr.write('starting the demo appliance…\n');
+  return startEmbeddedDemo();
+}
+
+/** The app loaded, its flags read, and the appliance to connect to (the demo's, once it is ready). */
+async function prepare(argv: string[], dir: string, demoEarly: ReturnType<typeof startDemo> | undefined) {
+  const { app, saveCodeCache } = await loadApp(dir);
+  const parsed = await app.dashboardArgs(argv);
+  if (parsed === 'help') {
+    console.log(app.DASHBOARD_USAGE);
+    return 'help' as const;
+  }
+  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    throw new UsageError(
+      'the dashboard needs an interactive terminal (for scripts: appliance-admin get SCREEN --json)',
+    );
+  }
+  if (!parsed.demo) return { app, saveCodeCache, parsed, url: parsed.url!, token: parsed.token!, stopDemo: undefined };
+  const demo = await (demoEarly ?? startDemo());
+  return { app, saveCodeCache, parsed, url: demo.url, token: demo.tokens[parsed.role], stopDemo: demo.stop };
+}
+
 /** How long the process may outlive the dashboard for work left open (an unreferenced timer: never longer than it must). */
 const LINGER_MS = 1_000;
 
@@ -47,34 +74,27 @@ async function dashboardOnce(argv: string[], dir: string, switchTo: (name: strin
   // Ink draws nothing until exit when it believes it runs in CI (is-in-ci reads CI and
   // CONTINUOUS_INTEGRATION once, when the bundle below loads); this is an interactive terminal.
   for (const v of ['CI', 'CONTINUOUS_INTEGRATION']) if (process.env[v] !== undefined) process.env[v] = '0';
-  const { app, saveCodeCache } = await loadApp(dir);
-  const parsed = await app.dashboardArgs(argv);
-  if (parsed === 'help') {
-    console.log(app.DASHBOARD_USAGE);
+  // `demo` first (npm start): the demo appliance starts while the dashboard's code loads, rather than after
+  const demoEarly = startsDemo(argv) ? startDemo() : undefined;
+  demoEarly?.catch(() => undefined); // its failure is reported where it is awaited, below
+  let loaded: Awaited<ReturnType<typeof prepare>>;
+  try {
+    loaded = await prepare(argv, dir, demoEarly);
+  } catch (err) {
+    await (await demoEarly?.catch(() => undefined))?.stop();
+    throw err;
+  }
+  if (loaded === 'help') {
+    await (await demoEarly?.catch(() => undefined))?.stop();
     return 0;
   }
-  if (!process.stdin.isTTY || !process.stdout.isTTY) {
-    throw new UsageError(
-      'the dashboard needs an interactive terminal (for scripts: appliance-admin get SCREEN --json)',
-    );
-  }
-  let url = parsed.url;
-  let token: TokenSource | undefined = parsed.token;
-  let stopDemo: (() => Promise<void>) | undefined;
-  if (parsed.demo) {
-    const { startEmbeddedDemo } = await import('./embedded-demo.js');
-    process.stderr.write('starting the demo appliance…\n');
-    const demo = await startEmbeddedDemo();
-    url = demo.url;
-    token = demo.tokens[parsed.role];
-    stopDemo = demo.stop;
-  }
+  const { app, saveCodeCache, parsed, url, token, stopDemo } = loaded;
   let code: number;
   try {
     const session = parsed.session && { file: parsed.session.file, settings: parsed.session.info.settings };
     code = await app.startDashboard({
-      url: url!,
-      token: token!,
+      url,
+      token,
       ca: parsed.ca,
       ...(parsed.auditKey ? { auditKey: parsed.auditKey } : {}),
       session,

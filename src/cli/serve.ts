@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
 import { announceReady } from '../server/demo/ipc-ready.js';
+import { bundledDemoTemplate, copyDemoTemplate } from './demo-template.js';
 import { UsageError } from '../config/usage-error.js';
 
 export const SERVE_USAGE = `Usage: appliance-admin serve --data DIR [--port 8080] [--host 127.0.0.1] [--demo] [--config FILE]
@@ -56,6 +57,9 @@ export async function serveCommand(argv: string[]): Promise<number> {
   logDestination.on('error', () => undefined);
   const logger = pino({ level }, logDestination);
   const { loadDemoConfig } = values.demo ? await import('../server/demo/config.js') : { loadDemoConfig: undefined };
+  // a fresh demo starts from the build's prebuilt history and seeds only the time since
+  const template = values.demo && !values.config ? bundledDemoTemplate() : undefined;
+  if (template) copyDemoTemplate(template, values.data);
   const tls = values['tls-cert'] && values['tls-key'] ? readTls(values['tls-cert'], values['tls-key']) : undefined;
   const config = values.config
     ? loadConfig(values.config)

@@ -247,12 +247,16 @@ async function buildLockedServer(options: ServerOptions, log: Logger, unlock: ()
   // the demo serves no route: it seeds what the areas set up, and sends its traffic through the whole server
   const groups = [...areas, demoGroup({ ...g, app })];
 
-  const openapi = JSON.stringify(buildOpenApi(VERSION));
-  const openapiEtag = etagOf(openapi);
+  // built on its first request: every contract schema converted, which would delay every start (the demo's first board)
+  let openapi: { text: string; etag: string } | undefined;
   app.get(`${API_PREFIX}/openapi.json`, async (req, reply) => {
-    reply.header('ETag', openapiEtag);
-    if (req.headers['if-none-match'] === openapiEtag) return reply.code(304).send();
-    return reply.type('application/json; charset=utf-8').send(openapi);
+    if (!openapi) {
+      const text = JSON.stringify(buildOpenApi(VERSION));
+      openapi = { text, etag: etagOf(text) };
+    }
+    reply.header('ETag', openapi.etag);
+    if (req.headers['if-none-match'] === openapi.etag) return reply.code(304).send();
+    return reply.type('application/json; charset=utf-8').send(openapi.text);
   });
 
   let closed = false;

@@ -183,6 +183,38 @@ export function planOverBudgetRun(rng: Rng, config: ServerConfig, tokensPerRun: 
   return { agent, channel: rng.pick(agentChannels(agent, config)), steps };
 }
 
+/**
+ * A run of the named agent that fails at its first tool call (the tool's error or timeout): what
+ * the demo puts into its last hour, so that failures show whatever the time of day.
+ */
+export function planFailingRun(rng: Rng, config: ServerConfig, agentName: string): PlannedRun {
+  const agent = DEMO_AGENTS.find((a) => a.name === agentName) ?? DEMO_AGENTS[0];
+  const tool = rng.pick(agent.tools);
+  const [lo, hi] = TOOL_MS[tool] ?? [60, 700];
+  const steps: PlannedStep[] = [
+    {
+      tool: null,
+      duration_ms: rng.int(350, 2800),
+      gap_ms: rng.int(5, 60),
+      input_tokens: rng.int(400, 1800),
+      output_tokens: rng.int(30, 700),
+      status: 'succeeded',
+      error: null,
+    },
+    {
+      tool,
+      duration_ms: rng.int(lo, hi),
+      gap_ms: rng.int(2, 30),
+      input_tokens: 0,
+      output_tokens: 0,
+      status: 'failed',
+      error: null,
+    },
+  ];
+  steps[1].error = stepFailure(rng, steps[1], agent);
+  return { agent, channel: rng.pick(agentChannels(agent, config)), steps };
+}
+
 const CANCELLATIONS: JournalError[] = [
   { code: 'cancelled', message: 'the user left the conversation' },
   { code: 'cancelled', message: 'the conversation was closed on its channel' },

@@ -6,7 +6,7 @@ import { iso } from '../ids.js';
 import { outcomeState } from '../ingest/job-store.js';
 import { missingPathReason, quoteIdent, remoteSourceError, userTables } from '../ingest/sources.js';
 import type { AuditSeed } from '../governance/bulk.js';
-import { HOUR, MINUTE, sampleBusyTime } from './activity.js';
+import { DAY, HISTORY_DAYS, HOUR, MINUTE, sampleBusyTime } from './activity.js';
 import type { Rng } from './prng.js';
 import { ACTORS, SCHEDULER, type Actor } from './actors.js';
 
@@ -22,6 +22,7 @@ const SCHEDULE_MINUTES: Record<string, number> = {
   src_eng_runbooks: 60,
 };
 const DEFAULT_SCHEDULE_MINUTES = 15;
+/** people's own runs over the whole history; as many for its share of a shorter window */
 const MANUAL_INGESTS = 600;
 
 interface SeedJob {
@@ -119,7 +120,8 @@ export function seedIngestion(db: Db, config: ServerConfig, rng: Rng, from: numb
       makeJob(c, s, items, t + rng.int(0, 15_000), SCHEDULER);
   }
   const people = ACTORS.filter((a) => a.human && a.role !== 'auditor');
-  for (let i = 0; i < MANUAL_INGESTS; i++) {
+  const manual = Math.round((MANUAL_INGESTS * (to - from)) / (HISTORY_DAYS * DAY));
+  for (let i = 0; i < manual && to - 2 * MINUTE > from; i++) {
     const { c, s, items } = rng.pick(sources);
     makeJob(c, s, items, sampleBusyTime(times, from, to - 2 * MINUTE), rng.pick(people));
   }

@@ -1,7 +1,7 @@
 import type { Db } from '../db/sqlite-driver.js';
 import type { Quota } from '../../contract/index.js';
 import { ApiError } from '../errors.js';
-import { createGatewayKey, revokeGatewayKey, touchGatewayKey } from '../gateway/keys.js';
+import { createGatewayKey, listGatewayKeys, revokeGatewayKey, touchGatewayKey } from '../gateway/keys.js';
 import { recordRefusedWorkload, recordUsage } from '../gateway/metering.js';
 import { activityAt, DAY, MINUTE } from './activity.js';
 import type { Rng } from './prng.js';
@@ -199,49 +199,64 @@ export function seedKeysAndUsage(
     keys.push(seeded);
 
     const u = rng.fork();
-    const slotMs = SLOT_MINUTES * MINUTE;
-    const from = Math.ceil(Math.max(created_ms, historyStart) / slotMs) * slotMs;
-    const until = Math.min(revoked_ms ?? now, now - MINUTE);
-    const { requests_per_minute: rpm, tokens_per_minute: tpm, tokens_per_day: tpd } = key.quota;
-    let last = 0;
-    let day = { index: -1, tokens: 0 };
-    for (let t = from; t < until; t += slotMs) {
-      const expected = spec.load * activityAt(t) * (0.6 + 0.8 * u.next());
-      const requests = Math.floor(expected + u.next());
-      if (requests <= 0) continue;
-      // Keys with a tight per-minute quota get throttled when a burst lands in one minute.
-      const burst = requests > (rpm ?? Infinity) * 2 || (requests > (rpm ?? Infinity) / 2 && u.chance(0.15));
-      const throttled = burst ? u.int(1, Math.max(1, Math.ceil(requests / 4))) : 0;
-      const strayed = Math.min(requests - throttled, Math.floor(requests * (spec.unknownWorkload ?? 0) + u.next()));
-      let served = requests - throttled - strayed;
-      const perCall = [spec.tokens[0] * (0.7 + 0.6 * u.next()), spec.tokens[1] * (0.7 + 0.6 * u.next())];
-      if (day.index !== Math.floor(t / DAY)) day = { index: Math.floor(t / DAY), tokens: 0 };
-      const fit = tpd === null ? served : Math.max(0, Math.floor((tpd - day.tokens) / (perCall[0] + perCall[1] || 1)));
-      const overDay = Math.max(0, served - fit);
-      served -= overDay;
-      const input = Math.round(served * perCall[0]);
-      const output = Math.round(served * perCall[1]);
-      day.tokens += input + output;
-      // a burst meets the token limit first when the key has one and the calls are large
-      const burstCause = tpm !== null && (rpm === null || u.chance(0.35)) ? 'tokens_per_minute' : 'requests_per_minute';
-      recordUsage(db, key.id, Math.floor(t / MINUTE), {
-        requests: served,
-        input_tokens: input,
-        output_tokens: output,
-        rejected_by: { [burstCause]: throttled, tokens_per_day: overDay, unknown_workload: strayed },
-      });
-      if (strayed > 0)
-        recordRefusedWorkload(db, key.id, Math.floor(t / MINUTE), spec.strayWorkload ?? 'summarize-v0', strayed);
-      usageRows++;
-      if (served > 0) last = t + u.int(0, SLOT_MINUTES - 1) * MINUTE;
-    }
-    if (last) touchGatewayKey(db, key.id, Math.min(last, until - MINUTE));
+    usageRows += seedKeyUsage(db, u, spec, seeded, historyStart, now);
     if (revoked_ms !== null) {
       revokeGatewayKey(db, key.id, revoked_ms);
       usageRows += seedCallsAfterRevocation(db, u, spec, key.id, revoked_ms, now);
     }
   }
   return { keys, usageRows };
+}
+
+/** A key as the usage history needs it. */
+type UsageKey = Pick<SeededKey, 'id' | 'quota' | 'created_ms' | 'revoked_ms'>;
+
+/**
+ * One key's usage in 15-minute slots from historyStart (or its creation) until its revocation or
+ * now; returns the rows written. Slots start on the quarter hour, so a later call from where an
+ * earlier one stopped (the demo brought up to date) never writes a slot twice.
+ */
+function seedKeyUsage(db: Db, u: Rng, spec: DemoKeySpec, key: UsageKey, historyStart: number, now: number): number {
+  let usageRows = 0;
+  const { created_ms, revoked_ms } = key;
+  const slotMs = SLOT_MINUTES * MINUTE;
+  const from = Math.ceil(Math.max(created_ms, historyStart) / slotMs) * slotMs;
+  const until = Math.min(revoked_ms ?? now, now - MINUTE);
+  const { requests_per_minute: rpm, tokens_per_minute: tpm, tokens_per_day: tpd } = key.quota;
+  let last = 0;
+  let day = { index: -1, tokens: 0 };
+  for (let t = from; t < until; t += slotMs) {
+    const expected = spec.load * activityAt(t) * (0.6 + 0.8 * u.next());
+    const requests = Math.floor(expected + u.next());
+    if (requests <= 0) continue;
+    // Keys with a tight per-minute quota get throttled when a burst lands in one minute.
+    const burst = requests > (rpm ?? Infinity) * 2 || (requests > (rpm ?? Infinity) / 2 && u.chance(0.15));
+    const throttled = burst ? u.int(1, Math.max(1, Math.ceil(requests / 4))) : 0;
+    const strayed = Math.min(requests - throttled, Math.floor(requests * (spec.unknownWorkload ?? 0) + u.next()));
+    let served = requests - throttled - strayed;
+    const perCall = [spec.tokens[0] * (0.7 + 0.6 * u.next()), spec.tokens[1] * (0.7 + 0.6 * u.next())];
+    if (day.index !== Math.floor(t / DAY)) day = { index: Math.floor(t / DAY), tokens: 0 };
+    const fit = tpd === null ? served : Math.max(0, Math.floor((tpd - day.tokens) / (perCall[0] + perCall[1] || 1)));
+    const overDay = Math.max(0, served - fit);
+    served -= overDay;
+    const input = Math.round(served * perCall[0]);
+    const output = Math.round(served * perCall[1]);
+    day.tokens += input + output;
+    // a burst meets the token limit first when the key has one and the calls are large
+    const burstCause = tpm !== null && (rpm === null || u.chance(0.35)) ? 'tokens_per_minute' : 'requests_per_minute';
+    recordUsage(db, key.id, Math.floor(t / MINUTE), {
+      requests: served,
+      input_tokens: input,
+      output_tokens: output,
+      rejected_by: { [burstCause]: throttled, tokens_per_day: overDay, unknown_workload: strayed },
+    });
+    if (strayed > 0)
+      recordRefusedWorkload(db, key.id, Math.floor(t / MINUTE), spec.strayWorkload ?? 'summarize-v0', strayed);
+    usageRows++;
+    if (served > 0) last = t + u.int(0, SLOT_MINUTES - 1) * MINUTE;
+  }
+  if (last) touchGatewayKey(db, key.id, Math.min(last, until - MINUTE));
+  return usageRows;
 }
 
 /** A client not yet told keeps calling a revoked key at its usual pace, refused, for a while. */
@@ -261,6 +276,65 @@ function seedCallsAfterRevocation(
     if (calls <= 0) continue;
     recordUsage(db, keyId, Math.floor(t / MINUTE), { rejected_by: { revoked: calls } });
     rows++;
+  }
+  return rows;
+}
+
+/** The demo's keys still active on this appliance (an operator may have revoked or replaced some), by spec. */
+function activeDemoKeys(db: Db): { spec: DemoKeySpec; key: UsageKey; lastUsedMs: number }[] {
+  const active = listGatewayKeys(db).filter((k) => k.status === 'active');
+  return DEMO_KEYS.flatMap((spec) => {
+    const k = active.find((a) => a.name === spec.name && a.created_by === spec.created_by);
+    if (!k) return [];
+    const key = { id: k.id, quota: k.quota, created_ms: Date.parse(k.created_at), revoked_ms: null };
+    return [{ spec, key, lastUsedMs: k.last_used_at ? Date.parse(k.last_used_at) : 0 }];
+  });
+}
+
+/**
+ * The usage of the demo's active keys from `from` (where an earlier seeding stopped) until now:
+ * a demo copied from its prebuilt database is brought up to date. Returns the rows written.
+ */
+export function seedUsageSince(db: Db, rng: Rng, from: number, now: number): number {
+  let rows = 0;
+  for (const { spec, key } of activeDemoKeys(db)) rows += seedKeyUsage(db, rng.fork(), spec, key, from, now);
+  return rows;
+}
+
+/** The keys whose clients overrun their per-minute quotas in the last hour, and how. */
+const RECENT_OVERRUNS: { name: string; cause: 'requests_per_minute' | 'tokens_per_minute'; at: number }[] = [
+  { name: 'data-science-sandbox', cause: 'requests_per_minute', at: 0.35 },
+  { name: 'contract-extractor-batch', cause: 'tokens_per_minute', at: 0.75 },
+];
+
+/**
+ * Quota rejections in the last hour whatever the time of day (the office-hours curve alone leaves
+ * nights and weekends without any): a burst over a per-minute quota by two keys, inside
+ * [from, now) and at most 45 minutes before now, so that a fresh demo's overview shows them at
+ * once. Returns the rows written.
+ */
+export function seedRecentOverruns(db: Db, rng: Rng, from: number, now: number): number {
+  const start = Math.max(from, now - 45 * MINUTE);
+  if (now - start < MINUTE) return 0;
+  const keys = activeDemoKeys(db);
+  let rows = 0;
+  for (const o of RECENT_OVERRUNS) {
+    const k = keys.find((x) => x.spec.name === o.name);
+    if (!k) continue;
+    const t = start + Math.floor((now - start) * o.at);
+    const minute = Math.floor(t / MINUTE);
+    // a slot of the history may hold this minute already: the burst adds to it, no new row
+    const added = !db.prepare('SELECT 1 FROM usage_minutes WHERE key_id = ? AND minute = ?').get(k.key.id, minute);
+    const served = rng.int(4, 8);
+    const [input, output] = k.spec.tokens;
+    recordUsage(db, k.key.id, minute, {
+      requests: served,
+      input_tokens: served * input,
+      output_tokens: served * output,
+      rejected_by: { [o.cause]: rng.int(2, 6) },
+    });
+    if (t > k.lastUsedMs) touchGatewayKey(db, k.key.id, t);
+    if (added) rows++;
   }
   return rows;
 }
