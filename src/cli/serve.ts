@@ -57,10 +57,11 @@ export async function serveCommand(argv: string[]): Promise<number> {
   logDestination.on('error', () => undefined);
   const logger = pino({ level }, logDestination);
   const { loadDemoConfig } = values.demo ? await import('../server/demo/config.js') : { loadDemoConfig: undefined };
+  // the TLS files are checked before anything is written: a mistake there leaves no data directory behind
+  const tls = values['tls-cert'] && values['tls-key'] ? readTls(values['tls-cert'], values['tls-key']) : undefined;
   // a fresh demo starts from the build's prebuilt history and seeds only the time since
   const template = values.demo && !values.config ? bundledDemoTemplate() : undefined;
   if (template) copyDemoTemplate(template, values.data);
-  const tls = values['tls-cert'] && values['tls-key'] ? readTls(values['tls-cert'], values['tls-key']) : undefined;
   const config = values.config
     ? loadConfig(values.config)
     : loadDemoConfig

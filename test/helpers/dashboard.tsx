@@ -210,11 +210,12 @@ export function renderDashboard(o: DashboardOptions): DashboardHarness {
   );
 
   const waitFor = async (pred: (f: string) => boolean, what = 'condition', timeoutMs = 5000) => {
-    const end = Date.now() + timeoutMs;
+    // the monotonic clock: a test that sets Date (vi.setSystemTime) still times out
+    const end = performance.now() + timeoutMs;
     for (;;) {
       const f = stdout.lastFrame();
       if (pred(f)) return f;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last frame:\n${f}`);
+      if (performance.now() > end) throw new Error(`timed out waiting for ${what}; last frame:\n${f}`);
       await new Promise((r) => setTimeout(r, 10));
     }
   };

@@ -46,7 +46,7 @@ async function lastHour(now: number) {
 /** The overview as drawn: a key's quota rejections over the last hour, and agents' failed steps. */
 async function expectTroubleOnTheBoard() {
   const o = suite.render({ columns: 200, rows: 40 });
-  await o.waitForText(/WARN\s+Key \S+\s+\d+ calls? rejected: .*(requests|tokens)\/minute quota.*last hour/);
+  await o.waitForText(/WARN\s+Key \S+\s+\d+ calls? rejected in the last hour: .*(requests|tokens)\/minute quota/);
   await o.waitForText(/WARN\s+Agent \S+\s+\d+ failed steps?: top error/);
   await o.unmount();
 }

@@ -96,7 +96,8 @@ export interface ListSpec<Row> {
   /**
    * the cursor row said in full, under the table (at most two lines): what a narrow terminal cuts
    * from the row's cells. Default: every cell, each after its header (src/dashboard/kit/table-layout.ts
-   * rowSaidWhole); the overview says its line as "what: reason"
+   * rowSaidWhole); a screen's own words (the overview's "what: reason") are followed by the cells the
+   * table cut that they do not already say
    */
   cursorLine?: (row: Row) => string;
   /**

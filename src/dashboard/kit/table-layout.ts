@@ -162,6 +162,23 @@ export function rowSaidWhole<Row>(
   ].join(' · ');
 }
 
+/**
+ * The cells the table cut or left out, each after its header, but those `said` already holds: what a
+ * screen's own cursor line (List.cursorLine) is followed by, so that nothing a short line dropped is lost.
+ */
+export function cellsCut<Row>(
+  columns: Column<Row>[],
+  row: Row,
+  shownWhole: (column: Column<Row>, text: string) => boolean,
+  said: string,
+): string {
+  return columns
+    .map((c) => ({ c, text: cellText(c, row) }))
+    .filter((x) => x.text !== '–' && !shownWhole(x.c, x.text) && !said.includes(x.text))
+    .map((x) => `${x.c.header} ${x.text}`)
+    .join(' · ');
+}
+
 /** Which columns the screen keeps in this state (Column.keep), by position; a throwing decision keeps nothing. */
 export function keptColumns<Row>(columns: Column<Row>[], state: ScreenUiState): boolean[] {
   return columns.map((c) => {

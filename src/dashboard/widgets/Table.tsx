@@ -8,6 +8,7 @@ import widestLine from '../terminal/ink-frame/widest-line.js';
 import {
   fitCell,
   layoutColumns,
+  cellsCut,
   rowSaidWhole,
   scrollFor,
   GUTTER,
@@ -47,7 +48,7 @@ export interface TableProps<Row> {
    * They are part of `height`.
    */
   cursorLines?: number;
-  /** the cursor row's words for those lines (default: every cell after its header, rowSaidWhole) */
+  /** the cursor row's own words for those lines, followed by the cells cut that they do not say (default: every cell after its header, rowSaidWhole) */
   cursorLine?: (row: Row) => string;
   /** the columns those lines say (default `columns`): all of the list's, also those the operator hid */
   rowColumns?: Column<Row>[];
@@ -154,7 +155,12 @@ function cursorText<Row>(p: TableProps<Row>, lines: number, shown: RowLines<Row>
     return n >= 0 && widthOf(text) <= shown.widthOf(n);
   };
   try {
-    const text = p.cursorLine ? p.cursorLine(row) : rowSaidWhole(p.rowColumns ?? p.columns, row, whole);
+    const columns = p.rowColumns ?? p.columns;
+    const own = p.cursorLine?.(row);
+    const text =
+      own === undefined
+        ? rowSaidWhole(columns, row, whole)
+        : [own, cellsCut(columns, row, whole, own)].filter(Boolean).join(' · ');
     return sanitize(text, lines * p.width) || ' ';
   } catch {
     return ' ';
