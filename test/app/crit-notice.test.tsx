@@ -6,6 +6,7 @@ import { resourceKey } from '../../src/dashboard/state/resources.js';
 import { afterARefresh, type DashboardHarness } from '../helpers/dashboard.js';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
 import { until } from '../helpers/until.js';
+import { modelCatalog } from '../../src/server/models/catalog.js';
 
 /**
  * The config's `notify` (issue 39, be told): a CRIT that appears on the overview while another
@@ -23,9 +24,13 @@ const display = (notify: DisplaySettings['notify']): DisplaySettings => ({
 });
 
 const mistral = () => suite.server.config.models.find((m) => m.id === 'mistral-7b')!.path;
-/** The model's state as the appliance lists it (it looks at its files at most every 5 s). */
+/**
+ * The model's state as the appliance lists it. The appliance looks at its files at most every 5 s; the
+ * test's server runs in this process, so it is asked to look now rather than waited for.
+ */
 const listed = (state: string) =>
   until(`mistral-7b listed ${state}`, async () => {
+    modelCatalog(suite.server.config).list({ fresh: true });
     const models = (await suite.server.call('GET', '/models')).json.data as { id: string; state: string }[];
     return models.find((m) => m.id === 'mistral-7b')?.state === state;
   });

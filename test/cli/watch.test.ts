@@ -8,6 +8,7 @@ import { setupHostileFront } from '../helpers/hostile-front.js';
 import { json } from '../helpers/hostile-server.js';
 import { until } from '../helpers/until.js';
 import { TRIAGE_SOURCES } from '../../src/dashboard/triage/sources.js';
+import { modelCatalog } from '../../src/server/models/catalog.js';
 
 /** the overview's sources: a monitor's line counts them */
 const SOURCES = Object.keys(TRIAGE_SOURCES).length;
@@ -30,9 +31,13 @@ const conn = (url = front.hostile.url) => [
 ];
 
 const mistral = () => front.server.config.models.find((m) => m.id === 'mistral-7b')!.path;
-/** The model's state as the appliance lists it (it looks at its files at most every 5 s). */
+/**
+ * The model's state as the appliance lists it. The appliance looks at its files at most every 5 s; the
+ * test's server runs in this process, so it is asked to look now rather than waited for.
+ */
 const listed = (state: string) =>
   until(`mistral-7b listed ${state}`, async () => {
+    modelCatalog(front.server.config).list({ fresh: true });
     const models = (await front.server.call('GET', '/models')).json.data as { id: string; state: string }[];
     return models.find((m) => m.id === 'mistral-7b')?.state === state;
   });
