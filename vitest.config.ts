@@ -8,7 +8,7 @@ import { inkFrameTarget } from './scripts/ink-frame.mjs';
 // every other file shares its worker's modules with the files run before it (isolate: false), which
 // saves most of the suite's import time (docs/performance.md, "The test suite").
 const OWN_MODULES = [
-  'test/auth/device-login.test.ts',
+  'test/session/device-login.test.ts',
   'test/cli/evidence-enospc.test.ts',
   'test/cli/login-hostile.test.ts',
   'test/faults/terminal-safety.test.tsx',

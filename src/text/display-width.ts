@@ -5,7 +5,7 @@ import stripAnsi from 'strip-ansi';
  * Characters string-width counts as one column each, one code point per grapheme, that the
  * dashboard and the data it shows use most: printable ASCII, Latin-1 and Latin Extended-A
  * letters, general punctuation (– — ‘ ’ “ ” • … ‰ ′), arrows, the ⏎ of the key hints, box drawing, block elements and
- * geometric shapes (● ▲ ◌ ○ ◆), and the ✓ ✕ ✗ marks. test/ui/display-width.test.ts checks every
+ * geometric shapes (● ▲ ◌ ○ ◆), and the ✓ ✕ ✗ marks. test/text/display-width.test.ts checks every
  * one of them against string-width.
  */
 export const NARROW_CLASS =

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { OidcPeer } from '../helpers/oidc.js';
 import type { TestServer } from '../helpers/server.js';
-import { CLIENT_ID, sessionPath, signIn, startAppliance, startProvider, stored } from '../auth/world.js';
+import { CLIENT_ID, sessionPath, signIn, startAppliance, startProvider, stored } from '../session/world.js';
 import { runCli, spawnCli } from '../helpers/cli.js';
 import { ensureBuilt } from '../helpers/child-server.js';
 

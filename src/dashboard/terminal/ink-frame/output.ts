@@ -23,7 +23,7 @@ import { isKeptOut } from './keep-out.js';
  * keyed by exactly what was written to it (x, text after transformers) and the frame width: an
  * unchanged row costs a lookup. A row that changed is built the way Ink builds it, with a fast
  * path for lines of one-column characters and SGR codes, and remembered widths. The output is
- * identical to Ink's, character for character (test/ui/ink-frame-output.test.ts compares the two
+ * identical to Ink's, character for character (test/widgets/ink-frame-output.test.ts compares the two
  * on random frames).
  *
  * It replaces Ink's module in the bundle (scripts/ink-frame.mjs, used by scripts/build.mjs and

@@ -2,7 +2,7 @@ import { sanitize } from '../../../text/sanitize.js';
 
 /**
  * The length of a field's text as its limit counts it: in code points (an emoji is one), as
- * the appliance's contract does (zod 4's string max counts code points; test/ui/text-fields.test.tsx).
+ * the appliance's contract does (zod 4's string max counts code points; test/widgets/text-fields.test.tsx).
  */
 export const charCount = (s: string): number => [...s].length;
 
