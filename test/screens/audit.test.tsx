@@ -94,6 +94,14 @@ describe('audit screen', () => {
     expect(f).toContain('row 1 of 50');
   });
 
+  it('says the key the operator has for older entries: a config that rebinds next-page is followed', async () => {
+    const display = { theme: 'dark' as const, aliases: {}, keys: { 'next-page': ['>'] }, screenPrefs: {} };
+    const d = suite.render({ screen: 'audit', display });
+    await d.waitForText('page 1 · 50 per page · more (> older)');
+    await d.press('>');
+    await d.waitForText('page 2 · 50 per page');
+  });
+
   it('filters on the server by actor, action prefix and outcome', async () => {
     // wide enough for the whole summary line: the filters, then the chain's state
     const d = suite.render({ screen: 'audit', columns: 220 });

@@ -82,12 +82,14 @@ export function pageSummary(spec: HistorySpec, rows: unknown[], view: ListView |
   const hasMore = (view?.data as { has_more?: unknown } | undefined)?.has_more === true;
   // Without the envelope (a caller other than the shell) whether more follow is unknown: say nothing.
   // a search reads a bounded part of the trail per page: a short page with more is where it stopped
+  // the key as the operator has it bound (a config may rebind next-page)
+  const older = view?.keyOf ? view.keyOf('next-page') : ']';
   const where = !view
     ? null
     : hasMore
       ? rows.length < h.pageSize
-        ? 'search read this far, more (] reads older)'
-        : 'more (] older)'
+        ? `search read this far, more${older ? ` (${older} reads older)` : ''}`
+        : `more${older ? ` (${older} older)` : ''}`
       : rows.length === 0
         ? 'no entries'
         : page > 1

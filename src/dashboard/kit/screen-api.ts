@@ -117,6 +117,11 @@ export interface ListSpec<Row> {
 export interface ScreenContext {
   /** the audit key pinned for this appliance (--audit-key, the config's audit-key): the chain is checked with it */
   auditKey?: PinnedAuditKey;
+  /**
+   * how the operator presses an intent on this screen now, after the config's rebindings (`]`), null when
+   * it is unbound; the dashboard gives it
+   */
+  keyOf?: (intent: Intent) => string | null;
 }
 
 /** What a list's summary may read besides its rows. */

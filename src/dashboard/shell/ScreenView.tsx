@@ -9,6 +9,8 @@ import { colour } from '../kit/theme.js';
 import { sanitize } from '../../text/sanitize.js';
 import { chosenColumns } from './column-choice.js';
 import { useDeps } from './deps.js';
+import { intentKeyLabel } from './keymap.js';
+import type { Intent } from '../../config/key-bindings.js';
 import type { ScreenData } from './screen-data.js';
 import type { ScreenUiState } from '../kit/screen-state.js';
 
@@ -55,10 +57,17 @@ export function ScreenView({
   }
   if (screen.list) {
     const list = screen.list;
+    const keyOf = (intent: Intent) => intentKeyLabel(screen, intent, deps.keyOverrides);
     let summary: string | null = null;
     try {
       summary = list.summary
-        ? list.summary(data.all, { data: primary.data, state, resources: data.resources, auditKey: deps.auditKey })
+        ? list.summary(data.all, {
+            data: primary.data,
+            state,
+            resources: data.resources,
+            auditKey: deps.auditKey,
+            keyOf,
+          })
         : null;
     } catch {
       summary = null;

@@ -143,6 +143,16 @@ export function actionKeyLabel(
   return key === undefined ? `its key (${action.label} is unbound)` : keyLabel(key);
 }
 
+/** How the operator presses an intent on the screen now (its first key, as help writes it), or null when unbound. */
+export function intentKeyLabel(
+  screen: AnyScreen,
+  intent: Intent,
+  overrides: KeyOverrides = NO_OVERRIDES,
+): string | null {
+  const key = keymapOf(screen, overrides).find((b) => 'intent' in b && b.intent === intent)?.keys[0];
+  return key === undefined ? null : keyLabel(key);
+}
+
 /**
  * What is wrong with a set of rebindings on these screens, in words naming both actions of a
  * conflict (`"x" would run both quit and keys.revoke on the keys screen`), or an unknown action.
