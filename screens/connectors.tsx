@@ -10,43 +10,20 @@ import { CONNECTOR_ERRORS_DOC, connectorErrorHint } from '../src/dashboard/rules
 
 const FINAL = new Set(['succeeded', 'failed']);
 
-/** How many of the newest successful jobs are read to find each connector's last success. */
-const SUCCESSES_READ = 500;
 
-/**
- * A connector with its last successful sync: its last sync when that succeeded, else the newest
- * successful job of it among the newest read (undefined: not among them; null: it never succeeded).
- */
-type ConnectorRow = Connector & { last_success?: Job | { finished_at: string; job_id: string } | null };
-
-function withLastSuccess(data: unknown, succeeded: unknown): ConnectorRow[] {
-  const connectors = (data as { data?: unknown }).data;
-  const page = succeeded as { data?: Job[]; has_more?: boolean } | undefined;
-  const jobs = Array.isArray(page?.data) ? page.data : null;
-  return (Array.isArray(connectors) ? (connectors as Connector[]) : []).map((c) => {
-    if (c.last_sync?.status === 'succeeded')
-      return { ...c, last_success: { finished_at: c.last_sync.at, job_id: c.last_sync.job_id } };
-    if (!jobs) return c;
-    const found = jobs.find((j) => j.connector_id === c.id);
-    return { ...c, last_success: found ?? (page?.has_more ? undefined : null) };
-  });
-}
-
-function lastSuccessText(c: ConnectorRow): string {
+/** Its newest succeeded sync, as the appliance says it; an appliance from before says nothing of it. */
+function lastSuccessText(c: Connector): string {
+  if (c.last_success === undefined) return 'not said by this appliance (J lists its jobs)';
   if (c.last_success === null) return 'never (no successful job on record)';
-  if (c.last_success === undefined)
-    return 'last_success' in c
-      ? `none among the ${SUCCESSES_READ} newest successful jobs of all connectors (J lists its own)`
-      : 'reading…';
-  const at = c.last_success.finished_at;
-  return at ? `${at} (${ago(at)}), job ${c.last_success.job_id}` : `job ${c.last_success.job_id}`;
+  const { at, job_id } = c.last_success;
+  return `${at} (${ago(at)}), job ${job_id}`;
 }
 
 /**
  * Enter on a connector: the connector itself, its last error whole and, for an error the appliance
  * is known to produce, what to do and the section of docs/connector-errors.md that says more.
  */
-function connectorDetail(c: ConnectorRow): Record<string, unknown> {
+function connectorDetail(c: Connector): Record<string, unknown> {
   const error = c.last_sync?.status === 'failed' ? c.last_sync.error : null;
   const known = connectorErrorHint(error);
   return {
@@ -150,21 +127,15 @@ async function followJob(ctx: ActionContext, jobId: string, connector: string, s
   return lost !== null ? { job, lost } : { job: job! };
 }
 
-export const connectorsScreen = defineScreen<ConnectorRow>({
+export const connectorsScreen = defineScreen<Connector>({
   name: 'connectors',
   title: 'Connectors',
-  resources: () => [
-    { id: 'connectors', route: 'listConnectors', query: { limit: 500 } },
-    // each connector's last success, for Enter (a failing connector's last sync is not it)
-    {
-      id: 'succeeded',
-      route: 'listJobs',
-      query: { state: 'succeeded', limit: SUCCESSES_READ },
-      everyMs: 10_000,
-    },
-  ],
+  resources: () => [{ id: 'connectors', route: 'listConnectors', query: { limit: 500 } }],
   list: {
-    rows: (data, related) => withLastSuccess(data, related.succeeded),
+    rows: (data) => {
+      const connectors = (data as { data?: unknown }).data;
+      return Array.isArray(connectors) ? (connectors as Connector[]) : [];
+    },
     columns: [
       { header: 'Name', value: (c) => c.name, grow: true, minWidth: 20, maxWidth: 32 },
       { header: 'Kind', value: (c) => c.kind, maxWidth: 20 },
@@ -246,6 +217,6 @@ export const connectorsScreen = defineScreen<ConnectorRow>({
         };
       },
     },
-    auditHistoryAction<ConnectorRow>((c) => ({ type: 'connector', search: c.id })),
+    auditHistoryAction<Connector>((c) => ({ type: 'connector', search: c.id })),
   ],
 });

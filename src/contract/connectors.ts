@@ -27,6 +27,8 @@ export const Connector = z.object({
   kind: ConnectorKind,
   state: ConnectorState,
   last_sync: LastSync.nullable(),
+  /** its newest succeeded sync, however many failed since; null: none on record (absent from an older appliance) */
+  last_success: z.object({ at: Timestamp, job_id: z.string() }).nullable().optional(),
   rbac_labels: z.array(z.string()),
   sources: z.array(z.object({ id: z.string(), name: z.string() })),
 });

@@ -61,6 +61,7 @@ describe('GET /connectors', () => {
       kind: 'document-sharing',
       state: 'healthy',
       last_sync: null,
+      last_success: null,
       rbac_labels: ['staff'],
       sources: [{ id: 'src_docs', name: 'Docs' }],
     });
@@ -273,6 +274,8 @@ describe('connector configuration edge cases', () => {
     const c = await connector(d, 'conn_mixed');
     expect(c.state).toBe('degraded');
     expect(c.last_sync).toMatchObject({ status: 'failed', job_id: bad.job_id });
+    // the last success is still said, though a failure came after it
+    expect(c.last_success).toEqual({ at: ok.finished_at, job_id: ok.job_id });
   });
 });
 

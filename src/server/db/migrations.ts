@@ -386,4 +386,11 @@ CREATE INDEX usage_workload_rejections_minute ON usage_workload_rejections (minu
 CREATE INDEX usage_minutes_rejected ON usage_minutes (key_id, minute, rejected) WHERE rejected > 0;
 `,
   },
+  {
+    version: 10,
+    name: "each connector's last successful sync",
+    // A connector's detail says when it last succeeded, however many failures followed: the newest
+    // succeeded job of each connector, found through this index without reading its failures.
+    sql: `CREATE INDEX jobs_connector_succeeded ON jobs (connector_id, seq) WHERE state = 'succeeded';`,
+  },
 ];

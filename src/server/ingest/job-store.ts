@@ -203,8 +203,13 @@ export function listConnectors(db: Db, config: ServerConfig): Connector[] {
   const active = new Set(
     db.prepare("SELECT DISTINCT connector_id FROM jobs WHERE state IN ('queued','running')").pluck().all() as string[],
   );
+  // the partial index jobs_connector_succeeded finds each newest success without reading the failures after it
+  const lastSuccess = db.prepare(
+    "SELECT finished_at AS at, job_id FROM jobs WHERE connector_id = ? AND state = 'succeeded' ORDER BY seq DESC LIMIT 1",
+  );
   return config.connectors.map((c) => {
     const row = stored.get(c.id);
+    const success = lastSuccess.get(c.id) as { at: string | null; job_id: string } | undefined;
     const last_sync =
       row?.last_sync_at && row.last_sync_status && row.last_sync_job_id
         ? {
@@ -227,6 +232,7 @@ export function listConnectors(db: Db, config: ServerConfig): Connector[] {
       kind: c.kind,
       state,
       last_sync,
+      last_success: success?.at ? { at: success.at, job_id: success.job_id } : null,
       rbac_labels: c.rbac_labels,
       sources: c.sources.map((s) => ({ id: s.id, name: s.name })),
     };
