@@ -17,8 +17,8 @@ import type { BenchContext, Figure } from './lib/types.js';
 export const name = 'demo-first-board';
 
 const PLAIN: NodeJS.ProcessEnv = { NODE_EXTRA_CA_CERTS: undefined };
-/** the keys line ("Key data-science-sandbox  4 calls rejected: 4 requests/minute quota") and the agents' */
-const REJECTIONS_TEXT = 'calls rejected: ';
+/** the keys line ("Key data-science-sandbox  4 calls rejected in the last hour: 4 requests/minute quota") and the agents' */
+const REJECTIONS_TEXT = 'calls rejected in the last hour';
 const FAILURES_TEXT = 'failed step';
 
 const ms = (v: number) => `${v.toFixed(0)} ms`;
