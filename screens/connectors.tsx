@@ -10,7 +10,6 @@ import { CONNECTOR_ERRORS_DOC, connectorErrorHint } from '../src/dashboard/rules
 
 const FINAL = new Set(['succeeded', 'failed']);
 
-
 /** Its newest succeeded sync, as the appliance says it; an appliance from before says nothing of it. */
 function lastSuccessText(c: Connector): string {
   if (c.last_success === undefined) return 'not said by this appliance (J lists its jobs)';
