@@ -63,15 +63,12 @@ describe.skipIf(!hasTmux())(e2eTitle('the first frame, checked right after it is
     front.hostile.requests.length = 0;
     t = await startDashboard(through(), 'it_admin', 'first-check-overview', { args: ['--refresh', '60s'] });
     await t.waitForScreen(/things? need attention|Nothing needs attention/);
-    await until(
-      'the checked reads',
-      () => front.hostile.count('GET /session') >= 2 && front.hostile.count('GET /deployment') >= 2,
-    );
+    await until('the session read again', () => front.hostile.count('GET /session') >= 2);
     await t.waitForScreen(/updated [2-9] s ago/);
-    expect([
-      front.hostile.count('GET /session'),
-      front.hostile.count('GET /deployment'),
-      front.hostile.count('GET /connectors'),
-    ]).toEqual([2, 2, 1]);
+    // as on the connectors screen: the deployment is read again unless its answer came after the first frame (a
+    // loaded host), when it was checked as it came; what is asked after the first frame is asked once
+    expect(front.hostile.count('GET /session')).toBe(2);
+    expect([1, 2]).toContain(front.hostile.count('GET /deployment'));
+    expect(front.hostile.count('GET /connectors')).toBe(1);
   });
 });
