@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/child-server.js';
@@ -8,7 +8,7 @@ import { setupHostileFront } from '../helpers/hostile-front.js';
 import { json } from '../helpers/hostile-server.js';
 import { until } from '../helpers/until.js';
 import { TRIAGE_SOURCES } from '../../src/dashboard/triage/sources.js';
-import { modelCatalog } from '../../src/server/models/catalog.js';
+import { routedModel } from '../helpers/routed-model.js';
 
 /** the overview's sources: a monitor's line counts them */
 const SOURCES = Object.keys(TRIAGE_SOURCES).length;
@@ -30,26 +30,7 @@ const conn = (url = front.hostile.url) => [
   (tokenFile ??= writeTokenFile(front.server.tokens.it_admin)),
 ];
 
-const mistral = () => front.server.config.models.find((m) => m.id === 'mistral-7b')!.path;
-/**
- * The model's state as the appliance lists it. The appliance looks at its files at most every 5 s; the
- * test's server runs in this process, so it is asked to look now rather than waited for.
- */
-const listed = (state: string) =>
-  until(`mistral-7b listed ${state}`, async () => {
-    modelCatalog(front.server.config).list({ fresh: true });
-    const models = (await front.server.call('GET', '/models')).json.data as { id: string; state: string }[];
-    return models.find((m) => m.id === 'mistral-7b')?.state === state;
-  });
-async function breakModel() {
-  expect((await front.server.call('PUT', '/routing/embed', { body: { model_id: 'mistral-7b' } })).status).toBe(200);
-  rmSync(mistral());
-  await listed('missing');
-}
-async function mendModel() {
-  writeFileSync(mistral(), Buffer.alloc(4096));
-  await listed('present');
-}
+const model = routedModel(() => front.server);
 const CRIT_NEW =
   /CRIT new: Model Mistral 7B Instruct: missing from the appliance, but routed to by (\w+, )*embed · now/;
 const CLEARED = /OK cleared \(was CRIT\): Model Mistral 7B Instruct/;
@@ -66,7 +47,7 @@ afterEach(async () => {
     await w.done;
   }
   front.hostile.clear();
-  if (!existsSync(mistral())) await mendModel();
+  await model.mendIfBroken();
 });
 /** Waits for the watch to have printed `re`; a timeout quotes what it printed. */
 async function printed(w: CliProcess, what: string, re: RegExp, timeoutMs = 15_000) {
@@ -89,7 +70,7 @@ describe('get overview: the monitoring-plugins convention', () => {
     // the board follows as before, for a person reading the monitor's long output
     expect(ok.stdout).toMatch(/State\s+What\s+Reason/);
 
-    await breakModel();
+    await model.break();
     const crit = await runCli(['get', 'overview', ...conn()]);
     expect(crit.code).toBe(2);
     expect(crit.stdout.split('\n')[0]).toMatch(/^APPLIANCE CRITICAL - 1 critical \| crit=1;;;0 warn=0;;;0 /);
@@ -97,7 +78,7 @@ describe('get overview: the monitoring-plugins convention', () => {
     const critJson = await runCli(['get', 'overview', '--json', ...conn()]);
     expect(critJson.code).toBe(2);
     expect((JSON.parse(critJson.stdout) as { key: string }[]).map((l) => l.key)).toContain('model:mistral-7b');
-    await mendModel();
+    await model.mend();
 
     // an auditor's refused change: a denied attempt, which the board counts as a WARN for a day
     expect(
@@ -149,9 +130,9 @@ describe('appliance-admin watch', () => {
   it('prints a line when a CRIT appears and when it clears, and stops cleanly on SIGTERM', async () => {
     const w = watch(conn());
     await firstBoard(w);
-    await breakModel();
+    await model.break();
     await printed(w, 'the new CRIT', CRIT_NEW);
-    await mendModel();
+    await model.mend();
     await printed(w, 'the CRIT cleared', CLEARED);
     const lines = w.stdout().trim().split('\n');
     // one line per change, each with its time
@@ -173,7 +154,7 @@ describe('appliance-admin watch', () => {
       APPLIANCE_ADMIN_TOKEN: front.server.tokens.it_admin,
     });
     await firstBoard(w);
-    await breakModel();
+    await model.break();
     const events = () =>
       w
         .stdout()
@@ -191,7 +172,7 @@ describe('appliance-admin watch', () => {
       link: { screen: 'models', select: 'mistral-7b' },
       while_blind: false,
     });
-    await mendModel();
+    await model.mend();
     const cleared = await until('the clear as JSON', () =>
       events().find((e) => e.key === 'model:mistral-7b' && e.event === 'cleared'),
     );
@@ -223,7 +204,7 @@ describe('appliance-admin watch', () => {
     front.hostile.set('*', (req) => void req.socket.destroy());
     await printed(w, 'the loss said', /appliance not readable: .*; last read \S+Z; trying again with backoff/);
     // what happens while it is blind
-    await breakModel();
+    await model.break();
     // tried again (after 1 s, then 2 s more), still blind: said once
     await until('a second try', () => tries() >= triesBefore + 2, 15_000);
     expect(w.stdout().match(/not readable/g)).toHaveLength(1);

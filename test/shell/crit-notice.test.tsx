@@ -1,4 +1,3 @@
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DisplaySettings } from '../../src/config/display-settings.js';
 import { boardRequests, boardScreen } from '../../src/dashboard/shell/crit-notice.js';
@@ -6,7 +5,7 @@ import { resourceKey } from '../../src/dashboard/state/resources.js';
 import { afterARefresh, type DashboardHarness } from '../helpers/dashboard.js';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
 import { until } from '../helpers/until.js';
-import { modelCatalog } from '../../src/server/models/catalog.js';
+import { routedModel } from '../helpers/routed-model.js';
 
 /**
  * The config's `notify` (issue 39, be told): a CRIT that appears on the overview while another
@@ -23,28 +22,9 @@ const display = (notify: DisplaySettings['notify']): DisplaySettings => ({
   notify,
 });
 
-const mistral = () => suite.server.config.models.find((m) => m.id === 'mistral-7b')!.path;
-/**
- * The model's state as the appliance lists it. The appliance looks at its files at most every 5 s; the
- * test's server runs in this process, so it is asked to look now rather than waited for.
- */
-const listed = (state: string) =>
-  until(`mistral-7b listed ${state}`, async () => {
-    modelCatalog(suite.server.config).list({ fresh: true });
-    const models = (await suite.server.call('GET', '/models')).json.data as { id: string; state: string }[];
-    return models.find((m) => m.id === 'mistral-7b')?.state === state;
-  });
-async function breakModel() {
-  expect((await suite.server.call('PUT', '/routing/embed', { body: { model_id: 'mistral-7b' } })).status).toBe(200);
-  rmSync(mistral());
-  await listed('missing');
-}
-async function mendModel() {
-  writeFileSync(mistral(), Buffer.alloc(4096));
-  await listed('present');
-}
+const model = routedModel(() => suite.server);
 afterEach(async () => {
-  if (!existsSync(mistral())) await mendModel();
+  await model.mendIfBroken();
 });
 
 /** Every resource of the overview has answered once: the board the next CRIT is compared with. */
@@ -63,7 +43,7 @@ describe('notify: a new CRIT while another screen is shown', () => {
     await d.waitForText('Mistral 7B Instruct');
     await boardRead(d);
     expect(d.notices).toEqual([]);
-    await breakModel();
+    await model.break();
     await until('the notification', () => d.notices.length > 0);
     expect(d.notices).toEqual([OSC9]);
     await d.waitForText('CRIT on the overview: Model Mistral 7B Instruct');
@@ -72,13 +52,13 @@ describe('notify: a new CRIT while another screen is shown', () => {
   it('bell: not while the overview shows the CRIT itself; once on another screen, a new one rings', async () => {
     const d = suite.render({ screen: 'overview', display: display('bell') });
     await d.waitForText(/Nothing needs attention|things? need/);
-    await breakModel();
+    await model.break();
     await d.waitForText(/CRIT\s+Model Mistral 7B Instruct/);
     await afterARefresh(d);
     expect(d.notices).toEqual([]);
     await d.press('tab');
     await d.waitFor((f) => f.includes('[connectors]'), 'the connectors screen');
-    await mendModel();
+    await model.mend();
     // cleared, then back: a new CRIT
     await until('the board without the CRIT', async () => {
       await afterARefresh(d);
@@ -92,7 +72,7 @@ describe('notify: a new CRIT while another screen is shown', () => {
       );
     });
     expect(d.notices).toEqual([]);
-    await breakModel();
+    await model.break();
     await until('the bell', () => d.notices.length > 0);
     expect(d.notices).toEqual(['\x07']);
   }, 40_000);
@@ -100,7 +80,7 @@ describe('notify: a new CRIT while another screen is shown', () => {
   it('off (the default): nothing is written, and the overview is not polled from another screen', async () => {
     const d = suite.render({ screen: 'models', display: display('off') });
     await d.waitForText('Mistral 7B Instruct');
-    await breakModel();
+    await model.break();
     await d.waitForText(/missing/);
     await afterARefresh(d);
     expect(d.notices).toEqual([]);
