@@ -67,7 +67,9 @@ describe('overview screen', () => {
     await d.waitForText(/Esc\s+back \(.*; else to overview, which opened this\)/);
     await d.press('esc', 'esc');
     const back = await d.waitFor((x) => header(x).includes('[overview]') && CRM.test(x), 'back on the overview');
-    expect(selected(back)).toBe(on);
+    // the same line; the columns may be laid out again meanwhile (a line came or went), so spaces are not compared
+    const words = (l: string) => l.replace(/\s+/g, ' ');
+    expect(words(selected(back))).toBe(words(on));
     // nothing further back: Esc stays here
     await d.press('tab');
     await d.waitFor((x) => header(x).includes('[connectors]'), 'connectors, by Tab');
