@@ -44,10 +44,15 @@ function errorText(err: unknown): string {
   return ref ? `${ref}: ${d.headline}` : d.headline;
 }
 
-/** A resource as the triage reads it: its data once it arrived (also while a later poll fails). */
+/**
+ * A resource as the triage reads it: its data once it arrived (also while a later poll fails). The
+ * rejections of a window of their own are asked for a day or a week only (the last hour's usage has
+ * the hour's): a source the board did not ask for is left out, not "loading".
+ */
 function triageInput(resources: Record<string, ResourceEntry>): TriageInput {
   const input: TriageInput = {};
   for (const id of Object.keys(TRIAGE_SOURCES) as TriageSource[]) {
+    if (id === 'rejections' && !(id in resources)) continue;
     const e = resources[id];
     if (e?.data !== undefined)
       input[id] = {
@@ -78,11 +83,12 @@ const windowOf = (extra: Record<string, unknown>): UsageRange =>
 
 function summaryOf(lines: TriageLine[], view?: ListView): string {
   // no source answered: the board has nothing to judge by, and says that rather than "nothing needs attention"
-  const reading = view?.resources ? readingOf(triageInput(view.resources)) : 'read';
-  if (reading === 'unreadable')
-    return `✕ Could not read the appliance: none of ${Object.keys(TRIAGE_SOURCES).length} sources answered (the lines below say why)`;
-  if (reading === 'loading') return 'Reading the appliance…';
   const window = windowOf(view?.state.extra ?? {});
+  const input = view?.resources ? triageInput(view.resources) : undefined;
+  const reading = input ? readingOf(input) : 'read';
+  if (reading === 'unreadable')
+    return `✕ Could not read the appliance: none of ${Object.keys(input ?? {}).length} sources answered (the lines below say why)`;
+  if (reading === 'loading') return 'Reading the appliance…';
   const by = (s: Severity) => lines.filter((l) => l.severity === s).length;
   const [crit, warn, unknown] = [by('crit'), by('warn'), by('unknown')];
   const parts = [
@@ -141,7 +147,7 @@ const resourcesFor = (window: UsageRange): ResourceRequest[] => [
     rolling: { as: 'hour', query: (now) => usageWindow('hour', now) },
     ...SLOW,
   },
-  rejectionsOver(window),
+  ...(window === 'hour' ? [] : [rejectionsOver(window)]),
   { id: 'usageToday', route: 'usage', query: { bucket: 'day' }, rolling: { as: 'today', query: today }, ...SLOW },
   { id: 'budgetUsage', route: 'budgetUsage', ...SLOW },
   // denied entries by actor, each split by action: a 401's entries (auth.refused) apart from the 403s

@@ -3,10 +3,11 @@ import { ensureBuilt } from '../helpers/child-server.js';
 import { runCli, writeTokenFile } from '../helpers/cli.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import type { TriageLine } from '../../src/dashboard/triage/line.js';
-import { TRIAGE_SOURCES } from '../../src/dashboard/triage/sources.js';
+import { overviewScreen } from '../../screens/overview.js';
+import { EMPTY_SCREEN_STATE } from '../../src/dashboard/kit/screen-state.js';
 
 /** the overview's sources: a monitor's line counts them */
-const SOURCES = Object.keys(TRIAGE_SOURCES).length;
+const SOURCES = overviewScreen.resources(EMPTY_SCREEN_STATE).length;
 
 /**
  * `appliance-admin get overview`: the overview's triage lines (the same triage() the screen

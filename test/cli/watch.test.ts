@@ -7,11 +7,12 @@ import { tempDir } from '../helpers/fixtures.js';
 import { setupHostileFront } from '../helpers/hostile-front.js';
 import { json } from '../helpers/hostile-server.js';
 import { until } from '../helpers/until.js';
-import { TRIAGE_SOURCES } from '../../src/dashboard/triage/sources.js';
+import { overviewScreen } from '../../screens/overview.js';
+import { EMPTY_SCREEN_STATE } from '../../src/dashboard/kit/screen-state.js';
 import { routedModel } from '../helpers/routed-model.js';
 
 /** the overview's sources: a monitor's line counts them */
-const SOURCES = Object.keys(TRIAGE_SOURCES).length;
+const SOURCES = overviewScreen.resources(EMPTY_SCREEN_STATE).length;
 
 /**
  * Being told (issue 39): `get overview` answers a monitor (exit 0 OK, 1 WARNING, 2 CRITICAL,

@@ -289,6 +289,30 @@ describe('triage()', () => {
       ),
     }).map((l) => l.key);
     expect(keys.indexOf('key-rejections:key_b')).toBeLessThan(keys.indexOf('key-rejections:key_a'));
+    // at the last hour the board asks no window of its own: the hour's usage gives the rejections
+    const { rejections: _none, ...hourly } = healthy();
+    const fromUsage = byKey({
+      ...hourly,
+      keys: ok(page([key('key_b', 'batch')])),
+      usage: ok(
+        usage([
+          keyUsage('key_b', {
+            rejected: 4,
+            rejected_by: {
+              requests_per_minute: 4,
+              tokens_per_minute: 0,
+              tokens_per_day: 0,
+              revoked: 0,
+              unknown_workload: 0,
+            },
+          }),
+        ]),
+      ),
+    });
+    expect(fromUsage.get('key-rejections:key_b')?.reason).toBe(
+      '4 calls rejected in the last hour: 4 requests/minute quota',
+    );
+    expect([...fromUsage.keys()].filter((k) => k.startsWith('source:'))).toEqual([]);
   });
 
   it('counts key rejections over the window the answer covers, naming the unknown workloads, sanitized', () => {
@@ -624,8 +648,9 @@ describe('triage()', () => {
     });
     expect(lines[2].reason).toBe('loading…');
     // nothing at all yet: a line per source, nothing claimed to be fine
-    const none = triage({});
-    expect(none.map((l) => l.key)).toEqual((Object.keys(TRIAGE_SOURCES) as TriageSource[]).map((id) => `source:${id}`));
+    const ids = Object.keys(TRIAGE_SOURCES) as TriageSource[];
+    const none = triage(Object.fromEntries(ids.map((id) => [id, { state: 'loading' }])) as TriageInput);
+    expect(none.map((l) => l.key)).toEqual(ids.map((id) => `source:${id}`));
     expect(none.some((l) => l.key === 'all-clear')).toBe(false);
     // the last answer of a source whose latest poll failed is used, and the line says so
     const stale = byKey({

@@ -36,6 +36,9 @@ describe('overview screen', () => {
       // no retry: each was asked once before it was drawn
       expect(gets.filter((g) => g === 'GET /v1/admin/connectors')).toHaveLength(1);
       expect(gets.filter((g) => g === 'GET /v1/admin/deployment')).toHaveLength(1);
+      // the last hour's usage carries the hour's rejections: usage is asked for the hour and for today, no more
+      await d.waitForText(/Key \S+ +\d+ calls? rejected in the last hour/);
+      expect(gets.filter((g) => g === 'GET /v1/admin/gateway/usage')).toHaveLength(2);
     } finally {
       suite.server.server.app.server.off('request', count);
     }

@@ -2,10 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueToken, revokeToken } from '../../src/server/tokens.js';
 import { renderDashboard } from '../helpers/dashboard.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { TRIAGE_SOURCES } from '../../src/dashboard/triage/sources.js';
+import { overviewScreen } from '../../screens/overview.js';
+import { EMPTY_SCREEN_STATE } from '../../src/dashboard/kit/screen-state.js';
 
 /** the overview's sources: a monitor's line counts them */
-const SOURCES = Object.keys(TRIAGE_SOURCES).length;
+const SOURCES = overviewScreen.resources(EMPTY_SCREEN_STATE).length;
 
 /**
  * Issue 39, point 6: the header and the overview say what is so. A token the appliance refuses is

@@ -3,7 +3,7 @@ import type { Connector, Deployment, Model, Summary, Usage } from '../../contrac
 import type { ScreenLink } from '../kit/screen-api.js';
 import { list, num, objects } from './answers.js';
 import { LAST_DAY, LAST_HOUR, NOW, plural, type TriageLine } from './line.js';
-import { answerOf, TRIAGE_SOURCES, type TriageInput, type TriageSource } from './sources.js';
+import { answerOf, sourcesIn, type TriageInput, type TriageSource } from './sources.js';
 
 export function headlineLines(input: TriageInput): TriageLine[] {
   const data = <T>(id: TriageSource): T | undefined => answerOf<T>(input, id);
@@ -16,7 +16,7 @@ export function headlineLines(input: TriageInput): TriageLine[] {
     link: ScreenLink | null,
   ): TriageLine => ({ key, severity: 'ok', what, reason, count, window, link });
   const lines: TriageLine[] = [];
-  const everything = (Object.keys(TRIAGE_SOURCES) as TriageSource[]).every((id) => input[id]?.state === 'ok');
+  const everything = sourcesIn(input).every((id) => input[id]?.state === 'ok');
   if (everything)
     lines.push(
       ok(

@@ -9,6 +9,7 @@ export const TRIAGE_SOURCES = {
   deployment: 'Deployment status',
   connectors: 'Connectors',
   usage: 'Gateway usage, last hour',
+  /** a day's or a week's; the last hour's are in `usage`, which the board then reads for them */
   rejections: 'Gateway rejections, chosen window',
   usageToday: 'Gateway usage, today',
   keys: 'Gateway keys',
@@ -35,6 +36,9 @@ type TriageResource =
   | { state: 'error'; error: string };
 export type TriageInput = Partial<Record<TriageSource, TriageResource>>;
 
+/** The sources the board was given (one it did not ask for is not "loading"). */
+export const sourcesIn = (input: TriageInput): TriageSource[] => Object.keys(input) as TriageSource[];
+
 /** A resource's answer, once it arrived (also while a later poll fails). */
 export function answerOf<T>(input: TriageInput, id: TriageSource): T | undefined {
   const r = input[id];
@@ -49,7 +53,7 @@ export function servedOf(input: TriageInput, id: TriageSource): unknown {
 
 /** A line for each resource that is not read, or whose last poll failed. */
 export function sourceLines(input: TriageInput): TriageLine[] {
-  return (Object.keys(TRIAGE_SOURCES) as TriageSource[]).flatMap((id): TriageLine[] => {
+  return sourcesIn(input).flatMap((id): TriageLine[] => {
     const r = input[id];
     if (r?.state === 'ok' && !r.staleError) return [];
     const what = TRIAGE_SOURCES[id];
@@ -69,7 +73,7 @@ export function sourceLines(input: TriageInput): TriageLine[] {
  * something. With nothing read, "nothing needs attention" would be reassurance without grounds.
  */
 export function readingOf(input: TriageInput): 'loading' | 'unreadable' | 'read' {
-  const states = (Object.keys(TRIAGE_SOURCES) as TriageSource[]).map((id) => input[id]?.state ?? 'loading');
+  const states = sourcesIn(input).map((id) => input[id]?.state ?? 'loading');
   if (states.some((s) => s === 'ok')) return 'read';
   return states.some((s) => s === 'error') ? 'unreadable' : 'loading';
 }

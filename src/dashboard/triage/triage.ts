@@ -43,7 +43,8 @@ export function triage(input: TriageInput, o: { auditKey?: PinnedAuditKey } = {}
   const problems = [
     ...deploymentLines(dep),
     ...connectorLines(list<Connector>(data('connectors'))),
-    ...rejectionLines(data<Usage>('rejections'), keys),
+    // the last hour's rejections are in the last hour's usage: the board asks a window of its own only for a day or a week
+    ...rejectionLines(data<Usage>('rejections' in input ? 'rejections' : 'usage'), keys),
     ...quotaLines(data<Usage>('usage'), data<Usage>('usageToday'), keys),
     ...failureLines(data<Summary>('failuresByError'), data<Summary>('failuresByTool')),
     ...budgetLines(data<BudgetUsage>('budgetUsage')),
