@@ -192,6 +192,7 @@ const resourcesFor = (window: UsageRange): ResourceRequest[] => [
 export const overviewScreen = defineScreen<TriageLine>({
   name: 'overview',
   title: 'Overview',
+  ranges: { extra: 'window', values: Object.keys(WINDOWS) },
   resources: (state) => {
     // the chain's checks load now, before the first answers (they are not needed for the first frame)
     loadChainCheck();

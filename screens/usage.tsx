@@ -183,6 +183,7 @@ function rangeTitle(usage: Usage | undefined): string {
 export const usageScreen = defineScreen<UsageRow>({
   name: 'usage',
   title: 'Gateway usage',
+  ranges: { extra: 'range', values: ['hour', 'day', 'week'] },
   resources: (state) => {
     const range = rangeOf(state.extra);
     return [

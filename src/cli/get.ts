@@ -3,13 +3,13 @@ import { sanitize } from '../text/sanitize.js';
 import type { AnyScreen } from '../dashboard/kit/screen-api.js';
 import { clientFor, describeFailure, reportClientError } from './client-errors.js';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
-import { fetchedEntries, fetchScreen, type Fetched } from './screen-fetch.js';
+import { fetchedEntries, fetchScreen, stateWithRange, type Fetched } from './screen-fetch.js';
 import { UsageError } from '../config/usage-error.js';
 import { boardStatus, EXIT_CODE, statusLine, unreadableLine } from '../dashboard/triage/status.js';
 import type { TriageLine } from '../dashboard/triage/line.js';
 import { printOut, terminalText } from './print.js';
 
-export const GET_USAGE = `Usage: appliance-admin get SCREEN [--json] [--url URL] [--token-file FILE] [--ca-file FILE]
+export const GET_USAGE = `Usage: appliance-admin get SCREEN [--json] [--range hour|day|week] [--url URL] [--token-file FILE] [--ca-file FILE]
 
 Prints what one dashboard screen shows (its first page, with the screen's default filters) and exits.
   --json             the data as JSON: a list screen prints its list's answer (e.g. {"data": [...],
@@ -18,6 +18,9 @@ Prints what one dashboard screen shows (its first page, with the screen's defaul
                      the overview prints its triage lines ([{"key", "severity", "what", "reason",
                      "count", "window", "link"}, …]), worst first
                      without it: a plain table of the screen's columns (full values: use --json)
+  --range hour       the time range the screen's H, D and W keys choose: usage (the last hour in
+                     minute buckets, the last day or week in hours; default day) and the overview
+                     (the window its key rejections are counted over; default hour)
 ${CONNECTION_USAGE}
 
 Exit status: 0 done, 1 the appliance refused or could not be reached, 2 bad usage or unknown screen.
@@ -41,6 +44,7 @@ function namesOverview(argv: string[]): boolean {
 const GET_OPTIONS = {
   ...CONNECTION_OPTIONS,
   json: { type: 'boolean', default: false },
+  range: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -75,11 +79,12 @@ async function get(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (!screen) throw new UsageError(`unknown screen "${sanitize(positionals[0], 60)}"; the screens are: ${names}`);
   if (screen.list?.fromActionLog)
     throw new UsageError('the log screen lists what one dashboard sent since it started: it has nothing to get');
+  const state = stateWithRange(screen, values.range);
   const connection = resolveConnection(values, env, GET_USAGE);
   const client = clientFor(connection);
   let fetched: Fetched[];
   try {
-    fetched = await fetchScreen(client, screen);
+    fetched = await fetchScreen(client, screen, undefined, state);
   } catch (err) {
     const code = reportClientError(err, `get ${screen.name}`, connection.credential);
     if (screen.name !== 'overview') return code;

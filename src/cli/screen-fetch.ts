@@ -3,7 +3,9 @@ import type { ApiClient } from '../client/api-client.js';
 import { ApiError, type SchemaIssue } from '../client/errors.js';
 import { emptyEntry, queryAt } from '../dashboard/state/resources.js';
 import type { AnyScreen, ResourceRequest } from '../dashboard/kit/screen-api.js';
-import { EMPTY_SCREEN_STATE } from '../dashboard/kit/screen-state.js';
+import { EMPTY_SCREEN_STATE, type ScreenUiState } from '../dashboard/kit/screen-state.js';
+import { UsageError } from '../config/usage-error.js';
+import { sanitize } from '../text/sanitize.js';
 import type { ResourceEntry } from '../dashboard/kit/resource.js';
 
 export interface Fetched {
@@ -25,9 +27,10 @@ export async function fetchScreen(
   screen: AnyScreen,
   /** an answer read before that is still fresh enough for this read (`watch`: a resource's `everyMs`) */
   reuse?: (request: ResourceRequest) => Fetched | undefined,
+  state: ScreenUiState = EMPTY_SCREEN_STATE,
 ): Promise<Fetched[]> {
   const out: Fetched[] = [];
-  for (const request of screen.resources(EMPTY_SCREEN_STATE)) {
+  for (const request of screen.resources(state)) {
     const kept = reuse?.(request);
     if (kept) {
       out.push(kept);
@@ -60,4 +63,14 @@ export function fetchedEntries(fetched: Fetched[]): Record<string, ResourceEntry
       },
     ]),
   );
+}
+
+/** The screen as its H, D or W key leaves it (`--range day`), or as it opens when no range is given. */
+export function stateWithRange(screen: AnyScreen, range: string | undefined): ScreenUiState {
+  if (range === undefined) return EMPTY_SCREEN_STATE;
+  const ranges = screen.ranges;
+  if (!ranges) throw new UsageError(`the ${screen.name} screen has no time range to choose (--range)`);
+  if (!ranges.values.includes(range))
+    throw new UsageError(`--range must be one of ${ranges.values.join(', ')}, got ${sanitize(range, 40)}`);
+  return { ...EMPTY_SCREEN_STATE, extra: { [ranges.extra]: range } };
 }

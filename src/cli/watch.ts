@@ -21,12 +21,12 @@ import { clientFor, describeFailure, isClientFailure } from './client-errors.js'
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
 import { readConfigFile } from './dashboard-config-file.js';
 import { parseInterval } from './dashboard-flags.js';
-import { fetchedEntries, fetchScreen, type Fetched } from './screen-fetch.js';
+import { fetchedEntries, fetchScreen, stateWithRange, type Fetched } from './screen-fetch.js';
 import { eventJson, eventLabel, eventText, noteLine, type WatchEvent } from './watch-events.js';
 import { ExecQueue } from './watch-exec.js';
 
-export const WATCH_USAGE = `Usage: appliance-admin watch [--json] [--exec CMD] [--refresh 2s] [--url URL] [--token-file FILE] [--ca-file FILE]
-       appliance-admin watch --appliance NAME [--json] [--exec CMD] [--refresh 2s]
+export const WATCH_USAGE = `Usage: appliance-admin watch [--json] [--exec CMD] [--refresh 2s] [--range hour|day|week] [--url URL] [--token-file FILE] [--ca-file FILE]
+       appliance-admin watch --appliance NAME [--json] [--exec CMD] [--refresh 2s] [--range hour|day|week]
 
 Reads the overview's board at the poll interval, with no terminal UI (a tmux pane, a systemd unit),
 and prints one line per change: a CRIT, WARN or N/A (not read) line that appears, one that
@@ -42,6 +42,7 @@ how long it was blind and what changed since the last board it saw. Ctrl-C or SI
                      stderr and the watch goes on. The token is not in its environment.
   --exec-timeout 30s how long CMD may run before it is stopped (default 30s)
   --refresh 2s       poll interval (ms, s or m; default: the config file's refresh, else 2s)
+  --range hour       the window key rejections are counted over, as the overview's H, D, W (default hour)
 ${CONNECTION_USAGE}
   --appliance NAME   an appliance named in the config file
   --config FILE      the config file (default: $XDG_CONFIG_HOME/appliance-admin/config.yaml)
@@ -56,6 +57,7 @@ const WATCH_OPTIONS = {
   json: { type: 'boolean', default: false },
   exec: { type: 'string' },
   'exec-timeout': { type: 'string' },
+  range: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -99,6 +101,7 @@ export async function watchCommand(argv: string[], env: NodeJS.ProcessEnv = proc
   const shown = parseApplianceUrl(connection.url).display;
   const { screens } = await import('../../screens/index.js');
   const overview = screens.find((s) => s.name === 'overview')!;
+  const state = stateWithRange(overview, values.range);
 
   const out = (line: string) => process.stdout.write(`${line}\n`);
   const note = (line: string) => process.stderr.write(`${noteLine(line)}\n`);
@@ -138,7 +141,7 @@ export async function watchCommand(argv: string[], env: NodeJS.ProcessEnv = proc
   try {
     while (!stop.signal.aborted) {
       let wait = refreshMs;
-      const read = await readBoard(client, overview, reuse);
+      const read = await readBoard(client, overview, reuse, state);
       if (stop.signal.aborted) break;
       if (read.ok) {
         const now = Date.now();
@@ -192,10 +195,11 @@ async function readBoard(
   client: ReturnType<typeof clientFor>,
   overview: Awaited<typeof import('../../screens/index.js')>['screens'][number],
   reuse: (r: Fetched['request']) => Fetched | undefined,
+  state: Parameters<typeof fetchScreen>[3],
 ): Promise<BoardRead> {
   let fetched: Fetched[];
   try {
-    fetched = await fetchScreen(client, overview, reuse);
+    fetched = await fetchScreen(client, overview, reuse, state);
   } catch (err) {
     if (!isClientFailure(err)) throw err;
     return { ok: false, why: describeFailure(err) };

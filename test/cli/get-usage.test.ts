@@ -40,4 +40,27 @@ describe('appliance-admin get usage', () => {
     expect(usage.data[0].rejected).toBe(2);
     expect(usage.data[0].rejected_workloads).toEqual([{ workload: 'summarize-v0', rejected: 2 }]);
   });
+
+  it('--range hour gives the last hour in minute buckets, as the screen’s H; a range it has not, or a screen without one, is bad usage', async () => {
+    const r = await runCli(['get', 'usage', '--range', 'hour', '--json', ...conn()]);
+    expect(r.code, r.stderr).toBe(0);
+    const usage = JSON.parse(r.stdout) as { bucket: string; data: { buckets: { rejected: number }[] }[] };
+    expect(usage.bucket).toBe('minute');
+    const buckets = usage.data[0].buckets;
+    expect(buckets.length).toBeGreaterThanOrEqual(60);
+    expect(buckets.reduce((n, b) => n + b.rejected, 0)).toBe(2);
+    const table = await runCli(['get', 'usage', '--range', 'week', ...conn()]);
+    expect(table.stdout).toMatch(/^Last 7 days by 4 h · /);
+    const bad = await runCli(['get', 'usage', '--range', 'year', ...conn()]);
+    expect([bad.code, bad.stderr]).toEqual([
+      2,
+      expect.stringMatching(/--range must be one of hour, day, week, got year/),
+    ]);
+    const none = await runCli(['get', 'keys', '--range', 'day', ...conn()]);
+    expect([none.code, none.stderr]).toEqual([2, expect.stringMatching(/the keys screen has no time range/)]);
+    // the overview's window: the key's rejections said over 24 hours
+    const board = await runCli(['get', 'overview', '--range', 'day', '--json', ...conn()]);
+    const lines = JSON.parse(board.stdout) as { key: string; window: string }[];
+    expect(lines.find((l) => l.key.startsWith('key-rejections:'))?.window).toBe('last 24 h');
+  });
 });

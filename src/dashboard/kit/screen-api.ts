@@ -352,6 +352,11 @@ export interface ScreenDef<Row = unknown> {
    * history's total, "not counted: too common"): no error banner above it.
    */
   saysError?: (resourceId: string, error: unknown) => boolean;
+  /**
+   * the time ranges its keys choose between (H, D, W), held in `state.extra[extra]`: `get --range`
+   * and `watch --range` choose one the same way
+   */
+  ranges?: { extra: string; values: readonly string[] };
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
