@@ -17,6 +17,7 @@ import {
   parseNote,
 } from '../../src/audit-chain/note.js';
 import type { AuditCheckpoint } from '../../src/contract/index.js';
+import { auditRotateKeyCommand } from '../../src/cli/audit-rotate-key.js';
 import { DB_FILE } from '../../src/server/db/open.js';
 import { migrations } from '../../src/server/db/migrations.js';
 import { insertAuditBatch, type AuditSeed } from '../../src/server/governance/bulk.js';
@@ -309,6 +310,24 @@ describe('a restart', () => {
     expect(now.root.equals(treeOf(entryHashes(s.server.db)).root(now.size))).toBe(true);
     const r = await s.call('GET', `/audit/proofs/consistency?from=${old.size}&to=${now.size}`, { role: 'auditor' });
     expect(verifyConsistency(old.size, now.size, old.root, now.root, r.json.path.map(hex))).toBe(true);
+  });
+});
+
+describe('a key rotation', () => {
+  it("on the host (audit rotate-key): the rotation's checkpoint signs the tree's note with the new key, same log", async () => {
+    const before = await listed(s);
+    expect(await auditRotateKeyCommand(['rotate-key', '--data', s.dataDir])).toBe(0);
+    const { data, key } = await listed(s);
+    expect(key.equals(before.key)).toBe(false);
+    const c = data[0]!;
+    expect(c.origin).toBe(before.data[0]!.origin);
+    const { size, root } = signedTree(c, key);
+    expect(root.equals(treeOf(entryHashes(s.server.db)).root(size))).toBe(true);
+    expect(
+      noteSignedBy(parseNote(c.note!) as Exclude<ReturnType<typeof parseNote>, string>, c.origin!, before.key),
+    ).toBe('missing');
+    // the older notes still verify with the retired key
+    signedTree(before.data[0]!, before.key);
   });
 });
 
