@@ -1,10 +1,17 @@
-import { createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryTree, leafHash, verifyConsistency, verifyInclusion } from '../../src/audit-chain/merkle.js';
+import {
+  MemoryTree,
+  consistencyProof,
+  inclusionProof,
+  leafHash,
+  verifyConsistency,
+  verifyInclusion,
+} from '../../src/audit-chain/merkle.js';
 import {
   COSIGNATURE_V1,
   ED25519,
@@ -15,7 +22,9 @@ import {
   noteSignedBy,
   parseCheckpointText,
   parseNote,
+  signNote,
 } from '../../src/audit-chain/note.js';
+import { noteText } from '../../src/server/audit-chain/checkpoint-note.js';
 import type { AuditCheckpoint } from '../../src/contract/index.js';
 import { auditRotateKeyCommand } from '../../src/cli/audit-rotate-key.js';
 import { DB_FILE } from '../../src/server/db/open.js';
@@ -85,6 +94,37 @@ const problem = (r: { status: number; headers: Record<string, unknown>; json: an
   expect(String(r.headers['content-type'])).toMatch(/^application\/problem\+json/);
   expect(r.json).toMatchObject({ status });
 };
+
+describe("docs/audit-chain.md's worked example", () => {
+  it('gives the tree, the proofs and the note it states', () => {
+    const seed = Buffer.alloc(32, 7);
+    const pkcs8 = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]);
+    const key = createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' });
+    const h1 = '05b4af1c57540227b1065736ec80e5cb615c06674a2436c3a524fc69dc551254';
+    const h2 = 'dd09c4e5897a8f00ee99a63aa6363e5f45700f20a93ca38b2791fd6d1884f35f';
+    const t = treeOf([h1, h2]);
+    const [l0, l1] = [
+      'e93d58e54dc50e2c9230f89c813708a7558bf414d42b723b583437469e5c872e',
+      '4fb23912cfc42156d5bbbafcc7b3ed0ce3dcb9c88ca3aafee143570ea73f7a5c',
+    ];
+    expect([leafHash(h1).toString('hex'), leafHash(h2).toString('hex')]).toEqual([l0, l1]);
+    expect(t.root(2).toString('hex')).toBe('236baefd5485f8b16f79d9e96948f2b9b3259652c77ced840f2bb82bfbf8e88e');
+    expect(t.root(2).toString('base64')).toBe('I2uu/VSF+LFvednpaUjyubMlllLHfO2EDyu4K/v46I4=');
+    expect(inclusionProof(t.nodes, 0, 2).map((b) => b.toString('hex'))).toEqual([l1]);
+    expect(inclusionProof(t.nodes, 1, 2).map((b) => b.toString('hex'))).toEqual([l0]);
+    expect(consistencyProof(t.nodes, 1, 2).map((b) => b.toString('hex'))).toEqual([l1]);
+    const origin = 'appliance-admin/0123456789abcdef';
+    const c = { seq: 2, hash: h2, at: '2026-11-26T09:31:12.251Z', signature: '', key_fingerprint: '' };
+    const text = noteText(origin, 2, t.root(2), c);
+    expect(formatNote({ text, signatures: [signNote(text, origin, key)] })).toBe(
+      `${origin}\n2\nI2uu/VSF+LFvednpaUjyubMlllLHfO2EDyu4K/v46I4=\nchain-head 2 ${h2} 2026-11-26T09:31:12.251Z\n\n` +
+        `\u2014 ${origin} hacX2XJN5lcRBaiqcHB3TyoiAMGzzItlMxqVptInWfCt/bBcQAl54RspkKZ3RASJ3SIWG37RUds9LPGqvSpqviktXQ0=\n`,
+    );
+    expect(formatVerifierKey(origin, ED25519, createPublicKey(key))).toBe(
+      `${origin}+85a717d9+AepKbGPinFIKvvVQexMuxfmVR3auvr57kkIe6mkURtIs`,
+    );
+  });
+});
 
 let s: TestServer;
 beforeAll(async () => {
