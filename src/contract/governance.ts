@@ -78,6 +78,16 @@ export const AuditCheckpoint = z.object({
   /** Ed25519 over the JCS canonical JSON of {at, hash, seq}, base64 */
   signature: z.string(),
   key_fingerprint: ChainHash,
+  /**
+   * The transparency-log tree (docs/audit-chain.md, "The tree", "The checkpoint note"); null only on a
+   * checkpoint signed before the appliance kept the tree. `origin`: `appliance-admin/<log id>`;
+   * `tree_size`: the entries with seq <= this seq; `root_hash`: the tree's root at that size, hex.
+   */
+  origin: z.string().nullable(),
+  tree_size: z.number().int().min(1).nullable(),
+  root_hash: ChainHash.nullable(),
+  /** the C2SP signed note of the tree head, then a line for each witness's cosignature the appliance holds */
+  note: z.string().nullable(),
 });
 export type AuditCheckpoint = z.infer<typeof AuditCheckpoint>;
 export const AuditPublicKey = z.object({
@@ -111,6 +121,44 @@ export type AuditSeal = z.infer<typeof AuditSeal>;
 export const AuditCheckpointQuery = PageQuery.extend({
   at_or_before_seq: z.coerce.number().int().min(1).optional(),
 });
+
+/** A tree size or a seq in a query: a whole number the server can hold exactly. */
+const TreeCount = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+/** `GET /audit/proofs/inclusion`: entry `seq` in the tree of `tree_size` (default: the newest signed tree). */
+export const AuditInclusionProofQuery = z.strictObject({ seq: TreeCount, tree_size: TreeCount.optional() });
+/**
+ * RFC 9162 §2.1.3 (docs/audit-chain.md, "Proofs"): the entry's leaf is SHA-256(0x00 || entry_hash's 32
+ * bytes); `path` is its audit path in the tree of `tree_size`, leaf side first, each hash hex.
+ */
+export const AuditInclusionProof = z.object({
+  seq: z.number().int().min(1),
+  leaf_index: z.number().int().min(0),
+  tree_size: z.number().int().min(1),
+  entry_hash: ChainHash,
+  path: z.array(ChainHash),
+});
+export type AuditInclusionProof = z.infer<typeof AuditInclusionProof>;
+/** `GET /audit/proofs/consistency`: the tree of `from` is a prefix of the tree of `to`. */
+export const AuditConsistencyProofQuery = z
+  .strictObject({ from: TreeCount, to: TreeCount })
+  .refine((q) => q.from <= q.to, { message: 'from must not be above to', path: ['from'] });
+/** RFC 9162 §2.1.4: the consistency proof from the tree of `from` to the tree of `to`, each hash hex. */
+export const AuditConsistencyProof = z.object({
+  from: z.number().int().min(1),
+  to: z.number().int().min(1),
+  path: z.array(ChainHash),
+});
+export type AuditConsistencyProof = z.infer<typeof AuditConsistencyProof>;
+/**
+ * A witness's cosignature of one of the appliance's checkpoint notes (docs/audit-chain.md,
+ * "Cosignatures"): `note` is the checkpoint note with the witness's cosignature/v1 line, `witness_key`
+ * the witness's verifier key (`name+keyid+base64(0x04 || key)`).
+ */
+export const AuditCosignatureRequest = z.strictObject({
+  note: z.string().min(1).max(65536),
+  witness_key: z.string().min(1).max(1024),
+});
+export type AuditCosignatureRequest = z.infer<typeof AuditCosignatureRequest>;
 
 export const ExportFormat = z.enum(['csv', 'jsonl']);
 export type ExportFormat = z.infer<typeof ExportFormat>;
@@ -269,6 +317,9 @@ export const governanceRoutes = {
   auditSummary: { query: AuditSummaryQuery, response: Summary },
   listAuditCheckpoints: { query: AuditCheckpointQuery, response: AuditCheckpointList },
   sealAudit: { body: AuditSealRequest, response: AuditSeal },
+  auditInclusionProof: { query: AuditInclusionProofQuery, response: AuditInclusionProof },
+  auditConsistencyProof: { query: AuditConsistencyProofQuery, response: AuditConsistencyProof },
+  cosignAuditCheckpoint: { body: AuditCosignatureRequest, response: AuditCheckpoint },
   journalSummary: { query: JournalSummaryQuery, response: Summary },
   getBudgets: { response: Budgets },
   budgetUsage: { response: BudgetUsage },

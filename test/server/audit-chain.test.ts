@@ -167,7 +167,11 @@ describe('the audit hash chain', () => {
     expect(checkpoint.seq).toBe(entries.at(-1)!.seq);
     expect(checkpoint.hash).toBe(entries.at(-1)!.hash);
     const { data: items, public_keys } = await checkpoints();
-    expect(items[0]).toEqual(checkpoint);
+    // the header carries the chain head; the list adds the tree head and its signed note
+    expect(items[0]).toMatchObject(checkpoint);
+    expect((items[0] as unknown as { note: string }).note).toContain(
+      `chain-head ${checkpoint.seq} ${checkpoint.hash} ${checkpoint.at}\n`,
+    );
     expect(public_keys).toHaveLength(1);
     expect(public_keys[0]).toMatchObject({ algorithm: 'Ed25519', retired_at: null });
     expect(fingerprintOfPem(public_keys[0].public_key_pem)).toBe(checkpoint.key_fingerprint);

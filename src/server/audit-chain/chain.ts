@@ -2,6 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { AuditEntry } from '../../contract/index.js';
 import type { Db } from '../db/sqlite-driver.js';
 import { entryHash, GENESIS_HASH } from '../../audit-chain/canonical.js';
+import { treeAppender } from './tree.js';
 
 /** An audit row as written, before it is linked into the chain; `details` is its JSON text. */
 export interface AuditRow {
@@ -113,8 +114,17 @@ function link(row: AuditRow, head: ChainHead): LinkedRow {
   return linked;
 }
 
-/** Inserts linked rows, in order; returns the new head. */
-export function insertLinked(db: Db, rows: Iterable<AuditRow>, head: ChainHead = readHead(db)): ChainHead {
+/**
+ * Inserts linked rows, in order, and appends each to the trail's Merkle tree (tree.ts) in the same
+ * transaction; returns the new head. `tree: false` only for the chain's own migration, which runs
+ * before the tree's tables exist (the tree's migration then takes those entries in).
+ */
+export function insertLinked(
+  db: Db,
+  rows: Iterable<AuditRow>,
+  head: ChainHead = readHead(db),
+  o: { tree: boolean } = { tree: true },
+): ChainHead {
   let st = inserts.get(db);
   if (!st) {
     st = db.prepare(`INSERT INTO audit (seq, id, at, at_ms, actor_subject, actor_role, action, target_type, target_id,
@@ -123,9 +133,11 @@ export function insertLinked(db: Db, rows: Iterable<AuditRow>, head: ChainHead =
         @target_name, @outcome, @status, @request_id, @source_ip, @details, @prev_hash, @hash)`);
     inserts.set(db, st);
   }
+  const tree = o.tree ? treeAppender(db, head.seq) : null;
   for (const row of rows) {
     const linked = link(row, head);
     st.run(linked);
+    tree?.append(linked.seq, linked.hash);
     head = { seq: linked.seq, hash: linked.hash };
   }
   return head;

@@ -3,7 +3,7 @@ import type { AuditCheckpointList } from '../../contract/index.js';
 import type { Db } from '../db/sqlite-driver.js';
 import { decodeCursor, encodeCursor } from '../http/paging.js';
 import { publicKeys } from './keys.js';
-import type { Checkpoint } from './checkpoints.js';
+import { CHECKPOINT_COLUMNS, servedCheckpoint, type CheckpointRow } from './checkpoint-note.js';
 
 const After = z.strictObject({ id: z.number().int() });
 
@@ -15,15 +15,15 @@ export function listCheckpoints(
   const after = q.after === undefined ? null : decodeCursor(q.after, After).id;
   const rows = db
     .prepare(
-      `SELECT id, seq, hash, at, signature, key_fingerprint FROM audit_checkpoints
+      `SELECT ${CHECKPOINT_COLUMNS} FROM audit_checkpoints
        WHERE (@after IS NULL OR id < @after) AND (@max_seq IS NULL OR seq <= @max_seq)
        ORDER BY id DESC LIMIT @limit`,
     )
-    .all({ after, max_seq: q.at_or_before_seq ?? null, limit: q.limit + 1 }) as (Checkpoint & { id: number })[];
+    .all({ after, max_seq: q.at_or_before_seq ?? null, limit: q.limit + 1 }) as CheckpointRow[];
   const has_more = rows.length > q.limit;
   const page = rows.slice(0, q.limit);
   return {
-    data: page.map(({ id: _, ...c }) => c),
+    data: page.map((c) => servedCheckpoint(db, c)),
     has_more,
     next_cursor: has_more ? encodeCursor({ id: page[page.length - 1].id }) : null,
     public_keys: publicKeys(db),

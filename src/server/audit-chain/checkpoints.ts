@@ -9,6 +9,13 @@ import { chainProblem, ChainRefused } from './extends.js';
 import { chainHealth, recordFailure, recordRefusal, recordSigned } from './health.js';
 import { currentFingerprint, loadSigningKey, type SigningKey } from './keys.js';
 import { lastSigned, rememberSigned } from './signed-head.js';
+import {
+  CHECKPOINT_COLUMNS,
+  servedCheckpoint,
+  signTreeNote,
+  type CheckpointRow,
+  type ServedCheckpoint,
+} from './checkpoint-note.js';
 
 export type { Checkpoint };
 
@@ -25,7 +32,7 @@ export const CHECKPOINT_EVERY_MS = 10 * 60_000;
 const EXPORT_REUSES_OVER = ['audit.export', 'journal.export', 'auth.refused', 'rate.limited'] as const;
 
 /** A checkpoint with the key that signed it (not enumerable: never served), and whether it was signed just now. */
-export type SignedHead = Checkpoint & { key: SigningKey; reused: boolean };
+export type SignedHead = ServedCheckpoint & { key: SigningKey; reused: boolean };
 /**
  * Whether an export may take the newest checkpoint rather than sign the head: true, or asked with
  * that checkpoint's seq (an export whose filters select an entry written since must not end before it).
@@ -69,7 +76,7 @@ function signHead(db: Db, s: Signer, atMs: number, reuse: Reuse = false): Signed
   const base = lastSigned(db, s.dataDir, key);
   const problem = chainProblem(db, base, head);
   if (problem) throw new ChainRefused(base, problem);
-  const withKey = (c: Checkpoint, reused = false) =>
+  const withKey = (c: ServedCheckpoint, reused = false) =>
     Object.defineProperties(
       { ...c },
       { key: { value: key, enumerable: false }, reused: { value: reused, enumerable: false } },
@@ -89,34 +96,37 @@ function signHead(db: Db, s: Signer, atMs: number, reuse: Reuse = false): Signed
       return withKey(newest, true);
     }
   }
-  // the head signed already (an export's entry that was also the 1,000th): one checkpoint a head
+  // the head signed already (an export's entry that was also the 1,000th): one checkpoint a head,
+  // unless that one was signed before the tree (then the head is signed again, with its note)
   const signed = db
     .prepare(
-      `SELECT seq, hash, at, signature, key_fingerprint FROM audit_checkpoints
-       WHERE seq = ? AND hash = ? AND key_fingerprint = ? ORDER BY id DESC LIMIT 1`,
+      `SELECT ${CHECKPOINT_COLUMNS} FROM audit_checkpoints
+       WHERE seq = ? AND hash = ? AND key_fingerprint = ? AND note IS NOT NULL ORDER BY id DESC LIMIT 1`,
     )
-    .get(head.seq, head.hash, key.fingerprint) as Checkpoint | undefined;
+    .get(head.seq, head.hash, key.fingerprint) as CheckpointRow | undefined;
   if (signed) {
     recordSigned(db);
-    return withKey(signed);
+    return withKey(servedCheckpoint(db, signed));
   }
   const c = signCheckpoint(head, iso(atMs), key);
+  const tree = signTreeNote(db, c, key.privateKey);
   const id = db
     .prepare(
-      'INSERT INTO audit_checkpoints (seq, hash, at, at_ms, signature, key_fingerprint) VALUES (@seq, @hash, @at, @at_ms, @signature, @key_fingerprint)',
+      `INSERT INTO audit_checkpoints (seq, hash, at, at_ms, signature, key_fingerprint, origin, tree_size, root_hash, note)
+       VALUES (@seq, @hash, @at, @at_ms, @signature, @key_fingerprint, @origin, @tree_size, @root_hash, @note)`,
     )
-    .run({ ...c, at_ms: atMs }).lastInsertRowid;
+    .run({ ...c, ...tree, at_ms: atMs }).lastInsertRowid;
   rememberSigned(db, s.dataDir, c, id);
   recordSigned(db);
-  return withKey(c);
+  return withKey({ ...c, ...tree });
 }
 
-const newestCheckpoint = (db: Db) =>
-  db
-    .prepare(
-      'SELECT seq, hash, at, signature, key_fingerprint FROM audit_checkpoints ORDER BY seq DESC, id DESC LIMIT 1',
-    )
-    .get() as Checkpoint | undefined;
+const newestCheckpoint = (db: Db): ServedCheckpoint | undefined => {
+  const row = db
+    .prepare(`SELECT ${CHECKPOINT_COLUMNS} FROM audit_checkpoints ORDER BY seq DESC, id DESC LIMIT 1`)
+    .get() as CheckpointRow | undefined;
+  return row && servedCheckpoint(db, row);
+};
 
 /** Whether every entry after `seq` is one of EXPORT_REUSES_OVER (fewer than CHECKPOINT_EVERY_ENTRIES are read). */
 const onlyUnchangingAfter = (db: Db, seq: number) =>
@@ -212,6 +222,23 @@ export function checkpointIfStale(db: Db, nowMs = Date.now()): Checkpoint | null
     if (head.seq === 0 || (last && (head.seq <= last.seq || (!retry && nowMs - last.at_ms < CHECKPOINT_EVERY_MS))))
       return null;
     return db.transaction(() => trySigning(db, s, nowMs)).immediate();
+  } catch (err) {
+    recordFailure(db, err);
+    return null;
+  }
+}
+
+/**
+ * At start: a checkpoint with its tree and note when the newest one was signed before the tree
+ * existed (the first start after the upgrade), so that proofs have a signed root to go by at once.
+ * It may sign the same head again. Never throws, as the timer's.
+ */
+export function checkpointIfNoNote(db: Db): Checkpoint | null {
+  try {
+    const s = signers.get(db);
+    const newest = newestCheckpoint(db);
+    if (!s || !newest || newest.note !== null) return null;
+    return db.transaction(() => trySigning(db, s, Date.now())).immediate();
   } catch (err) {
     recordFailure(db, err);
     return null;

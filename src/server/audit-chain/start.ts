@@ -1,7 +1,7 @@
 import type { Db } from '../db/sqlite-driver.js';
 import { recordAudit } from '../audit.js';
 import { newId } from '../ids.js';
-import { attachSigner, checkpointIfStale } from './checkpoints.js';
+import { attachSigner, checkpointIfNoNote, checkpointIfStale } from './checkpoints.js';
 import { loadSigningKey, type KeyChange } from './keys.js';
 
 /** How often the server looks whether a checkpoint is CHECKPOINT_EVERY_MS old. */
@@ -31,6 +31,7 @@ export function startAuditChain(db: Db, dataDir: string): () => void {
   const change = loadSigningKey(db, dataDir);
   attachSigner(db, dataDir, change.key);
   if (change.replaced) auditKeyChange(db, change, 'system', 'the key file did not hold the current key');
+  checkpointIfNoNote(db);
   const timer = setInterval(() => checkpointIfStale(db), STALE_CHECK_MS);
   timer.unref();
   return () => clearInterval(timer);

@@ -1,5 +1,6 @@
 import type { Db } from './sqlite-driver.js';
 import { chainExisting } from '../governance/chain-existing.js';
+import { catchUpTree, newLogId } from '../audit-chain/tree.js';
 import { SEARCHED, searchIndexOf, searchRowsSql, type SearchedTable } from './searched.js';
 
 /**
@@ -392,5 +393,49 @@ CREATE INDEX usage_minutes_rejected ON usage_minutes (key_id, minute, rejected) 
     // A connector's detail says when it last succeeded, however many failures followed: the newest
     // succeeded job of each connector, found through this index without reading its failures.
     sql: `CREATE INDEX jobs_connector_succeeded ON jobs (connector_id, seq) WHERE state = 'succeeded';`,
+  },
+  {
+    version: 11,
+    name: 'audit transparency-log tree, checkpoint notes and cosignatures',
+    // docs/audit-chain.md, "The tree". Every complete subtree of the trail's Merkle tree is kept as it
+    // closes (audit-chain/tree.ts), and seq maps to leaf index by runs of consecutive seqs. The log id
+    // names this appliance's log in its checkpoint notes (origin appliance-admin/<log_id>), made here
+    // once. Checkpoints signed from now on carry their tree size, root and signed note; older ones keep
+    // null. The existing trail's tree is built here, in seq order, a batch at a time.
+    sql: `
+CREATE TABLE audit_log (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  log_id TEXT NOT NULL
+);
+CREATE TABLE audit_tree (
+  level INTEGER NOT NULL,
+  idx INTEGER NOT NULL,
+  hash BLOB NOT NULL,
+  PRIMARY KEY (level, idx)
+) WITHOUT ROWID;
+CREATE TABLE audit_tree_runs (
+  first_seq INTEGER PRIMARY KEY,
+  first_leaf INTEGER NOT NULL
+);
+ALTER TABLE audit_checkpoints ADD COLUMN origin TEXT;
+ALTER TABLE audit_checkpoints ADD COLUMN tree_size INTEGER;
+ALTER TABLE audit_checkpoints ADD COLUMN root_hash TEXT;
+ALTER TABLE audit_checkpoints ADD COLUMN note TEXT;
+CREATE INDEX audit_checkpoints_tree_size ON audit_checkpoints (tree_size) WHERE tree_size IS NOT NULL;
+CREATE TABLE audit_cosignatures (
+  checkpoint_id INTEGER NOT NULL REFERENCES audit_checkpoints (id),
+  name TEXT NOT NULL,
+  key_id TEXT NOT NULL,
+  time INTEGER NOT NULL,
+  signature TEXT NOT NULL,
+  received_at TEXT NOT NULL,
+  PRIMARY KEY (checkpoint_id, name, key_id)
+) WITHOUT ROWID;
+`,
+    run: (db) => {
+      db.prepare('INSERT INTO audit_log (id, log_id) VALUES (1, ?)').run(newLogId());
+      const head = db.prepare('SELECT max(seq) FROM audit').pluck().get() as number | null;
+      if (head) catchUpTree(db, head);
+    },
   },
 ];

@@ -2,6 +2,7 @@ import type { AuditExportQuery } from '../../contract/index.js';
 import type { HandlerContext } from '../http/route-kit.js';
 import { checkpointHeadOrRefuse, type SignedHead } from '../audit-chain/checkpoints.js';
 import { exportStatement } from '../audit-chain/export-statement.js';
+import { headOnly } from '../audit-chain/checkpoint-note.js';
 import { canonicalLine } from '../../audit-chain/canonical.js';
 import { iso } from '../ids.js';
 import { auditCsvColumns, auditSpec, toAuditEntry } from './audit-trail.js';
@@ -52,11 +53,11 @@ export async function startAuditExport(ctx: HandlerContext, q: AuditExportQuery)
     requestId: ctx.requestId,
     key: head.key,
   });
-  const { key: _, ...checkpoint } = head;
   return {
     ...file,
     headers: {
-      'Audit-Checkpoint': JSON.stringify(checkpoint),
+      // the chain head only: the note (with its non-ASCII signature lines) is served by the checkpoints route
+      'Audit-Checkpoint': JSON.stringify(headOnly(head)),
       'Audit-Export-Statement': JSON.stringify(statement),
       'Audit-Export-Filtered': String(Object.keys(named).length > 0),
     },

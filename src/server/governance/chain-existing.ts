@@ -53,5 +53,6 @@ export function chainExisting(db: Db): ChainHead | null {
       },
     ],
     head,
+    { tree: false },
   );
 }

@@ -12,6 +12,8 @@ import { startExport } from '../governance/export.js';
 import { startAuditChain } from '../audit-chain/start.js';
 import { listCheckpoints } from '../audit-chain/checkpoint-list.js';
 import { sealHash } from '../governance/audit-seal.js';
+import { consistencyProofOf, inclusionProofOf } from '../audit-chain/proofs.js';
+import { addCosignature } from '../audit-chain/cosignatures.js';
 import { searchAllowance } from '../governance/search-allowance.js';
 import type { Readable } from 'node:stream';
 import type { HandlerContext } from '../http/route-kit.js';
@@ -70,6 +72,22 @@ export const governanceGroup: GroupFactory = ({ db, options }) => {
         allow: 'any role',
         audit: { action: 'audit.seal', target: () => ({ type: 'audit', id: null }) },
         run: ({ body }, { db }) => sealHash(db, body),
+      },
+      auditInclusionProof: {
+        allow: 'any role',
+        audit: null,
+        run: ({ query }, { db }) => ({ body: inclusionProofOf(db, query) }),
+      },
+      auditConsistencyProof: {
+        allow: 'any role',
+        audit: null,
+        run: ({ query }, { db }) => ({ body: consistencyProofOf(db, query) }),
+      },
+      // changes nothing but the trail's evidence, as a seal: a witness signs in as an auditor
+      cosignAuditCheckpoint: {
+        allow: 'any role',
+        audit: { action: 'audit.checkpoint.cosign', target: () => ({ type: 'audit_checkpoint', id: null }) },
+        run: ({ body }, { db }) => addCosignature(db, body),
       },
       journalSummary: {
         allow: 'any role',
