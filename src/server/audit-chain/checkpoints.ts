@@ -229,15 +229,15 @@ export function checkpointIfStale(db: Db, nowMs = Date.now()): Checkpoint | null
 }
 
 /**
- * At start: a checkpoint with its tree and note when the newest one was signed before the tree
- * existed (the first start after the upgrade), so that proofs have a signed root to go by at once.
- * It may sign the same head again. Never throws, as the timer's.
+ * At start: a checkpoint with its tree and note when the trail has entries and the newest checkpoint
+ * was signed before the tree existed, or none was (the first start after an upgrade), so that proofs
+ * have a signed root to go by at once. It may sign the same head again. Never throws, as the timer's.
  */
 export function checkpointIfNoNote(db: Db): Checkpoint | null {
   try {
     const s = signers.get(db);
     const newest = newestCheckpoint(db);
-    if (!s || !newest || newest.note !== null) return null;
+    if (!s || (newest ? newest.note !== null : readHead(db).seq === 0)) return null;
     return db.transaction(() => trySigning(db, s, Date.now())).immediate();
   } catch (err) {
     recordFailure(db, err);

@@ -24,6 +24,9 @@ export function writeWithoutTreeForBenchmark(db: Db): void {
   NO_TREE.add(db);
 }
 
+/** Whether this database's writers keep the tree (all but a benchmark's baseline). */
+export const keepsTree = (db: Db): boolean => !NO_TREE.has(db);
+
 interface Statements {
   lastLeaf: Statement;
   lastRun: Statement;
@@ -160,7 +163,7 @@ const CATCH_UP_BATCH = 5000;
  * to it; null on a database kept without a tree (a benchmark's baseline).
  */
 export function treeAppender(db: Db, headSeq: number): TreeAppender | null {
-  if (NO_TREE.has(db)) return null;
+  if (!keepsTree(db)) return null;
   const t = new TreeAppender(db);
   t.catchUp(headSeq);
   return t;
