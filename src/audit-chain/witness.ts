@@ -26,11 +26,14 @@ export function witnessDecision(last: SignedTree | null, newest: SignedTree, pro
   return { cosign: false, compared, why: compared.why };
 }
 
-/** The note with the witness's cosignature/v1 line (any earlier one of the same witness replaced). */
+/**
+ * The note with the appliance's own signature and the witness's cosignature/v1 line: what the
+ * appliance takes (other witnesses' lines are left out: the route keeps one line per request).
+ */
 export function cosignedNote(tree: SignedTree, witness: WitnessSigner, time: number): string {
   const mine = cosign(tree.note.text, witness.name, witness.privateKey, time);
-  const others = tree.note.signatures.filter((s) => !(s.name === mine.name && s.keyId.equals(mine.keyId)));
-  return formatNote({ text: tree.note.text, signatures: [...others, mine] });
+  const logs = tree.note.signatures.filter((s) => s.name === tree.origin);
+  return formatNote({ text: tree.note.text, signatures: [...logs, mine] });
 }
 
 export interface WitnessSigner {

@@ -54,7 +54,7 @@ describe('the witness cosigns only what extends what it cosigned', () => {
     expect(fork).toMatchObject({ cosign: false, compared: { kind: 'fork' } });
   });
 
-  it('its cosignature/v1 line verifies over the note, and replaces its own earlier one', () => {
+  it("its cosignature/v1 line verifies over the note, beside the appliance's own line only", () => {
     const tree = at(trail, 30);
     const once = cosignedNote(tree, w, 1_790_000_000);
     const read = parseNote(once);
