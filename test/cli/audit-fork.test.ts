@@ -136,6 +136,40 @@ describe('a fork: two histories signed by the same key', () => {
     expect(bad.code).toBe(1);
   });
 
+  it("an evidence pack carries the export's head in the signed tree and the witness's cosignature", async () => {
+    const pack = join(dir, 'pack');
+    const made = await runCli([
+      'evidence',
+      '--since',
+      '30d',
+      '-o',
+      pack,
+      '--url',
+      truth.url,
+      '--token-file',
+      tokens[truth.url]!,
+    ]);
+    expect(made.code).toBe(0);
+    const proof = JSON.parse(readFileSync(join(pack, 'audit-tree.proof.json'), 'utf8'));
+    expect(proof.entries).toHaveLength(1);
+    const witnessed = JSON.parse(readFileSync(join(pack, 'audit-witnessed.json'), 'utf8'));
+    expect(witnessed.checkpoint.note).toMatch(/\n\u2014 witness\.example\/aude /);
+    const r = await runCli(['evidence', 'verify', pack, '--key', keyFile]);
+    expect(r.stdout).toMatch(/^audit-tree\.proof\.json: the export's head #\d+ is in the signed tree of size \d+/m);
+    expect(r.stdout).toMatch(
+      /^audit-witnessed\.json: the pack's tree extends the witnessed checkpoint of tree size \d+, cosigned by witness\.example\/aude/m,
+    );
+    expect(r.code).toBe(0);
+    // the witnessed checkpoint swapped for the forged appliance's: not extended by the pack's tree
+    const forgedList = (await forged.call('GET', '/audit/checkpoints?limit=1')).json.data[0];
+    const manifest = JSON.parse(readFileSync(join(pack, 'manifest.json'), 'utf8'));
+    expect(manifest.files.map((f: { name: string }) => f.name)).toContain('audit-witnessed.json');
+    writeFileSync(join(pack, 'audit-witnessed.json'), JSON.stringify({ ...witnessed, checkpoint: forgedList }));
+    const bad = await runCli(['evidence', 'verify', pack, '--key', keyFile]);
+    expect(bad.stdout).toMatch(/audit-witnessed\.json: the pack's tree does not extend the witnessed checkpoint/);
+    expect(bad.code).toBe(1);
+  });
+
   it('audit verify --since a proof file proves the trail only grew, by a consistency proof; the fork fails it', async () => {
     const state = tempDir('aa-fork-state');
     const kept = join(dir, 'kept.proof.json');
