@@ -48,7 +48,7 @@ export function compareTrees(earlier: SignedTree, now: SignedTree, proof: Buffer
   };
 }
 
-export const FORK_EVIDENCE_FORMAT = 'appliance-admin/fork-evidence/v1';
+const FORK_EVIDENCE_FORMAT = 'appliance-admin/fork-evidence/v1';
 
 /**
  * What is written when a fork is found: both checkpoints as signed (each verifies on its own with

@@ -9,7 +9,7 @@ import { checkpointOf, type Entry, type SigningKey } from './audit-chain.js';
  * appliance makes them (docs/audit-chain.md, "The checkpoint note"), from the project's pure Merkle
  * and note modules: fixtures for the offline verifiers, before and besides the real server.
  */
-export const ORIGIN = 'appliance-admin/0123456789abcdef';
+const ORIGIN = 'appliance-admin/0123456789abcdef';
 
 export function treeOf(entries: Entry[]): MemoryTree {
   const tree = new MemoryTree();
