@@ -16,19 +16,21 @@ import { MAX_SAMPLE, sampleLeaves } from '../audit-chain/sample.js';
 import type { SignedTree } from '../audit-chain/tree-checkpoint.js';
 import { EXIT_STATUS, VERDICT_WORDS, type Verdict } from '../audit-chain/verdict.js';
 import type { Trust } from '../audit-chain/verify-trail.js';
-import { readWitnessKey, type WitnessKey } from '../audit-chain/witness-check.js';
+import type { WitnessKey } from '../audit-chain/witness-check.js';
 import { ApiError, TransportError } from '../client/errors.js';
 import { UsageError } from '../config/usage-error.js';
+import { sanitize } from '../text/sanitize.js';
 import { thousands } from '../text/thousands.js';
+import { parseTimeInput } from '../text/time-input.js';
 import { ApplianceStream } from './appliance-stream.js';
 import { ApplianceTree, TreeRefusal } from './appliance-tree.js';
 import { pinnedTrust } from './pinned-trust.js';
 import { CheckpointState } from './checkpoint-state.js';
 import { reportClientError } from './client-errors.js';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
-import { parseWhen } from './export.js';
 import { printErr, printOut } from './print.js';
 import { checkRemembered, type RememberedResult } from './remembered-check.js';
+import { readWitnessFile } from './witness-key-file.js';
 
 export const AUDIT_PROOF_USAGE = `Usage: appliance-admin audit prove SEQ… -o FILE [--key PEM_FILE] --url URL [--token-file FILE]
        appliance-admin audit sample N --since 90d -o DIR [--seed HEX] [--key PEM_FILE] --url URL [--token-file FILE]
@@ -108,7 +110,7 @@ export async function auditProofCommand(sub: string, argv: string[], env: NodeJS
     plan = {
       kind: 'sample',
       size: Number(positionals[0]),
-      since: parseWhen(values.since, '--since'),
+      since: sinceTime(values.since),
       seed: values.seed ?? randomBytes(32).toString('hex'),
       dir,
     };
@@ -279,10 +281,12 @@ function sampleText(p: ProofFile, tree: SignedTree): string {
       outcome?: unknown;
       actor?: { subject?: unknown };
     };
-    return `#${String(x.seq)}  ${String(x.at)}  ${String(x.actor?.subject)}  ${String(x.action)}  ${String(x.outcome)}`;
+    // the appliance's words, made safe for a terminal that shows the file (`cat sample.txt`)
+    const safe = (v: unknown) => sanitize(String(v), 200);
+    return `#${safe(x.seq)}  ${safe(x.at)}  ${safe(x.actor?.subject)}  ${safe(x.action)}  ${safe(x.outcome)}`;
   };
   return [
-    `Audit sample of ${tree.origin}`,
+    `Audit sample of ${sanitize(tree.origin, 300)}`,
     `  ${s.size} of ${s.population} entries, written from ${s.since} to the checkpoint of ${s.until}`,
     `  seed ${s.seed} (docs/audit-chain.md, "Proof files", says how the seed draws them)`,
     `  checkpoint #${tree.checkpoint.seq}, tree size ${tree.size}, root ${tree.checkpoint.root_hash}`,
@@ -338,14 +342,11 @@ function printRemembered(what: string, r: RememberedResult, verdict: Verdict): n
   return finish(what, verdict, r.forks.length ? 'a fork' : '');
 }
 
-/** A witness's vkey file (W.pub): its first line. */
-export function readWitnessFile(file: string): WitnessKey {
-  const st = lstatOrNull(file);
-  if (!st || !st.isFile()) throw new UsageError(`cannot read the witness key ${file}`);
-  if (st.size > 4096) throw new UsageError(`the witness key ${file} is larger than 4096 bytes`);
-  const w = readWitnessKey(readFileSync(file, 'utf8').split('\n')[0] ?? '');
-  if (typeof w === 'string') throw new UsageError(`the witness key ${file} is ${w}`);
-  return w;
+function sinceTime(text: string): string {
+  const when = parseTimeInput(text);
+  if (when === null)
+    throw new UsageError(`--since must be a duration like 90d or 12h, or an RFC 3339 time, got ${sanitize(text, 60)}`);
+  return when;
 }
 
 function lstatOrNull(path: string) {

@@ -14,7 +14,7 @@ import { displayFingerprint } from '../text/fingerprint.js';
 import { thousands } from '../text/thousands.js';
 import { ApplianceStream } from './appliance-stream.js';
 import { ApplianceTree, TreeRefusal } from './appliance-tree.js';
-import { readWitnessFile } from './audit-proof.js';
+import { readWitnessFile } from './witness-key-file.js';
 import { keptOfText, liveTreeChecks, verifySinceByConsistency } from './audit-verify-tree.js';
 import { CheckpointState } from './checkpoint-state.js';
 import { reportClientError } from './client-errors.js';

@@ -65,6 +65,10 @@ export async function main(argv: string[]): Promise<number> {
       case 'export':
         return await (await import('./export.js')).exportCommand(rest);
       case 'audit':
+        if (rest[0] === 'prove' || rest[0] === 'sample' || rest[0] === 'verify-proof')
+          return await (await import('./audit-proof.js')).auditProofCommand(rest[0], rest.slice(1), process.env);
+        if (rest[0] === 'witness' || rest[0] === 'witness-key')
+          return await (await import('./audit-witness.js')).auditWitnessCommand(rest[0], rest.slice(1), process.env);
         return rest[0] === 'rotate-key'
           ? await (await import('./audit-rotate-key.js')).auditRotateKeyCommand(rest)
           : AUDIT_VERIFIERS.has(rest[0])
