@@ -1,4 +1,4 @@
-import { asCheckpoint, type Checkpoint } from '../audit-chain/checkpoint.js';
+import { asCheckpoint, checkpointSignatureValid, type Checkpoint } from '../audit-chain/checkpoint.js';
 import { PROOF_FORMAT } from '../audit-chain/proof-file.js';
 import { parseStatementFile } from '../audit-chain/statement.js';
 import { asTreeCheckpoint, verifyTreeCheckpoint, type TreeCheckpoint } from '../audit-chain/tree-checkpoint.js';
@@ -103,7 +103,13 @@ export async function verifySinceByConsistency(
   };
   const checked = verifyTreeCheckpoint(kept, trust, 'the kept checkpoint');
   if (!checked.ok) {
-    if ('finding' in checked) findings.push(checked.finding);
+    const key = trust.keys.get(kept.key_fingerprint);
+    // worded as every verifier words a kept checkpoint that does not verify (verify-trail.ts)
+    if (key && !checkpointSignatureValid(kept, key))
+      findings.push(
+        `the kept checkpoint #${n(kept.seq)} is not signed by ${trust.source}: it was edited, or kept from another appliance`,
+      );
+    else if ('finding' in checked) findings.push(checked.finding);
     else unknowns.push(checked.unknown);
     return report(null);
   }
