@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,6 +125,34 @@ describe('audit prove and verify-proof', () => {
     expect(r.code).toBe(3);
     expect(() => readFileSync(file)).toThrow();
     expect((await cli(['prove', 'x', '-o', file, ...online()])).code).toBe(2);
+  });
+});
+
+describe('audit verify-proof on hostile files', () => {
+  it('refuses a FIFO, junk and an oversized file in one line each, without hanging or a stack', async () => {
+    const fifo = join(dir, 'fifo.proof.json');
+    execFileSync('mkfifo', [fifo]);
+    const r = await cli(['verify-proof', fifo, '--key', keyFile]);
+    expect(r.stdout).toBe(`could not check: ${fifo} is not a regular file\n`);
+    expect(r.code).toBe(3);
+    const junk = join(dir, 'junk.proof.json');
+    writeFileSync(
+      junk,
+      JSON.stringify({
+        format: 'appliance-admin/audit-proof/v1',
+        checkpoint: { seq: 1, hash: '\x1b[2J' },
+        entries: [],
+      }),
+    );
+    const j = await cli(['verify-proof', junk, '--key', keyFile]);
+    expect(j.stdout).toMatch(/is unusable: its checkpoint is unusable: /);
+    expect(j.stdout + j.stderr).not.toContain('\x1b');
+    expect(j.code).toBe(1);
+    const big = join(dir, 'big.proof.json');
+    writeFileSync(big, Buffer.alloc(64 * 1024 * 1024 + 1, 0x20));
+    const b = await cli(['verify-proof', big, '--key', keyFile]);
+    expect(b.stdout).toMatch(/is larger than 67,108,864 bytes: not a proof file/);
+    expect(b.code).toBe(1);
   });
 });
 
