@@ -79,15 +79,16 @@ export const AuditCheckpoint = z.object({
   signature: z.string(),
   key_fingerprint: ChainHash,
   /**
-   * The transparency-log tree (docs/audit-chain.md, "The tree", "The checkpoint note"); null only on a
-   * checkpoint signed before the appliance kept the tree. `origin`: `appliance-admin/<log id>`;
-   * `tree_size`: the entries with seq <= this seq; `root_hash`: the tree's root at that size, hex.
+   * The transparency-log tree (docs/audit-chain.md, "The tree", "The checkpoint note"); null on a
+   * checkpoint signed before the appliance kept the tree (absent from an older appliance). `origin`:
+   * `appliance-admin/<log id>`; `tree_size`: the entries with seq <= this seq; `root_hash`: the
+   * tree's root at that size, hex.
    */
-  origin: z.string().nullable(),
-  tree_size: z.number().int().min(1).nullable(),
-  root_hash: ChainHash.nullable(),
+  origin: z.string().nullable().optional(),
+  tree_size: z.number().int().min(1).nullable().optional(),
+  root_hash: ChainHash.nullable().optional(),
   /** the C2SP signed note of the tree head, then a line for each witness's cosignature the appliance holds */
-  note: z.string().nullable(),
+  note: z.string().nullable().optional(),
 });
 export type AuditCheckpoint = z.infer<typeof AuditCheckpoint>;
 export const AuditPublicKey = z.object({

@@ -161,6 +161,18 @@ describe('the tree in the checkpoints', () => {
   });
 });
 
+describe('the writer', () => {
+  it("appends in the entries' own transaction: a batch that fails leaves neither its entries nor their leaves", async () => {
+    const { treeHead } = await import('../../src/server/audit-chain/tree.js');
+    const db = s.server.db;
+    const before = { tree: treeHead(db), rows: db.prepare('SELECT count(*) FROM audit_tree').pluck().get() };
+    const bad = [...seeds(1500, 9000), { ...seeds(1, 10500)[0]!, outcome: 'nope' as never }];
+    expect(() => insertAuditBatch(db, bad)).toThrow(/unknown outcome/);
+    expect({ tree: treeHead(db), rows: db.prepare('SELECT count(*) FROM audit_tree').pluck().get() }).toEqual(before);
+    expect(before.tree.size).toBe(entryHashes(db).length);
+  });
+});
+
 describe('GET /audit/proofs/inclusion', () => {
   it('proves entries in the newest signed tree, verified by merkle.ts and by @sigstore/verify against the signed note', async () => {
     const { data, key } = await listed(s);
