@@ -32,7 +32,8 @@ export function asTreeCheckpoint(v: unknown): TreeCheckpoint | string {
   const c = asCheckpoint(v);
   if (typeof c === 'string') return c;
   const t = v as Record<string, unknown>;
-  if (t.note === null || t.tree_size === null)
+  // null: signed before the tree; absent: an appliance from before the tree
+  if (t.note == null || t.tree_size == null)
     return 'it was signed before the appliance kept a tree (no tree size, root or note)';
   if (typeof t.origin !== 'string' || !isKeyName(t.origin)) return 'its origin is not a log name';
   if (!Number.isSafeInteger(t.tree_size) || (t.tree_size as number) < 1)
