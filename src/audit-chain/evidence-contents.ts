@@ -69,6 +69,10 @@ What is here
                              the appliance's signed statement of what each export holds (its range,
                              count, first and last entry) and the checkpoint of the trail's head
   public-keys.json           the appliance's public keys for those signatures
+  audit-tree.proof.json      the export's head with its inclusion proof in the appliance's signed
+                             tree (a proof file: audit verify-proof; absent before the tree)
+  audit-witnessed.json       the newest checkpoint a witness cosigned, and the consistency proof that
+                             the pack's tree extends it (absent when no witness cosigned one)
   journal.jsonl              the agent execution journal for the range
   keys.json                  the gateway key inventory (names, prefixes, limits; never a secret)
   role-matrix.json           what each role may do, as the server enforces it
@@ -94,6 +98,9 @@ Check it by hand
      the appliance's deployment screen shows: ${prints}.
   4. appliance-admin audit verify audit.jsonl --key KEY.pem   (it reads audit.jsonl.checkpoint.json)
      recomputes every entry's hash and checks the export against the appliance's signed statement.
+  5. appliance-admin audit verify-proof audit-tree.proof.json --key KEY.pem   checks the head's
+     inclusion in the signed tree; audit verify --url URL --since audit-tree.proof.json later proves
+     the trail only grew since.
 
 What it proves, and what not
   The trail's entries for the range are complete and unaltered, as the appliance signed them. The

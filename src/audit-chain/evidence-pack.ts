@@ -8,7 +8,9 @@ import { thousands } from '../text/thousands.js';
 import { entryHash } from './canonical.js';
 import { asCheckpoint, checkpointSignatureValid, keysByFingerprint, type Checkpoint } from './checkpoint.js';
 import { packReadme, roleMatrix, secretIn, type TokenMatcher } from './evidence-contents.js';
+import { PROOF_FORMAT, proofFileText, type ProofFile } from './proof-file.js';
 import { statementFileOf } from './statement-file.js';
+import { asTreeCheckpoint } from './tree-checkpoint.js';
 import type { Trust } from './verify-trail.js';
 
 /**
@@ -29,6 +31,19 @@ const SEAL_PURPOSE = 'evidence-pack';
 export const AUDIT_EXPORTS = ['audit.jsonl', 'audit.csv'] as const;
 export const JOURNAL = 'journal.jsonl';
 export const PUBLIC_KEYS = 'public-keys.json';
+/**
+ * The export's head with its inclusion proof in the appliance's newest signed tree, whose note
+ * carries the witnesses' cosignatures (a proof file: docs/audit-chain.md, "Proof files"); absent
+ * from an appliance without the tree.
+ */
+export const TREE_PROOF = 'audit-tree.proof.json';
+/**
+ * The newest checkpoint a witness cosigned (with its cosignatures) and the consistency proof from
+ * its tree to TREE_PROOF's: the pack's trail extends what was witnessed. Absent when none is.
+ */
+export const WITNESSED = 'audit-witnessed.json';
+/** How many of the newest checkpoints are looked through for one a witness cosigned. */
+const WITNESSED_LOOKBACK = 100;
 /** Beside an export, its signed statement: named as `export audit -o FILE` names it, so `audit verify FILE` finds it. */
 export const statementFileName = (file: string) => `${file}.checkpoint.json`;
 /** What a pack must hold (and its manifest list) to prove anything: the trail, its statements, the keys. */
@@ -74,6 +89,9 @@ type PackJsonRoute = Extract<
   | 'settings'
   | 'installPlan'
   | 'getBudgets'
+  | 'listAudit'
+  | 'auditInclusionProof'
+  | 'auditConsistencyProof'
 >;
 
 /** An export as it streams: its headers (the signed statement) first, then its bytes. */
@@ -238,6 +256,8 @@ async function fillPack(src: PackSource, dir: string, o: PackOptions, signal: Ab
   );
   step('audit trail (CSV)');
   const csv = await auditExport(src, dir, 'audit.csv', { format: 'csv', ...filters, purpose: 'evidence' }, signal);
+  step("the trail's head in its signed tree");
+  await treeProof(src, dir, jsonl.seq, signal);
   step('agent journal');
   const journal = await src.export('exportJournal', { format: 'jsonl', ...filters, purpose: 'evidence' }, signal);
   await writeCapped(join(dir, JOURNAL), journal.body, PACK_LIMITS.journalBytes, signal, () =>
@@ -314,6 +334,48 @@ async function auditExport(
   );
   await writeFile(join(dir, statementFileName(name)), s.text, { mode: 0o600, flag: 'wx' });
   return { seq: s.seq, count: s.count };
+}
+
+/**
+ * TREE_PROOF: entry `head` (the export's signed head) with its inclusion proof in the newest signed
+ * tree, the checkpoint as served with its note and cosignatures. Nothing when the appliance keeps no
+ * tree yet (its checkpoints carry none) or the head is not in the newest tree.
+ */
+async function treeProof(src: PackSource, dir: string, head: number, signal: AbortSignal): Promise<void> {
+  const listed = asObject(await src.json('listAuditCheckpoints', { limit: WITNESSED_LOOKBACK }, signal));
+  const page = Array.isArray(listed.data) ? listed.data.slice(0, WITNESSED_LOOKBACK) : [];
+  const checkpoint = asTreeCheckpoint(page[0]);
+  if (typeof checkpoint === 'string' || checkpoint.seq < head) return;
+  const proof = asObject(await src.json('auditInclusionProof', { seq: head, tree_size: checkpoint.tree_size }, signal));
+  const entries = asObject(await src.json('listAudit', { seq: head, limit: 1 }, signal)).data;
+  const entry = Array.isArray(entries) ? (entries[0] as Record<string, unknown> | undefined) : undefined;
+  if (!entry || !Number.isSafeInteger(proof.leaf_index) || !Array.isArray(proof.path)) return;
+  const file: ProofFile = {
+    format: PROOF_FORMAT,
+    checkpoint,
+    sample: null,
+    entries: [{ entry, leaf_index: proof.leaf_index as number, path: proof.path as string[] }],
+  };
+  const text = proofFileText(file);
+  if (Buffer.byteLength(text) > PACK_LIMITS.statementBytes)
+    throw new PackError(tooLarge(TREE_PROOF, PACK_LIMITS.statementBytes));
+  await writeFile(join(dir, TREE_PROOF), text, { mode: 0o600, flag: 'wx' });
+  // the newest checkpoint a witness cosigned (a line besides the appliance's own), among the newest listed
+  const witnessed = page
+    .map((c) => asTreeCheckpoint(c))
+    .find((c) => typeof c !== 'string' && c.note.split('\n\u2014 ').length > 2);
+  if (witnessed === undefined || typeof witnessed === 'string') return;
+  const consistency = await src.json(
+    'auditConsistencyProof',
+    { from: witnessed.tree_size, to: checkpoint.tree_size },
+    signal,
+  );
+  await writeJson(
+    dir,
+    WITNESSED,
+    { checkpoint: witnessed, consistency_proof: consistency },
+    PACK_LIMITS.statementBytes,
+  );
 }
 
 const tooLarge = (what: string, cap: number) =>

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { sanitize } from '../text/sanitize.js';
 import { thousands } from '../text/thousands.js';
 import { displayFingerprint } from '../text/fingerprint.js';
-import { keysByFingerprint, type Checkpoint } from './checkpoint.js';
+import { HEX64, keysByFingerprint, type Checkpoint } from './checkpoint.js';
 import {
   AUDIT_EXPORTS,
   checkSeal,
@@ -20,8 +20,13 @@ import {
   SEAL,
   sha256Hex,
   statementFileName,
+  TREE_PROOF,
+  WITNESSED,
   type SealEntry,
 } from './evidence-pack.js';
+import { parseProofFile, verifyProofFile } from './proof-file.js';
+import { asTreeCheckpoint, verifyTreeCheckpoint, type SignedTree } from './tree-checkpoint.js';
+import { compareTrees } from './tree-consistency.js';
 import { readTrail, type TrailFormat } from './read-trail.js';
 import { parseStatementFile, type SignedStatement } from './statement.js';
 import { VERDICT_WORDS, worse, type Verdict } from './verdict.js';
@@ -147,6 +152,11 @@ export async function verifyPack(dir: string, o: { pinned?: Trust } = {}): Promi
           'vouch for it',
       );
   }
+  if (listed.has(TREE_PROOF)) {
+    const head = statements.get('audit.jsonl')?.statement?.statement.head ?? null;
+    const tree = await treeProofFindings(dir, head, trust, findings, notes);
+    if (tree && listed.has(WITNESSED)) await witnessedFindings(dir, tree, trust, findings, notes);
+  }
   if (sealed)
     notes.push(
       `manifest.json is sealed by the appliance's audit entry #${thousands(sealed.seq)} of ${sealed.at}, made by ` +
@@ -154,6 +164,89 @@ export async function verifyPack(dir: string, o: { pinned?: Trust } = {}): Promi
         (trust.pinned ? '' : ', not pinned'),
     );
   return done(sealed);
+}
+
+/**
+ * TREE_PROOF: the export's head is in the appliance's signed tree (its inclusion proof verifies
+ * against the checkpoint note), which ties the pack to later consistency proofs and to the
+ * witnesses who cosigned that note (named here; checked with their keys by audit verify-proof).
+ */
+async function treeProofFindings(
+  dir: string,
+  head: { seq: number; hash: string } | null,
+  trust: Trust,
+  findings: string[],
+  notes: string[],
+): Promise<SignedTree | null> {
+  const bytes = await readWhole(join(dir, TREE_PROOF), PACK_LIMITS.statementBytes);
+  if (!Buffer.isBuffer(bytes)) return null; // the file check says why
+  const parsed = parseProofFile(bytes.toString('utf8'));
+  if (typeof parsed === 'string') {
+    findings.push(`${TREE_PROOF}: ${parsed}`);
+    return null;
+  }
+  const r = verifyProofFile(parsed, trust);
+  findings.push(...r.findings.map((f) => `${TREE_PROOF}: ${f}`));
+  const entry = parsed.entries[0]?.entry;
+  if (parsed.entries.length !== 1 || !head || entry?.seq !== head.seq || entry.hash !== head.hash)
+    findings.push(`${TREE_PROOF} does not prove audit.jsonl's signed head`);
+  else if (r.tree)
+    notes.push(
+      `${TREE_PROOF}: the export's head #${thousands(head.seq)} is in the signed tree of size ` +
+        `${thousands(r.tree.size)} (${r.tree.origin})${cosigners(r.tree)}`,
+    );
+  return r.verdict === 'broken' ? null : r.tree;
+}
+
+const cosigners = (t: SignedTree): string => {
+  const names = t.note.signatures.filter((x) => x.name !== t.origin).map((x) => x.name);
+  return names.length
+    ? `, cosigned by ${names.join(', ')} (check with audit verify-proof --witness KEY.pub)`
+    : ', cosigned by no witness';
+};
+
+/** WITNESSED: the newest checkpoint a witness cosigned, verified, and a consistency proof from it to the pack's tree. */
+async function witnessedFindings(
+  dir: string,
+  tree: SignedTree,
+  trust: Trust,
+  findings: string[],
+  notes: string[],
+): Promise<void> {
+  const bytes = await readWhole(join(dir, WITNESSED), PACK_LIMITS.statementBytes);
+  if (!Buffer.isBuffer(bytes)) return;
+  let v: { checkpoint?: unknown; consistency_proof?: { path?: unknown } } | null;
+  try {
+    v = JSON.parse(bytes.toString('utf8')) as typeof v;
+  } catch {
+    findings.push(`${WITNESSED} is not JSON`);
+    return;
+  }
+  const c = asTreeCheckpoint(v?.checkpoint);
+  if (typeof c === 'string') {
+    findings.push(`${WITNESSED}: its checkpoint is unusable: ${c}`);
+    return;
+  }
+  const checked = verifyTreeCheckpoint(c, trust, `${WITNESSED}'s checkpoint`);
+  if (!checked.ok) {
+    findings.push('finding' in checked ? checked.finding : checked.unknown);
+    return;
+  }
+  const path = v?.consistency_proof?.path;
+  const proof =
+    Array.isArray(path) && path.length <= 128 && path.every((h) => typeof h === 'string' && HEX64.test(h))
+      ? path.map((h: string) => Buffer.from(h, 'hex'))
+      : null;
+  const compared = compareTrees(checked.tree, tree, proof);
+  if (compared.kind !== 'same' && compared.kind !== 'extends')
+    findings.push(
+      `${WITNESSED}: the pack's tree does not extend the witnessed checkpoint: ${compared.kind === 'fork' ? compared.why : 'it is older'}`,
+    );
+  else
+    notes.push(
+      `${WITNESSED}: the pack's tree extends the witnessed checkpoint of tree size ${thousands(checked.tree.size)}` +
+        cosigners(checked.tree),
+    );
 }
 
 /** The folder's entries by name, with what each is; a sentence when it cannot be read. */

@@ -80,8 +80,8 @@ export class ApplianceStream {
     return parsed(await readText(await this.get(route, query, signal), MAX_JSON_BYTES), `GET ${route}`);
   }
 
-  /** POST a JSON body to a contract route without parameters (the seal); its parsed answer. */
-  async post(route: 'sealAudit', body: unknown, signal?: AbortSignal): Promise<unknown> {
+  /** POST a JSON body to a contract route without parameters (the seal, a witness's cosignature); its parsed answer. */
+  async post(route: 'sealAudit' | 'cosignAuditCheckpoint', body: unknown, signal?: AbortSignal): Promise<unknown> {
     const def = ROUTE_META[route];
     const token = typeof this.#token === 'string' ? this.#token : await this.#token();
     let res: Dispatcher.ResponseData;

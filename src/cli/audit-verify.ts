@@ -1,26 +1,35 @@
 import { createReadStream, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { keyFingerprint, readPublicKey, type Checkpoint } from '../audit-chain/checkpoint.js';
-import { readKeysFile } from '../audit-chain/keys-file.js';
 import { LiveRefusal, verifyLive } from '../audit-chain/live.js';
 import { readTrail, type TrailFormat } from '../audit-chain/read-trail.js';
-import { trustOfPem } from '../audit-chain/pinned-keys.js';
 import { parseStatementFile } from '../audit-chain/statement.js';
 import { EXIT_STATUS, VERDICT_WORDS } from '../audit-chain/verdict.js';
-import { verifyTrail, type Trust, type VerifyReport } from '../audit-chain/verify-trail.js';
+import { verdictOf, verifyTrail, type Trust, type VerifyReport } from '../audit-chain/verify-trail.js';
+import type { WitnessKey } from '../audit-chain/witness-check.js';
 import { headerOf } from '../client/response-body.js';
 import { exportTypeProblem } from '../client/download.js';
 import { ApiError, TransportError } from '../client/errors.js';
 import { displayFingerprint } from '../text/fingerprint.js';
 import { thousands } from '../text/thousands.js';
 import { ApplianceStream } from './appliance-stream.js';
+import { ApplianceTree, TreeRefusal } from './appliance-tree.js';
+import { readWitnessFile } from './witness-key-file.js';
+import { keptOfText, liveTreeChecks, verifySinceByConsistency } from './audit-verify-tree.js';
+import { CheckpointState } from './checkpoint-state.js';
 import { reportClientError } from './client-errors.js';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
+import { pinnedTrust } from './pinned-trust.js';
 import { printErr, printOut } from './print.js';
 import { UsageError } from '../config/usage-error.js';
 
 export const AUDIT_VERIFY_USAGE = `Usage: appliance-admin audit verify FILE --key PEM_FILE [--checkpoint FILE] [--since KEPT_FILE]
        appliance-admin audit verify --url URL [--token-file FILE] [--key PEM_FILE] [--since KEPT_FILE]
+                                    [--witness W.pub]…
+       appliance-admin audit prove SEQ… -o FILE | sample N --since 90d -o DIR | verify-proof FILE
+                                    (audit prove --help)
+       appliance-admin audit witness --url URL --key PEM_FILE --witness-key FILE | witness-key
+                                    (audit witness --help)
        appliance-admin audit key --url URL [--token-file FILE] -o PEM_FILE
        appliance-admin audit fingerprint PEM_FILE
 
@@ -33,11 +42,18 @@ its export as it verifies, and checks every checkpoint it signed before.
 key fetches the appliance's public keys into PEM_FILE and prints their fingerprints, to compare
 with the one you were given out of band (the deployment screen shows it); then pin it with --key.
 fingerprint prints the fingerprints of the keys in a PEM file.
+Every --url run also checks the newest checkpoint against the one this machine verified before
+(kept per appliance key in $XDG_STATE_HOME/appliance-admin, else ~/.local/state/…): it must extend
+it (a consistency proof); two signed histories (a fork) are refused and written down as evidence.
   --key PEM_FILE     the appliance's public key(s) (Ed25519, PEM), obtained out of band: pinned.
                      Without it, --url checks with the keys the appliance serves (exit 4)
   --checkpoint FILE  the export's signed statement (default FILE.checkpoint.json, written by export)
   --since KEPT_FILE  a checkpoint kept from an earlier walkthrough: it must verify with the key,
-                     and the trail must still hold it unchanged and extend it
+                     and the trail must still hold it unchanged and extend it. With --url and a
+                     checkpoint that carries the tree (a proof file, the state's remembered one),
+                     a consistency proof shows that, and the trail is not read again
+  --witness W.pub    (--url) the newest checkpoint must carry this witness's cosignature
+                     (audit witness); give it again for each witness required
   -o, --output FILE  (key) where to write the keys; an existing file is not overwritten
 ${CONNECTION_USAGE}
 
@@ -54,6 +70,10 @@ export async function auditCommand(argv: string[], env: NodeJS.ProcessEnv = proc
   }
   if (sub === 'fingerprint') return printFingerprints(rest);
   if (sub === 'key') return fetchKeys(rest, env);
+  if (sub === 'prove' || sub === 'sample' || sub === 'verify-proof')
+    return (await import('./audit-proof.js')).auditProofCommand(sub, rest, env);
+  if (sub === 'witness' || sub === 'witness-key')
+    return (await import('./audit-witness.js')).auditWitnessCommand(sub, rest, env);
   if (sub !== 'verify') throw new UsageError(`audit what? (audit verify)\n${AUDIT_VERIFY_USAGE}`);
   const { values, positionals } = parseArgs({
     args: rest,
@@ -62,6 +82,7 @@ export async function auditCommand(argv: string[], env: NodeJS.ProcessEnv = proc
       key: { type: 'string' },
       checkpoint: { type: 'string' },
       since: { type: 'string' },
+      witness: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
     allowPositionals: true,
@@ -72,14 +93,17 @@ export async function auditCommand(argv: string[], env: NodeJS.ProcessEnv = proc
     return 0;
   }
   const pinned = values.key === undefined ? undefined : pinnedTrust(values.key);
-  const since = values.since === undefined ? undefined : readKept(values.since);
+  const kept = values.since === undefined ? undefined : readKept(values.since);
+  const witnesses = (values.witness ?? []).map(readWitnessFile);
   if (values.url !== undefined) {
     if (positionals.length || values.checkpoint !== undefined)
       throw new UsageError(`--url verifies the live trail: give no FILE and no --checkpoint\n${AUDIT_VERIFY_USAGE}`);
-    return verifyUrl(values, env, { pinned, since });
+    return verifyUrl(values, env, { pinned, kept, witnesses });
   }
+  if (witnesses.length)
+    throw new UsageError(`--witness checks the live appliance's checkpoint: give --url\n${AUDIT_VERIFY_USAGE}`);
   if (positionals.length !== 1) throw new UsageError(`name one export FILE, or --url URL\n${AUDIT_VERIFY_USAGE}`);
-  return verifyFile(positionals[0], { statementFile: values.checkpoint, pinned, since });
+  return verifyFile(positionals[0], { statementFile: values.checkpoint, pinned, since: kept?.checkpoint });
 }
 
 /** Verifies an export on disk against its statement file; prints the verdict. */
@@ -120,14 +144,22 @@ async function verifyFile(
 async function verifyUrl(
   values: Parameters<typeof resolveConnection>[0],
   env: NodeJS.ProcessEnv,
-  o: { pinned?: Trust; since?: Checkpoint },
+  o: { pinned?: Trust; kept?: ReturnType<typeof readKept>; witnesses: WitnessKey[] },
 ): Promise<number> {
   const connection = resolveConnection(values, env, AUDIT_VERIFY_USAGE);
   const appliance = new ApplianceStream(connection);
+  const state = new CheckpointState(env);
+  const tree = new ApplianceTree(appliance);
   try {
+    if (o.kept?.tree) {
+      const r = await verifySinceByConsistency(tree, o.kept.tree, o.pinned, o.witnesses, state);
+      return printReport({ ...r, entries: 0, firstSeq: null, lastSeq: null, claim: null, keyFingerprint: null });
+    }
+    let listed: unknown;
     const report = await verifyLive(
       {
-        newestCheckpoint: (signal) => appliance.json('listAuditCheckpoints', { limit: 1 }, signal),
+        newestCheckpoint: async (signal) =>
+          (listed = await appliance.json('listAuditCheckpoints', { limit: 1 }, signal)),
         exportJsonl: async (signal) => {
           const res = await appliance.get('exportAudit', { format: 'jsonl' }, signal);
           const wrongType = exportTypeProblem('jsonl', headerOf(res.headers, 'content-type'));
@@ -138,13 +170,23 @@ async function verifyUrl(
           return { header: (name) => headerOf(res.headers, name), body: res.body };
         },
       },
-      { pinned: o.pinned, since: o.since, onProgress: progress },
+      { pinned: o.pinned, since: o.kept?.checkpoint, onProgress: progress },
     );
+    if (report.verdict !== 'cannot-check') {
+      const t = await liveTreeChecks(tree, o.pinned, o.witnesses, state, listed);
+      report.findings.push(...t.findings);
+      report.unknowns.push(...t.unknowns);
+      report.notes.push(...t.notes);
+      report.verdict = verdictOf(report.findings, report.unknowns, o.pinned !== undefined);
+      if (report.verdict !== 'verified' && report.verdict !== 'verified-unpinned') report.proven = null;
+    }
     return printReport(report);
   } catch (err) {
     clearProgress();
-    if (err instanceof LiveRefusal) {
-      printOut(err.message);
+    if (err instanceof LiveRefusal || err instanceof TreeRefusal) {
+      printOut(
+        err instanceof TreeRefusal && err.verdict === 'cannot-check' ? `could not check: ${err.message}` : err.message,
+      );
       return finish(err.verdict, EXIT_STATUS[err.verdict]);
     }
     if (err instanceof ApiError || err instanceof TransportError) {
@@ -216,14 +258,6 @@ function printFingerprints(args: string[]): number {
   return 0;
 }
 
-/** The keys of a PEM file (one or more blocks), pinned: read as the dashboard reads its audit-key. */
-export function pinnedTrust(file: string): Trust {
-  const read = readKeysFile(file);
-  const trust = typeof read === 'string' ? read : trustOfPem(read);
-  if (typeof trust === 'string') throw new UsageError(trust);
-  return trust;
-}
-
 function readSmallFile(file: string, what: string, max: number): string {
   regularFile(file, what);
   if (statSync(file).size > max) throw new UsageError(`${what} ${file} is larger than ${max} bytes`);
@@ -268,13 +302,11 @@ function readStatementFile(file: string): StatementFile | { problem: string } | 
   return typeof parsed === 'string' ? { problem: `the statement file ${file} is unusable: ${parsed}` } : parsed;
 }
 
-function readKept(file: string): Checkpoint {
-  const parsed = parseStatementFile(readSmallFile(file, 'the --since file', 1024 * 1024));
-  if (typeof parsed === 'string' || !parsed.checkpoint)
-    throw new UsageError(
-      `the --since file ${file} holds no checkpoint${typeof parsed === 'string' ? `: ${parsed}` : ''}`,
-    );
-  return parsed.checkpoint;
+/** The kept checkpoint of --since: from a statement file, a proof file, a remembered or served checkpoint. */
+function readKept(file: string): Exclude<ReturnType<typeof keptOfText>, string> {
+  const kept = keptOfText(readSmallFile(file, 'the --since file', 64 * 1024 * 1024));
+  if (typeof kept === 'string') throw new UsageError(`the --since file ${file} holds no checkpoint: ${kept}`);
+  return kept;
 }
 
 const showProgress = () => Boolean(process.stderr.isTTY);

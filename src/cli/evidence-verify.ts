@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { verifyPack } from '../audit-chain/evidence-verify.js';
 import { EXIT_STATUS, VERDICT_WORDS } from '../audit-chain/verdict.js';
 import { thousands } from '../text/thousands.js';
-import { pinnedTrust } from './audit-verify.js';
+import { pinnedTrust } from './pinned-trust.js';
 import { printErr, printOut } from './print.js';
 import { UsageError } from '../config/usage-error.js';
 

@@ -20,10 +20,25 @@ const USAGE = `appliance-admin: terminal dashboard and reference server for the 
   appliance-admin export audit|journal --format csv|jsonl [--since 7d] -o FILE --url URL --token-file FILE
   appliance-admin audit verify FILE --key PEM_FILE | --url URL     prove an audit trail complete and unaltered
   appliance-admin audit fingerprint PEM_FILE                      a public key's fingerprint, as the screens show it
+  appliance-admin audit prove SEQ… -o FILE | sample N --since 90d -o DIR  entries with inclusion proofs, to carry away
+  appliance-admin audit verify-proof FILE --key PEM_FILE          check a proof file offline
+  appliance-admin audit witness --url URL --key PEM_FILE --witness-key FILE  cosign what extends what it saw
   appliance-admin evidence --since 30d -o DIR | evidence verify DIR  an auditor's evidence pack
   appliance-admin config [init [--force]]                         the config file's path and settings; a starting file
 
 Run a command with --help for its options; --version (-V) prints the version.`;
+
+/** The audit subcommands that read an appliance or a file (rotate-key, and anything else, is the host's). */
+const AUDIT_VERIFIERS = new Set([
+  'verify',
+  'fingerprint',
+  'key',
+  'prove',
+  'sample',
+  'verify-proof',
+  'witness',
+  'witness-key',
+]);
 
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
@@ -50,9 +65,15 @@ export async function main(argv: string[]): Promise<number> {
       case 'export':
         return await (await import('./export.js')).exportCommand(rest);
       case 'audit':
-        return rest[0] === 'verify' || rest[0] === 'fingerprint' || rest[0] === 'key'
-          ? await (await import('./audit-verify.js')).auditCommand(rest)
-          : await (await import('./audit-rotate-key.js')).auditRotateKeyCommand(rest);
+        if (rest[0] === 'prove' || rest[0] === 'sample' || rest[0] === 'verify-proof')
+          return await (await import('./audit-proof.js')).auditProofCommand(rest[0], rest.slice(1), process.env);
+        if (rest[0] === 'witness' || rest[0] === 'witness-key')
+          return await (await import('./audit-witness.js')).auditWitnessCommand(rest[0], rest.slice(1), process.env);
+        return rest[0] === 'rotate-key'
+          ? await (await import('./audit-rotate-key.js')).auditRotateKeyCommand(rest)
+          : AUDIT_VERIFIERS.has(rest[0])
+            ? await (await import('./audit-verify.js')).auditCommand(rest)
+            : await (await import('./audit-rotate-key.js')).auditRotateKeyCommand(rest);
       case 'evidence':
         return await (await import('./evidence.js')).evidenceCommand(rest);
       case 'config':

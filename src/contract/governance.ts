@@ -63,7 +63,11 @@ const auditFilterShape = {
   /** text search, case-insensitive, over actor, action, outcome, target type, id and name, and details */
   q: SearchText.optional(),
 };
-export const AuditQuery = PageQuery.extend(auditFilterShape).refine(endAfterStart, END_AFTER_START);
+export const AuditQuery = PageQuery.extend({
+  ...auditFilterShape,
+  /** the one entry of that seq (when it matches the other filters): how a proof's entry is fetched */
+  seq: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+}).refine(endAfterStart, END_AFTER_START);
 export type AuditQuery = z.infer<typeof AuditQuery>;
 
 /** The appliance's signed statement of the trail's head (docs/audit-chain.md). */

@@ -52,7 +52,14 @@ export interface CliProcess {
 
 /** The built CLI started as a child, for a test that talks to it while it runs (a sign-in, a server). */
 export function spawnCli(args: string[], opts: { env?: NodeJS.ProcessEnv } = {}): CliProcess {
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '', APPLIANCE_ADMIN_TOKEN: undefined, ...opts.env };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_OPTIONS: '',
+    APPLIANCE_ADMIN_TOKEN: undefined,
+    // what the CLI remembers between runs (checkpoints verified, a witness's state) stays in this test run
+    XDG_STATE_HOME: testStateDir(),
+    ...opts.env,
+  };
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
   const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -69,6 +76,10 @@ export function spawnCli(args: string[], opts: { env?: NodeJS.ProcessEnv } = {})
   });
   return { child, stdout: () => stdout, stderr: () => stderr, done };
 }
+
+let stateDir: string | undefined;
+/** One XDG state directory for this test process's CLI runs, unless a test gives its own. */
+const testStateDir = () => (stateDir ??= tempDir('aa-xdg-state'));
 
 /** A token in a fresh 0600 file, the way an operator hands it to the CLI. */
 export function writeTokenFile(token: string): string {

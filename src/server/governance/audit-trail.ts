@@ -2,7 +2,7 @@ import type { AuditEntry, AuditQuery, AuditSummaryQuery, Page, Summary } from '.
 import type { Db } from '../db/sqlite-driver.js';
 import { SEARCHED, searchIndexOf } from '../db/searched.js';
 import type { CsvColumn } from './csv.js';
-import type { TableSpec } from './filters.js';
+import { matchWhere, normalizeFilters, type TableSpec } from './filters.js';
 import { columnIndex, type Row } from './keyset.js';
 import { listPage } from './list.js';
 import { summarize } from './summary.js';
@@ -118,8 +118,19 @@ export const auditCsvColumns: CsvColumn[] = [
   plain('hash', 'hash'),
 ];
 
-/** One page of the audit trail, newest first. */
-export const listAudit = (db: Db, q: AuditQuery): Page<AuditEntry> => listPage(db, auditSpec, q, toAuditEntry);
+/** One page of the audit trail, newest first; with `seq`, the entry of that seq if it matches the other filters. */
+export const listAudit = (db: Db, q: AuditQuery): Page<AuditEntry> =>
+  q.seq === undefined ? listPage(db, auditSpec, q, toAuditEntry) : entryOfSeq(db, q, q.seq);
+
+/** The entry an inclusion proof is for (`audit prove`, `audit sample`): one row by its primary key. */
+function entryOfSeq(db: Db, q: AuditQuery, seq: number): Page<AuditEntry> {
+  const { where, params } = matchWhere(auditSpec, normalizeFilters(auditSpec, q));
+  const row = db
+    .prepare(`SELECT ${auditSpec.select} FROM audit${where ? `${where} AND` : ' WHERE'} seq = @seq`)
+    .raw()
+    .get({ ...params, seq }) as Row | undefined;
+  return { data: row ? [toAuditEntry(row)] : [], has_more: false, next_cursor: null };
+}
 
 /** Counts of the audit trail's matching entries, by outcome, action, actor or target type. */
 export const summarizeAudit = (db: Db, q: AuditSummaryQuery): Summary =>
