@@ -393,4 +393,17 @@ CREATE INDEX usage_minutes_rejected ON usage_minutes (key_id, minute, rejected) 
     // succeeded job of each connector, found through this index without reading its failures.
     sql: `CREATE INDEX jobs_connector_succeeded ON jobs (connector_id, seq) WHERE state = 'succeeded';`,
   },
+  {
+    version: 11,
+    name: 'audit forwarding position',
+    // The copy off the host (audit-forward/) resumes after a restart or an outage from the last
+    // entry the receiver took, per receiver: a new receiver gets the whole trail from #1.
+    sql: `
+CREATE TABLE audit_forward (
+  target TEXT PRIMARY KEY,      -- the receiver's URL, as configured
+  seq INTEGER NOT NULL,         -- the last entry the receiver took (0: none yet)
+  updated_at TEXT NOT NULL
+) WITHOUT ROWID;
+`,
+  },
 ];
