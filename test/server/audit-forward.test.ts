@@ -142,7 +142,10 @@ describe('forwarding the audit trail to rsyslog over TLS', () => {
     expect(broken.code).toBe(1);
     // another entry in the place of one already there (its own hash recomputes): two claim one seq
     const other = JSON.parse(parse(lines[7]).msg) as Record<string, unknown>;
-    const forged = lines[7].replace(parse(lines[7]).msg, parse(lines[8]).msg.replace(/"seq":\d+/, `"seq":${other.seq}`));
+    const forged = lines[7].replace(
+      parse(lines[7]).msg,
+      parse(lines[8]).msg.replace(/"seq":\d+/, `"seq":${other.seq}`),
+    );
     const twice = await check('twice.log', [...lines.slice(0, 9), forged, ...lines.slice(9)]);
     expect(twice.code).toBe(1);
     // a copy without a checkpoint cannot be proven: the verifier says what to give it
@@ -191,7 +194,9 @@ describe('forwarding the audit trail to rsyslog over TLS', () => {
     );
     expect(lagging.audit_forward!.behind).toBeGreaterThan(0);
     const line = deploymentLines(lagging).find((l) => l.key === 'component:audit-forward');
-    expect(line?.reason).toMatch(/^audit-forward degraded: [\d,]+ entr(y|ies) behind, the oldest unforwarded \d+ s old/);
+    expect(line?.reason).toMatch(
+      /^audit-forward degraded: [\d,]+ entr(y|ies) behind, the oldest unforwarded \d+ s old/,
+    );
     await until('a minute of outage under load', () => Date.now() - stoppedAt >= 60_000, 70_000);
     await rs.start();
     await until('entries to flow again', () => seqsOf(rs).has(head(t)), 30_000);

@@ -63,9 +63,7 @@ export function startForwarder(
   log: Logger,
   backoff: (inRow: number) => number,
 ): Forwarder {
-  const select = db
-    .prepare(`SELECT ${auditSpec.select} FROM audit WHERE seq > ? ORDER BY seq LIMIT ?`)
-    .raw(true);
+  const select = db.prepare(`SELECT ${auditSpec.select} FROM audit WHERE seq > ? ORDER BY seq LIMIT ?`).raw(true);
   const headSeq = db.prepare('SELECT max(seq) FROM audit').pluck();
   const parts = headerParts({ facility: target.facility, hostname: syslogHostname(), procid: String(process.pid) });
   const state: ForwardState = { target, forwarded: forwardedSeq(db, target.url), lastTakenAt: null, failure: null };

@@ -22,8 +22,7 @@ export function saveForwarded(db: Db, target: string, seq: number): void {
 export function lagAfter(db: Db, seq: number): { head: number; behind: number; oldestMs: number | null } {
   const head = (db.prepare('SELECT max(seq) FROM audit').pluck().get() as number | null) ?? 0;
   const oldest = db.prepare('SELECT at_ms FROM audit WHERE seq > ? ORDER BY seq LIMIT 1').pluck().get(seq) as
-    | number
-    | undefined;
+    number | undefined;
   // seq runs without a gap since the chain (chain.ts): the difference is the count, without reading the rows
   return { head, behind: Math.max(0, head - seq), oldestMs: oldest ?? null };
 }

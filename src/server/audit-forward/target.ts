@@ -79,7 +79,9 @@ function checkPem(t: ForwardTarget, cfg: AuditForwardConfig): void {
       attempt();
     } catch (err) {
       // the reason is OpenSSL's (e.g. "no start line"): it names no content of the file
-      const reason = String((err as Error).message).split('\n')[0].slice(0, 120);
+      const reason = String((err as Error).message)
+        .split('\n')[0]
+        .slice(0, 120);
       throw new AuditForwardConfigError(`audit_forward.${what}: not a usable PEM certificate or key (${reason})`);
     }
   }
