@@ -39,7 +39,10 @@ const lineOf = (e: Record<string, unknown>) =>
 async function read(lines: string[], upTo?: number) {
   const info: { value?: 'jsonl' | 'csv'; syslog?: SyslogCopyInfo; upTo?: number } = { upTo };
   const items: TrailItem[] = [];
-  for await (const batch of readTrail([Buffer.from(`${lines.join('\n')}\n`)], info)) items.push(...batch);
+  const chunks = (async function* () {
+    yield Buffer.from(`${lines.join('\n')}\n`);
+  })();
+  for await (const batch of readTrail(chunks, info)) items.push(...batch);
   return { items, info };
 }
 
@@ -69,7 +72,7 @@ describe('a syslog copy of the audit trail', () => {
     const entries = chain(6);
     const lines = entries.map(lineOf);
     const foreign = '<46>1 2026-11-26T09:30:00Z host rsyslogd - - - [origin software="rsyslogd"] start';
-    const other = { ...entries[4], details: { seq: 'forged' } };
+    const other: Record<string, unknown> = { ...entries[4], details: { seq: 'forged' } };
     other.hash = entryHash(other);
     const { items, info } = await read(
       [foreign, ...lines.slice(0, 4), ...lines.slice(1, 5), lineOf(other), lines[5]],
