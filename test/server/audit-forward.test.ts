@@ -13,6 +13,7 @@ import { ensureBuilt } from '../helpers/child-server.js';
 import { runCli } from '../helpers/cli.js';
 import { until } from '../helpers/until.js';
 import { thousands } from '../../src/text/thousands.js';
+import { makeCertificates } from '../helpers/tls.js';
 
 /**
  * The audit trail's copy off the host (docs/operations.md, "A copy off the host") against a real
@@ -172,6 +173,31 @@ describe('forwarding the audit trail to rsyslog over TLS', () => {
     for (let s = 1; s <= after; s++) expect(seen.get(s), `entry #${s}`).toBe(1);
   }, 60_000);
 
+  it('sends nothing to a receiver whose certificate the configured CA did not sign', async () => {
+    const otherCa = join(root, 'other-ca.pem');
+    writeFileSync(otherCa, (await makeCertificates('another CA')).ca);
+    const linesBefore = rs.lines().length;
+    const other = await startTestServer({
+      config: (r) => ({
+        ...fixtureConfig(r),
+        audit_forward: AuditForward.parse({ url: `syslog-tls://127.0.0.1:${rs.port}`, ca_file: otherCa }),
+      }),
+      background: { firstMs: 100, maxMs: 1000 },
+    });
+    try {
+      write(other, 1);
+      const dep = await until('the forwarder to fail', async () => {
+        const d = (await other.call('GET', '/deployment')).json as Deployment;
+        return d.audit_forward?.error ? d : null;
+      });
+      expect(dep.audit_forward!.error).toMatch(/certificate/i);
+      expect(dep.audit_forward!.forwarded_seq).toBe(0);
+      expect(rs.lines().length).toBe(linesBefore);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('loses nothing while the receiver is killed for a minute under load, and the overview says the lag', async () => {
     let writing = true;
     const writer = (async () => {
@@ -203,6 +229,10 @@ describe('forwarding the audit trail to rsyslog over TLS', () => {
     await writer;
     const last = head(t);
     await until('the copy to hold the last entry', () => seqsOf(rs).has(last), 30_000);
+    // in order: a resend starts again at or before where the broken round started, never skips ahead
+    const order = copyOf(rs).map((l) => l.seq);
+    const jumps = order.filter((s, i) => i > 0 && s > order[i - 1] + 1);
+    expect(jumps).toEqual([]);
     const seqs = seqsOf(rs);
     const lost = [];
     for (let s = 1; s <= last; s++) if (!seqs.has(s)) lost.push(s);

@@ -205,6 +205,8 @@ async function open(t: ForwardTarget): Promise<Link> {
   });
   socket.on('close', () => fail(new Error(peerEnded ? 'the receiver closed the connection' : 'the connection closed')));
   socket.setKeepAlive(true, 30_000);
+  // a receiver says nothing back; whatever it sends anyway is read and dropped, so that its end is seen
+  socket.resume();
   await withTimeout(
     new Promise<void>((resolve) => socket.once(t.tls ? 'secureConnect' : 'connect', () => resolve())),
     broken,
