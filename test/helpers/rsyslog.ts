@@ -47,7 +47,7 @@ const accepts = (port: number) =>
   });
 
 /** rsyslog's configuration: TLS on `port`, the appliance's messages as RFC 5424 lines in `file`. */
-export function rsyslogConf(o: { dir: string; port: number; file: string; ca: string; cert: string; key: string }) {
+function rsyslogConf(o: { dir: string; port: number; file: string; ca: string; cert: string; key: string }) {
   return `global(
   workDirectory="${o.dir}"
   maxMessageSize="256k"

@@ -38,7 +38,7 @@ const CLOSE_TIMEOUT_MS = 10_000;
 const STALL_TIMEOUT_MS = 30_000;
 
 /** What the deployment status shows of the copy (deployment-status.ts). */
-export interface ForwardState {
+interface ForwardState {
   target: ForwardTarget;
   /** the last entry the receiver took */
   forwarded: number;

@@ -9,9 +9,9 @@ import { hostname } from 'node:os';
  */
 
 /** The structured data element's id: ours, under the documentation private enterprise number (RFC 5612). */
-export const SD_ID = 'aa-audit@32473';
-export const APP_NAME = 'appliance-admin';
-export const MSG_ID = 'audit';
+const SD_ID = 'aa-audit@32473';
+const APP_NAME = 'appliance-admin';
+const MSG_ID = 'audit';
 /** notice: a normal but significant condition (RFC 5424 §6.2.1) */
 const SEVERITY_NOTICE = 5;
 

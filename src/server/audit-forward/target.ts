@@ -19,7 +19,7 @@ export interface ForwardTarget {
   warnAfterMs: number;
 }
 
-export class AuditForwardConfigError extends Error {
+class AuditForwardConfigError extends Error {
   override name = 'AuditForwardConfigError';
 }
 
