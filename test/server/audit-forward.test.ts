@@ -121,6 +121,15 @@ describe('forwarding the audit trail to rsyslog over TLS', () => {
     const r = await runCli(['audit', 'verify', rs.file, '--key', ex.keyFile, '--checkpoint', ex.cpFile]);
     expect(r.stdout).toContain(`verified: the whole trail, entries #1–#${thousands(ex.checkpoint.seq)} (`);
     expect(r.code).toBe(0);
+    // the settings say where the copy goes
+    const settings = (await t.call('GET', '/settings', { role: 'auditor' })).json as {
+      sections: { name: string; values: Record<string, unknown> }[];
+    };
+    expect(settings.sections.find((x) => x.name === 'audit_forward')?.values).toMatchObject({
+      configured: true,
+      url: `syslog-tls://127.0.0.1:${rs.port}`,
+      ca_file: rs.caFile,
+    });
   }, 60_000);
 
   it('refuses a copy changed after it arrived, and takes an entry sent twice as one', async () => {
