@@ -101,8 +101,7 @@ export function startForwarder(
   /** One round: connect, send from the saved position, end, and save what the receiver took. */
   const round = async (): Promise<void> => {
     const from = state.forwarded;
-    const link = await open(target);
-    socket = link.socket;
+    const link = await open(target, (s) => (socket = s));
     try {
       const began = Date.now();
       let sent = from;
@@ -133,17 +132,18 @@ export function startForwarder(
   const loop = async () => {
     let inRow = 0;
     while (!stopped) {
-      if (head() <= state.forwarded) {
-        await sleep(IDLE_POLL_MS);
-        continue;
-      }
       try {
+        if (head() <= state.forwarded) {
+          await sleep(IDLE_POLL_MS);
+          continue;
+        }
         await round();
         if (state.failure)
           log.info({ task: 'audit-forward', failures: state.failure.failures }, 'audit forwarding recovered');
         state.failure = null;
         inRow = 0;
       } catch (err) {
+        // a round that broke, or the database that could not be read: logged, kept for /deployment, tried again
         if (stopped) break;
         const wait = backoff(++inRow);
         const error = describeError(err);
@@ -183,7 +183,7 @@ interface Link {
 }
 
 /** A connection to the receiver, TLS verified against its CA and name, or plain TCP (loopback only: config.ts). */
-async function open(t: ForwardTarget): Promise<Link> {
+async function open(t: ForwardTarget, onSocket: (s: Socket) => void): Promise<Link> {
   const socket: Socket = t.tls
     ? tlsConnect({
         host: t.host,
@@ -195,6 +195,8 @@ async function open(t: ForwardTarget): Promise<Link> {
         minVersion: 'TLSv1.2',
       })
     : tcpConnect({ host: t.host, port: t.port });
+  // handed over before it connects: a server closing meanwhile destroys it rather than wait for the connection
+  onSocket(socket);
   let fail!: (err: Error) => void;
   const broken = new Promise<never>((_, reject) => (fail = reject));
   broken.catch(() => undefined);
