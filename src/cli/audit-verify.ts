@@ -157,14 +157,15 @@ function copyNotes(report: VerifyReport, info: SyslogCopyInfo | undefined, cp: C
     return;
   }
   if (!info) return;
-  if (info.repeats)
-    report.notes.push(`${thousands(info.repeats)} entries were sent again (the same seq and hash): each counted once`);
+  const entries = (k: number) => `${thousands(k)} ${k === 1 ? 'entry was' : 'entries were'}`;
+  if (info.repeats) report.notes.push(`${entries(info.repeats)} sent again (the same seq and hash): each counted once`);
   if (info.beyond)
     report.notes.push(
-      `${thousands(info.beyond)} entries after the checkpoint's #${thousands(cp.seq)} are not covered by it: ` +
-        'verify again with a newer checkpoint',
+      `${thousands(info.beyond)} ${info.beyond === 1 ? 'entry' : 'entries'} after the checkpoint's ` +
+        `#${thousands(cp.seq)} ${info.beyond === 1 ? 'is' : 'are'} not covered by it: verify again with a newer checkpoint`,
     );
-  if (info.foreign) report.notes.push(`${thousands(info.foreign)} lines of other senders were skipped`);
+  if (info.foreign)
+    report.notes.push(`${thousands(info.foreign)} ${info.foreign === 1 ? 'line' : 'lines'} of other senders skipped`);
 }
 
 async function verifyUrl(
