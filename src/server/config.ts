@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import * as z from 'zod';
 import { ConnectorKind, Role } from '../contract/index.js';
+import { forwardTarget } from './audit-forward/target.js';
 
 const Id = z
   .string()
@@ -222,7 +223,10 @@ export function loadConfig(file: string | undefined): ServerConfig {
     const first = parsed.error.issues[0];
     throw new ConfigError(`invalid config ${file}: ${first?.path.join('.') || '(root)'}: ${first?.message}`);
   }
-  return resolvePaths(parsed.data, dirname(resolve(file)));
+  const cfg = resolvePaths(parsed.data, dirname(resolve(file)));
+  // its files are read now, before the server writes anything (the server reads them again at start)
+  if (cfg.audit_forward) forwardTarget(cfg.audit_forward);
+  return cfg;
 }
 
 function resolvePaths(cfg: ServerConfig, base: string): ServerConfig {

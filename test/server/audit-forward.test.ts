@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordAudit } from '../../src/server/audit.js';
@@ -285,6 +285,14 @@ describe('a bad audit_forward configuration', () => {
     await expect(start({ url: 'syslog-tls://127.0.0.1:6514', ca_file: notPem })).rejects.toThrow(
       /audit_forward\.ca_file .*not\.pem: (not a usable PEM|holds no PEM certificate)/,
     );
+    // from the command line: one line naming the setting and the file, exit 1, no data directory made
+    writeFileSync(file, JSON.stringify({ audit_forward: { url: 'syslog-tls://logs.example.net', ca_file: 'no.pem' } }));
+    const serve = await runCli(['serve', '--data', join(root, 'never'), '--port', '0', '--config', file]);
+    expect(serve.stderr.trim()).toBe(
+      `appliance-admin: audit_forward.ca_file: cannot read ${join(root, 'no.pem')} (ENOENT)`,
+    );
+    expect(serve.code).toBe(1);
+    expect(existsSync(join(root, 'never'))).toBe(false);
     // the failed start left the data directory free: a good config starts on it
     const ok = await start({ url: 'syslog-tls://127.0.0.1:6514', ca_file: rs.caFile });
     await ok.close();

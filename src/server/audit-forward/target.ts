@@ -19,8 +19,9 @@ export interface ForwardTarget {
   warnAfterMs: number;
 }
 
+/** A ConfigError by name: the CLI prints its message alone, as for any other mistake in the config file. */
 class AuditForwardConfigError extends Error {
-  override name = 'AuditForwardConfigError';
+  override name = 'ConfigError';
 }
 
 /** The RFC 5425 port, when a syslog-tls URL names none. */
