@@ -9,7 +9,11 @@ import type { Deployment } from '../../src/contract/index.js';
 import { fixtureConfig, tempDir } from '../helpers/fixtures.js';
 import { startRsyslog, type Rsyslog } from '../helpers/rsyslog.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { ensureBuilt } from '../helpers/child-server.js';
+import { ensureBuilt, start as startChild } from '../helpers/child-server.js';
+import { ensureDataDir, openDatabase } from '../../src/server/db/open.js';
+import type { Db } from '../../src/server/db/sqlite-driver.js';
+import { forwardedSeq } from '../../src/server/audit-forward/position.js';
+import { insertLinked, type AuditRow } from '../../src/server/audit-chain/chain.js';
 import { runCli } from '../helpers/cli.js';
 import { until } from '../helpers/until.js';
 import { thousands } from '../../src/text/thousands.js';
@@ -40,10 +44,11 @@ const copyOf = (rs: Rsyslog) => rs.lines().map(parse);
 const seqsOf = (rs: Rsyslog) => new Set(copyOf(rs).map((l) => l.seq));
 
 let n = 0;
-/** An entry as a mutation writes it (audit.ts), in this process: the server's own writer. */
-const write = (t: TestServer, count: number) => {
+/** Entries as a mutation writes them (audit.ts), in this process: the server's own writer. */
+const write = (t: TestServer | Db, count: number) => {
+  const db = 'server' in t ? t.server.db : t;
   for (let i = 0; i < count; i++)
-    recordAudit(t.server.db, {
+    recordAudit(db, {
       actor: { subject: 'forward-test', role: 'it_admin' },
       action: 'gateway.key.create',
       target: { type: 'gateway_key', id: `key_${++n}`, name: `näme "${n}" \\ ü` },
@@ -54,7 +59,25 @@ const write = (t: TestServer, count: number) => {
       details: { n, text: 'tab\there, del\u007f, line\u2028sep' },
     });
 };
-const head = (t: TestServer) => (t.server.db.prepare('SELECT max(seq) FROM audit').pluck().get() as number) ?? 0;
+/** A row as the chain links it (chain.ts), for a trail written in bulk. */
+const bulkRow = (i: number): AuditRow => ({
+  id: `aud_bulk${String(i).padStart(12, '0')}`,
+  at: new Date(Date.UTC(2026, 10, 1) + i).toISOString(),
+  at_ms: Date.UTC(2026, 10, 1) + i,
+  actor_subject: 'bulk',
+  actor_role: 'it_admin',
+  action: 'gateway.key.create',
+  target_type: 'gateway_key',
+  target_id: `key_${i}`,
+  target_name: null,
+  outcome: 'success',
+  status: 201,
+  request_id: `req_bulk${i}`,
+  source_ip: null,
+  details: '{}',
+});
+const head = (t: TestServer | Db) =>
+  (('server' in t ? t.server.db : t).prepare('SELECT max(seq) FROM audit').pluck().get() as number) ?? 0;
 
 let rs: Rsyslog;
 let root: string;
@@ -181,6 +204,51 @@ describe('forwarding the audit trail to rsyslog over TLS', () => {
     for (const s of seqs) seen.set(s, (seen.get(s) ?? 0) + 1);
     for (let s = 1; s <= after; s++) expect(seen.get(s), `entry #${s}`).toBe(1);
   }, 60_000);
+
+  it('resumes after the server was killed in the middle of a round: the round is sent again, nothing lost', async () => {
+    // a receiver of its own: this appliance's trail has its own seq 1, 2, …
+    const rs2 = await startRsyslog(join(root, 'rsyslog-crash'));
+    const dir = join(root, 'crash-data');
+    const url = `syslog-tls://127.0.0.1:${rs2.port}`;
+    // a trail the receiver has not seen, written beside the server as the host CLI writes (another connection)
+    ensureDataDir(dir);
+    const db = openDatabase(dir);
+    db.transaction(() =>
+      insertLinked(
+        db,
+        Array.from({ length: 20_000 }, (_, i) => bulkRow(i)),
+      ),
+    )();
+    const written = head(db);
+    let child = await startChild(dir, {
+      config: { ...fixtureConfig(root), audit_forward: AuditForward.parse({ url, ca_file: rs2.caFile }) },
+    });
+    try {
+      await until('the copy to be under way', () => rs2.lines().length > 500, 20_000);
+      await child.kill('SIGKILL');
+      const taken = forwardedSeq(db, url);
+      const arrived = rs2.lines().length;
+      child = await child.restart();
+      write(db, 10);
+      const last = head(db);
+      // a resend runs in order up to the head: the last line is the last entry once it is there
+      await until('the copy to hold the last entry', () => rs2.lines().at(-1)?.includes(` seq="${last}" `), 60_000);
+      const seqs = new Set(copyOf(rs2).map((l) => l.seq));
+      const lost = [];
+      for (let seq = 1; seq <= last; seq++) if (!seqs.has(seq)) lost.push(seq);
+      expect(lost).toEqual([]);
+      // killed before the receiver had it all, and it resumed from what it had saved as taken
+      expect(taken).toBeLessThan(written);
+      expect(arrived).toBeLessThan(written);
+      expect(forwardedSeq(db, url)).toBe(last);
+      // what had arrived after the saved position was sent again: there twice, never missing
+      expect(copyOf(rs2).length).toBeGreaterThanOrEqual(last + (arrived - taken));
+    } finally {
+      db.close();
+      await child.stop();
+      await rs2.stop();
+    }
+  }, 90_000);
 
   it('sends nothing to a receiver whose certificate the configured CA did not sign', async () => {
     const otherCa = join(root, 'other-ca.pem');
