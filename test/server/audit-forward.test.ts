@@ -240,7 +240,8 @@ describe('forwarding the audit trail to rsyslog over TLS', () => {
       // killed before the receiver had it all, and it resumed from what it had saved as taken
       expect(taken).toBeLessThan(written);
       expect(arrived).toBeLessThan(written);
-      expect(forwardedSeq(db, url)).toBe(last);
+      // and once the receiver closed that round, its position is the head
+      await until('the position to reach the head', () => forwardedSeq(db, url) === last, 20_000);
       // what had arrived after the saved position was sent again: there twice, never missing
       expect(copyOf(rs2).length).toBeGreaterThanOrEqual(last + (arrived - taken));
     } finally {
@@ -319,8 +320,16 @@ describe('forwarding the audit trail to rsyslog over TLS', () => {
     const r = await runCli(['audit', 'verify', rs.file, '--key', ex.keyFile, '--checkpoint', ex.cpFile]);
     expect(r.stdout).toContain(`verified: the whole trail, entries #1–#${thousands(ex.checkpoint.seq)} (`);
     expect(r.code).toBe(0);
-    const healthy = (await t.call('GET', '/deployment')).json as Deployment;
-    expect(healthy.components.find((x) => x.name === 'audit-forward')).toMatchObject({ status: 'healthy' });
+    // caught up: healthy again, with nothing behind
+    const healthy = await until('the copy to be reported up to date', async () => {
+      const dep = (await t.call('GET', '/deployment')).json as Deployment;
+      return dep.audit_forward?.behind === 0 ? dep : null;
+    });
+    expect(healthy.audit_forward?.error).toBeNull();
+    expect(healthy.components.find((x) => x.name === 'audit-forward')).toMatchObject({
+      status: 'healthy',
+      message: `up to date (#${thousands(healthy.audit_forward!.head_seq)}) (copy to syslog-tls://127.0.0.1:${rs.port})`,
+    });
   }, 150_000);
 });
 
