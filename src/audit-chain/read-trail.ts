@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { canonicalLine } from './canonical.js';
 import { csvEntries } from './csv-entries.js';
+import { looksLikeSyslog, parseSyslogLine, SeenHashes } from './syslog-copy.js';
 import {
   HASHED_AS_READ,
   MAX_LINE_BYTES,
@@ -11,6 +12,16 @@ import {
 } from './trail-items.js';
 
 export type TrailFormat = 'jsonl' | 'csv';
+
+/** What a reader told of a syslog copy (syslog-copy.ts): read as JSON Lines, from each line's MSG. */
+export interface SyslogCopyInfo {
+  /** entries there again with the same hash, kept once */
+  repeats: number;
+  /** entries after `upTo`, counted and not yielded */
+  beyond: number;
+  /** lines of other senders or messages (APP-NAME not appliance-admin, MSGID not audit) */
+  foreign: number;
+}
 
 /** A line longer than MAX_LINE_BYTES: reported, never held. */
 const TOO_LONG = Symbol('too long');
@@ -28,11 +39,16 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  */
 export async function* readTrail(
   chunks: AsyncIterable<Buffer | string>,
-  /** set to the format once it is told (for a verifier to compare with the signed one) */
-  info: { value?: TrailFormat } = {},
+  /**
+   * set to the format once it is told (for a verifier to compare with the signed one); `syslog` is
+   * set when the file is a syslog copy, whose entries after `upTo` (what a checkpoint signs ends
+   * there) are counted and not yielded
+   */
+  info: { value?: TrailFormat; syslog?: SyslogCopyInfo; upTo?: number } = {},
 ): AsyncGenerator<TrailItem[]> {
   let format: TrailFormat | undefined;
   let csv: ReturnType<typeof csvEntries> | undefined;
+  let copy: ((bytes: Buffer, line: number) => TrailItem | null) | undefined;
   let line = 0;
   for await (const batch of byteLines(chunks)) {
     if (!format) {
@@ -41,9 +57,14 @@ export async function* readTrail(
         line += batch.length;
         continue;
       }
-      format = first !== TOO_LONG && first.toString('latin1').trimStart().startsWith('{') ? 'jsonl' : 'csv';
+      const syslog = first !== TOO_LONG && looksLikeSyslog(first);
+      format = syslog || (first !== TOO_LONG && first.toString('latin1').trimStart().startsWith('{')) ? 'jsonl' : 'csv';
       info.value = format;
       if (format === 'csv') csv = csvEntries();
+      if (syslog) {
+        info.syslog = { repeats: 0, beyond: 0, foreign: 0 };
+        copy = syslogCopyReader(info.syslog, info.upTo);
+      }
     }
     if (csv) {
       const text: (string | Unreadable)[] = [];
@@ -70,12 +91,54 @@ export async function* readTrail(
       }
       const bytes = l.length && l[l.length - 1] === 13 ? l.subarray(0, -1) : l;
       if (bytes.length < 3 && bytes.toString('latin1').trim() === '') continue;
-      const item = hashedLine(bytes) ?? parsedLine(bytes, line);
-      items.push(item);
+      const item = copy ? copy(bytes, line) : (hashedLine(bytes) ?? parsedLine(bytes, line));
+      if (item) items.push(item);
     }
     yield items;
   }
   if (csv) yield csv.end();
+}
+
+/**
+ * A syslog copy's entries (syslog-copy.ts): each line's MSG read as an export's line; an entry sent
+ * again (the same seq, and its line hashes to the same hash) kept once; the same seq with another
+ * hash, or again with a line that does not hash, a finding; other senders' lines skipped, counted.
+ */
+function syslogCopyReader(
+  info: SyslogCopyInfo,
+  upTo: number | undefined,
+): (bytes: Buffer, line: number) => TrailItem | null {
+  const seen = new SeenHashes();
+  return (bytes, line) => {
+    const m = parseSyslogLine(bytes);
+    if (!m) return new Unreadable(line, 'not an RFC 5424 syslog message');
+    if (m.appName !== 'appliance-admin' || m.msgId !== 'audit') {
+      info.foreign++;
+      return null;
+    }
+    const item = hashedLine(m.msg) ?? parsedLine(m.msg, line);
+    if (item instanceof Unreadable || !Number.isSafeInteger(item.seq)) return item;
+    const seq = item.seq as number;
+    if (upTo !== undefined && seq > upTo) {
+      info.beyond++;
+      return null;
+    }
+    const before = seen.get(seq);
+    if (before === undefined) {
+      seen.set(seq, item.hash);
+      return item;
+    }
+    if (before === item.hash && item[HASHED_AS_READ]) {
+      info.repeats++;
+      return null;
+    }
+    return new Unreadable(
+      line,
+      before === item.hash
+        ? `entry #${seq} is there again, and this line does not hash to its hash: it was changed`
+        : `entry #${seq} is there again with another hash: two different entries claim one place in the trail`,
+    );
+  };
 }
 
 /** `,"hash":"` + 64 hex + `"}`: how every line the appliance writes ends. */

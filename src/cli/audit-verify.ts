@@ -1,8 +1,18 @@
-import { createReadStream, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  existsSync,
+  openSync,
+  readFileSync,
+  readSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { parseArgs } from 'node:util';
 import { keyFingerprint, readPublicKey, type Checkpoint } from '../audit-chain/checkpoint.js';
 import { LiveRefusal, verifyLive } from '../audit-chain/live.js';
-import { readTrail, type TrailFormat } from '../audit-chain/read-trail.js';
+import { readTrail, type SyslogCopyInfo, type TrailFormat } from '../audit-chain/read-trail.js';
+import { looksLikeSyslog } from '../audit-chain/syslog-copy.js';
 import { parseStatementFile } from '../audit-chain/statement.js';
 import { EXIT_STATUS, VERDICT_WORDS } from '../audit-chain/verdict.js';
 import { verdictOf, verifyTrail, type Trust, type VerifyReport } from '../audit-chain/verify-trail.js';
@@ -37,7 +47,8 @@ verify proves an audit export complete and unaltered against the appliance's sig
 what it holds (docs/audit-chain.md): the statement's signature verifies with the key; every line
 is the one the appliance wrote and its hash recomputes; the file holds exactly the entries it
 signed, linked from the first to the last (or, for a filtered export, with the signed digest).
-CSV or JSON Lines, told apart by content. With --url, verifies the appliance's live trail: streams
+CSV or JSON Lines, told apart by content; or the copy a syslog receiver wrote of the forwarded
+trail (RFC 5424 lines), proven up to the checkpoint given with --checkpoint. With --url, verifies the appliance's live trail: streams
 its export as it verifies, and checks every checkpoint it signed before.
 key fetches the appliance's public keys into PEM_FILE and prints their fingerprints, to compare
 with the one you were given out of band (the deployment screen shows it); then pin it with --key.
@@ -47,7 +58,8 @@ Every --url run also checks the newest checkpoint against the one this machine v
 it (a consistency proof); two signed histories (a fork) are refused and written down as evidence.
   --key PEM_FILE     the appliance's public key(s) (Ed25519, PEM), obtained out of band: pinned.
                      Without it, --url checks with the keys the appliance serves (exit 4)
-  --checkpoint FILE  the export's signed statement (default FILE.checkpoint.json, written by export)
+  --checkpoint FILE  the export's signed statement (default FILE.checkpoint.json, written by export);
+                     for a syslog copy, a checkpoint the appliance signed
   --since KEPT_FILE  a checkpoint kept from an earlier walkthrough: it must verify with the key,
                      and the trail must still hold it unchanged and extend it. With --url and a
                      checkpoint that carries the tree (a proof file, the state's remembered one),
@@ -124,9 +136,13 @@ async function verifyFile(
     return finish('cannot-check', EXIT_STATUS['cannot-check']);
   }
   const signed = read && 'problem' in read ? null : read;
-  const format: { value?: TrailFormat } = {};
+  // a syslog copy (docs/operations.md) has no statement of its own: the checkpoint given proves it up
+  // to its seq, and what the copy holds after it is counted, not checked
+  const copy = isSyslogCopy(file);
+  const format: { value?: TrailFormat; syslog?: SyslogCopyInfo; upTo?: number } = {};
+  if (copy) format.upTo = signed?.checkpoint?.seq ?? 0;
   const report = await verifyTrail(readTrail(createReadStream(file, { highWaterMark: 1 << 20 }), format), {
-    statement: signed?.statement,
+    statement: copy ? null : signed?.statement,
     checkpoint: signed?.checkpoint,
     trust: o.pinned ?? { keys: new Map(), pinned: false, source: 'no key' },
     since: o.since,
@@ -138,7 +154,42 @@ async function verifyFile(
     report.verdict = 'broken';
     report.proven = null;
   }
+  if (copy) copyNotes(report, format.syslog, signed?.checkpoint ?? null);
   return printReport(report);
+}
+
+/** Whether the file starts as a syslog receiver writes the forwarded trail (an RFC 5424 line). */
+function isSyslogCopy(file: string): boolean {
+  const head = Buffer.alloc(8);
+  const fd = openSync(file, 'r');
+  try {
+    return looksLikeSyslog(head.subarray(0, readSync(fd, head, 0, 8, 0)));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** What a syslog copy's reading adds to the verdict: how to give it a checkpoint, and what was set aside. */
+function copyNotes(report: VerifyReport, info: SyslogCopyInfo | undefined, cp: Checkpoint | null): void {
+  if (!cp) {
+    report.findings = report.findings.map((f) =>
+      f.startsWith('no signed statement')
+        ? 'a syslog copy carries no signed statement: give a checkpoint the appliance signed with --checkpoint ' +
+          "FILE (a line of GET /v1/admin/audit/checkpoints, or an export's FILE.checkpoint.json) to prove it up to it"
+        : f,
+    );
+    return;
+  }
+  if (!info) return;
+  const entries = (k: number) => `${thousands(k)} ${k === 1 ? 'entry was' : 'entries were'}`;
+  if (info.repeats) report.notes.push(`${entries(info.repeats)} sent again (the same seq and hash): each counted once`);
+  if (info.beyond)
+    report.notes.push(
+      `${thousands(info.beyond)} ${info.beyond === 1 ? 'entry' : 'entries'} after the checkpoint's ` +
+        `#${thousands(cp.seq)} ${info.beyond === 1 ? 'is' : 'are'} not covered by it: verify again with a newer checkpoint`,
+    );
+  if (info.foreign)
+    report.notes.push(`${thousands(info.foreign)} ${info.foreign === 1 ? 'line' : 'lines'} of other senders skipped`);
 }
 
 async function verifyUrl(

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import * as z from 'zod';
 import { ConnectorKind, Role } from '../contract/index.js';
+import { forwardTarget } from './audit-forward/target.js';
 
 const Id = z
   .string()
@@ -86,6 +87,53 @@ const RateLimit = z.strictObject({
   per_second: z.number().min(0.001).max(1_000_000).default(RATE_LIMIT_DEFAULTS.per_second),
 });
 
+/**
+ * Where every audit entry is copied, off the host (audit-forward/): a syslog receiver over TLS
+ * (RFC 5425), or plain TCP to a loopback address only (tests, a local relay). The files are read
+ * at start: a missing or unreadable one stops the server with its name.
+ */
+const AUDIT_FORWARD_SCHEMES = ['syslog-tls:', 'syslog-tcp:'];
+export const AuditForward = z
+  .strictObject({
+    /** syslog-tls://host:6514, or syslog-tcp://127.0.0.1:port for a receiver on this machine */
+    url: z
+      .string()
+      .refine((u) => URL.canParse(u), 'must be a URL such as syslog-tls://logs.example.net:6514')
+      .refine(
+        (u) => !URL.canParse(u) || AUDIT_FORWARD_SCHEMES.includes(new URL(u).protocol),
+        'must start with syslog-tls:// (or syslog-tcp:// for a loopback receiver)',
+      )
+      .refine(
+        (u) => !URL.canParse(u) || new URL(u).protocol !== 'syslog-tcp:' || new URL(u).port !== '',
+        'syslog-tcp:// needs a port',
+      )
+      .refine(
+        (u) => !URL.canParse(u) || new URL(u).protocol !== 'syslog-tcp:' || isLoopbackHost(new URL(u).hostname),
+        'plain syslog-tcp:// only to a loopback address (127.0.0.1, [::1], localhost): use syslog-tls:// beyond it',
+      )
+      .refine(
+        (u) => !URL.canParse(u) || (!new URL(u).username && !new URL(u).password && !new URL(u).search),
+        'must hold no user, password or query',
+      ),
+    /** the CA (PEM) that signed the receiver's certificate; the system's CAs when absent */
+    ca_file: z.string().min(1).optional(),
+    /** the name the receiver's certificate must carry; the URL's host when absent */
+    server_name: z.string().min(1).optional(),
+    /** a client certificate and key (PEM) for a receiver that asks for one (both or neither) */
+    cert_file: z.string().min(1).optional(),
+    key_file: z.string().min(1).optional(),
+    /** syslog facility: authpriv (10) by default, as security and authorization messages are */
+    facility: z.number().int().min(0).max(23).default(10),
+    /** entries behind, or seconds the oldest unforwarded entry has waited, before /deployment says degraded */
+    warn_behind_entries: z.number().int().min(1).default(1000),
+    warn_after_seconds: z.number().int().min(1).default(60),
+  })
+  .refine((f) => Boolean(f.cert_file) === Boolean(f.key_file), {
+    message: 'cert_file and key_file go together: give both, or neither',
+    path: ['cert_file'],
+  });
+export type AuditForwardConfig = z.infer<typeof AuditForward>;
+
 export const ServerConfig = z.strictObject({
   appliance: z
     .strictObject({ name: z.string().default('appliance'), site: z.string().optional() })
@@ -138,6 +186,8 @@ export const ServerConfig = z.strictObject({
   http: HttpLimits.default(HTTP_LIMIT_DEFAULTS),
   /** how many requests that write the audit trail one caller may send: a flood must not fill the trail */
   rate_limit: RateLimit.default(RATE_LIMIT_DEFAULTS),
+  /** a copy of every audit entry to a syslog receiver off the host; off when absent */
+  audit_forward: AuditForward.optional(),
   sso: z
     .strictObject({
       issuer: IdentityProviderUrl,
@@ -173,7 +223,10 @@ export function loadConfig(file: string | undefined): ServerConfig {
     const first = parsed.error.issues[0];
     throw new ConfigError(`invalid config ${file}: ${first?.path.join('.') || '(root)'}: ${first?.message}`);
   }
-  return resolvePaths(parsed.data, dirname(resolve(file)));
+  const cfg = resolvePaths(parsed.data, dirname(resolve(file)));
+  // its files are read now, before the server writes anything (the server reads them again at start)
+  if (cfg.audit_forward) forwardTarget(cfg.audit_forward);
+  return cfg;
 }
 
 function resolvePaths(cfg: ServerConfig, base: string): ServerConfig {
@@ -181,6 +234,12 @@ function resolvePaths(cfg: ServerConfig, base: string): ServerConfig {
   return {
     ...cfg,
     models_dir: abs(cfg.models_dir),
+    audit_forward: cfg.audit_forward && {
+      ...cfg.audit_forward,
+      ca_file: abs(cfg.audit_forward.ca_file),
+      cert_file: abs(cfg.audit_forward.cert_file),
+      key_file: abs(cfg.audit_forward.key_file),
+    },
     models: cfg.models.map((m) => ({ ...m, path: abs(m.path)! })),
     connectors: cfg.connectors.map((c) => ({ ...c, sources: c.sources.map((s) => ({ ...s, path: abs(s.path) })) })),
   };

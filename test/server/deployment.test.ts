@@ -293,6 +293,7 @@ describe('settings', () => {
         'workloads',
         'identity_test',
         'sso',
+        'audit_forward',
         'requirements',
         'storage',
         'server',

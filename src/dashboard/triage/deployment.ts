@@ -5,6 +5,18 @@ import { objects } from './answers.js';
 import { CHAIN_COMPONENT, chainComponentLine } from './audit-chain-state.js';
 import { NOW, type TriageLine } from './line.js';
 
+/** The audit trail's copy off the host (docs/operations.md): its message starts with the lag. */
+const FORWARD_COMPONENT = 'audit-forward';
+const forwardComponentLine = (c: Deployment['components'][number], link: ScreenLink): TriageLine => ({
+  key: `component:${c.name}`,
+  severity: c.status === 'down' ? 'crit' : 'warn',
+  what: 'Audit copy behind',
+  reason: c.message ?? `${c.name} ${c.status}`,
+  count: null,
+  window: NOW,
+  link,
+});
+
 export function deploymentLines(dep: Deployment | undefined): TriageLine[] {
   if (!dep) return [];
   const link: ScreenLink = { screen: 'deployment' };
@@ -12,15 +24,17 @@ export function deploymentLines(dep: Deployment | undefined): TriageLine[] {
   const lines: TriageLine[] = bad.map((c) =>
     c.name === CHAIN_COMPONENT
       ? chainComponentLine(c)
-      : {
-          key: `component:${c.name}`,
-          severity: c.status === 'down' ? 'crit' : 'warn',
-          what: `Deployment ${dep.status}`,
-          reason: `${c.name} ${c.status}${c.message ? `: ${c.message}` : ''}`,
-          count: null,
-          window: NOW,
-          link,
-        },
+      : c.name === FORWARD_COMPONENT
+        ? forwardComponentLine(c, link)
+        : {
+            key: `component:${c.name}`,
+            severity: c.status === 'down' ? 'crit' : 'warn',
+            what: `Deployment ${dep.status}`,
+            reason: `${c.name} ${c.status}${c.message ? `: ${c.message}` : ''}`,
+            count: null,
+            window: NOW,
+            link,
+          },
   );
   if (!lines.length && dep.status !== 'healthy') {
     lines.push({

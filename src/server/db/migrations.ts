@@ -438,4 +438,17 @@ CREATE TABLE audit_cosignatures (
       if (head) catchUpTree(db, head);
     },
   },
+  {
+    version: 12,
+    name: 'audit forwarding position',
+    // The copy off the host (audit-forward/) resumes after a restart or an outage from the last
+    // entry the receiver took, per receiver: a new receiver gets the whole trail from #1.
+    sql: `
+CREATE TABLE audit_forward (
+  target TEXT PRIMARY KEY,      -- the receiver's URL, as configured
+  seq INTEGER NOT NULL,         -- the last entry the receiver took (0: none yet)
+  updated_at TEXT NOT NULL
+) WITHOUT ROWID;
+`,
+  },
 ];

@@ -9,6 +9,7 @@ import type { HostFacts } from './facts.js';
 import { activeKeyCount, buildInstallPlan, REQUIRED_STEPS } from './install-plan.js';
 import { chainHealth } from '../audit-chain/health.js';
 import { backgroundTasks } from '../background.js';
+import { forwardComponent, forwardLag } from '../audit-forward/status.js';
 
 type Component = Deployment['components'][number];
 
@@ -122,10 +123,11 @@ export function buildDeployment(config: ServerConfig, facts: HostFacts, db: Db, 
     { name: 'gateway', status: 'healthy', version: VERSION, message: keys === null ? null : `${keys} active key(s)` },
     ingestion(db, config),
     auditChain(db),
+    ...[forwardComponent(db)].filter((c) => c !== null),
     background(db),
   ];
   const installing = plan.steps.some((s) => REQUIRED_STEPS.includes(s.id) && s.status !== 'done');
   const status = installing ? 'installing' : components.every((c) => c.status === 'healthy') ? 'healthy' : 'degraded';
   const { read_at, ...host } = facts;
-  return { status, version: VERSION, host, components, checked_at: iso(read_at) };
+  return { status, version: VERSION, host, components, checked_at: iso(read_at), audit_forward: forwardLag(db) };
 }

@@ -51,6 +51,7 @@ export function buildSettings(config: ServerConfig, db: Db, dataDir: string): Se
     ['workloads', Object.fromEntries(config.workloads.map((w) => [w.id, { initial_model_id: w.model_id }]))],
     ['identity_test', { ...config.identity_test }],
     ['sso', config.sso ? { configured: true, ...config.sso } : { configured: false }],
+    ['audit_forward', config.audit_forward ? { configured: true, ...config.audit_forward } : { configured: false }],
     ['requirements', { ...config.requirements }],
     ['storage', { data_dir: dataDir, db_file: join(dataDir, DB_FILE), schema_version: schemaVersion(db) }],
     ['server', { version: VERSION, node_version: process.versions.node, sqlite_version: sqliteVersion(db) }],

@@ -10,6 +10,7 @@ import {
 } from '../governance/agent-journal.js';
 import { startExport } from '../governance/export.js';
 import { startAuditChain } from '../audit-chain/start.js';
+import { startAuditForward } from '../audit-forward/start.js';
 import { listCheckpoints } from '../audit-chain/checkpoint-list.js';
 import { sealHash } from '../governance/audit-seal.js';
 import { consistencyProofOf, inclusionProofOf } from '../audit-chain/proofs.js';
@@ -19,8 +20,15 @@ import type { Readable } from 'node:stream';
 import type { HandlerContext } from '../http/route-kit.js';
 
 /** Read side of governance: audit trail and agent journal, paged lists, summaries and streamed exports. */
-export const governanceGroup: GroupFactory = ({ db, options }) => {
+export const governanceGroup: GroupFactory = ({ db, options, log }) => {
   const stopChain = startAuditChain(db, options.dataDir);
+  let stopForward: () => Promise<void>;
+  try {
+    stopForward = startAuditForward(db, options.config, log);
+  } catch (err) {
+    stopChain();
+    throw err;
+  }
   const allowance = searchAllowance();
   /** A read that may search: refused while its caller's search time is spent, else charged its time. */
   const searching = async <T>(ctx: HandlerContext, query: { q?: string }, read: () => T): Promise<T> =>
@@ -109,6 +117,9 @@ export const governanceGroup: GroupFactory = ({ db, options }) => {
         }),
       },
     },
-    close: stopChain,
+    close: async () => {
+      stopChain();
+      await stopForward();
+    },
   };
 };
