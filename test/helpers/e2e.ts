@@ -70,11 +70,11 @@ export { until } from './until.js';
 
 export const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** Rows of every table but the audit trail and its tallies, to show "nothing changed". */
+/** Rows of every table but the audit trail and what is made of it (tallies, search index, Merkle tree), to show "nothing changed". */
 export function domainSnapshot(s: TestServer): Record<string, unknown[]> {
   const tables = s.server.db
     .prepare(
-      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT IN ('audit', 'audit_counts') AND name NOT LIKE 'audit\\_search%' ESCAPE '\\' ORDER BY name",
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT IN ('audit', 'audit_counts', 'audit_tree', 'audit_tree_runs') AND name NOT LIKE 'audit\\_search%' ESCAPE '\\' ORDER BY name",
     )
     .all() as { name: string }[];
   return Object.fromEntries(

@@ -18,7 +18,11 @@ const CRM = /CRIT\s+Connector Cloud CRM\s+error: last sync failed/;
 describe('overview screen', () => {
   it('is the first screen: names the failing CRM connector with its reason and the degraded deployment, from the first answers', async () => {
     const gets: string[] = [];
-    const count = (req: IncomingMessage) => gets.push(`${req.method} ${req.url?.split('?')[0]}`);
+    const urls: string[] = [];
+    const count = (req: IncomingMessage) => {
+      gets.push(`${req.method} ${req.url?.split('?')[0]}`);
+      urls.push(req.url ?? '');
+    };
     suite.server.server.app.server.on('request', count);
     try {
       const d = suite.render({ columns: 120, rows: 40 });
@@ -36,9 +40,16 @@ describe('overview screen', () => {
       // no retry: each was asked once before it was drawn
       expect(gets.filter((g) => g === 'GET /v1/admin/connectors')).toHaveLength(1);
       expect(gets.filter((g) => g === 'GET /v1/admin/deployment')).toHaveLength(1);
-      // the last hour's usage carries the hour's rejections: usage is asked for the hour and for today, no more
+      // the last hour's usage carries the hour's rejections: the hour is not asked again by the day
       await d.waitForText(/Key \S+ +\d+ calls? rejected in the last hour/);
-      expect(gets.filter((g) => g === 'GET /v1/admin/gateway/usage')).toHaveLength(2);
+      const spans = urls
+        .filter((u) => u.startsWith('/v1/admin/gateway/usage?'))
+        .map((u) => new URL(u, 'http://x').searchParams)
+        .map(
+          (q) => `${q.get('bucket')} ${(Date.parse(q.get('end_time')!) - Date.parse(q.get('start_time')!)) / 60_000}`,
+        );
+      expect(spans).toContain('hour 60');
+      expect(spans).not.toContain('day 60');
     } finally {
       suite.server.server.app.server.off('request', count);
     }

@@ -307,6 +307,31 @@ describe('POST /audit/checkpoints/cosignatures', () => {
     expect(cosignedBy(note, name, witness.publicKey)).toEqual({ time: 1_800_000_100 });
   });
 
+  it('keeps at most 15 witnesses per checkpoint: a 16th is refused (409), stored nowhere, so that no flood makes the note unreadable', async () => {
+    const { data } = await listed(s);
+    const c = data.find((x) => x.note && !x.note.includes('witness.example/'))!;
+    const post = (i: number) => {
+      const k = generateKeyPairSync('ed25519');
+      const as = `flood.example/w${i}`;
+      return s.call('POST', '/audit/checkpoints/cosignatures', {
+        role: 'auditor',
+        body: {
+          note: cosigned(c, 1_800_000_000, k.privateKey, as),
+          witness_key: formatVerifierKey(as, COSIGNATURE_V1, k.publicKey),
+        },
+      });
+    };
+    for (let i = 0; i < 15; i++) expect((await post(i)).status).toBe(201);
+    const before = stored().length;
+    const sixteenth = await post(15);
+    expect(sixteenth.status).toBe(409);
+    expect(sixteenth.json.detail).toMatch(/already holds 15 witnesses' cosignatures/);
+    expect(stored()).toHaveLength(before);
+    // the note as served still reads: its own signature and 15 cosignatures
+    const note = parseNote((await listed(s)).data.find((x) => x.tree_size === c.tree_size)!.note!);
+    expect(typeof note === 'string' ? note : note.signatures.length).toBe(16);
+  });
+
   it('refuses a bad cosignature, another key, a note it did not sign or a log key, with problem+json, storing nothing, audited as failed', async () => {
     const { data } = await listed(s);
     const c = data[0]!;

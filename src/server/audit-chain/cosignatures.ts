@@ -1,6 +1,6 @@
 import type { AuditCheckpoint, AuditCosignatureRequest } from '../../contract/index.js';
 import type { Db } from '../db/sqlite-driver.js';
-import { badRequest, unprocessable } from '../errors.js';
+import { badRequest, conflict, unprocessable } from '../errors.js';
 import type { HandlerResult } from '../http/route-kit.js';
 import { iso } from '../ids.js';
 import {
@@ -12,6 +12,14 @@ import {
   parseVerifierKey,
 } from '../../audit-chain/note.js';
 import { CHECKPOINT_COLUMNS, servedCheckpoint, type CheckpointRow } from './checkpoint-note.js';
+
+/**
+ * Witnesses' cosignatures kept per checkpoint. A verifier takes a note of at least 16 signatures
+ * (c2sp.org/signed-note) and this project's refuses one of more than 100 unread: without a bound,
+ * anyone allowed to post (an auditor's token) could add cosignatures under made-up witness keys
+ * until no verifier would read the checkpoint at all.
+ */
+export const MAX_COSIGNATURES = 15;
 
 /**
  * `POST /audit/checkpoints/cosignatures` (docs/audit-chain.md, "Cosignatures"): a witness hands the
@@ -54,6 +62,14 @@ export function addCosignature(db: Db, body: AuditCosignatureRequest): HandlerRe
   }
   // the witness's line with the time cosignedBy verified (a note may carry more than one of its lines)
   const id = noteKeyId(witness.name, COSIGNATURE_V1, witness.key);
+  const others = db
+    .prepare('SELECT COUNT(*) FROM audit_cosignatures WHERE checkpoint_id = ? AND NOT (name = ? AND key_id = ?)')
+    .pluck()
+    .get(row.id, witness.name, id.toString('hex')) as number;
+  if (others >= MAX_COSIGNATURES)
+    throw conflict(
+      `checkpoint ${row.tree_size} already holds ${MAX_COSIGNATURES} witnesses' cosignatures, the most a note carries here; cosign a newer checkpoint`,
+    );
   const line = note.signatures.find(
     (s) => s.name === witness.name && s.keyId.equals(id) && Number(s.bytes.readBigUInt64BE(0)) === cosigned.time,
   )!;
