@@ -31,17 +31,59 @@ export const GatewayKey = z.object({
    * Null: not counted by this appliance.
    */
   rejected_since_quota_change: z.number().int().nullable(),
+  /** when the gateway starts refusing the key (401, cause `expired`); null: it does not expire */
+  expires_at: Timestamp.nullable(),
+  /** when the key's secret was last replaced (rotateKey); null: never rotated */
+  rotated_at: Timestamp.nullable(),
+  /** the prefix of the secret the last rotation replaced; null: never rotated */
+  previous_prefix: z.string().nullable(),
+  /**
+   * until when the replaced secret is still accepted (the rotation's grace): after it, or once a
+   * later rotation ends the grace, it is refused (401, cause `rotated`); null: never rotated
+   */
+  previous_valid_until: Timestamp.nullable(),
 });
 export type GatewayKey = z.infer<typeof GatewayKey>;
 export const GatewayKeyList = page(GatewayKey);
 
-export const CreateKey = z.strictObject({ name: DisplayName, quota: Quota.partial().optional() });
+/**
+ * A key's expiry as a request sets it: RFC 3339 with an offset or Z (kept in UTC), in the future;
+ * null clears it.
+ */
+export const ExpiryTime = z.iso.datetime({ offset: true }).meta({
+  description: 'RFC 3339 time, in the future (stored in UTC); null: the key does not expire',
+});
+export const CreateKey = z.strictObject({
+  name: DisplayName,
+  quota: Quota.partial().optional(),
+  expires_at: ExpiryTime.nullable().optional(),
+});
 export type CreateKey = z.infer<typeof CreateKey>;
 /** The only response that ever carries the secret. */
 export const CreatedKey = GatewayKey.extend({ secret: z.string() });
 export type CreatedKey = z.infer<typeof CreatedKey>;
 
 export const KeyParams = z.strictObject({ id: z.string().min(1).max(100) });
+export const SetExpiry = z.strictObject({ expires_at: ExpiryTime.nullable() });
+export type SetExpiry = z.infer<typeof SetExpiry>;
+
+/** A rotation's grace when none is given: a day, time for every client to take the new secret. */
+export const DEFAULT_GRACE_SECONDS = 86_400;
+/** The longest grace: a replaced secret that works for months is a second key nobody sees. */
+export const MAX_GRACE_SECONDS = 30 * 86_400;
+export const RotateKey = z
+  .strictObject({
+    grace_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_GRACE_SECONDS)
+      .default(DEFAULT_GRACE_SECONDS)
+      .meta({ description: 'how long the replaced secret keeps working; 0 ends it at once' }),
+  })
+  .optional();
+export type RotateKey = z.input<typeof RotateKey>;
+
 /** PUT replaces the whole quota; each value is a whole number >= 0 or null (unlimited). */
 export const SetQuota = Quota.meta({ description: 'the whole quota a PUT sets' });
 
@@ -111,5 +153,7 @@ export const gatewayRoutes = {
   createKey: { body: CreateKey, response: CreatedKey },
   revokeKey: { params: KeyParams, response: GatewayKey },
   setQuota: { params: KeyParams, body: SetQuota, response: GatewayKey },
+  setKeyExpiry: { params: KeyParams, body: SetExpiry, response: GatewayKey },
+  rotateKey: { params: KeyParams, body: RotateKey, response: CreatedKey },
   usage: { query: UsageQuery, response: Usage },
 } as const satisfies AreaRoutes<'gateway'>;

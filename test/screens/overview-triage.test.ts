@@ -67,6 +67,10 @@ const key = (
   quota: { requests_per_minute: null, tokens_per_minute: null, tokens_per_day: null, ...quota },
   quota_changed_at: NOW,
   rejected_since_quota_change: 0,
+  expires_at: null,
+  rotated_at: null,
+  previous_prefix: null,
+  previous_valid_until: null,
 });
 const keyUsage = (key_id: string, u: Partial<KeyUsage> = {}): KeyUsage => ({
   key_id,
@@ -76,7 +80,15 @@ const keyUsage = (key_id: string, u: Partial<KeyUsage> = {}): KeyUsage => ({
   output_tokens: 0,
   buckets: [],
   rejected_workloads: [],
-  rejected_by: { requests_per_minute: 0, tokens_per_minute: 0, tokens_per_day: 0, revoked: 0, unknown_workload: 0 },
+  rejected_by: {
+    requests_per_minute: 0,
+    tokens_per_minute: 0,
+    tokens_per_day: 0,
+    revoked: 0,
+    unknown_workload: 0,
+    expired: 0,
+    rotated: 0,
+  },
   ...u,
 });
 const usage = (data: KeyUsage[], bucket: 'hour' | 'day' = 'hour'): Usage =>
@@ -232,6 +244,8 @@ describe('triage()', () => {
               tokens_per_day: 0,
               revoked: 0,
               unknown_workload: 2,
+              expired: 0,
+              rotated: 0,
             },
           }),
           keyUsage('key_b', {
@@ -243,6 +257,8 @@ describe('triage()', () => {
               tokens_per_day: 0,
               revoked: 0,
               unknown_workload: 0,
+              expired: 0,
+              rotated: 0,
             },
           }),
         ]),
@@ -273,6 +289,8 @@ describe('triage()', () => {
               tokens_per_day: 0,
               revoked: 0,
               unknown_workload: 0,
+              expired: 0,
+              rotated: 0,
             },
           }),
           keyUsage('key_b', {
@@ -283,6 +301,8 @@ describe('triage()', () => {
               tokens_per_day: 0,
               revoked: 0,
               unknown_workload: 0,
+              expired: 0,
+              rotated: 0,
             },
           }),
         ]),
@@ -304,6 +324,8 @@ describe('triage()', () => {
               tokens_per_day: 0,
               revoked: 0,
               unknown_workload: 0,
+              expired: 0,
+              rotated: 0,
             },
           }),
         ]),
@@ -325,7 +347,15 @@ describe('triage()', () => {
       });
     const stray = keyUsage('key_a', {
       rejected: 9,
-      rejected_by: { requests_per_minute: 0, tokens_per_minute: 0, tokens_per_day: 0, revoked: 0, unknown_workload: 9 },
+      rejected_by: {
+        requests_per_minute: 0,
+        tokens_per_minute: 0,
+        tokens_per_day: 0,
+        revoked: 0,
+        unknown_workload: 9,
+        expired: 0,
+        rotated: 0,
+      },
       rejected_workloads: [
         { workload: 'summarize-v0', rejected: 5 },
         { workload: '\u001b[31mred\u001b[0m', rejected: 2 },

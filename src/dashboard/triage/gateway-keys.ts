@@ -1,16 +1,18 @@
 /** Gateway keys: calls rejected over the overview's window, and keys near their quotas. */
-import type { GatewayKey, KeyUsage, Usage } from '../../contract/index.js';
+import type { GatewayKey, KeyUsage, RejectionCause, Usage } from '../../contract/index.js';
 import { sanitize } from '../../text/sanitize.js';
 import { list, num } from './answers.js';
 import { quotaLinkExtra } from '../kit/quota-link.js';
 import { LAST_DAY, LAST_HOUR, LAST_WEEK, n, NEAR, plural, TODAY, type TriageLine } from './line.js';
 
-const CAUSE_WORDS: Record<string, string> = {
+const CAUSE_WORDS: Record<RejectionCause, string> = {
   requests_per_minute: 'requests/minute quota',
   tokens_per_minute: 'tokens/minute quota',
   tokens_per_day: 'tokens/day quota',
   revoked: 'key revoked',
   unknown_workload: 'unknown workload',
+  expired: 'key expired',
+  rotated: 'secret replaced by a rotation',
 };
 
 const keyName = (keys: Map<string, GatewayKey>, id: string) => keys.get(id)?.name ?? id;
@@ -45,7 +47,7 @@ export function rejectionLines(usage: Usage | undefined, keys: Map<string, Gatew
         .sort((a, b) => num(b[1]) - num(a[1]));
       const causes = counted.map(([cause, c]) => {
         const names = cause === 'unknown_workload' ? refusedNames(u) : '';
-        return `${n(num(c))} ${CAUSE_WORDS[cause] ?? cause}${names ? ` (${names})` : ''}`;
+        return `${n(num(c))} ${CAUSE_WORDS[cause as RejectionCause] ?? cause}${names ? ` (${names})` : ''}`;
       });
       return {
         key: `key-rejections:${u.key_id}`,
