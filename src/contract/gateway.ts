@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { AreaRoutes } from './route-meta.js';
 import { REJECTION_CAUSES, type RejectionCause } from './rejection-causes.js';
+import { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS } from './key-rotation.js';
 import { DisplayName, Limit, Timestamp, endAfterStart, END_AFTER_START, page, PageQuery } from './common.js';
 
 export const Quota = z.strictObject({
@@ -67,10 +68,7 @@ export const KeyParams = z.strictObject({ id: z.string().min(1).max(100) });
 export const SetExpiry = z.strictObject({ expires_at: ExpiryTime.nullable() });
 export type SetExpiry = z.infer<typeof SetExpiry>;
 
-/** A rotation's grace when none is given: a day, time for every client to take the new secret. */
-export const DEFAULT_GRACE_SECONDS = 86_400;
-/** The longest grace: a replaced secret that works for months is a second key nobody sees. */
-export const MAX_GRACE_SECONDS = 30 * 86_400;
+export { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS };
 export const RotateKey = z
   .strictObject({
     grace_seconds: z
