@@ -264,36 +264,10 @@ export const keysScreen = defineScreen<KeyRow>({
       (k) => quotaCauseOf(k.rejected_by_last_hour),
     ),
     {
-      key: 'E',
-      label: 'set expiry',
-      hintShort: 'expiry',
-      mutates: true,
-      capability: 'gateway.key.expiry',
-      needsRow: true,
-      unavailable: (k) => (k.status === 'revoked' ? KEY_REVOKED : null),
-      async run(ctx, key) {
-        const v = await ctx.form({
-          title: `Expiry of ${key.name}`,
-          message: `Now: ${expiryText(key) ?? 'it does not expire'}. The gateway refuses it from then on (401).`,
-          fields: [expiryField(key.expires_at ?? '')],
-          submitLabel: 'save',
-        });
-        if (!v) return;
-        const expiry = parseExpiryInput(String(v.expires ?? ''));
-        const after = await ctx.call('setKeyExpiry', {
-          params: { id: key.id },
-          body: { expires_at: expiry.ok ? expiry.expires_at : null },
-        });
-        return {
-          title: after.expires_at ? 'Expiry set' : 'Expiry cleared',
-          summary: [`${after.name} ${expiryText(after) ?? 'no longer expires'}.`],
-        };
-      },
-    },
-    {
       key: 'R',
       label: 'rotate',
-      hintShort: 'rotate',
+      // on a short line: after revoke and quota, before a disabled action's reason; expiry and the unused filter first
+      hintPriority: 54,
       mutates: true,
       capability: 'gateway.key.rotate',
       needsRow: true,
@@ -333,8 +307,8 @@ export const keysScreen = defineScreen<KeyRow>({
         const summary = [
           `Rotated ${rotated.name} (${rotated.id}): new prefix ${rotated.prefix}, old ${rotated.previous_prefix ?? key.prefix}.`,
           inGrace(rotated)
-            ? `The old secret works until ${rotated.previous_valid_until}; then it is refused.`
-            : 'The old secret is refused from now on.',
+            ? `The old secret works until ${shortTime(rotated.previous_valid_until)} UTC; then the gateway refuses it.`
+            : 'The gateway refuses the old secret from now on.',
         ];
         await ctx.revealOnce({
           title: `New secret for ${rotated.name}`,
@@ -346,13 +320,30 @@ export const keysScreen = defineScreen<KeyRow>({
       },
     },
     {
-      key: 'U',
-      label: 'unused keys',
-      hintShort: 'unused',
-      hintPriority: 55,
-      mutates: false,
-      async run(ctx) {
-        ctx.setExtra({ unused: nextUnusedFilter(unusedFilterOf(ctx.state.extra)) }, { top: true });
+      key: 'E',
+      label: 'set expiry',
+      hintPriority: 52,
+      mutates: true,
+      capability: 'gateway.key.expiry',
+      needsRow: true,
+      unavailable: (k) => (k.status === 'revoked' ? KEY_REVOKED : null),
+      async run(ctx, key) {
+        const v = await ctx.form({
+          title: `Expiry of ${key.name}`,
+          message: `Now: ${expiryText(key) ?? 'it does not expire'}. The gateway refuses it from then on (401).`,
+          fields: [expiryField(key.expires_at ?? '')],
+          submitLabel: 'save',
+        });
+        if (!v) return;
+        const expiry = parseExpiryInput(String(v.expires ?? ''));
+        const after = await ctx.call('setKeyExpiry', {
+          params: { id: key.id },
+          body: { expires_at: expiry.ok ? expiry.expires_at : null },
+        });
+        return {
+          title: after.expires_at ? 'Expiry set' : 'Expiry cleared',
+          summary: [`${after.name} ${expiryText(after) ?? 'no longer expires'}.`],
+        };
       },
     },
     {
@@ -390,6 +381,16 @@ export const keysScreen = defineScreen<KeyRow>({
             `${after.name} (${after.id}) is ${after.status}${after.revoked_at ? ` since ${after.revoked_at}` : ''}.`,
           ],
         };
+      },
+    },
+    {
+      key: 'U',
+      label: 'unused keys',
+      // a filter: on a short line it gives way, whole, before a disabled action's reason
+      hintPriority: 50,
+      mutates: false,
+      async run(ctx) {
+        ctx.setExtra({ unused: nextUnusedFilter(unusedFilterOf(ctx.state.extra)) }, { top: true });
       },
     },
     auditHistoryAction<KeyRow>((k) => ({ type: 'gateway_key', search: k.id })),

@@ -16,12 +16,23 @@ export const UNUSED_DAYS = 30;
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
-/** "3 days", "5 hours", "12 minutes": a time to come, rounded down (at least a minute). */
-export function spanText(ms: number): string {
-  if (ms >= DAY) return plural(Math.floor(ms / DAY), 'day');
-  if (ms >= HOUR) return plural(Math.floor(ms / HOUR), 'hour');
-  return plural(Math.max(1, Math.floor(ms / MINUTE)), 'minute');
+/**
+ * A time to come in whole units, rounded down once a minute is added: an expiry set "3d" ahead
+ * still reads "3 days" the moment after, and a day and 23 hours never reads "2 days".
+ */
+function span(ms: number): [number, 'day' | 'hour' | 'minute'] {
+  const t = ms + MINUTE;
+  if (t >= DAY) return [Math.floor(t / DAY), 'day'];
+  if (t >= HOUR) return [Math.floor(t / HOUR), 'hour'];
+  return [Math.max(1, Math.floor(ms / MINUTE)), 'minute'];
 }
+
+/** "3 days", "5 hours", "12 minutes". */
+export function spanText(ms: number): string {
+  const [n, unit] = span(ms);
+  return plural(n, unit);
+}
+const UNIT_SHORT = { day: 'd', hour: 'h', minute: 'min' } as const;
 
 const timeOf = (iso: string | null | undefined): number => (typeof iso === 'string' ? Date.parse(iso) : NaN);
 
@@ -35,9 +46,8 @@ export function expiresCell(k: Pick<GatewayKey, 'expires_at'>, nowMs = Date.now(
   if (!Number.isFinite(at)) return '–';
   const left = at - nowMs;
   if (left <= 0) return 'expired';
-  if (left >= DAY) return `in ${Math.floor(left / DAY)} d`;
-  if (left >= HOUR) return `in ${Math.floor(left / HOUR)} h`;
-  return `in ${Math.max(1, Math.floor(left / MINUTE))} min`;
+  const [n, unit] = span(left);
+  return `in ${n} ${UNIT_SHORT[unit]}`;
 }
 
 const utc = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
