@@ -71,13 +71,17 @@ export type SetExpiry = z.infer<typeof SetExpiry>;
 export { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS };
 export const RotateKey = z
   .strictObject({
+    // the default is the server's (DEFAULT_GRACE_SECONDS), said in words: a zod default would make the
+    // field required in a generated client's type
     grace_seconds: z
       .number()
       .int()
       .min(0)
       .max(MAX_GRACE_SECONDS)
-      .default(DEFAULT_GRACE_SECONDS)
-      .meta({ description: 'how long the replaced secret keeps working; 0 ends it at once' }),
+      .optional()
+      .meta({
+        description: `how long the replaced secret keeps working, in seconds; 0 ends it at once; default ${DEFAULT_GRACE_SECONDS} (a day)`,
+      }),
   })
   .optional();
 export type RotateKey = z.input<typeof RotateKey>;

@@ -28,7 +28,7 @@ function span(ms: number): [number, 'day' | 'hour' | 'minute'] {
 }
 
 /** "3 days", "5 hours", "12 minutes". */
-export function spanText(ms: number): string {
+function spanText(ms: number): string {
   const [n, unit] = span(ms);
   return plural(n, unit);
 }
@@ -80,7 +80,7 @@ export function rotationText(
 }
 
 /** The keys screen's `U` filter, in its state's `extra.unused`: keys idle 30 days, or never used. */
-export const UNUSED_FILTERS = ['30d', 'never'] as const;
+const UNUSED_FILTERS = ['30d', 'never'] as const;
 export type UnusedFilter = (typeof UNUSED_FILTERS)[number];
 export const unusedFilterOf = (extra: Record<string, unknown> | undefined): UnusedFilter | null =>
   UNUSED_FILTERS.includes(extra?.unused as UnusedFilter) ? (extra!.unused as UnusedFilter) : null;
