@@ -330,7 +330,10 @@ export const keysScreen = defineScreen<KeyRow>({
       async run(ctx, key) {
         const v = await ctx.form({
           title: `Expiry of ${key.name}`,
-          message: `Now: ${expiryText(key) ?? 'it does not expire'}. The gateway refuses it from then on (401).`,
+          message: [
+            `Now: ${expiryText(key) ?? 'it does not expire'}.`,
+            'From the time set here the gateway refuses the key (401); empty: it does not expire.',
+          ],
           fields: [expiryField(key.expires_at ?? '')],
           submitLabel: 'save',
         });
