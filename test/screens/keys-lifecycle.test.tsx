@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { snapshot } from '../helpers/server.js';
 import { setupScreenSuite, selectRow } from '../helpers/screen-suite.js';
 import { afterARefresh } from '../helpers/dashboard.js';
+import { epochMinute, recordUsage } from '../../src/server/gateway/metering.js';
 
 /**
  * The keys screen's part of issue 41 §1–3 against the real server: the Expires column (giving way
@@ -20,6 +21,7 @@ const suite = setupScreenSuite({
       { name: 'idle-month' },
       { name: 'never-called' },
       { name: 'busy-key' },
+      { name: 'old-clients' },
     ])
       expect((await s.call('POST', '/gateway/keys', { body })).status).toBe(201);
     // history as an appliance would have it after weeks: seeded in the database
@@ -29,6 +31,14 @@ const suite = setupScreenSuite({
     set.run(ago(90), ago(0.01), 'busy-key');
     set.run(ago(10), ago(0.01), 'expiring-soon');
     set.run(ago(10), ago(0.01), 'rotate-me');
+    // clients still calling with an expired key and with a secret replaced by a rotation, ten minutes ago
+    const oldClients = s.server.db
+      .prepare("SELECT id FROM gateway_keys WHERE name = 'old-clients'")
+      .pluck()
+      .get() as string;
+    recordUsage(s.server.db, oldClients, epochMinute(Date.now() - 10 * 60_000), {
+      rejected_by: { expired: 2, rotated: 1 },
+    });
   },
 });
 
@@ -180,6 +190,22 @@ describe('keys screen: expiry, rotation, unused keys', () => {
     const keys = await d.waitForText('2 of');
     expect(keys).toContain('[keys]');
     expect(keys).toContain('active keys unused for 30 days');
+  });
+
+  it('the causes expired and rotated are named on the overview and in the usage detail', async () => {
+    // wide enough for the whole reason
+    const board = suite.render({ screen: 'overview', columns: 200, rows: 40 });
+    const f = await board.waitForText('Key old-clients');
+    expect(f).toMatch(
+      /Key old-clients\s+3 calls rejected in the last hour: 2 key expired, 1 secret replaced by a rotation/,
+    );
+    await suite.unmount();
+    const d = suite.render({ screen: 'usage', columns: 120, rows: 40 });
+    await selectRow(d, 'old-clients');
+    await d.press('enter');
+    const detail = await d.waitForText('rejected: key expired');
+    expect(detail).toMatch(/rejected: key expired\s+2/);
+    expect(detail).toMatch(/rejected: replaced secret\s+1/);
   });
 
   it('an auditor sees R and E disabled with the reason; pressing them sends nothing', async () => {
