@@ -12,6 +12,7 @@ import {
 } from '../src/dashboard/rules/quota.js';
 import { ago, shortTime } from '../src/dashboard/kit/format.js';
 import {
+  EXPIRY_WARNING_DAYS,
   expiresCell,
   expiryText,
   inGrace,
@@ -171,7 +172,11 @@ export const keysScreen = defineScreen<KeyRow>({
         header: 'Expires',
         value: (k) => expiresCell(k),
         sort: (k) => timeKey(k.expires_at),
-        tone: (k) => (k.expires_at && Date.parse(k.expires_at) - Date.now() < 7 * 86_400_000 ? 'warn' : undefined),
+        // within the overview's warning: the same keys it names
+        tone: (k) =>
+          k.expires_at && Date.parse(k.expires_at) - Date.now() <= EXPIRY_WARNING_DAYS * 86_400_000
+            ? 'warn'
+            : undefined,
         minWidth: 7,
         maxWidth: 10,
         givesWay: true,
