@@ -1,6 +1,7 @@
 import type { GatewayKey, Quota, Usage } from '../src/contract/index.js';
+import { DEFAULT_GRACE_SECONDS } from '../src/contract/key-rotation.js';
 import { isDisplayName } from '../src/contract/names.js';
-import { defineScreen, type ActionContext } from '../src/dashboard/kit/screen-api.js';
+import { defineScreen, type ActionContext, type FormField } from '../src/dashboard/kit/screen-api.js';
 import {
   KEY_REVOKED,
   quotaCauseOf,
@@ -10,6 +11,19 @@ import {
   setQuotaAction,
 } from '../src/dashboard/rules/quota.js';
 import { ago, shortTime } from '../src/dashboard/kit/format.js';
+import {
+  EXPIRY_WARNING_DAYS,
+  expiresCell,
+  expiryText,
+  inGrace,
+  isExpired,
+  nextUnusedFilter,
+  passesUnusedFilter,
+  rotationText,
+  UNUSED_FILTER_WORDS,
+  unusedFilterOf,
+} from '../src/dashboard/kit/key-lifecycle.js';
+import { EXPIRY_INPUT_HINT, parseExpiryInput } from '../src/text/expiry-input.js';
 import { toneOf } from '../src/dashboard/kit/theme.js';
 import { timeKey } from '../src/dashboard/kit/sort.js';
 import { auditHistoryAction } from '../src/dashboard/kit/audit-history.js';
@@ -25,18 +39,26 @@ const quotaKey = (q: Quota | undefined) => (q ? (q.requests_per_minute ?? Infini
  */
 type KeyRow = GatewayKey & { rejected_last_hour: number | null; rejected_by_last_hour?: Record<string, number> };
 
-function withRejections(data: unknown, usage: unknown): KeyRow[] {
-  const keys = (data as { data?: unknown }).data;
+/** The keys the `U` filter passes (all without it), each with its last hour's rejections. */
+function withRejections(data: unknown, usage: unknown, extra: Record<string, unknown>): KeyRow[] {
   const used = (usage as Usage | undefined)?.data;
   const rejected = new Map((Array.isArray(used) ? used : []).map((u) => [u.key_id, u.rejected]));
   const causes = new Map((Array.isArray(used) ? used : []).map((u) => [u.key_id, u.rejected_by]));
+  const unused = unusedFilterOf(extra);
+  const now = Date.now();
   // a key without traffic is not in the usage answer: it had no rejection
-  return (Array.isArray(keys) ? (keys as GatewayKey[]) : []).map((k) => ({
-    ...k,
-    rejected_last_hour: used ? (rejected.get(k.id) ?? 0) : null,
-    ...(causes.get(k.id) ? { rejected_by_last_hour: causes.get(k.id) } : {}),
-  }));
+  return listed(data)
+    .filter((k) => passesUnusedFilter(k, unused, now))
+    .map((k) => ({
+      ...k,
+      rejected_last_hour: used ? (rejected.get(k.id) ?? 0) : null,
+      ...(causes.get(k.id) ? { rejected_by_last_hour: causes.get(k.id) } : {}),
+    }));
 }
+const listed = (data: unknown): GatewayKey[] => {
+  const keys = (data as { data?: unknown } | undefined)?.data;
+  return Array.isArray(keys) ? (keys as GatewayKey[]) : [];
+};
 
 /**
  * The minute a key's refusals are counted from since its quota last changed, as the appliance
@@ -82,6 +104,28 @@ async function revokedBy(ctx: ActionContext, key: GatewayKey): Promise<string | 
   }
 }
 
+/** The rotate form's graces: none, an hour, a day (the appliance's default), a week. */
+const GRACES: [number, string][] = [
+  [0, 'not at all: refused at once'],
+  [3600, 'for 1 hour'],
+  [DEFAULT_GRACE_SECONDS, 'for 24 hours'],
+  [7 * 86_400, 'for 7 days'],
+];
+
+/** An expiry typed in a form (creation, E): a time from now, a date, or empty for never. */
+const expiryField = (initial = ''): FormField => ({
+  kind: 'text',
+  name: 'expires',
+  label: 'Expires',
+  initial,
+  maxLength: 40,
+  hint: EXPIRY_INPUT_HINT,
+  validate: (s) => {
+    const r = parseExpiryInput(s);
+    return r.ok ? null : r.error;
+  },
+});
+
 export const keysScreen = defineScreen<KeyRow>({
   name: 'keys',
   title: 'Gateway keys',
@@ -95,14 +139,20 @@ export const keysScreen = defineScreen<KeyRow>({
     },
   ],
   list: {
-    rows: (data, related) => withRejections(data, related.rejections),
+    rows: (data, related, extra) => withRejections(data, related.rejections, extra),
     // What the keys screen is for, next to the header's count of rejections: which key was refused
     // and under what quota. Those two columns are kept; on a short line the day of creation, then
     // the last use, the prefix and the status are left out first (the line under the table says
     // the cursor row whole, Enter shows the exact times).
     columns: [
       { header: 'Name', value: (k) => k.name, grow: true, minWidth: 15, maxWidth: 32 },
-      { header: 'Status', value: (k) => k.status, tone: (k) => toneOf(k.status), minWidth: 7 },
+      {
+        header: 'Status',
+        // an active key past its expiry is refused like a revoked one: said so, not "active"
+        value: (k) => (k.status === 'active' && isExpired(k) ? 'expired' : k.status),
+        tone: (k) => (k.status === 'active' && isExpired(k) ? 'bad' : toneOf(k.status)),
+        minWidth: 7,
+      },
       { header: 'Prefix', value: (k) => k.prefix, minWidth: 16, maxWidth: 16 },
       {
         header: 'Quota rpm/tpm/tpd',
@@ -117,6 +167,19 @@ export const keysScreen = defineScreen<KeyRow>({
         value: (k) => ago(k.last_used_at).replace(/ ago$/, ''),
         sort: (k) => timeKey(k.last_used_at),
         minWidth: 7,
+      },
+      {
+        header: 'Expires',
+        value: (k) => expiresCell(k),
+        sort: (k) => timeKey(k.expires_at),
+        // within the overview's warning: the same keys it names
+        tone: (k) =>
+          k.expires_at && Date.parse(k.expires_at) - Date.now() <= EXPIRY_WARNING_DAYS * 86_400_000
+            ? 'warn'
+            : undefined,
+        minWidth: 7,
+        maxWidth: 10,
+        givesWay: true,
       },
       {
         header: 'Created',
@@ -136,15 +199,20 @@ export const keysScreen = defineScreen<KeyRow>({
     ],
     rowKey: (k) => k.id,
     cursorLine: (k) => {
-      const since = sinceQuotaChange(k);
-      return `${k.name}: ${quotaText(k.quota)}${since ? ` · ${since}` : ''}`;
+      const said = [quotaText(k.quota), rotationText(k), expiryText(k), sinceQuotaChange(k)].filter(Boolean);
+      return `${k.name}: ${said.join(' · ')}`;
     },
     empty: 'No gateway keys yet. Press n to create one.',
-    summary: (rows) => {
+    summary: (rows, view) => {
       const rejected = rows.some((k) => k.rejected_last_hour !== null)
         ? rows.reduce((n, k) => n + (k.rejected_last_hour ?? 0), 0)
         : null;
-      return `${rows.length} key${rows.length === 1 ? '' : 's'} · ${rows.filter((k) => k.status === 'active').length} active${rejected === null ? '' : ` · ${thousands(rejected)} rejected in the last hour`}`;
+      const unused = unusedFilterOf(view?.state?.extra);
+      const graces = rows.filter((k) => k.status === 'active' && inGrace(k)).length;
+      const counted = unused
+        ? `${rows.length} of ${listed(view?.data).length} keys: ${UNUSED_FILTER_WORDS[unused]} (U: ${nextUnusedFilter(unused) ? UNUSED_FILTER_WORDS[nextUnusedFilter(unused)!] : 'all keys'})`
+        : `${rows.length} key${rows.length === 1 ? '' : 's'} · ${rows.filter((k) => k.status === 'active').length} active`;
+      return `${counted}${graces ? ` · ${graces} in a rotation grace` : ''}${rejected === null ? '' : ` · ${thousands(rejected)} rejected in the last hour`}`;
     },
   },
   actions: [
@@ -168,15 +236,24 @@ export const keysScreen = defineScreen<KeyRow>({
               validate: (s) => (isDisplayName(s) ? null : 'printable text, 1 to 64 characters'),
             },
             ...quotaFields(),
+            expiryField(),
           ],
           submitLabel: 'create',
         });
         if (!v) return;
+        const expiry = parseExpiryInput(String(v.expires ?? ''));
         // The secret lives only in this call and the dialog; neither outlives the dialog.
-        const created = await ctx.call('createKey', { body: { name: String(v.name), quota: quotaOf(v) } });
+        const created = await ctx.call('createKey', {
+          body: {
+            name: String(v.name),
+            quota: quotaOf(v),
+            ...(expiry.ok && expiry.expires_at ? { expires_at: expiry.expires_at } : {}),
+          },
+        });
         const summary = [
           `Created ${created.name} (${created.id}), prefix ${created.prefix}.`,
           `Quota (requests/min, tokens/min, tokens/day): ${quotaText(created.quota)}`,
+          ...(created.expires_at ? [`It ${expiryText(created)}.`] : []),
         ];
         await ctx.revealOnce({
           title: `Secret for ${created.name}`,
@@ -191,6 +268,92 @@ export const keysScreen = defineScreen<KeyRow>({
       (k) => k,
       (k) => quotaCauseOf(k.rejected_by_last_hour),
     ),
+    {
+      key: 'R',
+      label: 'rotate',
+      // on a short line: after revoke and quota, before a disabled action's reason; expiry and the unused filter first
+      hintPriority: 54,
+      mutates: true,
+      capability: 'gateway.key.rotate',
+      needsRow: true,
+      unavailable: (k) =>
+        k.status === 'revoked'
+          ? KEY_REVOKED
+          : isExpired(k)
+            ? 'the key has expired: set a later expiry (E) first'
+            : null,
+      async run(ctx, key) {
+        const v = await ctx.form({
+          title: `Rotate ${key.name}?`,
+          message: [
+            `A new secret replaces ${key.prefix}…; it is shown once. Id, name, quota and usage stay.`,
+            'The old secret keeps working for the grace chosen here, then the gateway refuses it.',
+            ...(inGrace(key)
+              ? [`The secret ${key.previous_prefix}… is still in its grace: this rotation ends it now.`]
+              : []),
+          ],
+          fields: [
+            {
+              kind: 'select',
+              name: 'grace',
+              label: 'Old secret works',
+              initial: String(DEFAULT_GRACE_SECONDS),
+              options: GRACES.map(([seconds, label]) => ({ value: String(seconds), label })),
+            },
+          ],
+          submitLabel: 'rotate',
+        });
+        if (!v) return;
+        // The new secret lives only in this call and the dialog; neither outlives the dialog.
+        const rotated = await ctx.call('rotateKey', {
+          params: { id: key.id },
+          body: { grace_seconds: Number(v.grace) },
+        });
+        const summary = [
+          `Rotated ${rotated.name} (${rotated.id}): new prefix ${rotated.prefix}, old ${rotated.previous_prefix ?? key.prefix}.`,
+          inGrace(rotated)
+            ? `The old secret works until ${shortTime(rotated.previous_valid_until)} UTC; then the gateway refuses it.`
+            : 'The gateway refuses the old secret from now on.',
+        ];
+        await ctx.revealOnce({
+          title: `New secret for ${rotated.name}`,
+          secret: rotated.secret,
+          lines: ['Give this secret to the clients that call the gateway with this key.'],
+        });
+        ctx.refresh();
+        return { title: 'Key rotated', summary };
+      },
+    },
+    {
+      key: 'E',
+      label: 'set expiry',
+      hintPriority: 52,
+      mutates: true,
+      capability: 'gateway.key.expiry',
+      needsRow: true,
+      unavailable: (k) => (k.status === 'revoked' ? KEY_REVOKED : null),
+      async run(ctx, key) {
+        const v = await ctx.form({
+          title: `Expiry of ${key.name}`,
+          message: [
+            `Now: ${expiryText(key) ?? 'it does not expire'}.`,
+            'From the time set here the gateway refuses the key (401); empty: it does not expire.',
+          ],
+          fields: [expiryField(key.expires_at ?? '')],
+          submitLabel: 'save',
+        });
+        if (!v) return;
+        const expiry = parseExpiryInput(String(v.expires ?? ''));
+        const after = await ctx.call('setKeyExpiry', {
+          params: { id: key.id },
+          body: { expires_at: expiry.ok ? expiry.expires_at : null },
+        });
+        return {
+          title: after.expires_at ? 'Expiry set' : 'Expiry cleared',
+          summary: [`${after.name} ${expiryText(after) ?? 'no longer expires'}.`],
+        };
+      },
+    },
     {
       intent: 'remove',
       label: 'revoke',
@@ -226,6 +389,16 @@ export const keysScreen = defineScreen<KeyRow>({
             `${after.name} (${after.id}) is ${after.status}${after.revoked_at ? ` since ${after.revoked_at}` : ''}.`,
           ],
         };
+      },
+    },
+    {
+      key: 'U',
+      label: 'unused keys',
+      // a filter: on a short line it gives way, whole, before a disabled action's reason
+      hintPriority: 50,
+      mutates: false,
+      async run(ctx) {
+        ctx.setExtra({ unused: nextUnusedFilter(unusedFilterOf(ctx.state.extra)) }, { top: true });
       },
     },
     auditHistoryAction<KeyRow>((k) => ({ type: 'gateway_key', search: k.id })),

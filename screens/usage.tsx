@@ -132,6 +132,8 @@ const CAUSES: Record<RejectionCause, { label: string; quota?: keyof Quota; per?:
   tokens_per_day: { label: 'tokens/day', quota: 'tokens_per_day', per: 'tokens/day' },
   revoked: { label: 'key revoked' },
   unknown_workload: { label: 'unknown workload' },
+  expired: { label: 'key expired' },
+  rotated: { label: 'replaced secret' },
 };
 
 /** Enter on a key: its refusals by cause, each beside the quota that caused it (u raises it). */

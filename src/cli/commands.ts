@@ -11,6 +11,7 @@ const COMMANDS = new Set([
   'get',
   'watch',
   'export',
+  'keys',
   'audit',
   'evidence',
   'config',

@@ -17,6 +17,9 @@ const USAGE = `appliance-admin: terminal dashboard and reference server for the 
   appliance-admin get SCREEN [--json] --url URL --token-file FILE  one screen's data
   appliance-admin get overview --url URL --token-file FILE        the board for a monitor: exit 0 OK … 3 UNKNOWN
   appliance-admin watch [--json] [--exec CMD] --url URL --token-file FILE  a line per change of the board
+  appliance-admin keys rotate KEY [--grace 24h] --url URL --token-file FILE  a gateway key's new secret, once
+  appliance-admin keys expire KEY --at TIME|--in 30d|--never      when a gateway key stops working
+  appliance-admin keys unused [--days 30] [--json]                 gateway keys nobody used lately
   appliance-admin export audit|journal --format csv|jsonl [--since 7d] -o FILE --url URL --token-file FILE
   appliance-admin audit verify FILE --key PEM_FILE | --url URL     prove an audit trail complete and unaltered
   appliance-admin audit fingerprint PEM_FILE                      a public key's fingerprint, as the screens show it
@@ -64,6 +67,8 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import('./watch.js')).watchCommand(rest);
       case 'export':
         return await (await import('./export.js')).exportCommand(rest);
+      case 'keys':
+        return await (await import('./keys.js')).keysCommand(rest);
       case 'audit':
         if (rest[0] === 'prove' || rest[0] === 'sample' || rest[0] === 'verify-proof')
           return await (await import('./audit-proof.js')).auditProofCommand(rest[0], rest.slice(1), process.env);

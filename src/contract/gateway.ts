@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { AreaRoutes } from './route-meta.js';
 import { REJECTION_CAUSES, type RejectionCause } from './rejection-causes.js';
+import { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS } from './key-rotation.js';
 import { DisplayName, Limit, Timestamp, endAfterStart, END_AFTER_START, page, PageQuery } from './common.js';
 
 export const Quota = z.strictObject({
@@ -31,17 +32,60 @@ export const GatewayKey = z.object({
    * Null: not counted by this appliance.
    */
   rejected_since_quota_change: z.number().int().nullable(),
+  /** when the gateway starts refusing the key (401, cause `expired`); null: it does not expire */
+  expires_at: Timestamp.nullable(),
+  /** when the key's secret was last replaced (rotateKey); null: never rotated */
+  rotated_at: Timestamp.nullable(),
+  /** the prefix of the secret the last rotation replaced; null: never rotated */
+  previous_prefix: z.string().nullable(),
+  /**
+   * until when the replaced secret is still accepted (the rotation's grace): after it, or once a
+   * later rotation ends the grace, it is refused (401, cause `rotated`); null: never rotated
+   */
+  previous_valid_until: Timestamp.nullable(),
 });
 export type GatewayKey = z.infer<typeof GatewayKey>;
 export const GatewayKeyList = page(GatewayKey);
 
-export const CreateKey = z.strictObject({ name: DisplayName, quota: Quota.partial().optional() });
+/**
+ * A key's expiry as a request sets it: RFC 3339 with an offset or Z (kept in UTC), in the future;
+ * null clears it.
+ */
+export const ExpiryTime = z.iso.datetime({ offset: true }).meta({
+  description: 'RFC 3339 time, in the future (stored in UTC); null: the key does not expire',
+});
+export const CreateKey = z.strictObject({
+  name: DisplayName,
+  quota: Quota.partial().optional(),
+  expires_at: ExpiryTime.nullable().optional(),
+});
 export type CreateKey = z.infer<typeof CreateKey>;
 /** The only response that ever carries the secret. */
 export const CreatedKey = GatewayKey.extend({ secret: z.string() });
 export type CreatedKey = z.infer<typeof CreatedKey>;
 
 export const KeyParams = z.strictObject({ id: z.string().min(1).max(100) });
+export const SetExpiry = z.strictObject({ expires_at: ExpiryTime.nullable() });
+export type SetExpiry = z.infer<typeof SetExpiry>;
+
+export { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS };
+export const RotateKey = z
+  .strictObject({
+    // the default is the server's (DEFAULT_GRACE_SECONDS), said in words: a zod default would make the
+    // field required in a generated client's type
+    grace_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_GRACE_SECONDS)
+      .optional()
+      .meta({
+        description: `how long the replaced secret keeps working, in seconds; 0 ends it at once; default ${DEFAULT_GRACE_SECONDS} (a day)`,
+      }),
+  })
+  .optional();
+export type RotateKey = z.input<typeof RotateKey>;
+
 /** PUT replaces the whole quota; each value is a whole number >= 0 or null (unlimited). */
 export const SetQuota = Quota.meta({ description: 'the whole quota a PUT sets' });
 
@@ -111,5 +155,7 @@ export const gatewayRoutes = {
   createKey: { body: CreateKey, response: CreatedKey },
   revokeKey: { params: KeyParams, response: GatewayKey },
   setQuota: { params: KeyParams, body: SetQuota, response: GatewayKey },
+  setKeyExpiry: { params: KeyParams, body: SetExpiry, response: GatewayKey },
+  rotateKey: { params: KeyParams, body: RotateKey, response: CreatedKey },
   usage: { query: UsageQuery, response: Usage },
 } as const satisfies AreaRoutes<'gateway'>;

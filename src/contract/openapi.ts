@@ -112,7 +112,8 @@ function adminOperation(def: RouteDef, c: OpenApiComponents, problem: { $ref: st
     ...(def.body
       ? {
           requestBody: {
-            required: true,
+            // a body that may be left out (rotateKey's: its grace has a default) says so
+            required: !def.body.safeParse(undefined).success,
             content: { 'application/json': { schema: c.ref(def.body, 'input', `${pascal(def.name)}Request`) } },
           },
         }

@@ -1,6 +1,6 @@
 /**
- * Why the gateway refused a key's calls: the quota that was reached, a revoked key, or a workload it
- * does not have. Without zod, so that the usage screen can name them without building the gateway's
+ * Why the gateway refused a key's calls: the quota that was reached, a revoked key, an expired key,
+ * a secret a rotation replaced (after its grace), or a workload it does not have. Without zod, so that the usage screen can name them without building the gateway's
  * schemas at the dashboard's start (docs/performance.md).
  */
 export const REJECTION_CAUSES = [
@@ -9,5 +9,7 @@ export const REJECTION_CAUSES = [
   'tokens_per_day',
   'revoked',
   'unknown_workload',
+  'expired',
+  'rotated',
 ] as const;
 export type RejectionCause = (typeof REJECTION_CAUSES)[number];

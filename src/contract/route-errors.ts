@@ -54,6 +54,18 @@ const OWN_ERRORS: { [N in RouteName]?: ErrorAnswer[] } = {
     { status: 404, code: 'SVC-ADMIN-404', when: 'no such key' },
     { status: 409, code: 'SVC-ADMIN-409', when: 'the key is revoked: its quota can no longer change' },
   ],
+  setKeyExpiry: [
+    { status: 404, code: 'SVC-ADMIN-404', when: 'no such key' },
+    { status: 409, code: 'SVC-ADMIN-409', when: 'the key is revoked: its expiry can no longer change' },
+  ],
+  rotateKey: [
+    { status: 404, code: 'SVC-ADMIN-404', when: 'no such key' },
+    {
+      status: 409,
+      code: 'SVC-ADMIN-409',
+      when: 'the key is revoked, or has expired (set a later expiry or clear it first)',
+    },
+  ],
   usage: [{ status: 404, code: 'SVC-ADMIN-404', when: '`key_id` names no key' }],
   activateModel: [
     { status: 404, code: 'SVC-ADMIN-404', when: 'unknown model' },
@@ -122,7 +134,11 @@ export const FRONT_DOOR_ERRORS: ErrorAnswer[] = [
     code: 'SVC-ADMIN-400',
     when: 'a JSON body that does not parse, `max_tokens` not a whole number >= 0, a body without a Content-Type',
   },
-  { status: 401, code: 'SVC-ADMIN-401', when: 'no gateway key, or one that is unknown or revoked' },
+  {
+    status: 401,
+    code: 'SVC-ADMIN-401',
+    when: 'no gateway key, or one that is unknown, revoked or expired, or a secret a rotation replaced once its grace ended',
+  },
   { status: 404, code: 'SVC-ADMIN-404', when: 'the appliance has no such workload' },
   { status: 413, code: 'SVC-ADMIN-413', when: 'the request body is over 1 MiB' },
   {

@@ -240,6 +240,20 @@ const OWN: Record<string, () => Promise<CallResult[]>> = {
       }),
     ];
   },
+  'setKeyExpiry 404 SVC-ADMIN-404': async () => [
+    await s.call('PUT', '/gateway/keys/key_nope/expiry', { body: { expires_at: null } }),
+  ],
+  'setKeyExpiry 409 SVC-ADMIN-409': async () => {
+    const id = await keyNamed('expiry frozen');
+    await s.call('POST', `/gateway/keys/${id}/revoke`);
+    return [await s.call('PUT', `/gateway/keys/${id}/expiry`, { body: { expires_at: null } })];
+  },
+  'rotateKey 404 SVC-ADMIN-404': async () => [await s.call('POST', '/gateway/keys/key_nope/rotate')],
+  'rotateKey 409 SVC-ADMIN-409': async () => {
+    const id = await keyNamed('rotation refused');
+    await s.call('POST', `/gateway/keys/${id}/revoke`);
+    return [await s.call('POST', `/gateway/keys/${id}/rotate`)];
+  },
   'usage 404 SVC-ADMIN-404': async () => [await s.call('GET', '/gateway/usage?key_id=key_nope')],
   'activateModel 404 SVC-ADMIN-404': async () => [
     await s.call('POST', '/models/activate', { body: { model_id: 'nope' } }),

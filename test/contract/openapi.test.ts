@@ -98,7 +98,10 @@ function agreementChecks(): string {
     const route = `(typeof routes)['${def.name}']`;
     if (def.response !== 'file')
       check(`${def.name}Response`, `Json<${op}['responses'][${def.status}]>`, `z.output<${route}['response']>`);
-    if (def.body) check(`${def.name}Body`, `Json<NonNullable<${op}['requestBody']>>`, `z.input<${route}['body']>`);
+    // a body that may be left out is an optional requestBody
+    const optional = def.body?.safeParse(undefined).success ? ' | undefined' : '';
+    if (def.body)
+      check(`${def.name}Body`, `Json<NonNullable<${op}['requestBody']>>${optional}`, `z.input<${route}['body']>`);
     if (def.params) check(`${def.name}Params`, `${op}['parameters']['path']`, `z.input<${route}['params']>`);
     if (def.query) {
       const generated = `NonNullable<${op}['parameters']['query']>`;

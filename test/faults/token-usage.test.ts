@@ -86,13 +86,14 @@ describe('documented usage keeps tokens off the command line', () => {
         ['token', '--help'],
         ['login', '--help'],
         ['logout', '--help'],
+        ['keys', '--help'],
       ].map(async (args) => ({ args, ...(await runCli(args)) })),
     );
     for (const r of runs) {
       expect(r.code, `${r.args.join(' ')}: ${r.stderr}`).toBe(0);
       expect(offences(r.stdout), r.args.join(' ')).toEqual([]);
     }
-    for (const r of runs.slice(1, 4)) {
+    for (const r of [...runs.slice(1, 4), runs.at(-1)!]) {
       expect(r.stdout, r.args.join(' ')).toContain('--token-file FILE');
       expect(r.stdout, r.args.join(' ')).toContain('APPLIANCE_ADMIN_TOKEN');
     }
@@ -115,6 +116,7 @@ describe('token files wider than 0600', () => {
       [
         conn,
         ['get', 'channels', ...conn],
+        ['keys', 'unused', ...conn],
         ['export', 'audit', '-o', join(tempDir('aa-export'), 'never-written.csv'), ...conn],
       ].map((a) => runCli(a)),
     );

@@ -178,7 +178,7 @@ describe('keys screen', () => {
     await d.resize(110, 30);
     const wide = hintsOf(await d.waitFor((x) => hintsOf(x).includes('revoked)'), 'the whole reason'));
     expect(wide.match(/revoked/g)).toHaveLength(1);
-    expect(wide).toContain('u set quota ✕  x revoke ✕  h history  (✕ the key is revoked) │');
+    expect(wide).toContain('u set quota ✕  R rotate ✕  x revoke ✕  h history  (✕ the key is revoked) │');
   });
 
   it('shows a refused change in plain words with code and request id, and keeps working', async () => {
@@ -212,7 +212,7 @@ describe('keys screen', () => {
     const d = suite.render({ role: 'auditor', screen: 'keys' });
     await d.waitForText('READ-ONLY');
     await d.waitForText('seeded-key');
-    expect(d.frame()).toMatch(/n new key ✕\s+u set quota ✕\s+x revoke ✕.*role auditor is read-only/);
+    expect(d.frame()).toMatch(/n new key ✕\s+u set quota ✕\s+R rotate ✕\s+x revoke ✕.*role auditor is read-only/);
     const audit = suite.auditRows();
     const keys = snapshot(suite.server, 'gateway_keys');
     for (const k of ['n', 'u', 'x']) {

@@ -15,7 +15,7 @@ import {
   Summary as SummarySchema,
   Usage as UsageSchema,
 } from '../../src/contract/index.js';
-import { triage } from '../../src/dashboard/triage/triage.js';
+import { triage as triageAt } from '../../src/dashboard/triage/triage.js';
 import { TRIAGE_SOURCES, type TriageInput, type TriageSource } from '../../src/dashboard/triage/sources.js';
 
 /**
@@ -67,6 +67,10 @@ const key = (
   quota: { requests_per_minute: null, tokens_per_minute: null, tokens_per_day: null, ...quota },
   quota_changed_at: NOW,
   rejected_since_quota_change: 0,
+  expires_at: null,
+  rotated_at: null,
+  previous_prefix: null,
+  previous_valid_until: null,
 });
 const keyUsage = (key_id: string, u: Partial<KeyUsage> = {}): KeyUsage => ({
   key_id,
@@ -76,7 +80,15 @@ const keyUsage = (key_id: string, u: Partial<KeyUsage> = {}): KeyUsage => ({
   output_tokens: 0,
   buckets: [],
   rejected_workloads: [],
-  rejected_by: { requests_per_minute: 0, tokens_per_minute: 0, tokens_per_day: 0, revoked: 0, unknown_workload: 0 },
+  rejected_by: {
+    requests_per_minute: 0,
+    tokens_per_minute: 0,
+    tokens_per_day: 0,
+    revoked: 0,
+    unknown_workload: 0,
+    expired: 0,
+    rotated: 0,
+  },
   ...u,
 });
 const usage = (data: KeyUsage[], bucket: 'hour' | 'day' = 'hour'): Usage =>
@@ -93,6 +105,10 @@ const limits = {
 const zeroOver = { tokens_per_run: 0, tool_calls_per_run: 0, seconds_per_run: 0 };
 
 /** Every source answered, with nothing wrong in any of them. */
+/** The board as it reads at NOW: keys' expiry and idleness are judged against that time, not the test's. */
+const triage = (input: TriageInput, o: Parameters<typeof triageAt>[1] = {}) =>
+  triageAt(input, { nowMs: Date.parse(NOW), ...o });
+
 function healthy(): Required<TriageInput> {
   return {
     deployment: ok(deployment('healthy', [{ name: 'gateway' }])),
@@ -232,6 +248,8 @@ describe('triage()', () => {
               tokens_per_day: 0,
               revoked: 0,
               unknown_workload: 2,
+              expired: 0,
+              rotated: 0,
             },
           }),
           keyUsage('key_b', {
@@ -243,6 +261,8 @@ describe('triage()', () => {
               tokens_per_day: 0,
               revoked: 0,
               unknown_workload: 0,
+              expired: 0,
+              rotated: 0,
             },
           }),
         ]),
@@ -273,6 +293,8 @@ describe('triage()', () => {
               tokens_per_day: 0,
               revoked: 0,
               unknown_workload: 0,
+              expired: 0,
+              rotated: 0,
             },
           }),
           keyUsage('key_b', {
@@ -283,6 +305,8 @@ describe('triage()', () => {
               tokens_per_day: 0,
               revoked: 0,
               unknown_workload: 0,
+              expired: 0,
+              rotated: 0,
             },
           }),
         ]),
@@ -304,6 +328,8 @@ describe('triage()', () => {
               tokens_per_day: 0,
               revoked: 0,
               unknown_workload: 0,
+              expired: 0,
+              rotated: 0,
             },
           }),
         ]),
@@ -325,7 +351,15 @@ describe('triage()', () => {
       });
     const stray = keyUsage('key_a', {
       rejected: 9,
-      rejected_by: { requests_per_minute: 0, tokens_per_minute: 0, tokens_per_day: 0, revoked: 0, unknown_workload: 9 },
+      rejected_by: {
+        requests_per_minute: 0,
+        tokens_per_minute: 0,
+        tokens_per_day: 0,
+        revoked: 0,
+        unknown_workload: 9,
+        expired: 0,
+        rotated: 0,
+      },
       rejected_workloads: [
         { workload: 'summarize-v0', rejected: 5 },
         { workload: '\u001b[31mred\u001b[0m', rejected: 2 },
@@ -393,6 +427,63 @@ describe('triage()', () => {
       usageToday: ok(usage([keyUsage('key_day', { input_tokens: 12_000 })], 'day')),
     });
     expect(over.get('key-quota:key_day')?.reason).toBe('at its quota: used 12,000 of 10,000 tokens today (UTC)');
+  });
+
+  it('keys that expire within 7 days, soonest first, each opening the keys screen on it; later or revoked ones give no line', () => {
+    const at = (days: number) => new Date(Date.parse(NOW) + days * 86_400_000).toISOString();
+    const lines = triage({
+      ...healthy(),
+      keys: ok(
+        page([
+          { ...key('key_a', 'intranet'), expires_at: at(3.5) },
+          { ...key('key_b', 'batch'), expires_at: at(0.25) },
+          { ...key('key_c', 'later'), expires_at: at(8) },
+          { ...key('key_d', 'gone', {}, 'revoked'), expires_at: at(1) },
+          { ...key('key_e', 'past'), expires_at: at(-1) },
+        ]),
+      ),
+    });
+    const expiring = lines.filter((l) => l.key.startsWith('key-expiry:'));
+    expect(expiring.map((l) => `${l.what}: ${l.reason}`)).toEqual([
+      'Key batch: expires in 6 hours (2026-11-26 18:00 UTC): its clients are refused from then on',
+      'Key intranet: expires in 3 days (2026-11-30 00:00 UTC): its clients are refused from then on',
+    ]);
+    expect(expiring[0]).toMatchObject({
+      severity: 'warn',
+      window: 'next 7 d',
+      link: { screen: 'keys', select: 'key_b' },
+    });
+  });
+
+  it('active keys unused for 30 days (a key never used counts from its creation) as one watch item opening the filtered keys screen', () => {
+    const ago = (days: number) => new Date(Date.parse(NOW) - days * 86_400_000).toISOString();
+    const lines = triage({
+      ...healthy(),
+      keys: ok(
+        page([
+          { ...key('key_a', 'intranet'), last_used_at: ago(1) },
+          { ...key('key_b', 'old-batch'), created_at: ago(90), last_used_at: ago(31) },
+          { ...key('key_c', 'never-used'), created_at: ago(45), last_used_at: null },
+          { ...key('key_d', 'new-never-used'), created_at: ago(2), last_used_at: null },
+          { ...key('key_e', 'revoked-idle', {}, 'revoked'), created_at: ago(90), last_used_at: ago(60) },
+          ...['w', 'x', 'y'].map((id) => ({ ...key(`key_${id}`, `idle-${id}`), created_at: ago(40) })),
+        ]),
+      ),
+    });
+    const unused = lines.filter((l) => l.key === 'keys-unused');
+    expect(unused).toEqual([
+      {
+        key: 'keys-unused',
+        severity: 'warn',
+        what: 'Gateway keys',
+        reason: '5 active keys unused for 30 days: old-batch, never-used, idle-w and 2 more; revoke what nobody needs',
+        count: 5,
+        window: 'last 30 d',
+        link: { screen: 'keys', extra: { unused: '30d' } },
+      },
+    ]);
+    // none idle: no line
+    expect(triage(healthy()).some((l) => l.key === 'keys-unused')).toBe(false);
   });
 
   it('agents with failures in the last 24 h: count, top error code and top tool; Enter opens the journal on their failures', () => {

@@ -130,7 +130,7 @@ const FORMS: { screen: string; row?: string; key: string; title: string; labels:
     screen: 'keys',
     key: 'n',
     title: 'Create a gateway key',
-    labels: ['Name', 'Requests / minute', 'Tokens / minute', 'Tokens / day'],
+    labels: ['Name', 'Requests / minute', 'Tokens / minute', 'Tokens / day', 'Expires'],
   },
   {
     screen: 'keys',
@@ -139,6 +139,8 @@ const FORMS: { screen: string; row?: string; key: string; title: string; labels:
     title: 'Quota for sizes-key',
     labels: ['Requests / minute', 'Tokens / minute', 'Tokens / day'],
   },
+  { screen: 'keys', row: 'sizes-key', key: 'R', title: 'Rotate sizes-key?', labels: ['Old secret works'] },
+  { screen: 'keys', row: 'sizes-key', key: 'E', title: 'Expiry of sizes-key', labels: ['Expires'] },
   {
     screen: 'budgets',
     row: 'hr-assistant',

@@ -108,6 +108,31 @@ function fuzzRoute(def: RouteDef): FuzzRoute {
         body: { requests_per_minute: 10, tokens_per_minute: null, tokens_per_day: 1000 },
         accepts: (b) => valid(def, b),
       };
+    case 'setKeyExpiry':
+      return {
+        ...base,
+        path: (p) => `/gateway/keys/${p.id}/expiry`,
+        params: { id: keyId },
+        validParamValues: { id: [keyId] },
+        body: { expires_at: '2099-01-01T00:00:00Z' },
+        // the schema takes any RFC 3339 time; the server also wants it in the future
+        accepts: (b) =>
+          valid<{ expires_at: string | null }>(
+            def,
+            b,
+            (x) => x.expires_at === null || Date.parse(x.expires_at) > Date.now(),
+          ),
+      };
+    case 'rotateKey':
+      return {
+        ...base,
+        path: (p) => `/gateway/keys/${p.id}/rotate`,
+        params: { id: keyId },
+        validParamValues: { id: [keyId] },
+        body: { grace_seconds: 60 },
+        // the body is optional: none, null or {} rotate with the default grace
+        accepts: (b) => isEmptyBody(b) || valid(def, b),
+      };
     case 'activateModel':
       return {
         ...base,

@@ -490,6 +490,8 @@ describe('gateway usage', () => {
           tokens_per_day: 1,
           revoked: 0,
           unknown_workload: 0,
+          expired: 0,
+          rotated: 0,
         },
         rejected_workloads: [],
         // each bucket counts its rejections too: a chart shows when they stopped
@@ -564,7 +566,15 @@ describe('gateway rejections by cause', () => {
       buckets: object[];
     };
   };
-  const none = { requests_per_minute: 0, tokens_per_minute: 0, tokens_per_day: 0, revoked: 0, unknown_workload: 0 };
+  const none = {
+    requests_per_minute: 0,
+    tokens_per_minute: 0,
+    tokens_per_day: 0,
+    revoked: 0,
+    unknown_workload: 0,
+    expired: 0,
+    rotated: 0,
+  };
 
   it('names the limit of each 429, and counts 401 and 404 of a known key against it', async () => {
     await awayFromMinuteEdge();

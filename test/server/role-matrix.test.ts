@@ -29,6 +29,10 @@ async function sampleRequest(def: RouteDef, s: TestServer, keyId: string): Promi
         path: `/gateway/keys/${keyId}/quota`,
         body: { requests_per_minute: 10, tokens_per_minute: null, tokens_per_day: 1000 },
       };
+    case 'setKeyExpiry':
+      return { path: `/gateway/keys/${keyId}/expiry`, body: { expires_at: '2099-01-01T00:00:00Z' } };
+    case 'rotateKey':
+      return { path: `/gateway/keys/${keyId}/rotate`, body: { grace_seconds: 60 } };
     case 'activateModel':
       return { path: '/models/activate', body: { model_id: 'mistral-7b' } };
     case 'setRouting':
@@ -81,6 +85,8 @@ describe('role matrix: every mutation by every role', () => {
         'revokeKey',
         'setBudgets',
         'setQuota',
+        'setKeyExpiry',
+        'rotateKey',
         'setRouting',
         'updateChannels',
       ].sort(),

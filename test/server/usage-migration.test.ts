@@ -43,7 +43,15 @@ describe('migration 4: rejections by cause', () => {
       Date.now(),
     );
     const by = Object.fromEntries(usage.data.map((u) => [u.key_id, u]));
-    const none = { requests_per_minute: 0, tokens_per_minute: 0, tokens_per_day: 0, revoked: 0, unknown_workload: 0 };
+    const none = {
+      requests_per_minute: 0,
+      tokens_per_minute: 0,
+      tokens_per_day: 0,
+      revoked: 0,
+      unknown_workload: 0,
+      expired: 0,
+      rotated: 0,
+    };
     expect(by.key_rpm).toMatchObject({ requests: 7, rejected: 3, rejected_by: { ...none, requests_per_minute: 3 } });
     expect(by.key_tpm.rejected_by).toEqual({ ...none, tokens_per_minute: 3 });
     expect(by.key_tpd.rejected_by).toEqual({ ...none, tokens_per_day: 3 });

@@ -102,7 +102,7 @@ describe('a disabled action says why, from a value', () => {
     const d = suite.render({ role: 'auditor', screen: 'keys', columns: 160 });
     const f = await d.waitForText('(✕ role auditor is read-only) │');
     const hints = f.split('\n').find((l) => l.includes('? help'))!;
-    expect(hints).toMatch(/n new key ✕ {2}u set quota ✕ {2}x revoke ✕/);
+    expect(hints).toMatch(/n new key ✕ {2}u set quota ✕ {2}R rotate ✕ {2}E set expiry ✕ {2}x revoke ✕/);
     expect(hints).not.toContain('disabled:');
     await d.press('?');
     const help = await d.waitForText('Actions on this screen (keys)');

@@ -69,9 +69,10 @@ export interface ListSpec<Row> {
   resource?: string;
   /**
    * rows from the resource's data (default: data.data, or data when it is an array); `related`
-   * has the data of the screen's other resources by id, to join into the rows (keys: last hour's rejections)
+   * has the data of the screen's other resources by id, to join into the rows (keys: last hour's rejections);
+   * `extra`, the screen's state, for a filter an action sets without fetching anew (keys: `U` unused keys)
    */
-  rows?: (data: unknown, related: Record<string, unknown>) => Row[];
+  rows?: (data: unknown, related: Record<string, unknown>, extra: Record<string, unknown>) => Row[];
   /**
    * rows from all of the screen's resources instead (an overview: a line per thing, and per
    * resource still loading or failed); the list is drawn at once, without waiting for the primary

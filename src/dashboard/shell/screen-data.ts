@@ -23,10 +23,15 @@ export interface ScreenData {
 }
 
 /** Rows out of a list answer: data.data, a bare array, or what the screen says. */
-export function extractRows(list: ListSpec<unknown>, data: unknown, related: Record<string, unknown> = {}): unknown[] {
+export function extractRows(
+  list: ListSpec<unknown>,
+  data: unknown,
+  related: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+): unknown[] {
   if (data === undefined || data === null) return [];
   try {
-    if (list.rows) return list.rows(data, related) ?? [];
+    if (list.rows) return list.rows(data, related, extra) ?? [];
   } catch {
     return [];
   }
@@ -73,8 +78,8 @@ export function useScreenData(deps: DashboardDeps, screen: AnyScreen, state: Scr
     [rowsFrom, resources, auditKey],
   );
   const answered = useMemo(
-    () => (list && !rowsFrom ? extractRows(list, primary.data, related) : null),
-    [list, rowsFrom, primary.data, related],
+    () => (list && !rowsFrom ? extractRows(list, primary.data, related, state.extra) : null),
+    [list, rowsFrom, primary.data, related, state.extra],
   );
   const all = list?.fromActionLog ? logged : (joined ?? answered ?? NO_ROWS);
   const sorted = useMemo(() => sortedRows(screen, all, state.sort), [screen, all, state.sort]);

@@ -1,16 +1,22 @@
-/** Gateway keys: calls rejected over the overview's window, and keys near their quotas. */
-import type { GatewayKey, KeyUsage, Usage } from '../../contract/index.js';
+/**
+ * Gateway keys: calls rejected over the overview's window, keys near their quotas, keys about to
+ * expire, and active keys nobody used for a month.
+ */
+import type { GatewayKey, KeyUsage, RejectionCause, Usage } from '../../contract/index.js';
 import { sanitize } from '../../text/sanitize.js';
 import { list, num } from './answers.js';
 import { quotaLinkExtra } from '../kit/quota-link.js';
+import { EXPIRY_WARNING_DAYS, expiryText, isUnusedFor, UNUSED_DAYS } from '../kit/key-lifecycle.js';
 import { LAST_DAY, LAST_HOUR, LAST_WEEK, n, NEAR, plural, TODAY, type TriageLine } from './line.js';
 
-const CAUSE_WORDS: Record<string, string> = {
+const CAUSE_WORDS: Record<RejectionCause, string> = {
   requests_per_minute: 'requests/minute quota',
   tokens_per_minute: 'tokens/minute quota',
   tokens_per_day: 'tokens/day quota',
   revoked: 'key revoked',
   unknown_workload: 'unknown workload',
+  expired: 'key expired',
+  rotated: 'secret replaced by a rotation',
 };
 
 const keyName = (keys: Map<string, GatewayKey>, id: string) => keys.get(id)?.name ?? id;
@@ -45,7 +51,7 @@ export function rejectionLines(usage: Usage | undefined, keys: Map<string, Gatew
         .sort((a, b) => num(b[1]) - num(a[1]));
       const causes = counted.map(([cause, c]) => {
         const names = cause === 'unknown_workload' ? refusedNames(u) : '';
-        return `${n(num(c))} ${CAUSE_WORDS[cause] ?? cause}${names ? ` (${names})` : ''}`;
+        return `${n(num(c))} ${CAUSE_WORDS[cause as RejectionCause] ?? cause}${names ? ` (${names})` : ''}`;
       });
       return {
         key: `key-rejections:${u.key_id}`,
@@ -127,4 +133,53 @@ export function quotaLines(
     });
   }
   return lines;
+}
+
+/**
+ * An active key that expires within EXPIRY_WARNING_DAYS: its clients are refused from then on,
+ * unless it is rotated onto a new key or its expiry is moved (E on the keys screen).
+ */
+export function expiryLines(keys: Map<string, GatewayKey>, nowMs: number): TriageLine[] {
+  const soon = [...keys.values()].filter((k) => {
+    const at = typeof k.expires_at === 'string' ? Date.parse(k.expires_at) : NaN;
+    return k.status === 'active' && at > nowMs && at - nowMs <= EXPIRY_WARNING_DAYS * 86_400_000;
+  });
+  return soon
+    .sort((a, b) => Date.parse(a.expires_at!) - Date.parse(b.expires_at!))
+    .map((k) => ({
+      key: `key-expiry:${k.id}`,
+      severity: 'warn',
+      what: `Key ${k.name ?? k.id}`,
+      reason: `${expiryText(k, nowMs)}: its clients are refused from then on`,
+      count: null,
+      window: NEXT_WEEK,
+      link: { screen: 'keys', select: k.id },
+    }));
+}
+const NEXT_WEEK = `next ${EXPIRY_WARNING_DAYS} d`;
+
+/** How many unused keys the line names before "and N more". */
+const UNUSED_NAMED = 3;
+
+/**
+ * The active keys nobody used for UNUSED_DAYS (counting from creation for a key never used), as
+ * one line: each is a credential someone holds and nobody needs. It opens the keys screen
+ * filtered to them.
+ */
+export function unusedKeysLine(keys: Map<string, GatewayKey>, nowMs: number): TriageLine[] {
+  const idle = [...keys.values()].filter((k) => isUnusedFor(k, UNUSED_DAYS, nowMs));
+  if (!idle.length) return [];
+  const names = idle.slice(0, UNUSED_NAMED).map((k) => sanitize(String(k.name ?? k.id), 40));
+  const more = idle.length > UNUSED_NAMED ? ` and ${n(idle.length - UNUSED_NAMED)} more` : '';
+  return [
+    {
+      key: 'keys-unused',
+      severity: 'warn',
+      what: 'Gateway keys',
+      reason: `${plural(idle.length, 'active key')} unused for ${UNUSED_DAYS} days: ${names.join(', ')}${more}; revoke what nobody needs`,
+      count: idle.length,
+      window: `last ${UNUSED_DAYS} d`,
+      link: { screen: 'keys', extra: { unused: '30d' } },
+    },
+  ];
 }

@@ -22,7 +22,7 @@ import { chainOf, chainStateLine } from './audit-chain-state.js';
 import { connectorLines } from './connectors.js';
 import { deniedLines } from './denied-attempts.js';
 import { deploymentLines } from './deployment.js';
-import { quotaLines, rejectionLines } from './gateway-keys.js';
+import { expiryLines, quotaLines, rejectionLines, unusedKeysLine } from './gateway-keys.js';
 import { headlineLines } from './headlines.js';
 import type { Severity, TriageLine } from './line.js';
 import { modelLines } from './models.js';
@@ -32,9 +32,11 @@ const ORDER: Record<Severity, number> = { crit: 0, warn: 1, unknown: 2, ok: 3 };
 
 /**
  * The triage lines for what has arrived; a resource still loading or unreadable gets a line saying
- * so. `auditKey`: the audit key pinned for this appliance, which the chain's checkpoint is checked with.
+ * so. `auditKey`: the audit key pinned for this appliance, which the chain's checkpoint is checked with;
+ * `nowMs`: the time keys' expiry and idleness are judged at (default: now).
  */
-export function triage(input: TriageInput, o: { auditKey?: PinnedAuditKey } = {}): TriageLine[] {
+export function triage(input: TriageInput, o: { auditKey?: PinnedAuditKey; nowMs?: number } = {}): TriageLine[] {
+  const nowMs = o.nowMs ?? Date.now();
   const data = <T>(id: TriageSource): T | undefined => answerOf<T>(input, id);
   const served = (id: TriageSource): unknown => servedOf(input, id);
   const keys = new Map(list<GatewayKey>(data('keys')).map((k) => [k.id, k]));
@@ -46,6 +48,8 @@ export function triage(input: TriageInput, o: { auditKey?: PinnedAuditKey } = {}
     // the last hour's rejections are in the last hour's usage: the board asks a window of its own only for a day or a week
     ...rejectionLines(data<Usage>('rejections' in input ? 'rejections' : 'usage'), keys),
     ...quotaLines(data<Usage>('usage'), data<Usage>('usageToday'), keys),
+    ...expiryLines(keys, nowMs),
+    ...unusedKeysLine(keys, nowMs),
     ...failureLines(data<Summary>('failuresByError'), data<Summary>('failuresByTool')),
     ...budgetLines(data<BudgetUsage>('budgetUsage')),
     ...modelLines(list<Model>(data('models')), list<RoutingEntry>(data('routing'))),

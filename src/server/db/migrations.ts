@@ -451,4 +451,28 @@ CREATE TABLE audit_forward (
 ) WITHOUT ROWID;
 `,
   },
+  {
+    version: 13,
+    name: 'gateway key expiry and rotation',
+    // A key may expire; a rotation replaces its secret and keeps the old one working for a grace. Every
+    // replaced secret stays here (its hash and prefix only, like the key's own), so that a client still
+    // sending it after the grace is refused as `rotated` against its key rather than as an unknown key.
+    // The front door's refusals of an expired key and of a replaced secret are counted by cause.
+    sql: `
+ALTER TABLE gateway_keys ADD COLUMN expires_at TEXT;
+ALTER TABLE gateway_keys ADD COLUMN rotated_at TEXT;
+CREATE TABLE gateway_key_replaced_secrets (
+  seq INTEGER PRIMARY KEY,
+  key_id TEXT NOT NULL REFERENCES gateway_keys (id),
+  secret_hash TEXT NOT NULL UNIQUE,
+  prefix TEXT NOT NULL,
+  replaced_at TEXT NOT NULL,
+  valid_until TEXT NOT NULL,
+  valid_until_ms INTEGER NOT NULL
+);
+CREATE INDEX gateway_key_replaced_secrets_key ON gateway_key_replaced_secrets (key_id, seq);
+ALTER TABLE usage_minutes ADD COLUMN rejected_expired INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE usage_minutes ADD COLUMN rejected_rotated INTEGER NOT NULL DEFAULT 0;
+`,
+  },
 ];

@@ -205,6 +205,21 @@ function keyEvents(c: Ctx): void {
         name: k.name,
         quota: k.quota,
       });
+    if (k.expiry && k.expiry.at_ms >= c.from)
+      push(c, k.expiry.at_ms, admins()[0], 'gateway.key.expiry', keyTarget, 'success', 200, {
+        from: null,
+        to: k.expiry.expires_at,
+      });
+    if (k.rotation && k.rotation.at_ms >= c.from) {
+      const { at_ms, ...rotation } = k.rotation;
+      push(c, at_ms, admins()[0], 'gateway.key.rotate', keyTarget, 'success', 200, {
+        name: k.name,
+        previous_prefix: rotation.previous_prefix,
+        new_prefix: rotation.new_prefix,
+        grace_seconds: rotation.grace_seconds,
+        previous_valid_until: rotation.valid_until,
+      });
+    }
     if (k.revoked_ms !== null && k.revoked_ms >= c.from) {
       push(c, k.revoked_ms, c.rng.pick(admins()), 'gateway.key.revoke', keyTarget, 'success', 200, {
         name: k.name,

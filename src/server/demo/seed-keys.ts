@@ -1,7 +1,15 @@
 import type { Db } from '../db/sqlite-driver.js';
 import type { Quota } from '../../contract/index.js';
 import { ApiError } from '../errors.js';
-import { createGatewayKey, listGatewayKeys, revokeGatewayKey, touchGatewayKey } from '../gateway/keys.js';
+import {
+  createGatewayKey,
+  listGatewayKeys,
+  revokeGatewayKey,
+  rotateGatewayKey,
+  setGatewayKeyExpiry,
+  touchGatewayKey,
+} from '../gateway/keys.js';
+import { iso } from '../ids.js';
 import { recordRefusedWorkload, recordUsage } from '../gateway/metering.js';
 import { activityAt, DAY, MINUTE } from './activity.js';
 import type { Rng } from './prng.js';
@@ -23,6 +31,12 @@ interface DemoKeySpec {
   strayWorkload?: string;
   /** hours after revocation its clients keep calling, refused */
   callsAfterRevokeHours?: number;
+  /** rotated this many days ago, its old secret working for graceHours more */
+  rotatedDaysAgo?: number;
+  graceHours?: number;
+  /** an expiry this many days ahead, set expirySetDaysAgo days ago */
+  expiresInDays?: number;
+  expirySetDaysAgo?: number;
 }
 
 const q = (
@@ -43,6 +57,9 @@ const DEMO_KEYS: DemoKeySpec[] = [
     quota: q(120, 60_000, 4_000_000),
     load: 60,
     tokens: [900, 260],
+    // rotated on the quarterly schedule, the old secret kept for a day
+    rotatedDaysAgo: 11,
+    graceHours: 24,
   },
   {
     name: 'finance-analyst-prod',
@@ -64,6 +81,9 @@ const DEMO_KEYS: DemoKeySpec[] = [
     name: 'sales-copilot-teams',
     created_by: 'erin.walsh@northwind.example',
     createdDaysAgo: 45,
+    // a pilot licensed until next week: the overview warns of its expiry
+    expiresInDays: 5,
+    expirySetDaysAgo: 30,
     quota: q(90, 50_000, 4_000_000),
     load: 45,
     tokens: [1100, 350],
@@ -151,6 +171,10 @@ export interface SeededKey {
   created_ms: number;
   revoked_ms: number | null;
   quota: Quota;
+  /** a rotation the audit trail tells of, as it was made */
+  rotation?: { at_ms: number; previous_prefix: string; new_prefix: string; grace_seconds: number; valid_until: string };
+  /** an expiry the audit trail tells of */
+  expiry?: { at_ms: number; expires_at: string };
 }
 
 const SLOT_MINUTES = 15;
@@ -196,6 +220,25 @@ export function seedKeysAndUsage(
       revoked_ms,
       quota: key.quota,
     };
+    if (spec.expiresInDays !== undefined) {
+      // fixed times of day, not from rng: the seeded history that follows stays as it was
+      const at_ms = now - (spec.expirySetDaysAgo ?? 0) * DAY + 2 * 60 * MINUTE;
+      const { key: after } = setGatewayKeyExpiry(db, key.id, iso(now + spec.expiresInDays * DAY), now);
+      seeded.expiry = { at_ms, expires_at: after.expires_at! };
+    }
+    if (spec.rotatedDaysAgo !== undefined) {
+      const at_ms = now - spec.rotatedDaysAgo * DAY + 3 * 60 * MINUTE;
+      const grace_seconds = (spec.graceHours ?? 24) * 3600;
+      // the new secret is dropped on the spot, like the created one
+      const r = rotateGatewayKey(db, key.id, grace_seconds, at_ms);
+      seeded.rotation = {
+        at_ms,
+        previous_prefix: r.previousPrefix,
+        new_prefix: r.key.prefix,
+        grace_seconds,
+        valid_until: r.previousValidUntil,
+      };
+    }
     keys.push(seeded);
 
     const u = rng.fork();

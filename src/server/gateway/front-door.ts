@@ -3,8 +3,8 @@ import type { Db } from '../db/sqlite-driver.js';
 import type { ServerConfig } from '../config.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { sendProblem } from '../http/reply.js';
-import { GatewayCallResult } from '../../contract/index.js';
-import { findKeyBySecret } from './keys.js';
+import { GatewayCallResult, type GatewayKey } from '../../contract/index.js';
+import { findKeyBySecret, hasExpired } from './keys.js';
 import { meterCall, recordRejection, recordUnknownWorkload } from './metering.js';
 import { routingEntry } from '../models/routing.js';
 
@@ -13,8 +13,13 @@ export const GATEWAY_BODY_LIMIT = 1024 * 1024;
 /** A call's output estimate is its `max_tokens`, capped so one call cannot claim a day's quota. */
 const MAX_OUTPUT_TOKENS = 4096;
 
-const unauthorized = () =>
-  new ApiError(401, 'missing, unknown or revoked gateway key', {
+/**
+ * The refusal of a key that cannot be used. An unknown key learns nothing; a caller that presents a
+ * real secret of an expired key or one a rotation replaced is told which, so that its owner knows
+ * what to fix (a holder of that secret learns nothing it could not have known).
+ */
+const unauthorized = (detail = 'missing, unknown or revoked gateway key') =>
+  new ApiError(401, detail, {
     headers: { 'WWW-Authenticate': 'Bearer realm="appliance-gateway"' },
   });
 
@@ -47,8 +52,10 @@ function estimateTokens(req: FastifyRequest): { input_tokens: number; output_tok
 
 /**
  * The gateway's front door: authenticates a gateway key, enforces its quota, resolves the
- * workload's model and meters the call. A revoked key's call (401) and a call to an unknown
- * workload (404) count as the key's rejections by that cause (the latter also under the name asked for); an unknown secret has no key to count against. It runs no model (`served: false`). It carries content by
+ * workload's model and meters the call. A revoked or expired key's call (401), a secret a rotation
+ * replaced once its grace ended (401) and a call to an unknown workload (404) count as the key's
+ * rejections by that cause (the latter also under the name asked for); an unknown secret has no key
+ * to count against. It runs no model (`served: false`). It carries content by
  * design, so the admin metadata boundary does not apply; the body is never stored or logged.
  */
 export function registerFrontDoor(app: FastifyInstance, db: Db, config: ServerConfig): void {
@@ -73,12 +80,25 @@ export function registerFrontDoor(app: FastifyInstance, db: Db, config: ServerCo
       const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
       return m ? findKeyBySecret(db, m[1]) : undefined;
     };
-    /** 401 for a missing or unknown key; a revoked key's call is also counted against it, by cause. */
-    const refuseUnusable = (key: ReturnType<typeof keyOf>): NonNullable<ReturnType<typeof keyOf>> => {
-      if (!key) throw unauthorized();
+    /**
+     * 401 for a missing or unknown key; a revoked or expired key's call, and one with a secret a
+     * rotation replaced after its grace, is also counted against the key, by cause.
+     */
+    const refuseUnusable = (found: ReturnType<typeof keyOf>): GatewayKey => {
+      if (!found) throw unauthorized();
+      const { key, replaced } = found;
+      const now = Date.now();
       if (key.status === 'revoked') {
-        recordRejection(db, key.id, 'revoked', Date.now());
+        recordRejection(db, key.id, 'revoked', now);
         throw unauthorized();
+      }
+      if (hasExpired(key, now)) {
+        recordRejection(db, key.id, 'expired', now);
+        throw unauthorized('gateway key expired');
+      }
+      if (replaced && replaced.validUntilMs <= now) {
+        recordRejection(db, key.id, 'rotated', now);
+        throw unauthorized('this gateway key secret was replaced by a rotation and its grace has ended');
       }
       return key;
     };
@@ -107,7 +127,7 @@ export function registerFrontDoor(app: FastifyInstance, db: Db, config: ServerCo
         const model_id = route.effective_model_id;
 
         const tokens = estimateTokens(req);
-        // no await since the key lookup: nothing can revoke it or change its quota in between
+        // no await since the key lookup: nothing can revoke, expire or rotate it or change its quota in between
         const verdict = meterCall(db, key.id, key.quota, tokens, Date.now());
         if (!verdict.ok) {
           req.log.info({ key_id: key.id, workload, limit: verdict.limit }, 'gateway call throttled');

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/sqlite-driver.js';
-import { conflict, notFound } from '../errors.js';
+import { badRequest, conflict, notFound } from '../errors.js';
 import { iso, newId } from '../ids.js';
 import { hashSecret } from '../tokens.js';
 import { UNLIMITED, type GatewayKey, type Quota } from '../../contract/index.js';
@@ -24,6 +24,10 @@ interface KeyRow {
   tokens_per_day: number | null;
   quota_changed_at: string;
   rejected_since_quota_change: number;
+  expires_at: string | null;
+  rotated_at: string | null;
+  previous_prefix: string | null;
+  previous_valid_until: string | null;
 }
 
 /**
@@ -37,8 +41,13 @@ const COUNTED_FROM = `CASE WHEN k.quota_changed_at = k.created_at THEN ${CHANGED
 // `rejected > 0` lets SQLite read the partial index of the minutes with a refusal (migration 9)
 const REJECTED_SINCE = `(SELECT COALESCE(SUM(u.rejected), 0) FROM usage_minutes u WHERE u.key_id = k.id
   AND u.rejected > 0 AND u.minute >= ${COUNTED_FROM}) AS rejected_since_quota_change`;
+/** The newest secret a rotation replaced: the only one that can still be in its grace. */
+const NEWEST_REPLACED = (column: string) =>
+  `(SELECT r.${column} FROM gateway_key_replaced_secrets r WHERE r.key_id = k.id ORDER BY r.seq DESC LIMIT 1)`;
 const COLUMNS = `k.id, k.name, k.status, k.prefix, k.created_at, k.created_by, k.revoked_at, k.last_used_at,
-  k.requests_per_minute, k.tokens_per_minute, k.tokens_per_day, k.quota_changed_at, ${REJECTED_SINCE}`;
+  k.requests_per_minute, k.tokens_per_minute, k.tokens_per_day, k.quota_changed_at, ${REJECTED_SINCE},
+  k.expires_at, k.rotated_at, ${NEWEST_REPLACED('prefix')} AS previous_prefix,
+  ${NEWEST_REPLACED('valid_until')} AS previous_valid_until`;
 
 const toKey = (r: KeyRow): GatewayKey => ({
   id: r.id,
@@ -56,6 +65,10 @@ const toKey = (r: KeyRow): GatewayKey => ({
   },
   quota_changed_at: r.quota_changed_at,
   rejected_since_quota_change: r.rejected_since_quota_change,
+  expires_at: r.expires_at,
+  rotated_at: r.rotated_at,
+  previous_prefix: r.previous_prefix,
+  previous_valid_until: r.previous_valid_until,
 });
 
 /** Newest first. Key counts are small (dozens), so the list is paged in memory. */
@@ -75,17 +88,48 @@ const mustGet = (db: Db, id: string): GatewayKey => {
   return key;
 };
 
-/** The key a presented secret belongs to, active or revoked, or undefined (unknown or malformed). */
-export function findKeyBySecret(db: Db, secret: string): GatewayKey | undefined {
+/**
+ * The key a presented secret belongs to, active or revoked, or undefined (unknown or malformed).
+ * `replaced`: the secret is one a rotation replaced, working until `validUntilMs`.
+ */
+export function findKeyBySecret(
+  db: Db,
+  secret: string,
+): { key: GatewayKey; replaced?: { validUntilMs: number } } | undefined {
   if (!secret.startsWith(GATEWAY_KEY_PREFIX)) return undefined;
-  const row = db.prepare(`SELECT ${COLUMNS} FROM gateway_keys k WHERE k.secret_hash = ?`).get(hashSecret(secret)) as
+  const hash = hashSecret(secret);
+  const row = db.prepare(`SELECT ${COLUMNS} FROM gateway_keys k WHERE k.secret_hash = ?`).get(hash) as
     KeyRow | undefined;
-  return row && toKey(row);
+  if (row) return { key: toKey(row) };
+  const old = db
+    .prepare('SELECT key_id, valid_until_ms FROM gateway_key_replaced_secrets WHERE secret_hash = ?')
+    .get(hash) as { key_id: string; valid_until_ms: number } | undefined;
+  const key = old && getGatewayKey(db, old.key_id);
+  return key && { key, replaced: { validUntilMs: old.valid_until_ms } };
 }
+
+/** Whether the key has expired at `nowMs` (its expiry is the first moment it is refused). */
+export const hasExpired = (key: Pick<GatewayKey, 'expires_at'>, nowMs: number): boolean =>
+  key.expires_at !== null && Date.parse(key.expires_at) <= nowMs;
+
+/** An expiry as a request gives it (RFC 3339, any offset), in UTC; it must be in the future. */
+function expiryOf(expiresAt: string | null | undefined, nowMs: number): string | null {
+  if (expiresAt === null || expiresAt === undefined) return null;
+  const ms = Date.parse(expiresAt);
+  if (!(ms > nowMs))
+    throw badRequest(`expires_at must be in the future (now ${iso(nowMs)})`, [
+      { name: 'expires_at', reason: 'must be in the future' },
+    ]);
+  return iso(ms);
+}
+
+const newSecret = () => GATEWAY_KEY_PREFIX + randomBytes(32).toString('base64url');
 
 export interface NewGatewayKey {
   name: string;
   quota?: Partial<Quota>;
+  /** RFC 3339, in the future; null or absent: the key does not expire */
+  expires_at?: string | null;
   created_by: string;
   /** for seeded history; defaults to now */
   created_at_ms?: number;
@@ -104,13 +148,14 @@ export function createGatewayKey(db: Db, input: NewGatewayKey): { key: GatewayKe
     throw conflict(
       `an active gateway key named "${input.name}" already exists (${clash.id}); revoke it or choose another name`,
     );
-  const secret = GATEWAY_KEY_PREFIX + randomBytes(32).toString('base64url');
+  const expiresAt = expiryOf(input.expires_at, input.created_at_ms ?? Date.now());
+  const secret = newSecret();
   const quota: Quota = { ...UNLIMITED, ...stripUndefined(input.quota ?? {}) };
   const id = newId('key');
   const createdAt = iso(input.created_at_ms);
   db.prepare(
-    `INSERT INTO gateway_keys (id, name, status, prefix, secret_hash, created_at, created_by, requests_per_minute, tokens_per_minute, tokens_per_day, quota_changed_at)
-    VALUES (?, ?, 'active', ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO gateway_keys (id, name, status, prefix, secret_hash, created_at, created_by, requests_per_minute, tokens_per_minute, tokens_per_day, quota_changed_at, expires_at)
+    VALUES (?, ?, 'active', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     id,
     input.name,
@@ -122,6 +167,7 @@ export function createGatewayKey(db: Db, input: NewGatewayKey): { key: GatewayKe
     quota.tokens_per_minute,
     quota.tokens_per_day,
     createdAt,
+    expiresAt,
   );
   return { key: mustGet(db, id), secret };
 }
@@ -156,6 +202,72 @@ export function setGatewayKeyQuota(db: Db, id: string, quota: Quota, atMs?: numb
     id,
   );
   return { key: mustGet(db, id), from: before.quota };
+}
+
+/** Sets or clears a key's expiry; a revoked key's is frozen (409). An expired key may be given a later one. */
+export function setGatewayKeyExpiry(
+  db: Db,
+  id: string,
+  expiresAt: string | null,
+  nowMs = Date.now(),
+): { key: GatewayKey; from: string | null } {
+  const before = mustGet(db, id);
+  if (before.status === 'revoked') throw conflict(`gateway key ${id} is revoked; its expiry can no longer change`);
+  db.prepare('UPDATE gateway_keys SET expires_at = ? WHERE id = ?').run(expiryOf(expiresAt, nowMs), id);
+  return { key: mustGet(db, id), from: before.expires_at };
+}
+
+export interface Rotation {
+  key: GatewayKey;
+  /** the new secret: returned once, stored nowhere */
+  secret: string;
+  /** the replaced secret's prefix, and until when it still works */
+  previousPrefix: string;
+  previousValidUntil: string;
+  /** the prefixes of older replaced secrets whose grace this rotation ended */
+  endedGraces: string[];
+}
+
+/**
+ * Gives a key a new secret; id, name, quota, expiry and usage stay. The replaced secret keeps
+ * working for `graceSeconds` (0: refused at once). Only the newest replaced secret may be in a
+ * grace: a second rotation during one ends it, so a key never has more than two working secrets.
+ */
+export function rotateGatewayKey(db: Db, id: string, graceSeconds: number, nowMs = Date.now()): Rotation {
+  const before = mustGet(db, id);
+  if (before.status === 'revoked') throw conflict(`gateway key ${id} is revoked; it cannot be rotated`);
+  if (hasExpired(before, nowMs))
+    throw conflict(`gateway key ${id} expired at ${before.expires_at}; set a later expiry or clear it first`);
+  const endedGraces = db
+    .prepare('SELECT prefix FROM gateway_key_replaced_secrets WHERE key_id = ? AND valid_until_ms > ? ORDER BY seq')
+    .pluck()
+    .all(id, nowMs) as string[];
+  db.prepare(
+    'UPDATE gateway_key_replaced_secrets SET valid_until = ?, valid_until_ms = ? WHERE key_id = ? AND valid_until_ms > ?',
+  ).run(iso(nowMs), nowMs, id, nowMs);
+  const current = db.prepare('SELECT secret_hash, prefix FROM gateway_keys WHERE id = ?').get(id) as {
+    secret_hash: string;
+    prefix: string;
+  };
+  const validUntilMs = nowMs + graceSeconds * 1000;
+  db.prepare(
+    `INSERT INTO gateway_key_replaced_secrets (key_id, secret_hash, prefix, replaced_at, valid_until, valid_until_ms)
+    VALUES (?, ?, ?, ?, ?, ?)`,
+  ).run(id, current.secret_hash, current.prefix, iso(nowMs), iso(validUntilMs), validUntilMs);
+  const secret = newSecret();
+  db.prepare('UPDATE gateway_keys SET secret_hash = ?, prefix = ?, rotated_at = ? WHERE id = ?').run(
+    hashSecret(secret),
+    secret.slice(0, DISPLAY_PREFIX_LENGTH),
+    iso(nowMs),
+    id,
+  );
+  return {
+    key: mustGet(db, id),
+    secret,
+    previousPrefix: current.prefix,
+    previousValidUntil: iso(validUntilMs),
+    endedGraces,
+  };
 }
 
 export const touchGatewayKey = (db: Db, id: string, atMs: number): void => {

@@ -14,6 +14,8 @@ export const REJECTION_COLUMNS: Record<RejectionCause, string> = {
   tokens_per_day: 'rejected_tpd',
   revoked: 'rejected_revoked',
   unknown_workload: 'rejected_workload',
+  expired: 'rejected_expired',
+  rotated: 'rejected_rotated',
 };
 
 export interface UsageCounts {
@@ -50,10 +52,10 @@ export function recordUsage(db: Db, keyId: string, minute: number, counts: Usage
 }
 
 /**
- * Counts a call the front door refused before metering it (a revoked key, a workload it does not
- * have) against the key it presented, so its owner can see what its clients still try.
+ * Counts a call the front door refused before metering it (a revoked or expired key, a secret a
+ * rotation replaced) against the key it presented, so its owner can see what its clients still try.
  */
-export const recordRejection = (db: Db, keyId: string, cause: 'revoked', nowMs: number): void =>
+export const recordRejection = (db: Db, keyId: string, cause: 'revoked' | 'expired' | 'rotated', nowMs: number): void =>
   recordUsage(db, keyId, epochMinute(nowMs), { rejected_by: { [cause]: 1 } });
 
 /** A refused workload name is kept to this many characters: enough to tell names apart. */

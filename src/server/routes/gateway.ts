@@ -6,8 +6,11 @@ import {
   getGatewayKey,
   listGatewayKeys,
   revokeGatewayKey,
+  rotateGatewayKey,
+  setGatewayKeyExpiry,
   setGatewayKeyQuota,
 } from '../gateway/keys.js';
+import { DEFAULT_GRACE_SECONDS } from '../../contract/index.js';
 import { queryUsage } from '../gateway/usage.js';
 import { registerFrontDoor } from '../gateway/front-door.js';
 
@@ -36,13 +39,14 @@ export const gatewayGroup: GroupFactory = ({ app, db, config }) => {
           const { key, secret } = createGatewayKey(ctx.db, {
             name: body.name,
             quota: body.quota,
+            expires_at: body.expires_at,
             created_by: ctx.principal.subject,
           });
           return {
             status: 201,
             body: { ...key, secret },
             target: { type: 'gateway_key', id: key.id, name: key.name },
-            details: { name: key.name, quota: key.quota },
+            details: { name: key.name, quota: key.quota, ...(key.expires_at ? { expires_at: key.expires_at } : {}) },
           };
         },
       },
@@ -67,6 +71,39 @@ export const gatewayGroup: GroupFactory = ({ app, db, config }) => {
             body: key,
             target: { type: 'gateway_key', id: key.id, name: key.name },
             details: { from, to: key.quota },
+          };
+        },
+      },
+      setKeyExpiry: {
+        allow: 'mutating roles',
+        audit: { action: 'gateway.key.expiry', target: keyTarget },
+        run: ({ params, body }, ctx) => {
+          const { key, from } = setGatewayKeyExpiry(ctx.db, params.id, body.expires_at);
+          return {
+            body: key,
+            target: { type: 'gateway_key', id: key.id, name: key.name },
+            details: { from, to: key.expires_at },
+          };
+        },
+      },
+      rotateKey: {
+        allow: 'mutating roles',
+        audit: { action: 'gateway.key.rotate', target: keyTarget },
+        run: ({ params, body }, ctx) => {
+          const grace = body?.grace_seconds ?? DEFAULT_GRACE_SECONDS;
+          const r = rotateGatewayKey(ctx.db, params.id, grace);
+          // the entry names both secrets by their prefixes: the new secret is in the answer only
+          return {
+            body: { ...r.key, secret: r.secret },
+            target: { type: 'gateway_key', id: r.key.id, name: r.key.name },
+            details: {
+              name: r.key.name,
+              previous_prefix: r.previousPrefix,
+              new_prefix: r.key.prefix,
+              grace_seconds: grace,
+              previous_valid_until: r.previousValidUntil,
+              ...(r.endedGraces.length ? { ended_grace_of: r.endedGraces } : {}),
+            },
           };
         },
       },

@@ -43,8 +43,7 @@ export function SecretDialog(p: SecretProps) {
       <RevealedAtOutput secret={sanitize(p.secret, 2000)} />
       <Text> </Text>
       <Text color={colour('warn')} wrap="wrap">
-        ▲ This secret will not be shown again. Store it now; a lost secret means revoking the key and creating a new
-        one.
+        ▲ This secret will not be shown again. Store it now; a lost secret means rotating the key (R) for a new one.
       </Text>
       {copied ? <Text color={colour('ok')}>● copied to the clipboard (OSC 52)</Text> : null}
     </Frame>

@@ -1,0 +1,226 @@
+import { parseArgs } from 'node:util';
+import type { GatewayKey } from '../contract/index.js';
+import { MAX_GRACE_SECONDS } from '../contract/key-rotation.js';
+import type { ApiClient } from '../client/api-client.js';
+import { UsageError } from '../config/usage-error.js';
+import { ago, shortTime } from '../dashboard/kit/format.js';
+import { fit, widthOf } from '../dashboard/kit/text.js';
+import { expiryText, inGrace, isUnusedFor, UNUSED_DAYS } from '../dashboard/kit/key-lifecycle.js';
+import { durationMs } from '../text/duration.js';
+import { parseExpiryInput } from '../text/expiry-input.js';
+import { parseTimeInput } from '../text/time-input.js';
+import { sanitize } from '../text/sanitize.js';
+import { clientFor, reportClientError } from './client-errors.js';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
+import { printErr, printOut } from './print.js';
+
+export const KEYS_USAGE = `Usage: appliance-admin keys rotate KEY [--grace 24h] [--url URL] [--token-file FILE] [--ca-file FILE]
+       appliance-admin keys expire KEY --at TIME | --in 30d | --never [connection options]
+       appliance-admin keys unused [--days 30] [--json] [connection options]
+
+Gateway keys from a script. KEY is a key's id (key_…) or the name of one active key.
+  rotate             gives the key a new secret and prints it once, alone on stdout (what it did and
+                     the warning go to stderr); id, name, quota and usage stay. The old secret keeps
+                     working for the grace, then the gateway refuses it; a rotation during a grace
+                     ends that grace.
+    --grace LENGTH   how long the old secret still works: 0, 90s, 30m, 12h, 7d (default 24h, at
+                     most 30d)
+  expire             sets when the gateway starts refusing the key (401), or clears it
+    --at TIME        an RFC 3339 time or a date (2026-12-31, 2026-12-31 18:00; no zone: UTC)
+    --in LENGTH      that long from now (30d, 12h, 2w)
+    --never          the key does not expire
+  unused             active keys not used for --days days (a key never used counts from its
+                     creation), oldest use first
+    --days N         default ${UNUSED_DAYS}
+    --json           the keys as the appliance lists them, a JSON array
+${CONNECTION_USAGE}
+
+Exit status: 0 done, 1 the appliance refused or could not be reached, 2 bad usage or no such key.
+The admin token is never printed; a key's secret only by rotate, once.`;
+
+const OPTIONS = {
+  ...CONNECTION_OPTIONS,
+  grace: { type: 'string' },
+  at: { type: 'string' },
+  in: { type: 'string' },
+  never: { type: 'boolean', default: false },
+  days: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+/** `appliance-admin keys rotate|expire|unused`. */
+export async function keysCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  if (values.help) {
+    console.log(KEYS_USAGE);
+    return 0;
+  }
+  const [sub, ...rest] = positionals;
+  // the command line is checked whole before anything is sent
+  const run = plan(sub, rest, values);
+  const connection = resolveConnection(values, env, KEYS_USAGE);
+  const client = clientFor(connection);
+  try {
+    return await run(client);
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    return reportClientError(err, `keys ${sub}`, connection.credential);
+  } finally {
+    await client.close();
+  }
+}
+
+function plan(sub: string | undefined, rest: string[], values: Values): (client: ApiClient) => Promise<number> {
+  const only = (allowed: (keyof Values)[]) => {
+    const given = (['grace', 'at', 'in', 'days'] as const).filter((k) => values[k] !== undefined);
+    if (values.never) given.push('never' as never);
+    if (values.json) given.push('json' as never);
+    const stray = given.filter((k) => !allowed.includes(k));
+    if (stray.length) throw new UsageError(`keys ${sub} takes no --${stray[0]}\n${KEYS_USAGE}`);
+  };
+  const oneKey = () => {
+    if (rest.length !== 1) throw new UsageError(`keys ${sub} takes one KEY (an id or a name)\n${KEYS_USAGE}`);
+    return rest[0];
+  };
+  switch (sub) {
+    case 'rotate': {
+      only(['grace']);
+      const key = oneKey();
+      const grace = graceSeconds(values.grace);
+      return (client) => rotate(client, key, grace);
+    }
+    case 'expire': {
+      only(['at', 'in', 'never']);
+      const key = oneKey();
+      const expiresAt = expiryOf(values);
+      return (client) => expire(client, key, expiresAt);
+    }
+    case 'unused': {
+      only(['days', 'json']);
+      if (rest.length) throw new UsageError(`keys unused takes no KEY\n${KEYS_USAGE}`);
+      const days = values.days === undefined ? UNUSED_DAYS : Number(values.days);
+      if (!/^\d{1,5}$/.test(values.days ?? '0') || days < 1)
+        throw new UsageError(`--days must be a whole number of days >= 1, got ${sanitize(String(values.days), 40)}`);
+      return (client) => unused(client, days, values.json === true);
+    }
+    default:
+      throw new UsageError(
+        sub === undefined ? KEYS_USAGE : `unknown keys command "${sanitize(sub, 40)}": rotate, expire or unused`,
+      );
+  }
+}
+
+/** --grace as whole seconds: a bare number is seconds (0 ends the old secret at once). */
+function graceSeconds(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = durationMs(text, 's');
+  if (ms === null || ms % 1000 !== 0 || ms / 1000 > MAX_GRACE_SECONDS)
+    throw new UsageError(
+      `--grace must be a length of whole seconds up to 30d (0, 90s, 30m, 12h, 7d), got ${sanitize(text, 40)}`,
+    );
+  return ms / 1000;
+}
+
+function expiryOf(values: Values): string | null {
+  const given = [values.at !== undefined, values.in !== undefined, values.never === true].filter(Boolean).length;
+  if (given !== 1) throw new UsageError(`keys expire takes one of --at TIME, --in LENGTH, --never\n${KEYS_USAGE}`);
+  if (values.never) return null;
+  if (values.in !== undefined) {
+    const ms = durationMs(values.in);
+    if (ms === null || ms <= 0)
+      throw new UsageError(`--in must be a length of time (30d, 12h, 2w), got ${sanitize(values.in, 40)}`);
+    return new Date(Date.now() + ms).toISOString().replace(/\.\d+Z$/, 'Z');
+  }
+  // an absolute time only: "30d" after --at would read as 30 days ago
+  if (parseTimeInput(values.at!) === null || durationMs(values.at!) !== null)
+    throw new UsageError(`--at must be an RFC 3339 time or a date (2026-12-31), got ${sanitize(values.at!, 60)}`);
+  const r = parseExpiryInput(values.at!);
+  if (!r.ok) throw new UsageError(`--at ${sanitize(values.at!, 60)}: ${r.error}`);
+  return r.expires_at;
+}
+
+/** Every key the appliance lists (it pages them). */
+async function allKeys(client: ApiClient): Promise<GatewayKey[]> {
+  const keys: GatewayKey[] = [];
+  for (let after: string | undefined, pages = 0; pages < 1000; pages++) {
+    const page = (await client.call('listKeys', { query: { limit: 500, ...(after ? { after } : {}) } })).data;
+    keys.push(...(page.data ?? []));
+    if (!page.has_more || !page.next_cursor) break;
+    after = page.next_cursor;
+  }
+  return keys;
+}
+
+/** A key by its id, or by the name of the one active key called that (any letter case). */
+async function findKey(client: ApiClient, ref: string): Promise<GatewayKey> {
+  const keys = await allKeys(client);
+  const byId = keys.find((k) => k.id === ref);
+  if (byId) return byId;
+  const named = keys.filter((k) => k.status === 'active' && k.name.toLowerCase() === ref.toLowerCase());
+  if (named.length === 1) return named[0];
+  throw new UsageError(`no gateway key with the id or active name "${sanitize(ref, 100)}"`);
+}
+
+const said = (k: GatewayKey) => `${sanitize(k.name, 64)} (${k.id})`;
+
+async function rotate(client: ApiClient, ref: string, grace: number | undefined): Promise<number> {
+  const key = await findKey(client, ref);
+  const { data: rotated } = await client.call('rotateKey', {
+    params: { id: key.id },
+    body: grace === undefined ? {} : { grace_seconds: grace },
+  });
+  const old = rotated.previous_prefix ?? key.prefix;
+  const oldSecret = inGrace(rotated)
+    ? `the old secret ${old}… works until ${shortTime(rotated.previous_valid_until)} UTC, then the gateway refuses it`
+    : `the gateway refuses the old secret ${old}… from now on`;
+  printErr(`appliance-admin: rotated ${said(rotated)}: new prefix ${rotated.prefix}; ${oldSecret}`);
+  printErr(
+    'appliance-admin: warning: the new secret follows on stdout and is shown only now; store it, and do not leave it in a log or a shell history',
+  );
+  // the secret alone on stdout, so that a script can take it (… > file); never on stderr
+  process.stdout.write(`${rotated.secret}\n`);
+  return 0;
+}
+
+async function expire(client: ApiClient, ref: string, expiresAt: string | null): Promise<number> {
+  const key = await findKey(client, ref);
+  const { data: after } = await client.call('setKeyExpiry', {
+    params: { id: key.id },
+    body: { expires_at: expiresAt },
+  });
+  printOut(`${said(after)} ${expiryText(after) ?? 'does not expire'}`);
+  return 0;
+}
+
+async function unused(client: ApiClient, days: number, json: boolean): Promise<number> {
+  const now = Date.now();
+  const idle = (await allKeys(client))
+    .filter((k) => isUnusedFor(k, days, now))
+    .sort((a, b) => Date.parse(a.last_used_at ?? a.created_at) - Date.parse(b.last_used_at ?? b.created_at));
+  if (json) {
+    process.stdout.write(`${JSON.stringify(idle, null, 2)}\n`);
+    return 0;
+  }
+  printOut(`${idle.length} active key${idle.length === 1 ? '' : 's'} not used for ${days} days`);
+  if (!idle.length) return 0;
+  const rows = idle.map((k) => [
+    sanitize(k.name, 40),
+    k.id,
+    k.prefix,
+    k.last_used_at ? ago(k.last_used_at, now) : 'never',
+    shortTime(k.created_at),
+  ]);
+  const head = ['Name', 'Id', 'Prefix', 'Last used', 'Created'];
+  const widths = head.map((h, i) => Math.max(widthOf(h), ...rows.map((r) => widthOf(r[i]))));
+  for (const r of [head, ...rows])
+    printOut(
+      r
+        .map((c, i) => fit(c, widths[i], 'left'))
+        .join('  ')
+        .trimEnd(),
+    );
+  return 0;
+}
