@@ -46,7 +46,7 @@ const half = (n: number) => Math.floor(n / 2);
  * MTH of the `size` leaves from `start`. As the proofs below use it, `start` is always a multiple
  * of the largest complete subtree that fits, so the range is a few complete subtrees, read whole.
  */
-export function rangeHash(nodes: Subtrees, start: number, size: number): Buffer {
+function rangeHash(nodes: Subtrees, start: number, size: number): Buffer {
   if (size === 0) return EMPTY_ROOT;
   if (isPowerOfTwo(size) && start % size === 0) return nodes(log2(size), start / size);
   const k = splitPoint(size);

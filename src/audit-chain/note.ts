@@ -35,7 +35,7 @@ export interface Note {
 }
 
 /** The 32 raw bytes of an Ed25519 public key (the end of its SPKI DER). */
-export function rawEd25519(key: KeyObject): Buffer {
+function rawEd25519(key: KeyObject): Buffer {
   const der = key.export({ type: 'spki', format: 'der' });
   return der.subarray(der.length - 32);
 }

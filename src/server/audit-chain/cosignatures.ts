@@ -19,7 +19,7 @@ import { CHECKPOINT_COLUMNS, servedCheckpoint, type CheckpointRow } from './chec
  * anyone allowed to post (an auditor's token) could add cosignatures under made-up witness keys
  * until no verifier would read the checkpoint at all.
  */
-export const MAX_COSIGNATURES = 15;
+const MAX_COSIGNATURES = 15;
 
 /**
  * `POST /audit/checkpoints/cosignatures` (docs/audit-chain.md, "Cosignatures"): a witness hands the
