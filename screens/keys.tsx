@@ -327,7 +327,7 @@ export const keysScreen = defineScreen<KeyRow>({
     {
       key: 'E',
       label: 'set expiry',
-      hintPriority: 52,
+      hintPriority: 38,
       mutates: true,
       capability: 'gateway.key.expiry',
       needsRow: true,
@@ -394,8 +394,8 @@ export const keysScreen = defineScreen<KeyRow>({
     {
       key: 'U',
       label: 'unused keys',
-      // a filter: on a short line it gives way, whole, before a disabled action's reason
-      hintPriority: 50,
+      // a filter: on a short line it gives way first, before the shell's sort and filter
+      hintPriority: 36,
       mutates: false,
       async run(ctx) {
         ctx.setExtra({ unused: nextUnusedFilter(unusedFilterOf(ctx.state.extra)) }, { top: true });

@@ -79,6 +79,8 @@ describe('sorting a list', () => {
 
     // past the last column: the appliance's order again
     await d.press('s');
+    await d.waitFor((f) => header(f).includes('Expires ▲'), 'Expires');
+    await d.press('s');
     await d.waitFor((f) => header(f).includes('Created ▲'), 'Created');
     await d.press('s');
     await d.waitFor((f) => /Rej.* ▲/.test(header(f)), 'Rej 1h');

@@ -142,7 +142,9 @@ describe('the : commands', () => {
     expect(tableHeader(ordered)).not.toContain('Prefix');
     await command(d, 'columns save');
     await d.waitForText('columns of keys saved to the config');
-    expect(saved).toEqual([['keys', ['Status', 'Name', 'Quota rpm/tpm/tpd', 'Last used', 'Created', 'Rej 1h']]]);
+    expect(saved).toEqual([
+      ['keys', ['Status', 'Name', 'Quota rpm/tpm/tpd', 'Last used', 'Expires', 'Created', 'Rej 1h']],
+    ]);
     await command(d, 'columns show Prefix');
     await d.waitFor((f) => /^\s+Status\s+Name\s+Prefix\s+Quota/.test(tableHeader(f)), 'Prefix back in its place');
     await command(d, 'columns order Nope');
@@ -208,7 +210,8 @@ describe('the : commands', () => {
   });
 
   it(':log opens the action log; ? lists the commands', async () => {
-    const d = suite.render({ screen: 'keys' });
+    // tall enough for the keys screen's help to end with its commands
+    const d = suite.render({ screen: 'keys', columns: 120, rows: 40 });
     await d.waitForText('k-charlie');
     await command(d, 'log');
     await d.waitForText('[log]');

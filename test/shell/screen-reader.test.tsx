@@ -128,27 +128,27 @@ describe('screen-reader mode', () => {
     await d.press('enter');
     const refused = await spokenAfter(d, before, 2);
     expect(refused[0]).toBe('not sent: 1 field to correct: Name: required');
-    expect(refused[1]).toBe('field 1 of 4: Name, text, empty, required; error: required; who or what will use the key');
+    expect(refused[1]).toBe('field 1 of 5: Name, text, empty, required; error: required; who or what will use the key');
 
     await d.type('zeta-sr');
     before = d.spoken.length;
     await d.press('tab');
     const [moved] = await spokenAfter(d, before);
     expect(moved).toBe(
-      'field 2 of 4: Requests / minute, number, empty, unlimited; whole number, or empty for unlimited',
+      'field 2 of 5: Requests / minute, number, empty, unlimited; whole number, or empty for unlimited',
     );
     await d.type('60');
     before = d.spoken.length;
     await d.press('shift-tab');
     const [back] = await spokenAfter(d, before);
     // typing cleared its error; the typed characters themselves were not said again
-    expect(back).toBe('field 1 of 4: Name, text, value zeta-sr, required; who or what will use the key');
+    expect(back).toBe('field 1 of 5: Name, text, value zeta-sr, required; who or what will use the key');
     // on to the next field: its line follows, nothing said in between
     await d.press('tab');
     await d.waitFor(() => d.spoken.length >= before + 2, 'the next field said');
     expect(d.spoken.slice(before)).toEqual([
       back,
-      expect.stringMatching(/^field 2 of 4: Requests \/ minute, number, value 60/),
+      expect.stringMatching(/^field 2 of 5: Requests \/ minute, number, value 60/),
     ]);
     await d.press('esc');
   });

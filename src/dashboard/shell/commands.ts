@@ -80,7 +80,7 @@ const COMMANDS: readonly Command[] = [
   {
     name: 'sort',
     args: 'COLUMN [asc|desc] | save',
-    help: 'sort the list by a column (as s and S do); save keeps the order in the config',
+    help: 'sort by a column (as s and S do); save keeps it in the config',
     complete: ({ screen }) => {
       const headers = listColumns(screen);
       return typeof headers === 'string' ? [] : [...headers.flatMap((h) => [h, `${h} asc`, `${h} desc`]), 'save'];

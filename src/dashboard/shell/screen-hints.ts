@@ -41,6 +41,6 @@ export function sortNote(screen: AnyScreen): Partial<Record<ShellAction, string>
   return {
     'sort-next':
       screen.list.serverOrder?.note ??
-      "sort by the next column (▲▼ in its header) / flip the order; again past the last: the appliance's order",
+      "sort by the next column (▲▼ in its header) / flip the order; past the last: the appliance's order",
   };
 }
