@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import * as z from 'zod';
 import { ConnectorKind, Role } from '../contract/index.js';
+import { parseVerifierKey } from '../audit-chain/note.js';
 import { forwardTarget } from './audit-forward/target.js';
 
 const Id = z
@@ -188,6 +189,19 @@ export const ServerConfig = z.strictObject({
   rate_limit: RateLimit.default(RATE_LIMIT_DEFAULTS),
   /** a copy of every audit entry to a syslog receiver off the host; off when absent */
   audit_forward: AuditForward.optional(),
+  /**
+   * the witnesses whose cosignatures the appliance keeps, as verifier keys (name+keyid+base64, type 4);
+   * absent: any witness's (at most 15 per checkpoint, first come)
+   */
+  audit_witnesses: z
+    .array(
+      z
+        .string()
+        .max(1024)
+        .refine((k) => typeof parseVerifierKey(k) !== 'string', 'must be a witness verifier key (NAME+KEYID+BASE64)'),
+    )
+    .max(15)
+    .optional(),
   sso: z
     .strictObject({
       issuer: IdentityProviderUrl,

@@ -28,7 +28,7 @@ const MAX_COSIGNATURES = 15;
  * it is kept (one per witness name and key ID and checkpoint: a newer one replaces an older) and
  * served in the checkpoint's note from then on. Anything else is refused, and nothing is stored.
  */
-export function addCosignature(db: Db, body: AuditCosignatureRequest): HandlerResult {
+export function addCosignature(db: Db, body: AuditCosignatureRequest, witnesses?: readonly string[]): HandlerResult {
   const note = parseNote(body.note);
   if (typeof note === 'string')
     throw badRequest(`note is not a signed note: ${note}`, [{ name: 'note', reason: note }]);
@@ -38,6 +38,11 @@ export function addCosignature(db: Db, body: AuditCosignatureRequest): HandlerRe
   if (witness.type !== COSIGNATURE_V1) {
     const reason = 'is not a cosignature/v1 verifier key (type 0x04)';
     throw badRequest(`witness_key ${reason}`, [{ name: 'witness_key', reason }]);
+  }
+  // the config's list, when there is one: its keys by value (name, type and key bytes), whatever the spacing
+  if (witnesses && !witnesses.some((w) => w.trim() === body.witness_key.trim())) {
+    const reason = `is not one of the ${witnesses.length} witnesses this appliance accepts (audit_witnesses in its config file)`;
+    throw unprocessable(`witness_key ${reason}`, [{ name: 'witness_key', reason }]);
   }
   const text = parseCheckpointText(note.text);
   const row =

@@ -95,7 +95,7 @@ export const governanceGroup: GroupFactory = ({ db, options, log }) => {
       cosignAuditCheckpoint: {
         allow: 'any role',
         audit: { action: 'audit.checkpoint.cosign', target: () => ({ type: 'audit_checkpoint', id: null }) },
-        run: ({ body }, { db }) => addCosignature(db, body),
+        run: ({ body }, { db, config }) => addCosignature(db, body, config.audit_witnesses),
       },
       journalSummary: {
         allow: 'any role',
