@@ -1,7 +1,8 @@
 import { rmSync } from 'node:fs';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
 import { writePreChainForBenchmark } from '../../src/server/audit.js';
-import { loadAverage, median, nowMs, percentile } from './lib/stats.js';
+import { loadAverage, percentile } from './lib/stats.js';
+import { mutationsSideBySide, timesText as fmt } from './lib/mutation-ab.js';
 import type { BenchContext, Figure } from './lib/types.js';
 
 /**
@@ -13,41 +14,13 @@ import type { BenchContext, Figure } from './lib/types.js';
  */
 export const name = 'server-audit-chain';
 
-const fmt = (ms: number[]) =>
-  `p50 ${median(ms).toFixed(2)} ms, p99 ${percentile(ms, 99).toFixed(2)} ms, n ${ms.length.toLocaleString('en-US')}`;
-
-async function mutate(s: TestServer, enabled: boolean): Promise<number> {
-  const t0 = nowMs();
-  const res = await s.call('PUT', '/channels', { body: { channels: [{ id: 'chan_web', enabled }] } });
-  const ms = nowMs() - t0;
-  if (res.status !== 200) throw new Error(`PUT /channels answered ${res.status}`);
-  return ms;
-}
-
 export async function run(ctx: BenchContext): Promise<Figure[]> {
   const rounds = ctx.quick ? 400 : 5000;
   const chained = await startTestServer();
   const plain = await startTestServer();
   writePreChainForBenchmark(plain.server.db);
   try {
-    const withChain: number[] = [];
-    const without: number[] = [];
-    // warm-up: routes compiled, statements prepared, both databases past their first pages
-    for (let i = 0; i < 200; i++) {
-      await mutate(chained, i % 2 === 0);
-      await mutate(plain, i % 2 === 0);
-    }
-    for (let i = 0; i < rounds; i++) {
-      const enabled = i % 2 === 0;
-      // which server goes first alternates, so neither always follows the other's write
-      if (i % 4 < 2) {
-        withChain.push(await mutate(chained, enabled));
-        without.push(await mutate(plain, enabled));
-      } else {
-        without.push(await mutate(plain, enabled));
-        withChain.push(await mutate(chained, enabled));
-      }
-    }
+    const { a: withChain, b: without } = await mutationsSideBySide(chained, plain, rounds);
     const entries = chained.server.db.prepare('SELECT count(*) FROM audit WHERE hash IS NOT NULL').pluck().get();
     ctx.log(`chained: ${fmt(withChain)}; pre-chain: ${fmt(without)}; load average ${loadAverage()}`);
     return [

@@ -1,8 +1,9 @@
 import { rmSync } from 'node:fs';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
 import { writeWithoutTreeForBenchmark } from '../../src/server/audit-chain/tree.js';
 import { copyAuditDb, ensureAuditDb } from './lib/audit-db.js';
-import { loadAverage, median, nowMs, percentile } from './lib/stats.js';
+import { loadAverage, percentile } from './lib/stats.js';
+import { mutationsSideBySide, timesText as fmt } from './lib/mutation-ab.js';
 import type { BenchContext, Figure } from './lib/types.js';
 
 /**
@@ -16,17 +17,6 @@ import type { BenchContext, Figure } from './lib/types.js';
  */
 export const name = 'server-audit-tree';
 
-const fmt = (ms: number[]) =>
-  `p50 ${median(ms).toFixed(2)} ms, p99 ${percentile(ms, 99).toFixed(2)} ms, n ${ms.length.toLocaleString('en-US')}`;
-
-async function mutate(s: TestServer, enabled: boolean): Promise<number> {
-  const t0 = nowMs();
-  const res = await s.call('PUT', '/channels', { body: { channels: [{ id: 'chan_web', enabled }] } });
-  const ms = nowMs() - t0;
-  if (res.status !== 200) throw new Error(`PUT /channels answered ${res.status}`);
-  return ms;
-}
-
 export async function run(ctx: BenchContext): Promise<Figure[]> {
   const rows = ctx.quick ? 100_000 : 1_000_000;
   const rounds = ctx.quick ? 400 : 5000;
@@ -35,24 +25,7 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
   const plain = await startTestServer({ dataDir: copyAuditDb(src, ctx.outDir, 'tree-not-kept') });
   writeWithoutTreeForBenchmark(plain.server.db);
   try {
-    const withTree: number[] = [];
-    const without: number[] = [];
-    // warm-up: routes compiled, statements prepared, both databases' hot pages cached
-    for (let i = 0; i < 200; i++) {
-      await mutate(treed, i % 2 === 0);
-      await mutate(plain, i % 2 === 0);
-    }
-    for (let i = 0; i < rounds; i++) {
-      const enabled = i % 2 === 0;
-      // which server goes first alternates, so neither always follows the other's write
-      if (i % 4 < 2) {
-        withTree.push(await mutate(treed, enabled));
-        without.push(await mutate(plain, enabled));
-      } else {
-        without.push(await mutate(plain, enabled));
-        withTree.push(await mutate(treed, enabled));
-      }
-    }
+    const { a: withTree, b: without } = await mutationsSideBySide(treed, plain, rounds);
     const db = treed.server.db;
     const leaves = db.prepare('SELECT count(*) FROM audit_tree WHERE level = 0').pluck().get() as number;
     const entries = db.prepare('SELECT count(*) FROM audit').pluck().get() as number;
