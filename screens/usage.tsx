@@ -134,6 +134,7 @@ const CAUSES: Record<RejectionCause, { label: string; quota?: keyof Quota; per?:
   unknown_workload: { label: 'unknown workload' },
   expired: { label: 'key expired' },
   rotated: { label: 'replaced secret' },
+  budget: { label: 'money budget' },
 };
 
 /** Enter on a key: its refusals by cause, each beside the quota that caused it (u raises it). */

@@ -2,6 +2,7 @@ export * from './common.js';
 export * from './connectors.js';
 export * from './channels.js';
 export * from './gateway.js';
+export * from './money.js';
 export * from './models.js';
 export * from './governance.js';
 export * from './deployment.js';

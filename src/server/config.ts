@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import * as z from 'zod';
-import { ConnectorKind, Role } from '../contract/index.js';
+import { ConnectorKind, CURRENCY_PATTERN, MAX_PRICE_PER_MILLION, PRICE_DECIMALS, Role } from '../contract/index.js';
 import { parseVerifierKey } from '../audit-chain/note.js';
 import { forwardTarget } from './audit-forward/target.js';
 
@@ -135,6 +135,30 @@ export const AuditForward = z
   });
 export type AuditForwardConfig = z.infer<typeof AuditForward>;
 
+const PricePerMillion = z
+  .number()
+  .min(0)
+  .max(MAX_PRICE_PER_MILLION)
+  .refine(
+    (n) => Math.abs(n * 10 ** PRICE_DECIMALS - Math.round(n * 10 ** PRICE_DECIMALS)) < 1e-6,
+    `at most ${PRICE_DECIMALS} decimal places`,
+  );
+/**
+ * What the gateway's calls cost (gateway/pricing.ts): one currency, and a price per model per million
+ * input and output tokens. A model absent here is unpriced: its calls are counted as such, never as
+ * free; a local model that costs nothing says so with two zeros.
+ */
+export const Pricing = z.strictObject({
+  currency: z.string().regex(CURRENCY_PATTERN, 'an ISO 4217 code such as EUR or USD'),
+  models: z
+    .record(
+      z.string().min(1).max(200),
+      z.strictObject({ input_per_million: PricePerMillion, output_per_million: PricePerMillion }),
+    )
+    .default({}),
+});
+export type PricingConfig = z.infer<typeof Pricing>;
+
 export const ServerConfig = z.strictObject({
   appliance: z
     .strictObject({ name: z.string().default('appliance'), site: z.string().optional() })
@@ -147,6 +171,8 @@ export const ServerConfig = z.strictObject({
   /** a directory scanned for more models: each entry (file or folder) is one model */
   models_dir: z.string().optional(),
   default_model: z.string().optional(),
+  /** prices of the models' tokens; absent: no currency, every model unpriced, no key budget can be set */
+  pricing: Pricing.optional(),
   workloads: z.array(z.strictObject({ id: Id, model_id: z.string().nullable().default(null) })).default([]),
   budgets: z
     .strictObject({ tokens_per_run: Limit, tool_calls_per_run: Limit, seconds_per_run: Limit, tokens_per_day: Limit })

@@ -88,6 +88,7 @@ const keyUsage = (key_id: string, u: Partial<KeyUsage> = {}): KeyUsage => ({
     unknown_workload: 0,
     expired: 0,
     rotated: 0,
+    budget: 0,
   },
   ...u,
 });
@@ -250,6 +251,7 @@ describe('triage()', () => {
               unknown_workload: 2,
               expired: 0,
               rotated: 0,
+              budget: 0,
             },
           }),
           keyUsage('key_b', {
@@ -263,6 +265,7 @@ describe('triage()', () => {
               unknown_workload: 0,
               expired: 0,
               rotated: 0,
+              budget: 0,
             },
           }),
         ]),
@@ -295,6 +298,7 @@ describe('triage()', () => {
               unknown_workload: 0,
               expired: 0,
               rotated: 0,
+              budget: 0,
             },
           }),
           keyUsage('key_b', {
@@ -307,6 +311,7 @@ describe('triage()', () => {
               unknown_workload: 0,
               expired: 0,
               rotated: 0,
+              budget: 0,
             },
           }),
         ]),
@@ -330,6 +335,7 @@ describe('triage()', () => {
               unknown_workload: 0,
               expired: 0,
               rotated: 0,
+              budget: 0,
             },
           }),
         ]),
@@ -359,6 +365,7 @@ describe('triage()', () => {
         unknown_workload: 9,
         expired: 0,
         rotated: 0,
+        budget: 0,
       },
       rejected_workloads: [
         { workload: 'summarize-v0', rejected: 5 },

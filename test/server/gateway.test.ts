@@ -492,6 +492,7 @@ describe('gateway usage', () => {
           unknown_workload: 0,
           expired: 0,
           rotated: 0,
+          budget: 0,
         },
         rejected_workloads: [],
         // each bucket counts its rejections too: a chart shows when they stopped
@@ -574,6 +575,7 @@ describe('gateway rejections by cause', () => {
     unknown_workload: 0,
     expired: 0,
     rotated: 0,
+    budget: 0,
   };
 
   it('names the limit of each 429, and counts 401 and 404 of a known key against it', async () => {

@@ -51,6 +51,7 @@ describe('migration 4: rejections by cause', () => {
       unknown_workload: 0,
       expired: 0,
       rotated: 0,
+      budget: 0,
     };
     expect(by.key_rpm).toMatchObject({ requests: 7, rejected: 3, rejected_by: { ...none, requests_per_minute: 3 } });
     expect(by.key_tpm.rejected_by).toEqual({ ...none, tokens_per_minute: 3 });

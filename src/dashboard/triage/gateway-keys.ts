@@ -17,6 +17,7 @@ const CAUSE_WORDS: Record<RejectionCause, string> = {
   unknown_workload: 'unknown workload',
   expired: 'key expired',
   rotated: 'secret replaced by a rotation',
+  budget: 'money budget',
 };
 
 const keyName = (keys: Map<string, GatewayKey>, id: string) => keys.get(id)?.name ?? id;

@@ -475,4 +475,35 @@ ALTER TABLE usage_minutes ADD COLUMN rejected_expired INTEGER NOT NULL DEFAULT 0
 ALTER TABLE usage_minutes ADD COLUMN rejected_rotated INTEGER NOT NULL DEFAULT 0;
 `,
   },
+  {
+    version: 14,
+    name: 'gateway spend and key budgets',
+    // What each call cost, by key, model and workload, kept at three grains written together in the
+    // front door's transaction (gateway/spend.ts): minutes for the last hours, hours and days for
+    // summaries over weeks, so that a month's cost reads days, not forty thousand minutes. Costs are
+    // whole nano-units of the appliance's currency, taken at the price of the moment of the call: a
+    // later price change does not rewrite what was spent. A call to a model without a price counts
+    // in unpriced_requests, never as free. A key may have a money budget per UTC day and month
+    // (NULL: none); calls beyond a hard budget are refused with cause `budget`.
+    sql: `
+CREATE TABLE usage_spend (
+  grain TEXT NOT NULL CHECK (grain IN ('minute','hour','day')),
+  key_id TEXT NOT NULL,
+  start_minute INTEGER NOT NULL, -- epoch minute the bucket starts at (UTC-aligned)
+  model_id TEXT NOT NULL,        -- '' when no model served the workload
+  workload TEXT NOT NULL,
+  requests INTEGER NOT NULL DEFAULT 0,
+  input_tokens INTEGER NOT NULL DEFAULT 0,
+  output_tokens INTEGER NOT NULL DEFAULT 0,
+  cost_nanos INTEGER NOT NULL DEFAULT 0,
+  unpriced_requests INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (grain, key_id, start_minute, model_id, workload)
+) WITHOUT ROWID;
+CREATE INDEX usage_spend_time ON usage_spend (grain, start_minute);
+ALTER TABLE usage_minutes ADD COLUMN rejected_budget INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE gateway_keys ADD COLUMN budget_per_day_nanos INTEGER;
+ALTER TABLE gateway_keys ADD COLUMN budget_per_month_nanos INTEGER;
+ALTER TABLE gateway_keys ADD COLUMN budget_warn_percent INTEGER NOT NULL DEFAULT 80;
+`,
+  },
 ];

@@ -7,6 +7,7 @@ import { GatewayCallResult, type GatewayKey } from '../../contract/index.js';
 import { findKeyBySecret, hasExpired } from './keys.js';
 import { meterCall, recordRejection, recordUnknownWorkload } from './metering.js';
 import { routingEntry } from '../models/routing.js';
+import { currencyOf, priceOf } from './pricing.js';
 
 const GATEWAY_PATH = '/v1/gateway/:workload';
 export const GATEWAY_BODY_LIMIT = 1024 * 1024;
@@ -128,7 +129,12 @@ export function registerFrontDoor(app: FastifyInstance, db: Db, config: ServerCo
 
         const tokens = estimateTokens(req);
         // no await since the key lookup: nothing can revoke, expire or rotate it or change its quota in between
-        const verdict = meterCall(db, key.id, key.quota, tokens, Date.now());
+        const verdict = meterCall(db, key.id, key.quota, tokens, Date.now(), {
+          workload,
+          model_id,
+          price: priceOf(config, model_id),
+          currency: currencyOf(config),
+        });
         if (!verdict.ok) {
           req.log.info({ key_id: key.id, workload, limit: verdict.limit }, 'gateway call throttled');
           // no Retry-After for a call this quota never lets through: retrying would not help

@@ -1,6 +1,9 @@
 import type { Db } from '../db/sqlite-driver.js';
 import { REJECTION_CAUSES, type Quota, type RejectedBy, type RejectionCause } from '../../contract/index.js';
 import { touchGatewayKey } from './keys.js';
+import { costNanos, type ModelPrice } from '../../contract/index.js';
+import { recordSpend } from './spend.js';
+import { checkBudget, hasBudget, keyBudgetOf } from './budget.js';
 
 const MINUTE_MS = 60_000;
 const DAY_MINUTES = 1440;
@@ -16,6 +19,7 @@ export const REJECTION_COLUMNS: Record<RejectionCause, string> = {
   unknown_workload: 'rejected_workload',
   expired: 'rejected_expired',
   rotated: 'rejected_rotated',
+  budget: 'rejected_budget',
 };
 
 export interface UsageCounts {
@@ -95,14 +99,25 @@ export function recordRefusedWorkload(db: Db, keyId: string, minute: number, wor
 }
 
 export type MeterOutcome =
-  | { ok: true }
+  | { ok: true; cost_nanos: number | null }
   /** retryAfterSeconds is null for a call the quota can never let through (no Retry-After then) */
-  | { ok: false; limit: keyof Quota; retryAfterSeconds: number | null; detail: string };
+  | { ok: false; limit: keyof Quota | 'budget'; retryAfterSeconds: number | null; detail: string };
+
+/** What a call is charged for: the workload, the model serving it, and that model's price (null: unpriced). */
+export interface Charge {
+  workload: string;
+  model_id: string | null;
+  price: ModelPrice | null;
+  /** the appliance's currency, for the refusal's words */
+  currency: string | null;
+}
 
 /**
- * Checks the quota against the current windows and records the call (or its rejection) in one
- * IMMEDIATE transaction, so concurrent calls cannot together pass a limit. Windows are fixed and
- * UTC-aligned: the current minute, and the day since UTC midnight.
+ * Checks the quota and then the key's money budget against the current windows, and records the
+ * call (or its refusal) with its cost, in one IMMEDIATE transaction, so that concurrent calls cannot
+ * together pass a limit or a budget. Windows are fixed and UTC-aligned: the current minute, the day
+ * since UTC midnight, the month since its first day. Every key is checked: there is no key or role
+ * that bypasses a budget.
  */
 export function meterCall(
   db: Db,
@@ -110,13 +125,32 @@ export function meterCall(
   quota: Quota,
   tokens: { input_tokens: number; output_tokens: number },
   nowMs: number,
+  charge: Charge,
 ): MeterOutcome {
   return db
     .transaction((): MeterOutcome => {
       const minute = epochMinute(nowMs);
       const callTokens = tokens.input_tokens + tokens.output_tokens;
-      const verdict = checkQuota(db, keyId, quota, minute, callTokens, nowMs);
-      recordUsage(db, keyId, minute, verdict.ok ? { requests: 1, ...tokens } : { rejected_by: { [verdict.limit]: 1 } });
+      const cost = charge.price === null ? null : costNanos(charge.price, tokens);
+      let verdict: MeterOutcome | { ok: true } = checkQuota(db, keyId, quota, minute, callTokens, nowMs);
+      if (verdict.ok) {
+        const budget = keyBudgetOf(db, keyId);
+        if (hasBudget(budget)) {
+          const b = checkBudget(db, keyId, budget, { ...charge, costNanos: cost }, charge.currency, nowMs);
+          if (!b.ok) verdict = { ok: false, limit: 'budget', retryAfterSeconds: b.retryAfterSeconds, detail: b.detail };
+        }
+      }
+      if (verdict.ok) {
+        recordUsage(db, keyId, minute, { requests: 1, ...tokens });
+        recordSpend(db, keyId, minute, {
+          model_id: charge.model_id,
+          workload: charge.workload,
+          requests: 1,
+          ...tokens,
+          cost_nanos: cost,
+        });
+        verdict = { ok: true, cost_nanos: cost };
+      } else recordUsage(db, keyId, minute, { rejected_by: { [verdict.limit]: 1 } });
       touchGatewayKey(db, keyId, nowMs);
       return verdict;
     })
@@ -130,7 +164,7 @@ function checkQuota(
   minute: number,
   callTokens: number,
   nowMs: number,
-): MeterOutcome {
+): { ok: true } | Extract<MeterOutcome, { ok: false }> {
   const toNextMinute = secondsUntil((minute + 1) * MINUTE_MS, nowMs);
   if (quota.requests_per_minute !== null || quota.tokens_per_minute !== null) {
     const row = db

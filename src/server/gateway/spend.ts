@@ -1,0 +1,85 @@
+import type { Db } from '../db/sqlite-driver.js';
+
+const DAY_MINUTES = 1440;
+const HOUR_MINUTES = 60;
+
+/** One call's (or a seeded batch's) part of a key's spend: what it called and what it cost. */
+export interface SpendCounts {
+  /** the model that served the workload; null when none did */
+  model_id: string | null;
+  workload: string;
+  requests: number;
+  input_tokens: number;
+  output_tokens: number;
+  /** nano-units of the currency; null: the model has no price (counted as unpriced, not as free) */
+  cost_nanos: number | null;
+}
+
+const upserts = new WeakMap<Db, ReturnType<Db['prepare']>>();
+
+/** The UTC day's first minute, and the UTC month's, of an epoch minute. */
+export const dayStartMinute = (minute: number): number => minute - (minute % DAY_MINUTES);
+export function monthStartMinute(minute: number): number {
+  const d = new Date(minute * 60_000);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) / 60_000;
+}
+export function nextMonthStartMinute(minute: number): number {
+  const d = new Date(minute * 60_000);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / 60_000;
+}
+
+/**
+ * Adds a call's spend to its minute, hour and day (migration 14's usage_spend), in the caller's
+ * transaction: the three grains always agree.
+ */
+export function recordSpend(db: Db, keyId: string, minute: number, s: SpendCounts): void {
+  let upsert = upserts.get(db);
+  if (!upsert) {
+    upsert = db.prepare(`INSERT INTO usage_spend (grain, key_id, start_minute, model_id, workload, requests,
+      input_tokens, output_tokens, cost_nanos, unpriced_requests)
+    VALUES (@grain, @key_id, @start_minute, @model_id, @workload, @requests, @input_tokens, @output_tokens, @cost_nanos, @unpriced)
+    ON CONFLICT (grain, key_id, start_minute, model_id, workload) DO UPDATE SET requests = requests + excluded.requests,
+      input_tokens = input_tokens + excluded.input_tokens, output_tokens = output_tokens + excluded.output_tokens,
+      cost_nanos = cost_nanos + excluded.cost_nanos, unpriced_requests = unpriced_requests + excluded.unpriced_requests`);
+    upserts.set(db, upsert);
+  }
+  const m = Math.floor(minute);
+  const row = {
+    key_id: keyId,
+    model_id: s.model_id ?? '',
+    workload: s.workload,
+    requests: s.requests,
+    input_tokens: s.input_tokens,
+    output_tokens: s.output_tokens,
+    cost_nanos: s.cost_nanos ?? 0,
+    unpriced: s.cost_nanos === null ? s.requests : 0,
+  };
+  upsert.run({ ...row, grain: 'minute', start_minute: m });
+  upsert.run({ ...row, grain: 'hour', start_minute: m - (m % HOUR_MINUTES) });
+  upsert.run({ ...row, grain: 'day', start_minute: dayStartMinute(m) });
+}
+
+const spentStatements = new WeakMap<Db, ReturnType<Db['prepare']>>();
+
+/** A key's cost in nano-units over the day buckets in [fromMinute, toMinute). */
+export function spentNanos(db: Db, keyId: string, fromMinute: number, toMinute: number): number {
+  let stmt = spentStatements.get(db);
+  if (!stmt) {
+    stmt = db
+      .prepare(
+        `SELECT COALESCE(SUM(cost_nanos), 0) FROM usage_spend
+        WHERE grain = 'day' AND key_id = ? AND start_minute >= ? AND start_minute < ?`,
+      )
+      .pluck();
+    spentStatements.set(db, stmt);
+  }
+  return (stmt as unknown as { get(...a: unknown[]): number }).get(keyId, fromMinute, toMinute);
+}
+
+/** A key's spend today and this month (UTC), in nano-units. */
+export function keySpendNow(db: Db, keyId: string, minute: number): { today: number; month: number } {
+  return {
+    today: spentNanos(db, keyId, dayStartMinute(minute), dayStartMinute(minute) + DAY_MINUTES),
+    month: spentNanos(db, keyId, monthStartMinute(minute), nextMonthStartMinute(minute)),
+  };
+}
