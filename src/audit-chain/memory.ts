@@ -8,14 +8,17 @@
  * A run may switch appliances (`:appliance`), and tests render several: what is kept belongs to
  * the appliance whose served keys include the one that signed it, and applies only there.
  */
-import type { TrailVerified } from './chain-state.js';
+import type { ChainCheck, TrailVerified } from './chain-state.js';
 import type { Checkpoint } from './checkpoint.js';
 
 export interface ChainMemory {
+  /** the kept checkpoint as served: with its tree and note when the appliance signs them (kept-advance.ts) */
   kept: Checkpoint | null;
   /** memoryChanges() as `kept` was kept: a checkpoint list read before then may not list it yet */
   keptAt: number;
   verified: TrailVerified | null;
+  /** a newer checkpoint that no consistency proof joins to the kept one (a fork): a break for the rest of the run */
+  broken: Extract<ChainCheck, { ok: false }> | null;
 }
 
 const byKey = new Map<string, ChainMemory>();
@@ -30,15 +33,28 @@ export const memoryChanges = () => changes;
  */
 export function memoryOf(fingerprints: string[]): ChainMemory {
   let memory = fingerprints.map((f) => byKey.get(f)).find(Boolean);
-  memory ??= { kept: null, keptAt: 0, verified: null };
+  memory ??= { kept: null, keptAt: 0, verified: null, broken: null };
   for (const f of fingerprints) byKey.set(f, memory);
   return memory;
 }
 
+const hasTree = (c: Checkpoint) => typeof (c as { note?: unknown }).note === 'string';
+
 export function keepCheckpoint(memory: ChainMemory, c: Checkpoint): void {
-  if (memory.kept?.seq === c.seq && memory.kept.hash === c.hash) return;
+  if (memory.kept?.seq === c.seq && memory.kept.hash === c.hash) {
+    // the same head, served with its tree (V keeps its export's head, whose header carries none): kept with it,
+    // so that the next one is reached by a consistency proof
+    if (!hasTree(memory.kept) && hasTree(c)) memory.kept = c;
+    return;
+  }
   memory.kept = c;
   memory.keptAt = ++changes;
+}
+
+/** Keeps a break found outside a page (a fork): said by every check of this appliance for the rest of the run. */
+export function rememberBreak(memory: ChainMemory, broken: Extract<ChainCheck, { ok: false }>): void {
+  memory.broken ??= broken;
+  changes++;
 }
 
 export function rememberVerify(memory: ChainMemory, verified: TrailVerified): void {

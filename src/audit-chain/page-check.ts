@@ -13,6 +13,7 @@ import { asCheckpoint, checkpointSignatureValid, keysByFingerprint } from './che
 import { keptFinding, memoryFinding, moveKept } from './kept.js';
 import { memoryChanges, memoryOf } from './memory.js';
 import { pinnedKeysOf } from './pinned-keys.js';
+import { asTreeCheckpoint } from './tree-checkpoint.js';
 
 const n = thousands;
 const seqOf = (e: Record<string, unknown>): number | null =>
@@ -95,7 +96,9 @@ function checkOnce(entries: unknown[], checkpoints: unknown, whole: boolean, pin
     const memory = memoryOf([...served.keys()]);
     const listedBefore = firstSeen(checkpoints) < memory.keptAt;
     const found =
-      keptFinding(memory.kept, checked?.checkpoint ?? null, bySeq, listedBefore) ?? memoryFinding(memory.verified);
+      keptFinding(memory.kept, checked?.checkpoint ?? null, bySeq, listedBefore) ??
+      memory.broken ??
+      memoryFinding(memory.verified);
     if (found) return found;
     if (checked) moveKept(memory, checked.checkpoint, bySeq);
     verified = memory.verified;
@@ -184,5 +187,7 @@ function checkCheckpoint(
   if (!checkpointSignatureValid(c, key)) return broken(`the checkpoint's signature does not verify with key ${named}`);
   const entry = bySeq.get(c.seq);
   if (entry && entry.hash !== c.hash) return broken('the entry is not what the signed checkpoint recorded');
-  return { checkpoint: c, fingerprint: c.key_fingerprint };
+  // kept with its tree and note when it has them: the kept checkpoint moves on by a consistency proof (kept-advance.ts)
+  const tree = asTreeCheckpoint(newest);
+  return { checkpoint: typeof tree === 'string' ? c : tree, fingerprint: c.key_fingerprint };
 }

@@ -5,7 +5,7 @@ import type { Trust } from '../audit-chain/verify-trail.js';
 import { ApiError, TransportError } from '../client/errors.js';
 import { thousands } from '../text/thousands.js';
 import type { ApplianceStream } from './appliance-stream.js';
-import type { ConsistencySource } from './remembered-check.js';
+import { consistencyOfAnswer, type ConsistencySource } from '../audit-chain/tree-consistency.js';
 
 /**
  * The appliance's tree as the CLI reads it (docs/audit-chain.md, "Proofs"): its newest checkpoint
@@ -119,9 +119,9 @@ export class ApplianceTree {
       if (err instanceof ApiError && (err.status === 400 || err.status === 404)) return null;
       throw err;
     }
-    if (!v || v.from !== from || v.to !== to || !isHexList(v.path, 128))
-      throw new TransportError('protocol', `the consistency proof from ${from} to ${to} is not one`);
-    return { path: v.path.map((h) => Buffer.from(h, 'hex')), served: v.path };
+    const proof = consistencyOfAnswer(v, from, to);
+    if (!proof) throw new TransportError('protocol', `the consistency proof from ${from} to ${to} is not one`);
+    return proof;
   };
 
   /** Hands the appliance a witness's cosigned note. */

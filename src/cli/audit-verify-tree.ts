@@ -2,7 +2,7 @@ import { asCheckpoint, checkpointSignatureValid, type Checkpoint } from '../audi
 import { PROOF_FORMAT } from '../audit-chain/proof-file.js';
 import { parseStatementFile } from '../audit-chain/statement.js';
 import { asTreeCheckpoint, verifyTreeCheckpoint, type TreeCheckpoint } from '../audit-chain/tree-checkpoint.js';
-import { compareTrees, forkEvidence, proofNeeded } from '../audit-chain/tree-consistency.js';
+import { cutFinding, forkEvidence, forkFinding, stepBetween } from '../audit-chain/tree-consistency.js';
 import { verdictOf, type Trust } from '../audit-chain/verify-trail.js';
 import type { Verdict } from '../audit-chain/verdict.js';
 import { witnessFindings, type WitnessKey } from '../audit-chain/witness-check.js';
@@ -114,14 +114,9 @@ export async function verifySinceByConsistency(
     return report(null);
   }
   const before = checked.tree;
-  const need = proofNeeded(before, newest);
-  const proof = need ? await tree.consistency(need.from, need.to) : null;
-  const compared = compareTrees(before, newest, proof?.path ?? null);
-  if (compared.kind === 'older')
-    findings.push(
-      `the appliance's newest checkpoint (tree size ${n(newest.size)}) is older than the kept checkpoint ` +
-        `(tree size ${n(before.size)}, ${before.checkpoint.at}): the trail was cut since`,
-    );
+  const { compared, need, proof } = await stepBetween(before, newest, tree.consistency);
+  const keptOne = { what: 'the kept checkpoint', tree: before };
+  if (compared.kind === 'older') findings.push(cutFinding(newest, keptOne));
   if (compared.kind === 'fork') {
     const foundAt = new Date().toISOString();
     const file = state.writeFork(
@@ -132,10 +127,7 @@ export async function verifySinceByConsistency(
       }),
       foundAt,
     );
-    findings.push(
-      `FORK: the appliance signed two histories: ${compared.why}; the kept checkpoint (tree size ${n(before.size)}) ` +
-        `and the newest (tree size ${n(newest.size)}) are both written to ${file}`,
-    );
+    findings.push(forkFinding(compared.why, keptOne, { what: 'the newest', tree: newest }, file));
   }
   findings.push(...witnessFindings(newest, witnesses));
   const r = await checkRemembered(state, newest, trust, tree.consistency);

@@ -2,7 +2,7 @@ import { lstatSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { COSIGNATURE_V1, cosignedBy, formatVerifierKey, noteKeyId, parseNote } from '../audit-chain/note.js';
 import { asTreeCheckpoint } from '../audit-chain/tree-checkpoint.js';
-import { forkEvidence, proofNeeded } from '../audit-chain/tree-consistency.js';
+import { forkEvidence, forkFinding, proofNeeded } from '../audit-chain/tree-consistency.js';
 import { EXIT_STATUS, VERDICT_WORDS, type Verdict } from '../audit-chain/verdict.js';
 import {
   cosignedNote,
@@ -116,9 +116,12 @@ async function witness(
         foundAt,
       );
       printOut(
-        `FORK: the appliance signed two histories: ${decision.why}; the checkpoint this witness cosigned (tree size ` +
-          `${n(last!.size)}, ${last!.checkpoint.at}) and its newest (tree size ${n(newest.size)}, ` +
-          `${newest.checkpoint.at}) are both written to ${evidence}`,
+        forkFinding(
+          decision.why,
+          { what: 'the checkpoint this witness cosigned', tree: last! },
+          { what: 'its newest', tree: newest },
+          evidence,
+        ),
       );
     } else printOut(`refused: ${decision.why}`);
     return finish('broken', 'nothing cosigned');

@@ -1,16 +1,19 @@
 import type { SignedTree } from '../audit-chain/tree-checkpoint.js';
-import { compareTrees, forkEvidence, proofNeeded } from '../audit-chain/tree-consistency.js';
+import {
+  compareTrees,
+  cutFinding,
+  forkEvidence,
+  forkFinding,
+  proofNeeded,
+  type ConsistencySource,
+} from '../audit-chain/tree-consistency.js';
 import type { Trust } from '../audit-chain/verify-trail.js';
 import { thousands } from '../text/thousands.js';
 import type { CheckpointState } from './checkpoint-state.js';
 
 const n = thousands;
 
-/**
- * The appliance's consistency proof between two tree sizes (hashes), null when it refused to give
- * one (a size beyond its tree: a fork or a cut). Throws when it could not be asked.
- */
-export type ConsistencySource = (from: number, to: number) => Promise<{ path: Buffer[]; served: string[] } | null>;
+export type { ConsistencySource };
 
 export interface RememberedResult {
   findings: string[];
@@ -76,8 +79,7 @@ export async function checkRemembered(
     keep = false;
     if (compared.kind === 'older') {
       r.findings.push(
-        `the appliance's newest checkpoint (tree size ${n(newest.size)}) is older than one it signed before ` +
-          `(tree size ${n(before.size)}, ${before.checkpoint.at}, remembered in ${kept.file}): the trail was cut since`,
+        cutFinding(newest, { what: 'one it signed before', tree: before, where: `remembered in ${kept.file}` }),
       );
       continue;
     }
@@ -92,9 +94,12 @@ export async function checkRemembered(
     );
     r.forks.push(file);
     r.findings.push(
-      `FORK: the appliance signed two histories: ${compared.why}; the checkpoint remembered from an earlier run ` +
-        `(tree size ${n(before.size)}, ${before.checkpoint.at}) and this one (tree size ${n(newest.size)}, ` +
-        `${newest.checkpoint.at}) are both written to ${file}`,
+      forkFinding(
+        compared.why,
+        { what: 'the checkpoint remembered from an earlier run', tree: before },
+        { what: 'this one', tree: newest },
+        file,
+      ),
     );
   }
   if (keep) state.remember(newest);

@@ -9,6 +9,7 @@ import type { AnyScreen } from '../kit/screen-api.js';
 import { createDialogStore, type DialogStore } from '../state/dialogs.js';
 import { validateScreens } from './registry.js';
 import { boardRequests, boardScreen, watchForCrit } from './crit-notice.js';
+import { followKeptCheckpoint } from './kept-checkpoint.js';
 import { screenResources, type ScreenResources } from './screen-resources.js';
 import { SignIn, type SignInSetup } from './sign-in.js';
 import { defaultSorts, withChosenColumns } from './screen-prefs.js';
@@ -137,6 +138,12 @@ export function createDashboard(o: DashboardOptions): DashboardDeps {
           write: o.notice ?? ((sequence) => process.stdout.write(sequence)),
         })
       : () => undefined;
+  // the audit chain's kept checkpoint moves on by consistency proofs as checkpoint lists arrive
+  const unfollow = followKeptCheckpoint({
+    resources,
+    client: o.client,
+    ...(o.auditKey ? { auditKey: o.auditKey } : {}),
+  });
   const actionLog = createActionLog();
   const unobserve = o.client.observe((e) => recordExchange(actionLog, e));
 
@@ -159,6 +166,7 @@ export function createDashboard(o: DashboardOptions): DashboardDeps {
     async close() {
       unsubscribe();
       unwatch();
+      unfollow();
       unobserve();
       poller.stop();
       await o.client.abandon();
