@@ -1,7 +1,14 @@
 import { hash } from 'node:crypto';
 import { canonicalLine } from './canonical.js';
 import { csvEntries } from './csv-entries.js';
-import { looksLikeSyslog, parseSyslogLine, SeenHashes } from './syslog-copy.js';
+import {
+  APP_NAME,
+  CHECKPOINT_MSG_ID,
+  ENTRY_MSG_ID,
+  looksLikeSyslog,
+  parseSyslogLine,
+  SeenHashes,
+} from './syslog-copy.js';
 import {
   HASHED_AS_READ,
   MAX_LINE_BYTES,
@@ -19,12 +26,14 @@ export interface SyslogCopyInfo {
   repeats: number;
   /** entries after `upTo`, counted and not yielded */
   beyond: number;
-  /** lines of other senders or messages (APP-NAME not appliance-admin, MSGID not audit) */
+  /** lines of other senders or messages (APP-NAME not appliance-admin, MSGID neither audit nor checkpoint) */
   foreign: number;
+  /** the appliance's signed checkpoints (MSGID checkpoint), read apart (syslog-checkpoints.ts) */
+  checkpoints: number;
 }
 
 /** A line longer than MAX_LINE_BYTES: reported, never held. */
-const TOO_LONG = Symbol('too long');
+export const TOO_LONG = Symbol('too long');
 type Line = Buffer | typeof TOO_LONG;
 
 // ignoreBOM: a line of a CSV record may start with U+FEFF (a cell's own text after a line break), which
@@ -62,7 +71,7 @@ export async function* readTrail(
       info.value = format;
       if (format === 'csv') csv = csvEntries();
       if (syslog) {
-        info.syslog = { repeats: 0, beyond: 0, foreign: 0 };
+        info.syslog = { repeats: 0, beyond: 0, foreign: 0, checkpoints: 0 };
         copy = syslogCopyReader(info.syslog, info.upTo);
       }
     }
@@ -112,7 +121,11 @@ function syslogCopyReader(
   return (bytes, line) => {
     const m = parseSyslogLine(bytes);
     if (!m) return new Unreadable(line, 'not an RFC 5424 syslog message');
-    if (m.appName !== 'appliance-admin' || m.msgId !== 'audit') {
+    if (m.appName === APP_NAME && m.msgId === CHECKPOINT_MSG_ID) {
+      info.checkpoints++;
+      return null;
+    }
+    if (m.appName !== APP_NAME || m.msgId !== ENTRY_MSG_ID) {
       info.foreign++;
       return null;
     }
@@ -216,7 +229,7 @@ function parsedLine(l: Buffer, line: number): TrailItem {
  * Whole lines of each chunk as bytes, without the \n, the last partial line carried over. A line
  * longer than MAX_LINE_BYTES is TOO_LONG and its bytes are dropped as they come.
  */
-async function* byteLines(chunks: AsyncIterable<Buffer | string>): AsyncGenerator<Line[]> {
+export async function* byteLines(chunks: AsyncIterable<Buffer | string>): AsyncGenerator<Line[]> {
   let carry: Buffer[] = [];
   let carried = 0;
   let skipping = false;

@@ -6,7 +6,13 @@
  *
  * The appliance sends at least once, so an entry may be there twice: the same seq with the same
  * hash is one entry, kept once; the same seq with another hash is two entries claiming one place.
+ * Each signed checkpoint is a message of its own (MSGID `checkpoint`: syslog-checkpoints.ts).
  */
+
+/** APP-NAME and MSGIDs of the appliance's messages: an entry, and a signed checkpoint (src/server/audit-forward/) */
+export const APP_NAME = 'appliance-admin';
+export const ENTRY_MSG_ID = 'audit';
+export const CHECKPOINT_MSG_ID = 'checkpoint';
 
 const SP = 0x20;
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);

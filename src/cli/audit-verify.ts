@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { keyFingerprint, readPublicKey, type Checkpoint } from '../audit-chain/checkpoint.js';
 import { LiveRefusal, verifyLive } from '../audit-chain/live.js';
 import { readTrail, type SyslogCopyInfo, type TrailFormat } from '../audit-chain/read-trail.js';
+import { checkpointsOfCopy, type CopyCheckpoints } from '../audit-chain/syslog-checkpoints.js';
 import { looksLikeSyslog } from '../audit-chain/syslog-copy.js';
 import { parseStatementFile } from '../audit-chain/statement.js';
 import { EXIT_STATUS, VERDICT_WORDS } from '../audit-chain/verdict.js';
@@ -48,7 +49,8 @@ what it holds (docs/audit-chain.md): the statement's signature verifies with the
 is the one the appliance wrote and its hash recomputes; the file holds exactly the entries it
 signed, linked from the first to the last (or, for a filtered export, with the signed digest).
 CSV or JSON Lines, told apart by content; or the copy a syslog receiver wrote of the forwarded
-trail (RFC 5424 lines), proven up to the checkpoint given with --checkpoint. With --url, verifies the appliance's live trail: streams
+trail (RFC 5424 lines), proven up to the newest signed checkpoint it carries (or the one given with
+--checkpoint). With --url, verifies the appliance's live trail: streams
 its export as it verifies, and checks every checkpoint it signed before.
 key fetches the appliance's public keys into PEM_FILE and prints their fingerprints, to compare
 with the one you were given out of band (the deployment screen shows it); then pin it with --key.
@@ -59,7 +61,8 @@ it (a consistency proof); two signed histories (a fork) are refused and written 
   --key PEM_FILE     the appliance's public key(s) (Ed25519, PEM), obtained out of band: pinned.
                      Without it, --url checks with the keys the appliance serves (exit 4)
   --checkpoint FILE  the export's signed statement (default FILE.checkpoint.json, written by export);
-                     for a syslog copy, a checkpoint the appliance signed
+                     for a syslog copy, a checkpoint the appliance signed (default: the newest one
+                     the copy carries that verifies with the key)
   --since KEPT_FILE  a checkpoint kept from an earlier walkthrough: it must verify with the key,
                      and the trail must still hold it unchanged and extend it. With --url and a
                      checkpoint that carries the tree (a proof file, the state's remembered one),
@@ -136,16 +139,22 @@ async function verifyFile(
     return finish('cannot-check', EXIT_STATUS['cannot-check']);
   }
   const signed = read && 'problem' in read ? null : read;
-  // a syslog copy (docs/operations.md) has no statement of its own: the checkpoint given proves it up
-  // to its seq, and what the copy holds after it is counted, not checked
+  const trust = o.pinned ?? { keys: new Map(), pinned: false, source: 'no key' };
+  // a syslog copy (docs/operations.md) has no statement of its own: the newest checkpoint it carries
+  // (or the one given) proves it up to its seq, and what the copy holds after it is counted, not checked
   const copy = isSyslogCopy(file);
+  const carried =
+    copy && !read ? await checkpointsOfCopy(createReadStream(file, { highWaterMark: 1 << 20 }), trust) : null;
+  const checkpoint = signed?.checkpoint ?? carried?.newest ?? undefined;
   const format: { value?: TrailFormat; syslog?: SyslogCopyInfo; upTo?: number } = {};
-  if (copy) format.upTo = signed?.checkpoint?.seq ?? 0;
+  if (copy) format.upTo = checkpoint?.seq ?? 0;
   const report = await verifyTrail(readTrail(createReadStream(file, { highWaterMark: 1 << 20 }), format), {
     statement: copy ? null : signed?.statement,
-    checkpoint: signed?.checkpoint,
-    trust: o.pinned ?? { keys: new Map(), pinned: false, source: 'no key' },
+    checkpoint,
+    trust,
     since: o.since,
+    // the copy's older checkpoints: each must be its entry (another hash is a history signed twice)
+    ...(carried ? { signed: carried.signed } : {}),
     format: format,
     onProgress: progress,
   });
@@ -154,7 +163,12 @@ async function verifyFile(
     report.verdict = 'broken';
     report.proven = null;
   }
-  if (copy) copyNotes(report, format.syslog, signed?.checkpoint ?? null);
+  if (carried?.findings.length) {
+    report.findings.unshift(...carried.findings);
+    report.verdict = 'broken';
+    report.proven = null;
+  }
+  if (copy) copyNotes(report, format.syslog, checkpoint ?? null, carried);
   return printReport(report);
 }
 
@@ -169,17 +183,37 @@ function isSyslogCopy(file: string): boolean {
   }
 }
 
-/** What a syslog copy's reading adds to the verdict: how to give it a checkpoint, and what was set aside. */
-function copyNotes(report: VerifyReport, info: SyslogCopyInfo | undefined, cp: Checkpoint | null): void {
+/**
+ * What a syslog copy's reading adds to the verdict: which checkpoint proved it (`carried`: read from
+ * the copy itself), how to give it one when it carries none, and what was set aside.
+ */
+function copyNotes(
+  report: VerifyReport,
+  info: SyslogCopyInfo | undefined,
+  cp: Checkpoint | null,
+  carried: CopyCheckpoints | null,
+): void {
   if (!cp) {
+    const none =
+      carried && carried.untrusted
+        ? `the ${thousands(carried.untrusted)} checkpoint${carried.untrusted === 1 ? '' : 's'} this syslog copy ` +
+          `carries ${carried.untrusted === 1 ? 'is' : 'are'} signed by another key than the one given (--key)`
+        : carried
+          ? 'this syslog copy carries no signed checkpoint (forwarded by an older version, or cut before the first one)'
+          : 'a syslog copy carries no signed statement';
     report.findings = report.findings.map((f) =>
       f.startsWith('no signed statement')
-        ? 'a syslog copy carries no signed statement: give a checkpoint the appliance signed with --checkpoint ' +
-          "FILE (a line of GET /v1/admin/audit/checkpoints, or an export's FILE.checkpoint.json) to prove it up to it"
+        ? `${none}: give a checkpoint the appliance signed with --checkpoint FILE (a line of ` +
+          "GET /v1/admin/audit/checkpoints, or an export's FILE.checkpoint.json) to prove it up to it"
         : f,
     );
     return;
   }
+  if (carried?.newest === cp && !report.findings.length)
+    report.notes.push(
+      `proven by the newest signed checkpoint the copy carries, #${thousands(cp.seq)} of ${cp.at} (each of the ` +
+        `${thousands(carried.signed.length)} it carries verified with the key and matched its entry)`,
+    );
   if (!info) return;
   const entries = (k: number) => `${thousands(k)} ${k === 1 ? 'entry was' : 'entries were'}`;
   if (info.repeats) report.notes.push(`${entries(info.repeats)} sent again (the same seq and hash): each counted once`);

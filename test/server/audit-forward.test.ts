@@ -1,3 +1,4 @@
+import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,7 @@ import type { Db } from '../../src/server/db/sqlite-driver.js';
 import { forwardedSeq } from '../../src/server/audit-forward/position.js';
 import { insertLinked, type AuditRow } from '../../src/server/audit-chain/chain.js';
 import { runCli } from '../helpers/cli.js';
+import { checkpointOf } from '../helpers/audit-chain.js';
 import { until } from '../helpers/until.js';
 import { thousands } from '../../src/text/thousands.js';
 import { makeCertificates } from '../helpers/tls.js';
@@ -40,7 +42,13 @@ const parse = (line: string): CopyLine => {
   if (!m) throw new Error(`not a forwarded line: ${line.slice(0, 200)}`);
   return { pri: Number(m[1]), app: m[4], msgId: m[6], seq: Number(m[7]), hash: m[8], msg: m[9] };
 };
-const copyOf = (rs: Rsyslog) => rs.lines().map(parse);
+/** A signed checkpoint's message: MSGID checkpoint, the checkpoint as served as MSG. */
+const CHECKPOINT_LINE =
+  /^<\d+>1 \S+ \S+ appliance-admin \S+ checkpoint \[aa-checkpoint@32473 seq="(\d+)"(?: tree_size="(\d+)")?\] (.*)$/s;
+const isEntry = (line: string) => !CHECKPOINT_LINE.test(line);
+/** The entries' lines of the copy (each checkpoint is a line of its own). */
+const entryLines = (rs: Rsyslog) => rs.lines().filter(isEntry);
+const copyOf = (rs: Rsyslog) => entryLines(rs).map(parse);
 const seqsOf = (rs: Rsyslog) => new Set(copyOf(rs).map((l) => l.seq));
 
 let n = 0;
@@ -158,7 +166,7 @@ describe('forwarding the audit trail to rsyslog over TLS', () => {
   it('refuses a copy changed after it arrived, and takes an entry sent twice as one', async () => {
     const ex = await exportTrail('tamper');
     await until('the copy to reach the export', () => seqsOf(rs).has(ex.checkpoint.seq), 20_000);
-    const lines = rs.lines().filter((l) => parse(l).seq <= ex.checkpoint.seq);
+    const lines = entryLines(rs).filter((l) => parse(l).seq <= ex.checkpoint.seq);
     const check = async (name: string, content: string[]) => {
       const f = join(root, name);
       writeFileSync(f, `${content.join('\n')}\n`);
@@ -181,10 +189,104 @@ describe('forwarding the audit trail to rsyslog over TLS', () => {
     );
     const twice = await check('twice.log', [...lines.slice(0, 9), forged, ...lines.slice(9)]);
     expect(twice.code).toBe(1);
-    // a copy without a checkpoint cannot be proven: the verifier says what to give it
-    const none = await runCli(['audit', 'verify', rs.file, '--key', ex.keyFile]);
-    expect(none.stdout).toContain('give a checkpoint the appliance signed with --checkpoint');
+    // a copy without a checkpoint (its checkpoints' lines left out) cannot be proven: the verifier says what to give it
+    const bare = join(root, 'bare.log');
+    writeFileSync(bare, `${lines.join('\n')}\n`);
+    const none = await runCli(['audit', 'verify', bare, '--key', ex.keyFile]);
+    expect(none.stdout).toContain(
+      'this syslog copy carries no signed checkpoint (forwarded by an older version, or cut before the first one): ' +
+        'give a checkpoint the appliance signed with --checkpoint',
+    );
     expect(none.code).toBe(1);
+  }, 60_000);
+
+  it('forwards each signed checkpoint in order with the entries: the copy verifies without --checkpoint', async () => {
+    write(t, 40);
+    const ex = await exportTrail('carried');
+    const checkpointAt = (lines: string[], seq: number) =>
+      lines.findIndex((l) => CHECKPOINT_LINE.exec(l)?.[1] === String(seq));
+    await until("the export's checkpoint in the copy", () => checkpointAt(rs.lines(), ex.checkpoint.seq) >= 0, 20_000);
+    const lines = rs.lines();
+    const carried = lines.filter((l) => !isEntry(l)).map((l) => CHECKPOINT_LINE.exec(l)!);
+    // every checkpoint the appliance signed so far, each after the line of the entry it signs
+    const list = (await t.call('GET', '/audit/checkpoints?limit=500', { role: 'auditor' })).json.data as {
+      seq: number;
+      tree_size: number;
+    }[];
+    expect(new Set(carried.map((m) => Number(m[1])))).toEqual(new Set(list.map((c) => c.seq)));
+    for (const m of carried) {
+      const seq = Number(m[1]);
+      const entryAt = lines.findIndex((l) => isEntry(l) && parse(l).seq === seq);
+      expect(entryAt, `entry #${seq}`).toBeGreaterThanOrEqual(0);
+      expect(lines.indexOf(m[0])).toBeGreaterThan(entryAt);
+    }
+    // the message is the checkpoint as served, its signed note included, and its tree size in the structured data
+    const newest = list.find((c) => c.seq === ex.checkpoint.seq)!;
+    const m = CHECKPOINT_LINE.exec(lines[checkpointAt(lines, ex.checkpoint.seq)])!;
+    expect(JSON.parse(m[3])).toEqual(newest);
+    expect(Number(m[2])).toBe(newest.tree_size);
+    expect(JSON.parse(m[3]).note).toMatch(/^appliance-admin\/[0-9a-f]{16}\n\d+\n/);
+    // the receiver's file proves itself: no checkpoint brought from elsewhere
+    const r = await runCli(['audit', 'verify', rs.file, '--key', ex.keyFile]);
+    expect(r.stdout).toContain(`verified: the whole trail, entries #1–#${thousands(ex.checkpoint.seq)} (`);
+    expect(r.stdout).toContain(
+      `proven by the newest signed checkpoint the copy carries, #${thousands(ex.checkpoint.seq)}`,
+    );
+    expect(r.code).toBe(0);
+    // cut before its newest checkpoint, the copy is proven up to the one before, and says what it left
+    const upTo = carried
+      .map((x) => Number(x[1]))
+      .filter((seq) => seq < ex.checkpoint.seq)
+      .at(-1)!;
+    const cutFile = join(root, 'cut.log');
+    writeFileSync(cutFile, `${lines.slice(0, checkpointAt(lines, ex.checkpoint.seq)).join('\n')}\n`);
+    const cut = await runCli(['audit', 'verify', cutFile, '--key', ex.keyFile]);
+    expect(cut.stdout).toContain(`verified: the whole trail, entries #1–#${thousands(upTo)} (`);
+    expect(cut.stdout).toMatch(/entr(y|ies) after the checkpoint's #[\d,]+ (is|are) not covered by it/);
+    expect(cut.code).toBe(0);
+  }, 60_000);
+
+  it("refuses a copy whose checkpoint was changed, or another key's, or one that signs another entry", async () => {
+    const ex = await exportTrail('carried-tamper');
+    const at = (lines: string[]) => lines.findIndex((l) => CHECKPOINT_LINE.exec(l)?.[1] === String(ex.checkpoint.seq));
+    await until("the export's checkpoint in the copy", () => at(rs.lines()) >= 0, 20_000);
+    const lines = rs.lines().slice(0, at(rs.lines()) + 1);
+    const i = at(lines);
+    const check = async (name: string, content: string[], key = ex.keyFile) => {
+      const f = join(root, name);
+      writeFileSync(f, `${content.join('\n')}\n`);
+      return runCli(['audit', 'verify', f, '--key', key]);
+    };
+    // its time changed in the receiver's file: its signature no longer verifies
+    const changed = lines.map((l, k) => (k === i ? l.replace(/"at":"[^"]+"/, '"at":"2020-01-01T00:00:00.000Z"') : l));
+    const r1 = await check('cp-changed.log', changed);
+    expect(r1.stdout).toMatch(
+      /the checkpoint #[\d,]+ of 2020-01-01T00:00:00.000Z does not verify with the key you pinned: it was changed in the copy/,
+    );
+    expect(r1.code).toBe(1);
+    // verified with another key than the appliance's: the copy's checkpoints prove nothing to it
+    const otherKey = join(root, 'other.pem');
+    writeFileSync(otherKey, generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }));
+    const r2 = await check('cp-other-key.log', lines, otherKey);
+    expect(r2.stdout).toMatch(/checkpoints this syslog copy carries are signed by another key than the one given/);
+    expect(r2.code).toBe(1);
+    // a second checkpoint of the entry before, signed with the appliance's own key (as whoever holds it could)
+    // for another hash: the copy's entries still verify to the newest, but two signed histories meet in it
+    const privateKey = createPrivateKey(readFileSync(join(dataDir, 'audit-signing-key.pem')));
+    const fingerprint = (await t.call('GET', '/audit/checkpoints?limit=1')).json.public_keys[0].fingerprint as string;
+    const forged = checkpointOf(
+      { seq: ex.checkpoint.seq - 1, prev_hash: '0'.repeat(64), hash: 'ab'.repeat(32) },
+      { privateKey, fingerprint, publicKeyPem: '' },
+    );
+    const forgedLine = lines[i].replace(
+      /seq="\d+"(?: tree_size="\d+")?\] .*$/s,
+      `seq="${forged.seq}"] ${JSON.stringify(forged)}`,
+    );
+    const r3 = await check('cp-forked.log', [...lines.slice(0, i), forgedLine, ...lines.slice(i)]);
+    expect(r3.stdout).toContain(
+      `entry #${thousands(forged.seq)} is not what the checkpoint of ${forged.at} signed: the trail was rewritten after it`,
+    );
+    expect(r3.code).toBe(1);
   }, 60_000);
 
   it('resumes from its position after a server restart, sending nothing twice', async () => {
@@ -227,12 +329,12 @@ describe('forwarding the audit trail to rsyslog over TLS', () => {
       await until('the copy to be under way', () => rs2.lines().length > 500, 20_000);
       await child.kill('SIGKILL');
       const taken = forwardedSeq(db, url);
-      const arrived = rs2.lines().length;
+      const arrived = entryLines(rs2).length;
       child = await child.restart();
       write(db, 10);
       const last = head(db);
       // a resend runs in order up to the head: the last line is the last entry once it is there
-      await until('the copy to hold the last entry', () => rs2.lines().at(-1)?.includes(` seq="${last}" `), 60_000);
+      await until('the copy to hold the last entry', () => entryLines(rs2).at(-1)?.includes(` seq="${last}" `), 60_000);
       const seqs = new Set(copyOf(rs2).map((l) => l.seq));
       const lost = [];
       for (let seq = 1; seq <= last; seq++) if (!seqs.has(seq)) lost.push(seq);

@@ -3,12 +3,13 @@ import { connect as tlsConnect } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Db } from '../db/sqlite-driver.js';
 import { canonicalLine } from '../../audit-chain/canonical.js';
+import { CHECKPOINT_COLUMNS, servedCheckpoint, type CheckpointRow } from '../audit-chain/checkpoint-note.js';
 import { auditSpec, toAuditEntry } from '../governance/audit-trail.js';
 import type { Row } from '../governance/keyset.js';
 import { describeError } from '../background.js';
 import { iso } from '../ids.js';
 import { forwardedSeq, saveForwarded } from './position.js';
-import { framedMessage, headerParts, syslogHostname } from './syslog-message.js';
+import { framedCheckpoint, framedMessage, headerParts, syslogHostname } from './syslog-message.js';
 import type { ForwardTarget } from './target.js';
 
 /**
@@ -23,6 +24,12 @@ import type { ForwardTarget } from './target.js';
  * wait that doubles per failure (the server's retry policy), sends its entries again: a receiver
  * may hold an entry twice (the same seq and hash), never miss one. docs/operations.md says what
  * "read" means for a receiver that buffers before it writes.
+ *
+ * Each signed checkpoint goes too, right after the entry it signs (or, signed later, as soon as it is
+ * signed), so that the copy carries what proves it (docs/audit-chain.md, "A syslog copy"). Which
+ * checkpoints the receiver took is kept in memory only (checkpoints are few, and the table of
+ * positions holds entries): after a restart the newest checkpoint at or before the saved position
+ * is sent again, and it covers any older one a broken round had not delivered.
  */
 
 /** Entries read from the database and written at a time. */
@@ -42,6 +49,8 @@ interface ForwardState {
   target: ForwardTarget;
   /** the last entry the receiver took */
   forwarded: number;
+  /** the row id of the last checkpoint the receiver took (checkpoints are sent in id order, which is seq order) */
+  checkpointId: number;
   lastTakenAt: string | null;
   /** the last failure, while rounds fail; null once one succeeds */
   failure: { error: string; since: string; failures: number; retryMs: number } | null;
@@ -65,8 +74,22 @@ export function startForwarder(
 ): Forwarder {
   const select = db.prepare(`SELECT ${auditSpec.select} FROM audit WHERE seq > ? ORDER BY seq LIMIT ?`).raw(true);
   const headSeq = db.prepare('SELECT max(seq) FROM audit').pluck();
+  const selectCheckpoints = db.prepare(
+    `SELECT ${CHECKPOINT_COLUMNS} FROM audit_checkpoints WHERE id > ? AND seq <= ? ORDER BY id LIMIT ?`,
+  );
+  const newestCheckpointId = db.prepare('SELECT max(id) FROM audit_checkpoints').pluck();
   const parts = headerParts({ facility: target.facility, hostname: syslogHostname(), procid: String(process.pid) });
-  const state: ForwardState = { target, forwarded: forwardedSeq(db, target.url), lastTakenAt: null, failure: null };
+  const forwarded = forwardedSeq(db, target.url);
+  // the newest checkpoint at or before the position is sent again: whether it was taken before a restart is not kept
+  const takenCheckpoint = db.prepare('SELECT max(id) FROM audit_checkpoints WHERE seq <= ?').pluck().get(forwarded) as
+    number | null;
+  const state: ForwardState = {
+    target,
+    forwarded,
+    checkpointId: takenCheckpoint === null ? 0 : takenCheckpoint - 1,
+    lastTakenAt: null,
+    failure: null,
+  };
   let stopped = false;
   let socket: Socket | undefined;
   let wake: (() => void) | undefined;
@@ -84,18 +107,37 @@ export function startForwarder(
       };
     });
   const head = () => (headSeq.get() as number | null) ?? 0;
+  /** Whether anything is left to send: an entry after the position, or a checkpoint the receiver has not taken. */
+  const pending = () =>
+    head() > state.forwarded || ((newestCheckpointId.get() as number | null) ?? 0) > state.checkpointId;
 
-  /** The framed messages of the entries after `after`, and the last seq among them (after itself when none). */
-  const batch = (after: number): { text: string; last: number } => {
+  /**
+   * The framed messages of the entries after `after` and of the checkpoints after row id `afterCheckpoint`
+   * that sign one of them or an entry sent before, each checkpoint right after the entry it signs; the
+   * last seq and checkpoint id among them (the ones given when none).
+   */
+  const batch = (after: number, afterCheckpoint: number): { text: string; last: number; lastCheckpoint: number } => {
     const rows = select.all(after, BATCH_ENTRIES) as Row[];
+    const last = rows.length ? toAuditEntry(rows[rows.length - 1]).seq : after;
+    const checkpoints = selectCheckpoints.all(afterCheckpoint, last, BATCH_ENTRIES) as CheckpointRow[];
     let text = '';
-    let last = after;
+    let next = 0;
+    let lastCheckpoint = afterCheckpoint;
+    const checkpointsUpTo = (seq: number) => {
+      for (; next < checkpoints.length && checkpoints[next].seq <= seq; next++) {
+        const c = checkpoints[next];
+        text += framedCheckpoint(parts, c, JSON.stringify(servedCheckpoint(db, c)));
+        lastCheckpoint = c.id;
+      }
+    };
+    checkpointsUpTo(after);
     for (const row of rows) {
       const entry = toAuditEntry(row);
       text += framedMessage(parts, entry.at, entry.seq, entry.hash, canonicalLine(entry));
-      last = entry.seq;
+      checkpointsUpTo(entry.seq);
     }
-    return { text, last };
+    checkpointsUpTo(last);
+    return { text, last, lastCheckpoint };
   };
 
   /** One round: connect, send from the saved position, end, and save what the receiver took. */
@@ -105,12 +147,14 @@ export function startForwarder(
     try {
       const began = Date.now();
       let sent = from;
+      let sentCheckpoint = state.checkpointId;
       for (;;) {
         if (stopped) throw new Error('the server is closing');
-        const { text, last } = batch(sent);
+        const { text, last, lastCheckpoint } = batch(sent, sentCheckpoint);
         if (text) {
           await link.write(text);
           sent = last;
+          sentCheckpoint = lastCheckpoint;
           if (sent - from >= ROUND_ENTRIES) break;
           continue;
         }
@@ -121,6 +165,9 @@ export function startForwarder(
       if (sent > from) {
         saveForwarded(db, target.url, sent);
         state.forwarded = sent;
+      }
+      if (sent > from || sentCheckpoint > state.checkpointId) {
+        state.checkpointId = sentCheckpoint;
         state.lastTakenAt = iso();
       }
     } finally {
@@ -133,7 +180,7 @@ export function startForwarder(
     let inRow = 0;
     while (!stopped) {
       try {
-        if (head() <= state.forwarded) {
+        if (!pending()) {
           await sleep(IDLE_POLL_MS);
           continue;
         }
