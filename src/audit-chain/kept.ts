@@ -57,7 +57,11 @@ export function memoryFinding(v: TrailVerified | null): Broken | null {
  */
 export function moveKept(memory: ChainMemory, newest: Checkpoint, page: Page): void {
   const kept = memory.kept;
-  if (kept && newest.seq <= kept.seq) return;
+  if (kept && newest.seq <= kept.seq) {
+    // the same head served with its tree (V kept it from its export's header, which carries none): kept with it
+    if (newest.seq === kept.seq && newest.hash === kept.hash) keepCheckpoint(memory, newest);
+    return;
+  }
   if (kept) for (let seq = kept.seq; seq <= newest.seq; seq++) if (!page.has(seq)) return;
   keepCheckpoint(memory, newest);
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkChain } from '../../src/audit-chain/page-check.js';
 import { keepCheckpoint, memoryOf } from '../../src/audit-chain/memory.js';
 import { chainedTrail, checkpointOf, signingKey, type Entry, type SigningKey } from '../helpers/audit-chain.js';
+import { treeCheckpoint } from '../helpers/tree-fixture.js';
 
 /**
  * The dashboard's page check (src/audit-chain/page-check.ts) on answers made straight from the
@@ -98,5 +99,21 @@ describe('a checkpoint kept by V (the head its export signed)', () => {
       ok: false,
       finding: expect.stringContaining('the trail was rewritten since'),
     });
+  });
+});
+
+describe('the kept checkpoint carries its tree, for the consistency proof that moves it on', () => {
+  it('the checkpoint as served is kept with its note; a head V kept without one takes it when the list serves it', () => {
+    const key = signingKey();
+    const trail = chainedTrail(12);
+    const t10 = treeCheckpoint(trail, 10, key);
+    checkChain(newestFirst(trail.slice(0, 10)), listOf([t10], key), { whole: true });
+    expect(memoryOf([key.fingerprint]).kept).toMatchObject({ seq: 10, tree_size: 10, note: t10.note });
+    // V keeps the head its export signed (the header's five fields): then the list's same checkpoint gives its tree
+    const t12 = treeCheckpoint(trail, 12, key);
+    keepCheckpoint(memoryOf([key.fingerprint]), checkpointOf(trail[11], key, t12.at));
+    expect(memoryOf([key.fingerprint]).kept).not.toHaveProperty('note');
+    expect(checkChain(newestFirst(trail), listOf([t12], key), { whole: true })).toMatchObject({ ok: true });
+    expect(memoryOf([key.fingerprint]).kept).toMatchObject({ seq: 12, tree_size: 12, note: t12.note });
   });
 });

@@ -26,8 +26,9 @@ export async function advanceKeptCheckpoint(
       try {
         ({ served } = await o.client.call('auditConsistencyProof', { query: { from, to }, keepServed: true }));
       } catch (err) {
-        // refused (a size beyond its tree): no proof, which the comparison names; anything else decides nothing
-        if (err instanceof ApiError && (err.status === 400 || err.status === 404)) return null;
+        // refused (400: sizes its tree does not join): no proof, which the comparison names; anything else (an
+        // appliance without the route, a lost connection) decides nothing
+        if (err instanceof ApiError && err.status === 400) return null;
         throw err;
       }
       const proof = consistencyOfAnswer(served, from, to);
