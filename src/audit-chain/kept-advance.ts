@@ -11,7 +11,7 @@ import { keysByFingerprint } from './checkpoint.js';
 import { memoryOf, keepCheckpoint, rememberBreak } from './memory.js';
 import { pinnedKeysOf } from './pinned-keys.js';
 import { asTreeCheckpoint, verifyTreeCheckpoint } from './tree-checkpoint.js';
-import { forkFinding, stepBetween, type ConsistencySource } from './tree-consistency.js';
+import { forkEvidence, forkFinding, stepBetween, type ConsistencySource } from './tree-consistency.js';
 import type { Trust } from './verify-trail.js';
 
 /** What a step did: kept the newer checkpoint, found a fork, or nothing (nothing to prove, or not provable here). */
@@ -27,7 +27,12 @@ export type Advance = 'kept' | 'fork' | 'nothing';
  */
 export async function advanceKept(
   list: unknown,
-  o: { pinnedPem?: string; consistency: ConsistencySource },
+  o: {
+    pinnedPem?: string;
+    consistency: ConsistencySource;
+    /** keeps a fork's evidence (the CLI's forks folder) and returns the file, as the CLI's checks do */
+    writeFork?: (evidence: string, foundAt: string) => Promise<string>;
+  },
 ): Promise<Advance> {
   const body = (list ?? {}) as { data?: unknown; public_keys?: unknown };
   const served = Array.isArray(body.public_keys)
@@ -43,13 +48,27 @@ export async function advanceKept(
   const before = verifyTreeCheckpoint(kept, trust, 'the kept checkpoint');
   const now = verifyTreeCheckpoint(newest, trust, "the appliance's newest checkpoint");
   if (!before.ok || !now.ok) return 'nothing';
-  const { compared } = await stepBetween(before.tree, now.tree, o.consistency);
+  const { compared, need, proof } = await stepBetween(before.tree, now.tree, o.consistency);
   if (compared.kind === 'extends') {
     // the kept one may have moved on while the proof was asked for (a page, a V): never moved back
     if (!memory.kept || memory.kept.seq < newest.seq) keepCheckpoint(memory, newest);
     return 'kept';
   }
   if (compared.kind !== 'fork') return 'nothing';
+  const foundAt = new Date().toISOString();
+  let file: string | undefined;
+  try {
+    file = await o.writeFork?.(
+      forkEvidence(before.tree.checkpoint, now.tree.checkpoint, compared.why, {
+        foundAt,
+        source: 'the checkpoint kept by the dashboard',
+        proof: need ? { ...need, path: proof?.served ?? [] } : null,
+      }),
+      foundAt,
+    );
+  } catch {
+    // evidence that cannot be written (a full disk, a folder not writable): the fork is said all the same
+  }
   rememberBreak(memory, {
     ok: false,
     seq: null,
@@ -57,6 +76,7 @@ export async function advanceKept(
       compared.why,
       { what: `the checkpoint #${thousands(kept.seq)} kept by this dashboard`, tree: before.tree },
       { what: `the newest, #${thousands(newest.seq)}`, tree: now.tree },
+      file,
     ),
   });
   return 'fork';

@@ -97,6 +97,9 @@ async function dashboardOnce(argv: string[], dir: string, switchTo: (name: strin
       token,
       ca: parsed.ca,
       ...(parsed.auditKey ? { auditKey: parsed.auditKey } : {}),
+      // a fork the kept checkpoint's consistency proof finds is kept where the CLI's own checks keep theirs
+      writeFork: async (evidence, foundAt) =>
+        new (await import('./checkpoint-state.js')).CheckpointState(process.env).writeFork(evidence, foundAt),
       session,
       refreshMs: parsed.refreshMs,
       readOnly: parsed.readOnly,

@@ -147,6 +147,8 @@ export interface DashboardOptions {
   deferChecks?: boolean;
   /** the audit key pinned for the appliance (--audit-key, the config's audit-key), as read */
   auditKey?: PinnedAuditKey;
+  /** keeps a fork's evidence (the CLI gives its forks folder), returns the file */
+  writeFork?: (evidence: string, foundAt: string) => Promise<string>;
 }
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
@@ -183,6 +185,7 @@ export function renderDashboard(o: DashboardOptions): DashboardHarness {
     notice: (sequence) => notices.push(sequence),
     settings: o.settings,
     ...(o.auditKey ? { auditKey: o.auditKey } : {}),
+    ...(o.writeFork ? { writeFork: o.writeFork } : {}),
   });
   const stdout = new FakeStdout(o.columns ?? 120, o.rows ?? 32);
   const stdin = new FakeStdin();

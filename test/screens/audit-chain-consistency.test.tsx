@@ -1,4 +1,4 @@
-import { cpSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { memoryOf } from '../../src/audit-chain/memory.js';
@@ -95,7 +95,16 @@ describe("the dashboard's kept checkpoint", () => {
     // the copy grows past the kept tree with entries of its own: each of its pages checks out
     insertAuditBatch(forged.server.db, seed(500, 'nobody'));
     const size = await seal(forged);
-    d = render(forged, { screen: 'audit', columns: 600 });
+    // the evidence goes where the CLI keeps its own (its XDG state's forks folder)
+    const evidenceFile = join(tempDir('aa-kept-fork'), 'fork.json');
+    d = render(forged, {
+      screen: 'audit',
+      columns: 600,
+      writeFork: async (evidence) => {
+        writeFileSync(evidenceFile, evidence);
+        return evidenceFile;
+      },
+    });
     const f = await d.waitForText('CHAIN BROKEN');
     expect(asked).toContain(`${forged.url} from=${before.tree_size}&to=${size}`);
     const finding = memoryOf([fingerprint]).broken?.finding;
@@ -104,8 +113,19 @@ describe("the dashboard's kept checkpoint", () => {
         `^FORK: the appliance signed two histories: the tree of size ${before.tree_size} is not proven ` +
           `a prefix of the tree of size ${size} \\(the consistency proof the appliance served does not verify\\); ` +
           `the checkpoint #${before.seq} kept by this dashboard \\(tree size ${before.tree_size}, [^)]+\\) and the ` +
-          `newest, #${size} \\(tree size ${size}, [^)]+\\), both signed by its key$`,
+          `newest, #${size} \\(tree size ${size}, [^)]+\\) are both written to ${evidenceFile}$`,
       ),
+    );
+    // both checkpoints as signed, each verifying on its own: proof to anyone that two histories exist
+    const evidence = JSON.parse(readFileSync(evidenceFile, 'utf8'));
+    expect(evidence).toMatchObject({
+      format: 'appliance-admin/fork-evidence/v1',
+      seen_before: { source: 'the checkpoint kept by the dashboard', checkpoint: { tree_size: before.tree_size } },
+      seen_now: { checkpoint: { tree_size: size } },
+      consistency_proof: { from: before.tree_size, to: size },
+    });
+    expect(evidence.seen_before.checkpoint.note).toMatch(
+      new RegExp(`^appliance-admin/[0-9a-f]{16}\\n${before.tree_size}\\n`),
     );
     // the header says it from its start, cut at the terminal's edge
     expect(f.replace(/\s+/g, ' ')).toContain(`✕ CHAIN BROKEN: ${finding!.slice(0, 150)}`);

@@ -14,13 +14,18 @@ import { ApiError, TransportError } from '../../client/errors.js';
  */
 export async function advanceKeptCheckpoint(
   list: unknown,
-  o: { client: ApiClient; auditKey?: PinnedAuditKey },
+  o: {
+    client: ApiClient;
+    auditKey?: PinnedAuditKey;
+    writeFork?: (evidence: string, foundAt: string) => Promise<string>;
+  },
 ): Promise<'kept' | 'fork' | 'nothing'> {
   // the checks need node:crypto, which the dashboard loads only when they are used
   const { advanceKept } = await import('../../audit-chain/kept-advance.js');
   const { consistencyOfAnswer } = await import('../../audit-chain/tree-consistency.js');
   return advanceKept(list, {
     ...(o.auditKey ? { pinnedPem: o.auditKey.pem } : {}),
+    ...(o.writeFork ? { writeFork: o.writeFork } : {}),
     consistency: async (from, to) => {
       let served: unknown;
       try {

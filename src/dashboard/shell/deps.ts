@@ -80,6 +80,11 @@ export interface DashboardOptions {
   exportFolder?: string;
   /** the audit key pinned for this appliance: the chain checks and V trust it, not the keys it serves */
   auditKey?: PinnedAuditKey;
+  /**
+   * keeps the evidence of a fork the kept checkpoint's consistency proof found (both checkpoints as signed)
+   * and returns the file: the CLI's forks folder in its XDG state, as its own checks keep them
+   */
+  writeFork?: (evidence: string, foundAt: string) => Promise<string>;
 }
 
 const NO_SETTINGS: DisplaySettings = { theme: 'dark', aliases: {}, keys: {}, screenPrefs: {} };
@@ -143,6 +148,7 @@ export function createDashboard(o: DashboardOptions): DashboardDeps {
     resources,
     client: o.client,
     ...(o.auditKey ? { auditKey: o.auditKey } : {}),
+    ...(o.writeFork ? { writeFork: o.writeFork } : {}),
   });
   const actionLog = createActionLog();
   const unobserve = o.client.observe((e) => recordExchange(actionLog, e));

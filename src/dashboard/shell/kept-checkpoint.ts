@@ -17,6 +17,8 @@ export function followKeptCheckpoint(o: {
   resources: ResourceStore;
   client: ApiClient;
   auditKey?: PinnedAuditKey;
+  /** keeps a fork's evidence, returns the file (DashboardOptions.writeFork) */
+  writeFork?: (evidence: string, foundAt: string) => Promise<string>;
 }): () => void {
   const tried = new WeakSet<object>();
   let stopped = false;
@@ -30,7 +32,7 @@ export function followKeptCheckpoint(o: {
       running = running.then(async () => {
         if (stopped) return;
         try {
-          const step = await advanceKeptCheckpoint(served, { client: o.client, auditKey: o.auditKey });
+          const step = await advanceKeptCheckpoint(served, o);
           // the same answer, drawn again: the page check reads the memory the step changed
           if (step !== 'nothing' && !stopped && o.resources.getState().entries[key]?.served === served)
             patchEntry(o.resources, key, {});

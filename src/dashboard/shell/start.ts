@@ -31,6 +31,8 @@ interface StartOptions {
   settings?: DashboardSettings;
   /** called once, after the first frame is on screen */
   onFirstFrame?: () => void;
+  /** keeps a fork's evidence and returns the file (the CLI's forks folder) */
+  writeFork?: (evidence: string, foundAt: string) => Promise<string>;
 }
 
 /** Longest wait for the first answers before the first frame (then it shows "Loading…"). */
@@ -60,6 +62,7 @@ export async function startDashboard(o: StartOptions): Promise<number> {
     display: o.display,
     settings: o.settings,
     ...(o.auditKey ? { auditKey: o.auditKey } : {}),
+    ...(o.writeFork ? { writeFork: o.writeFork } : {}),
   });
   // The first round of polls goes out before the first frame, which then shows the data
   // instead of "Loading…" (one cold render less: docs/performance.md). A board that draws what
