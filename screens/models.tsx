@@ -40,11 +40,11 @@ export const modelsScreen = defineScreen<Model>({
       },
       {
         // per million input/output tokens; "unpriced" is a warning: its calls' cost is not known, not zero
-        header: 'Price /1M in/out',
+        header: 'Price/1M in/out',
         value: (m) => priceText(m.price, m.currency),
         tone: (m) => (m.currency && !m.price ? 'warn' : undefined),
         sort: (m) => (m.price ? m.price.input_per_million + m.price.output_per_million : null),
-        minWidth: 8,
+        minWidth: 15,
         maxWidth: 20,
       },
       {

@@ -57,11 +57,17 @@ function spendRows(data: unknown): SpendRow[] {
   return groups.map((g) => ({ g, currency, by, share: total > 0 ? (g.cost ?? 0) / total : 0 }));
 }
 
-/** The group as read: the model's or key's name with its id, a workload's name, "(no model)". */
+/** The group as read: the model's or key's name, a workload's name, "(no model served)". */
 function groupText(r: SpendRow): string {
   const { group, name } = r.g;
   if (r.by === 'model' && group === '') return '(no model served)';
-  return name && name !== group ? `${name} (${group})` : group;
+  return name || group;
+}
+
+/** The name with its id, under the table and in the summary of one key. */
+function groupWithId(r: SpendRow): string {
+  const text = groupText(r);
+  return r.g.group && text !== r.g.group ? `${text} (${r.g.group})` : text;
 }
 
 const count = (n: number | null | undefined) => (typeof n === 'number' && Number.isFinite(n) ? thousands(n) : '–');
@@ -82,13 +88,15 @@ const rangeAction = (range: SpendRange): ScreenAction<SpendRow> => ({
   },
 });
 
-/** "Last 7 days by day · 22 Nov → 29 Nov 10:42 UTC", from the answer. */
-function rangeTitle(spend: Spend | undefined): string {
-  if (!spend?.start_time) return 'Loading…';
+/** "Last 7 days by day" and "22 Nov 00:00 → 29 Nov 10:42 UTC", from the answer. */
+function rangeTitle(spend: Spend | undefined): { title: string; span: string } {
+  if (!spend?.start_time) return { title: 'Loading…', span: '' };
   const span = Date.parse(spend.end_time) - Date.parse(spend.start_time);
   const range = spend.bucket === 'hour' ? RANGES.day : span > 8 * DAY ? RANGES.month : RANGES.week;
-  const label = `${range.label[0].toUpperCase()}${range.label.slice(1)}`;
-  return `${label} by ${spend.bucket} · ${shortTime(spend.start_time)} → ${shortTime(spend.end_time)} UTC`;
+  return {
+    title: `${range.label[0].toUpperCase()}${range.label.slice(1)} by ${spend.bucket}`,
+    span: `${shortTime(spend.start_time)} → ${shortTime(spend.end_time)} UTC`,
+  };
 }
 
 export const spendScreen = defineScreen<SpendRow>({
@@ -117,7 +125,7 @@ export const spendScreen = defineScreen<SpendRow>({
   list: {
     rows: spendRows,
     columns: [
-      { header: 'Group', value: groupText, minWidth: 12, maxWidth: 40, keep: true },
+      { header: 'Group', value: groupText, minWidth: 12, maxWidth: 60, keep: true },
       {
         header: 'Cost',
         value: costCell,
@@ -134,10 +142,17 @@ export const spendScreen = defineScreen<SpendRow>({
         align: 'right',
         width: 5,
       },
-      { header: 'Requests', value: (r) => r.g.requests, align: 'right', minWidth: 8 },
+      {
+        header: 'Requests',
+        value: (r) => count(r.g.requests),
+        sort: (r) => r.g.requests ?? null,
+        align: 'right',
+        minWidth: 8,
+      },
       {
         header: 'Unpriced',
-        value: (r) => r.g.unpriced_requests,
+        value: (r) => count(r.g.unpriced_requests),
+        sort: (r) => r.g.unpriced_requests ?? null,
         tone: (r) => (r.g.unpriced_requests > 0 ? 'warn' : undefined),
         align: 'right',
         minWidth: 8,
@@ -175,16 +190,21 @@ export const spendScreen = defineScreen<SpendRow>({
       const unpriced = rows.reduce((n, r) => n + (r.g.unpriced_requests ?? 0), 0);
       const by = spend?.group_by ?? byOf(view?.state.extra ?? {});
       const key = keyOf(view?.state.extra ?? {});
+      // the total first: a narrow terminal cuts the end of the line
+      const { title, span } = rangeTitle(spend);
       return [
-        rangeTitle(spend),
-        ...(key ? [`key ${key}`] : []),
-        `${rows.length} ${by === 'key' ? 'key' : by}${rows.length === 1 ? '' : 's'}${spend?.has_more ? ' (the 500 most costly)' : ''}`,
+        title,
         spend?.currency ? money(cost, spend.currency) : 'no pricing configured',
         ...(unpriced ? [`${count(unpriced)} call${unpriced === 1 ? '' : 's'} of unknown cost`] : []),
-      ].join(' · ');
+        ...(key ? [`key ${key}`] : []),
+        `${rows.length} ${by === 'key' ? 'key' : by}${rows.length === 1 ? '' : 's'}${spend?.has_more ? ' (the 500 most costly)' : ''}`,
+        span,
+      ]
+        .filter(Boolean)
+        .join(' · ');
     },
     cursorLine: (r) =>
-      `${groupText(r)}: ${costCell(r)}${r.g.unpriced_requests ? `, and ${count(r.g.unpriced_requests)} calls to a model without a price (their cost is unknown, not zero)` : ''}`,
+      `${groupWithId(r)}: ${costCell(r)}${r.g.unpriced_requests ? `, and ${count(r.g.unpriced_requests)} calls to a model without a price (their cost is unknown, not zero)` : ''}`,
   },
   // a key's row opens its own cost by model; a model's or a workload's shows its figures
   open: (r) => (r.by === 'key' ? { screen: 'spend', extra: { key_id: r.g.group, by: 'model' } } : null),

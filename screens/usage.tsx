@@ -239,7 +239,9 @@ export const usageScreen = defineScreen<UsageRow>({
         sort: (r) => r.usage.cost ?? null,
         tone: (r) => (r.currency && (r.usage.unpriced_requests ?? 0) > 0 ? 'warn' : undefined),
         align: 'right',
-        minWidth: 9,
+        // on a short line it narrows before the key's name; the cursor line says it whole
+        givesWay: true,
+        minWidth: 10,
         maxWidth: 24,
       },
       {
@@ -280,7 +282,9 @@ export const usageScreen = defineScreen<UsageRow>({
     // the answer to "did the rejections stop?", whatever the width
     cursorLine: (r) => {
       const names = refusedNames(r.usage);
-      return `${nameOf(r)}: ${lastRejectedText(r)}${names ? ` · unknown workloads asked for: ${names}` : ''}`;
+      const unpriced =
+        r.currency && (r.usage.unpriced_requests ?? 0) > 0 ? ` · cost ${costText(r.usage, r.currency)}` : '';
+      return `${nameOf(r)}: ${lastRejectedText(r)}${unpriced}${names ? ` · unknown workloads asked for: ${names}` : ''}`;
     },
   },
   detail: rejectionDetail,

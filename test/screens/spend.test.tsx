@@ -91,16 +91,16 @@ describe('spend on the dashboard', () => {
     await selectRow(d, 'digest-bot');
     await d.press('m');
     const s = await d.waitForText('key ' + keyIds['digest-bot']);
-    expect(s).toMatch(/Last 7 days by day · /);
-    expect(rowOf(s, 'Mistral 7B Instruct (mistral-7b)')).toMatch(/unpriced\s+0%\s+7\s+7\s/);
+    expect(s).toMatch(/Last 7 days by day · 0\.00 EUR · 7 calls of unknown cost · key key_\w+ · 1 model · /);
+    expect(rowOf(s, 'Mistral 7B Instruct')).toMatch(/unpriced\s+0%\s+7\s+7\s/);
     expect(s).not.toContain('Llama');
   });
 
   it('the spend screen: by model over 7 days, b groups by workload then key, M takes 30 days, Enter on a key opens its models', async () => {
     const d = suite.render({ screen: 'spend', columns: 120, rows: 30 });
-    let f = await d.waitForText('Llama 3.1 8B Instruct (llama-3.1-8b)');
-    expect(f).toMatch(/Last 7 days by day · .* · 2 models · 12\.50 EUR · 7 calls of unknown cost/);
-    expect(rowOf(f, 'Llama 3.1 8B Instruct (llama-3.1-8b)')).toMatch(/12\.50 EUR\s+100%\s+40\s+0\s/);
+    let f = await d.waitForText('Llama 3.1 8B Instruct');
+    expect(f).toMatch(/Last 7 days by day · 12\.50 EUR · 7 calls of unknown cost · 2 models · \d{4}-/);
+    expect(rowOf(f, 'Llama 3.1 8B Instruct')).toMatch(/12\.50 EUR\s+100%\s+40\s+0\s/);
     await d.press('b');
     f = await d.waitForText('2 workloads');
     expect(rowOf(f, 'chat')).toMatch(/chat\s+12\.50 EUR/);
@@ -109,7 +109,7 @@ describe('spend on the dashboard', () => {
     f = await d.waitForText('2 keys');
     await d.press('M');
     f = await d.waitForText('Last 30 days by day');
-    expect(rowOf(f, 'chat-app')).toMatch(/chat-app \(key_\w+\)\s+112\.50 EUR\s+100%\s+50\s/);
+    expect(rowOf(f, 'chat-app')).toMatch(/chat-app\s+112\.50 EUR\s+100%\s+50\s/);
     await selectRow(d, 'chat-app');
     await d.press('enter');
     f = await d.waitForText(`key ${keyIds['chat-app']}`);
@@ -124,7 +124,7 @@ describe('spend on the dashboard', () => {
     const spendRows = () => suite.db.prepare('SELECT COUNT(*) FROM usage_spend').pluck().get();
     const before = spendRows();
     const d = suite.render({ screen: 'spend', role: 'auditor' });
-    await d.waitForText('Llama 3.1 8B Instruct (llama-3.1-8b)');
+    await d.waitForText('Llama 3.1 8B Instruct');
     await d.press('b');
     await d.waitForText('2 workloads');
     expect(suite.auditRows()).toEqual(audit);
@@ -141,6 +141,6 @@ describe('spend on the dashboard', () => {
     await selectRow(d, 'Model Mistral');
     await d.press('enter');
     const spend = await d.waitForText('Last 24 hours by hour');
-    expect(spend).toMatch(/› Mistral 7B Instruct \(mistral-7b\)\s+unpriced/);
+    expect(spend).toMatch(/› Mistral 7B Instruct\s+unpriced/);
   });
 });
