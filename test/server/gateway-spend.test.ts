@@ -4,7 +4,7 @@ import { fixtureConfig } from '../helpers/fixtures.js';
 import { amountOfNanos, costNanos, Spend as SpendSchema, Usage as UsageSchema } from '../../src/contract/index.js';
 import { recordSpend } from '../../src/server/gateway/spend.js';
 import { recordUsage } from '../../src/server/gateway/metering.js';
-import { spendSegments } from '../../src/server/gateway/spend-summary.js';
+import { spendSegments, sumSpend } from '../../src/server/gateway/spend-summary.js';
 
 /**
  * Spend in money (issue 41 §4): the models' prices, each key's cost in usage, and the cost summaries
@@ -122,7 +122,7 @@ describe('GET /gateway/spend', () => {
     expect(s.server.db.prepare('SELECT COUNT(*) FROM usage_spend').pluck().get()).toBe(before);
   });
 
-  it('sums a range that starts and ends inside hours exactly, from days, hours and minutes', async () => {
+  it('counts each bucket whole: a range inside days reads the whole days it overlaps, and says so', async () => {
     const db = s.server.db;
     const day0 = Math.floor(Date.UTC(2026, 9, 1) / 60_000);
     const key = keys.old.id;
@@ -138,19 +138,43 @@ describe('GET /gateway/spend', () => {
       });
     const from = day0 + 13 * 60 + 17;
     const to = day0 + 2 * 1440 + 9 * 60 + 41;
-    const kinds = spendSegments(from, to, 'day').map((g) => g.grain);
-    expect(new Set(kinds)).toEqual(new Set(['day', 'hour', 'minute']));
     const expected = db
       .prepare(
         "SELECT SUM(cost_nanos) AS cost, SUM(requests) AS n FROM usage_spend WHERE grain = 'minute' AND key_id = ? AND start_minute >= ? AND start_minute < ?",
       )
-      .get(key, from, to) as { cost: number; n: number };
+      .get(key, day0, day0 + 3 * 1440) as { cost: number; n: number };
     const iso = (m: number) => new Date(m * 60_000).toISOString().replace('.000Z', 'Z');
     const r = await spend(`group_by=key&key_id=${key}&start_time=${iso(from)}&end_time=${iso(to)}`);
+    expect([r.start_time, r.end_time]).toEqual([iso(day0), iso(day0 + 3 * 1440)]);
     expect(r.data).toHaveLength(1);
     expect(r.data[0].requests).toBe(expected.n);
     expect(r.data[0].cost).toBe(amountOfNanos(expected.cost));
     expect(r.data[0].buckets.map((b) => b.start_time)).toEqual([iso(day0), iso(day0 + 1440), iso(day0 + 2 * 1440)]);
     expect(r.data[0].buckets.reduce((n, b) => n + b.requests, 0)).toBe(expected.n);
   });
+});
+
+it('sums minutes exactly from whole days, whole hours and single minutes (usage reads spend this way)', () => {
+  const db = s.server.db;
+  const day0 = Math.floor(Date.UTC(2026, 8, 1) / 60_000);
+  for (let m = day0; m < day0 + 3 * 1440; m += 11)
+    recordSpend(db, 'key_exact', m, {
+      model_id: 'm',
+      workload: 'chat',
+      requests: 1,
+      input_tokens: 1,
+      output_tokens: 1,
+      cost_nanos: m - day0,
+    });
+  const from = day0 + 13 * 60 + 17;
+  const to = day0 + 2 * 1440 + 9 * 60 + 41;
+  const segments = spendSegments(from, to, 'day');
+  expect(new Set(segments.map((g) => g.grain))).toEqual(new Set(['day', 'hour', 'minute']));
+  const expected = db
+    .prepare(
+      "SELECT SUM(cost_nanos) AS cost_nanos, SUM(requests) AS requests FROM usage_spend WHERE grain = 'minute' AND key_id = ? AND start_minute >= ? AND start_minute < ?",
+    )
+    .get('key_exact', from, to);
+  const [sum] = sumSpend(db, segments, 'key_id', { keyId: 'key_exact' });
+  expect({ cost_nanos: sum.cost_nanos, requests: sum.requests }).toEqual(expected);
 });

@@ -3,7 +3,7 @@ import type { Db } from '../db/sqlite-driver.js';
 import { iso } from '../ids.js';
 import { decodeCursor, encodeCursor } from '../http/paging.js';
 import { amountOfNanos, type Spend, type SpendGroupBy, type UsageBucketSize } from '../../contract/index.js';
-import { spendSegments, sumSpend, type SpendColumn, type SpendSums } from './spend-summary.js';
+import { sumSpend, type SpendColumn, type SpendSums } from './spend-summary.js';
 import { usageRange } from './usage.js';
 
 const MINUTE_MS = 60_000;
@@ -23,10 +23,12 @@ export interface SpendRequest {
 const SpendCursor = z.object({ c: z.number().int(), g: z.string() });
 
 /**
- * What the gateway cost over [start, end), by model, workload or key, most costly first, paged; each
- * group with its buckets (every bucket of the range, zeros included). The range rules are usage's
- * (usageRange), and so is the counting: a call counts in the minute it was made, and a range on whole
- * minutes is exact, read from the largest grains that fit (spendSegments). Only calls metered with
+ * What the gateway cost over the buckets that [start, end) overlaps, by model, workload or key, most
+ * costly first, paged; each group with its buckets (every one, zeros included). The range rules are
+ * usage's (usageRange), but each bucket counts whole: the range read is widened to the buckets' edges
+ * (the answer's start_time and end_time say so), and read from usage_spend at the bucket's own grain
+ * only, so that 30 days by day read a row per key, model and workload a day, not the hours and minutes
+ * at the range's ends (usage, which counts minutes exactly, reads those). Only calls metered with
  * their spend are here: usage counts those metered before costs were kept as unpriced.
  */
 export function querySpend(
@@ -35,8 +37,8 @@ export function querySpend(
   nowMs: number,
   o: { currency: string | null; nameOf: (group: string) => string | null },
 ): Spend {
-  const { startMs, endMs, size, fromMinute, toMinute, firstBucket, bucketCount } = usageRange(q, nowMs);
-  const segments = spendSegments(fromMinute, toMinute, q.bucket);
+  const { size, firstBucket, bucketCount } = usageRange(q, nowMs);
+  const segments = [{ grain: q.bucket, from: firstBucket * size, to: (firstBucket + bucketCount) * size }];
   const column = COLUMN[q.group_by];
   const totals = sumSpend(db, segments, column, { keyId: q.key_id }).sort(
     (a, b) => b.cost_nanos - a.cost_nanos || (a.g < b.g ? -1 : a.g > b.g ? 1 : 0),
@@ -70,8 +72,8 @@ export function querySpend(
   const last = page.at(-1);
   return {
     currency: o.currency,
-    start_time: iso(startMs),
-    end_time: iso(endMs),
+    start_time: iso(segments[0].from * MINUTE_MS),
+    end_time: iso(segments[0].to * MINUTE_MS),
     bucket: q.bucket,
     group_by: q.group_by,
     data: page.map((t) => ({ group: t.g, name: o.nameOf(t.g), ...money(t), buckets: buckets.get(t.g)! })),
