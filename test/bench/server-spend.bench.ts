@@ -15,8 +15,8 @@ import type { BenchContext, Figure } from './lib/types.js';
  * query parsed by the route's schema, then querySpend), by model, by workload and by key, each p99
  * beside the plain way measured in the same run: the same sums as one SQL GROUP BY over the day
  * rows of whole days. "Now" is 7 minutes before the history's end and the range starts 13 minutes
- * into an hour, so that the range's ends are read from hours and minutes as a real range's are.
- * The database is read only (opened read-only: nothing writes it).
+ * into an hour, as a real range does (the route widens it to whole buckets). The database is read
+ * only (opened read-only: nothing writes it).
  */
 export const name = 'server-spend';
 
