@@ -47,26 +47,13 @@ export interface SpendSums {
 const SUMS = `SUM(requests) AS requests, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,
   SUM(cost_nanos) AS cost_nanos, SUM(unpriced_requests) AS unpriced_requests`;
 
-/** The spend rows of the segments, as one sub-select (each part reads the (grain, start_minute) index). */
-function segmentRows(
-  segments: SpendSegment[],
-  where: string,
-  whereParams: unknown[],
-): { sql: string; params: unknown[] } {
-  const params: unknown[] = [];
-  const parts = segments.map((s) => {
-    params.push(s.grain, s.from, s.to, ...whereParams);
-    return `SELECT * FROM usage_spend WHERE grain = ? AND start_minute >= ? AND start_minute < ?${where}`;
-  });
-  return { sql: parts.join(' UNION ALL '), params };
-}
-
 export type SpendColumn = 'key_id' | 'model_id' | 'workload';
 
 /**
  * Spend over the segments summed by `column`, optionally only for one key (`keyId`) or only for some
  * groups (`groups`); with `bucketMinutes`, also by bucket of that many minutes (`b`: the bucket's
- * number since the epoch).
+ * number since the epoch). Each segment is summed where it is read (each reads the (grain,
+ * start_minute) index), then the segments' sums are added: no rows are copied into a sub-select.
  */
 export function sumSpend(
   db: Db,
@@ -75,22 +62,25 @@ export function sumSpend(
   o: { keyId?: string; groups?: string[]; bucketMinutes?: number } = {},
 ): (SpendSums & { g: string; b: number | null })[] {
   if (!segments.length) return [];
-  const filters: string[] = [];
+  let filters = '';
   const filterParams: unknown[] = [];
   if (o.keyId !== undefined) {
-    filters.push(' AND key_id = ?');
+    filters += ' AND key_id = ?';
     filterParams.push(o.keyId);
   }
   if (o.groups !== undefined) {
     if (!o.groups.length) return [];
-    filters.push(` AND ${column} IN (${o.groups.map(() => '?').join(', ')})`);
+    filters += ` AND ${column} IN (${o.groups.map(() => '?').join(', ')})`;
     filterParams.push(...o.groups);
   }
-  const rows = segmentRows(segments, filters.join(''), filterParams);
   // the bucket size is inlined: a bound JS number arrives as REAL, and start_minute / 60.0 is not a bucket number
   const bucket = o.bucketMinutes !== undefined ? `start_minute / ${Math.floor(o.bucketMinutes)}` : 'NULL';
-  return db
-    .prepare(`SELECT ${column} AS g, ${bucket} AS b, ${SUMS} FROM (${rows.sql}) GROUP BY g, b`)
-
-    .all(...rows.params) as (SpendSums & { g: string; b: number | null })[];
+  const params: unknown[] = [];
+  const parts = segments.map((g) => {
+    params.push(g.grain, g.from, g.to, ...filterParams);
+    return `SELECT ${column} AS g, ${bucket} AS b, ${SUMS} FROM usage_spend
+      WHERE grain = ? AND start_minute >= ? AND start_minute < ?${filters} GROUP BY g, b`;
+  });
+  const sql = parts.length === 1 ? parts[0] : `SELECT g, b, ${SUMS} FROM (${parts.join(' UNION ALL ')}) GROUP BY g, b`;
+  return db.prepare(sql).all(...params) as (SpendSums & { g: string; b: number | null })[];
 }
