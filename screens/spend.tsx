@@ -190,13 +190,14 @@ export const spendScreen = defineScreen<SpendRow>({
       const unpriced = rows.reduce((n, r) => n + (r.g.unpriced_requests ?? 0), 0);
       const by = spend?.group_by ?? byOf(view?.state.extra ?? {});
       const key = keyOf(view?.state.extra ?? {});
+      const keyName = view?.state.extra.key_name;
       // the total first: a narrow terminal cuts the end of the line
       const { title, span } = rangeTitle(spend);
       return [
         title,
         spend?.currency ? money(cost, spend.currency) : 'no pricing configured',
         ...(unpriced ? [`${count(unpriced)} call${unpriced === 1 ? '' : 's'} of unknown cost`] : []),
-        ...(key ? [`key ${key}`] : []),
+        ...(key ? [`key ${typeof keyName === 'string' && keyName ? keyName : key}`] : []),
         `${rows.length} ${by === 'key' ? 'key' : by}${rows.length === 1 ? '' : 's'}${spend?.has_more ? ' (the 500 most costly)' : ''}`,
         span,
       ]
@@ -207,7 +208,8 @@ export const spendScreen = defineScreen<SpendRow>({
       `${groupWithId(r)}: ${costCell(r)}${r.g.unpriced_requests ? `, and ${count(r.g.unpriced_requests)} calls to a model without a price (their cost is unknown, not zero)` : ''}`,
   },
   // a key's row opens its own cost by model; a model's or a workload's shows its figures
-  open: (r) => (r.by === 'key' ? { screen: 'spend', extra: { key_id: r.g.group, by: 'model' } } : null),
+  open: (r) =>
+    r.by === 'key' ? { screen: 'spend', extra: { key_id: r.g.group, key_name: r.g.name, by: 'model' } } : null,
   actions: [
     rangeAction('day'),
     rangeAction('week'),
@@ -229,7 +231,7 @@ export const spendScreen = defineScreen<SpendRow>({
       label: 'all keys',
       mutates: false,
       async run(ctx) {
-        if (keyOf(ctx.state.extra)) ctx.setExtra({ key_id: undefined }, { top: true });
+        if (keyOf(ctx.state.extra)) ctx.setExtra({ key_id: undefined, key_name: undefined }, { top: true });
       },
     },
   ],

@@ -305,7 +305,7 @@ export const usageScreen = defineScreen<UsageRow>({
       hintPriority: 55,
       // the key's cost by model and workload is the spend screen's, on this key alone
       run(ctx, r) {
-        ctx.open({ screen: 'spend', extra: { key_id: r.usage.key_id, by: 'model' } });
+        ctx.open({ screen: 'spend', extra: { key_id: r.usage.key_id, key_name: r.key?.name ?? null, by: 'model' } });
         return Promise.resolve();
       },
     },

@@ -90,8 +90,8 @@ describe('spend on the dashboard', () => {
     expect(f).toMatch(/2 keys · 47 requests · 0 rejected · 12\.50 EUR/);
     await selectRow(d, 'digest-bot');
     await d.press('m');
-    const s = await d.waitForText('key ' + keyIds['digest-bot']);
-    expect(s).toMatch(/Last 7 days by day · 0\.00 EUR · 7 calls of unknown cost · key key_\w+ · 1 model · /);
+    const s = await d.waitForText('key digest-bot');
+    expect(s).toMatch(/Last 7 days by day · 0\.00 EUR · 7 calls of unknown cost · key digest-bot · 1 model · /);
     expect(rowOf(s, 'Mistral 7B Instruct')).toMatch(/unpriced\s+0%\s+7\s+7\s/);
     expect(s).not.toContain('Llama');
   });
@@ -112,11 +112,10 @@ describe('spend on the dashboard', () => {
     expect(rowOf(f, 'chat-app')).toMatch(/chat-app\s+112\.50 EUR\s+100%\s+50\s/);
     await selectRow(d, 'chat-app');
     await d.press('enter');
-    f = await d.waitForText(`key ${keyIds['chat-app']}`);
-    expect(f).toContain('1 model');
+    f = await d.waitForText('key chat-app · 1 model');
     // every row again
     await d.press('c');
-    await d.waitFor((x) => !x.includes(`key ${keyIds['chat-app']}`) && x.includes('2 models'), 'all keys again');
+    await d.waitFor((x) => !x.includes('key chat-app') && x.includes('2 models'), 'all keys again');
   });
 
   it('an auditor reads the same figures; nothing on the screen changes the appliance', async () => {
