@@ -50,7 +50,10 @@ interface SpendRow {
 
 function spendRows(data: unknown): SpendRow[] {
   const spend = data as Spend | undefined;
-  const groups = Array.isArray(spend?.data) ? spend.data : [];
+  // an appliance of another shape may send anything: a group that is not an object is left out
+  const groups = (Array.isArray(spend?.data) ? spend.data : []).filter(
+    (g): g is SpendGroup => typeof g === 'object' && g !== null && typeof g.group === 'string',
+  );
   const total = groups.reduce((n, g) => n + (g.cost ?? 0), 0);
   const currency = typeof spend?.currency === 'string' ? spend.currency : null;
   const by = spend?.group_by ?? 'model';

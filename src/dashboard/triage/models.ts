@@ -41,13 +41,13 @@ export function unpricedModelLines(
   lastHour: Usage | undefined,
 ): TriageLine[] {
   const unpricedCalls = (Array.isArray(lastHour?.data) ? lastHour.data : []).reduce(
-    (n, u) => n + (typeof u.unpriced_requests === 'number' ? u.unpriced_requests : 0),
+    (n, u) => n + (typeof u?.unpriced_requests === 'number' ? u.unpriced_requests : 0),
     0,
   );
   if (!unpricedCalls) return [];
   return models
-    .filter((m) => typeof m.currency === 'string' && m.currency && m.price === null && m.state === 'present')
-    .map((m) => ({ m, workloads: routing.filter((r) => r.effective_model_id === m.id).map((r) => r.workload) }))
+    .filter((m) => typeof m?.currency === 'string' && m.currency && m.price === null && m.state === 'present')
+    .map((m) => ({ m, workloads: routing.filter((r) => r?.effective_model_id === m.id).map((r) => r.workload) }))
     .filter(({ workloads }) => workloads.length > 0)
     .map(({ m, workloads }) => ({
       key: `model-unpriced:${m.id}`,
