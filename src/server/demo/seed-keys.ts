@@ -11,7 +11,7 @@ import {
 } from '../gateway/keys.js';
 import { iso } from '../ids.js';
 import { recordRefusedWorkload, recordUsage } from '../gateway/metering.js';
-import { recordSpend } from '../gateway/spend.js';
+import { addSpendAt, spendRowOf, type SpendCounts, type SpendRow } from '../gateway/spend.js';
 import { activityAt, DAY, MINUTE } from './activity.js';
 import type { Rng } from './prng.js';
 
@@ -198,16 +198,65 @@ const SLOT_MINUTES = 15;
 export type DemoCharges = (workload: string) => { model_id: string | null; price: ModelPrice | null };
 
 /**
+ * The seeded spend, as the front door keeps it: each minute written as it comes, its hours and days
+ * summed here and written once by flush() (a month of 15-minute slots would otherwise update each
+ * day's row 96 times).
+ */
+class SpendTally {
+  private readonly sums = new Map<string, { grain: 'hour' | 'day'; keyId: string; start: number; row: SpendRow }>();
+  constructor(private readonly db: Db) {}
+
+  add(keyId: string, minute: number, s: SpendCounts): void {
+    const row = spendRowOf(s);
+    addSpendAt(this.db, 'minute', keyId, minute, row);
+    for (const [grain, start] of [
+      ['hour', minute - (minute % 60)],
+      ['day', minute - (minute % 1440)],
+    ] as const) {
+      const k = `${grain}|${keyId}|${start}|${row.model_id}|${row.workload}`;
+      const t = this.sums.get(k);
+      if (!t) {
+        this.sums.set(k, { grain, keyId, start, row: { ...row } });
+        continue;
+      }
+      t.row.requests += row.requests;
+      t.row.input_tokens += row.input_tokens;
+      t.row.output_tokens += row.output_tokens;
+      t.row.cost_nanos += row.cost_nanos;
+      t.row.unpriced_requests += row.unpriced_requests;
+    }
+  }
+
+  flush(): void {
+    for (const t of this.sums.values()) addSpendAt(this.db, t.grain, t.keyId, t.start, t.row);
+    this.sums.clear();
+  }
+}
+
+/** Where a slot's spend goes: its workloads' models and prices, and the tally that writes it. */
+interface DemoSpend {
+  charges: DemoCharges;
+  tally: SpendTally;
+}
+
+/** Runs `seed` with a tally of its spend, written whole when it returns. */
+function withSpend<T>(db: Db, charges: DemoCharges, seed: (spend: DemoSpend) => T): T {
+  const tally = new SpendTally(db);
+  const out = seed({ charges, tally });
+  tally.flush();
+  return out;
+}
+
+/**
  * A slot's served calls as spend, split between the key's workloads by their shares (the last one
  * takes what rounding leaves), each charged at its model's price, as the front door would have.
  */
 function recordSlotSpend(
-  db: Db,
+  spend: DemoSpend,
   keyId: string,
   minute: number,
   workloads: Record<string, number>,
   served: { requests: number; input_tokens: number; output_tokens: number },
-  charges: DemoCharges,
 ): void {
   const parts = Object.entries(workloads);
   let left = { ...served };
@@ -226,8 +275,8 @@ function recordSlotSpend(
       input_tokens: left.input_tokens - tokens.input_tokens,
       output_tokens: left.output_tokens - tokens.output_tokens,
     };
-    const { model_id, price } = charges(workload);
-    recordSpend(db, keyId, minute, {
+    const { model_id, price } = spend.charges(workload);
+    spend.tally.add(keyId, minute, {
       model_id,
       workload,
       requests,
@@ -251,6 +300,16 @@ export function seedKeysAndUsage(
   now: number,
   historyStart: number,
   charges: DemoCharges,
+): { keys: SeededKey[]; usageRows: number } {
+  return withSpend(db, charges, (spend) => seedKeys(db, rng, now, historyStart, spend));
+}
+
+function seedKeys(
+  db: Db,
+  rng: Rng,
+  now: number,
+  historyStart: number,
+  spend: DemoSpend,
 ): { keys: SeededKey[]; usageRows: number } {
   const keys: SeededKey[] = [];
   let usageRows = 0;
@@ -301,7 +360,7 @@ export function seedKeysAndUsage(
     keys.push(seeded);
 
     const u = rng.fork();
-    usageRows += seedKeyUsage(db, u, spec, seeded, historyStart, now, charges);
+    usageRows += seedKeyUsage(db, u, spec, seeded, historyStart, now, spend);
     if (revoked_ms !== null) {
       revokeGatewayKey(db, key.id, revoked_ms);
       usageRows += seedCallsAfterRevocation(db, u, spec, key.id, revoked_ms, now);
@@ -325,7 +384,7 @@ function seedKeyUsage(
   key: UsageKey,
   historyStart: number,
   now: number,
-  charges: DemoCharges,
+  spend: DemoSpend,
 ): number {
   let usageRows = 0;
   const { created_ms, revoked_ms } = key;
@@ -361,14 +420,11 @@ function seedKeyUsage(
       rejected_by: { [burstCause]: throttled, tokens_per_day: overDay, unknown_workload: strayed },
     });
     if (served > 0)
-      recordSlotSpend(
-        db,
-        key.id,
-        Math.floor(t / MINUTE),
-        spec.workloads,
-        { requests: served, input_tokens: input, output_tokens: output },
-        charges,
-      );
+      recordSlotSpend(spend, key.id, Math.floor(t / MINUTE), spec.workloads, {
+        requests: served,
+        input_tokens: input,
+        output_tokens: output,
+      });
     if (strayed > 0)
       recordRefusedWorkload(db, key.id, Math.floor(t / MINUTE), spec.strayWorkload ?? 'summarize-v0', strayed);
     usageRows++;
@@ -415,9 +471,11 @@ function activeDemoKeys(db: Db): { spec: DemoKeySpec; key: UsageKey; lastUsedMs:
  * a demo copied from its prebuilt database is brought up to date. Returns the rows written.
  */
 export function seedUsageSince(db: Db, rng: Rng, from: number, now: number, charges: DemoCharges): number {
-  let rows = 0;
-  for (const { spec, key } of activeDemoKeys(db)) rows += seedKeyUsage(db, rng.fork(), spec, key, from, now, charges);
-  return rows;
+  return withSpend(db, charges, (spend) => {
+    let rows = 0;
+    for (const { spec, key } of activeDemoKeys(db)) rows += seedKeyUsage(db, rng.fork(), spec, key, from, now, spend);
+    return rows;
+  });
 }
 
 /** The keys whose clients overrun their per-minute quotas in the last hour, and how. */
@@ -436,6 +494,7 @@ export function seedRecentOverruns(db: Db, rng: Rng, from: number, now: number, 
   const start = Math.max(from, now - 45 * MINUTE);
   if (now - start < MINUTE) return 0;
   const keys = activeDemoKeys(db);
+  const tally = new SpendTally(db);
   let rows = 0;
   for (const o of RECENT_OVERRUNS) {
     const k = keys.find((x) => x.spec.name === o.name);
@@ -452,16 +511,14 @@ export function seedRecentOverruns(db: Db, rng: Rng, from: number, now: number, 
       output_tokens: served * output,
       rejected_by: { [o.cause]: rng.int(2, 6) },
     });
-    recordSlotSpend(
-      db,
-      k.key.id,
-      minute,
-      k.spec.workloads,
-      { requests: served, input_tokens: served * input, output_tokens: served * output },
-      charges,
-    );
+    recordSlotSpend({ charges, tally }, k.key.id, minute, k.spec.workloads, {
+      requests: served,
+      input_tokens: served * input,
+      output_tokens: served * output,
+    });
     if (t > k.lastUsedMs) touchGatewayKey(db, k.key.id, t);
     if (added) rows++;
   }
+  tally.flush();
   return rows;
 }
