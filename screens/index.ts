@@ -5,6 +5,7 @@ import { jobsScreen } from './jobs.js';
 import { channelsScreen } from './channels.js';
 import { keysScreen } from './keys.js';
 import { usageScreen } from './usage.js';
+import { spendScreen } from './spend.js';
 import { modelsScreen } from './models.js';
 import { routingScreen } from './routing.js';
 import { auditScreen } from './audit.js';
@@ -22,6 +23,7 @@ export const screens: AnyScreen[] = [
   channelsScreen,
   keysScreen,
   usageScreen,
+  spendScreen,
   modelsScreen,
   routingScreen,
   auditScreen,

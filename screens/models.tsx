@@ -1,6 +1,6 @@
 import type { Model } from '../src/contract/index.js';
 import { defineScreen } from '../src/dashboard/kit/screen-api.js';
-import { bytes } from '../src/dashboard/kit/format.js';
+import { bytes, priceText } from '../src/dashboard/kit/format.js';
 import { markOf, toneOf } from '../src/dashboard/kit/theme.js';
 import { auditHistoryAction } from '../src/dashboard/kit/audit-history.js';
 import { confirmModelChange, modelsAndRouting } from '../src/dashboard/rules/model-change.js';
@@ -39,6 +39,15 @@ export const modelsScreen = defineScreen<Model>({
         keep: true,
       },
       {
+        // per million input/output tokens; "unpriced" is a warning: its calls' cost is not known, not zero
+        header: 'Price/1M in/out',
+        value: (m) => priceText(m.price, m.currency),
+        tone: (m) => (m.currency && !m.price ? 'warn' : undefined),
+        sort: (m) => (m.price ? m.price.input_per_million + m.price.output_per_million : null),
+        minWidth: 15,
+        maxWidth: 20,
+      },
+      {
         header: 'Params',
         value: (m) => paramCount(m.parameters),
         sort: (m) => m.parameters ?? null,
@@ -62,10 +71,14 @@ export const modelsScreen = defineScreen<Model>({
     summary: (rows) => {
       const active = rows.find((m) => m.active);
       const missing = rows.filter((m) => m.state === 'missing').length;
+      const unpriced = rows.filter((m) => m.currency && !m.price).length;
+      const priced = rows.some((m) => m.currency);
       return [
         `${rows.length} model${rows.length === 1 ? '' : 's'}`,
         active ? `active: ${active.name}` : 'no active model',
         ...(missing ? [`${missing} missing on disk`] : []),
+        ...(unpriced ? [`${unpriced} unpriced`] : []),
+        ...(rows.length && !priced ? ['no pricing configured'] : []),
       ].join(' · ');
     },
   },

@@ -2,7 +2,7 @@ import type { GatewayKey, KeyUsage, Quota, Usage } from '../src/contract/index.j
 import { REJECTION_CAUSES, type RejectionCause } from '../src/contract/rejection-causes.js';
 import { defineScreen, type ScreenAction } from '../src/dashboard/kit/screen-api.js';
 import { sparkline } from '../src/dashboard/kit/charts.js';
-import { limitText, shortTime } from '../src/dashboard/kit/format.js';
+import { limitText, money, shortTime } from '../src/dashboard/kit/format.js';
 import { quotaCauseOf, setQuotaAction } from '../src/dashboard/rules/quota.js';
 import { refusedNames } from '../src/dashboard/triage/gateway-keys.js';
 import { thousands } from '../src/text/thousands.js';
@@ -69,6 +69,8 @@ interface UsageRow {
   usage: KeyUsage;
   key: GatewayKey | undefined;
   range: UsageRange;
+  /** the answer's currency; null: no pricing configured */
+  currency: string | null;
 }
 
 function usageRows(data: unknown, related: Record<string, unknown>): UsageRow[] {
@@ -76,7 +78,13 @@ function usageRows(data: unknown, related: Record<string, unknown>): UsageRow[] 
   const list = (related.keys as { data?: GatewayKey[] } | undefined)?.data;
   const keys = new Map((Array.isArray(list) ? list : []).map((k) => [k.id, k]));
   const range = rangeOfAnswer(usage);
-  return (Array.isArray(usage?.data) ? usage.data : []).map((u) => ({ usage: u, key: keys.get(u.key_id), range }));
+  const currency = typeof usage?.currency === 'string' ? usage.currency : null;
+  return (Array.isArray(usage?.data) ? usage.data : []).map((u) => ({
+    usage: u,
+    key: keys.get(u.key_id),
+    range,
+    currency,
+  }));
 }
 
 const REVOKED = ' (revoked)';
@@ -125,6 +133,16 @@ function lastRejectedText(r: UsageRow): string {
     : `last refused in the ${unit} of ${when} UTC, none since`;
 }
 
+/**
+ * The key's cost in the range: "4.12 EUR", with "+N unpriced" when some of its calls have no known
+ * cost (an unpriced model, or made before costs were kept): those are not free.
+ */
+function costText(u: Pick<KeyUsage, 'cost' | 'unpriced_requests'>, currency: string | null): string {
+  if (!currency) return '–';
+  const unpriced = u.unpriced_requests ?? 0;
+  return `${money(u.cost, currency)}${unpriced > 0 ? ` +${compact(unpriced)} unpriced` : ''}`;
+}
+
 /** Each cause as the detail names it, and the quota field it is the limit of. */
 const CAUSES: Record<RejectionCause, { label: string; quota?: keyof Quota; per?: string }> = {
   requests_per_minute: { label: 'requests/min', quota: 'requests_per_minute', per: 'requests/min' },
@@ -145,6 +163,9 @@ function rejectionDetail(r: UsageRow): Record<string, unknown> {
     status: r.key?.status ?? 'not on the key list',
     window: RANGES[r.range].label,
     requests: count(u.requests),
+    cost: r.currency
+      ? `${money(u.cost, r.currency)} (priced calls)${u.unpriced_requests ? `; ${count(u.unpriced_requests)} calls of unknown cost (unpriced model, or before costs were kept)` : ''}`
+      : 'no pricing configured on this appliance',
     rejected: count(u.rejected),
     'last refused': lastRejectedText(r),
   };
@@ -161,7 +182,7 @@ function rejectionDetail(r: UsageRow): Record<string, unknown> {
   if (r.key?.quota_changed_at)
     out['since the quota changed'] =
       `${count(r.key.rejected_since_quota_change)} rejected (${r.key.quota_changed_at === r.key.created_at ? 'quota set at creation' : 'changed'} ${shortTime(r.key.quota_changed_at)} UTC)`;
-  out.next = r.key?.status === 'active' ? 'u sets the quota · Esc goes back' : 'Esc goes back';
+  out.next = `${r.key?.status === 'active' ? 'u sets the quota · ' : ''}m shows its cost by model (b: by workload) · Esc goes back`;
   return out;
 }
 
@@ -213,6 +234,17 @@ export const usageScreen = defineScreen<UsageRow>({
         tone: (r) => (r.usage.rejected > 0 ? 'warn' : undefined),
       },
       {
+        header: 'Cost',
+        value: (r) => costText(r.usage, r.currency),
+        sort: (r) => r.usage.cost ?? null,
+        tone: (r) => (r.currency && (r.usage.unpriced_requests ?? 0) > 0 ? 'warn' : undefined),
+        align: 'right',
+        // on a short line it narrows before the key's name; the cursor line says it whole
+        givesWay: true,
+        minWidth: 10,
+        maxWidth: 24,
+      },
+      {
         header: 'In tok',
         value: (r) => compact(r.usage.input_tokens),
         sort: (r) => r.usage.input_tokens ?? null,
@@ -243,12 +275,16 @@ export const usageScreen = defineScreen<UsageRow>({
     summary: (rows, view) => {
       const requests = rows.reduce((n, r) => n + (r.usage.requests ?? 0), 0);
       const rejected = rows.reduce((n, r) => n + (r.usage.rejected ?? 0), 0);
-      return `${rangeTitle(view?.data as Usage | undefined)} · ${rows.length} key${rows.length === 1 ? '' : 's'} · ${count(requests)} requests · ${count(rejected)} rejected`;
+      const cost = rows.reduce((n, r) => n + (r.usage.cost ?? 0), 0);
+      const currency = (view?.data as Usage | undefined)?.currency;
+      return `${rangeTitle(view?.data as Usage | undefined)} · ${rows.length} key${rows.length === 1 ? '' : 's'} · ${count(requests)} requests · ${count(rejected)} rejected${currency ? ` · ${money(cost, currency)}` : ''}`;
     },
     // the answer to "did the rejections stop?", whatever the width
     cursorLine: (r) => {
       const names = refusedNames(r.usage);
-      return `${nameOf(r)}: ${lastRejectedText(r)}${names ? ` · unknown workloads asked for: ${names}` : ''}`;
+      const unpriced =
+        r.currency && (r.usage.unpriced_requests ?? 0) > 0 ? ` · cost ${costText(r.usage, r.currency)}` : '';
+      return `${nameOf(r)}: ${lastRejectedText(r)}${unpriced}${names ? ` · unknown workloads asked for: ${names}` : ''}`;
     },
   },
   detail: rejectionDetail,
@@ -260,5 +296,18 @@ export const usageScreen = defineScreen<UsageRow>({
       (r) => r.key,
       (r) => quotaCauseOf(r.usage.rejected_by),
     ),
+    {
+      key: 'm',
+      label: 'cost by model',
+      hintShort: 'cost',
+      mutates: false,
+      needsRow: true,
+      hintPriority: 55,
+      // the key's cost by model and workload is the spend screen's, on this key alone
+      run(ctx, r) {
+        ctx.open({ screen: 'spend', extra: { key_id: r.usage.key_id, key_name: r.key?.name ?? null, by: 'model' } });
+        return Promise.resolve();
+      },
+    },
   ],
 });

@@ -3,13 +3,13 @@ import { sanitize } from '../text/sanitize.js';
 import type { AnyScreen } from '../dashboard/kit/screen-api.js';
 import { clientFor, describeFailure, reportClientError } from './client-errors.js';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
-import { fetchedEntries, fetchScreen, stateWithRange, type Fetched } from './screen-fetch.js';
+import { fetchedEntries, fetchScreen, stateWithGrouping, stateWithRange, type Fetched } from './screen-fetch.js';
 import { UsageError } from '../config/usage-error.js';
 import { boardStatus, EXIT_CODE, statusLine, unreadableLine } from '../dashboard/triage/status.js';
 import type { TriageLine } from '../dashboard/triage/line.js';
 import { printOut, terminalText } from './print.js';
 
-export const GET_USAGE = `Usage: appliance-admin get SCREEN [--json] [--range hour|day|week] [--url URL] [--token-file FILE] [--ca-file FILE]
+export const GET_USAGE = `Usage: appliance-admin get SCREEN [--json] [--range RANGE] [--by GROUP] [--url URL] [--token-file FILE] [--ca-file FILE]
 
 Prints what one dashboard screen shows (its first page, with the screen's default filters) and exits.
   --json             the data as JSON: a list screen prints its list's answer (e.g. {"data": [...],
@@ -20,7 +20,11 @@ Prints what one dashboard screen shows (its first page, with the screen's defaul
                      without it: a plain table of the screen's columns (full values: use --json)
   --range hour       the time range the screen's H, D and W keys choose: usage (the last hour in
                      minute buckets, the last day or week in hours; default day) and the overview
-                     (the window its key rejections are counted over; default hour)
+                     (the window its key rejections are counted over; default hour); spend
+                     takes day, week or month (the last 24 hours by hour, the last 7 or 30 days
+                     by day; default week)
+  --by model         spend: what its cost is summed by, model, workload or key (default model);
+                     get usage --json and get spend --json give each cost with the currency
 ${CONNECTION_USAGE}
 
 Exit status: 0 done, 1 the appliance refused or could not be reached, 2 bad usage or unknown screen.
@@ -45,6 +49,7 @@ const GET_OPTIONS = {
   ...CONNECTION_OPTIONS,
   json: { type: 'boolean', default: false },
   range: { type: 'string' },
+  by: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -79,7 +84,7 @@ async function get(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (!screen) throw new UsageError(`unknown screen "${sanitize(positionals[0], 60)}"; the screens are: ${names}`);
   if (screen.list?.fromActionLog)
     throw new UsageError('the log screen lists what one dashboard sent since it started: it has nothing to get');
-  const state = stateWithRange(screen, values.range);
+  const state = stateWithGrouping(screen, stateWithRange(screen, values.range), values.by);
   const connection = resolveConnection(values, env, GET_USAGE);
   const client = clientFor(connection);
   let fetched: Fetched[];

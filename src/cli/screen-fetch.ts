@@ -74,3 +74,13 @@ export function stateWithRange(screen: AnyScreen, range: string | undefined): Sc
     throw new UsageError(`--range must be one of ${ranges.values.join(', ')}, got ${sanitize(range, 40)}`);
   return { ...EMPTY_SCREEN_STATE, extra: { [ranges.extra]: range } };
 }
+
+/** The state with the grouping `--by` chooses (the spend screen's b key), or as it was without --by. */
+export function stateWithGrouping(screen: AnyScreen, state: ScreenUiState, by: string | undefined): ScreenUiState {
+  if (by === undefined) return state;
+  const groupings = screen.groupings;
+  if (!groupings) throw new UsageError(`the ${screen.name} screen has no grouping to choose (--by)`);
+  if (!groupings.values.includes(by))
+    throw new UsageError(`--by must be one of ${groupings.values.join(', ')}, got ${sanitize(by, 40)}`);
+  return { ...state, extra: { ...state.extra, [groupings.extra]: by } };
+}

@@ -108,6 +108,10 @@ export const UsageBucket = z.object({
   rejected: z.number().int().nullable(),
   input_tokens: z.number().int(),
   output_tokens: z.number().int(),
+  /** what the bucket's priced calls cost, in the answer's `currency` */
+  cost: z.number(),
+  /** the bucket's calls whose cost is not known: to an unpriced model, or metered before costs were kept */
+  unpriced_requests: z.number().int(),
 });
 export { REJECTION_CAUSES, type RejectionCause };
 export const RejectedBy = z.object(
@@ -127,6 +131,10 @@ export const KeyUsage = z.object({
   rejected_workloads: z.array(z.object({ workload: z.string(), rejected: z.number().int() })),
   input_tokens: z.number().int(),
   output_tokens: z.number().int(),
+  /** what the key's priced calls cost in the range, in the answer's `currency` (unpriced ones are not in it) */
+  cost: z.number(),
+  /** the key's calls whose cost is not known: to an unpriced model, or metered before costs were kept */
+  unpriced_requests: z.number().int(),
   buckets: z.array(UsageBucket),
 });
 export const MAX_REJECTED_WORKLOADS = 20;
@@ -135,9 +143,62 @@ export const Usage = z.object({
   start_time: Timestamp,
   end_time: Timestamp,
   bucket: UsageBucketSize,
+  /** the currency of every `cost` (ISO 4217); null: no pricing is configured, every call is unpriced */
+  currency: z.string().nullable(),
   data: z.array(KeyUsage),
 });
 export type Usage = z.infer<typeof Usage>;
+
+export const SpendGroupBy = z.enum(['model', 'workload', 'key']);
+export type SpendGroupBy = z.infer<typeof SpendGroupBy>;
+/** Cost summaries: the same range rules as usage (USAGE_MAX_RANGE_HOURS), by day unless asked otherwise. */
+export const SpendQuery = z
+  .strictObject({
+    start_time: Timestamp.optional(),
+    end_time: Timestamp.optional(),
+    bucket: UsageBucketSize.default('day'),
+    group_by: SpendGroupBy.default('model'),
+    key_id: z.string().min(1).max(100).optional(),
+    ...PageQuery.shape,
+  })
+  .refine(endAfterStart, END_AFTER_START);
+export const SpendBucket = z.object({
+  start_time: Timestamp,
+  requests: z.number().int(),
+  input_tokens: z.number().int(),
+  output_tokens: z.number().int(),
+  /** in the answer's `currency` */
+  cost: z.number(),
+  unpriced_requests: z.number().int(),
+});
+export const SpendGroup = z.object({
+  /** the model id, workload or key id; '' for calls no model served (group_by=model) */
+  group: z.string(),
+  /** the key's or the model's name; null for a workload, or one the appliance no longer knows */
+  name: z.string().nullable(),
+  requests: z.number().int(),
+  input_tokens: z.number().int(),
+  output_tokens: z.number().int(),
+  /** what the group's priced calls cost, in the answer's `currency`; unpriced calls are not in it */
+  cost: z.number(),
+  /** calls to a model without a price when they were made: their cost is not known (never taken as 0) */
+  unpriced_requests: z.number().int(),
+  buckets: z.array(SpendBucket),
+});
+export type SpendGroup = z.infer<typeof SpendGroup>;
+export const Spend = z.object({
+  /** the currency of every `cost` (ISO 4217); null: no pricing is configured */
+  currency: z.string().nullable(),
+  start_time: Timestamp,
+  end_time: Timestamp,
+  bucket: UsageBucketSize,
+  group_by: SpendGroupBy,
+  /** most costly first, then by group */
+  data: z.array(SpendGroup),
+  next_cursor: z.string().nullable(),
+  has_more: z.boolean(),
+});
+export type Spend = z.infer<typeof Spend>;
 
 /** What the gateway front door answers: it meters, it does not run models. */
 export const GatewayCallResult = z.object({
@@ -158,4 +219,5 @@ export const gatewayRoutes = {
   setKeyExpiry: { params: KeyParams, body: SetExpiry, response: GatewayKey },
   rotateKey: { params: KeyParams, body: RotateKey, response: CreatedKey },
   usage: { query: UsageQuery, response: Usage },
+  spend: { query: SpendQuery, response: Spend },
 } as const satisfies AreaRoutes<'gateway'>;

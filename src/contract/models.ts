@@ -2,6 +2,12 @@ import * as z from 'zod';
 import type { AreaRoutes } from './route-meta.js';
 import { Timestamp, page, PageQuery } from './common.js';
 
+/** A price per million input and output tokens (src/contract/money.ts keeps the arithmetic). */
+export const PricePerMillion = z.object({
+  input_per_million: z.number().min(0),
+  output_per_million: z.number().min(0),
+});
+
 export const ModelState = z.enum(['present', 'missing']);
 export const Model = z.object({
   id: z.string(),
@@ -13,6 +19,14 @@ export const Model = z.object({
   size_bytes: z.number().int().min(0).nullable(),
   state: ModelState,
   active: z.boolean(),
+  /**
+   * what the model's tokens cost, per million, in `currency` (the appliance's pricing); null: the
+   * model is unpriced, its calls are counted as such and never as free (a model that costs nothing
+   * says 0 and 0)
+   */
+  price: PricePerMillion.nullable(),
+  /** the appliance's currency (ISO 4217); null: no pricing is configured, every model is unpriced */
+  currency: z.string().nullable(),
 });
 export type Model = z.infer<typeof Model>;
 export const ModelList = page(Model);

@@ -198,6 +198,15 @@ export const ROUTE_META = {
     status: 200,
     area: 'gateway',
   }),
+  spend: m({
+    name: 'spend',
+    method: 'GET',
+    path: '/gateway/spend',
+    summary: 'What the gateway cost over a time range, by model, workload or key',
+    mutates: false,
+    status: 200,
+    area: 'gateway',
+  }),
   listModels: m({
     spec: 8,
     name: 'listModels',

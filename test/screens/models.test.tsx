@@ -14,11 +14,11 @@ describe('models screen', () => {
     const d = suite.render({ screen: 'models' });
     const f = await d.waitForText('Not downloaded 70B');
     expect(f).toMatch(
-      /Llama 3\.1 8B Instruct\s+● present\s+◆ ACTIVE\s+8\.0 B\s+q4_k_m\s+2\.0 KiB\s+llama\s+llama-3\.1-8b/,
+      /Llama 3\.1 8B Instruct\s+● present\s+◆ ACTIVE\s+–\s+8\.0 B\s+q4_k_m\s+2\.0 KiB\s+llama\s+llama-3\.1-8b/,
     );
-    expect(f).toMatch(/Mistral 7B Instruct\s+● present\s+7\.2 B\s+q5_k_m\s+4\.0 KiB\s+mistral/);
-    expect(f).toMatch(/Not downloaded 70B\s+✕ missing\s+70\.0 B\s+q4_k_m\s+–/);
-    expect(f).toContain('3 models · active: Llama 3.1 8B Instruct · 1 missing on disk');
+    expect(f).toMatch(/Mistral 7B Instruct\s+● present\s+–\s+7\.2 B\s+q5_k_m\s+4\.0 KiB\s+mistral/);
+    expect(f).toMatch(/Not downloaded 70B\s+✕ missing\s+–\s+70\.0 B\s+q4_k_m\s+–/);
+    expect(f).toContain('3 models · active: Llama 3.1 8B Instruct · 1 missing on disk · no pricing configured');
     // one row of the table is marked (the line under it says the cursor row again)
     expect(f.split('\n').filter((l) => /^[› ] \S/.test(l) && l.includes('ACTIVE'))).toHaveLength(1);
   });

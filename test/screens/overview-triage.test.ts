@@ -78,6 +78,8 @@ const keyUsage = (key_id: string, u: Partial<KeyUsage> = {}): KeyUsage => ({
   rejected: 0,
   input_tokens: 0,
   output_tokens: 0,
+  cost: 0,
+  unpriced_requests: 0,
   buckets: [],
   rejected_workloads: [],
   rejected_by: {
@@ -93,7 +95,7 @@ const keyUsage = (key_id: string, u: Partial<KeyUsage> = {}): KeyUsage => ({
   ...u,
 });
 const usage = (data: KeyUsage[], bucket: 'hour' | 'day' = 'hour'): Usage =>
-  UsageSchema.parse({ start_time: NOW, end_time: NOW, bucket, data });
+  UsageSchema.parse({ start_time: NOW, end_time: NOW, bucket, currency: null, data });
 const summary = (group_by: string, then_by: string | null, groups: Summary['groups'], other = 0): Summary =>
   SummarySchema.parse({ total: groups.reduce((t, g) => t + g.count, 0) + other, group_by, then_by, groups, other });
 const page = <T>(data: T[]) => ({ data, next_cursor: null, has_more: false });
@@ -132,6 +134,8 @@ function healthy(): Required<TriageInput> {
           size_bytes: null,
           state: 'present',
           active: true,
+          price: null,
+          currency: null,
         },
       ]),
     ),
@@ -353,6 +357,7 @@ describe('triage()', () => {
         start_time: new Date(Date.parse(NOW) - hours * 3600_000).toISOString(),
         end_time: NOW,
         bucket: 'day',
+        currency: null,
         data,
       });
     const stray = keyUsage('key_a', {
@@ -615,6 +620,8 @@ describe('triage()', () => {
             size_bytes: null,
             state: 'missing',
             active: false,
+            price: null,
+            currency: null,
           },
           {
             id: 'unused',
@@ -625,6 +632,8 @@ describe('triage()', () => {
             size_bytes: null,
             state: 'missing',
             active: false,
+            price: null,
+            currency: null,
           },
         ]),
       ),

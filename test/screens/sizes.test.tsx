@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { insertJournalBatch } from '../../src/server/governance/bulk.js';
 import { recordUsage } from '../../src/server/gateway/metering.js';
+import { recordSpend } from '../../src/server/gateway/spend.js';
 import { widthOf } from '../../src/dashboard/kit/text.js';
 import { screens } from '../../screens/index.js';
 import { keptColumns } from '../../src/dashboard/kit/table-layout.js';
@@ -19,6 +20,15 @@ const suite = setupScreenSuite({
       input_tokens: 1200,
       output_tokens: 300,
       rejected_by: { requests_per_minute: 2 },
+    });
+    // and its spend: the spend screen lists its model
+    recordSpend(s.server.db, (key.json as { id: string }).id, Math.floor(Date.now() / 60_000) - 5, {
+      model_id: 'llama-3.1-8b',
+      workload: 'chat',
+      requests: 12,
+      input_tokens: 1200,
+      output_tokens: 300,
+      cost_nanos: null,
     });
     const defaults = { tokens_per_run: 20000, tool_calls_per_run: 20, seconds_per_run: 300, tokens_per_day: null };
     const put = await s.call('PUT', '/agent/budgets', {
@@ -84,6 +94,7 @@ const LEADING: Record<string, string[]> = {
   journal: ['Time (UTC)', 'Agent'],
   budgets: ['Agent'],
   usage: ['Key'],
+  spend: ['Group', 'Cost'],
   jobs: ['Created (UTC)', 'Connector'],
 };
 const escaped = (s: string) => s.replace(/[()]/g, '\\$&');
@@ -166,6 +177,7 @@ const JOB_HINTS: Record<string, { all: RegExp[]; from80?: RegExp[] }> = {
   budgets: { all: [/\be edit\b/] },
   jobs: { all: [/\bc all connectors\b/] },
   usage: { all: [/\bu (set )?quota\b/] },
+  spend: { all: [/\bb (group )?by\b/, /\bM 30 days\b/] },
   identity: { all: [/\bt run check\b/] },
 };
 

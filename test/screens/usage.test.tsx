@@ -79,10 +79,10 @@ describe('usage screen', () => {
     const f = await d.waitForText('ci-bot');
     expect(f).toMatch(/Last 24 hours by hour · \d{4}-\d\d-\d\d \d\d:00 → (\d{4}-\d\d-\d\d )?\d\d:\d\d UTC/);
     expect(f).toContain('Requests (× refused), oldest → now');
-    expect(rowOf(f, 'ci-bot')).toMatch(/ci-bot\s+40\s+0\s+40k\s+12k\s+[·]*█[·]+$/);
+    expect(rowOf(f, 'ci-bot')).toMatch(/ci-bot\s+40\s+0\s+–\s+40k\s+12k\s+[·]*█[·]+$/);
     expect(rowOf(f, 'ci-bot').trimEnd().length).toBeLessThanOrEqual(120);
     // reporting's refused hour is marked ×, after its served one
-    expect(rowOf(f, 'reporting')).toMatch(/reporting\s+10\s+6\s+900\s+300\s+[·]+█[·]*×[·]*$/);
+    expect(rowOf(f, 'reporting')).toMatch(/reporting\s+10\s+6\s+–\s+900\s+300\s+[·]+█[·]*×[·]*$/);
     expect(f).not.toContain('old-widget'); // no traffic in these 24 hours
     expect(f).toContain('2 keys · 50 requests · 6 rejected');
   });
@@ -95,14 +95,17 @@ describe('usage screen', () => {
     expect(f).toMatch(/Last hour by minute · \d{4}-\d\d-\d\d \d\d:\d\d → (\d{4}-\d\d-\d\d )?\d\d:\d\d UTC · 1 key/);
     expect(f).not.toContain('ci-bot');
     // one mark a minute: the refused minute half an hour back, nothing since
-    const chart = /reporting\s+0\s+6\s+0\s+0\s+(\S+)$/m.exec(f)?.[1] ?? '';
+    const chart = /reporting\s+0\s+6\s+–\s+0\s+0\s+(\S+)$/m.exec(f)?.[1] ?? '';
     expect(chart).toMatch(/^·*×·{28,30}$/);
     // the cursor's line says it in words, with the names asked for
     expect(f).toContain(
       `reporting: last refused in the minute of ${refusedMinute} UTC, none since · unknown workloads asked for: summarize-v0 ×2`,
     );
     for (let i = 0; i < 3; i++) expect((await gatewayCall()).status).toBe(200);
-    const live = await d.waitFor((x) => /ci-bot\s+3\s+0\s+\d+\s+150\s+·*█·?$/m.test(x), 'the gateway calls to show up');
+    const live = await d.waitFor(
+      (x) => /ci-bot\s+3\s+0\s+–\s+\d+\s+150\s+·*█·?$/m.test(x),
+      'the gateway calls to show up',
+    );
     expect(live).toContain('2 keys · 3 requests · 6 rejected');
   });
 
@@ -144,7 +147,7 @@ describe('usage screen', () => {
     await d.waitForText('ci-bot');
     await d.press('W');
     await d.waitForText('Last 7 days by 4 h');
-    const f = await d.waitFor((x) => /ci-bot\s+14\d\s+7\s+2\.5M\s+12\.2k\s+[·▁-█×]+$/m.test(x), 'the week totals');
+    const f = await d.waitFor((x) => /ci-bot\s+14\d\s+7\s+–\s+2\.5M\s+12\.2k\s+[·▁-█×]+$/m.test(x), 'the week totals');
     expect(f).toMatch(/old-widget \(revoked\)\s+5\s+0/);
   });
 

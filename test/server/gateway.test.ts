@@ -440,6 +440,9 @@ describe('gateway usage', () => {
       rejected: 0,
       input_tokens: input,
       output_tokens: 30,
+      // this appliance has no pricing: every call is of unknown cost
+      cost: 0,
+      unpriced_requests: 3,
     });
     expect(entry.buckets.slice(0, -1).every((b: { requests: number }) => b.requests === 0)).toBe(true);
     const all = await s.call('GET', '/gateway/usage');
@@ -484,6 +487,9 @@ describe('gateway usage', () => {
         rejected: 1,
         input_tokens: 51,
         output_tokens: 13,
+        // minutes written without their spend (as before costs were kept): their cost is unknown
+        cost: 0,
+        unpriced_requests: 7,
         rejected_by: {
           requests_per_minute: 0,
           tokens_per_minute: 0,
@@ -497,9 +503,33 @@ describe('gateway usage', () => {
         rejected_workloads: [],
         // each bucket counts its rejections too: a chart shows when they stopped
         buckets: [
-          { start_time: '2026-03-01T10:00:00Z', requests: 3, rejected: 1, input_tokens: 11, output_tokens: 5 },
-          { start_time: '2026-03-01T11:00:00Z', requests: 0, rejected: 0, input_tokens: 0, output_tokens: 0 },
-          { start_time: '2026-03-01T12:00:00Z', requests: 4, rejected: 0, input_tokens: 40, output_tokens: 8 },
+          {
+            start_time: '2026-03-01T10:00:00Z',
+            requests: 3,
+            rejected: 1,
+            input_tokens: 11,
+            output_tokens: 5,
+            cost: 0,
+            unpriced_requests: 3,
+          },
+          {
+            start_time: '2026-03-01T11:00:00Z',
+            requests: 0,
+            rejected: 0,
+            input_tokens: 0,
+            output_tokens: 0,
+            cost: 0,
+            unpriced_requests: 0,
+          },
+          {
+            start_time: '2026-03-01T12:00:00Z',
+            requests: 4,
+            rejected: 0,
+            input_tokens: 40,
+            output_tokens: 8,
+            cost: 0,
+            unpriced_requests: 4,
+          },
         ],
       },
     ]);
@@ -637,6 +667,8 @@ describe('gateway rejections by cause', () => {
       rejected: 4,
       input_tokens: expect.any(Number),
       output_tokens: 0,
+      cost: 0,
+      unpriced_requests: 1,
     });
   });
 

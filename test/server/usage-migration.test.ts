@@ -41,6 +41,7 @@ describe('migration 4: rejections by cause', () => {
       db,
       { start_time: '2026-03-01T10:00:00Z', end_time: '2026-03-01T11:00:00Z', bucket: 'hour' },
       Date.now(),
+      null,
     );
     const by = Object.fromEntries(usage.data.map((u) => [u.key_id, u]));
     const none = {

@@ -44,3 +44,33 @@ export function intervalText(ms: number): string {
   if (ms < 60_000) return `${+(ms / 1000).toFixed(1)} s`;
   return `${+(ms / 60_000).toFixed(1)} m`;
 }
+
+/**
+ * A cost in the appliance's currency: "12.34 EUR", "1,204 EUR" from a thousand up, "<0.01 EUR" for
+ * less than a cent that is not nothing; "–" without a currency (no pricing) or a number.
+ */
+export function money(amount: number | null | undefined, currency: string | null | undefined): string {
+  if (typeof amount !== 'number' || !Number.isFinite(amount) || !currency) return '–';
+  const text =
+    amount > 0 && amount < 0.01 ? '<0.01' : amount >= 1000 ? thousands(Math.round(amount)) : amount.toFixed(2);
+  return `${text} ${currency}`;
+}
+
+/** A price per million tokens: "0.20", "1.2345", "0": at least two decimals, at most six. */
+const perMillion = (n: number) => (n === 0 ? '0' : n.toFixed(Math.max(2, Math.min(6, decimals(n)))));
+const decimals = (n: number) => (String(n).split('.')[1] ?? '').length;
+
+/**
+ * A model's price as "in/out per million tokens": "0.20/0.60 EUR", "0/0 EUR free" for a model stated
+ * to cost nothing, "unpriced" for one the pricing leaves out (its calls are not free: their cost is
+ * unknown), "–" when the appliance has no pricing at all.
+ */
+export function priceText(
+  price: { input_per_million: number; output_per_million: number } | null | undefined,
+  currency: string | null | undefined,
+): string {
+  if (!currency) return '–';
+  if (!price) return 'unpriced';
+  const { input_per_million: i, output_per_million: o } = price;
+  return `${perMillion(i)}/${perMillion(o)} ${currency}${i === 0 && o === 0 ? ' free' : ''}`;
+}

@@ -358,6 +358,8 @@ export interface ScreenDef<Row = unknown> {
    * and `watch --range` choose one the same way
    */
   ranges?: { extra: string; values: readonly string[] };
+  /** what its rows can be grouped by, held in `state.extra[extra]`: `get --by` chooses one the same way */
+  groupings?: { extra: string; values: readonly string[] };
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

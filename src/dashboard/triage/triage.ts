@@ -25,7 +25,7 @@ import { deploymentLines } from './deployment.js';
 import { expiryLines, quotaLines, rejectionLines, unusedKeysLine } from './gateway-keys.js';
 import { headlineLines } from './headlines.js';
 import type { Severity, TriageLine } from './line.js';
-import { modelLines } from './models.js';
+import { modelLines, unpricedModelLines } from './models.js';
 import { answerOf, servedOf, sourceLines, type TriageInput, type TriageSource } from './sources.js';
 
 const ORDER: Record<Severity, number> = { crit: 0, warn: 1, unknown: 2, ok: 3 };
@@ -53,6 +53,7 @@ export function triage(input: TriageInput, o: { auditKey?: PinnedAuditKey; nowMs
     ...failureLines(data<Summary>('failuresByError'), data<Summary>('failuresByTool')),
     ...budgetLines(data<BudgetUsage>('budgetUsage')),
     ...modelLines(list<Model>(data('models')), list<RoutingEntry>(data('routing'))),
+    ...unpricedModelLines(list<Model>(data('models')), list<RoutingEntry>(data('routing')), data<Usage>('usage')),
     ...deniedLines(data<Summary>('denied'), data('authRefused')),
   ];
   // the chain's state is always on the board: a break or a check not made among the problems

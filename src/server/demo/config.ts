@@ -3,6 +3,24 @@ import { ServerConfig } from '../config.js';
 import { ensureDataDir } from '../db/open.js';
 import { DEMO_MODELS, createDemoModelFiles, createDemoSources } from './sources.js';
 
+/**
+ * What the demo's models cost per million tokens, as an appliance charges its departments back:
+ * every model priced explicitly, the embedding model at zero stated as such, and the coder model
+ * left unpriced (just added, its price not agreed yet), so that the models screen and the overview
+ * show what an unpriced model serving traffic looks like.
+ */
+export const DEMO_PRICING = {
+  currency: 'EUR',
+  models: {
+    'llama-3.1-8b-instruct': { input_per_million: 0.2, output_per_million: 0.6 },
+    'mistral-7b-instruct-v0.3': { input_per_million: 0.25, output_per_million: 0.75 },
+    'qwen2.5-14b-instruct': { input_per_million: 0.5, output_per_million: 1.5 },
+    'phi-3.5-mini-instruct': { input_per_million: 0.1, output_per_million: 0.3 },
+    'nomic-embed-text-v1.5': { input_per_million: 0, output_per_million: 0 },
+    'llama-3.3-70b-instruct': { input_per_million: 1.2, output_per_million: 3.6 },
+  },
+};
+
 export const DEMO_SOURCES_DIR = 'demo-sources';
 export const DEMO_MODELS_DIR = 'demo-models';
 
@@ -99,6 +117,7 @@ export function loadDemoConfig(dataDir: string): ServerConfig {
       path: join(modelsDir, m.file),
     })),
     default_model: 'llama-3.1-8b-instruct',
+    pricing: DEMO_PRICING,
     workloads: [
       { id: 'chat', model_id: null },
       { id: 'summarize', model_id: 'mistral-7b-instruct-v0.3' },

@@ -1,5 +1,5 @@
 import type { Db } from '../db/sqlite-driver.js';
-import type { Quota } from '../../contract/index.js';
+import { costNanos, type ModelPrice, type Quota } from '../../contract/index.js';
 import { ApiError } from '../errors.js';
 import {
   createGatewayKey,
@@ -11,6 +11,7 @@ import {
 } from '../gateway/keys.js';
 import { iso } from '../ids.js';
 import { recordRefusedWorkload, recordUsage } from '../gateway/metering.js';
+import { addSpendAt, spendRowOf, type SpendCounts, type SpendRow } from '../gateway/spend.js';
 import { activityAt, DAY, MINUTE } from './activity.js';
 import type { Rng } from './prng.js';
 
@@ -25,6 +26,8 @@ interface DemoKeySpec {
   load: number;
   /** average input / output tokens per request */
   tokens: [number, number];
+  /** the workloads it calls and the share of its calls each takes (adding up to 1) */
+  workloads: Record<string, number>;
   /** share of its calls to a workload the appliance does not have (a client not yet updated) */
   unknownWorkload?: number;
   /** the workload name those calls ask for */
@@ -52,6 +55,7 @@ const q = (
 const DEMO_KEYS: DemoKeySpec[] = [
   {
     name: 'hr-assistant-prod',
+    workloads: { chat: 0.8, summarize: 0.2 },
     created_by: 'alice.martin@northwind.example',
     createdDaysAgo: 84,
     quota: q(120, 60_000, 4_000_000),
@@ -63,6 +67,7 @@ const DEMO_KEYS: DemoKeySpec[] = [
   },
   {
     name: 'finance-analyst-prod',
+    workloads: { extract: 0.6, chat: 0.4 },
     created_by: 'dmitri.ivanov@northwind.example',
     createdDaysAgo: 71,
     quota: q(60, 40_000, 3_000_000),
@@ -71,6 +76,7 @@ const DEMO_KEYS: DemoKeySpec[] = [
   },
   {
     name: 'it-helpdesk-bot',
+    workloads: { chat: 0.7, classify: 0.3 },
     created_by: 'ben.okafor@northwind.example',
     createdDaysAgo: 120,
     quota: q(120, null, null),
@@ -79,6 +85,7 @@ const DEMO_KEYS: DemoKeySpec[] = [
   },
   {
     name: 'sales-copilot-teams',
+    workloads: { chat: 0.6, summarize: 0.4 },
     created_by: 'erin.walsh@northwind.example',
     createdDaysAgo: 45,
     // a pilot licensed until next week: the overview warns of its expiry
@@ -90,6 +97,7 @@ const DEMO_KEYS: DemoKeySpec[] = [
   },
   {
     name: 'intranet-search',
+    workloads: { embed: 1 },
     created_by: 'svc-terraform',
     createdDaysAgo: 150,
     quota: q(300, null, 5_000_000),
@@ -100,6 +108,7 @@ const DEMO_KEYS: DemoKeySpec[] = [
   },
   {
     name: 'code-assist-ide',
+    workloads: { 'code-assist': 1 },
     created_by: 'ben.okafor@northwind.example',
     createdDaysAgo: 33,
     quota: q(60, 100_000, null),
@@ -108,6 +117,7 @@ const DEMO_KEYS: DemoKeySpec[] = [
   },
   {
     name: 'contract-extractor-batch',
+    workloads: { extract: 1 },
     created_by: 'dmitri.ivanov@northwind.example',
     createdDaysAgo: 12,
     quota: q(30, 20_000, 4_000_000),
@@ -116,6 +126,7 @@ const DEMO_KEYS: DemoKeySpec[] = [
   },
   {
     name: 'data-science-sandbox',
+    workloads: { chat: 0.5, 'code-assist': 0.5 },
     created_by: 'alice.martin@northwind.example',
     createdDaysAgo: 5,
     quota: q(10, 10_000, 800_000),
@@ -124,6 +135,7 @@ const DEMO_KEYS: DemoKeySpec[] = [
   },
   {
     name: 'legacy-chat-widget',
+    workloads: { chat: 1 },
     created_by: 'ben.okafor@northwind.example',
     createdDaysAgo: 210,
     revokedDaysAgo: 20,
@@ -134,6 +146,7 @@ const DEMO_KEYS: DemoKeySpec[] = [
   },
   {
     name: 'contractor-poc-acme',
+    workloads: { summarize: 0.5, extract: 0.5 },
     created_by: 'erin.walsh@northwind.example',
     createdDaysAgo: 40,
     revokedDaysAgo: 8,
@@ -143,6 +156,7 @@ const DEMO_KEYS: DemoKeySpec[] = [
   },
   {
     name: 'hr-assistant-staging',
+    workloads: { chat: 1 },
     created_by: 'carla.mendes@northwind.example',
     createdDaysAgo: 60,
     revokedDaysAgo: 2,
@@ -153,6 +167,7 @@ const DEMO_KEYS: DemoKeySpec[] = [
   },
   {
     name: 'mobile-app-beta',
+    workloads: { chat: 1 },
     created_by: 'svc-terraform',
     createdDaysAgo: 95,
     revokedDaysAgo: 26,
@@ -179,6 +194,98 @@ export interface SeededKey {
 
 const SLOT_MINUTES = 15;
 
+/** The model a workload's calls go to and its price (null: unpriced), as the front door charges them. */
+export type DemoCharges = (workload: string) => { model_id: string | null; price: ModelPrice | null };
+
+/**
+ * The seeded spend, as the front door keeps it: each minute written as it comes, its hours and days
+ * summed here and written once by flush() (a month of 15-minute slots would otherwise update each
+ * day's row 96 times).
+ */
+class SpendTally {
+  private readonly sums = new Map<string, { grain: 'hour' | 'day'; keyId: string; start: number; row: SpendRow }>();
+  constructor(private readonly db: Db) {}
+
+  add(keyId: string, minute: number, s: SpendCounts): void {
+    const row = spendRowOf(s);
+    addSpendAt(this.db, 'minute', keyId, minute, row);
+    for (const [grain, start] of [
+      ['hour', minute - (minute % 60)],
+      ['day', minute - (minute % 1440)],
+    ] as const) {
+      const k = `${grain}|${keyId}|${start}|${row.model_id}|${row.workload}`;
+      const t = this.sums.get(k);
+      if (!t) {
+        this.sums.set(k, { grain, keyId, start, row: { ...row } });
+        continue;
+      }
+      t.row.requests += row.requests;
+      t.row.input_tokens += row.input_tokens;
+      t.row.output_tokens += row.output_tokens;
+      t.row.cost_nanos += row.cost_nanos;
+      t.row.unpriced_requests += row.unpriced_requests;
+    }
+  }
+
+  flush(): void {
+    for (const t of this.sums.values()) addSpendAt(this.db, t.grain, t.keyId, t.start, t.row);
+    this.sums.clear();
+  }
+}
+
+/** Where a slot's spend goes: its workloads' models and prices, and the tally that writes it. */
+interface DemoSpend {
+  charges: DemoCharges;
+  tally: SpendTally;
+}
+
+/** Runs `seed` with a tally of its spend, written whole when it returns. */
+function withSpend<T>(db: Db, charges: DemoCharges, seed: (spend: DemoSpend) => T): T {
+  const tally = new SpendTally(db);
+  const out = seed({ charges, tally });
+  tally.flush();
+  return out;
+}
+
+/**
+ * A slot's served calls as spend, split between the key's workloads by their shares (the last one
+ * takes what rounding leaves), each charged at its model's price, as the front door would have.
+ */
+function recordSlotSpend(
+  spend: DemoSpend,
+  keyId: string,
+  minute: number,
+  workloads: Record<string, number>,
+  served: { requests: number; input_tokens: number; output_tokens: number },
+): void {
+  const parts = Object.entries(workloads);
+  let left = { ...served };
+  parts.forEach(([workload, share], i) => {
+    const last = i === parts.length - 1;
+    const requests = last ? left.requests : Math.min(left.requests, Math.round(served.requests * share));
+    if (requests <= 0) return;
+    const part = (n: number, rest: number) =>
+      last ? rest : Math.min(rest, Math.round((n * requests) / served.requests));
+    const tokens = {
+      input_tokens: part(served.input_tokens, left.input_tokens),
+      output_tokens: part(served.output_tokens, left.output_tokens),
+    };
+    left = {
+      requests: left.requests - requests,
+      input_tokens: left.input_tokens - tokens.input_tokens,
+      output_tokens: left.output_tokens - tokens.output_tokens,
+    };
+    const { model_id, price } = spend.charges(workload);
+    spend.tally.add(keyId, minute, {
+      model_id,
+      workload,
+      requests,
+      ...tokens,
+      cost_nanos: price === null ? null : costNanos(price, tokens),
+    });
+  });
+}
+
 /**
  * Creates the demo's gateway keys through the gateway's own key function (the secrets it returns
  * are dropped on the spot; only hashes are stored) and writes their usage history in 15-minute
@@ -192,6 +299,17 @@ export function seedKeysAndUsage(
   rng: Rng,
   now: number,
   historyStart: number,
+  charges: DemoCharges,
+): { keys: SeededKey[]; usageRows: number } {
+  return withSpend(db, charges, (spend) => seedKeys(db, rng, now, historyStart, spend));
+}
+
+function seedKeys(
+  db: Db,
+  rng: Rng,
+  now: number,
+  historyStart: number,
+  spend: DemoSpend,
 ): { keys: SeededKey[]; usageRows: number } {
   const keys: SeededKey[] = [];
   let usageRows = 0;
@@ -242,7 +360,7 @@ export function seedKeysAndUsage(
     keys.push(seeded);
 
     const u = rng.fork();
-    usageRows += seedKeyUsage(db, u, spec, seeded, historyStart, now);
+    usageRows += seedKeyUsage(db, u, spec, seeded, historyStart, now, spend);
     if (revoked_ms !== null) {
       revokeGatewayKey(db, key.id, revoked_ms);
       usageRows += seedCallsAfterRevocation(db, u, spec, key.id, revoked_ms, now);
@@ -259,7 +377,15 @@ type UsageKey = Pick<SeededKey, 'id' | 'quota' | 'created_ms' | 'revoked_ms'>;
  * now; returns the rows written. Slots start on the quarter hour, so a later call from where an
  * earlier one stopped (the demo brought up to date) never writes a slot twice.
  */
-function seedKeyUsage(db: Db, u: Rng, spec: DemoKeySpec, key: UsageKey, historyStart: number, now: number): number {
+function seedKeyUsage(
+  db: Db,
+  u: Rng,
+  spec: DemoKeySpec,
+  key: UsageKey,
+  historyStart: number,
+  now: number,
+  spend: DemoSpend,
+): number {
   let usageRows = 0;
   const { created_ms, revoked_ms } = key;
   const slotMs = SLOT_MINUTES * MINUTE;
@@ -293,6 +419,12 @@ function seedKeyUsage(db: Db, u: Rng, spec: DemoKeySpec, key: UsageKey, historyS
       output_tokens: output,
       rejected_by: { [burstCause]: throttled, tokens_per_day: overDay, unknown_workload: strayed },
     });
+    if (served > 0)
+      recordSlotSpend(spend, key.id, Math.floor(t / MINUTE), spec.workloads, {
+        requests: served,
+        input_tokens: input,
+        output_tokens: output,
+      });
     if (strayed > 0)
       recordRefusedWorkload(db, key.id, Math.floor(t / MINUTE), spec.strayWorkload ?? 'summarize-v0', strayed);
     usageRows++;
@@ -338,10 +470,12 @@ function activeDemoKeys(db: Db): { spec: DemoKeySpec; key: UsageKey; lastUsedMs:
  * The usage of the demo's active keys from `from` (where an earlier seeding stopped) until now:
  * a demo copied from its prebuilt database is brought up to date. Returns the rows written.
  */
-export function seedUsageSince(db: Db, rng: Rng, from: number, now: number): number {
-  let rows = 0;
-  for (const { spec, key } of activeDemoKeys(db)) rows += seedKeyUsage(db, rng.fork(), spec, key, from, now);
-  return rows;
+export function seedUsageSince(db: Db, rng: Rng, from: number, now: number, charges: DemoCharges): number {
+  return withSpend(db, charges, (spend) => {
+    let rows = 0;
+    for (const { spec, key } of activeDemoKeys(db)) rows += seedKeyUsage(db, rng.fork(), spec, key, from, now, spend);
+    return rows;
+  });
 }
 
 /** The keys whose clients overrun their per-minute quotas in the last hour, and how. */
@@ -356,10 +490,11 @@ const RECENT_OVERRUNS: { name: string; cause: 'requests_per_minute' | 'tokens_pe
  * [from, now) and at most 45 minutes before now, so that a fresh demo's overview shows them at
  * once. Returns the rows written.
  */
-export function seedRecentOverruns(db: Db, rng: Rng, from: number, now: number): number {
+export function seedRecentOverruns(db: Db, rng: Rng, from: number, now: number, charges: DemoCharges): number {
   const start = Math.max(from, now - 45 * MINUTE);
   if (now - start < MINUTE) return 0;
   const keys = activeDemoKeys(db);
+  const tally = new SpendTally(db);
   let rows = 0;
   for (const o of RECENT_OVERRUNS) {
     const k = keys.find((x) => x.spec.name === o.name);
@@ -376,8 +511,14 @@ export function seedRecentOverruns(db: Db, rng: Rng, from: number, now: number):
       output_tokens: served * output,
       rejected_by: { [o.cause]: rng.int(2, 6) },
     });
+    recordSlotSpend({ charges, tally }, k.key.id, minute, k.spec.workloads, {
+      requests: served,
+      input_tokens: served * input,
+      output_tokens: served * output,
+    });
     if (t > k.lastUsedMs) touchGatewayKey(db, k.key.id, t);
     if (added) rows++;
   }
+  tally.flush();
   return rows;
 }

@@ -4,7 +4,9 @@ import { iso } from '../ids.js';
 import { insertAuditBatch } from '../governance/bulk.js';
 import { DAY, HISTORY_DAYS, MINUTE } from './activity.js';
 import { createRng } from './prng.js';
-import { seedKeysAndUsage, seedRecentOverruns, seedUsageSince } from './seed-keys.js';
+import { seedKeysAndUsage, seedRecentOverruns, seedUsageSince, type DemoCharges } from './seed-keys.js';
+import { routingEntry } from '../models/routing.js';
+import { priceOf } from '../gateway/pricing.js';
 import { seedIngestion } from './seed-ingest.js';
 import { adminEvents } from './seed-audit.js';
 import { seedJournal, seedRecentFailures } from './seed-journal.js';
@@ -40,6 +42,20 @@ export function demoSeedRecord(db: Db): SeedStats | undefined {
   return v === undefined ? undefined : (JSON.parse(v) as SeedStats);
 }
 
+/** Each workload's model as routed now, and its price in the config: what the front door would charge. */
+function demoCharges(db: Db, config: ServerConfig): DemoCharges {
+  const known = new Map<string, ReturnType<DemoCharges>>();
+  return (workload) => {
+    let c = known.get(workload);
+    if (!c) {
+      const model_id = routingEntry(db, config, workload)?.effective_model_id ?? null;
+      c = { model_id, price: priceOf(config, model_id) };
+      known.set(workload, c);
+    }
+    return c;
+  };
+}
+
 const writeRecord = (db: Db, stats: SeedStats, now: number) =>
   db
     .prepare(
@@ -67,7 +83,7 @@ export function seedDemo(
       if (demoSeedRecord(db)) return undefined;
       const from = now - HISTORY_DAYS * DAY;
       // one stream per part, so changing one part leaves the others' data as it was
-      const { keys, usageRows } = seedKeysAndUsage(db, createRng(seed), now, from);
+      const { keys, usageRows } = seedKeysAndUsage(db, createRng(seed), now, from, demoCharges(db, config));
       const ingestAudit = seedIngestion(db, config, createRng(seed + 1), from, now);
       const audit = [...ingestAudit, ...adminEvents(db, createRng(seed + 2), config, keys, from, now)].sort(
         (a, b) => a.at_ms! - b.at_ms!,
@@ -75,7 +91,7 @@ export function seedDemo(
       const auditRows = insertAuditBatch(db, audit);
       const journalRows = seedJournal(db, config, createRng(seed + 3), from, now);
       const recent = createRng(seed + 4);
-      const recentUsage = seedRecentOverruns(db, recent, from, now);
+      const recentUsage = seedRecentOverruns(db, recent, from, now, demoCharges(db, config));
       const recentJournal = seedRecentFailures(db, config, recent, from, now);
       const stats: SeedStats = {
         seed,
@@ -116,7 +132,8 @@ export function catchUpDemo(db: Db, config: ServerConfig, opts: { now?: number }
       const from = Math.max(until, now - HISTORY_DAYS * DAY);
       // a stream of its own per catch-up, so that two catch-ups of one history differ
       const rng = createRng(record.seed + 5 + Math.floor(from / MINUTE));
-      const usageRows = seedUsageSince(db, rng.fork(), from, now);
+      const charges = demoCharges(db, config);
+      const usageRows = seedUsageSince(db, rng.fork(), from, now, charges);
       const ingestAudit = seedIngestion(db, config, rng.fork(), from, now);
       insertAuditBatch(db, ingestAudit);
       const journalRows = seedJournal(db, config, rng.fork(), from, now);
@@ -124,7 +141,7 @@ export function catchUpDemo(db: Db, config: ServerConfig, opts: { now?: number }
       const stats: CatchUpStats = {
         from,
         until: now,
-        usage_rows: usageRows + seedRecentOverruns(db, recent, from, now),
+        usage_rows: usageRows + seedRecentOverruns(db, recent, from, now, charges),
         jobs: ingestAudit.length,
         journal: journalRows + seedRecentFailures(db, config, recent, from, now),
         ms: 0,

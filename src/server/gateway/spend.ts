@@ -28,35 +28,62 @@ export function nextMonthStartMinute(minute: number): number {
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / 60_000;
 }
 
+/** One bucket's part of usage_spend at one grain, as stored (cost in nano-units, unpriced calls apart). */
+export interface SpendRow {
+  model_id: string;
+  workload: string;
+  requests: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_nanos: number;
+  unpriced_requests: number;
+}
+
 /**
- * Adds a call's spend to its minute, hour and day (migration 14's usage_spend), in the caller's
- * transaction: the three grains always agree.
+ * Adds to one bucket of one grain. recordSpend adds a call to its three; a writer of many calls
+ * (the demo's seeding) may sum its hours and days itself and add each once.
  */
-export function recordSpend(db: Db, keyId: string, minute: number, s: SpendCounts): void {
+export function addSpendAt(
+  db: Db,
+  grain: 'minute' | 'hour' | 'day',
+  keyId: string,
+  startMinute: number,
+  r: SpendRow,
+): void {
   let upsert = upserts.get(db);
   if (!upsert) {
     upsert = db.prepare(`INSERT INTO usage_spend (grain, key_id, start_minute, model_id, workload, requests,
       input_tokens, output_tokens, cost_nanos, unpriced_requests)
-    VALUES (@grain, @key_id, @start_minute, @model_id, @workload, @requests, @input_tokens, @output_tokens, @cost_nanos, @unpriced)
+    VALUES (@grain, @key_id, @start_minute, @model_id, @workload, @requests, @input_tokens, @output_tokens, @cost_nanos, @unpriced_requests)
     ON CONFLICT (grain, key_id, start_minute, model_id, workload) DO UPDATE SET requests = requests + excluded.requests,
       input_tokens = input_tokens + excluded.input_tokens, output_tokens = output_tokens + excluded.output_tokens,
       cost_nanos = cost_nanos + excluded.cost_nanos, unpriced_requests = unpriced_requests + excluded.unpriced_requests`);
     upserts.set(db, upsert);
   }
+  upsert.run({ ...r, grain, key_id: keyId, start_minute: startMinute });
+}
+
+/** A call's (or a batch's) counts as a stored row: a null cost is unpriced, never zero. */
+export const spendRowOf = (s: SpendCounts): SpendRow => ({
+  model_id: s.model_id ?? '',
+  workload: s.workload,
+  requests: s.requests,
+  input_tokens: s.input_tokens,
+  output_tokens: s.output_tokens,
+  cost_nanos: s.cost_nanos ?? 0,
+  unpriced_requests: s.cost_nanos === null ? s.requests : 0,
+});
+
+/**
+ * Adds a call's spend to its minute, hour and day (migration 14's usage_spend), in the caller's
+ * transaction: the three grains always agree.
+ */
+export function recordSpend(db: Db, keyId: string, minute: number, s: SpendCounts): void {
   const m = Math.floor(minute);
-  const row = {
-    key_id: keyId,
-    model_id: s.model_id ?? '',
-    workload: s.workload,
-    requests: s.requests,
-    input_tokens: s.input_tokens,
-    output_tokens: s.output_tokens,
-    cost_nanos: s.cost_nanos ?? 0,
-    unpriced: s.cost_nanos === null ? s.requests : 0,
-  };
-  upsert.run({ ...row, grain: 'minute', start_minute: m });
-  upsert.run({ ...row, grain: 'hour', start_minute: m - (m % HOUR_MINUTES) });
-  upsert.run({ ...row, grain: 'day', start_minute: dayStartMinute(m) });
+  const row = spendRowOf(s);
+  addSpendAt(db, 'minute', keyId, m, row);
+  addSpendAt(db, 'hour', keyId, m - (m % HOUR_MINUTES), row);
+  addSpendAt(db, 'day', keyId, dayStartMinute(m), row);
 }
 
 const spentStatements = new WeakMap<Db, ReturnType<Db['prepare']>>();

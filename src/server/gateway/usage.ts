@@ -2,6 +2,7 @@ import type { Db } from '../db/sqlite-driver.js';
 import { badRequest } from '../errors.js';
 import { iso } from '../ids.js';
 import {
+  amountOfNanos,
   MAX_REJECTED_WORKLOADS,
   REJECTION_CAUSES,
   USAGE_MAX_RANGE_HOURS,
@@ -11,6 +12,7 @@ import {
   type UsageBucketSize,
 } from '../../contract/index.js';
 import { REJECTION_COLUMNS } from './metering.js';
+import { spendSegments, sumSpend } from './spend-summary.js';
 
 const MINUTE_MS = 60_000;
 const DEFAULT_RANGE_MS = 24 * 3600_000;
@@ -33,8 +35,120 @@ export interface UsageRequest {
  * gives the same answer, and ETag, for a minute. Buckets are aligned to UTC hours or days, so the
  * first one may start before start_time; every bucket that overlaps the range is listed, empty
  * ones with zeros. Keys with no rows in the range are left out: an empty `data` means no traffic.
+ * Cost comes from the spend kept beside the usage (spend-summary.ts), over the same minutes; a call
+ * with usage but no spend (metered before costs were kept) counts as unpriced.
  */
-export function queryUsage(db: Db, q: UsageRequest, nowMs: number): Usage {
+export function queryUsage(db: Db, q: UsageRequest, nowMs: number, currency: string | null): Usage {
+  const { startMs, endMs, size, fromMinute, toMinute, firstBucket, bucketCount } = usageRange(q, nowMs);
+
+  const keyFilter = q.key_id !== undefined ? 'AND key_id = @key_id' : '';
+  const params = { from: fromMinute, to: toMinute, ...(q.key_id !== undefined ? { key_id: q.key_id } : {}) };
+  const totals = db
+    .prepare(
+      `SELECT key_id, SUM(requests) AS requests, SUM(rejected) AS rejected,
+      SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,
+      ${REJECTION_CAUSES.map((c) => `SUM(${REJECTION_COLUMNS[c]}) AS ${c}`).join(', ')}
+    FROM usage_minutes WHERE minute >= @from AND minute < @to ${keyFilter}
+    GROUP BY key_id ORDER BY requests DESC, key_id`,
+    )
+    .all(params) as (Omit<KeyUsage, 'buckets' | 'rejected_by'> & RejectedBy)[];
+  if (totals.length === 0)
+    return { start_time: iso(startMs), end_time: iso(endMs), bucket: q.bucket, currency, data: [] };
+
+  // size is inlined: a bound JS number arrives as REAL, and minute / 60.0 is not a bucket number
+  const perBucket = db
+    .prepare(
+      `SELECT key_id, minute / ${size} AS b, SUM(requests) AS requests, SUM(rejected) AS rejected,
+      SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens
+    FROM usage_minutes WHERE minute >= @from AND minute < @to ${keyFilter}
+    GROUP BY key_id, b`,
+    )
+    .all(params) as {
+    key_id: string;
+    b: number;
+    requests: number;
+    rejected: number;
+    input_tokens: number;
+    output_tokens: number;
+  }[];
+
+  const series = new Map(
+    totals.map((t) => [
+      t.key_id,
+      Array.from({ length: bucketCount }, (_, i) => ({
+        start_time: iso((firstBucket + i) * size * MINUTE_MS),
+        requests: 0,
+        rejected: 0,
+        input_tokens: 0,
+        output_tokens: 0,
+        cost: 0,
+        unpriced_requests: 0,
+      })),
+    ]),
+  );
+  for (const r of perBucket) {
+    const slot = series.get(r.key_id)![r.b - firstBucket];
+    slot.requests = r.requests;
+    slot.rejected = r.rejected;
+    slot.input_tokens = r.input_tokens;
+    slot.output_tokens = r.output_tokens;
+    // calls metered before costs were kept have no spend row: their cost is not known
+    slot.unpriced_requests = r.requests;
+  }
+  const costNanos = new Map<string, number>();
+  for (const c of sumSpend(db, spendSegments(fromMinute, toMinute, q.bucket), 'key_id', {
+    keyId: q.key_id,
+    bucketMinutes: size,
+  })) {
+    const slot = series.get(c.g)?.[c.b! - firstBucket];
+    if (!slot) continue;
+    slot.cost = amountOfNanos(c.cost_nanos);
+    slot.unpriced_requests = Math.max(0, slot.requests - c.requests) + c.unpriced_requests;
+    costNanos.set(c.g, (costNanos.get(c.g) ?? 0) + c.cost_nanos);
+  }
+  const refused = refusedWorkloads(db, keyFilter, params);
+  return {
+    start_time: iso(startMs),
+    end_time: iso(endMs),
+    bucket: q.bucket,
+    currency,
+    data: totals.map((t) => ({
+      key_id: t.key_id,
+      requests: t.requests,
+      rejected: t.rejected,
+      rejected_by: Object.fromEntries(REJECTION_CAUSES.map((c) => [c, t[c]])) as RejectedBy,
+      rejected_workloads: refused.get(t.key_id) ?? [],
+      input_tokens: t.input_tokens,
+      output_tokens: t.output_tokens,
+      cost: amountOfNanos(costNanos.get(t.key_id) ?? 0),
+      unpriced_requests: series.get(t.key_id)!.reduce((n, b) => n + b.unpriced_requests, 0),
+      buckets: series.get(t.key_id)!,
+    })),
+  };
+}
+
+/** A usage or spend query's range, checked against its bucket size's limits, and its buckets. */
+export interface UsageRange {
+  startMs: number;
+  endMs: number;
+  /** minutes per bucket */
+  size: number;
+  fromMinute: number;
+  /** exclusive */
+  toMinute: number;
+  /** the first bucket's number since the epoch, in buckets of `size` minutes */
+  firstBucket: number;
+  bucketCount: number;
+}
+
+/**
+ * The range [start, end) a query asks for (end: the end of the current minute; start: a day before
+ * end), refused (400) when longer than its bucket size allows.
+ */
+export function usageRange(
+  q: { start_time?: string; end_time?: string; bucket: UsageBucketSize },
+  nowMs: number,
+): UsageRange {
   const endMs =
     q.end_time !== undefined ? Date.parse(q.end_time) : Math.floor(nowMs / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
   const startMs = q.start_time !== undefined ? Date.parse(q.start_time) : endMs - DEFAULT_RANGE_MS;
@@ -72,72 +186,7 @@ export function queryUsage(db: Db, q: UsageRequest, nowMs: number): Usage {
       },
     ]);
   }
-
-  const keyFilter = q.key_id !== undefined ? 'AND key_id = @key_id' : '';
-  const params = { from: fromMinute, to: toMinute, ...(q.key_id !== undefined ? { key_id: q.key_id } : {}) };
-  const totals = db
-    .prepare(
-      `SELECT key_id, SUM(requests) AS requests, SUM(rejected) AS rejected,
-      SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,
-      ${REJECTION_CAUSES.map((c) => `SUM(${REJECTION_COLUMNS[c]}) AS ${c}`).join(', ')}
-    FROM usage_minutes WHERE minute >= @from AND minute < @to ${keyFilter}
-    GROUP BY key_id ORDER BY requests DESC, key_id`,
-    )
-    .all(params) as (Omit<KeyUsage, 'buckets' | 'rejected_by'> & RejectedBy)[];
-  if (totals.length === 0) return { start_time: iso(startMs), end_time: iso(endMs), bucket: q.bucket, data: [] };
-
-  // size is inlined: a bound JS number arrives as REAL, and minute / 60.0 is not a bucket number
-  const perBucket = db
-    .prepare(
-      `SELECT key_id, minute / ${size} AS b, SUM(requests) AS requests, SUM(rejected) AS rejected,
-      SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens
-    FROM usage_minutes WHERE minute >= @from AND minute < @to ${keyFilter}
-    GROUP BY key_id, b`,
-    )
-    .all(params) as {
-    key_id: string;
-    b: number;
-    requests: number;
-    rejected: number;
-    input_tokens: number;
-    output_tokens: number;
-  }[];
-
-  const series = new Map(
-    totals.map((t) => [
-      t.key_id,
-      Array.from({ length: bucketCount }, (_, i) => ({
-        start_time: iso((firstBucket + i) * size * MINUTE_MS),
-        requests: 0,
-        rejected: 0,
-        input_tokens: 0,
-        output_tokens: 0,
-      })),
-    ]),
-  );
-  for (const r of perBucket) {
-    const slot = series.get(r.key_id)![r.b - firstBucket];
-    slot.requests = r.requests;
-    slot.rejected = r.rejected;
-    slot.input_tokens = r.input_tokens;
-    slot.output_tokens = r.output_tokens;
-  }
-  const refused = refusedWorkloads(db, keyFilter, params);
-  return {
-    start_time: iso(startMs),
-    end_time: iso(endMs),
-    bucket: q.bucket,
-    data: totals.map((t) => ({
-      key_id: t.key_id,
-      requests: t.requests,
-      rejected: t.rejected,
-      rejected_by: Object.fromEntries(REJECTION_CAUSES.map((c) => [c, t[c]])) as RejectedBy,
-      rejected_workloads: refused.get(t.key_id) ?? [],
-      input_tokens: t.input_tokens,
-      output_tokens: t.output_tokens,
-      buckets: series.get(t.key_id)!,
-    })),
-  };
+  return { startMs, endMs, size, fromMinute, toMinute, firstBucket, bucketCount };
 }
 
 /** The unknown workload names each key asked for in the range, most refused first. */

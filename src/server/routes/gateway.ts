@@ -13,9 +13,13 @@ import {
 import { DEFAULT_GRACE_SECONDS } from '../../contract/index.js';
 import { queryUsage } from '../gateway/usage.js';
 import { registerFrontDoor } from '../gateway/front-door.js';
+import { querySpend } from '../gateway/spend-query.js';
+import { currencyOf } from '../gateway/pricing.js';
+import { modelCatalog } from '../models/catalog.js';
 
 export const gatewayGroup: GroupFactory = ({ app, db, config }) => {
   registerFrontDoor(app, db, config);
+  const catalog = modelCatalog(config);
   /** An attempt on a key that failed or was denied: the key named as it is, if it exists. */
   const keyTarget = ({ params }: { params: Record<string, string> }): Target => {
     const id = params.id ?? null;
@@ -113,7 +117,22 @@ export const gatewayGroup: GroupFactory = ({ app, db, config }) => {
         run: ({ query }, ctx) => {
           if (query.key_id !== undefined && !getGatewayKey(ctx.db, query.key_id))
             throw notFound(`no gateway key ${query.key_id}`);
-          return { body: queryUsage(ctx.db, query, Date.now()) };
+          return { body: queryUsage(ctx.db, query, Date.now(), currencyOf(config)) };
+        },
+      },
+      spend: {
+        allow: 'any role',
+        audit: null,
+        run: ({ query }, ctx) => {
+          if (query.key_id !== undefined && !getGatewayKey(ctx.db, query.key_id))
+            throw notFound(`no gateway key ${query.key_id}`);
+          const nameOf =
+            query.group_by === 'key'
+              ? (id: string) => getGatewayKey(ctx.db, id)?.name ?? null
+              : query.group_by === 'model'
+                ? (id: string) => (id === '' ? null : (catalog.get(id)?.name ?? null))
+                : () => null;
+          return { body: querySpend(ctx.db, query, Date.now(), { currency: currencyOf(config), nameOf }) };
         },
       },
     },

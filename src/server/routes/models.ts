@@ -3,9 +3,11 @@ import { notFound, unprocessable } from '../errors.js';
 import { pageArray } from '../http/paging.js';
 import { modelCatalog, notPresentMessage, type CatalogModel } from '../models/catalog.js';
 import { activeModelId, storeActiveModel } from '../models/active.js';
+import { currencyOf, priceOf } from '../gateway/pricing.js';
+import type { ServerConfig } from '../config.js';
 import { isWorkload, routingEntries, routingEntry, seedRouting, storeRouting } from '../models/routing.js';
 
-const toWire = (m: CatalogModel, activeId: string | null) => ({
+const toWire = (m: CatalogModel, activeId: string | null, config: ServerConfig) => ({
   id: m.id,
   name: m.name,
   family: m.family,
@@ -14,6 +16,8 @@ const toWire = (m: CatalogModel, activeId: string | null) => ({
   size_bytes: m.size_bytes,
   state: m.state,
   active: m.id === activeId,
+  price: priceOf(config, m.id),
+  currency: currencyOf(config),
 });
 
 export const modelsGroup: GroupFactory = ({ db, config }) => {
@@ -37,7 +41,7 @@ export const modelsGroup: GroupFactory = ({ db, config }) => {
           const active = activeModelId(db, config, models);
           return {
             body: pageArray(
-              models.map((m) => toWire(m, active)),
+              models.map((m) => toWire(m, active, config)),
               query,
               (m) => m.id,
             ),

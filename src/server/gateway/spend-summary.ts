@@ -1,0 +1,86 @@
+import type { Db } from '../db/sqlite-driver.js';
+import type { UsageBucketSize } from '../../contract/index.js';
+
+const GRAIN_MINUTES: Record<UsageBucketSize, number> = { minute: 1, hour: 60, day: 1440 };
+const LARGEST_FIRST: UsageBucketSize[] = ['day', 'hour', 'minute'];
+
+/** A run of whole buckets of one grain of usage_spend: start minutes in [from, to). */
+export interface SpendSegment {
+  grain: UsageBucketSize;
+  from: number;
+  to: number;
+}
+
+/**
+ * The minutes [fromMinute, toMinute) as whole days, whole hours and single minutes, the largest grain
+ * first and none larger than `largest`: the sums over these rows are exactly the minutes' sums, and a
+ * month reads its days, not forty thousand minutes. Each grain's buckets are UTC-aligned, as
+ * recordSpend writes them.
+ */
+export function spendSegments(fromMinute: number, toMinute: number, largest: UsageBucketSize): SpendSegment[] {
+  const grains = LARGEST_FIRST.slice(LARGEST_FIRST.indexOf(largest));
+  const out: SpendSegment[] = [];
+  const split = (from: number, to: number, i: number) => {
+    if (from >= to) return;
+    const grain = grains[i];
+    const size = GRAIN_MINUTES[grain];
+    const a = Math.ceil(from / size) * size;
+    const b = Math.floor(to / size) * size;
+    if (a >= b) return split(from, to, i + 1);
+    split(from, a, i + 1);
+    out.push({ grain, from: a, to: b });
+    split(b, to, i + 1);
+  };
+  split(fromMinute, toMinute, 0);
+  return out;
+}
+
+/** A sum of spend rows. */
+export interface SpendSums {
+  requests: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_nanos: number;
+  unpriced_requests: number;
+}
+
+const SUMS = `SUM(requests) AS requests, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,
+  SUM(cost_nanos) AS cost_nanos, SUM(unpriced_requests) AS unpriced_requests`;
+
+export type SpendColumn = 'key_id' | 'model_id' | 'workload';
+
+/**
+ * Spend over the segments summed by `column`, optionally only for one key (`keyId`) or only for some
+ * groups (`groups`); with `bucketMinutes`, also by bucket of that many minutes (`b`: the bucket's
+ * number since the epoch). Each segment is summed where it is read (each reads the (grain,
+ * start_minute) index), then the segments' sums are added: no rows are copied into a sub-select.
+ */
+export function sumSpend(
+  db: Db,
+  segments: SpendSegment[],
+  column: SpendColumn,
+  o: { keyId?: string; groups?: string[]; bucketMinutes?: number } = {},
+): (SpendSums & { g: string; b: number | null })[] {
+  if (!segments.length) return [];
+  let filters = '';
+  const filterParams: unknown[] = [];
+  if (o.keyId !== undefined) {
+    filters += ' AND key_id = ?';
+    filterParams.push(o.keyId);
+  }
+  if (o.groups !== undefined) {
+    if (!o.groups.length) return [];
+    filters += ` AND ${column} IN (${o.groups.map(() => '?').join(', ')})`;
+    filterParams.push(...o.groups);
+  }
+  // the bucket size is inlined: a bound JS number arrives as REAL, and start_minute / 60.0 is not a bucket number
+  const bucket = o.bucketMinutes !== undefined ? `start_minute / ${Math.floor(o.bucketMinutes)}` : 'NULL';
+  const params: unknown[] = [];
+  const parts = segments.map((g) => {
+    params.push(g.grain, g.from, g.to, ...filterParams);
+    return `SELECT ${column} AS g, ${bucket} AS b, ${SUMS} FROM usage_spend
+      WHERE grain = ? AND start_minute >= ? AND start_minute < ?${filters} GROUP BY g, b`;
+  });
+  const sql = parts.length === 1 ? parts[0] : `SELECT g, b, ${SUMS} FROM (${parts.join(' UNION ALL ')}) GROUP BY g, b`;
+  return db.prepare(sql).all(...params) as (SpendSums & { g: string; b: number | null })[];
+}
