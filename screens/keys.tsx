@@ -28,7 +28,19 @@ import { toneOf } from '../src/dashboard/kit/theme.js';
 import { timeKey } from '../src/dashboard/kit/sort.js';
 import { auditHistoryAction } from '../src/dashboard/kit/audit-history.js';
 import { usageWindow } from './usage.js';
+import {
+  budgetText,
+  isNearBudget,
+  nearBudgetFilterOf,
+  parseBudgetAmount,
+  spendCell,
+  spendSortKey,
+  spentText,
+  warnPercentOf,
+} from '../src/dashboard/kit/key-budget.js';
 import { thousands } from '../src/text/thousands.js';
+
+const NEAR_BUDGET_WORDS = 'active keys near or over a money budget';
 
 /** The quota sorts by its first figure, requests per minute; unlimited (∞) above any limit. */
 const quotaKey = (q: Quota | undefined) => (q ? (q.requests_per_minute ?? Infinity) : null);
@@ -45,10 +57,11 @@ function withRejections(data: unknown, usage: unknown, extra: Record<string, unk
   const rejected = new Map((Array.isArray(used) ? used : []).map((u) => [u.key_id, u.rejected]));
   const causes = new Map((Array.isArray(used) ? used : []).map((u) => [u.key_id, u.rejected_by]));
   const unused = unusedFilterOf(extra);
+  const nearBudget = nearBudgetFilterOf(extra);
   const now = Date.now();
   // a key without traffic is not in the usage answer: it had no rejection
   return listed(data)
-    .filter((k) => passesUnusedFilter(k, unused, now))
+    .filter((k) => passesUnusedFilter(k, unused, now) && (!nearBudget || (k.status === 'active' && isNearBudget(k))))
     .map((k) => ({
       ...k,
       rejected_last_hour: used ? (rejected.get(k.id) ?? 0) : null,
@@ -163,6 +176,16 @@ export const keysScreen = defineScreen<KeyRow>({
         maxWidth: 24,
       },
       {
+        // today against the day budget (else the month's): "4.10/5 EUR 82%"
+        header: 'Spend',
+        value: (k) => spendCell(k),
+        sort: (k) => spendSortKey(k),
+        tone: (k) => (k.status === 'active' && isNearBudget(k) ? 'warn' : undefined),
+        minWidth: 9,
+        maxWidth: 20,
+        givesWay: true,
+      },
+      {
         header: 'Last used',
         value: (k) => ago(k.last_used_at).replace(/ ago$/, ''),
         sort: (k) => timeKey(k.last_used_at),
@@ -199,7 +222,14 @@ export const keysScreen = defineScreen<KeyRow>({
     ],
     rowKey: (k) => k.id,
     cursorLine: (k) => {
-      const said = [quotaText(k.quota), rotationText(k), expiryText(k), sinceQuotaChange(k)].filter(Boolean);
+      const said = [
+        quotaText(k.quota),
+        budgetText(k),
+        spentText(k),
+        rotationText(k),
+        expiryText(k),
+        sinceQuotaChange(k),
+      ].filter(Boolean);
       return `${k.name}: ${said.join(' · ')}`;
     },
     empty: 'No gateway keys yet. Press n to create one.',
@@ -209,8 +239,17 @@ export const keysScreen = defineScreen<KeyRow>({
         : null;
       const unused = unusedFilterOf(view?.state?.extra);
       const graces = rows.filter((k) => k.status === 'active' && inGrace(k)).length;
-      const counted = unused
-        ? `${rows.length} of ${listed(view?.data).length} keys: ${UNUSED_FILTER_WORDS[unused]} (U: ${nextUnusedFilter(unused) ? UNUSED_FILTER_WORDS[nextUnusedFilter(unused)!] : 'all keys'})`
+      const near = nearBudgetFilterOf(view?.state?.extra);
+      const filters = [
+        ...(unused
+          ? [
+              `${UNUSED_FILTER_WORDS[unused]} (U: ${nextUnusedFilter(unused) ? UNUSED_FILTER_WORDS[nextUnusedFilter(unused)!] : 'all keys'})`,
+            ]
+          : []),
+        ...(near ? [`${NEAR_BUDGET_WORDS} (N: all keys)`] : []),
+      ];
+      const counted = filters.length
+        ? `${rows.length} of ${listed(view?.data).length} keys: ${filters.join(', ')}`
         : `${rows.length} key${rows.length === 1 ? '' : 's'} · ${rows.filter((k) => k.status === 'active').length} active`;
       return `${counted}${graces ? ` · ${graces} in a rotation grace` : ''}${rejected === null ? '' : ` · ${thousands(rejected)} rejected in the last hour`}`;
     },
@@ -389,6 +428,92 @@ export const keysScreen = defineScreen<KeyRow>({
             `${after.name} (${after.id}) is ${after.status}${after.revoked_at ? ` since ${after.revoked_at}` : ''}.`,
           ],
         };
+      },
+    },
+    {
+      key: 'B',
+      label: 'set budget',
+      // on a short line it gives way after the unused filter and before expiry, so that s sort stays
+      hintPriority: 37,
+      mutates: true,
+      capability: 'gateway.key.budget',
+      needsRow: true,
+      unavailable: (k) => (k.status === 'revoked' ? KEY_REVOKED : null),
+      async run(ctx, key) {
+        // An appliance without pricing is said when B is pressed, not as a reason on the hint line:
+        // that would stand there on every row of such an appliance.
+        if (key.spend === null)
+          return {
+            title: 'No budget without pricing',
+            tone: 'warn',
+            summary: [
+              "The appliance has no pricing: a budget is counted in its currency, which the config file's `pricing` names.",
+              'Nothing was sent.',
+            ],
+          };
+        const currency = key.spend?.currency ?? '';
+        const amount = (name: string, label: string, initial: number | null): FormField => ({
+          kind: 'text',
+          name,
+          label: `${label} (${currency})`,
+          initial: initial === null ? '' : String(initial),
+          maxLength: 20,
+          hint: 'an amount such as 5 or 12.50; empty: no budget',
+          validate: (t) => {
+            const r = parseBudgetAmount(t);
+            return r.ok ? null : r.error;
+          },
+        });
+        const v = await ctx.form({
+          title: `Budget of ${key.name}`,
+          message: [
+            `Now: ${budgetText(key) ?? 'no budget'}; ${spentText(key) ?? ''}.`,
+            'A call that would pass a budget is refused (429) until the UTC day or month ends; every key, every role.',
+          ],
+          fields: [
+            amount('per_day', 'Per UTC day', key.budget?.per_day ?? null),
+            amount('per_month', 'Per month', key.budget?.per_month ?? null),
+            {
+              kind: 'number',
+              name: 'warn_percent',
+              label: 'Warn at (%)',
+              initial: warnPercentOf(key),
+              min: 1,
+              max: 100,
+              required: true,
+              hint: 'the overview warns when a budget is this much used',
+            },
+          ],
+          submitLabel: 'save',
+        });
+        if (!v) return;
+        const amountOf = (name: string) => {
+          const r = parseBudgetAmount(String(v[name] ?? ''));
+          return r.ok ? r.amount : null;
+        };
+        const after = await ctx.call('setKeyBudget', {
+          params: { id: key.id },
+          body: {
+            per_day: amountOf('per_day'),
+            per_month: amountOf('per_month'),
+            warn_percent: Number(v.warn_percent),
+          },
+        });
+        const text = budgetText(after);
+        return {
+          title: text ? 'Budget set' : 'Budget cleared',
+          summary: [`${after.name}: ${text ?? 'no budget'}.`, ...(spentText(after) ? [`It ${spentText(after)}.`] : [])],
+        };
+      },
+    },
+    {
+      key: 'N',
+      label: 'near budget',
+      // a filter, like U: gives way first on a short line
+      hintPriority: 34,
+      mutates: false,
+      async run(ctx) {
+        ctx.setExtra({ budget: nearBudgetFilterOf(ctx.state.extra) ? null : 'near' }, { top: true });
       },
     },
     {

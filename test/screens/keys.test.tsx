@@ -30,7 +30,7 @@ describe('keys screen', () => {
     const row = keyNamed('seeded-key')!;
     const prefix = (suite.db.prepare('SELECT prefix FROM gateway_keys WHERE id = ?').get(row.id) as { prefix: string })
       .prefix;
-    expect(f).toMatch(new RegExp(`seeded-key\\s+active\\s+${prefix}\\s+30 / ∞ / ∞\\s+never`));
+    expect(f).toMatch(new RegExp(`seeded-key\\s+active\\s+${prefix}\\s+30 / ∞ / ∞\\s+–\\s+never`));
   });
 
   it('creates a key: the secret is shown once, copyable, and gone when the dialog closes', async () => {
