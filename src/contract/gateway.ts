@@ -34,7 +34,6 @@ export const KeyBudget = z.object({
   warn_percent: z.number().int().min(1).max(100),
 });
 export type KeyBudget = z.infer<typeof KeyBudget>;
-export const NO_BUDGET: KeyBudget = { per_day: null, per_month: null, warn_percent: DEFAULT_BUDGET_WARN_PERCENT };
 /** What a key spent in the current UTC day and month, in the appliance's currency. */
 export const KeySpend = z.object({
   currency: z.string(),
@@ -50,11 +49,9 @@ export const SetKeyBudget = z
   .strictObject({
     per_day: BudgetAmount,
     per_month: BudgetAmount,
-    warn_percent: KeyBudget.shape.warn_percent
-      .optional()
-      .meta({
-        description: `the share of a budget the dashboard warns at, 1 to 100; default ${DEFAULT_BUDGET_WARN_PERCENT}`,
-      }),
+    warn_percent: KeyBudget.shape.warn_percent.optional().meta({
+      description: `the share of a budget the dashboard warns at, 1 to 100; default ${DEFAULT_BUDGET_WARN_PERCENT}`,
+    }),
   })
   .meta({ description: "a key's money budgets per UTC day and month, in the appliance's currency" });
 export type SetKeyBudget = z.input<typeof SetKeyBudget>;

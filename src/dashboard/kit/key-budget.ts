@@ -7,10 +7,10 @@ import type { GatewayKey } from '../../contract/index.js';
 import { DEFAULT_BUDGET_WARN_PERCENT, MAX_BUDGET, MONEY_DECIMALS } from '../../contract/money.js';
 
 type BudgetedKey = Pick<GatewayKey, 'budget' | 'spend'>;
-export type BudgetWindow = 'day' | 'month';
+type BudgetWindow = 'day' | 'month';
 
 /** An amount of money in few characters: cents from 0.01 up, more places below (a cheap model's calls). */
-export function moneyText(amount: number): string {
+function moneyText(amount: number): string {
   if (!Number.isFinite(amount)) return '?';
   if (amount === 0) return '0';
   if (Math.abs(amount) >= 0.01) return amount.toFixed(2);
@@ -28,7 +28,7 @@ export interface BudgetUse {
 }
 
 /** Each budget the key has, with what it spent in its window (none: no budget, or no pricing). */
-export function budgetUses(k: BudgetedKey): BudgetUse[] {
+function budgetUses(k: BudgetedKey): BudgetUse[] {
   const b = k.budget;
   const s = k.spend;
   if (!b || !s) return [];

@@ -210,6 +210,13 @@ function keyEvents(c: Ctx): void {
         from: null,
         to: k.expiry.expires_at,
       });
+    if (k.budget && k.budget.at_ms >= c.from)
+      push(c, k.budget.at_ms, admins()[0], 'gateway.key.budget', keyTarget, 'success', 200, {
+        name: k.name,
+        currency: c.config.pricing?.currency ?? null,
+        from: { per_day: null, per_month: null, warn_percent: k.budget.to.warn_percent },
+        to: k.budget.to,
+      });
     if (k.rotation && k.rotation.at_ms >= c.from) {
       const { at_ms, ...rotation } = k.rotation;
       push(c, at_ms, admins()[0], 'gateway.key.rotate', keyTarget, 'success', 200, {

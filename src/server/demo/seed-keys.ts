@@ -1,5 +1,5 @@
 import type { Db } from '../db/sqlite-driver.js';
-import type { Quota } from '../../contract/index.js';
+import type { GatewayKey, Quota } from '../../contract/index.js';
 import { ApiError } from '../errors.js';
 import {
   createGatewayKey,
@@ -175,6 +175,8 @@ export interface SeededKey {
   rotation?: { at_ms: number; previous_prefix: string; new_prefix: string; grace_seconds: number; valid_until: string };
   /** an expiry the audit trail tells of */
   expiry?: { at_ms: number; expires_at: string };
+  /** a money budget the audit trail tells of (seed-budgets.ts) */
+  budget?: { at_ms: number; to: GatewayKey['budget'] };
 }
 
 const SLOT_MINUTES = 15;

@@ -5,6 +5,7 @@ import { insertAuditBatch } from '../governance/bulk.js';
 import { DAY, HISTORY_DAYS, MINUTE } from './activity.js';
 import { createRng } from './prng.js';
 import { seedKeysAndUsage, seedRecentOverruns, seedUsageSince } from './seed-keys.js';
+import { seedKeyBudget } from './seed-budgets.js';
 import { seedIngestion } from './seed-ingest.js';
 import { adminEvents } from './seed-audit.js';
 import { seedJournal, seedRecentFailures } from './seed-journal.js';
@@ -68,6 +69,7 @@ export function seedDemo(
       const from = now - HISTORY_DAYS * DAY;
       // one stream per part, so changing one part leaves the others' data as it was
       const { keys, usageRows } = seedKeysAndUsage(db, createRng(seed), now, from);
+      seedKeyBudget(db, config, keys, now);
       const ingestAudit = seedIngestion(db, config, createRng(seed + 1), from, now);
       const audit = [...ingestAudit, ...adminEvents(db, createRng(seed + 2), config, keys, from, now)].sort(
         (a, b) => a.at_ms! - b.at_ms!,
