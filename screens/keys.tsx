@@ -181,8 +181,10 @@ export const keysScreen = defineScreen<KeyRow>({
         value: (k) => spendCell(k),
         sort: (k) => spendSortKey(k),
         tone: (k) => (k.status === 'active' && isNearBudget(k) ? 'warn' : undefined),
-        minWidth: 9,
+        // "4.10/5 EUR 82%" whole even when narrowed: the share at its end is what the column is read for
+        minWidth: 14,
         maxWidth: 20,
+        // not kept: on a short line the names stay whole, the cursor line says the spend and N lists the keys near a budget
         givesWay: true,
       },
       {

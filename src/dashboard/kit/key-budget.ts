@@ -16,6 +16,8 @@ function moneyText(amount: number): string {
   if (Math.abs(amount) >= 0.01) return amount.toFixed(2);
   return String(+amount.toPrecision(2));
 }
+/** In a cell: less than a cent says so, in the room of a cent (the cursor line says it exactly). */
+const cellMoney = (amount: number) => (amount > 0 && amount < 0.01 ? '<0.01' : moneyText(amount));
 /** A budget as it was set: whole units without decimals (5, not 5.00). */
 const limitMoney = (amount: number) => (Number.isInteger(amount) ? String(amount) : moneyText(amount));
 
@@ -67,9 +69,9 @@ export function spendCell(k: BudgetedKey): string {
   if (!s) return '–';
   const u = budgetUses(k);
   const shown = u.find((x) => x.window === 'day') ?? u[0];
-  if (!shown) return `${moneyText(s.today)} ${s.currency}`;
+  if (!shown) return `${cellMoney(s.today)} ${s.currency}`;
   const per = shown.window === 'month' ? '/mo' : '';
-  return `${moneyText(shown.spent)}/${limitMoney(shown.budget)} ${s.currency}${per} ${percent(shown.share)}`;
+  return `${cellMoney(shown.spent)}/${limitMoney(shown.budget)} ${s.currency}${per} ${percent(shown.share)}`;
 }
 
 /** Sorts keys by the share of their fullest budget; a key without one by what it spent today, below any budgeted one. */

@@ -175,8 +175,8 @@ export interface SeededKey {
   rotation?: { at_ms: number; previous_prefix: string; new_prefix: string; grace_seconds: number; valid_until: string };
   /** an expiry the audit trail tells of */
   expiry?: { at_ms: number; expires_at: string };
-  /** a money budget the audit trail tells of (seed-budgets.ts) */
-  budget?: { at_ms: number; to: GatewayKey['budget'] };
+  /** a money budget the audit trail tells of (seed-budgets.ts); `to` null: refused, the appliance has no pricing */
+  budget?: { at_ms: number; to: GatewayKey['budget'] | null };
 }
 
 const SLOT_MINUTES = 15;

@@ -11,7 +11,7 @@ import {
   setGatewayKeyExpiry,
   setGatewayKeyQuota,
 } from '../gateway/keys.js';
-import { currencyOf } from '../gateway/pricing.js';
+import { currencyOf, NO_PRICING_FOR_BUDGET } from '../gateway/pricing.js';
 import { withSpend } from '../gateway/key-spend.js';
 import { DEFAULT_GRACE_SECONDS, type GatewayKey } from '../../contract/index.js';
 import { queryUsage } from '../gateway/usage.js';
@@ -32,10 +32,7 @@ export const gatewayGroup: GroupFactory = ({ app, db, config }) => {
   const spent = <K extends GatewayKey>(k: K): K => ({ ...k, spend: withSpend(db, currencyOf(config), k).spend });
   /** A budget is counted in the appliance's currency: without pricing there is none to set. */
   const needsPricing = () => {
-    if (currencyOf(config) === null)
-      throw conflict(
-        "the appliance has no pricing: a budget is counted in its currency, and the config file's `pricing` names none",
-      );
+    if (currencyOf(config) === null) throw conflict(NO_PRICING_FOR_BUDGET);
   };
   return {
     handlers: {
