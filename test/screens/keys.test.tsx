@@ -224,4 +224,19 @@ describe('keys screen', () => {
     expect(suite.auditRows()).toEqual(audit);
     expect(snapshot(suite.server, 'gateway_keys')).toEqual(keys);
   });
+
+  it('without pricing: Spend says –, and B says a budget needs pricing and sends nothing', async () => {
+    const d = suite.render({ screen: 'keys', columns: 120, rows: 40 });
+    await selectRow(d, 'seeded-key');
+    const audit = suite.auditRows();
+    const keys = snapshot(suite.server, 'gateway_keys');
+    await d.press('B');
+    const told = await d.waitForText('No budget without pricing');
+    expect(told).toContain('Nothing was sent.');
+    expect(told).not.toContain('Budget of seeded-key');
+    await d.press('enter');
+    await afterARefresh(d);
+    expect(suite.auditRows()).toEqual(audit);
+    expect(snapshot(suite.server, 'gateway_keys')).toEqual(keys);
+  });
 });
