@@ -29,7 +29,7 @@ export const gatewayGroup: GroupFactory = ({ app, db, config }) => {
     return { type: 'gateway_key', id: null, name: typeof name === 'string' ? name.slice(0, 200) : null };
   };
   /** Every key an answer carries says what it spent (null without pricing). */
-  const spent = <K extends GatewayKey>(k: K): K => ({ ...k, spend: withSpend(db, currencyOf(config), k).spend });
+  const spent = <K extends GatewayKey>(k: K): K => withSpend(db, currencyOf(config), [k])[0];
   /** A budget is counted in the appliance's currency: without pricing there is none to set. */
   const needsPricing = () => {
     if (currencyOf(config) === null) throw conflict(NO_PRICING_FOR_BUDGET);
@@ -41,8 +41,8 @@ export const gatewayGroup: GroupFactory = ({ app, db, config }) => {
         audit: null,
         run: ({ query }, ctx) => {
           const page = pageArray(listGatewayKeys(ctx.db), query, (k) => k.id);
-          // only the page's keys are asked what they spent
-          return { body: { ...page, data: page.data.map(spent) } };
+          // only the page's keys are asked what they spent, in one query
+          return { body: { ...page, data: withSpend(ctx.db, currencyOf(config), page.data) } };
         },
       },
       createKey: {
