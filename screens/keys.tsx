@@ -234,7 +234,14 @@ export const keysScreen = defineScreen<KeyRow>({
       ].filter(Boolean);
       return `${k.name}: ${said.join(' · ')}`;
     },
-    empty: 'No gateway keys yet. Press n to create one.',
+    // a filter of the screen's own (U, N) can empty the list: then it says so, not that there are no keys
+    empty: (state) => {
+      const unused = unusedFilterOf(state.extra);
+      const near = nearBudgetFilterOf(state.extra);
+      if (!unused && !near) return 'No gateway keys yet. Press n to create one.';
+      const words = [...(unused ? [UNUSED_FILTER_WORDS[unused]] : []), ...(near ? [NEAR_BUDGET_WORDS] : [])];
+      return `No key here: ${words.join(', ')}. ${near ? 'N' : 'U'} shows every key again.`;
+    },
     summary: (rows, view) => {
       const rejected = rows.some((k) => k.rejected_last_hour !== null)
         ? rows.reduce((n, k) => n + (k.rejected_last_hour ?? 0), 0)
