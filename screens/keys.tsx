@@ -31,7 +31,6 @@ import { usageWindow } from './usage.js';
 import {
   budgetText,
   isNearBudget,
-  nearBudgetFilterOf,
   parseBudgetAmount,
   spendCell,
   spendSortKey,
@@ -39,8 +38,6 @@ import {
   warnPercentOf,
 } from '../src/dashboard/kit/key-budget.js';
 import { thousands } from '../src/text/thousands.js';
-
-const NEAR_BUDGET_WORDS = 'active keys near or over a money budget';
 
 /** The quota sorts by its first figure, requests per minute; unlimited (∞) above any limit. */
 const quotaKey = (q: Quota | undefined) => (q ? (q.requests_per_minute ?? Infinity) : null);
@@ -57,11 +54,10 @@ function withRejections(data: unknown, usage: unknown, extra: Record<string, unk
   const rejected = new Map((Array.isArray(used) ? used : []).map((u) => [u.key_id, u.rejected]));
   const causes = new Map((Array.isArray(used) ? used : []).map((u) => [u.key_id, u.rejected_by]));
   const unused = unusedFilterOf(extra);
-  const nearBudget = nearBudgetFilterOf(extra);
   const now = Date.now();
   // a key without traffic is not in the usage answer: it had no rejection
   return listed(data)
-    .filter((k) => passesUnusedFilter(k, unused, now) && (!nearBudget || (k.status === 'active' && isNearBudget(k))))
+    .filter((k) => passesUnusedFilter(k, unused, now))
     .map((k) => ({
       ...k,
       rejected_last_hour: used ? (rejected.get(k.id) ?? 0) : null,
@@ -234,13 +230,12 @@ export const keysScreen = defineScreen<KeyRow>({
       ].filter(Boolean);
       return `${k.name}: ${said.join(' · ')}`;
     },
-    // a filter of the screen's own (U, N) can empty the list: then it says so, not that there are no keys
+    // the U filter can empty the list: then it says so, not that there are no keys
     empty: (state) => {
       const unused = unusedFilterOf(state.extra);
-      const near = nearBudgetFilterOf(state.extra);
-      if (!unused && !near) return 'No gateway keys yet. Press n to create one.';
-      const words = [...(unused ? [UNUSED_FILTER_WORDS[unused]] : []), ...(near ? [NEAR_BUDGET_WORDS] : [])];
-      return `No key here: ${words.join(', ')}. ${near ? 'N' : 'U'} shows every key again.`;
+      return unused
+        ? `No key here: ${UNUSED_FILTER_WORDS[unused]}. U shows the next filter, then every key again.`
+        : 'No gateway keys yet. Press n to create one.';
     },
     summary: (rows, view) => {
       const rejected = rows.some((k) => k.rejected_last_hour !== null)
@@ -248,17 +243,8 @@ export const keysScreen = defineScreen<KeyRow>({
         : null;
       const unused = unusedFilterOf(view?.state?.extra);
       const graces = rows.filter((k) => k.status === 'active' && inGrace(k)).length;
-      const near = nearBudgetFilterOf(view?.state?.extra);
-      const filters = [
-        ...(unused
-          ? [
-              `${UNUSED_FILTER_WORDS[unused]} (U: ${nextUnusedFilter(unused) ? UNUSED_FILTER_WORDS[nextUnusedFilter(unused)!] : 'all keys'})`,
-            ]
-          : []),
-        ...(near ? [`${NEAR_BUDGET_WORDS} (N: all keys)`] : []),
-      ];
-      const counted = filters.length
-        ? `${rows.length} of ${listed(view?.data).length} keys: ${filters.join(', ')}`
+      const counted = unused
+        ? `${rows.length} of ${listed(view?.data).length} keys: ${UNUSED_FILTER_WORDS[unused]} (U: ${nextUnusedFilter(unused) ? UNUSED_FILTER_WORDS[nextUnusedFilter(unused)!] : 'all keys'})`
         : `${rows.length} key${rows.length === 1 ? '' : 's'} · ${rows.filter((k) => k.status === 'active').length} active`;
       return `${counted}${graces ? ` · ${graces} in a rotation grace` : ''}${rejected === null ? '' : ` · ${thousands(rejected)} rejected in the last hour`}`;
     },
@@ -513,16 +499,6 @@ export const keysScreen = defineScreen<KeyRow>({
           title: text ? 'Budget set' : 'Budget cleared',
           summary: [`${after.name}: ${text ?? 'no budget'}.`, ...(spentText(after) ? [`It ${spentText(after)}.`] : [])],
         };
-      },
-    },
-    {
-      key: 'N',
-      label: 'near budget',
-      // a filter, like U: gives way first on a short line
-      hintPriority: 34,
-      mutates: false,
-      async run(ctx) {
-        ctx.setExtra({ budget: nearBudgetFilterOf(ctx.state.extra) ? null : 'near' }, { top: true });
       },
     },
     {

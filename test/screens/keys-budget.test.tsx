@@ -8,8 +8,8 @@ import { recordSpend } from '../../src/server/gateway/spend.js';
 
 /**
  * The keys screen's and the overview's part of issue 41 §5 against the real server: the Spend
- * column (today against the day budget), B set budget through a form, N the keys near a budget,
- * the overview's WARN line for a key past its warning share; an auditor sees B disabled.
+ * column (today against the day budget, sorted by the share of the fullest budget), B set budget
+ * through a form, the overview's WARN line for a key past its warning share; an auditor sees B disabled.
  */
 const suite = setupScreenSuite({
   start: () =>
@@ -72,7 +72,6 @@ describe('keys screen: money budgets', () => {
     await d.press('?');
     const help = await d.waitForText('Actions on this screen (keys)');
     expect(help).toMatch(/B +set budget \(changes the appliance\)/);
-    expect(help).toMatch(/N +near budget/);
     await d.press('esc');
     await d.waitFor((x) => !x.includes('Help · Esc'), 'help closed');
     await d.press('esc');
@@ -121,29 +120,34 @@ describe('keys screen: money budgets', () => {
     expect(budgetOf('budget-me')).toEqual({ day: null, month: null, warn: 80 });
   });
 
-  it('N lists the active keys near or over a budget, and again every key', async () => {
+  it('sorted by Spend, descending: the keys nearest their budgets first, then those without one', async () => {
     const d = suite.render({ screen: 'keys', columns: 120, rows: 40 });
     await d.waitForText('calm-budget');
-    await d.press('N');
-    const near = await d.waitForText('near or over a money budget (N: all keys)');
-    const names = (f: string) =>
-      ['near-cap', 'month-gone', 'calm-budget', 'no-budget', 'budget-me'].filter((n) => rowOf(f, n));
-    expect(names(near)).toEqual(expect.arrayContaining(['near-cap', 'month-gone']));
-    expect(names(near)).toHaveLength(2);
-    expect(near).toMatch(/2 of \d+ keys: active keys near or over a money budget/);
-    await d.press('N');
-    const all = await d.waitFor((f) => !f.includes('(N: ') && rowOf(f, 'no-budget') !== '', 'every key again');
-    expect(names(all).length).toBeGreaterThanOrEqual(4);
-    // a filter that empties the list says so, not that there are no keys
-    // (the keys near a budget were created today: none is unused for 30 days)
+    await d.press('s', 's', 's', 's', 's'); // Name, Status, Prefix, Quota, Spend
+    await d.waitFor((f) => header(f).includes('Spend ▲'), 'Spend marked ascending');
+    await d.press('S');
+    const desc = await d.waitFor((f) => header(f).includes('Spend ▼'), 'Spend marked descending');
+    const order = desc
+      .split('\n')
+      .map((l) => l.slice(2).split(/\s+/)[0])
+      .filter((n) => ['near-cap', 'month-gone', 'calm-budget', 'no-budget', 'budget-me'].includes(n));
+    expect(order.slice(0, 3)).toEqual(['month-gone', 'near-cap', 'calm-budget']);
+    expect(order.indexOf('no-budget')).toBeGreaterThan(2);
+  });
+
+  it('a list the U filter empties says so, not that there are no keys', async () => {
+    const d = suite.render({ screen: 'keys', columns: 120, rows: 40 });
+    await d.waitForText('calm-budget');
+    // every key here was created today: none is unused for 30 days
     await d.press('U');
-    await d.press('N');
     const none = await d.waitForText('No key here:');
-    expect(none).toMatch(/No key here: active keys unused for 30 days, active keys near or over a money budget\./);
+    expect(none).toContain(
+      'No key here: active keys unused for 30 days. U shows the next filter, then every key again.',
+    );
     expect(none).not.toContain('No gateway keys yet');
   });
 
-  it('the overview warns of a key past its warning share and of one at its budget, and opens the keys near a budget', async () => {
+  it('the overview warns of a key past its warning share and of one at its budget, and opens the keys screen on it', async () => {
     const d = suite.render({ screen: 'overview', columns: 200, rows: 40 });
     const board = await d.waitForText('Key near-cap');
     expect(board).toMatch(
@@ -156,12 +160,11 @@ describe('keys screen: money budgets', () => {
     await d.waitFor((f) => f.split('\n').some((l) => l.startsWith('›')), 'a selected line');
     for (let i = 0; i < 20 && !/^›.*Key near-cap/m.test(d.frame()); i++) await d.press('j');
     await d.press('enter');
-    const keys = await d.waitForText('near or over a money budget');
-    expect(keys).toContain('[keys]');
-    expect(keys.split('\n').some((l) => l.startsWith('›') && l.includes('near-cap'))).toBe(true);
+    const keys = await d.waitFor((f) => f.includes('[keys]') && /^›.*near-cap/m.test(f), 'the keys screen on near-cap');
+    expect(keys).toContain('budget 1 EUR a day');
   });
 
-  it('an auditor sees B disabled with the reason and pressing it sends nothing; N is offered', async () => {
+  it('an auditor sees B disabled with the reason and pressing it sends nothing', async () => {
     // wide enough for B on the hint line beside the reason
     const d = suite.render({ role: 'auditor', screen: 'keys', columns: 200, rows: 40 });
     await d.waitForText('READ-ONLY');
@@ -172,9 +175,6 @@ describe('keys screen: money budgets', () => {
     await d.press('B');
     await d.waitFor((f) => f.includes('disabled: role auditor is read-only. Nothing was sent.'), 'B explained');
     expect(d.frame()).not.toContain('Budget of near-cap');
-    await d.press('esc');
-    await d.press('N');
-    await d.waitForText('near or over a money budget');
     await afterARefresh(d);
     expect(suite.auditRows()).toEqual(audit);
     expect(snapshot(suite.server, 'gateway_keys')).toEqual(keys);

@@ -464,7 +464,7 @@ describe('triage()', () => {
     });
   });
 
-  it("keys past their budget's warning share (WARN), fullest first, each opening the keys near a budget; a key under it, a revoked one, or an appliance without pricing give no line", () => {
+  it("keys past their budget's warning share (WARN), fullest first, each opening the keys screen on it; a key under it, a revoked one, or an appliance without pricing give no line", () => {
     const spend = (today: number, this_month: number) => ({ currency: 'EUR', today, this_month });
     const budget = (per_day: number | null, per_month: number | null, warn_percent = 80) => ({
       per_day,
@@ -490,7 +490,7 @@ describe('triage()', () => {
       'warn Key near-day: near its money budget: spent 4.10 of 5 EUR today (82%; warns at 80%) [today]',
       'warn Key low-warn: near its money budget: spent 3.00 of 10 EUR today (30%; warns at 30%) [today]',
     ]);
-    expect(near[1].link).toEqual({ screen: 'keys', select: 'key_a', extra: { budget: 'near' } });
+    expect(near[1].link).toEqual({ screen: 'keys', select: 'key_a' });
   });
 
   it('active keys unused for 30 days (a key never used counts from its creation) as one watch item opening the filtered keys screen', () => {

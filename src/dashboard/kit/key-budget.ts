@@ -74,7 +74,10 @@ export function spendCell(k: BudgetedKey): string {
   return `${cellMoney(shown.spent)}/${limitMoney(shown.budget)} ${s.currency}${per} ${percent(shown.share)}`;
 }
 
-/** Sorts keys by the share of their fullest budget; a key without one by what it spent today, below any budgeted one. */
+/**
+ * Sorts keys by the share of their fullest budget, above every key without one (those by what they
+ * spent today): sorted descending (s to Spend, then S), the keys nearest their budgets come first.
+ */
 export function spendSortKey(k: BudgetedKey): number | null {
   if (!k.spend) return null;
   const u = fullestBudget(k);
@@ -112,9 +115,6 @@ export function nearBudgetText(k: BudgetedKey): string | null {
     ? `${words}: the gateway refuses its calls until the ${u.window === 'day' ? 'UTC day' : 'month'} ends`
     : words;
 }
-
-/** The keys screen's `N` filter: the keys near or over a budget, or all. */
-export const nearBudgetFilterOf = (extra: Record<string, unknown> | undefined): boolean => extra?.budget === 'near';
 
 /**
  * A budget as a person types it (the keys screen's form, the CLI's --per-day): an amount of the

@@ -163,7 +163,7 @@ const NEXT_WEEK = `next ${EXPIRY_WARNING_DAYS} d`;
 /**
  * An active key that passed the share of a money budget it warns at (default 80%), or used it up:
  * soon, or already, the gateway refuses its calls (cause `budget`; those refusals have their own
- * line above) until the UTC day or month ends. It opens the keys screen on the keys near a budget.
+ * line above) until the UTC day or month ends. It opens the keys screen on the key, where B changes its budget.
  */
 export function budgetSpendLines(keys: Map<string, GatewayKey>): TriageLine[] {
   return [...keys.values()]
@@ -177,7 +177,7 @@ export function budgetSpendLines(keys: Map<string, GatewayKey>): TriageLine[] {
       reason: `${use.share >= 1 ? 'at' : 'near'} its money budget: ${nearBudgetText(k)}`,
       count: null,
       window: use.window === 'day' ? TODAY : THIS_MONTH,
-      link: { screen: 'keys', select: k.id, extra: { budget: 'near' } },
+      link: { screen: 'keys', select: k.id },
     }));
 }
 const THIS_MONTH = 'this month';
