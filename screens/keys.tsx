@@ -28,6 +28,15 @@ import { toneOf } from '../src/dashboard/kit/theme.js';
 import { timeKey } from '../src/dashboard/kit/sort.js';
 import { auditHistoryAction } from '../src/dashboard/kit/audit-history.js';
 import { usageWindow } from './usage.js';
+import {
+  budgetText,
+  isNearBudget,
+  parseBudgetAmount,
+  spendCell,
+  spendSortKey,
+  spentText,
+  warnPercentOf,
+} from '../src/dashboard/kit/key-budget.js';
 import { thousands } from '../src/text/thousands.js';
 
 /** The quota sorts by its first figure, requests per minute; unlimited (∞) above any limit. */
@@ -163,6 +172,18 @@ export const keysScreen = defineScreen<KeyRow>({
         maxWidth: 24,
       },
       {
+        // today against the day budget (else the month's): "4.10/5 EUR 82%"
+        header: 'Spend',
+        value: (k) => spendCell(k),
+        sort: (k) => spendSortKey(k),
+        tone: (k) => (k.status === 'active' && isNearBudget(k) ? 'warn' : undefined),
+        // "4.10/5 EUR 82%" whole even when narrowed: the share at its end is what the column is read for
+        minWidth: 14,
+        maxWidth: 20,
+        // not kept: on a short line the names stay whole, the cursor line says the spend and N lists the keys near a budget
+        givesWay: true,
+      },
+      {
         header: 'Last used',
         value: (k) => ago(k.last_used_at).replace(/ ago$/, ''),
         sort: (k) => timeKey(k.last_used_at),
@@ -199,10 +220,23 @@ export const keysScreen = defineScreen<KeyRow>({
     ],
     rowKey: (k) => k.id,
     cursorLine: (k) => {
-      const said = [quotaText(k.quota), rotationText(k), expiryText(k), sinceQuotaChange(k)].filter(Boolean);
+      const said = [
+        quotaText(k.quota),
+        budgetText(k),
+        spentText(k),
+        rotationText(k),
+        expiryText(k),
+        sinceQuotaChange(k),
+      ].filter(Boolean);
       return `${k.name}: ${said.join(' · ')}`;
     },
-    empty: 'No gateway keys yet. Press n to create one.',
+    // the U filter can empty the list: then it says so, not that there are no keys
+    empty: (state) => {
+      const unused = unusedFilterOf(state.extra);
+      return unused
+        ? `No key here: ${UNUSED_FILTER_WORDS[unused]}. U shows the next filter, then every key again.`
+        : 'No gateway keys yet. Press n to create one.';
+    },
     summary: (rows, view) => {
       const rejected = rows.some((k) => k.rejected_last_hour !== null)
         ? rows.reduce((n, k) => n + (k.rejected_last_hour ?? 0), 0)
@@ -388,6 +422,82 @@ export const keysScreen = defineScreen<KeyRow>({
           summary: [
             `${after.name} (${after.id}) is ${after.status}${after.revoked_at ? ` since ${after.revoked_at}` : ''}.`,
           ],
+        };
+      },
+    },
+    {
+      key: 'B',
+      label: 'set budget',
+      // on a short line it gives way after the unused filter and before expiry, so that s sort stays
+      hintPriority: 37,
+      mutates: true,
+      capability: 'gateway.key.budget',
+      needsRow: true,
+      unavailable: (k) => (k.status === 'revoked' ? KEY_REVOKED : null),
+      async run(ctx, key) {
+        // An appliance without pricing is said when B is pressed, not as a reason on the hint line:
+        // that would stand there on every row of such an appliance.
+        if (key.spend === null)
+          return {
+            title: 'No budget without pricing',
+            tone: 'warn',
+            summary: [
+              "The appliance has no pricing: a budget is counted in its currency, which the config file's `pricing` names.",
+              'Nothing was sent.',
+            ],
+          };
+        const currency = key.spend?.currency ?? '';
+        const amount = (name: string, label: string, initial: number | null): FormField => ({
+          kind: 'text',
+          name,
+          label: `${label} (${currency})`,
+          initial: initial === null ? '' : String(initial),
+          maxLength: 20,
+          hint: 'an amount such as 5 or 12.50; empty: no budget',
+          validate: (t) => {
+            const r = parseBudgetAmount(t);
+            return r.ok ? null : r.error;
+          },
+        });
+        const v = await ctx.form({
+          title: `Budget of ${key.name}`,
+          message: [
+            `Now: ${budgetText(key) ?? 'no budget'}; ${spentText(key) ?? ''}.`,
+            'A call that would pass a budget is refused (429) until the UTC day or month ends; every key, every role.',
+          ],
+          fields: [
+            amount('per_day', 'Per UTC day', key.budget?.per_day ?? null),
+            amount('per_month', 'Per month', key.budget?.per_month ?? null),
+            {
+              kind: 'number',
+              name: 'warn_percent',
+              label: 'Warn at (%)',
+              initial: warnPercentOf(key),
+              min: 1,
+              max: 100,
+              required: true,
+              hint: 'the overview warns when a budget is this much used',
+            },
+          ],
+          submitLabel: 'save',
+        });
+        if (!v) return;
+        const amountOf = (name: string) => {
+          const r = parseBudgetAmount(String(v[name] ?? ''));
+          return r.ok ? r.amount : null;
+        };
+        const after = await ctx.call('setKeyBudget', {
+          params: { id: key.id },
+          body: {
+            per_day: amountOf('per_day'),
+            per_month: amountOf('per_month'),
+            warn_percent: Number(v.warn_percent),
+          },
+        });
+        const text = budgetText(after);
+        return {
+          title: text ? 'Budget set' : 'Budget cleared',
+          summary: [`${after.name}: ${text ?? 'no budget'}.`, ...(spentText(after) ? [`It ${spentText(after)}.`] : [])],
         };
       },
     },

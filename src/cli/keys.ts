@@ -6,6 +6,15 @@ import { UsageError } from '../config/usage-error.js';
 import { ago, shortTime } from '../dashboard/kit/format.js';
 import { fit, widthOf } from '../dashboard/kit/text.js';
 import { expiryText, inGrace, isUnusedFor, UNUSED_DAYS } from '../dashboard/kit/key-lifecycle.js';
+import {
+  budgetText,
+  fullestBudget,
+  isNearBudget,
+  nearBudgetText,
+  parseBudgetAmount,
+  spendCell,
+  spentText,
+} from '../dashboard/kit/key-budget.js';
 import { durationMs } from '../text/duration.js';
 import { parseExpiryInput } from '../text/expiry-input.js';
 import { parseTimeInput } from '../text/time-input.js';
@@ -17,6 +26,8 @@ import { printErr, printOut } from './print.js';
 export const KEYS_USAGE = `Usage: appliance-admin keys rotate KEY [--grace 24h] [--url URL] [--token-file FILE] [--ca-file FILE]
        appliance-admin keys expire KEY --at TIME | --in 30d | --never [connection options]
        appliance-admin keys unused [--days 30] [--json] [connection options]
+       appliance-admin keys budget KEY [--per-day AMOUNT] [--per-month AMOUNT] [--warn-percent P] [connection options]
+       appliance-admin keys near-budget [--json] [connection options]
 
 Gateway keys from a script. KEY is a key's id (key_…) or the name of one active key.
   rotate             gives the key a new secret and prints it once, alone on stdout (what it did and
@@ -33,6 +44,13 @@ Gateway keys from a script. KEY is a key's id (key_…) or the name of one activ
                      creation), oldest use first
     --days N         default ${UNUSED_DAYS}
     --json           the keys as the appliance lists them, a JSON array
+  budget             sets the key's money budgets, in the appliance's currency (it needs pricing); a
+                     call that would pass one is refused (429) until the UTC day or month ends
+    --per-day AMOUNT     per UTC day: 5, 12.50, or none to clear it; left out: unchanged
+    --per-month AMOUNT   per calendar month (UTC), the same way
+    --warn-percent P     the share of a budget the dashboard warns at, 1 to 100 (default 80)
+  near-budget        active keys past the share of a budget they warn at, or at it, fullest first
+    --json           the keys as the appliance lists them, a JSON array
 ${CONNECTION_USAGE}
 
 Exit status: 0 done, 1 the appliance refused or could not be reached, 2 bad usage or no such key.
@@ -45,13 +63,16 @@ const OPTIONS = {
   in: { type: 'string' },
   never: { type: 'boolean', default: false },
   days: { type: 'string' },
+  'per-day': { type: 'string' },
+  'per-month': { type: 'string' },
+  'warn-percent': { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
 
-/** `appliance-admin keys rotate|expire|unused`. */
+/** `appliance-admin keys rotate|expire|unused|budget|near-budget`. */
 export async function keysCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   if (values.help) {
@@ -75,7 +96,9 @@ export async function keysCommand(argv: string[], env: NodeJS.ProcessEnv = proce
 
 function plan(sub: string | undefined, rest: string[], values: Values): (client: ApiClient) => Promise<number> {
   const only = (allowed: (keyof Values)[]) => {
-    const given = (['grace', 'at', 'in', 'days'] as const).filter((k) => values[k] !== undefined);
+    const given = (['grace', 'at', 'in', 'days', 'per-day', 'per-month', 'warn-percent'] as const).filter(
+      (k) => values[k] !== undefined,
+    );
     if (values.never) given.push('never' as never);
     if (values.json) given.push('json' as never);
     const stray = given.filter((k) => !allowed.includes(k));
@@ -106,9 +129,22 @@ function plan(sub: string | undefined, rest: string[], values: Values): (client:
         throw new UsageError(`--days must be a whole number of days >= 1, got ${sanitize(String(values.days), 40)}`);
       return (client) => unused(client, days, values.json === true);
     }
+    case 'budget': {
+      only(['per-day', 'per-month', 'warn-percent']);
+      const key = oneKey();
+      const change = budgetChangeOf(values);
+      return (client) => setBudget(client, key, change);
+    }
+    case 'near-budget': {
+      only(['json']);
+      if (rest.length) throw new UsageError(`keys near-budget takes no KEY\n${KEYS_USAGE}`);
+      return (client) => nearBudget(client, values.json === true);
+    }
     default:
       throw new UsageError(
-        sub === undefined ? KEYS_USAGE : `unknown keys command "${sanitize(sub, 40)}": rotate, expire or unused`,
+        sub === undefined
+          ? KEYS_USAGE
+          : `unknown keys command "${sanitize(sub, 40)}": rotate, expire, unused, budget or near-budget`,
       );
   }
 }
@@ -140,6 +176,36 @@ function expiryOf(values: Values): string | null {
   const r = parseExpiryInput(values.at!);
   if (!r.ok) throw new UsageError(`--at ${sanitize(values.at!, 60)}: ${r.error}`);
   return r.expires_at;
+}
+
+/** What `keys budget` changes: an amount (null: clear), or undefined to keep the key's own. */
+interface BudgetChange {
+  per_day?: number | null;
+  per_month?: number | null;
+  warn_percent?: number;
+}
+
+function budgetChangeOf(values: Values): BudgetChange {
+  const change: BudgetChange = {};
+  for (const [option, field] of [
+    ['per-day', 'per_day'],
+    ['per-month', 'per_month'],
+  ] as const) {
+    const text = values[option];
+    if (text === undefined) continue;
+    const r = parseBudgetAmount(text);
+    if (!r.ok) throw new UsageError(`--${option} ${sanitize(text, 40)}: ${r.error}`);
+    change[field] = r.amount;
+  }
+  if (values['warn-percent'] !== undefined) {
+    const p = values['warn-percent'];
+    if (!/^\d{1,3}$/.test(p) || Number(p) < 1 || Number(p) > 100)
+      throw new UsageError(`--warn-percent must be a whole number from 1 to 100, got ${sanitize(p, 40)}`);
+    change.warn_percent = Number(p);
+  }
+  if (!Object.keys(change).length)
+    throw new UsageError(`keys budget takes --per-day, --per-month or --warn-percent\n${KEYS_USAGE}`);
+  return change;
 }
 
 /** Every key the appliance lists (it pages them). */
@@ -195,6 +261,47 @@ async function expire(client: ApiClient, ref: string, expiresAt: string | null):
   return 0;
 }
 
+async function setBudget(client: ApiClient, ref: string, change: BudgetChange): Promise<number> {
+  const key = await findKey(client, ref);
+  // what is left out stays as the key has it
+  const { data: after } = await client.call('setKeyBudget', {
+    params: { id: key.id },
+    body: {
+      per_day: change.per_day === undefined ? key.budget.per_day : change.per_day,
+      per_month: change.per_month === undefined ? key.budget.per_month : change.per_month,
+      warn_percent: change.warn_percent ?? key.budget.warn_percent,
+    },
+  });
+  printOut(`${said(after)}: ${budgetText(after) ?? 'no budget'}${spentText(after) ? `; ${spentText(after)}` : ''}`);
+  return 0;
+}
+
+async function nearBudget(client: ApiClient, json: boolean): Promise<number> {
+  const near = (await allKeys(client))
+    .filter((k) => k.status === 'active' && isNearBudget(k))
+    .sort((a, b) => (fullestBudget(b)?.share ?? 0) - (fullestBudget(a)?.share ?? 0));
+  if (json) {
+    process.stdout.write(`${JSON.stringify(near, null, 2)}\n`);
+    return 0;
+  }
+  printOut(`${near.length} active key${near.length === 1 ? '' : 's'} near or over a money budget`);
+  if (!near.length) return 0;
+  const rows = near.map((k) => [sanitize(k.name, 40), k.id, spendCell(k), nearBudgetText(k) ?? '']);
+  printTable(['Name', 'Id', 'Spend', 'Why'], rows);
+  return 0;
+}
+
+function printTable(head: string[], rows: string[][]): void {
+  const widths = head.map((h, i) => Math.max(widthOf(h), ...rows.map((r) => widthOf(r[i]))));
+  for (const r of [head, ...rows])
+    printOut(
+      r
+        .map((c, i) => fit(c, widths[i], 'left'))
+        .join('  ')
+        .trimEnd(),
+    );
+}
+
 async function unused(client: ApiClient, days: number, json: boolean): Promise<number> {
   const now = Date.now();
   const idle = (await allKeys(client))
@@ -213,14 +320,6 @@ async function unused(client: ApiClient, days: number, json: boolean): Promise<n
     k.last_used_at ? ago(k.last_used_at, now) : 'never',
     shortTime(k.created_at),
   ]);
-  const head = ['Name', 'Id', 'Prefix', 'Last used', 'Created'];
-  const widths = head.map((h, i) => Math.max(widthOf(h), ...rows.map((r) => widthOf(r[i]))));
-  for (const r of [head, ...rows])
-    printOut(
-      r
-        .map((c, i) => fit(c, widths[i], 'left'))
-        .join('  ')
-        .trimEnd(),
-    );
+  printTable(['Name', 'Id', 'Prefix', 'Last used', 'Created'], rows);
   return 0;
 }

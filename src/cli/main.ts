@@ -20,6 +20,8 @@ const USAGE = `appliance-admin: terminal dashboard and reference server for the 
   appliance-admin keys rotate KEY [--grace 24h] --url URL --token-file FILE  a gateway key's new secret, once
   appliance-admin keys expire KEY --at TIME|--in 30d|--never      when a gateway key stops working
   appliance-admin keys unused [--days 30] [--json]                 gateway keys nobody used lately
+  appliance-admin keys budget KEY --per-day 5 --per-month 100      a gateway key's money budgets
+  appliance-admin keys near-budget [--json]                        gateway keys near or over a budget
   appliance-admin export audit|journal --format csv|jsonl [--since 7d] -o FILE --url URL --token-file FILE
   appliance-admin audit verify FILE --key PEM_FILE | --url URL     prove an audit trail complete and unaltered
   appliance-admin audit fingerprint PEM_FILE                      a public key's fingerprint, as the screens show it

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import type { AreaRoutes } from './route-meta.js';
 import { REJECTION_CAUSES, type RejectionCause } from './rejection-causes.js';
 import { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS } from './key-rotation.js';
+import { DEFAULT_BUDGET_WARN_PERCENT, MAX_BUDGET, MONEY_DECIMALS } from './money.js';
 import { DisplayName, Limit, Timestamp, endAfterStart, END_AFTER_START, page, PageQuery } from './common.js';
 
 export const Quota = z.strictObject({
@@ -13,6 +14,48 @@ export type Quota = z.infer<typeof Quota>;
 export const UNLIMITED: Quota = { requests_per_minute: null, tokens_per_minute: null, tokens_per_day: null };
 
 export const KeyStatus = z.enum(['active', 'revoked']);
+
+const BudgetAmount = z
+  .number()
+  .min(0)
+  .max(MAX_BUDGET)
+  .nullable()
+  .meta({
+    description: `units of the appliance's currency (read to ${MONEY_DECIMALS} decimal places); null: no budget for the window`,
+  });
+/**
+ * A key's money budgets (issue 41 §5), in the appliance's currency, per UTC day and per UTC month: a
+ * call that would take the key's spend in a window past its budget is refused (429, cause `budget`,
+ * Retry-After at the window's end). `warn_percent` is the soft share the dashboard warns at.
+ */
+export const KeyBudget = z.object({
+  per_day: BudgetAmount,
+  per_month: BudgetAmount,
+  warn_percent: z.number().int().min(1).max(100),
+});
+export type KeyBudget = z.infer<typeof KeyBudget>;
+/** What a key spent in the current UTC day and month, in the appliance's currency. */
+export const KeySpend = z.object({
+  currency: z.string(),
+  today: z.number(),
+  this_month: z.number(),
+});
+export type KeySpend = z.infer<typeof KeySpend>;
+/**
+ * PUT replaces both budgets (null clears one); warn_percent left out is the default. Needs the
+ * appliance's pricing (its currency), else 409.
+ */
+export const SetKeyBudget = z
+  .strictObject({
+    per_day: BudgetAmount,
+    per_month: BudgetAmount,
+    warn_percent: KeyBudget.shape.warn_percent.optional().meta({
+      description: `the share of a budget the dashboard warns at, 1 to 100; default ${DEFAULT_BUDGET_WARN_PERCENT}`,
+    }),
+  })
+  .meta({ description: "a key's money budgets per UTC day and month, in the appliance's currency" });
+export type SetKeyBudget = z.input<typeof SetKeyBudget>;
+
 export const GatewayKey = z.object({
   id: z.string(),
   name: z.string(),
@@ -43,6 +86,10 @@ export const GatewayKey = z.object({
    * later rotation ends the grace, it is refused (401, cause `rotated`); null: never rotated
    */
   previous_valid_until: Timestamp.nullable(),
+  /** the key's money budgets; both null: none */
+  budget: KeyBudget,
+  /** what the key spent today and this month (UTC); null when the appliance has no pricing */
+  spend: KeySpend.nullable(),
 });
 export type GatewayKey = z.infer<typeof GatewayKey>;
 export const GatewayKeyList = page(GatewayKey);
@@ -58,6 +105,7 @@ export const CreateKey = z.strictObject({
   name: DisplayName,
   quota: Quota.partial().optional(),
   expires_at: ExpiryTime.nullable().optional(),
+  budget: SetKeyBudget.optional(),
 });
 export type CreateKey = z.infer<typeof CreateKey>;
 /** The only response that ever carries the secret. */
@@ -218,6 +266,7 @@ export const gatewayRoutes = {
   setQuota: { params: KeyParams, body: SetQuota, response: GatewayKey },
   setKeyExpiry: { params: KeyParams, body: SetExpiry, response: GatewayKey },
   rotateKey: { params: KeyParams, body: RotateKey, response: CreatedKey },
+  setKeyBudget: { params: KeyParams, body: SetKeyBudget, response: GatewayKey },
   usage: { query: UsageQuery, response: Usage },
   spend: { query: SpendQuery, response: Spend },
 } as const satisfies AreaRoutes<'gateway'>;

@@ -16,6 +16,10 @@ export const PRICE_DECIMALS = 6;
 /** Amounts in the API carry this many decimal places. */
 export const MONEY_DECIMALS = 6;
 export const NANOS_PER_UNIT = 1_000_000_000;
+/** A key's budget is at most this many units of the currency per window: its nano-units stay exact in a double. */
+export const MAX_BUDGET = 1_000_000;
+/** The share of a key's budget the dashboard warns at, unless the budget says another. */
+export const DEFAULT_BUDGET_WARN_PERCENT = 80;
 
 /** A price as the config states it and the API shows it, per million tokens. */
 export interface ModelPrice {

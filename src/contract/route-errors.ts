@@ -48,7 +48,13 @@ const OWN_ERRORS: { [N in RouteName]?: ErrorAnswer[] } = {
   ],
   getJob: [{ status: 404, code: 'SVC-ADMIN-404', when: 'no such job' }],
   updateChannels: [{ status: 404, code: 'SVC-ADMIN-404', when: 'a channel that does not exist (nothing is changed)' }],
-  createKey: [{ status: 409, code: 'SVC-ADMIN-409', when: 'an active key already has that name (any letter case)' }],
+  createKey: [
+    {
+      status: 409,
+      code: 'SVC-ADMIN-409',
+      when: 'an active key already has that name (any letter case), or a budget is given and the appliance has no pricing',
+    },
+  ],
   revokeKey: [{ status: 404, code: 'SVC-ADMIN-404', when: 'no such key' }],
   setQuota: [
     { status: 404, code: 'SVC-ADMIN-404', when: 'no such key' },
@@ -64,6 +70,14 @@ const OWN_ERRORS: { [N in RouteName]?: ErrorAnswer[] } = {
       status: 409,
       code: 'SVC-ADMIN-409',
       when: 'the key is revoked, or has expired (set a later expiry or clear it first)',
+    },
+  ],
+  setKeyBudget: [
+    { status: 404, code: 'SVC-ADMIN-404', when: 'no such key' },
+    {
+      status: 409,
+      code: 'SVC-ADMIN-409',
+      when: 'the appliance has no pricing (no currency to count a budget in), or the key is revoked',
     },
   ],
   usage: [{ status: 404, code: 'SVC-ADMIN-404', when: '`key_id` names no key' }],
@@ -144,7 +158,9 @@ export const FRONT_DOOR_ERRORS: ErrorAnswer[] = [
   {
     status: 429,
     code: 'SVC-ADMIN-429',
-    when: "the key's quota is reached; `Retry-After` says when to retry, absent when the quota never allows the call",
+    when:
+      "the key's quota or money budget is reached; `Retry-After` says when to retry (a budget: the end of the UTC day or month), " +
+      'absent when waiting cannot help (the quota never allows the call; a budgeted key calling an unpriced model, or one call costing more than the budget)',
   },
   { status: 503, code: 'SVC-ADMIN-503', when: 'the server is shutting down' },
 ];

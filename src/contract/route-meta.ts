@@ -188,6 +188,16 @@ export const ROUTE_META = {
     status: 200,
     area: 'gateway',
   }),
+  setKeyBudget: m({
+    name: 'setKeyBudget',
+    method: 'PUT',
+    path: '/gateway/keys/:id/budget',
+    summary: "Set or clear a gateway key's money budgets per day and per month",
+    mutates: true,
+    action: 'gateway.key.budget',
+    status: 200,
+    area: 'gateway',
+  }),
   usage: m({
     spec: 7,
     name: 'usage',

@@ -224,7 +224,10 @@ const OWN: Record<string, () => Promise<CallResult[]>> = {
   'updateChannels 404 SVC-ADMIN-404': async () => [
     await s.call('PUT', '/channels', { body: { channels: [{ id: 'chan_nope', enabled: true }] } }),
   ],
-  'createKey 409 SVC-ADMIN-409': async () => [await s.call('POST', '/gateway/keys', { body: { name: 'CALLERS' } })],
+  'createKey 409 SVC-ADMIN-409': async () => [
+    await s.call('POST', '/gateway/keys', { body: { name: 'CALLERS' } }),
+    await s.call('POST', '/gateway/keys', { body: { name: 'budgeted', budget: { per_day: 1, per_month: null } } }),
+  ],
   'revokeKey 404 SVC-ADMIN-404': async () => [await s.call('POST', '/gateway/keys/key_nope/revoke')],
   'setQuota 404 SVC-ADMIN-404': async () => [
     await s.call('PUT', '/gateway/keys/key_nope/quota', {
@@ -253,6 +256,14 @@ const OWN: Record<string, () => Promise<CallResult[]>> = {
     const id = await keyNamed('rotation refused');
     await s.call('POST', `/gateway/keys/${id}/revoke`);
     return [await s.call('POST', `/gateway/keys/${id}/rotate`)];
+  },
+  'setKeyBudget 404 SVC-ADMIN-404': async () => [
+    await s.call('PUT', '/gateway/keys/key_nope/budget', { body: { per_day: 1, per_month: null } }),
+  ],
+  // this appliance has no pricing: no currency to count a budget in
+  'setKeyBudget 409 SVC-ADMIN-409': async () => {
+    const id = await keyNamed('budget without pricing');
+    return [await s.call('PUT', `/gateway/keys/${id}/budget`, { body: { per_day: 1, per_month: null } })];
   },
   'usage 404 SVC-ADMIN-404': async () => [await s.call('GET', '/gateway/usage?key_id=key_nope')],
   'activateModel 404 SVC-ADMIN-404': async () => [

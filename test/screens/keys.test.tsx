@@ -30,7 +30,7 @@ describe('keys screen', () => {
     const row = keyNamed('seeded-key')!;
     const prefix = (suite.db.prepare('SELECT prefix FROM gateway_keys WHERE id = ?').get(row.id) as { prefix: string })
       .prefix;
-    expect(f).toMatch(new RegExp(`seeded-key\\s+active\\s+${prefix}\\s+30 / ∞ / ∞\\s+never`));
+    expect(f).toMatch(new RegExp(`seeded-key\\s+active\\s+${prefix}\\s+30 / ∞ / ∞\\s+–\\s+never`));
   });
 
   it('creates a key: the secret is shown once, copyable, and gone when the dialog closes', async () => {
@@ -220,6 +220,21 @@ describe('keys screen', () => {
       await d.waitForText('Nothing was sent.');
       expect(d.frame()).not.toMatch(/Create a gateway key|Quota for|Type .* to confirm/);
     }
+    await afterARefresh(d);
+    expect(suite.auditRows()).toEqual(audit);
+    expect(snapshot(suite.server, 'gateway_keys')).toEqual(keys);
+  });
+
+  it('without pricing: Spend says –, and B says a budget needs pricing and sends nothing', async () => {
+    const d = suite.render({ screen: 'keys', columns: 120, rows: 40 });
+    await selectRow(d, 'seeded-key');
+    const audit = suite.auditRows();
+    const keys = snapshot(suite.server, 'gateway_keys');
+    await d.press('B');
+    const told = await d.waitForText('No budget without pricing');
+    expect(told).toContain('Nothing was sent.');
+    expect(told).not.toContain('Budget of seeded-key');
+    await d.press('enter');
     await afterARefresh(d);
     expect(suite.auditRows()).toEqual(audit);
     expect(snapshot(suite.server, 'gateway_keys')).toEqual(keys);

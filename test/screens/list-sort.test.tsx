@@ -51,7 +51,7 @@ describe('sorting a list', () => {
 
     await d.press('j', 'j'); // k-seconds, third newest created
     await d.waitFor((f) => selected(f) === 'k-seconds', 'cursor on k-seconds');
-    await d.press('s', 's', 's', 's', 's'); // Name, Status, Prefix, Quota, Last used
+    await d.press('s', 's', 's', 's', 's', 's'); // Name, Status, Prefix, Quota, Spend, Last used
     const asc = await d.waitFor((f) => header(f).includes('Last used ▲'), 'Last used marked ascending');
     expect(asc).toContain('sorted by Last used ▲ (ascending');
     expect(order(asc)).toEqual(OLDEST_FIRST);

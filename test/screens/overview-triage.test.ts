@@ -71,6 +71,8 @@ const key = (
   rotated_at: null,
   previous_prefix: null,
   previous_valid_until: null,
+  budget: { per_day: null, per_month: null, warn_percent: 80 },
+  spend: null,
 });
 const keyUsage = (key_id: string, u: Partial<KeyUsage> = {}): KeyUsage => ({
   key_id,
@@ -465,6 +467,35 @@ describe('triage()', () => {
       window: 'next 7 d',
       link: { screen: 'keys', select: 'key_b' },
     });
+  });
+
+  it("keys past their budget's warning share (WARN), fullest first, each opening the keys screen on it; a key under it, a revoked one, or an appliance without pricing give no line", () => {
+    const spend = (today: number, this_month: number) => ({ currency: 'EUR', today, this_month });
+    const budget = (per_day: number | null, per_month: number | null, warn_percent = 80) => ({
+      per_day,
+      per_month,
+      warn_percent,
+    });
+    const lines = triage({
+      ...healthy(),
+      keys: ok(
+        page([
+          { ...key('key_a', 'near-day'), budget: budget(5, null), spend: spend(4.1, 4.1) },
+          { ...key('key_b', 'month-over'), budget: budget(null, 100, 95), spend: spend(1, 100) },
+          { ...key('key_c', 'calm'), budget: budget(5, 100), spend: spend(3.9, 50) },
+          { ...key('key_d', 'gone', {}, 'revoked'), budget: budget(1, null), spend: spend(2, 2) },
+          { ...key('key_e', 'unpriced'), budget: budget(1, null), spend: null },
+          { ...key('key_f', 'low-warn'), budget: budget(10, null, 30), spend: spend(3, 3) },
+        ]),
+      ),
+    });
+    const near = lines.filter((l) => l.key.startsWith('key-budget:'));
+    expect(near.map((l) => `${l.severity} ${l.what}: ${l.reason} [${l.window}]`)).toEqual([
+      'warn Key month-over: at its money budget: spent 100.00 of 100 EUR this month (100%; warns at 95%): the gateway refuses its calls until the month ends [this month]',
+      'warn Key near-day: near its money budget: spent 4.10 of 5 EUR today (82%; warns at 80%) [today]',
+      'warn Key low-warn: near its money budget: spent 3.00 of 10 EUR today (30%; warns at 30%) [today]',
+    ]);
+    expect(near[1].link).toEqual({ screen: 'keys', select: 'key_a' });
   });
 
   it('active keys unused for 30 days (a key never used counts from its creation) as one watch item opening the filtered keys screen', () => {

@@ -9,8 +9,18 @@ import { EMPTY_SCREEN_STATE } from '../../src/dashboard/kit/screen-state.js';
 import { openLink } from '../../src/dashboard/shell/navigate.js';
 import type { DashboardHarness } from '../helpers/dashboard.js';
 import { selectRow, setupScreenSuite } from '../helpers/screen-suite.js';
+import { startTestServer } from '../helpers/server.js';
+import { fixtureConfig } from '../helpers/fixtures.js';
 
 const suite = setupScreenSuite({
+  // priced, so that the keys screen's budget form opens
+  start: () =>
+    startTestServer({
+      config: (root) =>
+        fixtureConfig(root, {
+          pricing: { currency: 'EUR', models: { 'llama-3.1-8b': { input_per_million: 3, output_per_million: 15 } } },
+        }),
+    }),
   setup: async (s) => {
     const key = await s.call('POST', '/gateway/keys', { body: { name: 'sizes-key' } });
     expect(key.status).toBe(201);
@@ -152,6 +162,13 @@ const FORMS: { screen: string; row?: string; key: string; title: string; labels:
   },
   { screen: 'keys', row: 'sizes-key', key: 'R', title: 'Rotate sizes-key?', labels: ['Old secret works'] },
   { screen: 'keys', row: 'sizes-key', key: 'E', title: 'Expiry of sizes-key', labels: ['Expires'] },
+  {
+    screen: 'keys',
+    row: 'sizes-key',
+    key: 'B',
+    title: 'Budget of sizes-key',
+    labels: ['Per UTC day (EUR)', 'Per month (EUR)', 'Warn at (%)'],
+  },
   {
     screen: 'budgets',
     row: 'hr-assistant',

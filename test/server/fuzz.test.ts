@@ -123,6 +123,15 @@ function fuzzRoute(def: RouteDef): FuzzRoute {
             (x) => x.expires_at === null || Date.parse(x.expires_at) > Date.now(),
           ),
       };
+    case 'setKeyBudget':
+      return {
+        ...base,
+        path: (p) => `/gateway/keys/${p.id}/budget`,
+        params: { id: keyId },
+        validParamValues: { id: [keyId] },
+        body: { per_day: 5, per_month: 100, warn_percent: 80 },
+        accepts: (b) => valid(def, b),
+      };
     case 'rotateKey':
       return {
         ...base,

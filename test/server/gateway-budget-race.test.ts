@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { fixtureConfig } from '../helpers/fixtures.js';
-import { costNanos } from '../../src/contract/index.js';
+import { costNanos, NANOS_PER_UNIT } from '../../src/contract/index.js';
 
 /**
  * Budgets that hold (issue 41 §5): the budget is checked and the call recorded in one IMMEDIATE
@@ -27,7 +27,14 @@ it('200 concurrent calls against a day budget with room for 10: exactly 10 pass'
   expect(created.status).toBe(201);
   const { id, secret } = created.json as { id: string; secret: string };
   const perCall = costNanos(PRICE, callTokens);
-  s.server.db.prepare('UPDATE gateway_keys SET budget_per_day_nanos = ? WHERE id = ?').run(perCall * 10, id);
+  // set through the API, as an operator would: the amount in EUR, exactly ten calls' worth
+  const set = await s.call('PUT', `/gateway/keys/${id}/budget`, {
+    body: { per_day: (perCall * 10) / NANOS_PER_UNIT, per_month: null },
+  });
+  expect(set.status).toBe(200);
+  expect(s.server.db.prepare('SELECT budget_per_day_nanos FROM gateway_keys WHERE id = ?').pluck().get(id)).toBe(
+    perCall * 10,
+  );
 
   const results = await Promise.all(
     Array.from({ length: 200 }, () =>
@@ -68,7 +75,9 @@ it('a key with a budget cannot call an unpriced model; one without a budget can,
     id: string;
     secret: string;
   };
-  s.server.db.prepare('UPDATE gateway_keys SET budget_per_month_nanos = 1000000000 WHERE id = ?').run(budgeted.id);
+  expect(
+    (await s.call('PUT', `/gateway/keys/${budgeted.id}/budget`, { body: { per_day: null, per_month: 1 } })).status,
+  ).toBe(200);
   // embed follows the active model; route it to a model without a price
   expect((await s.call('PUT', '/routing/embed', { body: { model_id: 'mistral-7b' } })).status).toBe(200);
   const call = (secret: string) => s.call('POST', '/v1/gateway/embed', { role: null, token: secret, raw: BODY });

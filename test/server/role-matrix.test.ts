@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_PREFIX, routes, type RouteDef } from '../../src/contract/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
+import { fixtureConfig } from '../helpers/fixtures.js';
 
 let ingestCount = 0;
 
@@ -33,6 +34,8 @@ async function sampleRequest(def: RouteDef, s: TestServer, keyId: string): Promi
       return { path: `/gateway/keys/${keyId}/expiry`, body: { expires_at: '2099-01-01T00:00:00Z' } };
     case 'rotateKey':
       return { path: `/gateway/keys/${keyId}/rotate`, body: { grace_seconds: 60 } };
+    case 'setKeyBudget':
+      return { path: `/gateway/keys/${keyId}/budget`, body: { per_day: 5, per_month: null } };
     case 'activateModel':
       return { path: '/models/activate', body: { model_id: 'mistral-7b' } };
     case 'setRouting':
@@ -64,7 +67,13 @@ const dump = (s: TestServer) =>
 let s: TestServer;
 let keyId: string;
 beforeAll(async () => {
-  s = await startTestServer();
+  // priced, so that a budget can be set
+  s = await startTestServer({
+    config: (root) =>
+      fixtureConfig(root, {
+        pricing: { currency: 'EUR', models: { 'llama-3.1-8b': { input_per_million: 3, output_per_million: 15 } } },
+      }),
+  });
   const created = await s.call('POST', '/gateway/keys', { body: { name: 'matrix-target' } });
   keyId = created.json?.id ?? 'key_missing';
 });
@@ -87,6 +96,7 @@ describe('role matrix: every mutation by every role', () => {
         'setQuota',
         'setKeyExpiry',
         'rotateKey',
+        'setKeyBudget',
         'setRouting',
         'updateChannels',
       ].sort(),

@@ -143,7 +143,7 @@ describe('the : commands', () => {
     await command(d, 'columns save');
     await d.waitForText('columns of keys saved to the config');
     expect(saved).toEqual([
-      ['keys', ['Status', 'Name', 'Quota rpm/tpm/tpd', 'Last used', 'Expires', 'Created', 'Rej 1h']],
+      ['keys', ['Status', 'Name', 'Quota rpm/tpm/tpd', 'Spend', 'Last used', 'Expires', 'Created', 'Rej 1h']],
     ]);
     await command(d, 'columns show Prefix');
     await d.waitFor((f) => /^\s+Status\s+Name\s+Prefix\s+Quota/.test(tableHeader(f)), 'Prefix back in its place');

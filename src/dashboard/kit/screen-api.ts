@@ -82,8 +82,8 @@ export interface ListSpec<Row> {
   fromActionLog?: boolean;
   columns: Column<Row>[];
   rowKey: (row: Row) => string;
-  /** what an empty list means, in plain words */
-  empty?: string;
+  /** what an empty list means, in plain words; from the screen's state when a filter it sets can empty it (keys' U, N) */
+  empty?: string | ((state: ScreenUiState) => string);
   /**
    * one line above the table, from all rows (the filter is noted after it), e.g. "3 connectors · 1 degraded";
    * `view` (given by the shell) has the primary resource's whole answer and the screen's state (e.g. for "page 3 · more")
@@ -367,5 +367,9 @@ export type AnyScreen = ScreenDef<any>;
 
 /** Whether `/` filters this screen: every list, and a custom view that says it reads the filter. */
 export const offersFilter = (screen: AnyScreen): boolean => Boolean(screen.list) || screen.filter === true;
+
+/** What the list says when it has no row, in the screen's state. */
+export const emptyText = (list: Pick<ListSpec<unknown>, 'empty'>, state: ScreenUiState): string | undefined =>
+  typeof list.empty === 'function' ? list.empty(state) : list.empty;
 
 export const defineScreen = <Row>(d: ScreenDef<Row>): ScreenDef<Row> => d;

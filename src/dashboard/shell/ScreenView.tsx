@@ -2,6 +2,7 @@ import React, { Component, type ReactNode } from 'react';
 import { Box, Text } from 'ink';
 import { patchScreen } from '../state/ui.js';
 import type { AnyScreen, ScreenRenderProps, Tone } from '../kit/screen-api.js';
+import { emptyText } from '../kit/screen-api.js';
 import { Table, visibleRows } from '../widgets/Table.js';
 import { keptColumns } from '../kit/table-layout.js';
 import { sortColumn } from '../kit/sort.js';
@@ -111,7 +112,7 @@ export function ScreenView({
           scroll={state.scroll}
           height={height - above}
           width={width}
-          empty={state.filter ? `No rows match "${state.filter}" (Esc clears the filter).` : list.empty}
+          empty={state.filter ? `No rows match "${state.filter}" (Esc clears the filter).` : emptyText(list, state)}
           keep={keptColumns(list.columns, state)}
           cursorLines={cursorLines}
           cursorLine={list.cursorLine}

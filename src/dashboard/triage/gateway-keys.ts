@@ -7,6 +7,7 @@ import { sanitize } from '../../text/sanitize.js';
 import { list, num } from './answers.js';
 import { quotaLinkExtra } from '../kit/quota-link.js';
 import { EXPIRY_WARNING_DAYS, expiryText, isUnusedFor, UNUSED_DAYS } from '../kit/key-lifecycle.js';
+import { fullestBudget, isNearBudget, nearBudgetText } from '../kit/key-budget.js';
 import { LAST_DAY, LAST_HOUR, LAST_WEEK, n, NEAR, plural, TODAY, type TriageLine } from './line.js';
 
 const CAUSE_WORDS: Record<RejectionCause, string> = {
@@ -158,6 +159,28 @@ export function expiryLines(keys: Map<string, GatewayKey>, nowMs: number): Triag
     }));
 }
 const NEXT_WEEK = `next ${EXPIRY_WARNING_DAYS} d`;
+
+/**
+ * An active key that passed the share of a money budget it warns at (default 80%), or used it up:
+ * soon, or already, the gateway refuses its calls (cause `budget`; those refusals have their own
+ * line above) until the UTC day or month ends. It opens the keys screen on the key, where B changes its budget.
+ */
+export function budgetSpendLines(keys: Map<string, GatewayKey>): TriageLine[] {
+  return [...keys.values()]
+    .filter((k) => k.status === 'active' && isNearBudget(k))
+    .map((k) => ({ k, use: fullestBudget(k)! }))
+    .sort((a, b) => b.use.share - a.use.share)
+    .map(({ k, use }) => ({
+      key: `key-budget:${k.id}`,
+      severity: 'warn',
+      what: `Key ${k.name ?? k.id}`,
+      reason: `${use.share >= 1 ? 'at' : 'near'} its money budget: ${nearBudgetText(k)}`,
+      count: null,
+      window: use.window === 'day' ? TODAY : THIS_MONTH,
+      link: { screen: 'keys', select: k.id },
+    }));
+}
+const THIS_MONTH = 'this month';
 
 /** How many unused keys the line names before "and N more". */
 const UNUSED_NAMED = 3;

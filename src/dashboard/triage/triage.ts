@@ -22,7 +22,7 @@ import { chainOf, chainStateLine } from './audit-chain-state.js';
 import { connectorLines } from './connectors.js';
 import { deniedLines } from './denied-attempts.js';
 import { deploymentLines } from './deployment.js';
-import { expiryLines, quotaLines, rejectionLines, unusedKeysLine } from './gateway-keys.js';
+import { budgetSpendLines, expiryLines, quotaLines, rejectionLines, unusedKeysLine } from './gateway-keys.js';
 import { headlineLines } from './headlines.js';
 import type { Severity, TriageLine } from './line.js';
 import { modelLines, unpricedModelLines } from './models.js';
@@ -48,6 +48,7 @@ export function triage(input: TriageInput, o: { auditKey?: PinnedAuditKey; nowMs
     // the last hour's rejections are in the last hour's usage: the board asks a window of its own only for a day or a week
     ...rejectionLines(data<Usage>('rejections' in input ? 'rejections' : 'usage'), keys),
     ...quotaLines(data<Usage>('usage'), data<Usage>('usageToday'), keys),
+    ...budgetSpendLines(keys),
     ...expiryLines(keys, nowMs),
     ...unusedKeysLine(keys, nowMs),
     ...failureLines(data<Summary>('failuresByError'), data<Summary>('failuresByTool')),

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { NO_PRICING_FOR_BUDGET } from '../gateway/pricing.js';
 import type { Db } from '../db/sqlite-driver.js';
 import type { ServerConfig } from '../config.js';
 import { iso } from '../ids.js';
@@ -210,6 +211,24 @@ function keyEvents(c: Ctx): void {
         from: null,
         to: k.expiry.expires_at,
       });
+    if (k.budget && k.budget.at_ms >= c.from)
+      push(
+        c,
+        k.budget.at_ms,
+        admins()[0],
+        'gateway.key.budget',
+        keyTarget,
+        k.budget.to ? 'success' : 'failed',
+        k.budget.to ? 200 : 409,
+        k.budget.to
+          ? {
+              name: k.name,
+              currency: c.config.pricing?.currency ?? null,
+              from: { per_day: null, per_month: null, warn_percent: k.budget.to.warn_percent },
+              to: k.budget.to,
+            }
+          : { code: 'SVC-ADMIN-409', detail: NO_PRICING_FOR_BUDGET },
+      );
     if (k.rotation && k.rotation.at_ms >= c.from) {
       const { at_ms, ...rotation } = k.rotation;
       push(c, at_ms, admins()[0], 'gateway.key.rotate', keyTarget, 'success', 200, {

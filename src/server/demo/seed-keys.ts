@@ -1,5 +1,5 @@
 import type { Db } from '../db/sqlite-driver.js';
-import { costNanos, type ModelPrice, type Quota } from '../../contract/index.js';
+import { costNanos, type GatewayKey, type ModelPrice, type Quota } from '../../contract/index.js';
 import { ApiError } from '../errors.js';
 import {
   createGatewayKey,
@@ -190,6 +190,8 @@ export interface SeededKey {
   rotation?: { at_ms: number; previous_prefix: string; new_prefix: string; grace_seconds: number; valid_until: string };
   /** an expiry the audit trail tells of */
   expiry?: { at_ms: number; expires_at: string };
+  /** a money budget the audit trail tells of (seed-budgets.ts); `to` null: refused, the appliance has no pricing */
+  budget?: { at_ms: number; to: GatewayKey['budget'] | null };
 }
 
 const SLOT_MINUTES = 15;

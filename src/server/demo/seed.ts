@@ -7,6 +7,7 @@ import { createRng } from './prng.js';
 import { seedKeysAndUsage, seedRecentOverruns, seedUsageSince, type DemoCharges } from './seed-keys.js';
 import { routingEntry } from '../models/routing.js';
 import { priceOf } from '../gateway/pricing.js';
+import { seedKeyBudget } from './seed-budgets.js';
 import { seedIngestion } from './seed-ingest.js';
 import { adminEvents } from './seed-audit.js';
 import { seedJournal, seedRecentFailures } from './seed-journal.js';
@@ -84,6 +85,7 @@ export function seedDemo(
       const from = now - HISTORY_DAYS * DAY;
       // one stream per part, so changing one part leaves the others' data as it was
       const { keys, usageRows } = seedKeysAndUsage(db, createRng(seed), now, from, demoCharges(db, config));
+      seedKeyBudget(db, config, keys, now);
       const ingestAudit = seedIngestion(db, config, createRng(seed + 1), from, now);
       const audit = [...ingestAudit, ...adminEvents(db, createRng(seed + 2), config, keys, from, now)].sort(
         (a, b) => a.at_ms! - b.at_ms!,

@@ -3,7 +3,16 @@ import type { Db } from '../db/sqlite-driver.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { iso, newId } from '../ids.js';
 import { hashSecret } from '../tokens.js';
-import { UNLIMITED, type GatewayKey, type Quota } from '../../contract/index.js';
+import {
+  amountOfNanos,
+  DEFAULT_BUDGET_WARN_PERCENT,
+  nanosOfAmount,
+  UNLIMITED,
+  type GatewayKey,
+  type KeyBudget,
+  type Quota,
+  type SetKeyBudget,
+} from '../../contract/index.js';
 
 /** Gateway key secrets: `agk_` + 32 random bytes base64url (43 chars); only the SHA-256 is stored. */
 const GATEWAY_KEY_PREFIX = 'agk_';
@@ -28,6 +37,9 @@ interface KeyRow {
   rotated_at: string | null;
   previous_prefix: string | null;
   previous_valid_until: string | null;
+  budget_per_day_nanos: number | null;
+  budget_per_month_nanos: number | null;
+  budget_warn_percent: number;
 }
 
 /**
@@ -47,7 +59,8 @@ const NEWEST_REPLACED = (column: string) =>
 const COLUMNS = `k.id, k.name, k.status, k.prefix, k.created_at, k.created_by, k.revoked_at, k.last_used_at,
   k.requests_per_minute, k.tokens_per_minute, k.tokens_per_day, k.quota_changed_at, ${REJECTED_SINCE},
   k.expires_at, k.rotated_at, ${NEWEST_REPLACED('prefix')} AS previous_prefix,
-  ${NEWEST_REPLACED('valid_until')} AS previous_valid_until`;
+  ${NEWEST_REPLACED('valid_until')} AS previous_valid_until,
+  k.budget_per_day_nanos, k.budget_per_month_nanos, k.budget_warn_percent`;
 
 const toKey = (r: KeyRow): GatewayKey => ({
   id: r.id,
@@ -69,6 +82,13 @@ const toKey = (r: KeyRow): GatewayKey => ({
   rotated_at: r.rotated_at,
   previous_prefix: r.previous_prefix,
   previous_valid_until: r.previous_valid_until,
+  budget: {
+    per_day: r.budget_per_day_nanos === null ? null : amountOfNanos(r.budget_per_day_nanos),
+    per_month: r.budget_per_month_nanos === null ? null : amountOfNanos(r.budget_per_month_nanos),
+    warn_percent: r.budget_warn_percent,
+  },
+  // what the key spent depends on the appliance's pricing and the clock: the routes add it (routes/gateway.ts)
+  spend: null,
 });
 
 /** Newest first. Key counts are small (dozens), so the list is paged in memory. */
@@ -131,6 +151,8 @@ export interface NewGatewayKey {
   /** RFC 3339, in the future; null or absent: the key does not expire */
   expires_at?: string | null;
   created_by: string;
+  /** money budgets (the caller checked that the appliance has pricing) */
+  budget?: SetKeyBudget;
   /** for seeded history; defaults to now */
   created_at_ms?: number;
 }
@@ -153,9 +175,11 @@ export function createGatewayKey(db: Db, input: NewGatewayKey): { key: GatewayKe
   const quota: Quota = { ...UNLIMITED, ...stripUndefined(input.quota ?? {}) };
   const id = newId('key');
   const createdAt = iso(input.created_at_ms);
+  const budget = budgetColumns(input.budget);
   db.prepare(
-    `INSERT INTO gateway_keys (id, name, status, prefix, secret_hash, created_at, created_by, requests_per_minute, tokens_per_minute, tokens_per_day, quota_changed_at, expires_at)
-    VALUES (?, ?, 'active', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO gateway_keys (id, name, status, prefix, secret_hash, created_at, created_by, requests_per_minute, tokens_per_minute, tokens_per_day, quota_changed_at, expires_at,
+      budget_per_day_nanos, budget_per_month_nanos, budget_warn_percent)
+    VALUES (?, ?, 'active', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     id,
     input.name,
@@ -168,6 +192,9 @@ export function createGatewayKey(db: Db, input: NewGatewayKey): { key: GatewayKe
     quota.tokens_per_day,
     createdAt,
     expiresAt,
+    budget.per_day_nanos,
+    budget.per_month_nanos,
+    budget.warn_percent,
   );
   return { key: mustGet(db, id), secret };
 }
@@ -215,6 +242,35 @@ export function setGatewayKeyExpiry(
   if (before.status === 'revoked') throw conflict(`gateway key ${id} is revoked; its expiry can no longer change`);
   db.prepare('UPDATE gateway_keys SET expires_at = ? WHERE id = ?').run(expiryOf(expiresAt, nowMs), id);
   return { key: mustGet(db, id), from: before.expires_at };
+}
+
+/** A budget as a request sets it, in the columns' nano-units; none given: no budget. */
+function budgetColumns(b: SetKeyBudget | undefined): {
+  per_day_nanos: number | null;
+  per_month_nanos: number | null;
+  warn_percent: number;
+} {
+  const nanos = (amount: number | null | undefined) =>
+    amount === null || amount === undefined ? null : nanosOfAmount(amount);
+  return {
+    per_day_nanos: nanos(b?.per_day),
+    per_month_nanos: nanos(b?.per_month),
+    warn_percent: b?.warn_percent ?? DEFAULT_BUDGET_WARN_PERCENT,
+  };
+}
+
+/**
+ * Sets or clears (null) a key's day and month budgets and its warning share; a revoked key's are
+ * frozen (409). The front door reads them in its transaction, so the next call is held to them.
+ */
+export function setGatewayKeyBudget(db: Db, id: string, budget: SetKeyBudget): { key: GatewayKey; from: KeyBudget } {
+  const before = mustGet(db, id);
+  if (before.status === 'revoked') throw conflict(`gateway key ${id} is revoked; its budget can no longer change`);
+  const b = budgetColumns(budget);
+  db.prepare(
+    'UPDATE gateway_keys SET budget_per_day_nanos = ?, budget_per_month_nanos = ?, budget_warn_percent = ? WHERE id = ?',
+  ).run(b.per_day_nanos, b.per_month_nanos, b.warn_percent, id);
+  return { key: mustGet(db, id), from: before.budget };
 }
 
 export interface Rotation {

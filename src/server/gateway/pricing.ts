@@ -10,3 +10,7 @@ export const currencyOf = (config: ServerConfig): string | null => config.pricin
  */
 export const priceOf = (config: ServerConfig, modelId: string | null): ModelPrice | null =>
   (modelId !== null && config.pricing?.models[modelId]) || null;
+
+/** Why a budget cannot be set on an appliance without pricing (409; the demo's trail tells of one). */
+export const NO_PRICING_FOR_BUDGET =
+  "the appliance has no pricing: a budget is counted in its currency, and the config file's `pricing` names none";

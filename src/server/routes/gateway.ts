@@ -1,20 +1,22 @@
 import type { GroupFactory, Target } from '../http/route-kit.js';
 import { pageArray } from '../http/paging.js';
-import { notFound } from '../errors.js';
+import { conflict, notFound } from '../errors.js';
 import {
   createGatewayKey,
   getGatewayKey,
   listGatewayKeys,
   revokeGatewayKey,
   rotateGatewayKey,
+  setGatewayKeyBudget,
   setGatewayKeyExpiry,
   setGatewayKeyQuota,
 } from '../gateway/keys.js';
-import { DEFAULT_GRACE_SECONDS } from '../../contract/index.js';
+import { currencyOf, NO_PRICING_FOR_BUDGET } from '../gateway/pricing.js';
+import { withSpend } from '../gateway/key-spend.js';
+import { DEFAULT_GRACE_SECONDS, type GatewayKey } from '../../contract/index.js';
 import { queryUsage } from '../gateway/usage.js';
 import { registerFrontDoor } from '../gateway/front-door.js';
 import { querySpend } from '../gateway/spend-query.js';
-import { currencyOf } from '../gateway/pricing.js';
 import { modelCatalog } from '../models/catalog.js';
 
 export const gatewayGroup: GroupFactory = ({ app, db, config }) => {
@@ -29,28 +31,45 @@ export const gatewayGroup: GroupFactory = ({ app, db, config }) => {
     const name = body && typeof body === 'object' ? (body as Record<string, unknown>).name : undefined;
     return { type: 'gateway_key', id: null, name: typeof name === 'string' ? name.slice(0, 200) : null };
   };
+  /** Every key an answer carries says what it spent (null without pricing). */
+  const spent = <K extends GatewayKey>(k: K): K => withSpend(db, currencyOf(config), [k])[0];
+  /** A budget is counted in the appliance's currency: without pricing there is none to set. */
+  const needsPricing = () => {
+    if (currencyOf(config) === null) throw conflict(NO_PRICING_FOR_BUDGET);
+  };
   return {
     handlers: {
       listKeys: {
         allow: 'any role',
         audit: null,
-        run: ({ query }, ctx) => ({ body: pageArray(listGatewayKeys(ctx.db), query, (k) => k.id) }),
+        run: ({ query }, ctx) => {
+          const page = pageArray(listGatewayKeys(ctx.db), query, (k) => k.id);
+          // only the page's keys are asked what they spent, in one query
+          return { body: { ...page, data: withSpend(ctx.db, currencyOf(config), page.data) } };
+        },
       },
       createKey: {
         allow: 'mutating roles',
         audit: { action: 'gateway.key.create', target: newKeyTarget },
         run: ({ body }, ctx) => {
+          if (body.budget) needsPricing();
           const { key, secret } = createGatewayKey(ctx.db, {
             name: body.name,
             quota: body.quota,
             expires_at: body.expires_at,
+            budget: body.budget,
             created_by: ctx.principal.subject,
           });
           return {
             status: 201,
-            body: { ...key, secret },
+            body: { ...spent(key), secret },
             target: { type: 'gateway_key', id: key.id, name: key.name },
-            details: { name: key.name, quota: key.quota, ...(key.expires_at ? { expires_at: key.expires_at } : {}) },
+            details: {
+              name: key.name,
+              quota: key.quota,
+              ...(key.expires_at ? { expires_at: key.expires_at } : {}),
+              ...(body.budget ? { budget: key.budget } : {}),
+            },
           };
         },
       },
@@ -60,7 +79,7 @@ export const gatewayGroup: GroupFactory = ({ app, db, config }) => {
         run: ({ params }, ctx) => {
           const { key, alreadyRevoked } = revokeGatewayKey(ctx.db, params.id);
           return {
-            body: key,
+            body: spent(key),
             target: { type: 'gateway_key', id: key.id, name: key.name },
             details: { name: key.name, already_revoked: alreadyRevoked },
           };
@@ -72,7 +91,7 @@ export const gatewayGroup: GroupFactory = ({ app, db, config }) => {
         run: ({ params, body }, ctx) => {
           const { key, from } = setGatewayKeyQuota(ctx.db, params.id, body);
           return {
-            body: key,
+            body: spent(key),
             target: { type: 'gateway_key', id: key.id, name: key.name },
             details: { from, to: key.quota },
           };
@@ -84,7 +103,7 @@ export const gatewayGroup: GroupFactory = ({ app, db, config }) => {
         run: ({ params, body }, ctx) => {
           const { key, from } = setGatewayKeyExpiry(ctx.db, params.id, body.expires_at);
           return {
-            body: key,
+            body: spent(key),
             target: { type: 'gateway_key', id: key.id, name: key.name },
             details: { from, to: key.expires_at },
           };
@@ -98,7 +117,7 @@ export const gatewayGroup: GroupFactory = ({ app, db, config }) => {
           const r = rotateGatewayKey(ctx.db, params.id, grace);
           // the entry names both secrets by their prefixes: the new secret is in the answer only
           return {
-            body: { ...r.key, secret: r.secret },
+            body: { ...spent(r.key), secret: r.secret },
             target: { type: 'gateway_key', id: r.key.id, name: r.key.name },
             details: {
               name: r.key.name,
@@ -108,6 +127,21 @@ export const gatewayGroup: GroupFactory = ({ app, db, config }) => {
               previous_valid_until: r.previousValidUntil,
               ...(r.endedGraces.length ? { ended_grace_of: r.endedGraces } : {}),
             },
+          };
+        },
+      },
+      setKeyBudget: {
+        allow: 'mutating roles',
+        audit: { action: 'gateway.key.budget', target: keyTarget },
+        run: ({ params, body }, ctx) => {
+          // a missing key is a 404 before the appliance's lack of pricing is a 409
+          if (!getGatewayKey(ctx.db, params.id)) throw notFound(`no gateway key ${params.id}`);
+          needsPricing();
+          const { key, from } = setGatewayKeyBudget(ctx.db, params.id, body);
+          return {
+            body: spent(key),
+            target: { type: 'gateway_key', id: key.id, name: key.name },
+            details: { name: key.name, currency: currencyOf(config), from, to: key.budget },
           };
         },
       },

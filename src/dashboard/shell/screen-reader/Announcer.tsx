@@ -3,6 +3,7 @@ import { useStore } from 'zustand';
 import { screenState } from '../../state/ui.js';
 import { flatten } from '../../kit/flatten.js';
 import type { AnyScreen } from '../../kit/screen-api.js';
+import { emptyText } from '../../kit/screen-api.js';
 import { App } from '../App.js';
 import { DepsContext, useDeps, type DashboardDeps } from '../deps.js';
 import { keymapOf } from '../keymap.js';
@@ -82,7 +83,7 @@ function Announcer({ say }: { say(line: string): void }) {
           ? {
               view: JSON.stringify([state.filter, state.sort ?? null]),
               filter: state.filter,
-              empty: list.empty ?? 'nothing to show',
+              empty: emptyText(list, state) ?? 'nothing to show',
               rows,
               count: data.rows.length,
               cursor: at.index,
