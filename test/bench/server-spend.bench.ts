@@ -4,7 +4,7 @@ import type { Db } from '../../src/server/db/open.js';
 import { DB_FILE } from '../../src/server/db/open.js';
 import { SpendQuery } from '../../src/contract/index.js';
 import { querySpend } from '../../src/server/gateway/spend-query.js';
-import { getGatewayKey } from '../../src/server/gateway/keys.js';
+import { gatewayKeyName } from '../../src/server/gateway/keys.js';
 import { ensureGatewayDb, type GatewayDb } from './lib/gateway-db.js';
 import { loadAverage, median, nowMs, percentile } from './lib/stats.js';
 import type { BenchContext, Figure } from './lib/types.js';
@@ -35,7 +35,7 @@ function cases(db: Db, meta: GatewayDb): Case[] {
   const now = meta.toMs - 7 * MINUTE;
   const month = { start_time: iso(now - 30 * DAY + 13 * MINUTE), end_time: iso(now) };
   const day = { start_time: iso(now - DAY), end_time: iso(now) };
-  const keyName = (id: string) => getGatewayKey(db, id)?.name ?? null;
+  const keyName = (id: string) => gatewayKeyName(db, id);
   const spend = (q: Record<string, unknown>) => () => {
     const query = SpendQuery.parse(q);
     return querySpend(db, query, now, {

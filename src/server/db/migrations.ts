@@ -483,8 +483,10 @@ ALTER TABLE usage_minutes ADD COLUMN rejected_rotated INTEGER NOT NULL DEFAULT 0
     // summaries over weeks, so that a month's cost reads days, not forty thousand minutes. Costs are
     // whole nano-units of the appliance's currency, taken at the price of the moment of the call: a
     // later price change does not rewrite what was spent. A call to a model without a price counts
-    // in unpriced_requests, never as free. A key may have a money budget per UTC day and month
-    // (NULL: none); calls beyond a hard budget are refused with cause `budget`.
+    // in unpriced_requests, never as free. Keyed by time first: a summary over a range reads its rows
+    // in place, where an index by time led to a lookup per row (docs/performance.md); a key's own
+    // spend (its budgets, its page of the list) reads usage_spend_key. A key may have a money budget
+    // per UTC day and month (NULL: none); calls beyond a hard budget are refused with cause `budget`.
     sql: `
 CREATE TABLE usage_spend (
   grain TEXT NOT NULL CHECK (grain IN ('minute','hour','day')),
@@ -497,9 +499,9 @@ CREATE TABLE usage_spend (
   output_tokens INTEGER NOT NULL DEFAULT 0,
   cost_nanos INTEGER NOT NULL DEFAULT 0,
   unpriced_requests INTEGER NOT NULL DEFAULT 0,
-  PRIMARY KEY (grain, key_id, start_minute, model_id, workload)
+  PRIMARY KEY (grain, start_minute, key_id, model_id, workload)
 ) WITHOUT ROWID;
-CREATE INDEX usage_spend_time ON usage_spend (grain, start_minute);
+CREATE INDEX usage_spend_key ON usage_spend (grain, key_id, start_minute);
 ALTER TABLE usage_minutes ADD COLUMN rejected_budget INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE gateway_keys ADD COLUMN budget_per_day_nanos INTEGER;
 ALTER TABLE gateway_keys ADD COLUMN budget_per_month_nanos INTEGER;

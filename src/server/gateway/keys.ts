@@ -329,3 +329,7 @@ export function rotateGatewayKey(db: Db, id: string, graceSeconds: number, nowMs
 export const touchGatewayKey = (db: Db, id: string, atMs: number): void => {
   db.prepare('UPDATE gateway_keys SET last_used_at = ? WHERE id = ?').run(iso(atMs), id);
 };
+
+/** A key's name alone (a spend summary names its page's keys): none of the list's per-key sums. */
+export const gatewayKeyName = (db: Db, id: string): string | null =>
+  (db.prepare('SELECT name FROM gateway_keys WHERE id = ?').pluck().get(id) as string | undefined) ?? null;

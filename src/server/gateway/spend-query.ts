@@ -40,7 +40,11 @@ export function querySpend(
   const { size, firstBucket, bucketCount } = usageRange(q, nowMs);
   const segments = [{ grain: q.bucket, from: firstBucket * size, to: (firstBucket + bucketCount) * size }];
   const column = COLUMN[q.group_by];
-  const totals = sumSpend(db, segments, column, { keyId: q.key_id }).sort(
+  // Models and workloads are few: one read by group and bucket gives the totals too. Keys may be a
+  // million: their totals are read first, and the buckets of the page's keys only.
+  const byBucket =
+    q.group_by === 'key' ? null : sumSpend(db, segments, column, { keyId: q.key_id, bucketMinutes: size });
+  const totals = (byBucket ? totalsOf(byBucket) : sumSpend(db, segments, column, { keyId: q.key_id })).sort(
     (a, b) => b.cost_nanos - a.cost_nanos || (a.g < b.g ? -1 : a.g > b.g ? 1 : 0),
   );
   let start = 0;
@@ -61,11 +65,14 @@ export function querySpend(
       })),
     ]),
   );
-  for (const r of sumSpend(db, segments, column, {
-    keyId: q.key_id,
-    groups: page.map((t) => t.g),
-    bucketMinutes: size,
-  })) {
+  const rows =
+    byBucket ??
+    sumSpend(db, segments, column, {
+      keyId: q.key_id,
+      groups: page.map((t) => t.g),
+      bucketMinutes: size,
+    });
+  for (const r of rows) {
     const list = buckets.get(r.g);
     if (list) list[r.b! - firstBucket] = { start_time: list[r.b! - firstBucket].start_time, ...money(r) };
   }
@@ -80,6 +87,21 @@ export function querySpend(
     next_cursor: hasMore && last ? encodeCursor({ c: last.cost_nanos, g: last.g }) : null,
     has_more: hasMore,
   };
+}
+
+/** Each group's sums over its buckets. */
+function totalsOf(rows: (SpendSums & { g: string })[]): (SpendSums & { g: string })[] {
+  const byGroup = new Map<string, SpendSums & { g: string }>();
+  for (const r of rows) {
+    const t = byGroup.get(r.g) ?? { g: r.g, ...ZERO };
+    t.requests += r.requests;
+    t.input_tokens += r.input_tokens;
+    t.output_tokens += r.output_tokens;
+    t.cost_nanos += r.cost_nanos;
+    t.unpriced_requests += r.unpriced_requests;
+    byGroup.set(r.g, t);
+  }
+  return [...byGroup.values()];
 }
 
 const ZERO: SpendSums = { requests: 0, input_tokens: 0, output_tokens: 0, cost_nanos: 0, unpriced_requests: 0 };

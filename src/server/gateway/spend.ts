@@ -55,7 +55,7 @@ export function addSpendAt(
     upsert = db.prepare(`INSERT INTO usage_spend (grain, key_id, start_minute, model_id, workload, requests,
       input_tokens, output_tokens, cost_nanos, unpriced_requests)
     VALUES (@grain, @key_id, @start_minute, @model_id, @workload, @requests, @input_tokens, @output_tokens, @cost_nanos, @unpriced_requests)
-    ON CONFLICT (grain, key_id, start_minute, model_id, workload) DO UPDATE SET requests = requests + excluded.requests,
+    ON CONFLICT (grain, start_minute, key_id, model_id, workload) DO UPDATE SET requests = requests + excluded.requests,
       input_tokens = input_tokens + excluded.input_tokens, output_tokens = output_tokens + excluded.output_tokens,
       cost_nanos = cost_nanos + excluded.cost_nanos, unpriced_requests = unpriced_requests + excluded.unpriced_requests`);
     upserts.set(db, upsert);

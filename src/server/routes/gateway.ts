@@ -3,6 +3,7 @@ import { pageArray } from '../http/paging.js';
 import { conflict, notFound } from '../errors.js';
 import {
   createGatewayKey,
+  gatewayKeyName,
   getGatewayKey,
   listGatewayKeys,
   revokeGatewayKey,
@@ -162,7 +163,7 @@ export const gatewayGroup: GroupFactory = ({ app, db, config }) => {
             throw notFound(`no gateway key ${query.key_id}`);
           const nameOf =
             query.group_by === 'key'
-              ? (id: string) => getGatewayKey(ctx.db, id)?.name ?? null
+              ? (id: string) => gatewayKeyName(ctx.db, id)
               : query.group_by === 'model'
                 ? (id: string) => (id === '' ? null : (catalog.get(id)?.name ?? null))
                 : () => null;
