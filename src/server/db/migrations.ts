@@ -506,4 +506,17 @@ ALTER TABLE gateway_keys ADD COLUMN budget_per_month_nanos INTEGER;
 ALTER TABLE gateway_keys ADD COLUMN budget_warn_percent INTEGER NOT NULL DEFAULT 80;
 `,
   },
+  {
+    version: 15,
+    name: 'gateway keys paged by index',
+    // The keys list pages in SQL by its own order (gateway/keys.ts listGatewayKeys): newest first, by
+    // status newest first, or by name for a search by its beginning. Without these a page sorted every
+    // key first: an appliance with a million keys must page as one with ten. The name index, letter
+    // case aside, also answers the check for an active key of the same name at creation.
+    sql: `
+CREATE INDEX gateway_keys_created ON gateway_keys (created_at, seq);
+CREATE INDEX gateway_keys_status_created ON gateway_keys (status, created_at, seq);
+CREATE INDEX gateway_keys_name ON gateway_keys (name COLLATE NOCASE, seq);
+`,
+  },
 ];

@@ -1,5 +1,4 @@
 import type { GroupFactory, Target } from '../http/route-kit.js';
-import { pageArray } from '../http/paging.js';
 import { notFound } from '../errors.js';
 import {
   createGatewayKey,
@@ -30,7 +29,7 @@ export const gatewayGroup: GroupFactory = ({ app, db, config }) => {
       listKeys: {
         allow: 'any role',
         audit: null,
-        run: ({ query }, ctx) => ({ body: pageArray(listGatewayKeys(ctx.db), query, (k) => k.id) }),
+        run: ({ query }, ctx) => ({ body: listGatewayKeys(ctx.db, query) }),
       },
       createKey: {
         allow: 'mutating roles',
