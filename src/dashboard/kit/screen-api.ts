@@ -82,8 +82,8 @@ export interface ListSpec<Row> {
   fromActionLog?: boolean;
   columns: Column<Row>[];
   rowKey: (row: Row) => string;
-  /** what an empty list means, in plain words */
-  empty?: string;
+  /** what an empty list means, in plain words; from the screen's state when that changes it (keys: a search by name) */
+  empty?: string | ((state: ScreenUiState) => string);
   /**
    * one line above the table, from all rows (the filter is noted after it), e.g. "3 connectors · 1 degraded";
    * `view` (given by the shell) has the primary resource's whole answer and the screen's state (e.g. for "page 3 · more")

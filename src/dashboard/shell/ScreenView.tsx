@@ -111,7 +111,13 @@ export function ScreenView({
           scroll={state.scroll}
           height={height - above}
           width={width}
-          empty={state.filter ? `No rows match "${state.filter}" (Esc clears the filter).` : list.empty}
+          empty={
+            state.filter
+              ? `No rows match "${state.filter}" (Esc clears the filter).`
+              : typeof list.empty === 'function'
+                ? list.empty(state)
+                : list.empty
+          }
           keep={keptColumns(list.columns, state)}
           cursorLines={cursorLines}
           cursorLine={list.cursorLine}

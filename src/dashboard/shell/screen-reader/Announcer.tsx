@@ -82,7 +82,7 @@ function Announcer({ say }: { say(line: string): void }) {
           ? {
               view: JSON.stringify([state.filter, state.sort ?? null]),
               filter: state.filter,
-              empty: list.empty ?? 'nothing to show',
+              empty: (typeof list.empty === 'function' ? list.empty(state) : list.empty) ?? 'nothing to show',
               rows,
               count: data.rows.length,
               cursor: at.index,
