@@ -1,8 +1,18 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { DB_FILE, openDatabase } from '../../../src/server/db/open.js';
 import { migrations } from '../../../src/server/db/migrations.js';
+import Database from '../../../src/server/db/sqlite-driver.js';
 import { createRng } from '../../../src/server/demo/prng.js';
 import { costNanos, type ModelPrice } from '../../../src/contract/index.js';
 import { nowMs } from './stats.js';
@@ -59,6 +69,8 @@ export function ensureGatewayDb(
   if (existsSync(join(dir, 'meta.json'))) return { dir, ...JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8')) };
   const tmp = `${dir}.tmp`;
   rmSync(tmp, { recursive: true, force: true });
+  const upgraded = upgradeOlder(outDir, `gateway-${keys}-${usageMinutes}-g${GENERATOR_VERSION}-`, tmp, dir, log);
+  if (upgraded) return upgraded;
   log(
     `generating ${keys.toLocaleString('en-US')} keys and ${usageMinutes.toLocaleString('en-US')} usage minutes (once; cached)`,
   );
@@ -177,6 +189,40 @@ export function ensureGatewayDb(
   renameSync(tmp, dir);
   log(`generated in ${meta.seconds} s`);
   return { dir, ...meta };
+}
+
+/**
+ * The same generation cached under an older schema, copied and upgraded as an appliance upgrades
+ * (its migrations run on the data as it is), then analyzed: seconds where generating takes minutes.
+ * Null when there is none.
+ */
+function upgradeOlder(outDir: string, prefix: string, tmp: string, dir: string, log: (m: string) => void) {
+  const older = readdirSync(outDir)
+    .filter((d) => d.startsWith(prefix) && !d.endsWith('.tmp') && existsSync(join(outDir, d, 'meta.json')))
+    .map((d) => join(outDir, d))
+    .find((d) => {
+      const db = new Database(join(d, DB_FILE), { readonly: true });
+      try {
+        const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
+        // an older schema: every migration it has is one of ours, and some of ours are missing
+        return [...applied].every((v) => migrations.some((m) => m.version === v)) && applied.size < migrations.length;
+      } finally {
+        db.close();
+      }
+    });
+  if (!older) return null;
+  log(`upgrading a copy of ${older} to this schema (once; cached)`);
+  const started = nowMs();
+  mkdirSync(tmp, { recursive: true });
+  copyFileSync(join(older, DB_FILE), join(tmp, DB_FILE));
+  const db = openDatabase(tmp);
+  db.exec('ANALYZE');
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.close();
+  copyFileSync(join(older, 'meta.json'), join(tmp, 'meta.json'));
+  renameSync(tmp, dir);
+  log(`upgraded in ${((nowMs() - started) / 1000).toFixed(0)} s`);
+  return { dir, ...(JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8')) as Omit<GatewayDb, 'dir'>) };
 }
 
 /** A private copy of the cached database in a fresh data directory, for a run that writes (the front door). */
