@@ -10,7 +10,8 @@ import {
   type Usage,
   type UsageBucketSize,
 } from '../../contract/index.js';
-import { REJECTION_COLUMNS } from './metering.js';
+import { REJECTION_COLUMNS } from './rejection-columns.js';
+import { segments, USAGE_COLUMNS, usageSource } from './usage-rollup.js';
 
 const MINUTE_MS = 60_000;
 const DEFAULT_RANGE_MS = 24 * 3600_000;
@@ -74,68 +75,66 @@ export function queryUsage(db: Db, q: UsageRequest, nowMs: number): Usage {
   }
 
   const keyFilter = q.key_id !== undefined ? 'AND key_id = @key_id' : '';
-  const params = { from: fromMinute, to: toMinute, ...(q.key_id !== undefined ? { key_id: q.key_id } : {}) };
-  const totals = db
-    .prepare(
-      `SELECT key_id, SUM(requests) AS requests, SUM(rejected) AS rejected,
-      SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,
-      ${REJECTION_CAUSES.map((c) => `SUM(${REJECTION_COLUMNS[c]}) AS ${c}`).join(', ')}
-    FROM usage_minutes WHERE minute >= @from AND minute < @to ${keyFilter}
-    GROUP BY key_id ORDER BY requests DESC, key_id`,
-    )
-    .all(params) as (Omit<KeyUsage, 'buckets' | 'rejected_by'> & RejectedBy)[];
-  if (totals.length === 0) return { start_time: iso(startMs), end_time: iso(endMs), bucket: q.bucket, data: [] };
-
-  // size is inlined: a bound JS number arrives as REAL, and minute / 60.0 is not a bucket number
+  // whole days and hours from their own rows; a range past the current minute has nothing after
+  // its end, so its last hour or day is read whole
+  const parts = segments(fromMinute, toMinute, q.bucket, toMinute > Math.floor(nowMs / MINUTE_MS));
+  const source = usageSource(parts, keyFilter);
+  const byKey = q.key_id !== undefined ? { key_id: q.key_id } : {};
+  const params = { ...source.params, ...byKey };
+  // one pass: each key's rows by bucket, every column; the key's totals are its buckets added up
+  // (size is inlined: a bound JS number arrives as REAL, and minute / 60.0 is not a bucket number)
   const perBucket = db
     .prepare(
-      `SELECT key_id, minute / ${size} AS b, SUM(requests) AS requests, SUM(rejected) AS rejected,
-      SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens
-    FROM usage_minutes WHERE minute >= @from AND minute < @to ${keyFilter}
+      `SELECT key_id, m / ${size} AS b, ${USAGE_COLUMNS.map((c) => `SUM(${c}) AS ${c}`).join(', ')}
+    FROM (${source.sql})
     GROUP BY key_id, b`,
     )
-    .all(params) as {
-    key_id: string;
-    b: number;
-    requests: number;
-    rejected: number;
-    input_tokens: number;
-    output_tokens: number;
-  }[];
+    .all(params) as ({ key_id: string; b: number } & Record<(typeof USAGE_COLUMNS)[number], number>)[];
+  if (perBucket.length === 0) return { start_time: iso(startMs), end_time: iso(endMs), bucket: q.bucket, data: [] };
 
-  const series = new Map(
-    totals.map((t) => [
-      t.key_id,
-      Array.from({ length: bucketCount }, (_, i) => ({
-        start_time: iso((firstBucket + i) * size * MINUTE_MS),
-        requests: 0,
-        rejected: 0,
-        input_tokens: 0,
-        output_tokens: 0,
-      })),
-    ]),
-  );
+  type Bucket = { start_time: string; requests: number; rejected: number; input_tokens: number; output_tokens: number };
+  const keys = new Map<string, { totals: Record<string, number>; buckets: Bucket[] }>();
   for (const r of perBucket) {
-    const slot = series.get(r.key_id)![r.b - firstBucket];
-    slot.requests = r.requests;
-    slot.rejected = r.rejected;
-    slot.input_tokens = r.input_tokens;
-    slot.output_tokens = r.output_tokens;
+    let k = keys.get(r.key_id);
+    if (!k) {
+      k = {
+        totals: Object.fromEntries(USAGE_COLUMNS.map((c) => [c, 0])),
+        buckets: Array.from({ length: bucketCount }, (_, i) => ({
+          start_time: iso((firstBucket + i) * size * MINUTE_MS),
+          requests: 0,
+          rejected: 0,
+          input_tokens: 0,
+          output_tokens: 0,
+        })),
+      };
+      keys.set(r.key_id, k);
+    }
+    for (const c of USAGE_COLUMNS) k.totals[c] += r[c];
+    const slot = k.buckets[r.b - firstBucket];
+    if (slot) {
+      slot.requests += r.requests;
+      slot.rejected += r.rejected;
+      slot.input_tokens += r.input_tokens;
+      slot.output_tokens += r.output_tokens;
+    }
   }
-  const refused = refusedWorkloads(db, keyFilter, params);
+  const totals = [...keys].sort(
+    ([a, x], [b, y]) => y.totals.requests - x.totals.requests || (a < b ? -1 : a > b ? 1 : 0),
+  );
+  const refused = refusedWorkloads(db, keyFilter, { from: fromMinute, to: toMinute, ...byKey });
   return {
     start_time: iso(startMs),
     end_time: iso(endMs),
     bucket: q.bucket,
-    data: totals.map((t) => ({
-      key_id: t.key_id,
+    data: totals.map(([keyId, { totals: t, buckets }]) => ({
+      key_id: keyId,
       requests: t.requests,
       rejected: t.rejected,
-      rejected_by: Object.fromEntries(REJECTION_CAUSES.map((c) => [c, t[c]])) as RejectedBy,
-      rejected_workloads: refused.get(t.key_id) ?? [],
+      rejected_by: Object.fromEntries(REJECTION_CAUSES.map((c) => [c, t[REJECTION_COLUMNS[c]]])) as RejectedBy,
+      rejected_workloads: refused.get(keyId) ?? [],
       input_tokens: t.input_tokens,
       output_tokens: t.output_tokens,
-      buckets: series.get(t.key_id)!,
+      buckets,
     })),
   };
 }
