@@ -28,7 +28,8 @@ import type { BenchContext, Figure } from './lib/types.js';
  * - the usage reads the keys screen and the overview make (the last hour by hour; the last day and
  *   week by day), over the last hour of the generated history;
  * - the front door: the built server on a copy of each database, gateway calls sent to each in
- *   turn, one at a time, with a key that has a month of history (a busy key, rotated for its secret);
+ *   turn, one at a time, with a key that has a month of history (a busy key, rotated for its secret,
+ *   its quota lifted);
  * - the dashboard's keys screen against each server: the real App in process (as dashboard-keys),
  *   moves, pages and a filter typed, on the newest 500 keys.
  */
@@ -141,6 +142,13 @@ async function frontDoorServer(ctx: BenchContext, meta: GatewayDb, label: string
   });
   if (res.status !== 200) throw new Error(`rotating a busy key: ${res.status} ${await res.text()}`);
   const { secret } = (await res.json()) as { secret: string };
+  // unlimited, so that the run measures the front door's work rather than its refusals
+  const unlimited = await fetch(`${server.url}/v1/admin/gateway/keys/${meta.busyKeys[0]}/quota`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ requests_per_minute: null, tokens_per_minute: null, tokens_per_day: null }),
+  });
+  if (unlimited.status !== 200) throw new Error(`lifting a busy key's quota: ${unlimited.status}`);
   const cleanup = async () => {
     await server.stop();
     for (const p of [dataDir, config, join(ctx.outDir, `work-${label}-${process.pid}-files`)])
