@@ -9,7 +9,7 @@ import { REJECTION_COLUMNS } from './rejection-columns.js';
  * and minute (a week of a busy gateway is millions of minutes). Its key is the time first, so that a
  * range of time is one stretch of the table, read without a lookup per row.
  */
-export const GRAIN_MINUTES: Record<UsageBucketSize, number> = { minute: 1, hour: 60, day: 1440 };
+const GRAIN_MINUTES: Record<UsageBucketSize, number> = { minute: 1, hour: 60, day: 1440 };
 /** every counted column of a usage row */
 export const USAGE_COLUMNS = [
   'requests',
