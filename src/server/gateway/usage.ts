@@ -81,60 +81,67 @@ export function queryUsage(db: Db, q: UsageRequest, nowMs: number): Usage {
   const source = usageSource(parts, keyFilter);
   const byKey = q.key_id !== undefined ? { key_id: q.key_id } : {};
   const params = { ...source.params, ...byKey };
-  // one pass: each key's rows by bucket, every column; the key's totals are its buckets added up
-  // (size is inlined: a bound JS number arrives as REAL, and minute / 60.0 is not a bucket number)
-  const perBucket = db
+  // One pass, rows as arrays rather than objects (a week of a busy gateway is thousands of keys
+  // times its buckets): each key's counts by bucket; its totals are its buckets added up. Size is
+  // inlined: a bound JS number arrives as REAL, and minute / 60.0 is not a bucket number.
+  const rows = db
     .prepare(
-      `SELECT key_id, m / ${size} AS b, ${USAGE_COLUMNS.map((c) => `SUM(${c}) AS ${c}`).join(', ')}
+      `SELECT key_id, m / ${size} AS b, ${USAGE_COLUMNS.map((c) => `SUM(${c})`).join(', ')}
     FROM (${source.sql})
     GROUP BY key_id, b`,
     )
-    .all(params) as ({ key_id: string; b: number } & Record<(typeof USAGE_COLUMNS)[number], number>)[];
-  if (perBucket.length === 0) return { start_time: iso(startMs), end_time: iso(endMs), bucket: q.bucket, data: [] };
+    .raw()
+    .all(params) as [string, number, ...number[]][];
+  if (rows.length === 0) return { start_time: iso(startMs), end_time: iso(endMs), bucket: q.bucket, data: [] };
 
-  type Bucket = { start_time: string; requests: number; rejected: number; input_tokens: number; output_tokens: number };
-  const keys = new Map<string, { totals: Record<string, number>; buckets: Bucket[] }>();
-  for (const r of perBucket) {
-    let k = keys.get(r.key_id);
+  const starts = Array.from({ length: bucketCount }, (_, i) => iso((firstBucket + i) * size * MINUTE_MS));
+  const at = (name: (typeof USAGE_COLUMNS)[number]) => 2 + USAGE_COLUMNS.indexOf(name);
+  const [REQ, REJ, IN, OUT] = [at('requests'), at('rejected'), at('input_tokens'), at('output_tokens')];
+  const keys = new Map<string, { sums: number[]; buckets: KeyUsage['buckets'] }>();
+  for (const r of rows) {
+    let k = keys.get(r[0]);
     if (!k) {
       k = {
-        totals: Object.fromEntries(USAGE_COLUMNS.map((c) => [c, 0])),
-        buckets: Array.from({ length: bucketCount }, (_, i) => ({
-          start_time: iso((firstBucket + i) * size * MINUTE_MS),
+        sums: USAGE_COLUMNS.map(() => 0),
+        buckets: starts.map((start_time) => ({
+          start_time,
           requests: 0,
           rejected: 0,
           input_tokens: 0,
           output_tokens: 0,
         })),
       };
-      keys.set(r.key_id, k);
+      keys.set(r[0], k);
     }
-    for (const c of USAGE_COLUMNS) k.totals[c] += r[c];
-    const slot = k.buckets[r.b - firstBucket];
+    for (let c = 0; c < USAGE_COLUMNS.length; c++) k.sums[c] += r[2 + c] as number;
+    const slot = k.buckets[r[1] - firstBucket];
     if (slot) {
-      slot.requests += r.requests;
-      slot.rejected += r.rejected;
-      slot.input_tokens += r.input_tokens;
-      slot.output_tokens += r.output_tokens;
+      slot.requests += r[REQ] as number;
+      slot.rejected = (slot.rejected ?? 0) + (r[REJ] as number);
+      slot.input_tokens += r[IN] as number;
+      slot.output_tokens += r[OUT] as number;
     }
   }
+  const sum = (k: { sums: number[] }, name: (typeof USAGE_COLUMNS)[number]) => k.sums[at(name) - 2];
   const totals = [...keys].sort(
-    ([a, x], [b, y]) => y.totals.requests - x.totals.requests || (a < b ? -1 : a > b ? 1 : 0),
+    ([a, x], [b, y]) => sum(y, 'requests') - sum(x, 'requests') || (a < b ? -1 : a > b ? 1 : 0),
   );
   const refused = refusedWorkloads(db, keyFilter, { from: fromMinute, to: toMinute, ...byKey });
   return {
     start_time: iso(startMs),
     end_time: iso(endMs),
     bucket: q.bucket,
-    data: totals.map(([keyId, { totals: t, buckets }]) => ({
+    data: totals.map(([keyId, k]) => ({
       key_id: keyId,
-      requests: t.requests,
-      rejected: t.rejected,
-      rejected_by: Object.fromEntries(REJECTION_CAUSES.map((c) => [c, t[REJECTION_COLUMNS[c]]])) as RejectedBy,
+      requests: sum(k, 'requests'),
+      rejected: sum(k, 'rejected'),
+      rejected_by: Object.fromEntries(
+        REJECTION_CAUSES.map((c) => [c, sum(k, REJECTION_COLUMNS[c] as (typeof USAGE_COLUMNS)[number])]),
+      ) as RejectedBy,
       rejected_workloads: refused.get(keyId) ?? [],
-      input_tokens: t.input_tokens,
-      output_tokens: t.output_tokens,
-      buckets,
+      input_tokens: sum(k, 'input_tokens'),
+      output_tokens: sum(k, 'output_tokens'),
+      buckets: k.buckets,
     })),
   };
 }
