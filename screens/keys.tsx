@@ -135,11 +135,34 @@ const expiryField = (initial = ''): FormField => ({
   },
 });
 
+/**
+ * The keys one page shows: the newest, or with `f` those whose name begins with a text, which the
+ * appliance finds by its index among any number of keys (a million: issue 41 §6).
+ */
+const KEYS_PAGE = 500;
+const searchedName = (extra: Record<string, unknown> | undefined): string | null =>
+  typeof extra?.name === 'string' && extra.name !== '' ? extra.name : null;
+const nameQuery = (extra: Record<string, unknown>) => {
+  const name = searchedName(extra);
+  return name === null ? {} : { name };
+};
+/** What the list holds, as the summary begins: the whole list, the newest page of more, or a search. */
+function shownText(rows: number, view: { data?: unknown; state?: { extra?: Record<string, unknown> } } | undefined) {
+  const more = (view?.data as { has_more?: unknown } | undefined)?.has_more === true;
+  const name = searchedName(view?.state?.extra);
+  const keys = (n: number) => `${thousands(n)} key${n === 1 ? '' : 's'}`;
+  if (name !== null)
+    return more
+      ? `the first ${keys(rows)} by name of those beginning "${name}" (type more of it: f)`
+      : `${keys(rows)} whose name begins "${name}" (f: another, empty for all)`;
+  return more ? `the newest ${keys(rows)} of more (f finds one by its name)` : keys(rows);
+}
+
 export const keysScreen = defineScreen<KeyRow>({
   name: 'keys',
   title: 'Gateway keys',
-  resources: () => [
-    { id: 'keys', route: 'listKeys', query: { limit: 500 } },
+  resources: (state) => [
+    { id: 'keys', route: 'listKeys', query: { limit: KEYS_PAGE, ...nameQuery(state.extra) } },
     {
       id: 'rejections',
       route: 'usage',
@@ -230,9 +253,11 @@ export const keysScreen = defineScreen<KeyRow>({
       ].filter(Boolean);
       return `${k.name}: ${said.join(' · ')}`;
     },
-    // the U filter can empty the list: then it says so, not that there are no keys
+    // the U filter or a search by name can empty the list: then it says which, not that there are no keys
     empty: (state) => {
+      const name = searchedName(state.extra);
       const unused = unusedFilterOf(state.extra);
+      if (name !== null) return `No key's name begins "${name}". f searches another name; empty lists every key.`;
       return unused
         ? `No key here: ${UNUSED_FILTER_WORDS[unused]}. U shows the next filter, then every key again.`
         : 'No gateway keys yet. Press n to create one.';
@@ -243,9 +268,10 @@ export const keysScreen = defineScreen<KeyRow>({
         : null;
       const unused = unusedFilterOf(view?.state?.extra);
       const graces = rows.filter((k) => k.status === 'active' && inGrace(k)).length;
+      const shown = shownText(listed(view?.data).length, view);
       const counted = unused
-        ? `${rows.length} of ${listed(view?.data).length} keys: ${UNUSED_FILTER_WORDS[unused]} (U: ${nextUnusedFilter(unused) ? UNUSED_FILTER_WORDS[nextUnusedFilter(unused)!] : 'all keys'})`
-        : `${rows.length} key${rows.length === 1 ? '' : 's'} · ${rows.filter((k) => k.status === 'active').length} active`;
+        ? `${rows.length} of ${shown}: ${UNUSED_FILTER_WORDS[unused]} (U: ${nextUnusedFilter(unused) ? UNUSED_FILTER_WORDS[nextUnusedFilter(unused)!] : 'all keys'})`
+        : `${shown} · ${rows.filter((k) => k.status === 'active').length} active`;
       return `${counted}${graces ? ` · ${graces} in a rotation grace` : ''}${rejected === null ? '' : ` · ${thousands(rejected)} rejected in the last hour`}`;
     },
   },
@@ -509,6 +535,35 @@ export const keysScreen = defineScreen<KeyRow>({
       mutates: false,
       async run(ctx) {
         ctx.setExtra({ unused: nextUnusedFilter(unusedFilterOf(ctx.state.extra)) }, { top: true });
+      },
+    },
+    {
+      key: 'f',
+      label: 'find by name',
+      // on a short line it gives way first: the summary names f whenever the appliance has more keys than the page
+      hintPriority: 35,
+      mutates: false,
+      async run(ctx) {
+        const v = await ctx.form({
+          title: 'Find keys by name',
+          message: [
+            'The appliance lists the keys whose name begins with this text (letter case aside), in name order.',
+            'Empty: every key, newest first.',
+          ],
+          fields: [
+            {
+              kind: 'text',
+              name: 'name',
+              label: 'Name begins',
+              initial: searchedName(ctx.state.extra) ?? '',
+              maxLength: 64,
+            },
+          ],
+          submitLabel: 'find',
+        });
+        if (!v) return;
+        const name = String(v.name ?? '').trim();
+        ctx.setExtra({ name: name === '' ? undefined : name }, { top: true });
       },
     },
     auditHistoryAction<KeyRow>((k) => ({ type: 'gateway_key', search: k.id })),

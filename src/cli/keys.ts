@@ -208,27 +208,42 @@ function budgetChangeOf(values: Values): BudgetChange {
   return change;
 }
 
-/** Every key the appliance lists (it pages them). */
-async function allKeys(client: ApiClient): Promise<GatewayKey[]> {
-  const keys: GatewayKey[] = [];
-  for (let after: string | undefined, pages = 0; pages < 1000; pages++) {
-    const page = (await client.call('listKeys', { query: { limit: 500, ...(after ? { after } : {}) } })).data;
-    keys.push(...(page.data ?? []));
-    if (!page.has_more || !page.next_cursor) break;
+/**
+ * The active keys page by page, each page handed to `take` as it comes: an appliance may hold a
+ * million keys, and only what `take` keeps stays in memory.
+ */
+async function eachActiveKeyPage(client: ApiClient, take: (keys: GatewayKey[]) => void): Promise<void> {
+  for (let after: string | undefined; ;) {
+    const page = (
+      await client.call('listKeys', { query: { status: 'active', limit: 500, ...(after ? { after } : {}) } })
+    ).data;
+    take(page.data ?? []);
+    if (!page.has_more || !page.next_cursor || page.next_cursor === after) return;
     after = page.next_cursor;
   }
-  return keys;
 }
 
-/** A key by its id, or by the name of the one active key called that (any letter case). */
+/**
+ * A key by its id, or by the name of the one active key called that (ASCII letter case aside, as the
+ * appliance compares names): each asked of the appliance's index, never by reading every key.
+ */
 async function findKey(client: ApiClient, ref: string): Promise<GatewayKey> {
-  const keys = await allKeys(client);
-  const byId = keys.find((k) => k.id === ref);
-  if (byId) return byId;
-  const named = keys.filter((k) => k.status === 'active' && k.name.toLowerCase() === ref.toLowerCase());
-  if (named.length === 1) return named[0];
+  if (ref.length <= 100) {
+    const byId = (await client.call('listKeys', { query: { id: ref, limit: 1 } })).data.data ?? [];
+    if (byId[0]?.id === ref) return byId[0];
+  }
+  if (ref.length <= 64) {
+    // in name order the exact name comes before the longer ones it begins
+    const named = (
+      (await client.call('listKeys', { query: { name: ref, status: 'active', limit: 2 } })).data.data ?? []
+    ).filter((k) => k.status === 'active' && sameName(k.name, ref));
+    if (named.length === 1) return named[0];
+  }
   throw new UsageError(`no gateway key with the id or active name "${sanitize(ref, 100)}"`);
 }
+/** Names compared as the appliance does (SQLite's NOCASE): ASCII letters folded, nothing else. */
+const sameName = (a: string, b: string) =>
+  a.replace(/[A-Z]/g, (c) => c.toLowerCase()) === b.replace(/[A-Z]/g, (c) => c.toLowerCase());
 
 const said = (k: GatewayKey) => `${sanitize(k.name, 64)} (${k.id})`;
 
@@ -277,9 +292,10 @@ async function setBudget(client: ApiClient, ref: string, change: BudgetChange): 
 }
 
 async function nearBudget(client: ApiClient, json: boolean): Promise<number> {
-  const near = (await allKeys(client))
-    .filter((k) => k.status === 'active' && isNearBudget(k))
-    .sort((a, b) => (fullestBudget(b)?.share ?? 0) - (fullestBudget(a)?.share ?? 0));
+  // page by page: only the keys near a budget stay in memory
+  const near: GatewayKey[] = [];
+  await eachActiveKeyPage(client, (keys) => near.push(...keys.filter(isNearBudget)));
+  near.sort((a, b) => (fullestBudget(b)?.share ?? 0) - (fullestBudget(a)?.share ?? 0));
   if (json) {
     process.stdout.write(`${JSON.stringify(near, null, 2)}\n`);
     return 0;
@@ -304,9 +320,11 @@ function printTable(head: string[], rows: string[][]): void {
 
 async function unused(client: ApiClient, days: number, json: boolean): Promise<number> {
   const now = Date.now();
-  const idle = (await allKeys(client))
-    .filter((k) => isUnusedFor(k, days, now))
-    .sort((a, b) => Date.parse(a.last_used_at ?? a.created_at) - Date.parse(b.last_used_at ?? b.created_at));
+  const found: GatewayKey[] = [];
+  await eachActiveKeyPage(client, (keys) => found.push(...keys.filter((k) => isUnusedFor(k, days, now))));
+  const idle = found.sort(
+    (a, b) => Date.parse(a.last_used_at ?? a.created_at) - Date.parse(b.last_used_at ?? b.created_at),
+  );
   if (json) {
     process.stdout.write(`${JSON.stringify(idle, null, 2)}\n`);
     return 0;

@@ -22,7 +22,9 @@ export function screenText(screen: AnyScreen, fetched: Fetched[]): string {
       : extractRows(screen.list, primary?.data, related);
     const summary = safe(() => screen.list!.summary?.(rows, { data: primary?.data, state: EMPTY_SCREEN_STATE }));
     if (summary) out.push(sanitize(summary, 500), '');
-    if (rows.length === 0) out.push(sanitize(screen.list.empty ?? 'Nothing to show.', 500));
+    const empty = screen.list.empty;
+    if (rows.length === 0)
+      out.push(sanitize((typeof empty === 'function' ? empty(EMPTY_SCREEN_STATE) : empty) ?? 'Nothing to show.', 500));
     else out.push(...table(screen.list.columns, rows));
     // the rows already join what the list reads from its other resources (keys: last hour's rejections)
   } else {

@@ -95,6 +95,20 @@ export type GatewayKey = z.infer<typeof GatewayKey>;
 export const GatewayKeyList = page(GatewayKey);
 
 /**
+ * The keys list's filters, each answered from an index, so that a page costs the same with a
+ * million keys as with ten. Newest first; with `name`, in name order (letter case aside), the
+ * order its index keeps.
+ */
+export const KeyListQuery = PageQuery.extend({
+  /** keys whose name starts with this text, ASCII letter case aside */
+  name: z.string().min(1).max(64).optional(),
+  status: KeyStatus.optional(),
+  /** the one key of that id (when it passes the other filters): how a client reads a key anew */
+  id: z.string().min(1).max(100).optional(),
+});
+export type KeyListQuery = z.infer<typeof KeyListQuery>;
+
+/**
  * A key's expiry as a request sets it: RFC 3339 with an offset or Z (kept in UTC), in the future;
  * null clears it.
  */
@@ -260,7 +274,7 @@ export type GatewayCallResult = z.infer<typeof GatewayCallResult>;
 
 /** The schemas of this area's routes (routes.ts joins them with route-meta.ts). */
 export const gatewayRoutes = {
-  listKeys: { query: PageQuery, response: GatewayKeyList },
+  listKeys: { query: KeyListQuery, response: GatewayKeyList },
   createKey: { body: CreateKey, response: CreatedKey },
   revokeKey: { params: KeyParams, response: GatewayKey },
   setQuota: { params: KeyParams, body: SetQuota, response: GatewayKey },

@@ -48,7 +48,7 @@ const KEY = { down: '\x1b[B', up: '\x1b[A', pgdn: '\x1b[6~', pgup: '\x1b[5~', es
 const gap = () => new Promise((r) => setTimeout(r, 45 + Math.random() * 30));
 
 /** Times of one kind of key: all of them, and those during which the thread kept its core. */
-interface Kind {
+export interface Kind {
   all: number[];
   kept: number[];
   preempted: number;
@@ -57,7 +57,7 @@ interface Kind {
   /** per key of `all`: the process's other threads ran 1 ms or more during it */
   othersBusy: boolean[];
 }
-interface Samples {
+export interface Samples {
   move: Kind;
   page: Kind;
   filter: Kind;
@@ -67,7 +67,7 @@ interface Samples {
 
 const kind = (): Kind => ({ all: [], kept: [], preempted: 0, stolen: 0, unknown: 0, othersBusy: [] });
 
-async function measure(h: InkHarness, n: number, words: string[]): Promise<Samples> {
+export async function measure(h: InkHarness, n: number, words: string[]): Promise<Samples> {
   const s: Samples = { move: kind(), page: kind(), filter: kind(), clear: kind(), missed: 0 };
   // the screen was just drawn (the harness saw it within 20 ms): the first key comes a gap later,
   // as every other one does, not inside the frame limit's window after that frame
@@ -135,7 +135,7 @@ function threadFigure(label: string, keys: SentKey[]): Figure {
   };
 }
 
-const stat = (xs: number[]) =>
+export const stat = (xs: number[]) =>
   `p50 ${median(xs).toFixed(2)}, p99 ${percentile(xs, 99).toFixed(2)}, max ${Math.max(...xs).toFixed(1)} ms (${xs.length} keys)`;
 
 export async function run(ctx: BenchContext): Promise<Figure[]> {

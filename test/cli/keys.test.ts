@@ -137,4 +137,31 @@ describe('appliance-admin keys', () => {
     const none = await runCli(['keys', 'renew', 'x', '--url', s.url, '--token-file', adminToken]);
     expect([none.code, none.stderr]).toEqual([2, expect.stringMatching(/unknown keys command "renew"/)]);
   });
+
+  it('finds a key by name or id among pages of keys that begin with its name, and lists idle keys from every page', async () => {
+    const db = s.server.db;
+    const add = db.prepare(`INSERT INTO gateway_keys (id, name, status, prefix, secret_hash, created_at, created_by,
+      quota_changed_at) VALUES (?, ?, 'active', ?, ?, ?, 'test', ?)`);
+    const created = ago(90);
+    db.transaction(() => {
+      for (let i = 0; i < 1200; i++)
+        add.run(`key_many${i}`, `Partner-Feed-${i}`, `agk_many${i}`, `hash-many-${i}`, created, created);
+    })();
+    const named = await runCli(['keys', 'expire', 'PARTNER-FEED', '--in', '30d', ...as(adminToken)]);
+    expect(named.code, named.stderr).toBe(0);
+    expect(named.stdout).toMatch(/^partner-feed \(key_\w+\) expires in 30 days/);
+    const byId = await runCli(['keys', 'expire', 'key_many1100', '--never', ...as(adminToken)]);
+    expect(byId.code, byId.stderr).toBe(0);
+    expect(byId.stdout).toBe('Partner-Feed-1100 (key_many1100) does not expire\n');
+    const none = await runCli(['keys', 'expire', 'partner', '--never', ...as(adminToken)]);
+    expect([none.code, none.stderr]).toEqual([
+      2,
+      expect.stringMatching(/no gateway key with the id or active name "partner"/),
+    ]);
+    const idle = await runCli(['keys', 'unused', '--days', '80', '--json', ...as(auditorToken)]);
+    expect(idle.code, idle.stderr).toBe(0);
+    const ids = (JSON.parse(idle.stdout) as { id: string }[]).map((k) => k.id);
+    expect(ids.length).toBe(1200);
+    expect(new Set(ids).size).toBe(1200);
+  });
 });

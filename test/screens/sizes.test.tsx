@@ -162,6 +162,7 @@ const FORMS: { screen: string; row?: string; key: string; title: string; labels:
   },
   { screen: 'keys', row: 'sizes-key', key: 'R', title: 'Rotate sizes-key?', labels: ['Old secret works'] },
   { screen: 'keys', row: 'sizes-key', key: 'E', title: 'Expiry of sizes-key', labels: ['Expires'] },
+  { screen: 'keys', key: 'f', title: 'Find keys by name', labels: ['Name begins'] },
   {
     screen: 'keys',
     row: 'sizes-key',

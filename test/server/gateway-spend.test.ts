@@ -4,7 +4,8 @@ import { fixtureConfig } from '../helpers/fixtures.js';
 import { amountOfNanos, costNanos, Spend as SpendSchema, Usage as UsageSchema } from '../../src/contract/index.js';
 import { recordSpend } from '../../src/server/gateway/spend.js';
 import { recordUsage } from '../../src/server/gateway/metering.js';
-import { spendSegments, sumSpend } from '../../src/server/gateway/spend-summary.js';
+import { sumSpend } from '../../src/server/gateway/spend-summary.js';
+import { segments as timeSegments } from '../../src/server/gateway/time-segments.js';
 
 /**
  * Spend in money (issue 41 §4): the models' prices, each key's cost in usage, and the cost summaries
@@ -168,7 +169,7 @@ it('sums minutes exactly from whole days, whole hours and single minutes (usage 
     });
   const from = day0 + 13 * 60 + 17;
   const to = day0 + 2 * 1440 + 9 * 60 + 41;
-  const segments = spendSegments(from, to, 'day');
+  const segments = timeSegments(from, to, 'day', false);
   expect(new Set(segments.map((g) => g.grain))).toEqual(new Set(['day', 'hour', 'minute']));
   const expected = db
     .prepare(

@@ -82,7 +82,7 @@ export interface ListSpec<Row> {
   fromActionLog?: boolean;
   columns: Column<Row>[];
   rowKey: (row: Row) => string;
-  /** what an empty list means, in plain words; from the screen's state when a filter it sets can empty it (keys' U, N) */
+  /** what an empty list means, in plain words; from the screen's state when a filter or search it sets can empty it (keys: U, f) */
   empty?: string | ((state: ScreenUiState) => string);
   /**
    * one line above the table, from all rows (the filter is noted after it), e.g. "3 connectors · 1 degraded";

@@ -61,15 +61,10 @@ export function quotaCauseOf(rejectedBy: Record<string, unknown> | null | undefi
 const quotaWords = (q: Quota) =>
   `${limitText(q.requests_per_minute)} requests/min, ${limitText(q.tokens_per_minute)} tokens/min, ${limitText(q.tokens_per_day)} tokens/day`;
 
-/** The key as the appliance has it now (the list is paged), or undefined when it is gone. */
+/** The key as the appliance has it now, or undefined when it is gone: the list filtered by its id, one row. */
 async function currentKey(ctx: ActionContext, id: string): Promise<GatewayKey | undefined> {
-  for (let after: string | undefined, pages = 0; pages < 100; pages++) {
-    const page = await ctx.call('listKeys', { query: { limit: 500, ...(after ? { after } : {}) } });
-    const found = (page.data ?? []).find((k) => k.id === id);
-    if (found || !page.has_more || !page.next_cursor) return found;
-    after = page.next_cursor;
-  }
-  return undefined;
+  const page = await ctx.call('listKeys', { query: { id, limit: 1 } });
+  return (page.data ?? []).find((k) => k.id === id);
 }
 
 /**

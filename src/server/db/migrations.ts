@@ -1,6 +1,7 @@
 import type { Db } from './sqlite-driver.js';
 import { chainExisting } from '../governance/chain-existing.js';
 import { catchUpTree, newLogId } from '../audit-chain/tree.js';
+import { rebuildRollup } from '../gateway/usage-rollup.js';
 import { SEARCHED, searchIndexOf, searchRowsSql, type SearchedTable } from './searched.js';
 
 /**
@@ -507,5 +508,40 @@ ALTER TABLE gateway_keys ADD COLUMN budget_per_day_nanos INTEGER;
 ALTER TABLE gateway_keys ADD COLUMN budget_per_month_nanos INTEGER;
 ALTER TABLE gateway_keys ADD COLUMN budget_warn_percent INTEGER NOT NULL DEFAULT 80;
 `,
+  },
+  {
+    version: 15,
+    name: 'gateway keys paged by index, usage by hour and day',
+    // The keys list pages in SQL by its own order (gateway/keys.ts listGatewayKeys): newest first, by
+    // status newest first, or by name for a search by its beginning. Without these a page sorted every
+    // key first: an appliance with a million keys must page as one with ten. The name index, letter
+    // case aside, also answers the check for an active key of the same name at creation. Usage is
+    // kept by the hour and the UTC day too (gateway/usage-rollup.ts), written with each minute row,
+    // so that a day's or a week's usage reads hours and days rather than every minute.
+    sql: `
+CREATE INDEX gateway_keys_created ON gateway_keys (created_at, seq);
+CREATE INDEX gateway_keys_status_created ON gateway_keys (status, created_at, seq);
+CREATE INDEX gateway_keys_name ON gateway_keys (name COLLATE NOCASE, seq);
+CREATE TABLE usage_rollup (
+  grain TEXT NOT NULL CHECK (grain IN ('hour','day')),
+  start_minute INTEGER NOT NULL, -- epoch minute the hour or UTC day starts at
+  key_id TEXT NOT NULL,
+  requests INTEGER NOT NULL DEFAULT 0,
+  rejected INTEGER NOT NULL DEFAULT 0,
+  input_tokens INTEGER NOT NULL DEFAULT 0,
+  output_tokens INTEGER NOT NULL DEFAULT 0,
+  rejected_rpm INTEGER NOT NULL DEFAULT 0,
+  rejected_tpm INTEGER NOT NULL DEFAULT 0,
+  rejected_tpd INTEGER NOT NULL DEFAULT 0,
+  rejected_revoked INTEGER NOT NULL DEFAULT 0,
+  rejected_workload INTEGER NOT NULL DEFAULT 0,
+  rejected_expired INTEGER NOT NULL DEFAULT 0,
+  rejected_rotated INTEGER NOT NULL DEFAULT 0,
+  rejected_budget INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (grain, start_minute, key_id)
+) WITHOUT ROWID;
+`,
+    // the usage already counted, by hour and by day: one pass over the minute rows
+    run: rebuildRollup,
   },
 ];

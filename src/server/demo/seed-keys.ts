@@ -3,7 +3,7 @@ import { costNanos, type GatewayKey, type ModelPrice, type Quota } from '../../c
 import { ApiError } from '../errors.js';
 import {
   createGatewayKey,
-  listGatewayKeys,
+  allGatewayKeys,
   revokeGatewayKey,
   rotateGatewayKey,
   setGatewayKeyExpiry,
@@ -459,7 +459,7 @@ function seedCallsAfterRevocation(
 
 /** The demo's keys still active on this appliance (an operator may have revoked or replaced some), by spec. */
 function activeDemoKeys(db: Db): { spec: DemoKeySpec; key: UsageKey; lastUsedMs: number }[] {
-  const active = listGatewayKeys(db).filter((k) => k.status === 'active');
+  const active = allGatewayKeys(db).filter((k) => k.status === 'active');
   return DEMO_KEYS.flatMap((spec) => {
     const k = active.find((a) => a.name === spec.name && a.created_by === spec.created_by);
     if (!k) return [];

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import * as z from 'zod';
 import type { Db } from '../db/sqlite-driver.js';
+import { decodeCursor, encodeCursor } from '../http/paging.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { iso, newId } from '../ids.js';
 import { hashSecret } from '../tokens.js';
@@ -9,6 +11,7 @@ import {
   nanosOfAmount,
   UNLIMITED,
   type GatewayKey,
+  type Page,
   type KeyBudget,
   type Quota,
   type SetKeyBudget,
@@ -91,11 +94,100 @@ const toKey = (r: KeyRow): GatewayKey => ({
   spend: null,
 });
 
-/** Newest first. Key counts are small (dozens), so the list is paged in memory. */
-export const listGatewayKeys = (db: Db): GatewayKey[] =>
-  (db.prepare(`SELECT ${COLUMNS} FROM gateway_keys k ORDER BY k.created_at DESC, k.seq DESC`).all() as KeyRow[]).map(
-    toKey,
-  );
+/** Where the previous page ended, in the list's order: its last key's creation time or name, and its seq. */
+const AfterCreated = z.strictObject({ c: z.string(), s: z.number().int() });
+const AfterName = z.strictObject({ n: z.string(), s: z.number().int() });
+/** A cursor of the version that paged the list in memory: the last key's id. */
+const AfterId = z.strictObject({ k: z.string() });
+const Cursor = z.union([AfterCreated, AfterName, AfterId]);
+
+/** Above any character a name can hold: a prefix's range ends just before it (UTF-8 compares as code points). */
+const ABOVE_ANY_CHARACTER = String.fromCodePoint(0x10ffff);
+
+export interface KeyListRequest {
+  limit: number;
+  after?: string;
+  /** the name begins with this, ASCII letter case aside */
+  name?: string;
+  status?: GatewayKey['status'];
+  id?: string;
+}
+
+/**
+ * A page of keys, read from an index in the list's order (migration 15) and never more rows than
+ * the page: newest first (by status when asked), or in name order when searching by a name's
+ * beginning. The cursor is the last key's place in that order, so a key created or revoked between
+ * two pages neither repeats nor hides another.
+ */
+export function listGatewayKeys(db: Db, q: KeyListRequest): Page<GatewayKey> {
+  const byName = q.name !== undefined;
+  const where: string[] = [];
+  const params: Record<string, unknown> = { limit: q.limit + 1 };
+  if (q.id !== undefined) {
+    where.push('k.id = @id');
+    params.id = q.id;
+  }
+  if (q.status !== undefined) {
+    where.push('k.status = @status');
+    params.status = q.status;
+  }
+  if (byName) {
+    where.push('k.name COLLATE NOCASE >= @from AND k.name COLLATE NOCASE < @to');
+    params.from = q.name;
+    params.to = q.name + ABOVE_ANY_CHARACTER;
+  }
+  if (q.after !== undefined) {
+    const at = cursorPlace(db, decodeCursor(q.after, Cursor), byName);
+    if (byName) {
+      where.push('(k.name COLLATE NOCASE > @n OR (k.name COLLATE NOCASE = @n AND k.seq > @s))');
+      Object.assign(params, { n: at.n, s: at.s });
+    } else {
+      where.push('(k.created_at < @c OR (k.created_at = @c AND k.seq < @s))');
+      Object.assign(params, { c: at.c, s: at.s });
+    }
+  }
+  const order = byName ? 'k.name COLLATE NOCASE, k.seq' : 'k.created_at DESC, k.seq DESC';
+  const rows = db
+    .prepare(
+      `SELECT ${COLUMNS}, k.seq AS seq FROM gateway_keys k ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+      ORDER BY ${order} LIMIT @limit`,
+    )
+    .all(params) as (KeyRow & { seq: number })[];
+  const has_more = rows.length > q.limit;
+  const page = rows.slice(0, q.limit);
+  const last = page.at(-1);
+  return {
+    data: page.map(toKey),
+    has_more,
+    next_cursor:
+      has_more && last
+        ? encodeCursor(byName ? { n: last.name, s: last.seq } : { c: last.created_at, s: last.seq })
+        : null,
+  };
+}
+
+/** A cursor's place in the list's order; an id cursor (an older server's) is looked up. */
+function cursorPlace(db: Db, cursor: z.infer<typeof Cursor>, byName: boolean): { c: string; n: string; s: number } {
+  if ('k' in cursor) {
+    const row = db
+      .prepare('SELECT created_at AS c, name AS n, seq AS s FROM gateway_keys WHERE id = ?')
+      .get(cursor.k) as { c: string; n: string; s: number } | undefined;
+    if (!row) throw badRequest('invalid cursor', [{ name: 'after', reason: 'the key it points at no longer exists' }]);
+    return row;
+  }
+  if (byName !== 'n' in cursor)
+    throw badRequest('invalid cursor', [
+      {
+        name: 'after',
+        reason: `a cursor of the list ${byName ? 'without' : 'with'} name; ask again from the first page`,
+      },
+    ]);
+  return 'n' in cursor ? { c: '', n: cursor.n, s: cursor.s } : { c: cursor.c, n: '', s: cursor.s };
+}
+
+/** Every key, oldest first, for the demo's seeding (a demo holds a few dozen). */
+export const allGatewayKeys = (db: Db): GatewayKey[] =>
+  (db.prepare(`SELECT ${COLUMNS} FROM gateway_keys k ORDER BY k.seq`).all() as KeyRow[]).map(toKey);
 
 export function getGatewayKey(db: Db, id: string): GatewayKey | undefined {
   const row = db.prepare(`SELECT ${COLUMNS} FROM gateway_keys k WHERE k.id = ?`).get(id) as KeyRow | undefined;

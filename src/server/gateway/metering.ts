@@ -1,26 +1,16 @@
 import type { Db } from '../db/sqlite-driver.js';
-import { REJECTION_CAUSES, type Quota, type RejectedBy, type RejectionCause } from '../../contract/index.js';
+import { REJECTION_CAUSES, type Quota, type RejectedBy } from '../../contract/index.js';
 import { touchGatewayKey } from './keys.js';
 import { costNanos, type ModelPrice } from '../../contract/index.js';
 import { recordSpend } from './spend.js';
 import { checkBudget, hasBudget, keyBudgetOf } from './budget.js';
+import { REJECTION_COLUMNS } from './rejection-columns.js';
+import { addToRollup } from './usage-rollup.js';
 
 const MINUTE_MS = 60_000;
 const DAY_MINUTES = 1440;
 
 export const epochMinute = (ms: number): number => Math.floor(ms / MINUTE_MS);
-
-/** The usage_minutes column counting each cause; `rejected` is their sum. */
-export const REJECTION_COLUMNS: Record<RejectionCause, string> = {
-  requests_per_minute: 'rejected_rpm',
-  tokens_per_minute: 'rejected_tpm',
-  tokens_per_day: 'rejected_tpd',
-  revoked: 'rejected_revoked',
-  unknown_workload: 'rejected_workload',
-  expired: 'rejected_expired',
-  rotated: 'rejected_rotated',
-  budget: 'rejected_budget',
-};
 
 export interface UsageCounts {
   requests?: number;
@@ -44,15 +34,21 @@ export function recordUsage(db: Db, keyId: string, minute: number, counts: Usage
     upserts.set(db, upsert);
   }
   const byCause = Object.fromEntries(REJECTION_CAUSES.map((c) => [REJECTION_COLUMNS[c], counts.rejected_by?.[c] ?? 0]));
-  upsert.run({
-    key_id: keyId,
-    minute: Math.floor(minute),
+  const row = {
     requests: counts.requests ?? 0,
     rejected: Object.values(byCause).reduce((a, b) => a + b, 0),
     input_tokens: counts.input_tokens ?? 0,
     output_tokens: counts.output_tokens ?? 0,
     ...byCause,
-  });
+  };
+  const at = Math.floor(minute);
+  // the minute and its hour and day move together, or not at all
+  const write = () => {
+    upsert.run({ key_id: keyId, minute: at, ...row });
+    addToRollup(db, keyId, at, row);
+  };
+  if (db.inTransaction) write();
+  else db.transaction(write)();
 }
 
 /**

@@ -1,39 +1,5 @@
 import type { Db } from '../db/sqlite-driver.js';
-import type { UsageBucketSize } from '../../contract/index.js';
-
-const GRAIN_MINUTES: Record<UsageBucketSize, number> = { minute: 1, hour: 60, day: 1440 };
-const LARGEST_FIRST: UsageBucketSize[] = ['day', 'hour', 'minute'];
-
-/** A run of whole buckets of one grain of usage_spend: start minutes in [from, to). */
-export interface SpendSegment {
-  grain: UsageBucketSize;
-  from: number;
-  to: number;
-}
-
-/**
- * The minutes [fromMinute, toMinute) as whole days, whole hours and single minutes, the largest grain
- * first and none larger than `largest`: the sums over these rows are exactly the minutes' sums, and a
- * month reads its days, not forty thousand minutes. Each grain's buckets are UTC-aligned, as
- * recordSpend writes them.
- */
-export function spendSegments(fromMinute: number, toMinute: number, largest: UsageBucketSize): SpendSegment[] {
-  const grains = LARGEST_FIRST.slice(LARGEST_FIRST.indexOf(largest));
-  const out: SpendSegment[] = [];
-  const split = (from: number, to: number, i: number) => {
-    if (from >= to) return;
-    const grain = grains[i];
-    const size = GRAIN_MINUTES[grain];
-    const a = Math.ceil(from / size) * size;
-    const b = Math.floor(to / size) * size;
-    if (a >= b) return split(from, to, i + 1);
-    split(from, a, i + 1);
-    out.push({ grain, from: a, to: b });
-    split(b, to, i + 1);
-  };
-  split(fromMinute, toMinute, 0);
-  return out;
-}
+import type { Segment } from './time-segments.js';
 
 /** A sum of spend rows. */
 export interface SpendSums {
@@ -57,7 +23,7 @@ export type SpendColumn = 'key_id' | 'model_id' | 'workload';
  */
 export function sumSpend(
   db: Db,
-  segments: SpendSegment[],
+  segments: Segment[],
   column: SpendColumn,
   o: { keyId?: string; groups?: string[]; bucketMinutes?: number } = {},
 ): (SpendSums & { g: string; b: number | null })[] {

@@ -11,8 +11,10 @@ import {
   type Usage,
   type UsageBucketSize,
 } from '../../contract/index.js';
-import { REJECTION_COLUMNS } from './metering.js';
-import { spendSegments, sumSpend } from './spend-summary.js';
+import { REJECTION_COLUMNS } from './rejection-columns.js';
+import { sumSpend } from './spend-summary.js';
+import { segments } from './time-segments.js';
+import { USAGE_COLUMNS, usageSource } from './usage-rollup.js';
 
 const MINUTE_MS = 60_000;
 const DEFAULT_RANGE_MS = 24 * 3600_000;
@@ -35,94 +37,99 @@ export interface UsageRequest {
  * gives the same answer, and ETag, for a minute. Buckets are aligned to UTC hours or days, so the
  * first one may start before start_time; every bucket that overlaps the range is listed, empty
  * ones with zeros. Keys with no rows in the range are left out: an empty `data` means no traffic.
- * Cost comes from the spend kept beside the usage (spend-summary.ts), over the same minutes; a call
- * with usage but no spend (metered before costs were kept) counts as unpriced.
+ * Whole days and hours are read from their own rows (usage_rollup, usage_spend), only the range's
+ * ragged ends from minutes. Cost comes from the spend kept beside the usage, over the same
+ * segments; a call with usage but no spend (metered before costs were kept) counts as unpriced.
  */
 export function queryUsage(db: Db, q: UsageRequest, nowMs: number, currency: string | null): Usage {
   const { startMs, endMs, size, fromMinute, toMinute, firstBucket, bucketCount } = usageRange(q, nowMs);
 
   const keyFilter = q.key_id !== undefined ? 'AND key_id = @key_id' : '';
-  const params = { from: fromMinute, to: toMinute, ...(q.key_id !== undefined ? { key_id: q.key_id } : {}) };
-  const totals = db
+  // whole days and hours from their own rows; a range past the current minute has nothing after
+  // its end, so its last hour or day is read whole
+  const parts = segments(fromMinute, toMinute, q.bucket, toMinute > Math.floor(nowMs / MINUTE_MS));
+  const source = usageSource(parts, keyFilter);
+  const byKey = q.key_id !== undefined ? { key_id: q.key_id } : {};
+  const params = { ...source.params, ...byKey };
+  // One pass, rows as arrays rather than objects (a week of a busy gateway is thousands of keys
+  // times its buckets): each key's counts by bucket; its totals are its buckets added up. Size is
+  // inlined: a bound JS number arrives as REAL, and minute / 60.0 is not a bucket number.
+  const rows = db
     .prepare(
-      `SELECT key_id, SUM(requests) AS requests, SUM(rejected) AS rejected,
-      SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,
-      ${REJECTION_CAUSES.map((c) => `SUM(${REJECTION_COLUMNS[c]}) AS ${c}`).join(', ')}
-    FROM usage_minutes WHERE minute >= @from AND minute < @to ${keyFilter}
-    GROUP BY key_id ORDER BY requests DESC, key_id`,
-    )
-    .all(params) as (Omit<KeyUsage, 'buckets' | 'rejected_by'> & RejectedBy)[];
-  if (totals.length === 0)
-    return { start_time: iso(startMs), end_time: iso(endMs), bucket: q.bucket, currency, data: [] };
-
-  // size is inlined: a bound JS number arrives as REAL, and minute / 60.0 is not a bucket number
-  const perBucket = db
-    .prepare(
-      `SELECT key_id, minute / ${size} AS b, SUM(requests) AS requests, SUM(rejected) AS rejected,
-      SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens
-    FROM usage_minutes WHERE minute >= @from AND minute < @to ${keyFilter}
+      `SELECT key_id, m / ${size} AS b, ${USAGE_COLUMNS.map((c) => `SUM(${c})`).join(', ')}
+    FROM (${source.sql})
     GROUP BY key_id, b`,
     )
-    .all(params) as {
-    key_id: string;
-    b: number;
-    requests: number;
-    rejected: number;
-    input_tokens: number;
-    output_tokens: number;
-  }[];
+    .raw()
+    .all(params) as [string, number, ...number[]][];
+  if (rows.length === 0)
+    return { start_time: iso(startMs), end_time: iso(endMs), bucket: q.bucket, currency, data: [] };
 
-  const series = new Map(
-    totals.map((t) => [
-      t.key_id,
-      Array.from({ length: bucketCount }, (_, i) => ({
-        start_time: iso((firstBucket + i) * size * MINUTE_MS),
-        requests: 0,
-        rejected: 0,
-        input_tokens: 0,
-        output_tokens: 0,
-        cost: 0,
-        unpriced_requests: 0,
-      })),
-    ]),
-  );
-  for (const r of perBucket) {
-    const slot = series.get(r.key_id)![r.b - firstBucket];
-    slot.requests = r.requests;
-    slot.rejected = r.rejected;
-    slot.input_tokens = r.input_tokens;
-    slot.output_tokens = r.output_tokens;
-    // calls metered before costs were kept have no spend row: their cost is not known
-    slot.unpriced_requests = r.requests;
+  const starts = Array.from({ length: bucketCount }, (_, i) => iso((firstBucket + i) * size * MINUTE_MS));
+  const at = (name: (typeof USAGE_COLUMNS)[number]) => 2 + USAGE_COLUMNS.indexOf(name);
+  const [REQ, REJ, IN, OUT] = [at('requests'), at('rejected'), at('input_tokens'), at('output_tokens')];
+  const keys = new Map<string, { sums: number[]; buckets: KeyUsage['buckets']; costNanos: number }>();
+  for (const r of rows) {
+    let k = keys.get(r[0]);
+    if (!k) {
+      k = {
+        sums: USAGE_COLUMNS.map(() => 0),
+        buckets: starts.map((start_time) => ({
+          start_time,
+          requests: 0,
+          rejected: 0,
+          input_tokens: 0,
+          output_tokens: 0,
+          cost: 0,
+          unpriced_requests: 0,
+        })),
+        costNanos: 0,
+      };
+      keys.set(r[0], k);
+    }
+    for (let c = 0; c < USAGE_COLUMNS.length; c++) k.sums[c] += r[2 + c] as number;
+    const slot = k.buckets[r[1] - firstBucket];
+    if (slot) {
+      slot.requests += r[REQ] as number;
+      slot.rejected = (slot.rejected ?? 0) + (r[REJ] as number);
+      slot.input_tokens += r[IN] as number;
+      slot.output_tokens += r[OUT] as number;
+      // calls metered before costs were kept have no spend row: their cost is not known
+      slot.unpriced_requests = slot.requests;
+    }
   }
-  const costNanos = new Map<string, number>();
-  for (const c of sumSpend(db, spendSegments(fromMinute, toMinute, q.bucket), 'key_id', {
-    keyId: q.key_id,
-    bucketMinutes: size,
-  })) {
-    const slot = series.get(c.g)?.[c.b! - firstBucket];
-    if (!slot) continue;
+  // the spend of the same segments, by key and bucket
+  for (const c of sumSpend(db, parts, 'key_id', { keyId: q.key_id, bucketMinutes: size })) {
+    const k = keys.get(c.g);
+    const slot = k?.buckets[c.b! - firstBucket];
+    if (!k || !slot) continue;
     slot.cost = amountOfNanos(c.cost_nanos);
     slot.unpriced_requests = Math.max(0, slot.requests - c.requests) + c.unpriced_requests;
-    costNanos.set(c.g, (costNanos.get(c.g) ?? 0) + c.cost_nanos);
+    k.costNanos += c.cost_nanos;
   }
-  const refused = refusedWorkloads(db, keyFilter, params);
+  const sum = (k: { sums: number[] }, name: (typeof USAGE_COLUMNS)[number]) => k.sums[at(name) - 2];
+  const totals = [...keys].sort(
+    ([a, x], [b, y]) => sum(y, 'requests') - sum(x, 'requests') || (a < b ? -1 : a > b ? 1 : 0),
+  );
+  const refused = refusedWorkloads(db, keyFilter, { from: fromMinute, to: toMinute, ...byKey });
   return {
     start_time: iso(startMs),
     end_time: iso(endMs),
     bucket: q.bucket,
     currency,
-    data: totals.map((t) => ({
-      key_id: t.key_id,
-      requests: t.requests,
-      rejected: t.rejected,
-      rejected_by: Object.fromEntries(REJECTION_CAUSES.map((c) => [c, t[c]])) as RejectedBy,
-      rejected_workloads: refused.get(t.key_id) ?? [],
-      input_tokens: t.input_tokens,
-      output_tokens: t.output_tokens,
-      cost: amountOfNanos(costNanos.get(t.key_id) ?? 0),
-      unpriced_requests: series.get(t.key_id)!.reduce((n, b) => n + b.unpriced_requests, 0),
-      buckets: series.get(t.key_id)!,
+    data: totals.map(([keyId, k]) => ({
+      key_id: keyId,
+      requests: sum(k, 'requests'),
+      rejected: sum(k, 'rejected'),
+      rejected_by: Object.fromEntries(
+        REJECTION_CAUSES.map((c) => [c, sum(k, REJECTION_COLUMNS[c] as (typeof USAGE_COLUMNS)[number])]),
+      ) as RejectedBy,
+      rejected_workloads: refused.get(keyId) ?? [],
+      input_tokens: sum(k, 'input_tokens'),
+      output_tokens: sum(k, 'output_tokens'),
+      cost: amountOfNanos(k.costNanos),
+      unpriced_requests: k.buckets.reduce((n, b) => n + b.unpriced_requests, 0),
+      buckets: k.buckets,
     })),
   };
 }

@@ -1,8 +1,19 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { DB_FILE, openDatabase } from '../../../src/server/db/open.js';
 import { migrations } from '../../../src/server/db/migrations.js';
+import Database from '../../../src/server/db/sqlite-driver.js';
+import { rebuildRollup } from '../../../src/server/gateway/usage-rollup.js';
 import { createRng } from '../../../src/server/demo/prng.js';
 import { costNanos, type ModelPrice } from '../../../src/contract/index.js';
 import { nowMs } from './stats.js';
@@ -59,6 +70,8 @@ export function ensureGatewayDb(
   if (existsSync(join(dir, 'meta.json'))) return { dir, ...JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8')) };
   const tmp = `${dir}.tmp`;
   rmSync(tmp, { recursive: true, force: true });
+  const upgraded = upgradeOlder(outDir, `gateway-${keys}-${usageMinutes}-g${GENERATOR_VERSION}-`, tmp, dir, log);
+  if (upgraded) return upgraded;
   log(
     `generating ${keys.toLocaleString('en-US')} keys and ${usageMinutes.toLocaleString('en-US')} usage minutes (once; cached)`,
   );
@@ -159,6 +172,8 @@ export function ensureGatewayDb(
         for (const [start, t] of map) spend.run(grain, k, start, model, workload, ...t);
     })();
   }
+  // the hours and days the front door keeps beside the minutes (written here in bulk, as the upgrade does)
+  if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'usage_rollup'").get()) rebuildRollup(db);
   log(`  usage in ${((nowMs() - started) / 1000).toFixed(0)} s; analyzing`);
   db.exec('ANALYZE');
   db.pragma('wal_checkpoint(TRUNCATE)');
@@ -177,6 +192,41 @@ export function ensureGatewayDb(
   renameSync(tmp, dir);
   log(`generated in ${meta.seconds} s`);
   return { dir, ...meta };
+}
+
+/**
+ * The same generation cached under an older schema, copied and upgraded as an appliance upgrades
+ * (its migrations run on the data as it is), then analyzed: seconds where generating takes minutes.
+ * Null when there is none.
+ */
+function upgradeOlder(outDir: string, prefix: string, tmp: string, dir: string, log: (m: string) => void) {
+  const candidates = readdirSync(outDir)
+    .filter((d) => d.startsWith(prefix) && !d.endsWith('.tmp') && existsSync(join(outDir, d, 'meta.json')))
+    .map((d) => join(outDir, d));
+  for (const older of candidates) {
+    // checked on a copy: even a read-only open of a database in WAL mode leaves files beside it
+    mkdirSync(tmp, { recursive: true });
+    copyFileSync(join(older, DB_FILE), join(tmp, DB_FILE));
+    const probe = new Database(join(tmp, DB_FILE));
+    const applied = new Set(probe.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
+    probe.close();
+    // an older schema: every migration it has is one of ours, and some of ours are missing
+    if (![...applied].every((v) => migrations.some((m) => m.version === v)) || applied.size >= migrations.length) {
+      rmSync(tmp, { recursive: true, force: true });
+      continue;
+    }
+    log(`upgrading a copy of ${older} to this schema (once; cached)`);
+    const started = nowMs();
+    const db = openDatabase(tmp);
+    db.exec('ANALYZE');
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.close();
+    copyFileSync(join(older, 'meta.json'), join(tmp, 'meta.json'));
+    renameSync(tmp, dir);
+    log(`upgraded in ${((nowMs() - started) / 1000).toFixed(0)} s`);
+    return { dir, ...(JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8')) as Omit<GatewayDb, 'dir'>) };
+  }
+  return null;
 }
 
 /** A private copy of the cached database in a fresh data directory, for a run that writes (the front door). */
