@@ -98,8 +98,7 @@ async function dashboardOnce(argv: string[], dir: string, switchTo: (name: strin
       ca: parsed.ca,
       ...(parsed.auditKey ? { auditKey: parsed.auditKey } : {}),
       // a fork the kept checkpoint's consistency proof finds is kept where the CLI's own checks keep theirs
-      writeFork: async (evidence, foundAt) =>
-        new (await import('./checkpoint-state.js')).CheckpointState(process.env).writeFork(evidence, foundAt),
+      writeFork: app.writeForkEvidence,
       session,
       refreshMs: parsed.refreshMs,
       readOnly: parsed.readOnly,

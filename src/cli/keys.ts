@@ -278,13 +278,14 @@ async function expire(client: ApiClient, ref: string, expiresAt: string | null):
 
 async function setBudget(client: ApiClient, ref: string, change: BudgetChange): Promise<number> {
   const key = await findKey(client, ref);
-  // what is left out stays as the key has it
+  // what is left out stays as the key has it (an appliance that says no budget has none)
+  const had = key.budget ?? { per_day: null, per_month: null, warn_percent: undefined };
   const { data: after } = await client.call('setKeyBudget', {
     params: { id: key.id },
     body: {
-      per_day: change.per_day === undefined ? key.budget.per_day : change.per_day,
-      per_month: change.per_month === undefined ? key.budget.per_month : change.per_month,
-      warn_percent: change.warn_percent ?? key.budget.warn_percent,
+      per_day: change.per_day === undefined ? had.per_day : change.per_day,
+      per_month: change.per_month === undefined ? had.per_month : change.per_month,
+      warn_percent: change.warn_percent ?? had.warn_percent,
     },
   });
   printOut(`${said(after)}: ${budgetText(after) ?? 'no budget'}${spentText(after) ? `; ${spentText(after)}` : ''}`);

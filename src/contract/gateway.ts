@@ -86,8 +86,8 @@ export const GatewayKey = z.object({
    * later rotation ends the grace, it is refused (401, cause `rotated`); null: never rotated
    */
   previous_valid_until: Timestamp.nullable(),
-  /** the key's money budgets; both null: none */
-  budget: KeyBudget,
+  /** the key's money budgets; both null: none; null: not said by this appliance (one without budgets) */
+  budget: KeyBudget.nullable(),
   /** what the key spent today and this month (UTC); null when the appliance has no pricing */
   spend: KeySpend.nullable(),
 });

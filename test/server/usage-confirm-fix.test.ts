@@ -69,6 +69,9 @@ describe('usage in minute buckets', () => {
       rejected: 3,
       input_tokens: 8,
       output_tokens: 0,
+      // usage recorded without its spend (as before costs were kept): its cost is not known
+      cost: 0,
+      unpriced_requests: 4,
     });
     expect(entry.buckets[59]).toMatchObject({ start_time: '2026-03-01T10:59:00Z', requests: 2, rejected: 0 });
     const busy = entry.buckets.filter((b: { requests: number; rejected: number }) => b.requests || b.rejected);

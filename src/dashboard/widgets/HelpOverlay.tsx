@@ -41,6 +41,26 @@ function helpLines(entries: HelpEntry[], width: number): HelpEntry[] {
   });
 }
 
+/**
+ * A screen's actions two to a line when every one fits half the width whole (a wide terminal and a
+ * screen with many actions: the keys screen's help stays one page at 120x40); else one a line.
+ * Two are paired only when both are dimmed or neither is: a line is dimmed whole.
+ */
+function sideBySide(entries: HelpEntry[], width: number): HelpEntry[] {
+  const half = Math.floor((width - 2) / 2);
+  const fits = (e: HelpEntry) => widthOf(e.key) < KEY_WIDTH && widthOf(e.text) < half - KEY_WIDTH;
+  if (entries.length < 6 || !entries.every(fits)) return entries;
+  const out: HelpEntry[] = [];
+  for (let i = 0; i < entries.length; i++) {
+    const [a, b] = [entries[i], entries[i + 1]];
+    if (b && !!a.dim === !!b.dim) {
+      out.push({ key: a.key, text: `${fit(a.text, half - KEY_WIDTH)}${fit(b.key, KEY_WIDTH)}${b.text}`, dim: a.dim });
+      i++;
+    } else out.push(a);
+  }
+  return out;
+}
+
 export function HelpOverlay({ screen, bindings, actions, commands, width, height, isActive = true }: HelpProps) {
   const entries: HelpEntry[] = [
     { key: '', text: 'Keys everywhere', head: true },
@@ -48,11 +68,14 @@ export function HelpOverlay({ screen, bindings, actions, commands, width, height
     { key: '', text: '' },
     { key: '', text: `Actions on this screen (${screen})`, head: true },
     ...(actions.length ? [] : [{ key: '', text: 'none: this screen only shows data', dim: true }]),
-    ...actions.map((a) => ({
-      key: a.key,
-      text: `${a.label}${a.mutates ? ' (changes the appliance)' : ''}${a.disabled ? ` — ✕ ${a.disabled.reason}` : ''}`,
-      dim: !!a.disabled,
-    })),
+    ...sideBySide(
+      actions.map((a) => ({
+        key: a.key,
+        text: `${a.label}${a.mutates ? ' (changes the appliance)' : ''}${a.disabled ? ` — ✕ ${a.disabled.reason}` : ''}`,
+        dim: !!a.disabled,
+      })),
+      width,
+    ),
     { key: '', text: '' },
     { key: '', text: 'Commands after : (Tab completes them and their arguments)', head: true },
     ...commands.map(([name, text]) => ({ key: name, text })),

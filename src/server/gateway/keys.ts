@@ -12,7 +12,6 @@ import {
   UNLIMITED,
   type GatewayKey,
   type Page,
-  type KeyBudget,
   type Quota,
   type SetKeyBudget,
 } from '../../contract/index.js';
@@ -355,7 +354,11 @@ function budgetColumns(b: SetKeyBudget | undefined): {
  * Sets or clears (null) a key's day and month budgets and its warning share; a revoked key's are
  * frozen (409). The front door reads them in its transaction, so the next call is held to them.
  */
-export function setGatewayKeyBudget(db: Db, id: string, budget: SetKeyBudget): { key: GatewayKey; from: KeyBudget } {
+export function setGatewayKeyBudget(
+  db: Db,
+  id: string,
+  budget: SetKeyBudget,
+): { key: GatewayKey; from: GatewayKey['budget'] } {
   const before = mustGet(db, id);
   if (before.status === 'revoked') throw conflict(`gateway key ${id} is revoked; its budget can no longer change`);
   const b = budgetColumns(budget);
