@@ -26,7 +26,8 @@ export function seedKeyBudget(db: Db, config: ServerConfig, keys: SeededKey[], n
     return;
   }
   const today = keySpendNow(db, seeded.id, epochMinute(now)).today / 1e9;
-  const per_day = Math.max(1, Math.ceil(today / SHARE_AT_SEED));
+  // to the cent: the demo's keys spend cents a day, and a whole unit would put the key far from its budget
+  const per_day = Math.max(0.01, Math.ceil((today / SHARE_AT_SEED) * 100) / 100);
   const { key } = setGatewayKeyBudget(db, seeded.id, { per_day, per_month: null });
   // set by an administrator three weeks ago (the audit trail tells of it)
   seeded.budget = { at_ms, to: key.budget };
