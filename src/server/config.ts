@@ -148,7 +148,7 @@ const PricePerMillion = z
  * input and output tokens. A model absent here is unpriced: its calls are counted as such, never as
  * free; a local model that costs nothing says so with two zeros.
  */
-export const Pricing = z.strictObject({
+const Pricing = z.strictObject({
   currency: z.string().regex(CURRENCY_PATTERN, 'an ISO 4217 code such as EUR or USD'),
   models: z
     .record(
@@ -157,7 +157,6 @@ export const Pricing = z.strictObject({
     )
     .default({}),
 });
-export type PricingConfig = z.infer<typeof Pricing>;
 
 export const ServerConfig = z.strictObject({
   appliance: z
