@@ -13,6 +13,8 @@ import { asTreeCheckpoint, verifyTreeCheckpoint } from './tree-checkpoint.js';
 import type { Trust } from './verify-trail.js';
 
 const n = thousands;
+/** Findings listed at most (as verify-trail.ts lists them): a hostile copy must not grow the report with its size. */
+const MAX_LISTED = 100;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export interface CopyCheckpoints {
@@ -37,6 +39,11 @@ export async function checkpointsOfCopy(
   const bySeq = new Map<number, Checkpoint>();
   let unverified: Checkpoint | null = null;
   let line = 0;
+  let unlisted = 0;
+  const finding = (text: string) => {
+    if (out.findings.length < MAX_LISTED) out.findings.push(text);
+    else unlisted++;
+  };
   for await (const batch of byteLines(chunks)) {
     for (const l of batch) {
       line++;
@@ -47,7 +54,7 @@ export async function checkpointsOfCopy(
       out.count++;
       const c = checkpointOf(m.msg);
       if (typeof c === 'string') {
-        out.findings.push(`line ${n(line)}: a checkpoint message that is not one (${c})`);
+        finding(`line ${n(line)}: a checkpoint message that is not one (${c})`);
         continue;
       }
       const key = trust.keys.get(c.key_fingerprint);
@@ -61,7 +68,7 @@ export async function checkpointsOfCopy(
       const valid =
         typeof tree === 'string' ? checkpointSignatureValid(c, key) : verifyTreeCheckpoint(tree, trust).ok === true;
       if (!valid) {
-        out.findings.push(
+        finding(
           `line ${n(line)}: the checkpoint #${n(c.seq)} of ${c.at} does not verify with ${trust.source}: ` +
             'it was changed in the copy',
         );
@@ -69,13 +76,14 @@ export async function checkpointsOfCopy(
       }
       const before = bySeq.get(c.seq);
       if (before && before.hash !== c.hash)
-        out.findings.push(
+        finding(
           `line ${n(line)}: two checkpoints signed for entry #${n(c.seq)} with different hashes (${before.at}, ` +
             `${c.at}): the appliance signed two histories`,
         );
       else if (!before) bySeq.set(c.seq, c);
     }
   }
+  if (unlisted) out.findings.push(`${n(unlisted)} more checkpoint findings like these, not listed`);
   out.signed = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
   out.newest = out.signed.at(-1) ?? (trust.keys.size === 0 ? unverified : null);
   return out;

@@ -3,7 +3,6 @@ import { conflict, notFound } from '../errors.js';
 import {
   createGatewayKey,
   gatewayKeyName,
-  getGatewayKey,
   listGatewayKeys,
   revokeGatewayKey,
   rotateGatewayKey,
@@ -25,7 +24,7 @@ export const gatewayGroup: GroupFactory = ({ app, db, config }) => {
   /** An attempt on a key that failed or was denied: the key named as it is, if it exists. */
   const keyTarget = ({ params }: { params: Record<string, string> }): Target => {
     const id = params.id ?? null;
-    return { type: 'gateway_key', id, name: id === null ? null : (getGatewayKey(db, id)?.name ?? null) };
+    return { type: 'gateway_key', id, name: id === null ? null : gatewayKeyName(db, id) };
   };
   const newKeyTarget = ({ body }: { body: unknown }): Target => {
     const name = body && typeof body === 'object' ? (body as Record<string, unknown>).name : undefined;
@@ -135,7 +134,7 @@ export const gatewayGroup: GroupFactory = ({ app, db, config }) => {
         audit: { action: 'gateway.key.budget', target: keyTarget },
         run: ({ params, body }, ctx) => {
           // a missing key is a 404 before the appliance's lack of pricing is a 409
-          if (!getGatewayKey(ctx.db, params.id)) throw notFound(`no gateway key ${params.id}`);
+          if (gatewayKeyName(ctx.db, params.id) === null) throw notFound(`no gateway key ${params.id}`);
           needsPricing();
           const { key, from } = setGatewayKeyBudget(ctx.db, params.id, body);
           return {
@@ -149,7 +148,7 @@ export const gatewayGroup: GroupFactory = ({ app, db, config }) => {
         allow: 'any role',
         audit: null,
         run: ({ query }, ctx) => {
-          if (query.key_id !== undefined && !getGatewayKey(ctx.db, query.key_id))
+          if (query.key_id !== undefined && gatewayKeyName(ctx.db, query.key_id) === null)
             throw notFound(`no gateway key ${query.key_id}`);
           return { body: queryUsage(ctx.db, query, Date.now(), currencyOf(config)) };
         },
@@ -158,7 +157,7 @@ export const gatewayGroup: GroupFactory = ({ app, db, config }) => {
         allow: 'any role',
         audit: null,
         run: ({ query }, ctx) => {
-          if (query.key_id !== undefined && !getGatewayKey(ctx.db, query.key_id))
+          if (query.key_id !== undefined && gatewayKeyName(ctx.db, query.key_id) === null)
             throw notFound(`no gateway key ${query.key_id}`);
           const nameOf =
             query.group_by === 'key'
