@@ -188,7 +188,7 @@ function cursorPlace(db: Db, cursor: z.infer<typeof Cursor>, byName: boolean): {
 export const allGatewayKeys = (db: Db): GatewayKey[] =>
   (db.prepare(`SELECT ${COLUMNS} FROM gateway_keys k ORDER BY k.seq`).all() as KeyRow[]).map(toKey);
 
-export function getGatewayKey(db: Db, id: string): GatewayKey | undefined {
+function getGatewayKey(db: Db, id: string): GatewayKey | undefined {
   const row = db.prepare(`SELECT ${COLUMNS} FROM gateway_keys k WHERE k.id = ?`).get(id) as KeyRow | undefined;
   return row && toKey(row);
 }
