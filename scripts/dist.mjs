@@ -7,9 +7,9 @@
 // The single file's main script (src/cli/single-file.ts) is small and compiled with its code cache
 // when the blob is made; the dashboard and the other commands are two CommonJS bundles among its
 // assets, run with V8's code cache as the npm build's dashboard is (docs/install.md tells why).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -167,16 +167,16 @@ export async function buildSingleFile({ outFile, node = node24(), commit = build
     const temp = `${outFile}.${process.pid}.tmp`;
     copyFileSync(node, temp);
     chmodSync(temp, 0o755);
-    const { inject } = createRequire(import.meta.url)('postject');
-    // postject's own notes on the binary's sections (ELF's .note.100) go to the console: only its errors matter
-    const log = console.log;
-    console.log = () => undefined;
-    try {
-      await inject(temp, 'NODE_SEA_BLOB', readFileSync(config.output), { sentinelFuse: SEA_FUSE });
-    } finally {
-      console.log = log;
-    }
-    execFileSync('mv', ['-f', temp, outFile]);
+    // postject in its own process: it writes notes on every section of the binary it cannot name
+    // (ELF's .note.100), shown only when it fails
+    const postject = createRequire(import.meta.url).resolve('postject/dist/cli.js');
+    const injected = spawnSync(
+      process.execPath,
+      [postject, temp, 'NODE_SEA_BLOB', config.output, '--sentinel-fuse', SEA_FUSE],
+      { encoding: 'utf8' },
+    );
+    if (injected.status !== 0) throw new Error(`postject failed:\n${injected.stdout}${injected.stderr}`);
+    renameSync(temp, outFile);
     return outFile;
   } finally {
     rmSync(work, { recursive: true, force: true });

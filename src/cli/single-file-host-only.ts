@@ -10,12 +10,10 @@ export const hostOnlyMessage = (command: string): string =>
   '  Install the Debian package (appliance-admin_VERSION_amd64.deb) on the appliance, or the npm package\n' +
   '  (npm install -g ./appliance-admin-VERSION.tgz), to run serve, demo, token and audit rotate-key.\n';
 
-const hostOnly =
-  (command: string) =>
-  async (): Promise<number> => {
-    process.stderr.write(hostOnlyMessage(command));
-    return 2;
-  };
+const hostOnly = (command: string) => async (): Promise<number> => {
+  process.stderr.write(hostOnlyMessage(command));
+  return 2;
+};
 
 // the names that main.ts and dashboard.ts import from the modules this one stands for
 export const serveCommand = hostOnly('serve');
