@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { getAsset } from 'node:sea';
@@ -20,6 +20,12 @@ import type * as CliBundle from './main.js';
  * it runs them from there with its own Node, else it says where to get them and exits 2.
  */
 export async function singleFile(argv: string[]): Promise<number | undefined> {
+  // The installed CLI starting a child of its own (the demo's server: child_process.fork runs
+  // process.execPath, this executable, with the script's path first): run as node would run it
+  if (argv[0] !== undefined && isHostLauncher(argv[0])) {
+    process.argv.splice(2, 1);
+    return runOnHost(argv[1] ?? 'the installed CLI');
+  }
   const hostCommand = databaseCommand(argv);
   if (hostCommand) return runOnHost(hostCommand);
   if (isDashboard(argv)) {
@@ -44,6 +50,14 @@ export function databaseCommand(argv: readonly string[]): string | undefined {
 /** The Debian package's CLI, where its layout puts it beside this executable (`<prefix>/bin` and `<prefix>/lib`). */
 export const hostLauncher = (execPath = process.execPath): string =>
   join(dirname(execPath), '..', 'lib', 'appliance-admin', 'bin', 'appliance-admin.cjs');
+
+function isHostLauncher(path: string): boolean {
+  try {
+    return realpathSync(path) === realpathSync(hostLauncher());
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Runs the command with the installed CLI: its launcher, loaded through an ordinary require (the
