@@ -6,7 +6,7 @@
 //
 // The single file's main script (src/cli/single-file.ts) is small and compiled with its code cache
 // when the blob is made; the dashboard and the other commands are two CommonJS bundles among its
-// assets, run with V8's code cache as the npm build's dashboard is (docs/install.md tells why).
+// assets, run with V8's code cache as the npm build's dashboard is.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -84,6 +84,9 @@ function checkedNode(node) {
   return node;
 }
 
+/** The npm build's plugins but the one that leaves yaml and qrcode in dist/vendor/: here they are bundled. */
+const bundled = (plugins) => plugins.filter((p) => p.name !== 'vendored');
+
 const bundleOf = async (options) => {
   const out = await build({ ...options, absWorkingDir: ROOT, bundle: true, write: false, metafile: true, logLevel: 'warning' });
   // the database's code must not be in it: it would be dead weight, and fail to load (no native module)
@@ -111,7 +114,7 @@ export async function buildSingleFile({ outFile, node = node24(), commit = build
       define: { ...DASHBOARD_BUNDLE_OPTIONS.define, ...define },
       external,
       entryPoints: ['src/cli/single-file-dashboard.ts'],
-      plugins: [hostOnly(), ...DASHBOARD_BUNDLE_OPTIONS.plugins],
+      plugins: [hostOnly(), ...bundled(DASHBOARD_BUNDLE_OPTIONS.plugins)],
     });
     const cli = await bundleOf({
       ...BUNDLE_OPTIONS,
@@ -127,7 +130,7 @@ export async function buildSingleFile({ outFile, node = node24(), commit = build
       minifyIdentifiers: true,
       entryPoints: ['src/cli/main.ts'],
       // yoga-layout, which the dashboard's settings bring in, without its top-level await
-      plugins: [hostOnly(['dashboard']), ...DASHBOARD_BUNDLE_OPTIONS.plugins],
+      plugins: [hostOnly(['dashboard']), ...bundled(DASHBOARD_BUNDLE_OPTIONS.plugins)],
     });
     // each asset's name carries its content's hash: it names its code cache (src/cli/code-cache.ts)
     const assets = {};
