@@ -32,6 +32,8 @@ await bundle({
     demo: 'src/cli/embedded-demo.ts',
     'demo-template': 'src/cli/demo-template.ts',
     'ingest-worker': 'src/server/ingest/source-worker.ts',
+    // written out below as screen-names.json, which the shell completions read
+    'screen-names': 'src/cli/screen-names.ts',
   },
   splitting: true,
 });
@@ -66,6 +68,9 @@ const { manPages } = await import(
 const manDate = new Date(process.env.SOURCE_DATE_EPOCH ? Number(process.env.SOURCE_DATE_EPOCH) * 1000 : Date.now());
 mkdirSync(`${next}/man`);
 for (const page of manPages(manDate.toISOString().slice(0, 10))) writeFileSync(`${next}/man/${page.file}`, page.text);
+// The screens' names for the shell completions (src/cli/screen-names.ts, src/cli/completion.ts)
+const { screenNames } = await import(`${next}/screen-names.js`);
+writeFileSync(`${next}/screen-names.json`, `${JSON.stringify(screenNames())}\n`);
 // The prebuilt demo (src/cli/demo-template.ts): 30 days of seeded history that a fresh demo copies
 // and brings up to now. Made again when the server's code changed (the ES modules' contents) or
 // when it is a day old (a demo seeds the time since it was made: a day is a fraction of a second);

@@ -4,7 +4,7 @@
  * which this file finds in the command table, the way cobra's and gh's completions do: one
  * walker for three shells, and appliance names read from the config file as they are now.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { UsageError } from '../config/usage-error.js';
 import { sanitize } from '../text/sanitize.js';
 import {
@@ -128,9 +128,13 @@ async function valuesOf(
   return { values: names.filter((n) => n.startsWith(current)).map((n) => ({ value: `${head}${n}` })) };
 }
 
+/** From dist/screen-names.json when run from dist/ (scripts/build.mjs), else from the screens themselves. */
 async function screenNames(): Promise<string[]> {
-  const { screens } = await import('../../screens/index.js');
-  return screens.map((s) => s.name);
+  try {
+    return JSON.parse(readFileSync(new URL('screen-names.json', import.meta.url), 'utf8')) as string[];
+  } catch {
+    return (await import('./screen-names.js')).screenNames();
+  }
 }
 
 /**

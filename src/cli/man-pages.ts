@@ -71,7 +71,7 @@ function synopsis(lines: readonly string[]): string[] {
     (acc, l) => (/^\s/.test(l) && acc.length ? [...acc.slice(0, -1), `${acc.at(-1)} ${l.trim()}`] : [...acc, l]),
     [],
   );
-  return joined.flatMap((l, i) => [...(i ? ['.br'] : []), `\\fB${PROGRAM}\\fR ${literal(l)}`]);
+  return ['.nf', ...joined.map((l) => `\\fB${PROGRAM}\\fR ${literal(l)}`), '.fi'];
 }
 
 const header = (name: string, summary: string, date: string): string[] => [
@@ -79,6 +79,8 @@ const header = (name: string, summary: string, date: string): string[] => [
   `.TH ${name.toUpperCase()} 1 "${date}" "${PROGRAM} ${VERSION}" "User Commands"`,
   // command and file names are typed as printed: never broken with a hyphen
   '.nh',
+  // and lines are not stretched to the margin (a list of page names, long option names)
+  '.ad l',
   '.SH NAME',
   `${literal(name)} \\- ${roff(summary)}`,
 ];
