@@ -9,7 +9,7 @@ const PROGRAM = 'appliance-admin';
 const LABEL_WIDTH = 19;
 
 /** `-o, --output FILE`, `--json` */
-export const optionLabel = (o: OptionSpec): string =>
+const optionLabel = (o: OptionSpec): string =>
   `${o.short ? `-${o.short}, ` : ''}--${o.name}${o.value ? ` ${o.value}` : ''}`;
 
 /** A label and its preformatted description, the description's lines aligned after the label. */
@@ -71,7 +71,7 @@ export function helpText(found: Found): string {
 }
 
 /** The top level's lines: the dashboard, then each command (or its subcommands, when it has no brief line of its own). */
-export function overviewLines(spec: CommandSpec, root = true): [usage: string, summary: string][] {
+function overviewLines(spec: CommandSpec, root = true): [usage: string, summary: string][] {
   if (spec.hidden) return [];
   const own: [string, string][] =
     spec.brief || (spec.usage.length && !spec.subcommands?.some((s) => s.usage.length))
