@@ -38,13 +38,13 @@ const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const NODE_MAJOR = 24;
 
 /** The commands that need the database: in their place the bundles get src/cli/single-file-host-only.ts. */
-const HOST_ONLY = /(^|[\\/])(serve|token|audit-rotate-key|embedded-demo|dashboard)\.js$/;
+const HOST_ONLY = /^\.\/(serve|token|audit-rotate-key|embedded-demo|dashboard)\.js$/;
 const hostOnly = (also = []) => ({
   name: 'host-only',
   setup(b) {
     b.onResolve({ filter: HOST_ONLY }, (args) => {
       if (args.resolveDir !== join(ROOT, 'src/cli')) return undefined;
-      const name = args.path.match(HOST_ONLY)[2];
+      const name = args.path.match(HOST_ONLY)[1];
       // main.ts's dashboard branch is the dashboard bundle's own; the dashboard bundle keeps dashboard.js
       if (name === 'dashboard' && !also.includes('dashboard')) return undefined;
       return { path: join(ROOT, 'src/cli/single-file-host-only.ts') };
