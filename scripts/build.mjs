@@ -7,7 +7,8 @@ import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { BUNDLE_OPTIONS, DASHBOARD_BUNDLE_OPTIONS, LAUNCH_OPTIONS } from './bundle-options.mjs';
+import { BUNDLE_OPTIONS, DASHBOARD_BUNDLE_OPTIONS, LAUNCH_OPTIONS, VENDORED } from './bundle-options.mjs';
+import { buildCommit } from './build-commit.mjs';
 import { assertPatched } from './dependency-edits.mjs';
 
 // the dependency patches (patches/, applied by npm install): never a bundle without them
@@ -25,8 +26,11 @@ const bundle = (options) =>
 // demo: the embedded demo server, which the launcher imports for `appliance-admin demo`;
 // ingest-worker: the thread that reads a connector source (src/server/ingest/read-in-worker.ts);
 // demo-template: what makes the prebuilt demo below
+// `--version` names the commit built (scripts/build-commit.mjs)
+const commit = { APPLIANCE_ADMIN_COMMIT: JSON.stringify(buildCommit(root)) };
 await bundle({
   ...BUNDLE_OPTIONS,
+  define: { ...BUNDLE_OPTIONS.define, ...commit },
   entryPoints: {
     cli: 'src/cli/main.ts',
     demo: 'src/cli/embedded-demo.ts',
@@ -46,6 +50,14 @@ await bundle({
 // The CLI's entry (bin/appliance-admin.cjs): CommonJS, so that the dashboard starts without the ES
 // module loader; it loads the dashboard's bundle, or hands other commands to cli.js.
 await bundle({ ...LAUNCH_OPTIONS, entryPoints: { launch: 'src/cli/launch.ts' }, outExtension: { '.js': '.cjs' } });
+// What those two leave to be required when first used, each bundled into dist/vendor/ (bundle-options.mjs)
+await bundle({
+  ...LAUNCH_OPTIONS,
+  external: [],
+  plugins: [],
+  entryPoints: Object.fromEntries(VENDORED.map((name) => [`vendor/${name}`, name])),
+  outExtension: { '.js': '.cjs' },
+});
 // The config file's JSON Schema for editors, generated from its zod schema (src/config/json-schema.ts)
 const schemaModule = await build({
   entryPoints: ['src/config/json-schema.ts'],

@@ -72,6 +72,22 @@ const yogaLoadedLater = {
   },
 };
 
+/**
+ * The dependencies the bundles leave to be required when first used (yaml, qrcode), required from
+ * dist/vendor/ (scripts/build.mjs bundles each there), not from node_modules: the package installs
+ * from its tarball with no dependency to fetch for the dashboard (README.md, "Install").
+ */
+export const VENDORED = ['yaml', 'qrcode'];
+export const vendored = {
+  name: 'vendored',
+  setup(b) {
+    b.onResolve({ filter: new RegExp(`^(${VENDORED.join('|')})$`) }, (args) => ({
+      path: `./vendor/${args.path}.cjs`,
+      external: true,
+    }));
+  },
+};
+
 /** Options of the dashboard's CommonJS bundle, entry src/cli/dashboard-bundle.ts. */
 export const DASHBOARD_BUNDLE_OPTIONS = {
   ...BUNDLE_OPTIONS,
@@ -80,7 +96,7 @@ export const DASHBOARD_BUNDLE_OPTIONS = {
   // required from node_modules when first used: qrcode, drawn only by a sign-in that asks again
   // (src/dashboard/shell/sign-in.ts); yaml, which reads a config file only where there is one (src/config/load.ts)
   external: [...BUNDLE_OPTIONS.external, 'qrcode', 'yaml'],
-  plugins: [sharedInterop, yogaLoadedLater, inkFrame],
+  plugins: [vendored, sharedInterop, yogaLoadedLater, inkFrame],
   // less to read and to deserialize with the code cache; without comments the file is ASCII, so
   // V8 holds it as a one-byte string
   minifyWhitespace: true,
@@ -111,5 +127,5 @@ export const LAUNCH_OPTIONS = {
   // yaml, which only `:columns save` and `:sort save` load (src/config/save.ts), is required
   // from node_modules then: bundled, its 233 KB were compiled at every start (docs/performance.md)
   external: ['yaml'],
-  plugins: [launchExternals],
+  plugins: [vendored, launchExternals],
 };

@@ -1,5 +1,5 @@
 // The dashboard's edits of its dependencies: versioned patches in patches/, applied to
-// node_modules by patch-package when `npm install` runs (package.json's postinstall), so that
+// node_modules by patch-package when `npm install` changed them (package.json's `dependencies` script), so that
 // vitest, the benchmarks and the bundle all run the same patched code. docs/dependency-edits.md
 // gives each one's reason, what it buys against a target, and how to regenerate it after an
 // upgrade; test/build/dependency-edits.test.ts checks that each is applied and in the bundle.

@@ -23,7 +23,8 @@ import { Script } from 'node:vm';
  *
  * On Node 22.1 and later, Node's own compile cache (`module.enableCompileCache()`) does it: the
  * plain path. Node 20 has none, so there the code below the "Node 20" line does it by hand, for
- * this one file, with V8's code cache; when the CLI requires Node 22.1, that part is deleted.
+ * this one file, with V8's code cache; when the CLI requires Node 22.1, that part is deleted but
+ * for runWithV8CodeCache, which the single file's bundles need on any Node (they are no files).
  *
  * A cache is compiled code, run as it is: it is used only from a directory of the user's own
  * that nobody else can write to. Anything unusual (no home, a foreign or open directory, a
@@ -91,7 +92,7 @@ function privateDir(dir: string): boolean {
   }
 }
 
-// ---- Node 20 (no module.enableCompileCache): V8's code cache, by hand, for one file. ----
+// ---- Node 20 (no module.enableCompileCache), and the single file: V8's code cache, by hand. ----
 //
 // V8 checks a cache only against the source's length, so a cache is kept per bundle content:
 // the bundle's name carries its content hash (dashboard-HASH.cjs), and the cache's name carries
@@ -128,7 +129,20 @@ function pruneOthers(dir: string, keep: string) {
 }
 
 function requireWithV8CodeCache<T>(file: string, cacheDir: string | null): CachedBundle<T> {
-  const source = readFileSync(file, 'utf8');
+  return runWithV8CodeCache(readFileSync(file, 'utf8'), file, cacheDir, createRequire(file));
+}
+
+/**
+ * Runs `source` as the CommonJS module `file` with V8's code cache: the Node 20 path above, and the
+ * single file's bundles (src/cli/single-file.ts), which are no files on disk but text inside the
+ * executable, on every Node. `file` names the module and its cache: it must change with `source`.
+ */
+export function runWithV8CodeCache<T>(
+  source: string,
+  file: string,
+  cacheDir: string | null,
+  requireFn: NodeJS.Require,
+): CachedBundle<T> {
   const cacheFile = cacheDir && privateDir(cacheDir) ? join(cacheDir, `${basename(file)}${suffix()}`) : null;
   const cachedData = cacheFile ? readPrivate(cacheFile) : undefined;
   // No dynamic import() loader: on Node 20 code read back from a cache loses it, so the bundle
@@ -144,7 +158,7 @@ function requireWithV8CodeCache<T>(file: string, cacheDir: string | null): Cache
     filename: string,
     dirname: string,
   ) => void;
-  run.call(mod.exports, mod.exports, createRequire(file), mod, file, dirname(file));
+  run.call(mod.exports, mod.exports, requireFn, mod, file, dirname(file));
 
   let saved = cache === 'used' || cache === 'off';
   return {

@@ -6,11 +6,17 @@ import { UsageError } from '../config/usage-error.js';
 
 type App = typeof DashboardApp;
 
+/** The dashboard app, and what keeps the code it compiled for the next start. */
+export interface LoadedApp {
+  app: App;
+  saveCodeCache(): void;
+}
+
 /**
  * The dashboard app: in dist/, the CommonJS bundle through the code cache (src/cli/code-cache.ts);
  * run from source (tests, benchmarks), the module itself.
  */
-async function loadApp(dir: string): Promise<{ app: App; saveCodeCache(): void }> {
+async function loadApp(dir: string): Promise<LoadedApp> {
   const bundle = basename(dir) === 'dist' ? readdirSync(dir).find((f) => /^dashboard-\w+\.cjs$/.test(f)) : undefined;
   if (!bundle) return { app: await import('./dashboard-bundle.js'), saveCodeCache: () => undefined };
   const loaded = requireWithCodeCache<App>(join(dir, bundle));
@@ -20,17 +26,21 @@ async function loadApp(dir: string): Promise<{ app: App; saveCodeCache(): void }
 /**
  * `appliance-admin [demo] …`, run from `dir` (dist/, or src/cli from source): everything but the
  * embedded demo server (ES modules, loaded only for demo) is in the dashboard's bundle, so that
- * nothing of it is compiled twice.
+ * nothing of it is compiled twice. The single file (src/cli/single-file.ts) gives its own `load`.
  */
-export async function dashboardCommand(argv: string[], dir: string): Promise<number> {
+export async function dashboardCommand(
+  argv: string[],
+  dir: string,
+  load: () => Promise<LoadedApp> = () => loadApp(dir),
+): Promise<number> {
   let next: string | undefined;
-  let code = await dashboardOnce(argv, dir, (name) => (next = name));
+  let code = await dashboardOnce(argv, load, (name) => (next = name));
   // `:appliance NAME` ends the dashboard to start it again on that appliance
   while (next !== undefined && code === 0) {
     const name: string = next;
     next = undefined;
-    const { app } = await loadApp(dir); // loaded already: the same module
-    code = await dashboardOnce(app.argvForAppliance(argv, name), dir, (other) => (next = other));
+    const { app } = await load(); // loaded already: the same module
+    code = await dashboardOnce(app.argvForAppliance(argv, name), load, (other) => (next = other));
   }
   // Quitting waits for no network work: the appliance's requests are abandoned by now, and
   // anything else still open (a sign-in being renewed at a slow identity provider) gets a moment,
@@ -50,8 +60,12 @@ async function startDemo() {
 }
 
 /** The app loaded, its flags read, and the appliance to connect to (the demo's, once it is ready). */
-async function prepare(argv: string[], dir: string, demoEarly: ReturnType<typeof startDemo> | undefined) {
-  const { app, saveCodeCache } = await loadApp(dir);
+async function prepare(
+  argv: string[],
+  load: () => Promise<LoadedApp>,
+  demoEarly: ReturnType<typeof startDemo> | undefined,
+) {
+  const { app, saveCodeCache } = await load();
   const parsed = await app.dashboardArgs(argv);
   if (parsed === 'help') {
     console.log(app.DASHBOARD_USAGE);
@@ -70,7 +84,11 @@ async function prepare(argv: string[], dir: string, demoEarly: ReturnType<typeof
 /** How long the process may outlive the dashboard for work left open (an unreferenced timer: never longer than it must). */
 const LINGER_MS = 1_000;
 
-async function dashboardOnce(argv: string[], dir: string, switchTo: (name: string) => void): Promise<number> {
+async function dashboardOnce(
+  argv: string[],
+  load: () => Promise<LoadedApp>,
+  switchTo: (name: string) => void,
+): Promise<number> {
   // Ink draws nothing until exit when it believes it runs in CI (is-in-ci reads CI and
   // CONTINUOUS_INTEGRATION once, when the bundle below loads); this is an interactive terminal.
   for (const v of ['CI', 'CONTINUOUS_INTEGRATION']) if (process.env[v] !== undefined) process.env[v] = '0';
@@ -79,7 +97,7 @@ async function dashboardOnce(argv: string[], dir: string, switchTo: (name: strin
   demoEarly?.catch(() => undefined); // its failure is reported where it is awaited, below
   let loaded: Awaited<ReturnType<typeof prepare>>;
   try {
-    loaded = await prepare(argv, dir, demoEarly);
+    loaded = await prepare(argv, load, demoEarly);
   } catch (err) {
     await (await demoEarly?.catch(() => undefined))?.stop();
     throw err;

@@ -1,7 +1,7 @@
 import { terminalText } from './print.js';
 
 /** Errors whose message tells the operator what to do: printed as they are, exit 1, no stack. */
-const OPERATOR_ERRORS = new Set(['DataDirError', 'ConfigError', 'EmbeddedDemoError', 'ChainRefused']);
+const OPERATOR_ERRORS = new Set(['DataDirError', 'ConfigError', 'EmbeddedDemoError', 'ChainRefused', 'SqliteMissing']);
 
 /**
  * A command's failure as the CLI reports it: a mistake in the command line exits 2, an operator

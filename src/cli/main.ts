@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { isDashboard } from './commands.js';
 import { reportFailure } from './failure.js';
-import { VERSION } from '../contract/version.js';
+import { versionLine } from './version-line.js';
 
 const USAGE = `appliance-admin: terminal dashboard and reference server for the appliance administration API
 
@@ -31,7 +31,7 @@ const USAGE = `appliance-admin: terminal dashboard and reference server for the 
   appliance-admin evidence --since 30d -o DIR | evidence verify DIR  an auditor's evidence pack
   appliance-admin config [init [--force]]                         the config file's path and settings; a starting file
 
-Run a command with --help for its options; --version (-V) prints the version.`;
+Run a command with --help for its options; --version (-V) prints the version and the commit it was built from.`;
 
 /** The audit subcommands that read an appliance or a file (rotate-key, and anything else, is the host's). */
 const AUDIT_VERIFIERS = new Set([
@@ -92,7 +92,7 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       case '--version':
       case '-V':
-        console.log(`appliance-admin ${VERSION}`);
+        console.log(versionLine());
         return 0;
       default:
         throw new Error(`command ${cmd} is listed in commands.ts but not run here`);

@@ -20,6 +20,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function bundleFile(contents: string): Promise<{ file: string; text: string }> {
   const out = await build({
     ...DASHBOARD_BUNDLE_OPTIONS,
+    // qrcode and yaml from node_modules here: dist/ has its own bundles of them in vendor/ (scripts/build.mjs)
+    plugins: DASHBOARD_BUNDLE_OPTIONS.plugins.filter((p: { name: string }) => p.name !== 'vendored'),
     stdin: { contents, resolveDir: join(process.cwd(), 'src/dashboard/shell'), loader: 'ts' },
     write: false,
     logLevel: 'silent',

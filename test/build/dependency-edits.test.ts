@@ -14,7 +14,7 @@ import { filesOf, publishedSources } from './patches.js';
  * The dependencies' patches (patches/, applied by patch-package at `npm install`;
  * scripts/dependency-edits.mjs, docs/dependency-edits.md): each is applied to node_modules, so
  * that vitest and the benchmarks run it, and the dashboard's bundle takes the patched files. After
- * an upgrade, `npm install` fails on a patch that no longer applies (postinstall's
+ * an upgrade, `npm install` fails on a patch that no longer applies (the `dependencies` script's
  * patch-package --error-on-fail), and this fails, naming the patch and the file. The patches' own
  * effects are tested beside them (dashboard-bundle.test.ts, lazy-unicode-data.test.ts).
  */
