@@ -5,7 +5,7 @@
 // dashboard) never sees a half-written or missing bundle.
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { BUNDLE_OPTIONS, DASHBOARD_BUNDLE_OPTIONS, LAUNCH_OPTIONS, VENDORED } from './bundle-options.mjs';
 import { buildCommit } from './build-commit.mjs';
@@ -36,6 +36,8 @@ await bundle({
     demo: 'src/cli/embedded-demo.ts',
     'demo-template': 'src/cli/demo-template.ts',
     'ingest-worker': 'src/server/ingest/source-worker.ts',
+    // written out below as screen-names.json, which the shell completions read
+    'screen-names': 'src/cli/screen-names.ts',
   },
   splitting: true,
 });
@@ -66,6 +68,21 @@ const schemaModule = await build({
 const schemaCode = Buffer.from(schemaModule.outputFiles[0].text).toString('base64');
 const { configJsonSchema } = await import(`data:text/javascript;base64,${schemaCode}`);
 writeFileSync(`${next}/config.schema.json`, `${JSON.stringify(configJsonSchema(), null, 2)}\n`);
+// The man pages, from the command table as --help is (src/cli/man-pages.ts): dist/man/*.1, roff.
+// Dated by SOURCE_DATE_EPOCH when a package build sets it (the same pages from the same source), else today.
+const manModule = await build({
+  entryPoints: ['src/cli/man-pages.ts'],
+  ...{ absWorkingDir: root, bundle: true, format: 'esm', platform: 'node', write: false },
+});
+const { manPages } = await import(
+  `data:text/javascript;base64,${Buffer.from(manModule.outputFiles[0].text).toString('base64')}`
+);
+const manDate = new Date(process.env.SOURCE_DATE_EPOCH ? Number(process.env.SOURCE_DATE_EPOCH) * 1000 : Date.now());
+mkdirSync(`${next}/man`);
+for (const page of manPages(manDate.toISOString().slice(0, 10))) writeFileSync(`${next}/man/${page.file}`, page.text);
+// The screens' names for the shell completions (src/cli/screen-names.ts, src/cli/completion.ts)
+const { screenNames } = await import(`${next}/screen-names.js`);
+writeFileSync(`${next}/screen-names.json`, `${JSON.stringify(screenNames())}\n`);
 // The prebuilt demo (src/cli/demo-template.ts): 30 days of seeded history that a fresh demo copies
 // and brings up to now. Made again when the server's code changed (the ES modules' contents) or
 // when it is a day old (a demo seeds the time since it was made: a day is a fraction of a second);

@@ -27,35 +27,15 @@ import { ApplianceTree, TreeRefusal } from './appliance-tree.js';
 import { pinnedTrust } from './pinned-trust.js';
 import { CheckpointState } from './checkpoint-state.js';
 import { reportClientError } from './client-errors.js';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
+import { CONNECTION_OPTIONS, resolveConnection } from './connection.js';
 import { printErr, printOut } from './print.js';
 import { checkRemembered, type RememberedResult } from './remembered-check.js';
 import { readWitnessFile } from './witness-key-file.js';
+import { commandAt } from './command-table/index.js';
+import { helpText } from './command-table/help.js';
 
-export const AUDIT_PROOF_USAGE = `Usage: appliance-admin audit prove SEQ… -o FILE [--key PEM_FILE] --url URL [--token-file FILE]
-       appliance-admin audit sample N --since 90d -o DIR [--seed HEX] [--key PEM_FILE] --url URL [--token-file FILE]
-       appliance-admin audit verify-proof FILE --key PEM_FILE [--witness W.pub]…
-
-prove writes the entries SEQ… (audit entry numbers) to FILE, each with its inclusion proof in the
-appliance's newest signed checkpoint: a proof file an auditor carries away (docs/audit-chain.md,
-"Proof files"). sample draws N entries at random from those written since --since, from a seed it
-states (a new random one, or --seed), and writes them with their proofs to DIR/sample.proof.json
-and a readable list to DIR/sample.txt, with how many entries they were drawn from.
-verify-proof checks a proof file offline: the checkpoint's signed note with the key, each entry's
-hash and its inclusion proof (about log2(n) hashes), and a sample's draw from its seed.
-Every run checks the appliance's checkpoint against the newest one this machine verified before
-(kept per appliance key in $XDG_STATE_HOME/appliance-admin, else ~/.local/state/…): it must extend
-it (a consistency proof); two signed histories (a fork) are refused and written down as evidence.
-  --key PEM_FILE     the appliance's public key(s), obtained out of band: pinned. Without it
-                     (prove, sample), the keys the appliance serves (exit 4)
-  --witness W.pub    (verify-proof) a witness's key (audit witness-key writes it): the checkpoint
-                     must carry its cosignature; give it again for each witness required
-  --seed HEX         (sample) draw from this seed (32 to 128 hex digits) to repeat a sample
-  -o FILE, -o DIR    where to write; an existing file is not overwritten, DIR must be new or empty
-${CONNECTION_USAGE}
-
-Exit status: 0 verified with the pinned key, 1 broken (a finding a line, a fork), 2 bad usage,
-3 could not check, 4 verified with the keys the appliance served (not pinned).`;
+/** a subcommand's help page, which its mistakes are said with */
+const usage = (sub: string) => helpText(commandAt(['audit', sub]));
 
 export async function auditProofCommand(sub: string, argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -73,21 +53,21 @@ export async function auditProofCommand(sub: string, argv: string[], env: NodeJS
     strict: true,
   });
   if (values.help) {
-    console.log(AUDIT_PROOF_USAGE);
+    console.log(usage(sub));
     return 0;
   }
   const pinned = values.key === undefined ? undefined : pinnedTrust(values.key);
   const witnesses = (values.witness ?? []).map(readWitnessFile);
   const state = new CheckpointState(env);
   if (sub === 'verify-proof') {
-    if (positionals.length !== 1) throw new UsageError(`name one proof FILE\n${AUDIT_PROOF_USAGE}`);
+    if (positionals.length !== 1) throw new UsageError(`name one proof FILE\n${usage(sub)}`);
     return verifyProofCommand(positionals[0]!, { pinned, witnesses, state });
   }
-  if (!values.output) throw new UsageError(`-o is required\n${AUDIT_PROOF_USAGE}`);
-  if (witnesses.length) throw new UsageError(`--witness is for verify-proof and audit verify\n${AUDIT_PROOF_USAGE}`);
+  if (!values.output) throw new UsageError(`-o is required\n${usage(sub)}`);
+  if (witnesses.length) throw new UsageError(`--witness is for verify-proof and audit verify\n${usage(sub)}`);
   let plan: Plan;
   if (sub === 'prove') {
-    if (!positionals.length) throw new UsageError(`name the entries to prove (their seq)\n${AUDIT_PROOF_USAGE}`);
+    if (!positionals.length) throw new UsageError(`name the entries to prove (their seq)\n${usage(sub)}`);
     const seqs = positionals.map((p) => {
       if (!/^[1-9][0-9]{0,15}$/.test(p)) throw new UsageError(`${p} is not an entry number (seq)`);
       return Number(p);
@@ -97,10 +77,8 @@ export async function auditProofCommand(sub: string, argv: string[], env: NodeJS
     plan = { kind: 'prove', seqs: [...new Set(seqs)].sort((a, b) => a - b), file: values.output };
   } else {
     if (positionals.length !== 1 || !/^[1-9][0-9]{0,4}$/.test(positionals[0]!) || Number(positionals[0]) > MAX_SAMPLE)
-      throw new UsageError(
-        `sample N: N is how many entries to draw (1 to ${thousands(MAX_SAMPLE)})\n${AUDIT_PROOF_USAGE}`,
-      );
-    if (!values.since) throw new UsageError(`--since WHEN is required (e.g. --since 90d)\n${AUDIT_PROOF_USAGE}`);
+      throw new UsageError(`sample N: N is how many entries to draw (1 to ${thousands(MAX_SAMPLE)})\n${usage(sub)}`);
+    if (!values.since) throw new UsageError(`--since WHEN is required (e.g. --since 90d)\n${usage(sub)}`);
     if (values.seed !== undefined && !/^([0-9a-f]{2}){16,64}$/.test(values.seed))
       throw new UsageError('--seed must be 32 to 128 lowercase hex digits');
     const dir = values.output;
@@ -115,7 +93,7 @@ export async function auditProofCommand(sub: string, argv: string[], env: NodeJS
       dir,
     };
   }
-  const connection = resolveConnection(values, env, AUDIT_PROOF_USAGE);
+  const connection = resolveConnection(values, env, usage(sub));
   const appliance = new ApplianceStream(connection);
   try {
     return await proveOnline(new ApplianceTree(appliance), plan, { pinned, state });

@@ -8,13 +8,10 @@ import { ChainRefused } from '../server/audit-chain/extends.js';
 import { displayFingerprint } from '../text/fingerprint.js';
 import { hostActor } from './token.js';
 import { UsageError } from '../config/usage-error.js';
+import { commandAt } from './command-table/index.js';
+import { helpText } from './command-table/help.js';
 
-export const AUDIT_ROTATE_USAGE = `Usage: appliance-admin audit rotate-key --data DIR
-
-  Replaces the key the appliance signs audit checkpoints with (in DIR, on this host; it may run
-  beside the server). The old public key stays listed, retired, so that its checkpoints still
-  verify. Audited (audit.key.rotate) with the user running the command as actor, and the entry is
-  at once covered by a checkpoint signed with the new key.`;
+export const AUDIT_ROTATE_USAGE = helpText(commandAt(['audit', 'rotate-key']));
 
 /** `appliance-admin audit rotate-key`: a host command, like `token issue`. */
 export async function auditRotateKeyCommand(argv: string[]): Promise<number> {

@@ -29,53 +29,14 @@ import { readWitnessFile } from './witness-key-file.js';
 import { keptOfText, liveTreeChecks, verifySinceByConsistency } from './audit-verify-tree.js';
 import { CheckpointState } from './checkpoint-state.js';
 import { reportClientError } from './client-errors.js';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
+import { CONNECTION_OPTIONS, resolveConnection } from './connection.js';
 import { pinnedTrust } from './pinned-trust.js';
 import { printErr, printOut } from './print.js';
 import { UsageError } from '../config/usage-error.js';
+import { commandAt } from './command-table/index.js';
+import { helpText } from './command-table/help.js';
 
-export const AUDIT_VERIFY_USAGE = `Usage: appliance-admin audit verify FILE --key PEM_FILE [--checkpoint FILE] [--since KEPT_FILE]
-       appliance-admin audit verify --url URL [--token-file FILE] [--key PEM_FILE] [--since KEPT_FILE]
-                                    [--witness W.pub]…
-       appliance-admin audit prove SEQ… -o FILE | sample N --since 90d -o DIR | verify-proof FILE
-                                    (audit prove --help)
-       appliance-admin audit witness --url URL --key PEM_FILE --witness-key FILE | witness-key
-                                    (audit witness --help)
-       appliance-admin audit key --url URL [--token-file FILE] -o PEM_FILE
-       appliance-admin audit fingerprint PEM_FILE
-
-verify proves an audit export complete and unaltered against the appliance's signed statement of
-what it holds (docs/audit-chain.md): the statement's signature verifies with the key; every line
-is the one the appliance wrote and its hash recomputes; the file holds exactly the entries it
-signed, linked from the first to the last (or, for a filtered export, with the signed digest).
-CSV or JSON Lines, told apart by content; or the copy a syslog receiver wrote of the forwarded
-trail (RFC 5424 lines), proven up to the newest signed checkpoint it carries (or the one given with
---checkpoint). With --url, verifies the appliance's live trail: streams
-its export as it verifies, and checks every checkpoint it signed before.
-key fetches the appliance's public keys into PEM_FILE and prints their fingerprints, to compare
-with the one you were given out of band (the deployment screen shows it); then pin it with --key.
-fingerprint prints the fingerprints of the keys in a PEM file.
-Every --url run also checks the newest checkpoint against the one this machine verified before
-(kept per appliance key in $XDG_STATE_HOME/appliance-admin, else ~/.local/state/…): it must extend
-it (a consistency proof); two signed histories (a fork) are refused and written down as evidence.
-  --key PEM_FILE     the appliance's public key(s) (Ed25519, PEM), obtained out of band: pinned.
-                     Without it, --url checks with the keys the appliance serves (exit 4)
-  --checkpoint FILE  the export's signed statement (default FILE.checkpoint.json, written by export);
-                     for a syslog copy, a checkpoint the appliance signed (default: the newest one
-                     the copy carries that verifies with the key)
-  --since KEPT_FILE  a checkpoint kept from an earlier walkthrough: it must verify with the key,
-                     and the trail must still hold it unchanged and extend it. With --url and a
-                     checkpoint that carries the tree (a proof file, the state's remembered one),
-                     a consistency proof shows that, and the trail is not read again
-  --witness W.pub    (--url) the newest checkpoint must carry this witness's cosignature
-                     (audit witness); give it again for each witness required
-  -o, --output FILE  (key) where to write the keys; an existing file is not overwritten
-${CONNECTION_USAGE}
-
-Exit status (the same from every verifier, docs/audit-chain.md "Verdicts"):
-  0 verified with the pinned key    1 broken, or cannot be proven complete (a finding a line)
-  2 bad usage                       3 could not check (the appliance or a file could not be read)
-  4 verified, but with the keys the appliance served (not pinned)`;
+export const AUDIT_VERIFY_USAGE = helpText(commandAt(['audit', 'verify']));
 
 export async function auditCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [sub, ...rest] = argv;

@@ -19,26 +19,13 @@ import { ApplianceTree, TreeRefusal } from './appliance-tree.js';
 import { pinnedTrust } from './pinned-trust.js';
 import { CheckpointState, readRememberedFile } from './checkpoint-state.js';
 import { reportClientError } from './client-errors.js';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
+import { CONNECTION_OPTIONS, resolveConnection } from './connection.js';
 import { printErr, printOut } from './print.js';
+import { commandAt } from './command-table/index.js';
+import { helpText } from './command-table/help.js';
 
-export const AUDIT_WITNESS_USAGE = `Usage: appliance-admin audit witness-key --name NAME -o FILE
-       appliance-admin audit witness --url URL [--token-file FILE] --key PEM_FILE --witness-key FILE
-
-A witness (docs/audit-chain.md, "Witnesses") cosigns the appliance's newest checkpoint only when a
-consistency proof shows it extends the last checkpoint this witness cosigned for that appliance,
-and hands the cosignature to the appliance, which serves it with the checkpoint from then on.
-Verifiers that require the witness (audit verify --witness FILE.pub) then know that the history
-they are shown is the one the witness saw. A checkpoint that does not extend it is a fork: refused,
-named, and both signed checkpoints written as evidence (in the state directory's forks/).
-witness-key makes a witness key: FILE (private, mode 0600) and FILE.pub, the line to hand to
-verifiers. NAME names the witness (no spaces, no "+"), e.g. witness.example.com/audit.
-  --key PEM_FILE     the appliance's public key(s), obtained out of band (required: a witness pins)
-  --witness-key FILE the witness's private key (from witness-key)
-${CONNECTION_USAGE}
-
-Exit status: 0 cosigned, 1 refused (a fork, or a checkpoint older than the one cosigned before),
-2 bad usage, 3 could not check (the appliance could not be read).`;
+/** a subcommand's help page, which its mistakes are said with */
+const usage = (sub: string) => helpText(commandAt(['audit', sub]));
 
 export async function auditWitnessCommand(sub: string, argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -55,16 +42,16 @@ export async function auditWitnessCommand(sub: string, argv: string[], env: Node
     strict: true,
   });
   if (values.help || positionals.length) {
-    console.log(AUDIT_WITNESS_USAGE);
+    console.log(usage(sub));
     return values.help ? 0 : 2;
   }
   if (sub === 'witness-key') return makeWitnessKey(values.name, values.output);
   if (!values.key)
-    throw new UsageError(`--key is required: a witness checks the appliance's pinned key\n${AUDIT_WITNESS_USAGE}`);
-  if (!values['witness-key']) throw new UsageError(`--witness-key FILE is required\n${AUDIT_WITNESS_USAGE}`);
+    throw new UsageError(`--key is required: a witness checks the appliance's pinned key\n${usage(sub)}`);
+  if (!values['witness-key']) throw new UsageError(`--witness-key FILE is required\n${usage(sub)}`);
   const trust = pinnedTrust(values.key);
   const signer = readSignerFile(values['witness-key']);
-  const connection = resolveConnection(values, env, AUDIT_WITNESS_USAGE);
+  const connection = resolveConnection(values, env, usage(sub));
   const appliance = new ApplianceStream(connection);
   try {
     return await witness(new ApplianceTree(appliance), trust, signer, new CheckpointState(env));
@@ -154,7 +141,7 @@ async function witness(
 }
 
 function makeWitnessKey(name: string | undefined, output: string | undefined): number {
-  if (!name || !output) throw new UsageError(`witness-key needs --name NAME and -o FILE\n${AUDIT_WITNESS_USAGE}`);
+  if (!name || !output) throw new UsageError(`witness-key needs --name NAME and -o FILE\n${usage('witness-key')}`);
   let made;
   try {
     made = newWitnessKey(name);

@@ -11,14 +11,10 @@ import { configFilePath, readConfigFile } from './dashboard-config-file.js';
 import { effectiveSettings } from './dashboard-settings.js';
 import { terminalText } from './print.js';
 import { UsageError } from '../config/usage-error.js';
+import { commandAt } from './command-table/index.js';
+import { helpText } from './command-table/help.js';
 
-const USAGE = `Usage: appliance-admin config [--config FILE] [dashboard options]
-         the config file's path and the effective settings
-       appliance-admin config init [--config FILE] [--force]
-         write a commented starting file (mode 0600)
-
-Settings come from, each over the one before: defaults, the config file, the environment
-(APPLIANCE_ADMIN_TOKEN, NO_COLOR), the command line's options.`;
+const USAGE = helpText(commandAt(['config']));
 
 /** dist/config.schema.json (scripts/build.mjs), from dist/ or from source. */
 function schemaPath(): string {

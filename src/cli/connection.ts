@@ -17,13 +17,6 @@ export const CONNECTION_OPTIONS = {
   'insecure-http': { type: 'boolean', default: false },
 } as const;
 
-export const CONNECTION_USAGE = `  --url URL          the appliance (http(s)://host:port, with or without /v1/admin)
-  --token-file FILE  a file holding the bearer token, mode 0600 (or set APPLIANCE_ADMIN_TOKEN)
-                     without either: the stored sign-in of appliance-admin login, and its
-                     appliance when --url is not given
-  --ca-file FILE     PEM CA certificate to trust for the appliance's TLS
-  --insecure-http    allow plain http:// to a host other than this machine (the token travels unencrypted)`;
-
 const NO_CREDENTIAL =
   'no credential: give the token with --token-file FILE or the APPLIANCE_ADMIN_TOKEN variable, or sign in with: appliance-admin login --issuer URL --client-id ID [--url APPLIANCE]';
 

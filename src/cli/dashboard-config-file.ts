@@ -1,8 +1,7 @@
 /** Where the dashboard's config file is, and reading it when there is one. */
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { screens } from '../../screens/index.js';
-import { defaultSessionFile } from '../client/session/store.js';
+import { configFilePath } from './config-file-path.js';
 import type { DashboardConfig } from '../config/schema.js';
 import { configCheck } from '../dashboard/shell/config-check.js';
 
@@ -12,9 +11,7 @@ export interface ConfigFile {
   config: DashboardConfig;
 }
 
-/** --config FILE, else config.yaml beside the stored sign-in ($XDG_CONFIG_HOME/appliance-admin, else ~/.config/…). */
-export const configFilePath = (flag: string | undefined, env: NodeJS.ProcessEnv): string =>
-  flag ?? join(dirname(defaultSessionFile(env)), 'config.yaml');
+export { configFilePath };
 
 /**
  * The config file, when there is one (or --config names one). Its reader, with zod's schema and

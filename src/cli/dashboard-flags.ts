@@ -2,26 +2,11 @@
 import { parseArgs } from 'node:util';
 import { readInterval } from '../config/interval.js';
 import { UsageError } from '../config/usage-error.js';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE } from './connection.js';
-import { ROLES } from '../contract/roles.js';
+import { CONNECTION_OPTIONS } from './connection.js';
+import { DASHBOARD } from './command-table/dashboard.js';
+import { helpText } from './command-table/help.js';
 
-export const DASHBOARD_USAGE = `Usage: appliance-admin [--url URL] [--token-file FILE] [--ca-file FILE] [--read-only] [--refresh 2s]
-       appliance-admin --appliance NAME [--read-only] [--refresh 2s]
-       appliance-admin demo [--role ${ROLES.join('|')}] [--read-only] [--refresh 2s]
-
-${CONNECTION_USAGE}
-  --appliance NAME   an appliance named in the config file (its URL, token file, CA file, read-only, audit key)
-  --audit-key FILE   the appliance's audit public key (PEM, from audit key -o, compared out of band):
-                     the audit chain's checkpoints must verify with it, not with the keys it serves
-  --read-only        never offer changes, whatever the role
-  --refresh 2s       poll interval (ms, s or m; default 2s)
-  --screen NAME      the screen to start on
-  --screen-reader    say changes as short lines for a screen reader (also INK_SCREEN_READER=true)
-  --theme NAME       colours: dark (default), light (for a white background), high-contrast
-  --config FILE      the config file (default: $XDG_CONFIG_HOME/appliance-admin/config.yaml, else ~/.config/…)
-  demo               run against an embedded demo appliance on loopback (what npm start does)
-
-Settings come from, each over the one before: defaults, the config file, the environment, flags.`;
+export const DASHBOARD_USAGE = helpText({ spec: DASHBOARD, parents: [], path: [] });
 
 export const DASHBOARD_OPTIONS = {
   ...CONNECTION_OPTIONS,

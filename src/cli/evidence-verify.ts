@@ -6,8 +6,10 @@ import { thousands } from '../text/thousands.js';
 import { pinnedTrust } from './pinned-trust.js';
 import { printErr, printOut } from './print.js';
 import { UsageError } from '../config/usage-error.js';
+import { commandAt } from './command-table/index.js';
+import { helpText } from './command-table/help.js';
 
-const USAGE = 'usage: appliance-admin evidence verify DIR [--key PEM_FILE]';
+const USAGE = helpText(commandAt(['evidence', 'verify']));
 
 /** `evidence verify DIR [--key PEM_FILE]`: the pack's seal, its files, then the audit chain of both exports. */
 export async function evidenceVerifyCommand(argv: string[]): Promise<number> {

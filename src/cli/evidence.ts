@@ -8,32 +8,14 @@ import { TransportError } from '../client/errors.js';
 import { VERSION } from '../contract/version.js';
 import { ApplianceStream } from './appliance-stream.js';
 import { reportClientError } from './client-errors.js';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
+import { CONNECTION_OPTIONS, resolveConnection } from './connection.js';
 import { parseWhen } from './export.js';
 import { printErr, printOut } from './print.js';
 import { UsageError } from '../config/usage-error.js';
+import { commandAt } from './command-table/index.js';
+import { helpText } from './command-table/help.js';
 
-export const EVIDENCE_USAGE = `Usage: appliance-admin evidence --since 30d [-o DIR] [--url URL] [--token-file FILE]
-                                   [--ca-file FILE]
-       appliance-admin evidence verify DIR [--key PEM_FILE]
-
-Gathers an auditor's evidence pack into DIR (default evidence-<time>): the audit trail for the
-range as JSON Lines and CSV with their signed statements and the public keys, the agent journal,
-the gateway key inventory (never a secret), the role matrix, settings, deployment, install plan,
-models, routing, budgets, a manifest.json of every file's sha256 and size, sealed by the appliance
-in its trail (seal.json), and a README.txt on how to check it. Making a pack is audited (its
-exports are marked purpose=evidence, its seal is an audit.seal entry); an auditor's token is enough.
-  --since WHEN       the range's start: a duration before now (30d, 12h) or an RFC 3339 time
-  -o, --output DIR   where to write; must not exist or be an empty folder. The pack is made in
-                     DIR.partial-… beside it and renamed to DIR when complete: stopped or failed,
-                     only that is removed
-  verify DIR         checks the seal, every file against the manifest, and the audit chain (see
-                     audit verify); --key PEM_FILE pins the appliance's key
-${CONNECTION_USAGE}
-
-Exit status: 0 done (verify: verified with the pinned key), 1 the appliance refused, the pack could
-not be written, or (verify) broken or incomplete, 2 bad usage, 3 (verify) could not check,
-4 (verify) verified with the pack's own keys (not pinned), 130/143 stopped by SIGINT/SIGTERM.`;
+export const EVIDENCE_USAGE = helpText(commandAt(['evidence']));
 
 export async function evidenceCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   if (argv[0] === 'verify') return (await import('./evidence-verify.js')).evidenceVerifyCommand(argv.slice(1));

@@ -8,28 +8,13 @@ import { countCsvRecords, countJsonlRecords } from '../text/record-count.js';
 import { sanitize } from '../text/sanitize.js';
 import { parseTimeInput } from '../text/time-input.js';
 import { clientFor, reportClientError } from './client-errors.js';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
+import { CONNECTION_OPTIONS, resolveConnection } from './connection.js';
 import { UsageError } from '../config/usage-error.js';
 import { writeCheckpointFile } from './audit-checkpoint-file.js';
+import { commandAt } from './command-table/index.js';
+import { helpText } from './command-table/help.js';
 
-export const EXPORT_USAGE = `Usage: appliance-admin export audit|journal -o FILE [--format csv|jsonl] [--since 7d|RFC3339] [--until …]
-                              [filters] [--force] [--url URL] [--token-file FILE] [--ca-file FILE]
-
-Streams the appliance's export to FILE and prints a summary (rows, bytes, path, sha256) on stderr.
-  -o, --output FILE  where to write; an existing file is kept unless --force
-  --format FMT       csv (RFC 4180, with a header row; the default) or jsonl (one JSON object a line)
-  --since WHEN       from this time on (inclusive): a duration before now (90s, 30m, 12h, 7d, 2w)
-                     or an RFC 3339 time (2026-11-21T09:30:00Z, 2026-11-21T10:30:00+01:00, 2026-11-21;
-                     no zone: UTC)
-  --until WHEN       up to this time (exclusive), same forms
-  audit filters:     --actor SUBJECT  --action ACTION (exact, or a prefix: gateway.key.*)
-                     --outcome success|denied|failed  --request-id ID (what one request did)
-  journal filters:   --agent NAME  --channel ID  --run-id ID  --status running|succeeded|failed|cancelled
-  --force            replace FILE if it exists
-${CONNECTION_USAGE}
-
-Exit status: 0 written, 1 the appliance refused, could not be reached or FILE could not be written,
-2 bad usage or FILE exists.`;
+export const EXPORT_USAGE = helpText(commandAt(['export']));
 
 const KINDS = {
   audit: { route: 'exportAudit', filters: ['actor', 'action', 'outcome', 'request-id'] },

@@ -2,38 +2,16 @@ import { parseArgs } from 'node:util';
 import { sanitize } from '../text/sanitize.js';
 import type { AnyScreen } from '../dashboard/kit/screen-api.js';
 import { clientFor, describeFailure, reportClientError } from './client-errors.js';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
+import { CONNECTION_OPTIONS, resolveConnection } from './connection.js';
 import { fetchedEntries, fetchScreen, stateWithGrouping, stateWithRange, type Fetched } from './screen-fetch.js';
 import { UsageError } from '../config/usage-error.js';
 import { boardStatus, EXIT_CODE, statusLine, unreadableLine } from '../dashboard/triage/status.js';
 import type { TriageLine } from '../dashboard/triage/line.js';
 import { printOut, terminalText } from './print.js';
+import { commandAt } from './command-table/index.js';
+import { helpText } from './command-table/help.js';
 
-export const GET_USAGE = `Usage: appliance-admin get SCREEN [--json] [--range RANGE] [--by GROUP] [--url URL] [--token-file FILE] [--ca-file FILE]
-
-Prints what one dashboard screen shows (its first page, with the screen's default filters) and exits.
-  --json             the data as JSON: a list screen prints its list's answer (e.g. {"data": [...],
-                     "next_cursor": null, "has_more": false}); another screen with several
-                     resources prints an object keyed by resource id ({"deployment": …, "plan": …});
-                     the overview prints its triage lines ([{"key", "severity", "what", "reason",
-                     "count", "window", "link"}, …]), worst first
-                     without it: a plain table of the screen's columns (full values: use --json)
-  --range hour       the time range the screen's H, D and W keys choose: usage (the last hour in
-                     minute buckets, the last day or week in hours; default day) and the overview
-                     (the window its key rejections are counted over; default hour); spend
-                     takes day, week or month (the last 24 hours by hour, the last 7 or 30 days
-                     by day; default week)
-  --by model         spend: what its cost is summed by, model, workload or key (default model);
-                     get usage --json and get spend --json give each cost with the currency
-${CONNECTION_USAGE}
-
-Exit status: 0 done, 1 the appliance refused or could not be reached, 2 bad usage or unknown screen.
-
-get overview follows the monitoring-plugins convention (Nagios, Icinga, Zabbix, monit, cron), with
-or without --json: exit 0 OK, 1 WARNING (a WARN line), 2 CRITICAL (a CRIT line), 3 UNKNOWN (no
-problem read and a source not read, the appliance not reached or refusing the token, bad usage).
-Without --json its first line says so, with performance data, and the board follows:
-  APPLIANCE CRITICAL - 1 critical, 1 warning | crit=1;;;0 warn=1;;;0 unknown=0;;;0;14`;
+export const GET_USAGE = helpText(commandAt(['get']));
 
 /** `get overview`, from the words of the command line (parsed loosely: a bad option is still its failure). */
 function namesOverview(argv: string[]): boolean {

@@ -20,41 +20,12 @@ import { parseExpiryInput } from '../text/expiry-input.js';
 import { parseTimeInput } from '../text/time-input.js';
 import { sanitize } from '../text/sanitize.js';
 import { clientFor, reportClientError } from './client-errors.js';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
+import { CONNECTION_OPTIONS, resolveConnection } from './connection.js';
 import { printErr, printOut } from './print.js';
+import { commandAt } from './command-table/index.js';
+import { helpText } from './command-table/help.js';
 
-export const KEYS_USAGE = `Usage: appliance-admin keys rotate KEY [--grace 24h] [--url URL] [--token-file FILE] [--ca-file FILE]
-       appliance-admin keys expire KEY --at TIME | --in 30d | --never [connection options]
-       appliance-admin keys unused [--days 30] [--json] [connection options]
-       appliance-admin keys budget KEY [--per-day AMOUNT] [--per-month AMOUNT] [--warn-percent P] [connection options]
-       appliance-admin keys near-budget [--json] [connection options]
-
-Gateway keys from a script. KEY is a key's id (key_…) or the name of one active key.
-  rotate             gives the key a new secret and prints it once, alone on stdout (what it did and
-                     the warning go to stderr); id, name, quota and usage stay. The old secret keeps
-                     working for the grace, then the gateway refuses it; a rotation during a grace
-                     ends that grace.
-    --grace LENGTH   how long the old secret still works: 0, 90s, 30m, 12h, 7d (default 24h, at
-                     most 30d)
-  expire             sets when the gateway starts refusing the key (401), or clears it
-    --at TIME        an RFC 3339 time or a date (2026-12-31, 2026-12-31 18:00; no zone: UTC)
-    --in LENGTH      that long from now (30d, 12h, 2w)
-    --never          the key does not expire
-  unused             active keys not used for --days days (a key never used counts from its
-                     creation), oldest use first
-    --days N         default ${UNUSED_DAYS}
-    --json           the keys as the appliance lists them, a JSON array
-  budget             sets the key's money budgets, in the appliance's currency (it needs pricing); a
-                     call that would pass one is refused (429) until the UTC day or month ends
-    --per-day AMOUNT     per UTC day: 5, 12.50, or none to clear it; left out: unchanged
-    --per-month AMOUNT   per calendar month (UTC), the same way
-    --warn-percent P     the share of a budget the dashboard warns at, 1 to 100 (default 80)
-  near-budget        active keys past the share of a budget they warn at, or at it, fullest first
-    --json           the keys as the appliance lists them, a JSON array
-${CONNECTION_USAGE}
-
-Exit status: 0 done, 1 the appliance refused or could not be reached, 2 bad usage or no such key.
-The admin token is never printed; a key's secret only by rotate, once.`;
+export const KEYS_USAGE = helpText(commandAt(['keys']));
 
 const OPTIONS = {
   ...CONNECTION_OPTIONS,

@@ -15,25 +15,10 @@ import {
   type DevicePrompt,
   type SessionInfo,
 } from '../client/session/index.js';
+import { commandAt } from './command-table/index.js';
+import { helpText } from './command-table/help.js';
 
-export const LOGIN_USAGE = `Usage: appliance-admin login --issuer URL --client-id ID [--scope S] [--audience A] [--resource R]
-                            [--url APPLIANCE [--ca-file FILE] [--insecure-http]] [--no-qr]
-
-  Signs in with the identity provider's device flow: open the page shown on any device (or scan
-  the QR code), enter the code, approve. The session is kept in
-  $XDG_CONFIG_HOME/appliance-admin/session.json (mode 0600) and renewed before it expires.
-  Without --issuer and --client-id, signs in again with the ones of the stored session.
-
-  --issuer URL       the identity provider (https; http only on loopback)
-  --client-id ID     the public client registered for appliance-admin at the provider
-  --scope S          default: openid profile offline_access
-  --audience A       sent as audience= (providers such as Auth0)
-  --resource R       sent as resource= (RFC 8707 resource indicator, the appliance's SSO audience)
-  --url APPLIANCE    also ask this appliance which role it gives you, and remember it
-  --ca-file FILE     PEM CA certificate to trust for the appliance's TLS
-  --insecure-http    allow plain http:// to an appliance other than this machine (the token
-                     travels unencrypted; later commands with this sign-in need it too)
-  --no-qr            do not draw the QR code`;
+export const LOGIN_USAGE = helpText(commandAt(['login']));
 
 /**
  * Human instructions go to stderr, so they show even when stdout is redirected. The code, the

@@ -1,11 +1,10 @@
 import { parseArgs } from 'node:util';
 import { AuthSessionError, defaultSessionFile, logout } from '../client/session/index.js';
 import { printErr, printOut } from './print.js';
+import { commandAt } from './command-table/index.js';
+import { helpText } from './command-table/help.js';
 
-export const LOGOUT_USAGE = `Usage: appliance-admin logout
-
-  Removes the stored sign-in ($XDG_CONFIG_HOME/appliance-admin/session.json) and, when the
-  identity provider offers it, revokes its refresh token there.`;
+export const LOGOUT_USAGE = helpText(commandAt(['logout']));
 
 export async function logoutCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' } }, strict: true });

@@ -2,36 +2,14 @@ import { fileURLToPath } from 'node:url';
 import { isDashboard } from './commands.js';
 import { reportFailure } from './failure.js';
 import { versionLine } from './version-line.js';
+import { findCommand, TABLE } from './command-table/index.js';
+import { helpText, overviewText } from './command-table/help.js';
 
-const USAGE = `appliance-admin: terminal dashboard and reference server for the appliance administration API
-
-  appliance-admin --url URL --token-file FILE                     the dashboard
-  appliance-admin --appliance NAME                                the dashboard, on an appliance of the config file
-  appliance-admin [--url URL]                                     the dashboard, signed in with appliance-admin login
-  appliance-admin demo [--role auditor]                           dashboard on an embedded demo server
-  appliance-admin serve --data DIR [--port P] [--demo]            the reference server
-  appliance-admin token issue|list|revoke --data DIR …            on-host admin tokens
-  appliance-admin audit rotate-key --data DIR                     on-host: a new audit signing key
-  appliance-admin login --issuer URL --client-id ID               sign in with the identity provider
-  appliance-admin logout                                          forget the stored sign-in
-  appliance-admin get SCREEN [--json] --url URL --token-file FILE  one screen's data
-  appliance-admin get overview --url URL --token-file FILE        the board for a monitor: exit 0 OK … 3 UNKNOWN
-  appliance-admin watch [--json] [--exec CMD] --url URL --token-file FILE  a line per change of the board
-  appliance-admin keys rotate KEY [--grace 24h] --url URL --token-file FILE  a gateway key's new secret, once
-  appliance-admin keys expire KEY --at TIME|--in 30d|--never      when a gateway key stops working
-  appliance-admin keys unused [--days 30] [--json]                 gateway keys nobody used lately
-  appliance-admin keys budget KEY --per-day 5 --per-month 100      a gateway key's money budgets
-  appliance-admin keys near-budget [--json]                        gateway keys near or over a budget
-  appliance-admin export audit|journal --format csv|jsonl [--since 7d] -o FILE --url URL --token-file FILE
-  appliance-admin audit verify FILE --key PEM_FILE | --url URL     prove an audit trail complete and unaltered
-  appliance-admin audit fingerprint PEM_FILE                      a public key's fingerprint, as the screens show it
-  appliance-admin audit prove SEQ… -o FILE | sample N --since 90d -o DIR  entries with inclusion proofs, to carry away
-  appliance-admin audit verify-proof FILE --key PEM_FILE          check a proof file offline
-  appliance-admin audit witness --url URL --key PEM_FILE --witness-key FILE  cosign what extends what it saw
-  appliance-admin evidence --since 30d -o DIR | evidence verify DIR  an auditor's evidence pack
-  appliance-admin config [init [--force]]                         the config file's path and settings; a starting file
-
-Run a command with --help for its options; --version (-V) prints the version and the commit it was built from.`;
+/** --help or -h among a command's words, before any `--` (after it, they are arguments). */
+const asksHelp = (argv: readonly string[]): boolean => {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
+};
 
 /** The audit subcommands that read an appliance or a file (rotate-key, and anything else, is the host's). */
 const AUDIT_VERIFIERS = new Set([
@@ -53,6 +31,12 @@ export async function main(argv: string[]): Promise<number> {
       return await (
         await import('./dashboard.js')
       ).dashboardCommand(argv, fileURLToPath(new URL('.', import.meta.url)));
+    }
+    // every command's help is its page in the command table, as the man pages and completions are
+    // (__complete's words are a command line being typed, not its own)
+    if (!['--help', '-h', 'help', '__complete'].includes(cmd) && asksHelp(rest)) {
+      console.log(helpText(findCommand(argv)));
+      return 0;
     }
     switch (cmd) {
       case 'serve':
@@ -85,10 +69,14 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import('./evidence.js')).evidenceCommand(rest);
       case 'config':
         return await (await import('./config.js')).configCommand(rest);
+      case 'completion':
+        return (await import('./completion.js')).completionCommand(rest);
+      case '__complete':
+        return await (await import('./completion.js')).completeCommand(rest, process.env);
       case '--help':
       case '-h':
       case 'help':
-        console.log(USAGE);
+        console.log(overviewText(TABLE));
         return 0;
       case '--version':
       case '-V':

@@ -8,9 +8,10 @@ import { createSecureContext } from 'node:tls';
 import { announceReady } from '../server/demo/ipc-ready.js';
 import { bundledDemoTemplate, copyDemoTemplate } from './demo-template.js';
 import { UsageError } from '../config/usage-error.js';
+import { commandAt } from './command-table/index.js';
+import { helpText } from './command-table/help.js';
 
-export const SERVE_USAGE = `Usage: appliance-admin serve --data DIR [--port 8080] [--host 127.0.0.1] [--demo] [--config FILE]
-                            [--tls-cert FILE --tls-key FILE] [--log-level info]`;
+export const SERVE_USAGE = helpText(commandAt(['serve']));
 
 export async function serveCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({

@@ -7,15 +7,12 @@ import { Role } from '../contract/common.js';
 import { ROLES } from '../contract/roles.js';
 import { sanitize } from '../text/sanitize.js';
 import { UsageError } from '../config/usage-error.js';
+import { commandAt } from './command-table/index.js';
+import { helpText } from './command-table/help.js';
 
 const SUBCOMMANDS = ['issue', 'list', 'revoke'];
 
-export const TOKEN_USAGE = `Usage: appliance-admin token issue --data DIR --role ${ROLES.join('|')} --name NAME [--ttl-days N | --no-expiry]
-       appliance-admin token list --data DIR
-       appliance-admin token revoke --data DIR ID_OR_NAME
-
-  A token expires after ${DEFAULT_TOKEN_TTL_MS / 86_400_000} days unless --ttl-days N or --no-expiry says otherwise.
-  issue and revoke are audited (token.issue, token.revoke) with the user running the command as actor.`;
+export const TOKEN_USAGE = helpText(commandAt(['token']));
 
 export async function tokenCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;

@@ -18,36 +18,16 @@ import { durationMs } from '../text/duration.js';
 import { sanitize } from '../text/sanitize.js';
 import { chooseAppliance } from './choose-appliance.js';
 import { clientFor, describeFailure, isClientFailure } from './client-errors.js';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, resolveConnection } from './connection.js';
+import { CONNECTION_OPTIONS, resolveConnection } from './connection.js';
 import { readConfigFile } from './dashboard-config-file.js';
 import { parseInterval } from './dashboard-flags.js';
 import { fetchedEntries, fetchScreen, stateWithRange, type Fetched } from './screen-fetch.js';
 import { eventJson, eventLabel, eventText, noteLine, type WatchEvent } from './watch-events.js';
 import { ExecQueue } from './watch-exec.js';
+import { commandAt } from './command-table/index.js';
+import { helpText } from './command-table/help.js';
 
-export const WATCH_USAGE = `Usage: appliance-admin watch [--json] [--exec CMD] [--refresh 2s] [--range hour|day|week] [--url URL] [--token-file FILE] [--ca-file FILE]
-       appliance-admin watch --appliance NAME [--json] [--exec CMD] [--refresh 2s] [--range hour|day|week]
-
-Reads the overview's board at the poll interval, with no terminal UI (a tmux pane, a systemd unit),
-and prints one line per change: a CRIT, WARN or N/A (not read) line that appears, one that
-clears, one whose severity changes. At start, what is on the board now is new. When the appliance
-cannot be read it says so once and tries again with backoff (up to a minute); when it can, it says
-how long it was blind and what changed since the last board it saw. Ctrl-C or SIGTERM stops it (exit 0).
-  --json             one JSON object per line instead: {"event": "new"|"cleared"|"changed"|
-                     "unreachable"|"reachable", "at", "appliance", "severity", "was", "key", "what",
-                     "reason", "count", "window", "link", "while_blind"} (docs/dashboard.md, Being told)
-  --exec CMD         run CMD with the shell for each event, the event's JSON on its stdin and
-                     APPLIANCE_ADMIN_EVENT, APPLIANCE_ADMIN_SEVERITY set (mail, a chat hook, a pager);
-                     one at a time, in order; one that fails or outlasts --exec-timeout is said on
-                     stderr and the watch goes on. The token is not in its environment.
-  --exec-timeout 30s how long CMD may run before it is stopped (default 30s)
-  --refresh 2s       poll interval (ms, s or m; default: the config file's refresh, else 2s)
-  --range hour       the window key rejections are counted over, as the overview's H, D, W (default hour)
-${CONNECTION_USAGE}
-  --appliance NAME   an appliance named in the config file
-  --config FILE      the config file (default: $XDG_CONFIG_HOME/appliance-admin/config.yaml)
-
-Exit status: 0 stopped by a signal, 2 bad usage.`;
+export const WATCH_USAGE = helpText(commandAt(['watch']));
 
 const WATCH_OPTIONS = {
   ...CONNECTION_OPTIONS,
