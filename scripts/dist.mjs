@@ -38,13 +38,14 @@ const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const NODE_MAJOR = 24;
 
 /** The commands that need the database: in their place the bundles get src/cli/single-file-host-only.ts. */
-const HOST_ONLY = /(^|[\\/])(serve|token|audit-rotate-key|embedded-demo|dashboard)\.js$/;
+// only src/cli's own modules (./serve.js), never one of the same name elsewhere (./command-table/serve.js)
+const HOST_ONLY = /^\.\/(serve|token|audit-rotate-key|embedded-demo|dashboard)\.js$/;
 const hostOnly = (also = []) => ({
   name: 'host-only',
   setup(b) {
     b.onResolve({ filter: HOST_ONLY }, (args) => {
       if (args.resolveDir !== join(ROOT, 'src/cli')) return undefined;
-      const name = args.path.match(HOST_ONLY)[2];
+      const name = args.path.match(HOST_ONLY)[1];
       // main.ts's dashboard branch is the dashboard bundle's own; the dashboard bundle keeps dashboard.js
       if (name === 'dashboard' && !also.includes('dashboard')) return undefined;
       return { path: join(ROOT, 'src/cli/single-file-host-only.ts') };
@@ -193,6 +194,7 @@ export async function buildSingleFile({ outFile, node = node24(), commit = build
     const temp = `${outFile}.${process.pid}.tmp`;
     copyFileSync(node, temp);
     chmodSync(temp, 0o755);
+    stripSymbols(temp);
     // postject in its own process: it writes notes on every section of the binary it cannot name
     // (ELF's .note.100), shown only when it fails
     const postject = createRequire(import.meta.url).resolve('postject/dist/cli.js');
@@ -206,6 +208,21 @@ export async function buildSingleFile({ outFile, node = node24(), commit = build
     return outFile;
   } finally {
     rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Node's symbol table (18 MB of the official binary) taken out, as Debian's dh_strip does (lintian's
+ * unstripped-binary-or-object is an error): before postject, because stripping rewrites the file
+ * and an injected blob is then no longer found (the program crashes). Without binutils' strip the
+ * single file keeps it, and says so.
+ */
+function stripSymbols(file) {
+  try {
+    execFileSync('strip', ['--strip-all', file], { stdio: ['ignore', 'ignore', 'inherit'] });
+  } catch (err) {
+    if (err.code !== 'ENOENT') throw err;
+    console.warn("dist: WARNING: no strip (binutils): the single file keeps Node's symbol table");
   }
 }
 
