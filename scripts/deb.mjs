@@ -320,16 +320,12 @@ function debianChangelog(version, maintainer, epoch, commit) {
 
 /**
  * debian/copyright (machine-readable): appliance-admin itself, the Node.js runtime inside the
- * single file, better-sqlite3, and the npm packages of the production dependency tree, whose code
- * the bundles in dist/ hold.
+ * single file, better-sqlite3, and the npm packages whose code the bundles hold (the single file's
+ * bundles are made from the same sources as dist/'s).
  */
 function copyright(root) {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8'));
-  const bundled = Object.entries(lock.packages)
-    .filter(([path, p]) => path.startsWith('node_modules/') && !p.dev)
-    .map(([path, p]) => `${path.replace(/.*node_modules\//, '')} ${p.version}: ${p.license ?? 'see its package'}`)
-    .sort();
+  const bundled = bundledPackages(join(root, 'dist')).map((p) => `${p.name} ${p.version}: ${p.license}`);
   return `Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: ${PACKAGE}
 
@@ -338,7 +334,7 @@ Copyright: the ${PACKAGE} authors
 License: ${pkg.license}
 Comment: The bundles in /usr/lib/${PACKAGE}/dist hold code of these npm packages
  (name version: licence), under their own licences:
- ${[...new Set(bundled)].join('\n ')}
+ ${bundled.join('\n ')}
 
 Files: usr/bin/${PACKAGE}
 Copyright: Node.js contributors and others
@@ -373,6 +369,34 @@ License: Expat
  OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN
  THE SOFTWARE.
 `;
+}
+
+/**
+ * The npm packages in dist/'s bundles, read from the bundles' source maps (each names the files it
+ * was made from): name, version and licence from each package's package.json.
+ */
+function bundledPackages(dist) {
+  const found = new Map();
+  const visit = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory() && entry.name !== 'release') visit(path);
+      if (!entry.isFile() || !entry.name.endsWith('.map')) continue;
+      for (const source of JSON.parse(readFileSync(path, 'utf8')).sources ?? []) {
+        const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(resolve(dir, source));
+        if (m && !found.has(m[1])) found.set(m[1], packageOf(m[1]));
+      }
+    }
+  };
+  visit(dist);
+  const unique = new Map([...found.values()].map((p) => [`${p.name} ${p.version}`, p]));
+  return [...unique.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+function packageOf(dir) {
+  const { name, version, license, licenses } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  const named = license?.type ?? license ?? licenses?.map((l) => l.type ?? l).join(' OR ');
+  return { name, version, license: named ?? 'no licence named in its package.json' };
 }
 
 // run directly: node scripts/deb.mjs SINGLE_FILE
