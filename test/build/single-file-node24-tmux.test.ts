@@ -1,5 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +20,8 @@ import { hasTmux, killTmuxServer, TmuxSession } from '../helpers/tmux.js';
  * time) and run with no Node on the PATH: a PATH of one directory that holds only a few tools, and
  * nothing else of the environment. It names its version and commit; against the real server on
  * loopback it fetches an evidence pack, an audit export and a proof, then verifies each offline; the
- * dashboard shows its first screen with data in tmux; the commands that need the database say so.
+ * dashboard shows its first screen with data in tmux; the commands that need the database say so,
+ * or run from the Debian package's layout when it lies beside the executable.
  */
 const run = promisify(execFile);
 const { version } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string };
@@ -123,6 +124,24 @@ describe('the single file (Node 24 from the npm registry, tmux), with no Node on
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('needs the appliance');
     expect(r.stderr).toContain('Debian package');
+  });
+
+  it("with the Debian package's layout beside it, runs a database command from there with its own Node", async () => {
+    // <prefix>/bin/appliance-admin and <prefix>/lib/appliance-admin/{bin,dist,node_modules}, as the .deb lays them out
+    const prefix = join(work, 'usr');
+    mkdirSync(join(prefix, 'bin'), { recursive: true });
+    mkdirSync(join(prefix, 'lib', 'appliance-admin'), { recursive: true });
+    linkSync(single, join(prefix, 'bin', 'appliance-admin'));
+    for (const dir of ['bin', 'dist', 'node_modules'])
+      symlinkSync(join(REPO, dir), join(prefix, 'lib', 'appliance-admin', dir));
+    const data = tempDir('aa-single-data');
+    const installed = join(prefix, 'bin', 'appliance-admin');
+    const issue = ['token', 'issue', '--data', data, '--role', 'auditor', '--name', 'from-the-single-file'];
+    const issued = await run(installed, issue, { env, encoding: 'utf8' });
+    expect(issued.stderr).toContain('(auditor) for from-the-single-file');
+    expect(issued.stdout.startsWith('aat_')).toBe(true);
+    const listed = await run(installed, ['token', 'list', '--data', data], { env, encoding: 'utf8' });
+    expect(listed.stdout).toContain('from-the-single-file');
   });
 
   it.skipIf(!hasTmux())(e2eTitle('the dashboard shows its first screen with data from the appliance'), async () => {
