@@ -52,6 +52,9 @@ describe('man pages', () => {
       ['appliance-admin.1', ...GROUPS.map((g) => `appliance-admin-${g.name}.1`)].sort(),
     );
     expect(GROUPS.map((g) => g.name)).toEqual(COMMAND_NAMES.filter((n) => n !== '__complete'));
+    // package.json's man: what `npm install -g` links where man finds it
+    const { man } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { man: string[] };
+    expect(man.map((f) => f.replace('./dist/man/', '')).sort()).toEqual(readdirSync(MAN).sort());
   });
 
   it.each(readdirSync(MAN))('%s renders without a warning (groff -ww), with its sections', (page) => {

@@ -9,15 +9,16 @@ const PROGRAM = 'appliance-admin';
 const LABEL_WIDTH = 19;
 
 /** `-o, --output FILE`, `--json` */
-export const optionLabel = (o: OptionSpec): string =>
+const optionLabel = (o: OptionSpec): string =>
   `${o.short ? `-${o.short}, ` : ''}--${o.name}${o.value ? ` ${o.value}` : ''}`;
 
 /** A label and its preformatted description, the description's lines aligned after the label. */
 function labelled(indent: number, label: string, text: string): string[] {
   const width = LABEL_WIDTH + 2 - indent;
-  const head = `${' '.repeat(indent)}${label.length < width ? label.padEnd(width) : `${label} `}`;
-  const lines = text.split('\n');
-  return [head + lines[0], ...lines.slice(1).map((l) => ' '.repeat(LABEL_WIDTH + 2) + l)];
+  const lines = text.split('\n').map((l) => ' '.repeat(LABEL_WIDTH + 2) + l);
+  // a label too long for its column has its description on the lines below it
+  if (label.length >= width) return [`${' '.repeat(indent)}${label}`, ...lines];
+  return [`${' '.repeat(indent)}${label.padEnd(width)}${lines[0].trimStart()}`, ...lines.slice(1)];
 }
 
 /** A command's usage lines and those of its subcommands, as written in the table. */
@@ -47,11 +48,17 @@ export function helpText(found: Found): string {
   const own = optionsOf(found);
   const listed = new Set(own.map((o) => o.name));
   const options = [...(spec.options ?? [])];
-  const shared = own.filter((o) => !options.includes(o));
+  const subs = (spec.subcommands ?? []).filter((s) => !s.hidden);
+  const optionsOfSub = (sub: CommandSpec) => [...(sub.shared ?? []), ...(sub.options ?? [])];
+  // an option several subcommands take alike (the connection) is said once, after them
+  const common = [...new Set(subs.flatMap(optionsOfSub))].filter(
+    (o) => !listed.has(o.name) && subs.filter((s) => optionsOfSub(s).includes(o)).length > 1,
+  );
+  const shared = [...own.filter((o) => !options.includes(o)), ...common];
   const block: string[] = options.flatMap((o) => labelled(2, optionLabel(o), o.description));
-  for (const sub of (spec.subcommands ?? []).filter((s) => !s.hidden)) {
+  for (const sub of subs) {
     block.push(...labelled(2, sub.name, sub.description ?? sub.summary));
-    for (const o of [...(sub.shared ?? []), ...(sub.options ?? [])].filter((o) => !listed.has(o.name)))
+    for (const o of optionsOfSub(sub).filter((o) => !listed.has(o.name) && !common.includes(o)))
       block.push(...labelled(4, optionLabel(o), o.description));
   }
   block.push(...shared.flatMap((o) => labelled(2, optionLabel(o), o.description)));
@@ -64,7 +71,7 @@ export function helpText(found: Found): string {
 }
 
 /** The top level's lines: the dashboard, then each command (or its subcommands, when it has no brief line of its own). */
-export function overviewLines(spec: CommandSpec, root = true): [usage: string, summary: string][] {
+function overviewLines(spec: CommandSpec, root = true): [usage: string, summary: string][] {
   if (spec.hidden) return [];
   const own: [string, string][] =
     spec.brief || (spec.usage.length && !spec.subcommands?.some((s) => s.usage.length))

@@ -64,4 +64,4 @@ export function commandAt(path: readonly string[]): Found {
 }
 
 export { optionsOf } from './spec.js';
-export type { CommandSpec, OptionSpec, Completes, ArgumentSpec, ExampleSpec, Found } from './spec.js';
+export type { CommandSpec, OptionSpec, Completes, Found } from './spec.js';

@@ -31,13 +31,13 @@ export interface OptionSpec {
   repeatable?: boolean;
 }
 
-export interface ArgumentSpec {
+interface ArgumentSpec {
   /** as usage lines write it: SCREEN, KEY, FILE */
   name: string;
   completes: Completes;
 }
 
-export interface ExampleSpec {
+interface ExampleSpec {
   /** the words after appliance-admin */
   command: string;
   says: string;
