@@ -74,7 +74,9 @@ beforeAll(async () => {
     })) as string;
   } else {
     // the single file's build (scripts/dist.mjs) ends with this package's
-    execFileSync('npm', ['run', 'dist'], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
+    const dist = spawnSync('npm', ['run', 'dist'], { cwd: REPO, encoding: 'utf8' });
+    if (dist.status !== 0) throw new Error(`npm run dist failed:\n${dist.stderr}`);
+    buildLog.push(...dist.stderr.split('\n'));
     if (!findSingleFile()) throw new Error(`npm run dist made no single file in ${RELEASE}`);
     deb = join(
       RELEASE,
