@@ -27,7 +27,7 @@ import { gzipSync } from 'node:zlib';
 
 const PACKAGE = 'appliance-admin';
 const ARCH = 'amd64';
-/** Where the npm build goes, next to /usr/bin: the single file runs `serve` from there (H3's layout). */
+/** Where the npm build goes, beside /usr/bin: the single file runs `serve` from there (src/cli/single-file.ts). */
 const LIB = `usr/lib/${PACKAGE}`;
 /** better-sqlite3 13, the build for Node 22 and later (src/server/db/sqlite-driver.ts), by its alias. */
 const SQLITE_MODULE = 'better-sqlite3-n22';
@@ -90,6 +90,8 @@ export async function buildDeb({ root, releaseDir, singleFile, version, log = de
     mkdirSync(control, { mode: 0o755 });
     for (const script of ['postinst', 'prerm', 'postrm']) put(`DEBIAN/${script}`, own(script), 0o755);
     put('DEBIAN/conffiles', `${CONFFILES.join('\n')}\n`);
+    // every folder 0755 whatever the umask was when they were made (0077 would make them root's only)
+    openFolders(stage);
     put('DEBIAN/md5sums', md5sums(stage));
     put(
       'DEBIAN/control',
@@ -103,8 +105,8 @@ export async function buildDeb({ root, releaseDir, singleFile, version, log = de
 
     mkdirSync(releaseDir, { recursive: true });
     const deb = join(releaseDir, `${PACKAGE}_${debVersion}_${ARCH}.deb`);
-    // xz at level 1: most of the package is the Node binary, which level 6 compresses 8% smaller
-    // in eight times as long (minutes on a busy 2-core build host)
+    // xz at level 1: most of the package is the Node binary, which higher levels make only a little
+    // smaller, for many times the build's time
     execFileSync('dpkg-deb', ['--root-owner-group', '-Zxz', '-z1', '--build', stage, deb], {
       env: { ...process.env, SOURCE_DATE_EPOCH: String(epoch) },
       stdio: ['ignore', 'ignore', 'inherit'],
@@ -130,6 +132,12 @@ function writeFile(path, content, mode) {
   chmodSync(path, mode);
 }
 
+function openFolders(dir) {
+  chmodSync(dir, 0o755);
+  for (const entry of readdirSync(dir, { withFileTypes: true }))
+    if (entry.isDirectory()) openFolders(join(dir, entry.name));
+}
+
 function copyFile(from, to, mode) {
   mkdirSync(dirname(to), { recursive: true, mode: 0o755 });
   copyFileSync(from, to);
@@ -138,9 +146,9 @@ function copyFile(from, to, mode) {
 
 /**
  * The npm build the single file runs `serve` (and the other database commands) from: the CLI's
- * entry and dist/, without source maps (14 MB that nothing on the appliance reads), the man pages
+ * entry and dist/, without source maps (nothing on the appliance reads them), the man pages
  * (they go to /usr/share/man), release/ (the single file and this package) and the prebuilt demo
- * history (75 MB; `demo` seeds its own without it). The package.json says dist/*.js are ES modules.
+ * history (large; `demo` seeds its own without it). The package.json says dist/*.js are ES modules.
  */
 function copyNpmBuild(root, to, version) {
   const dist = join(root, 'dist');

@@ -212,7 +212,7 @@ export async function buildSingleFile({ outFile, node = node24(), commit = build
 }
 
 /**
- * Node's symbol table (18 MB of the official binary) taken out, as Debian's dh_strip does (lintian's
+ * Node's symbol table taken out, as Debian's dh_strip does (lintian's
  * unstripped-binary-or-object is an error): before postject, because stripping rewrites the file
  * and an injected blob is then no longer found (the program crashes). Without binutils' strip the
  * single file keeps it, and says so.
