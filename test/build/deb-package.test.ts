@@ -208,14 +208,16 @@ describe.skipIf(MISSING.length > 0)(
         chmodSync(dir, 0o700);
         if (user) chownSync(dir, user.uid, user.gid);
       }
-      const { command, env } = execStart(state, cache);
+      const { command, env, umask } = execStart(state, cache);
+      expect(umask).toBe('0077');
       expect(command.slice(0, 4)).toEqual([bin(), 'serve', '--data', state]);
       expect(command).toContain(join(root, 'etc/appliance-admin/server.json'));
       // the shipped options listen on loopback; port 0 rather than the shipped 8080, which may be taken here
       const port = command.indexOf('--port');
       expect(command.slice(port - 2, port + 2)).toEqual(['--host', '127.0.0.1', '--port', '8080']);
       command[port + 1] = '0';
-      const child = spawn(command[0], command.slice(1), {
+      // with the unit's UMask= (spawn has none: a shell sets it, then becomes the server)
+      const child = spawn('/bin/sh', ['-c', `umask ${umask} && exec "$0" "$@"`, ...command], {
         cwd: '/',
         env: { ...bareEnv(true), ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -336,9 +338,9 @@ function serviceUser(): { uid: number; gid: number } | undefined {
 /**
  * The installed unit's ExecStart as systemd would run it: Environment= and EnvironmentFile= read,
  * ${NAME} one word and $NAME split on white space, STATE_DIRECTORY the given state directory; the
- * absolute paths in it are the root's.
+ * absolute paths in it are the root's. With its UMask=.
  */
-function execStart(state: string, cache: string): { command: string[]; env: Record<string, string> } {
+function execStart(state: string, cache: string): { command: string[]; env: Record<string, string>; umask: string } {
   const unit = readFileSync(join(root, UNIT), 'utf8');
   const settings = (key: string) =>
     [...unit.matchAll(new RegExp(`^${key}=(.*)$`, 'gm'))].map((m) => m[1]!.trim()).filter(Boolean);
@@ -364,5 +366,5 @@ function execStart(state: string, cache: string): { command: string[]; env: Reco
     if (split) return (vars[split[1]!] ?? '').split(/\s+/).filter(Boolean);
     return [word.startsWith('/') && !word.startsWith(root) ? join(root, word) : word];
   });
-  return { command, env };
+  return { command, env, umask: settings('UMask')[0] ?? '0022' };
 }
