@@ -38,6 +38,7 @@ const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const NODE_MAJOR = 24;
 
 /** The commands that need the database: in their place the bundles get src/cli/single-file-host-only.ts. */
+// only src/cli's own modules (./serve.js), never one of the same name elsewhere (./command-table/serve.js)
 const HOST_ONLY = /^\.\/(serve|token|audit-rotate-key|embedded-demo|dashboard)\.js$/;
 const hostOnly = (also = []) => ({
   name: 'host-only',
@@ -193,6 +194,7 @@ export async function buildSingleFile({ outFile, node = node24(), commit = build
     const temp = `${outFile}.${process.pid}.tmp`;
     copyFileSync(node, temp);
     chmodSync(temp, 0o755);
+    stripSymbols(temp);
     // postject in its own process: it writes notes on every section of the binary it cannot name
     // (ELF's .note.100), shown only when it fails
     const postject = createRequire(import.meta.url).resolve('postject/dist/cli.js');
@@ -206,6 +208,21 @@ export async function buildSingleFile({ outFile, node = node24(), commit = build
     return outFile;
   } finally {
     rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Node's symbol table taken out, as Debian's dh_strip does (lintian's
+ * unstripped-binary-or-object is an error): before postject, because stripping rewrites the file
+ * and an injected blob is then no longer found (the program crashes). Without binutils' strip the
+ * single file keeps it, and says so.
+ */
+function stripSymbols(file) {
+  try {
+    execFileSync('strip', ['--strip-all', '--remove-section=.comment', file], { stdio: ['ignore', 'ignore', 'inherit'] });
+  } catch (err) {
+    if (err.code !== 'ENOENT') throw err;
+    console.warn("dist: WARNING: no strip (binutils): the single file keeps Node's symbol table");
   }
 }
 
