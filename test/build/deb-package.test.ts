@@ -18,21 +18,22 @@ import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Deployment } from '../../src/contract/index.js';
-import { REPO } from '../helpers/child-server.js';
+import { ensureBuilt, REPO } from '../helpers/child-server.js';
 import { until } from '../helpers/until.js';
 // @ts-expect-error: a plain .mjs build script without types
 import { buildDeb } from '../../scripts/deb.mjs';
+// @ts-expect-error: a plain .mjs build script without types
+import { buildSingleFile } from '../../scripts/dist.mjs';
 
 /**
  * The Debian package (issue 42 §2), built once from the single file: it installs with dpkg into a
  * throwaway root, runs from there, its systemd unit's ExecStart serves, lintian finds no error.
- * Needs dpkg-deb and dpkg-shlibdeps (dpkg-dev) to build; the single file
- * dist/release/appliance-admin-VERSION-linux-x64, made by `npm run dist` when absent (which builds
- * the package too); lintian and systemd-analyze for their checks, skipped with the reason when absent.
+ * Needs dpkg-deb and dpkg-shlibdeps (dpkg-dev) to build; the single file is built here from the
+ * source (scripts/dist.mjs); lintian and systemd-analyze for their checks, skipped with the reason
+ * when absent.
  */
 const run = promisify(execFile);
 const { version } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string };
-const RELEASE = join(REPO, 'dist', 'release');
 const UNIT = 'lib/systemd/system/appliance-admin.service';
 const has = (command: string) => spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
 /** The Debian tools that build and install it; without them there is no package to test. */
@@ -40,11 +41,6 @@ const MISSING = ['dpkg', 'dpkg-deb', 'dpkg-shlibdeps', 'systemd-sysusers'].filte
 const LINTIAN = has('lintian');
 const SYSTEMD_ANALYZE = has('systemd-analyze');
 const IS_ROOT = process.getuid?.() === 0;
-
-const findSingleFile = () => {
-  const name = `appliance-admin-${version}-linux-x64`;
-  return existsSync(join(RELEASE, name)) ? join(RELEASE, name) : undefined;
-};
 
 let deb: string;
 /** what buildDeb said (a missing man page or completion is a warning there) */
@@ -64,25 +60,17 @@ const bareEnv = (asService = false) => ({
 beforeAll(async () => {
   if (MISSING.length) return;
   work = mkdtempSync(join(process.env.TMPDIR ?? '/tmp', 'aa-deb-'));
-  if (findSingleFile()) {
-    deb = (await buildDeb({
-      root: REPO,
-      releaseDir: work,
-      singleFile: findSingleFile(),
-      version,
-      log: (message: string) => buildLog.push(message),
-    })) as string;
-  } else {
-    // the single file's build (scripts/dist.mjs) ends with this package's
-    const dist = spawnSync('npm', ['run', 'dist'], { cwd: REPO, encoding: 'utf8' });
-    if (dist.status !== 0) throw new Error(`npm run dist failed:\n${dist.stderr}`);
-    buildLog.push(...dist.stderr.split('\n'));
-    if (!findSingleFile()) throw new Error(`npm run dist made no single file in ${RELEASE}`);
-    deb = join(
-      RELEASE,
-      readdirSync(RELEASE).find((f) => f.endsWith('_amd64.deb'))!,
-    );
-  }
+  // its own single file, built from the source here (as the single file's test does): one left in
+  // dist/release may be from older code
+  await ensureBuilt();
+  const singleFile = await buildSingleFile({ outFile: join(work, `appliance-admin-${version}-linux-x64`) });
+  deb = (await buildDeb({
+    root: REPO,
+    releaseDir: work,
+    singleFile,
+    version,
+    log: (message: string) => buildLog.push(message),
+  })) as string;
   // lintian runs while the package is installed and tried; without its check of the spelling in
   // binaries, which reads all of Node's binary and reports only at the info level, on the strings
   // of Node and its dependencies
