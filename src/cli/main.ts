@@ -69,6 +69,8 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import('./evidence.js')).evidenceCommand(rest);
       case 'config':
         return await (await import('./config.js')).configCommand(rest);
+      case 'man':
+        return (await import('./man.js')).manCommand(rest);
       case 'completion':
         return (await import('./completion.js')).completionCommand(rest);
       case '__complete':

@@ -84,6 +84,16 @@ describe('the single file (Node 24 from the npm registry, tmux), with no Node on
     });
   });
 
+  it('carries its completions and man pages: completion bash, man audit', async () => {
+    const completion = await runSingle(['completion', 'bash']);
+    expect(completion.code).toBe(0);
+    expect(completion.stdout).toContain('complete -F _appliance_admin appliance-admin');
+    const man = await runSingle(['man', 'audit']);
+    expect(man.code).toBe(0);
+    expect(man.stdout).toMatch(/^\.TH "?APPLIANCE-ADMIN-AUDIT"? 1/m);
+    expect(man.stdout).toContain('verify\\-proof');
+  });
+
   it('the npm build says it the same way (the commit its dist/ was built from)', async () => {
     const r = await run(process.execPath, [CLI, '--version'], { encoding: 'utf8' });
     expect(r.stdout).toMatch(

@@ -145,4 +145,17 @@ describe('the command table', () => {
     expect(launcher).not.toContain('Gateway keys from a script');
     expect(launcher).not.toContain('monitoring-plugins convention');
   });
+
+  it('appliance-admin man [COMMAND] prints the page the build wrote (the single file carries its pages this way)', async () => {
+    // the date line is the day it is asked: the rest is the build's page, word for word
+    const body = (text: string) => text.replace(/^\.TH .*$/m, '.TH');
+    const keys = await runCli(['man', 'keys']);
+    expect(keys.code).toBe(0);
+    expect(body(keys.stdout)).toBe(body(readFileSync(join(MAN, 'appliance-admin-keys.1'), 'utf8')));
+    const main = await runCli(['man']);
+    expect(body(main.stdout)).toBe(body(readFileSync(join(MAN, 'appliance-admin.1'), 'utf8')));
+    const unknown = await runCli(['man', 'nosuch']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('no man page for "nosuch"');
+  });
 });

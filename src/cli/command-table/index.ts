@@ -13,6 +13,7 @@ import { EXPORT } from './export.js';
 import { GET, WATCH } from './get.js';
 import { KEYS } from './keys.js';
 import { LOGIN, LOGOUT } from './login.js';
+import { MAN } from './man.js';
 import type { CommandName } from './names.js';
 import { SERVE } from './serve.js';
 import type { CommandSpec, Found } from './spec.js';
@@ -32,6 +33,7 @@ const COMMANDS: { [name in CommandName]: CommandSpec } = {
   evidence: EVIDENCE,
   config: CONFIG,
   completion: COMPLETION,
+  man: MAN,
   __complete: COMPLETE,
 };
 

@@ -17,6 +17,7 @@ export const COMMAND_NAMES = [
   'evidence',
   'config',
   'completion',
+  'man',
   '__complete',
 ] as const;
 
