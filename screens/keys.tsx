@@ -17,8 +17,9 @@ import {
   expiryText,
   inGrace,
   isExpired,
+  countOf,
+  listFilterQuery,
   nextUnusedFilter,
-  passesUnusedFilter,
   rotationText,
   UNUSED_FILTER_WORDS,
   unusedFilterOf,
@@ -48,21 +49,17 @@ const quotaKey = (q: Quota | undefined) => (q ? (q.requests_per_minute ?? Infini
  */
 type KeyRow = GatewayKey & { rejected_last_hour: number | null; rejected_by_last_hour?: Record<string, number> };
 
-/** The keys the `U` filter passes (all without it), each with its last hour's rejections. */
-function withRejections(data: unknown, usage: unknown, extra: Record<string, unknown>): KeyRow[] {
+/** The keys the appliance listed (the `U` filter's, when it is on), each with its last hour's rejections. */
+function withRejections(data: unknown, usage: unknown): KeyRow[] {
   const used = (usage as Usage | undefined)?.data;
   const rejected = new Map((Array.isArray(used) ? used : []).map((u) => [u.key_id, u.rejected]));
   const causes = new Map((Array.isArray(used) ? used : []).map((u) => [u.key_id, u.rejected_by]));
-  const unused = unusedFilterOf(extra);
-  const now = Date.now();
   // a key without traffic is not in the usage answer: it had no rejection
-  return listed(data)
-    .filter((k) => passesUnusedFilter(k, unused, now))
-    .map((k) => ({
-      ...k,
-      rejected_last_hour: used ? (rejected.get(k.id) ?? 0) : null,
-      ...(causes.get(k.id) ? { rejected_by_last_hour: causes.get(k.id) } : {}),
-    }));
+  return listed(data).map((k) => ({
+    ...k,
+    rejected_last_hour: used ? (rejected.get(k.id) ?? 0) : null,
+    ...(causes.get(k.id) ? { rejected_by_last_hour: causes.get(k.id) } : {}),
+  }));
 }
 const listed = (data: unknown): GatewayKey[] => {
   const keys = (data as { data?: unknown } | undefined)?.data;
@@ -146,6 +143,11 @@ const nameQuery = (extra: Record<string, unknown>) => {
   const name = searchedName(extra);
   return name === null ? {} : { name };
 };
+/** The `U` filter's keys, which the appliance finds among every key, and how many there are. */
+const filterQuery = (extra: Record<string, unknown>) => {
+  const filter = unusedFilterOf(extra);
+  return filter === null ? {} : { ...listFilterQuery(filter), count: 'true' as const };
+};
 /** What the list holds, as the summary begins: the whole list, the newest page of more, or a search. */
 function shownText(rows: number, view: { data?: unknown; state?: { extra?: Record<string, unknown> } } | undefined) {
   const more = (view?.data as { has_more?: unknown } | undefined)?.has_more === true;
@@ -158,11 +160,29 @@ function shownText(rows: number, view: { data?: unknown; state?: { extra?: Recor
   return more ? `the newest ${keys(rows)} of more (f finds one by its name)` : keys(rows);
 }
 
+/**
+ * How many keys the `U` filter found, as the appliance counted them over every key: "12 keys", or
+ * "the first 500 of more than 10,000 keys" when they fill more than the page.
+ */
+function filteredText(view: { data?: unknown; state?: { extra?: Record<string, unknown> } } | undefined): string {
+  const listedKeys = listed(view?.data).length;
+  const total = countOf(view?.data, listedKeys);
+  const keys = `${total.text} key${total.n === 1 && total.text === '1' ? '' : 's'}`;
+  const name = searchedName(view?.state?.extra);
+  const named = name === null ? '' : ` whose name begins "${name}"`;
+  const more = (view?.data as { has_more?: unknown } | undefined)?.has_more === true;
+  return more ? `the first ${thousands(listedKeys)} of ${keys}${named}` : `${keys}${named}`;
+}
+
 export const keysScreen = defineScreen<KeyRow>({
   name: 'keys',
   title: 'Gateway keys',
   resources: (state) => [
-    { id: 'keys', route: 'listKeys', query: { limit: KEYS_PAGE, ...nameQuery(state.extra) } },
+    {
+      id: 'keys',
+      route: 'listKeys',
+      query: { limit: KEYS_PAGE, ...nameQuery(state.extra), ...filterQuery(state.extra) },
+    },
     {
       id: 'rejections',
       route: 'usage',
@@ -171,7 +191,7 @@ export const keysScreen = defineScreen<KeyRow>({
     },
   ],
   list: {
-    rows: (data, related, extra) => withRejections(data, related.rejections, extra),
+    rows: (data, related) => withRejections(data, related.rejections),
     // What the keys screen is for, next to the header's count of rejections: which key was refused
     // and under what quota. Those two columns are kept; on a short line the day of creation, then
     // the last use, the prefix and the status are left out first (the line under the table says
@@ -270,7 +290,7 @@ export const keysScreen = defineScreen<KeyRow>({
       const graces = rows.filter((k) => k.status === 'active' && inGrace(k)).length;
       const shown = shownText(listed(view?.data).length, view);
       const counted = unused
-        ? `${rows.length} of ${shown}: ${UNUSED_FILTER_WORDS[unused]} (U: ${nextUnusedFilter(unused) ? UNUSED_FILTER_WORDS[nextUnusedFilter(unused)!] : 'all keys'})`
+        ? `${filteredText(view)}: ${UNUSED_FILTER_WORDS[unused]} (U: ${nextUnusedFilter(unused) ? UNUSED_FILTER_WORDS[nextUnusedFilter(unused)!] : 'all keys'})`
         : `${shown} · ${rows.filter((k) => k.status === 'active').length} active`;
       return `${counted}${graces ? ` · ${graces} in a rotation grace` : ''}${rejected === null ? '' : ` · ${thousands(rejected)} rejected in the last hour`}`;
     },

@@ -10,6 +10,8 @@ import {
 import { markOf } from '../src/dashboard/kit/theme.js';
 import { isoSeconds } from '../src/text/time-input.js';
 import { triage } from '../src/dashboard/triage/triage.js';
+import { EXPIRY_LINES, UNUSED_NAMED } from '../src/dashboard/triage/gateway-keys.js';
+import { listFilterQuery } from '../src/dashboard/kit/key-lifecycle.js';
 import type { Severity, TriageLine } from '../src/dashboard/triage/line.js';
 import { readingOf, TRIAGE_SOURCES, type TriageInput, type TriageSource } from '../src/dashboard/triage/sources.js';
 import { loadChainCheck } from '../src/dashboard/audit-trail/audit-chain.js';
@@ -140,6 +142,19 @@ const resourcesFor = (window: UsageRange): ResourceRequest[] => [
   { id: 'models', route: 'listModels', query: { limit: 500 } },
   { id: 'routing', route: 'listRouting', query: { limit: 500 } },
   { id: 'keys', route: 'listKeys', query: { limit: 500 }, ...SLOW },
+  // which keys expire soon and which nobody uses, asked of every key: the appliance may hold a million
+  {
+    id: 'keysExpiring',
+    route: 'listKeys',
+    query: { ...listFilterQuery('expiring'), count: 'true', limit: EXPIRY_LINES },
+    ...SLOW,
+  },
+  {
+    id: 'keysUnused',
+    route: 'listKeys',
+    query: { ...listFilterQuery('30d'), count: 'true', limit: UNUSED_NAMED },
+    ...SLOW,
+  },
   {
     id: 'usage',
     route: 'usage',

@@ -74,7 +74,8 @@ What is here
   audit-witnessed.json       the newest checkpoint a witness cosigned, and the consistency proof that
                              the pack's tree extends it (absent when no witness cosigned one)
   journal.jsonl              the agent execution journal for the range
-  keys.json                  the gateway key inventory (names, prefixes, limits; never a secret)
+  keys.jsonl                 the gateway key inventory, one key a line (names, prefixes, limits;
+                             never a secret); packs made before it hold keys.json
   role-matrix.json           what each role may do, as the server enforces it
   settings.json, deployment.json, install-plan.json, models.json, routing.json, budgets.json
                              as the appliance answered them to the pack's maker

@@ -32,6 +32,12 @@ export const AUDIT_EXPORTS = ['audit.jsonl', 'audit.csv'] as const;
 export const JOURNAL = 'journal.jsonl';
 export const PUBLIC_KEYS = 'public-keys.json';
 /**
+ * The gateway key inventory, one key a line as the appliance served it, written a page at a time: a
+ * pack of a million keys never holds them in memory together. Packs before it held keys.json, one
+ * JSON array, which a verifier checks by its hash as any other file.
+ */
+export const KEY_INVENTORY = 'keys.jsonl';
+/**
  * The export's head with its inclusion proof in the appliance's newest signed tree, whose note
  * carries the witnesses' cosignatures (a proof file: docs/audit-chain.md, "Proof files"); absent
  * from an appliance without the tree.
@@ -56,8 +62,15 @@ export const PACK_LIMITS = {
   sealBytes: MiB,
   statementBytes: MiB,
   keysBytes: MiB,
-  /** the other JSON answers (keys, models, settings, …) */
+  /** the other JSON answers (models, settings, …; the key inventory of packs before keys.jsonl) */
   fileBytes: 64 * MiB,
+  /**
+   * keys.jsonl, the gateway key inventory: a key's line (a key is well under 2 KiB), the keys, and
+   * the file (a million keys take about 1 GiB)
+   */
+  keyLineBytes: 64 * 1024,
+  keys: 5_000_000,
+  keyInventoryBytes: 4096 * MiB,
   /** the journal has no signed count to bound it by */
   journalBytes: 1024 * MiB,
   /** files a manifest may list, and entries a pack's folder may hold */
@@ -264,7 +277,7 @@ async function fillPack(src: PackSource, dir: string, o: PackOptions, signal: Ab
     tooLarge('the agent journal', PACK_LIMITS.journalBytes),
   );
   step('keys, models, routing, settings, deployment, install plan, budgets');
-  await writeJson(dir, 'keys.json', await allPages(src, 'listKeys', signal));
+  await writeKeyInventory(src, join(dir, KEY_INVENTORY), signal);
   await writeJson(dir, 'models.json', await allPages(src, 'listModels', signal));
   await writeJson(dir, 'routing.json', await allPages(src, 'listRouting', signal));
   const deployment = await src.json('deployment', undefined, signal);
@@ -416,6 +429,51 @@ async function writeCapped(
     await fh.close();
   }
   return bytes;
+}
+
+/** The bounds of a key inventory (PACK_LIMITS'), smaller in tests. */
+export type KeyInventoryLimits = Record<'keyLineBytes' | 'keys' | 'keyInventoryBytes', number>;
+
+/**
+ * KEY_INVENTORY from every page of the key list, each page written as it arrives. Stops with a
+ * PackError past PACK_LIMITS (a key's line, the keys, the bytes), or when the appliance's cursor
+ * does not move: a hostile appliance cannot fill the disk or loop. `limits`: smaller in tests.
+ */
+export async function writeKeyInventory(
+  src: Pick<PackSource, 'json'>,
+  file: string,
+  signal: AbortSignal,
+  limits: KeyInventoryLimits = PACK_LIMITS,
+): Promise<number> {
+  const fh = await open(file, 'wx', 0o600);
+  let keys = 0;
+  let bytes = 0;
+  try {
+    for (let after: string | undefined; ;) {
+      const body = asObject(await src.json('listKeys', { limit: 500, ...(after ? { after } : {}) }, signal));
+      signal.throwIfAborted();
+      const data: unknown[] = Array.isArray(body.data) ? body.data : [];
+      keys += data.length;
+      if (keys > limits.keys)
+        throw new PackError(
+          `the appliance listed more than ${thousands(limits.keys)} gateway keys, more than a pack holds; stopped, no pack was made`,
+        );
+      const lines = data.map((key) => `${JSON.stringify(key ?? null)}\n`);
+      if (lines.some((line) => Buffer.byteLength(line) > limits.keyLineBytes))
+        throw new PackError(tooLarge('one gateway key', limits.keyLineBytes));
+      const chunk = Buffer.from(lines.join(''));
+      bytes += chunk.length;
+      if (bytes > limits.keyInventoryBytes) throw new PackError(tooLarge('the gateway keys', limits.keyInventoryBytes));
+      for (let off = 0; off < chunk.length;) off += (await fh.write(chunk, off, chunk.length - off)).bytesWritten;
+      const next = body.next_cursor;
+      if (typeof next !== 'string' || body.has_more === false) return keys;
+      if (next === after)
+        throw new PackError("the appliance's list of gateway keys did not move past a page; stopped, no pack was made");
+      after = next;
+    }
+  } finally {
+    await fh.close();
+  }
 }
 
 /** Every item of a paged list, within the bound of a pack's file. */

@@ -11,6 +11,7 @@ import {
   checkSeal,
   exportByteCap,
   JOURNAL,
+  KEY_INVENTORY,
   MANDATORY,
   MANIFEST,
   PACK_FILE_NAME,
@@ -27,6 +28,7 @@ import {
 import { parseProofFile, verifyProofFile } from './proof-file.js';
 import { asTreeCheckpoint, verifyTreeCheckpoint, type SignedTree } from './tree-checkpoint.js';
 import { compareTrees } from './tree-consistency.js';
+import { checkKeyInventory } from './key-inventory-check.js';
 import { readTrail, type TrailFormat } from './read-trail.js';
 import { parseStatementFile, type SignedStatement } from './statement.js';
 import { VERDICT_WORDS, worse, type Verdict } from './verdict.js';
@@ -115,9 +117,16 @@ export async function verifyPack(dir: string, o: { pinned?: Trust } = {}): Promi
     const s = statements.get(name)?.statement;
     if (s) return exportByteCap(s.statement.count);
     if (name === JOURNAL) return PACK_LIMITS.journalBytes;
+    if (name === KEY_INVENTORY) return PACK_LIMITS.keyInventoryBytes;
     return PACK_LIMITS.fileBytes;
   };
   for (const f of manifest.files) await fileFindings(dir, f, capOf(f.name), findings, unknowns);
+  if (listed.has(KEY_INVENTORY)) {
+    const inventory = await checkKeyInventory(join(dir, KEY_INVENTORY));
+    if (inventory.ok) notes.push(`${KEY_INVENTORY}: ${thousands(inventory.keys)} gateway keys, one a line`);
+    else if (!('skipped' in inventory))
+      (inventory.unknown ? unknowns : findings).push(`${KEY_INVENTORY} ${inventory.problem}`);
+  }
   for (const [name, kind] of present)
     if (name !== MANIFEST && name !== SEAL && !listed.has(name))
       findings.push(

@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util';
-import type { GatewayKey } from '../contract/index.js';
+import { MAX_FILTER_DAYS, type GatewayKey } from '../contract/index.js';
 import { MAX_GRACE_SECONDS } from '../contract/key-rotation.js';
 import type { ApiClient } from '../client/api-client.js';
 import { UsageError } from '../config/usage-error.js';
 import { ago, shortTime } from '../dashboard/kit/format.js';
 import { fit, widthOf } from '../dashboard/kit/text.js';
-import { expiryText, inGrace, isUnusedFor, UNUSED_DAYS } from '../dashboard/kit/key-lifecycle.js';
+import { expiryText, inGrace, UNUSED_DAYS } from '../dashboard/kit/key-lifecycle.js';
 import {
   budgetText,
   fullestBudget,
@@ -96,8 +96,10 @@ function plan(sub: string | undefined, rest: string[], values: Values): (client:
       only(['days', 'json']);
       if (rest.length) throw new UsageError(`keys unused takes no KEY\n${KEYS_USAGE}`);
       const days = values.days === undefined ? UNUSED_DAYS : Number(values.days);
-      if (!/^\d{1,5}$/.test(values.days ?? '0') || days < 1)
-        throw new UsageError(`--days must be a whole number of days >= 1, got ${sanitize(String(values.days), 40)}`);
+      if (!/^\d{1,4}$/.test(values.days ?? '0') || days < 1 || days > MAX_FILTER_DAYS)
+        throw new UsageError(
+          `--days must be a whole number of days from 1 to ${MAX_FILTER_DAYS}, got ${sanitize(String(values.days), 40)}`,
+        );
       return (client) => unused(client, days, values.json === true);
     }
     case 'budget': {
@@ -290,26 +292,58 @@ function printTable(head: string[], rows: string[][]): void {
     );
 }
 
+/**
+ * The keys the appliance finds unused for `days` (its `unused_days` filter, over every key), longest
+ * unused first, written page by page as they come: an appliance may hold a million keys, and the
+ * CLI keeps one page in memory.
+ */
 async function unused(client: ApiClient, days: number, json: boolean): Promise<number> {
   const now = Date.now();
-  const found: GatewayKey[] = [];
-  await eachActiveKeyPage(client, (keys) => found.push(...keys.filter((k) => isUnusedFor(k, days, now))));
-  const idle = found.sort(
-    (a, b) => Date.parse(a.last_used_at ?? a.created_at) - Date.parse(b.last_used_at ?? b.created_at),
-  );
-  if (json) {
-    process.stdout.write(`${JSON.stringify(idle, null, 2)}\n`);
-    return 0;
+  let widths: number[] | null = null;
+  let shown = 0;
+  for (let after: string | undefined; ;) {
+    const page = (
+      await client.call('listKeys', {
+        query: { unused_days: days, limit: 500, ...(after ? { after } : { count: 'true' }) },
+      })
+    ).data;
+    const keys = page.data ?? [];
+    if (after === undefined && !json) {
+      const total = page.total ?? keys.length;
+      const many = page.total_capped ? `More than ${total.toLocaleString('en-US')}` : String(total);
+      printOut(`${many} active key${total === 1 && !page.total_capped ? '' : 's'} not used for ${days} days`);
+    }
+    if (json) {
+      for (const k of keys)
+        process.stdout.write(`${shown++ ? ',\n' : '[\n'}${JSON.stringify(k, null, 2).replace(/^/gm, '  ')}`);
+    } else if (keys.length) {
+      const rows = keys.map((k) => [
+        sanitize(k.name, 40),
+        k.id,
+        k.prefix,
+        k.last_used_at ? ago(k.last_used_at, now) : 'never',
+        shortTime(k.created_at),
+      ]);
+      // the first page sets the columns; a later, longer cell widens only its own line
+      if (!widths) {
+        widths = UNUSED_HEAD.map((h, i) => Math.max(widthOf(h), ...rows.map((r) => widthOf(r[i]))));
+        printRow(UNUSED_HEAD, widths);
+      }
+      for (const r of rows) printRow(r, widths);
+    }
+    if (!page.has_more || !page.next_cursor || page.next_cursor === after) break;
+    after = page.next_cursor;
   }
-  printOut(`${idle.length} active key${idle.length === 1 ? '' : 's'} not used for ${days} days`);
-  if (!idle.length) return 0;
-  const rows = idle.map((k) => [
-    sanitize(k.name, 40),
-    k.id,
-    k.prefix,
-    k.last_used_at ? ago(k.last_used_at, now) : 'never',
-    shortTime(k.created_at),
-  ]);
-  printTable(['Name', 'Id', 'Prefix', 'Last used', 'Created'], rows);
+  if (json) process.stdout.write(shown ? '\n]\n' : '[]\n');
   return 0;
+}
+const UNUSED_HEAD = ['Name', 'Id', 'Prefix', 'Last used', 'Created'];
+
+function printRow(cells: string[], widths: number[]): void {
+  printOut(
+    cells
+      .map((c, i) => fit(c, Math.max(widths[i], widthOf(c)), 'left'))
+      .join('  ')
+      .trimEnd(),
+  );
 }

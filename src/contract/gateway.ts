@@ -92,12 +92,27 @@ export const GatewayKey = z.object({
   spend: KeySpend.nullable(),
 });
 export type GatewayKey = z.infer<typeof GatewayKey>;
-export const GatewayKeyList = page(GatewayKey);
+/** How far the keys list counts (`count=true`): past it, `total_capped` says there are more. */
+export const KEY_COUNT_CAP = 10_000;
+export const GatewayKeyList = page(GatewayKey).extend({
+  /**
+   * with count=true: how many keys pass the filters over every page, counted up to KEY_COUNT_CAP
+   * (an exact count of a million keys would read a million index entries on every poll)
+   */
+  total: z.number().int().min(0).optional(),
+  /** with count=true: true when more keys than `total` pass the filters */
+  total_capped: z.boolean().optional(),
+});
+
+/** The longest span, in days, the idleness and expiry filters take (ten years). */
+export const MAX_FILTER_DAYS = 3650;
+const FILTER_DAYS = z.coerce.number().int().min(1).max(MAX_FILTER_DAYS);
 
 /**
  * The keys list's filters, each answered from an index, so that a page costs the same with a
- * million keys as with ten. Newest first; with `name`, in name order (letter case aside), the
- * order its index keeps.
+ * million keys as with ten; they combine. The order follows the filters, each an index's order:
+ * with `name`, by name (letter case aside); else with `expires_within_days`, soonest expiry first;
+ * else with `unused_days`, longest unused first; else newest first.
  */
 export const KeyListQuery = PageQuery.extend({
   /** keys whose name starts with this text, ASCII letter case aside */
@@ -105,6 +120,23 @@ export const KeyListQuery = PageQuery.extend({
   status: KeyStatus.optional(),
   /** the one key of that id (when it passes the other filters): how a client reads a key anew */
   id: z.string().min(1).max(100).optional(),
+  unused_days: FILTER_DAYS.optional().meta({
+    description:
+      'active keys not used for at least this many days: their last call (passed or refused by a quota or budget), or their creation when never used, is that long ago (to the minute)',
+  }),
+  never_used: z
+    .enum(['true'])
+    .optional()
+    .meta({ description: 'true: active keys the gateway has never metered a call for' }),
+  expires_within_days: FILTER_DAYS.optional().meta({
+    description: 'active keys that have not expired yet and expire within this many days',
+  }),
+  count: z
+    .enum(['true'])
+    .optional()
+    .meta({
+      description: `true: the answer also says how many keys pass the filters (total), counted up to ${KEY_COUNT_CAP}`,
+    }),
 });
 export type KeyListQuery = z.infer<typeof KeyListQuery>;
 

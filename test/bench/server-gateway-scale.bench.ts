@@ -24,7 +24,8 @@ import type { BenchContext, Figure } from './lib/types.js';
  * beside a small one (10,000 keys, 100,000 minutes) in the same run:
  * - the keys list through the route's own code (the query parsed by its schema, then
  *   listGatewayKeys): the first page, a page at a random depth by cursor, pages filtered by a
- *   name's beginning and by status; the cases and the two databases interleaved, 2,000 calls each;
+ *   name's beginning and by status, the unused, never-used and expiring keys with their count; the
+ *   cases and the two databases interleaved, 2,000 calls each;
  * - the usage reads the keys screen and the overview make (the last hour by hour; the last day and
  *   week by day), over the last hour of the generated history;
  * - the front door: the built server on a copy of each database, gateway calls sent to each in
@@ -54,6 +55,15 @@ function randomCursor(side: Side): string {
   };
   return encodeCursor(row);
 }
+/** A cursor at a random key of the unused keys' order (longest unused first): a deep page of them. */
+function randomIdleCursor(side: Side): string {
+  const seq = 1 + Math.floor(Math.random() * side.seqs);
+  const row = side.db.prepare('SELECT idle_since_minute AS i, seq AS s FROM gateway_keys WHERE seq = ?').get(seq) as {
+    i: number;
+    s: number;
+  };
+  return encodeCursor(row);
+}
 /** A name beginning that about a thousand keys share (app-0123…), or ten on the small database. */
 const randomPrefix = (side: Side) =>
   `app-${String(Math.floor(Math.random() * (side.meta.keys / 1000))).padStart(4, '0')}`;
@@ -74,6 +84,32 @@ const LIST_CASES: Case[] = [
     query: (s) => ({ limit: '50', status: 'revoked', after: randomCursor(s) }),
     target: 10,
   },
+  // which keys need an operator, over every key (the overview's watch items, the keys screen's U)
+  {
+    label: "the overview's unused keys (unused_days=30, count, 3 named)",
+    query: () => ({ limit: '3', unused_days: '30', count: 'true' }),
+    target: 10,
+  },
+  {
+    label: "the overview's expiring keys (expires_within_days=7, count, 10 named)",
+    query: () => ({ limit: '10', expires_within_days: '7', count: 'true' }),
+    target: 10,
+  },
+  {
+    label: 'page of 500 unused for 30 days, with the count (U)',
+    query: () => ({ limit: '500', unused_days: '30', count: 'true' }),
+    target: 10,
+  },
+  {
+    label: 'page of 500 never used, with the count (U twice)',
+    query: () => ({ limit: '500', never_used: 'true', count: 'true' }),
+    target: 10,
+  },
+  {
+    label: 'page of 50 unused for 30 days at a random depth, by cursor',
+    query: (s) => ({ limit: '50', unused_days: '30', after: randomIdleCursor(s) }),
+    target: 10,
+  },
 ];
 
 function listFigures(sides: [Side, Side], calls: number): Figure[] {
@@ -83,7 +119,8 @@ function listFigures(sides: [Side, Side], calls: number): Figure[] {
       for (const [n, side] of sides.entries()) {
         const raw = kase.query(side);
         const t0 = nowMs();
-        const page = listGatewayKeys(side.db, KeyListQuery.parse(raw));
+        // idleness and expiry are judged at the end of the generated history, as they would be then
+        const page = listGatewayKeys(side.db, KeyListQuery.parse(raw), side.meta.toMs);
         JSON.stringify(page);
         times[c][n].push(nowMs() - t0);
       }

@@ -113,6 +113,11 @@ describe('appliance-admin keys', () => {
     expect(keys[0].secret).toBeUndefined();
     const bad = await runCli(['keys', 'unused', '--days', 'many', ...as(auditorToken)]);
     expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/--days must be a whole number/)]);
+    const far = await runCli(['keys', 'unused', '--days', '3651', ...as(auditorToken)]);
+    expect([far.code, far.stderr]).toEqual([
+      2,
+      expect.stringMatching(/--days must be a whole number of days from 1 to 3650/),
+    ]);
   });
 
   it('an auditor is refused (403) and told so; nothing is printed on stdout', async () => {

@@ -167,7 +167,10 @@ describe('audit screen: the chain', () => {
     expect(printed).toContain('the seal verifies, every file matches its manifest and the audit chain verifies');
     expect(code).toBe(0);
     // evidence as served, not as the screen shows it
-    const keys = JSON.parse(readFileSync(join(dir, 'keys.json'), 'utf8')) as { note?: string }[];
+    const keys = readFileSync(join(dir, 'keys.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { note?: string });
     expect(keys[0].note).toBe('tab\there \u001b[2J');
     await peer.close();
   });

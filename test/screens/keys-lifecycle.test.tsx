@@ -130,7 +130,7 @@ describe('keys screen: expiry, rotation, unused keys', () => {
     await d.press('esc'); // the row filter
     await d.waitFor((f) => rowOf(f, 'busy-key') !== '', 'every key');
     await d.press('U');
-    const idle = await d.waitFor((f) => /^2 of \d+ keys: active keys unused for 30/m.test(f), 'the filtered list');
+    const idle = await d.waitFor((f) => /^2 keys: active keys unused for 30/m.test(f), 'the filtered list');
     expect(rowOf(idle, 'busy-key')).toBe('');
     expect(rowOf(idle, 'idle-month')).not.toBe('');
   });
@@ -168,7 +168,7 @@ describe('keys screen: expiry, rotation, unused keys', () => {
     const names = (f: string) =>
       ['expiring-soon', 'rotate-me', 'idle-month', 'never-called', 'busy-key'].filter((n) => rowOf(f, n));
     expect(names(idle)).toEqual(['idle-month', 'never-called']);
-    expect(idle).toMatch(/2 of \d+ keys: active keys unused for 30 days \(U: active keys never used\)/);
+    expect(idle).toMatch(/2 keys: active keys unused for 30 days \(U: active keys never used\)/);
     await d.press('U');
     const never = await d.waitForText('active keys never used (U: all keys)');
     expect(names(never)).toEqual(['never-called']);
@@ -187,9 +187,20 @@ describe('keys screen: expiry, rotation, unused keys', () => {
     await d.waitFor((f) => f.split('\n').some((l) => l.startsWith('›')), 'a selected line');
     for (let i = 0; i < 20 && !/^›.*Gateway keys/m.test(d.frame()); i++) await d.press('j');
     await d.press('enter');
-    const keys = await d.waitForText('2 of');
+    const keys = await d.waitForText('2 keys: active keys unused for 30 days');
     expect(keys).toContain('[keys]');
-    expect(keys).toContain('active keys unused for 30 days');
+  });
+
+  it("the overview's expiry line opens the keys screen on the keys expiring within 7 days, the key selected", async () => {
+    const d = suite.render({ screen: 'overview', columns: 120, rows: 40 });
+    await d.waitForText('Key expiring-soon');
+    await d.waitFor((f) => f.split('\n').some((l) => l.startsWith('›')), 'a selected line');
+    for (let i = 0; i < 20 && !/^›.*Key expiring-soon/m.test(d.frame()); i++) await d.press('j');
+    await d.press('enter');
+    const keys = await d.waitForText('1 key: active keys expiring within 7 days (U: all keys)');
+    expect(rowOf(keys, 'expiring-soon')).not.toBe('');
+    expect(rowOf(keys, 'busy-key')).toBe('');
+    await d.waitFor((f) => /^expiring-soon: .*expires in 3 days/m.test(f), 'the key selected, on the cursor line');
   });
 
   it('the causes expired and rotated are named on the overview and in the usage detail', async () => {
@@ -227,5 +238,32 @@ describe('keys screen: expiry, rotation, unused keys', () => {
     await afterARefresh(d);
     expect(suite.auditRows()).toEqual(audit);
     expect(snapshot(suite.server, 'gateway_keys')).toEqual(keys);
+  });
+
+  it('U finds the unused keys among every key, not only the newest page: the appliance answers it', async () => {
+    // 600 keys newer than every other, each used a minute ago: the newest page of 500 holds none of the idle ones
+    const db = suite.db;
+    const add = db.prepare(`INSERT INTO gateway_keys (id, name, status, prefix, secret_hash, created_at, created_by,
+      last_used_at, quota_changed_at) VALUES (?, ?, 'active', ?, ?, ?, 'test', ?, ?)`);
+    const created = new Date(Date.now() - 60_000).toISOString();
+    db.transaction(() => {
+      for (let i = 0; i < 600; i++)
+        add.run(
+          `key_page${i}`,
+          `busy-${String(i).padStart(3, '0')}`,
+          `agk_page${i}`,
+          `hash-page-${i}`,
+          created,
+          created,
+          created,
+        );
+    })();
+    const d = suite.render({ screen: 'keys', columns: 120, rows: 40 });
+    const all = await d.waitForText('the newest 500 keys of more');
+    expect(rowOf(all, 'idle-month')).toBe('');
+    await d.press('U');
+    const idle = await d.waitForText('2 keys: active keys unused for 30 days');
+    expect(rowOf(idle, 'never-called')).not.toBe('');
+    expect(rowOf(idle, 'idle-month')).not.toBe('');
   });
 });

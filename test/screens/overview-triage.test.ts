@@ -12,10 +12,12 @@ import type {
 } from '../../src/contract/index.js';
 import {
   BudgetUsage as BudgetUsageSchema,
+  KEY_COUNT_CAP,
   Summary as SummarySchema,
   Usage as UsageSchema,
 } from '../../src/contract/index.js';
 import { triage as triageAt } from '../../src/dashboard/triage/triage.js';
+import { EXPIRY_LINES } from '../../src/dashboard/triage/gateway-keys.js';
 import { TRIAGE_SOURCES, type TriageInput, type TriageSource } from '../../src/dashboard/triage/sources.js';
 
 /**
@@ -122,6 +124,8 @@ function healthy(): Required<TriageInput> {
     rejections: ok(usage([keyUsage('key_a', { requests: 10 })])),
     usageToday: ok(usage([keyUsage('key_a', { requests: 100 })], 'day')),
     keys: ok(page([key('key_a', 'intranet')])),
+    keysExpiring: ok({ ...page([]), total: 0, total_capped: false }),
+    keysUnused: ok({ ...page([]), total: 0, total_capped: false }),
     failuresByError: ok(summary('agent', 'error_code', [])),
     failuresByTool: ok(summary('agent', 'tool', [])),
     budgetUsage: ok(BudgetUsageSchema.parse({ start_time: NOW, end_time: NOW, agents: [] } satisfies BudgetUsage)),
@@ -443,18 +447,19 @@ describe('triage()', () => {
     expect(over.get('key-quota:key_day')?.reason).toBe('at its quota: used 12,000 of 10,000 tokens today (UTC)');
   });
 
-  it('keys that expire within 7 days, soonest first, each opening the keys screen on it; later or revoked ones give no line', () => {
+  it('keys that expire within 7 days as the appliance finds them among every key, soonest first, each opening the keys screen on it; the rest as one line', () => {
     const at = (days: number) => new Date(Date.parse(NOW) + days * 86_400_000).toISOString();
+    // the appliance's answer to expires_within_days=7, soonest first, with its count
+    const answer = (keys: GatewayKey[], total: number, total_capped = false) =>
+      ok({ data: keys, next_cursor: null, has_more: total > keys.length, total, total_capped });
     const lines = triage({
       ...healthy(),
-      keys: ok(
-        page([
-          { ...key('key_a', 'intranet'), expires_at: at(3.5) },
+      keysExpiring: answer(
+        [
           { ...key('key_b', 'batch'), expires_at: at(0.25) },
-          { ...key('key_c', 'later'), expires_at: at(8) },
-          { ...key('key_d', 'gone', {}, 'revoked'), expires_at: at(1) },
-          { ...key('key_e', 'past'), expires_at: at(-1) },
-        ]),
+          { ...key('key_a', 'intranet'), expires_at: at(3.5) },
+        ],
+        2,
       ),
     });
     const expiring = lines.filter((l) => l.key.startsWith('key-expiry:'));
@@ -465,8 +470,27 @@ describe('triage()', () => {
     expect(expiring[0]).toMatchObject({
       severity: 'warn',
       window: 'next 7 d',
-      link: { screen: 'keys', select: 'key_b' },
+      link: { screen: 'keys', select: 'key_b', extra: { unused: 'expiring' } },
     });
+    expect(lines.some((l) => l.key === 'keys-expiring-more')).toBe(false);
+    // a million keys: the first EXPIRY_LINES by name, the rest counted in one line
+    const many = Array.from({ length: EXPIRY_LINES }, (_, i) => ({
+      ...key(`key_${i}`, `k-${i}`),
+      expires_at: at(1 + i / 100),
+    }));
+    const big = triage({ ...healthy(), keysExpiring: answer(many, 1234) });
+    expect(big.filter((l) => l.key.startsWith('key-expiry:'))).toHaveLength(EXPIRY_LINES);
+    expect(big.find((l) => l.key === 'keys-expiring-more')).toEqual({
+      key: 'keys-expiring-more',
+      severity: 'warn',
+      what: 'Gateway keys',
+      reason: `${(1234 - EXPIRY_LINES).toLocaleString('en-US')} other active keys expire within 7 days: their clients are refused from then on`,
+      count: 1234 - EXPIRY_LINES,
+      window: 'next 7 d',
+      link: { screen: 'keys', extra: { unused: 'expiring' } },
+    });
+    const capped = triage({ ...healthy(), keysExpiring: answer(many, KEY_COUNT_CAP, true) });
+    expect(capped.find((l) => l.key === 'keys-expiring-more')?.reason).toMatch(/^more than 9,990 other active keys/);
   });
 
   it("keys past their budget's warning share (WARN), fullest first, each opening the keys screen on it; a key under it, a revoked one, or an appliance without pricing give no line", () => {
@@ -498,23 +522,18 @@ describe('triage()', () => {
     expect(near[1].link).toEqual({ screen: 'keys', select: 'key_a' });
   });
 
-  it('active keys unused for 30 days (a key never used counts from its creation) as one watch item opening the filtered keys screen', () => {
-    const ago = (days: number) => new Date(Date.parse(NOW) - days * 86_400_000).toISOString();
-    const lines = triage({
-      ...healthy(),
-      keys: ok(
-        page([
-          { ...key('key_a', 'intranet'), last_used_at: ago(1) },
-          { ...key('key_b', 'old-batch'), created_at: ago(90), last_used_at: ago(31) },
-          { ...key('key_c', 'never-used'), created_at: ago(45), last_used_at: null },
-          { ...key('key_d', 'new-never-used'), created_at: ago(2), last_used_at: null },
-          { ...key('key_e', 'revoked-idle', {}, 'revoked'), created_at: ago(90), last_used_at: ago(60) },
-          ...['w', 'x', 'y'].map((id) => ({ ...key(`key_${id}`, `idle-${id}`), created_at: ago(40) })),
-        ]),
-      ),
-    });
-    const unused = lines.filter((l) => l.key === 'keys-unused');
-    expect(unused).toEqual([
+  it('active keys unused for 30 days, as the appliance counts them among every key, as one watch item opening the filtered keys screen', () => {
+    const answer = (names: string[], total: number, total_capped = false) =>
+      ok({
+        data: names.map((n, i) => key(`key_${i}`, n)),
+        next_cursor: null,
+        has_more: total > names.length,
+        total,
+        total_capped,
+      });
+    const unused = (input: ReturnType<typeof answer>) =>
+      triage({ ...healthy(), keysUnused: input }).filter((l) => l.key === 'keys-unused');
+    expect(unused(answer(['old-batch', 'never-used', 'idle-w'], 5))).toEqual([
       {
         key: 'keys-unused',
         severity: 'warn',
@@ -525,6 +544,12 @@ describe('triage()', () => {
         link: { screen: 'keys', extra: { unused: '30d' } },
       },
     ]);
+    expect(unused(answer(['a', 'b', 'c'], KEY_COUNT_CAP, true))[0].reason).toBe(
+      'more than 10,000 active keys unused for 30 days: a, b, c and more than 9,997 others; revoke what nobody needs',
+    );
+    expect(unused(answer(['lonely'], 1))[0].reason).toBe(
+      '1 active key unused for 30 days: lonely; revoke what nobody needs',
+    );
     // none idle: no line
     expect(triage(healthy()).some((l) => l.key === 'keys-unused')).toBe(false);
   });

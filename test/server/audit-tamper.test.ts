@@ -237,7 +237,7 @@ describe('an evidence pack', () => {
       'audit.csv.checkpoint.json',
       'public-keys.json',
       'journal.jsonl',
-      'keys.json',
+      'keys.jsonl',
       'role-matrix.json',
       'settings.json',
       'deployment.json',
@@ -316,7 +316,8 @@ describe('an evidence pack', () => {
     expect(all).not.toContain(s.tokens.auditor);
     expect(all).not.toMatch(/agk_[A-Za-z0-9_-]{40}|aat_[A-Za-z0-9_-]{40}|PRIVATE KEY/);
     // the pack does name the keys: the inventory is there, only the secrets are not
-    expect(JSON.parse(readFileSync(join(pack, 'keys.json'), 'utf8')).length).toBeGreaterThanOrEqual(8);
+    const inventory = readFileSync(join(pack, 'keys.jsonl'), 'utf8').trimEnd().split('\n');
+    expect(inventory.map((l) => (JSON.parse(l) as { id: string }).id).length).toBeGreaterThanOrEqual(8);
   });
 
   it.skipIf(!chainReady)('evidence verify passes on the pack as made', async () => {
@@ -387,7 +388,7 @@ describe('an evidence pack', () => {
       const made = await pack('pack-typed');
       expect(made.stderr).toBe('');
       expect(made.code).toBe(0);
-      expect(readFileSync(join(dir, 'pack-typed', 'keys.json'), 'utf8')).toContain(typed);
+      expect(readFileSync(join(dir, 'pack-typed', 'keys.jsonl'), 'utf8')).toContain(typed);
 
       // a real secret the appliance made, pasted where it should never be: the API refuses it as a name (400), so it
       // is planted in the database, as an older version or someone with the data directory could have left it

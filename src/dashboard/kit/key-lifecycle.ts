@@ -4,6 +4,7 @@
  * that all three say the same thing about the same key.
  */
 import type { GatewayKey } from '../../contract/index.js';
+import { thousands } from '../../text/thousands.js';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -79,40 +80,37 @@ export function rotationText(
   return `rotated, old secret valid until ${sameDay ? `${new Date(until).toISOString().slice(11, 16)} UTC` : utc(until)}`;
 }
 
-/** The keys screen's `U` filter, in its state's `extra.unused`: keys idle 30 days, or never used. */
-const UNUSED_FILTERS = ['30d', 'never'] as const;
+/**
+ * The keys screen's lifecycle filter, in its state's `extra.unused`: `U` cycles keys idle 30 days
+ * and never used; the overview's expiry line opens it on the keys expiring within 7 days. Each is
+ * asked of the appliance (listFilterQuery), which finds them among every key.
+ */
+const UNUSED_FILTERS = ['30d', 'never', 'expiring'] as const;
 export type UnusedFilter = (typeof UNUSED_FILTERS)[number];
 export const unusedFilterOf = (extra: Record<string, unknown> | undefined): UnusedFilter | null =>
   UNUSED_FILTERS.includes(extra?.unused as UnusedFilter) ? (extra!.unused as UnusedFilter) : null;
-/** The filter after `current` as `U` cycles: off, 30 days, never used, off. */
+/** The filter after `current` as `U` cycles: off, 30 days, never used, off (from expiring: off). */
 export const nextUnusedFilter = (current: UnusedFilter | null): UnusedFilter | null =>
   current === null ? '30d' : current === '30d' ? 'never' : null;
 export const UNUSED_FILTER_WORDS: Record<UnusedFilter, string> = {
   '30d': `active keys unused for ${UNUSED_DAYS} days`,
   never: 'active keys never used',
+  expiring: `active keys expiring within ${EXPIRY_WARNING_DAYS} days`,
 };
-
-/**
- * An active key not used for `days` days: its last use, or its creation when it was never used,
- * is older than that (a key made yesterday is not idle yet).
- */
-export function isUnusedFor(
-  k: Pick<GatewayKey, 'status' | 'last_used_at' | 'created_at'>,
-  days: number,
-  nowMs = Date.now(),
-): boolean {
-  if (k.status !== 'active') return false;
-  const since = timeOf(k.last_used_at ?? k.created_at);
-  return Number.isFinite(since) && nowMs - since >= days * DAY;
+/** The keys list's query for a filter: the appliance answers it over every key, with how many. */
+export function listFilterQuery(
+  filter: UnusedFilter | null,
+): { unused_days: number } | { never_used: 'true' } | { expires_within_days: number } | Record<string, never> {
+  if (filter === '30d') return { unused_days: UNUSED_DAYS };
+  if (filter === 'never') return { never_used: 'true' };
+  if (filter === 'expiring') return { expires_within_days: EXPIRY_WARNING_DAYS };
+  return {};
 }
 
-/** Whether the key passes the `U` filter. */
-export function passesUnusedFilter(
-  k: Pick<GatewayKey, 'status' | 'last_used_at' | 'created_at'>,
-  filter: UnusedFilter | null,
-  nowMs = Date.now(),
-): boolean {
-  if (filter === null) return true;
-  if (filter === 'never') return k.status === 'active' && !k.last_used_at;
-  return isUnusedFor(k, UNUSED_DAYS, nowMs);
+/** "12", or "more than 10,000" when the appliance stopped counting (the list's `total_capped`). */
+export function countOf(page: unknown, fallback: number): { n: number; text: string } {
+  const p = page as { total?: unknown; total_capped?: unknown } | undefined;
+  const n = typeof p?.total === 'number' && Number.isFinite(p.total) ? p.total : fallback;
+  const text = thousands(n);
+  return { n, text: p?.total_capped === true ? `more than ${text}` : text };
 }

@@ -6,7 +6,7 @@ import type { GatewayKey, KeyUsage, RejectionCause, Usage } from '../../contract
 import { sanitize } from '../../text/sanitize.js';
 import { list, num } from './answers.js';
 import { quotaLinkExtra } from '../kit/quota-link.js';
-import { EXPIRY_WARNING_DAYS, expiryText, isUnusedFor, UNUSED_DAYS } from '../kit/key-lifecycle.js';
+import { countOf, EXPIRY_WARNING_DAYS, expiryText, UNUSED_DAYS } from '../kit/key-lifecycle.js';
 import { fullestBudget, isNearBudget, nearBudgetText } from '../kit/key-budget.js';
 import { LAST_DAY, LAST_HOUR, LAST_WEEK, n, NEAR, plural, TODAY, type TriageLine } from './line.js';
 
@@ -137,28 +137,46 @@ export function quotaLines(
   return lines;
 }
 
+/** How many expiring keys the board names one by one; the rest are one line that opens them all. */
+export const EXPIRY_LINES = 10;
+
 /**
  * An active key that expires within EXPIRY_WARNING_DAYS: its clients are refused from then on,
- * unless it is rotated onto a new key or its expiry is moved (E on the keys screen).
+ * unless it is rotated onto a new key or its expiry is moved (E on the keys screen). `expiring` is
+ * the appliance's answer for those keys over every key, soonest first (the list's
+ * expires_within_days, with its count): the first EXPIRY_LINES each get a line, the rest one more.
  */
-export function expiryLines(keys: Map<string, GatewayKey>, nowMs: number): TriageLine[] {
-  const soon = [...keys.values()].filter((k) => {
+export function expiryLines(expiring: unknown, nowMs: number): TriageLine[] {
+  const soon = list<GatewayKey>(expiring).filter((k) => {
     const at = typeof k.expires_at === 'string' ? Date.parse(k.expires_at) : NaN;
-    return k.status === 'active' && at > nowMs && at - nowMs <= EXPIRY_WARNING_DAYS * 86_400_000;
+    return k.status === 'active' && at > nowMs;
   });
-  return soon
-    .sort((a, b) => Date.parse(a.expires_at!) - Date.parse(b.expires_at!))
-    .map((k) => ({
-      key: `key-expiry:${k.id}`,
+  const lines: TriageLine[] = soon.slice(0, EXPIRY_LINES).map((k) => ({
+    key: `key-expiry:${k.id}`,
+    severity: 'warn',
+    what: `Key ${sanitize(String(k.name ?? k.id), 40)}`,
+    reason: `${expiryText(k, nowMs)}: its clients are refused from then on`,
+    count: null,
+    window: NEXT_WEEK,
+    link: { screen: 'keys', select: k.id, extra: { unused: 'expiring' } },
+  }));
+  const total = countOf(expiring, soon.length);
+  const rest = total.n - lines.length;
+  if (rest > 0)
+    lines.push({
+      key: 'keys-expiring-more',
       severity: 'warn',
-      what: `Key ${k.name ?? k.id}`,
-      reason: `${expiryText(k, nowMs)}: its clients are refused from then on`,
-      count: null,
+      what: 'Gateway keys',
+      reason: `${capped(expiring) ? 'more than ' : ''}${n(rest)} other active key${rest === 1 ? ' expires' : 's expire'} within ${EXPIRY_WARNING_DAYS} days: their clients are refused from then on`,
+      count: rest,
       window: NEXT_WEEK,
-      link: { screen: 'keys', select: k.id },
-    }));
+      link: { screen: 'keys', extra: { unused: 'expiring' } },
+    });
+  return lines;
 }
 const NEXT_WEEK = `next ${EXPIRY_WARNING_DAYS} d`;
+/** The appliance stopped counting (the list's `total_capped`): its total is a lower bound. */
+const capped = (page: unknown) => (page as { total_capped?: unknown } | undefined)?.total_capped === true;
 
 /**
  * An active key that passed the share of a money budget it warns at (default 80%), or used it up:
@@ -182,26 +200,29 @@ export function budgetSpendLines(keys: Map<string, GatewayKey>): TriageLine[] {
 }
 const THIS_MONTH = 'this month';
 
-/** How many unused keys the line names before "and N more". */
-const UNUSED_NAMED = 3;
+/** How many unused keys the line names before "and N more" (the overview asks for as many). */
+export const UNUSED_NAMED = 3;
 
 /**
  * The active keys nobody used for UNUSED_DAYS (counting from creation for a key never used), as
- * one line: each is a credential someone holds and nobody needs. It opens the keys screen
- * filtered to them.
+ * one line: each is a credential someone holds and nobody needs. `unused` is the appliance's
+ * answer over every key (the list's unused_days, longest unused first, with its count). It opens
+ * the keys screen filtered to them.
  */
-export function unusedKeysLine(keys: Map<string, GatewayKey>, nowMs: number): TriageLine[] {
-  const idle = [...keys.values()].filter((k) => isUnusedFor(k, UNUSED_DAYS, nowMs));
-  if (!idle.length) return [];
+export function unusedKeysLine(unused: unknown): TriageLine[] {
+  const idle = list<GatewayKey>(unused).filter((k) => k.status === 'active');
+  const total = countOf(unused, idle.length);
+  if (!idle.length || total.n === 0) return [];
   const names = idle.slice(0, UNUSED_NAMED).map((k) => sanitize(String(k.name ?? k.id), 40));
-  const more = idle.length > UNUSED_NAMED ? ` and ${n(idle.length - UNUSED_NAMED)} more` : '';
+  const rest = total.n - names.length;
+  const more = rest > 0 ? (capped(unused) ? ` and more than ${n(rest)} others` : ` and ${n(rest)} more`) : '';
   return [
     {
       key: 'keys-unused',
       severity: 'warn',
       what: 'Gateway keys',
-      reason: `${plural(idle.length, 'active key')} unused for ${UNUSED_DAYS} days: ${names.join(', ')}${more}; revoke what nobody needs`,
-      count: idle.length,
+      reason: `${total.text} active key${total.n === 1 ? '' : 's'} unused for ${UNUSED_DAYS} days: ${names.join(', ')}${more}; revoke what nobody needs`,
+      count: total.n,
       window: `last ${UNUSED_DAYS} d`,
       link: { screen: 'keys', extra: { unused: '30d' } },
     },

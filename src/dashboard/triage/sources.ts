@@ -13,6 +13,8 @@ export const TRIAGE_SOURCES = {
   rejections: 'Gateway rejections, chosen window',
   usageToday: 'Gateway usage, today',
   keys: 'Gateway keys',
+  keysExpiring: 'Gateway keys expiring soon',
+  keysUnused: 'Unused gateway keys',
   failuresByError: 'Agent failures by error',
   failuresByTool: 'Agent failures by tool',
   budgetUsage: 'Agent budget use',

@@ -544,4 +544,32 @@ CREATE TABLE usage_rollup (
     // the usage already counted, by hour and by day: one pass over the minute rows
     run: rebuildRollup,
   },
+  {
+    version: 16,
+    name: 'gateway keys found by idleness and expiry',
+    // The keys list answers "which keys are unused for N days, never used, expiring within N days" in
+    // SQL over every key (gateway/keys.ts listGatewayKeys), so that an appliance with a million keys is
+    // asked, not a client judging the newest page. idle_since_minute is the epoch minute of the key's
+    // last use (last_used_at: a call the front door metered, passed or refused by a quota or budget),
+    // or of its creation when never used: a key unused for N days is one range of its index. The
+    // triggers keep it for every writer; the one on update writes it only when the minute changes,
+    // so that a busy key's index entry moves at most once a minute, not with each of its calls.
+    sql: `
+ALTER TABLE gateway_keys ADD COLUMN idle_since_minute INTEGER;
+UPDATE gateway_keys SET idle_since_minute = unixepoch(COALESCE(last_used_at, created_at)) / 60;
+CREATE TRIGGER gateway_keys_idle_since_insert AFTER INSERT ON gateway_keys
+WHEN new.idle_since_minute IS NOT unixepoch(COALESCE(new.last_used_at, new.created_at)) / 60 BEGIN
+  UPDATE gateway_keys SET idle_since_minute = unixepoch(COALESCE(new.last_used_at, new.created_at)) / 60
+  WHERE seq = new.seq;
+END;
+CREATE TRIGGER gateway_keys_idle_since_update AFTER UPDATE OF last_used_at, created_at ON gateway_keys
+WHEN new.idle_since_minute IS NOT unixepoch(COALESCE(new.last_used_at, new.created_at)) / 60 BEGIN
+  UPDATE gateway_keys SET idle_since_minute = unixepoch(COALESCE(new.last_used_at, new.created_at)) / 60
+  WHERE seq = new.seq;
+END;
+CREATE INDEX gateway_keys_idle ON gateway_keys (status, idle_since_minute, seq);
+CREATE INDEX gateway_keys_never_used ON gateway_keys (created_at, seq) WHERE status = 'active' AND last_used_at IS NULL;
+CREATE INDEX gateway_keys_expiry ON gateway_keys (status, expires_at, seq) WHERE expires_at IS NOT NULL;
+`,
+  },
 ];

@@ -2,8 +2,7 @@ import type { Db } from '../db/sqlite-driver.js';
 import type { ServerConfig } from '../config.js';
 import { setGatewayKeyBudget } from '../gateway/keys.js';
 import { currencyOf } from '../gateway/pricing.js';
-import { keySpendNow } from '../gateway/spend.js';
-import { epochMinute } from '../gateway/metering.js';
+import { spentNow } from '../gateway/key-spend.js';
 import type { SeededKey } from './seed-keys.js';
 
 const DAY = 86_400_000;
@@ -25,7 +24,7 @@ export function seedKeyBudget(db: Db, config: ServerConfig, keys: SeededKey[], n
     seeded.budget = { at_ms, to: null };
     return;
   }
-  const today = keySpendNow(db, seeded.id, epochMinute(now)).today / 1e9;
+  const today = (spentNow(db, [seeded.id], now).get(seeded.id)?.today ?? 0) / 1e9;
   // to the cent: the demo's keys spend cents a day, and a whole unit would put the key far from its budget
   const per_day = Math.max(0.01, Math.ceil((today / SHARE_AT_SEED) * 100) / 100);
   const { key } = setGatewayKeyBudget(db, seeded.id, { per_day, per_month: null });

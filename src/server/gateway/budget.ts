@@ -1,9 +1,9 @@
 import type { Db } from '../db/sqlite-driver.js';
 import { amountOfNanos, type ModelPrice } from '../../contract/index.js';
 import { dayStartMinute, monthStartMinute, nextMonthStartMinute, spentNanos } from './spend.js';
+import { GRAIN_MINUTES } from './time-segments.js';
 
 const MINUTE_MS = 60_000;
-const DAY_MINUTES = 1440;
 
 /** A key's money budgets in nano-units (null: none), as migration 14 keeps them. */
 export interface KeyBudget {
@@ -59,7 +59,7 @@ export function checkBudget(
     {
       limit: budget.per_day_nanos,
       from: dayStartMinute(minute),
-      to: dayStartMinute(minute) + DAY_MINUTES,
+      to: dayStartMinute(minute) + GRAIN_MINUTES.day,
       name: 'day',
     },
     { limit: budget.per_month_nanos, from: monthStartMinute(minute), to: nextMonthStartMinute(minute), name: 'month' },

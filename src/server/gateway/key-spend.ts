@@ -2,8 +2,8 @@ import type { Db } from '../db/sqlite-driver.js';
 import { amountOfNanos, type GatewayKey } from '../../contract/index.js';
 import { epochMinute } from './metering.js';
 import { dayStartMinute, monthStartMinute, nextMonthStartMinute } from './spend.js';
+import { GRAIN_MINUTES } from './time-segments.js';
 
-const DAY_MINUTES = 1440;
 const statements = new WeakMap<Db, ReturnType<Db['prepare']>>();
 
 /**
@@ -14,6 +14,19 @@ const statements = new WeakMap<Db, ReturnType<Db['prepare']>>();
  */
 export function withSpend<K extends GatewayKey>(db: Db, currency: string | null, keys: K[], nowMs = Date.now()): K[] {
   if (currency === null || !keys.length) return keys.map((k) => ({ ...k, spend: null }));
+  const spent = spentNow(
+    db,
+    keys.map((k) => k.id),
+    nowMs,
+  );
+  return keys.map((k) => {
+    const s = spent.get(k.id);
+    return { ...k, spend: { currency, today: amountOfNanos(s?.today ?? 0), this_month: amountOfNanos(s?.month ?? 0) } };
+  });
+}
+
+/** What each of the keys spent today and this month (UTC), in nano-units; a key that spent nothing is not in it. */
+export function spentNow(db: Db, ids: string[], nowMs: number): Map<string, { today: number; month: number }> {
   let stmt = statements.get(db);
   if (!stmt) {
     stmt = db.prepare(`SELECT key_id,
@@ -28,15 +41,11 @@ export function withSpend<K extends GatewayKey>(db: Db, currency: string | null,
   const minute = epochMinute(nowMs);
   const day = dayStartMinute(minute);
   const rows = stmt.all({
-    ids: JSON.stringify(keys.map((k) => k.id)),
+    ids: JSON.stringify(ids),
     day,
-    day_end: day + DAY_MINUTES,
+    day_end: day + GRAIN_MINUTES.day,
     month: monthStartMinute(minute),
     next_month: nextMonthStartMinute(minute),
   }) as { key_id: string; today: number; month: number }[];
-  const spent = new Map(rows.map((r) => [r.key_id, r]));
-  return keys.map((k) => {
-    const s = spent.get(k.id);
-    return { ...k, spend: { currency, today: amountOfNanos(s?.today ?? 0), this_month: amountOfNanos(s?.month ?? 0) } };
-  });
+  return new Map(rows.map((r) => [r.key_id, { today: r.today, month: r.month }]));
 }

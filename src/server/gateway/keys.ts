@@ -10,7 +10,9 @@ import {
   DEFAULT_BUDGET_WARN_PERCENT,
   nanosOfAmount,
   UNLIMITED,
+  KEY_COUNT_CAP,
   type GatewayKey,
+  type KeyListQuery,
   type Page,
   type Quota,
   type SetKeyBudget,
@@ -93,35 +95,103 @@ const toKey = (r: KeyRow): GatewayKey => ({
   spend: null,
 });
 
-/** Where the previous page ended, in the list's order: its last key's creation time or name, and its seq. */
+/** Where the previous page ended, in the list's order: its last key's place (creation, name, idleness or expiry) and seq. */
 const AfterCreated = z.strictObject({ c: z.string(), s: z.number().int() });
 const AfterName = z.strictObject({ n: z.string(), s: z.number().int() });
+const AfterIdle = z.strictObject({ i: z.number().int(), s: z.number().int() });
+const AfterExpiry = z.strictObject({ e: z.string(), s: z.number().int() });
 /** A cursor of the version that paged the list in memory: the last key's id. */
 const AfterId = z.strictObject({ k: z.string() });
-const Cursor = z.union([AfterCreated, AfterName, AfterId]);
+const Cursor = z.union([AfterCreated, AfterName, AfterIdle, AfterExpiry, AfterId]);
+type Cursor = z.infer<typeof Cursor>;
 
 /** Above any character a name can hold: a prefix's range ends just before it (UTF-8 compares as code points). */
 const ABOVE_ANY_CHARACTER = String.fromCodePoint(0x10ffff);
 
-export interface KeyListRequest {
-  limit: number;
-  after?: string;
-  /** the name begins with this, ASCII letter case aside */
-  name?: string;
-  status?: GatewayKey['status'];
-  id?: string;
+const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
+/** The epoch minute a time falls in, as idle_since_minute counts (migration 16). */
+const minuteOf = (ms: number) => Math.floor(ms / MINUTE_MS);
+
+/** The list's filters, paging and count, as the contract parses them (KeyListQuery). */
+export type KeyListRequest = Pick<KeyListQuery, 'limit'> & Partial<Omit<KeyListQuery, 'limit'>>;
+
+/**
+ * The list's orders, each kept by an index (migrations 15 and 16): `where` is the cursor's place in
+ * it, `cursor` the place of a page's last key.
+ */
+interface Order {
+  kind: 'c' | 'n' | 'i' | 'e';
+  /** the index that keeps the order, named for the planner, which left to itself may sort a million keys */
+  index?: string;
+  by: string;
+  after: string;
+  cursor: (row: KeyRow & { seq: number; idle_since_minute: number }) => Cursor;
+}
+const ORDERS: Record<Order['kind'], Order> = {
+  c: {
+    kind: 'c',
+    by: 'k.created_at DESC, k.seq DESC',
+    after: '(k.created_at < @c OR (k.created_at = @c AND k.seq < @s))',
+    cursor: (r) => ({ c: r.created_at, s: r.seq }),
+  },
+  n: {
+    kind: 'n',
+    index: 'gateway_keys_name',
+    by: 'k.name COLLATE NOCASE, k.seq',
+    after: '(k.name COLLATE NOCASE > @n OR (k.name COLLATE NOCASE = @n AND k.seq > @s))',
+    cursor: (r) => ({ n: r.name, s: r.seq }),
+  },
+  i: {
+    kind: 'i',
+    index: 'gateway_keys_idle',
+    by: 'k.idle_since_minute, k.seq',
+    after: '(k.idle_since_minute > @i OR (k.idle_since_minute = @i AND k.seq > @s))',
+    cursor: (r) => ({ i: r.idle_since_minute, s: r.seq }),
+  },
+  e: {
+    kind: 'e',
+    index: 'gateway_keys_expiry',
+    by: 'k.expires_at, k.seq',
+    after: '(k.expires_at > @e OR (k.expires_at = @e AND k.seq > @s))',
+    cursor: (r) => ({ e: r.expires_at!, s: r.seq }),
+  },
+};
+
+/**
+ * The order a request's filters page in: by name when searching by a name's beginning, soonest
+ * expiry first when asking what expires, longest idle first when asking what is unused, else
+ * newest first (the never-used keys' own index when asking for those). Each is an index's order,
+ * so a page reads only its own rows. Asked for one id, the planner looks that key up by its id.
+ */
+function orderOf(q: KeyListRequest): Order {
+  const order =
+    q.name !== undefined
+      ? ORDERS.n
+      : q.expires_within_days !== undefined
+        ? ORDERS.e
+        : q.unused_days !== undefined
+          ? ORDERS.i
+          : q.never_used !== undefined
+            ? { ...ORDERS.c, index: 'gateway_keys_never_used' }
+            : ORDERS.c;
+  return q.id === undefined ? order : { ...order, index: undefined };
 }
 
 /**
- * A page of keys, read from an index in the list's order (migration 15) and never more rows than
- * the page: newest first (by status when asked), or in name order when searching by a name's
- * beginning. The cursor is the last key's place in that order, so a key created or revoked between
- * two pages neither repeats nor hides another.
+ * A page of keys, read from an index in the list's order (migrations 15 and 16) and never more rows
+ * than the page. Filters combine. The cursor is the last key's place in the order, so a key created
+ * or revoked between two pages neither repeats nor hides another. With `count`, the answer also
+ * says how many keys pass the filters over every page, up to KEY_COUNT_CAP.
  */
-export function listGatewayKeys(db: Db, q: KeyListRequest): Page<GatewayKey> {
-  const byName = q.name !== undefined;
+export function listGatewayKeys(
+  db: Db,
+  q: KeyListRequest,
+  nowMs = Date.now(),
+): Page<GatewayKey> & { total?: number; total_capped?: boolean } {
+  const order = orderOf(q);
   const where: string[] = [];
-  const params: Record<string, unknown> = { limit: q.limit + 1 };
+  const params: Record<string, unknown> = {};
   if (q.id !== undefined) {
     where.push('k.id = @id');
     params.id = q.id;
@@ -130,58 +200,83 @@ export function listGatewayKeys(db: Db, q: KeyListRequest): Page<GatewayKey> {
     where.push('k.status = @status');
     params.status = q.status;
   }
-  if (byName) {
+  if (q.name !== undefined) {
     where.push('k.name COLLATE NOCASE >= @from AND k.name COLLATE NOCASE < @to');
     params.from = q.name;
     params.to = q.name + ABOVE_ANY_CHARACTER;
   }
-  if (q.after !== undefined) {
-    const at = cursorPlace(db, decodeCursor(q.after, Cursor), byName);
-    if (byName) {
-      where.push('(k.name COLLATE NOCASE > @n OR (k.name COLLATE NOCASE = @n AND k.seq > @s))');
-      Object.assign(params, { n: at.n, s: at.s });
-    } else {
-      where.push('(k.created_at < @c OR (k.created_at = @c AND k.seq < @s))');
-      Object.assign(params, { c: at.c, s: at.s });
-    }
+  if (q.unused_days !== undefined || q.never_used !== undefined || q.expires_within_days !== undefined)
+    where.push("k.status = 'active'");
+  if (q.unused_days !== undefined) {
+    where.push('k.idle_since_minute <= @idle_until');
+    params.idle_until = minuteOf(nowMs - q.unused_days * DAY_MS);
   }
-  const order = byName ? 'k.name COLLATE NOCASE, k.seq' : 'k.created_at DESC, k.seq DESC';
+  // the terms of the never-used keys' partial index, as it states them (migration 16)
+  if (q.never_used !== undefined) where.push('k.last_used_at IS NULL');
+  if (q.expires_within_days !== undefined) {
+    where.push('k.expires_at > @now AND k.expires_at <= @expires_by');
+    params.now = iso(nowMs);
+    params.expires_by = iso(nowMs + q.expires_within_days * DAY_MS);
+  }
+  const from = `gateway_keys k${order.index ? ` INDEXED BY ${order.index}` : ''}`;
+  const filtered = where.length ? `WHERE ${where.join(' AND ')}` : '';
+  const counted =
+    q.count === undefined
+      ? undefined
+      : (db
+          .prepare(`SELECT COUNT(*) FROM (SELECT 1 FROM ${from} ${filtered} LIMIT @cap)`)
+          .pluck()
+          .get({ ...params, cap: KEY_COUNT_CAP + 1 }) as number);
+  if (q.after !== undefined) {
+    Object.assign(params, cursorPlace(db, decodeCursor(q.after, Cursor), order.kind));
+    where.push(order.after);
+  }
   const rows = db
     .prepare(
-      `SELECT ${COLUMNS}, k.seq AS seq FROM gateway_keys k ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-      ORDER BY ${order} LIMIT @limit`,
+      `SELECT ${COLUMNS}, k.seq AS seq, k.idle_since_minute AS idle_since_minute FROM ${from}
+      ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order.by} LIMIT @limit`,
     )
-    .all(params) as (KeyRow & { seq: number })[];
+    .all({ ...params, limit: q.limit + 1 }) as (KeyRow & { seq: number; idle_since_minute: number })[];
   const has_more = rows.length > q.limit;
   const page = rows.slice(0, q.limit);
   const last = page.at(-1);
   return {
     data: page.map(toKey),
     has_more,
-    next_cursor:
-      has_more && last
-        ? encodeCursor(byName ? { n: last.name, s: last.seq } : { c: last.created_at, s: last.seq })
-        : null,
+    next_cursor: has_more && last ? encodeCursor(order.cursor(last)) : null,
+    ...(counted === undefined
+      ? {}
+      : { total: Math.min(counted, KEY_COUNT_CAP), total_capped: counted > KEY_COUNT_CAP }),
   };
 }
 
-/** A cursor's place in the list's order; an id cursor (an older server's) is looked up. */
-function cursorPlace(db: Db, cursor: z.infer<typeof Cursor>, byName: boolean): { c: string; n: string; s: number } {
+const ORDER_WORDS: Record<Order['kind'], string> = {
+  c: 'newest first',
+  n: 'by name',
+  i: 'by idleness',
+  e: 'by expiry',
+};
+
+/** A cursor's place in the list's order, as the order's query parameters; an id cursor (an older server's) is looked up. */
+function cursorPlace(db: Db, cursor: Cursor, kind: Order['kind']): Record<string, unknown> {
   if ('k' in cursor) {
     const row = db
-      .prepare('SELECT created_at AS c, name AS n, seq AS s FROM gateway_keys WHERE id = ?')
-      .get(cursor.k) as { c: string; n: string; s: number } | undefined;
+      .prepare(
+        'SELECT created_at AS c, name AS n, idle_since_minute AS i, expires_at AS e, seq AS s FROM gateway_keys WHERE id = ?',
+      )
+      .get(cursor.k) as { c: string; n: string; i: number; e: string | null; s: number } | undefined;
     if (!row) throw badRequest('invalid cursor', [{ name: 'after', reason: 'the key it points at no longer exists' }]);
     return row;
   }
-  if (byName !== 'n' in cursor)
+  const cursorKind = (Object.keys(cursor) as string[]).find((k) => k !== 's') as Order['kind'];
+  if (cursorKind !== kind)
     throw badRequest('invalid cursor', [
       {
         name: 'after',
-        reason: `a cursor of the list ${byName ? 'without' : 'with'} name; ask again from the first page`,
+        reason: `a cursor of the list ${ORDER_WORDS[cursorKind]}, not ${ORDER_WORDS[kind]}; ask again from the first page`,
       },
     ]);
-  return 'n' in cursor ? { c: '', n: cursor.n, s: cursor.s } : { c: cursor.c, n: '', s: cursor.s };
+  return cursor;
 }
 
 /** Every key, oldest first, for the demo's seeding (a demo holds a few dozen). */
@@ -421,6 +516,10 @@ export function rotateGatewayKey(db: Db, id: string, graceSeconds: number, nowMs
   };
 }
 
+/**
+ * Records a use of the key. The indexed idleness (idle_since_minute) follows by a trigger
+ * (migration 16), written only when the use's minute differs from the one it holds.
+ */
 export const touchGatewayKey = (db: Db, id: string, atMs: number): void => {
   db.prepare('UPDATE gateway_keys SET last_used_at = ? WHERE id = ?').run(iso(atMs), id);
 };

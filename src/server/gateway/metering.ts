@@ -6,9 +6,10 @@ import { recordSpend } from './spend.js';
 import { checkBudget, hasBudget, keyBudgetOf } from './budget.js';
 import { REJECTION_COLUMNS } from './rejection-columns.js';
 import { addToRollup } from './usage-rollup.js';
+import { GRAIN_MINUTES } from './time-segments.js';
 
 const MINUTE_MS = 60_000;
-const DAY_MINUTES = 1440;
+const DAY_MINUTES = GRAIN_MINUTES.day;
 
 export const epochMinute = (ms: number): number => Math.floor(ms / MINUTE_MS);
 

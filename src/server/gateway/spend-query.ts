@@ -41,12 +41,12 @@ export function querySpend(
   const segments = [{ grain: q.bucket, from: firstBucket * size, to: (firstBucket + bucketCount) * size }];
   const column = COLUMN[q.group_by];
   // Models and workloads are few: one read by group and bucket gives the totals too. Keys may be a
-  // million: their totals are read first, and the buckets of the page's keys only.
+  // million: their costs are read first, to rank them, and the buckets of the page's keys only, which
+  // give those keys' totals.
   const byBucket =
     q.group_by === 'key' ? null : sumSpend(db, segments, column, { keyId: q.key_id, bucketMinutes: size });
-  const totals = (byBucket ? totalsOf(byBucket) : sumSpend(db, segments, column, { keyId: q.key_id })).sort(
-    (a, b) => b.cost_nanos - a.cost_nanos || (a.g < b.g ? -1 : a.g > b.g ? 1 : 0),
-  );
+  const ranked = byBucket ? totalsOf(byBucket) : sumSpend(db, segments, column, { keyId: q.key_id, costOnly: true });
+  const totals = ranked.sort((a, b) => b.cost_nanos - a.cost_nanos || (a.g < b.g ? -1 : a.g > b.g ? 1 : 0));
   let start = 0;
   if (q.after !== undefined) {
     const { c, g } = decodeCursor(q.after, SpendCursor);
@@ -76,6 +76,8 @@ export function querySpend(
     const list = buckets.get(r.g);
     if (list) list[r.b! - firstBucket] = { start_time: list[r.b! - firstBucket].start_time, ...money(r) };
   }
+  // ranked by cost alone, a key's other sums are its buckets'
+  const pageTotals = byBucket ? null : new Map(totalsOf(rows).map((t) => [t.g, t]));
   const last = page.at(-1);
   return {
     currency: o.currency,
@@ -83,7 +85,12 @@ export function querySpend(
     end_time: iso(segments[0].to * MINUTE_MS),
     bucket: q.bucket,
     group_by: q.group_by,
-    data: page.map((t) => ({ group: t.g, name: o.nameOf(t.g), ...money(t), buckets: buckets.get(t.g)! })),
+    data: page.map((t) => ({
+      group: t.g,
+      name: o.nameOf(t.g),
+      ...money(pageTotals ? (pageTotals.get(t.g) ?? { ...ZERO, cost_nanos: t.cost_nanos }) : t),
+      buckets: buckets.get(t.g)!,
+    })),
     next_cursor: hasMore && last ? encodeCursor({ c: last.cost_nanos, g: last.g }) : null,
     has_more: hasMore,
   };

@@ -13,6 +13,13 @@ export interface SpendSums {
 const SUMS = `SUM(requests) AS requests, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,
   SUM(cost_nanos) AS cost_nanos, SUM(unpriced_requests) AS unpriced_requests`;
 
+/**
+ * Only the cost, the rest zero: what ranks groups by cost. The rows SQLite sorts to group them are
+ * then the group and one sum, not six columns, which matters when they are the days of every key.
+ */
+const COST_ONLY = `0 AS requests, 0 AS input_tokens, 0 AS output_tokens, SUM(cost_nanos) AS cost_nanos,
+  0 AS unpriced_requests`;
+
 export type SpendColumn = 'key_id' | 'model_id' | 'workload';
 
 /**
@@ -25,7 +32,7 @@ export function sumSpend(
   db: Db,
   segments: Segment[],
   column: SpendColumn,
-  o: { keyId?: string; groups?: string[]; bucketMinutes?: number } = {},
+  o: { keyId?: string; groups?: string[]; bucketMinutes?: number; costOnly?: boolean } = {},
 ): (SpendSums & { g: string; b: number | null })[] {
   if (!segments.length) return [];
   let filters = '';
@@ -48,7 +55,7 @@ export function sumSpend(
   const params: unknown[] = [];
   const parts = segments.map((g) => {
     params.push(g.grain, g.from, g.to, ...filterParams);
-    return `SELECT ${column} AS g, ${bucket} AS b, ${SUMS} FROM usage_spend${byKey ? ' INDEXED BY usage_spend_key' : ''}
+    return `SELECT ${column} AS g, ${bucket} AS b, ${o.costOnly ? COST_ONLY : SUMS} FROM usage_spend${byKey ? ' INDEXED BY usage_spend_key' : ''}
       WHERE grain = ? AND start_minute >= ? AND start_minute < ?${filters} GROUP BY +${column}, b`;
   });
   const sql = parts.length === 1 ? parts[0] : `SELECT g, b, ${SUMS} FROM (${parts.join(' UNION ALL ')}) GROUP BY g, b`;

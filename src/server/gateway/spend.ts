@@ -1,7 +1,5 @@
 import type { Db } from '../db/sqlite-driver.js';
-
-const DAY_MINUTES = 1440;
-const HOUR_MINUTES = 60;
+import { GRAIN_MINUTES } from './time-segments.js';
 
 /** One call's (or a seeded batch's) part of a key's spend: what it called and what it cost. */
 export interface SpendCounts {
@@ -18,7 +16,7 @@ export interface SpendCounts {
 const upserts = new WeakMap<Db, ReturnType<Db['prepare']>>();
 
 /** The UTC day's first minute, and the UTC month's, of an epoch minute. */
-export const dayStartMinute = (minute: number): number => minute - (minute % DAY_MINUTES);
+export const dayStartMinute = (minute: number): number => minute - (minute % GRAIN_MINUTES.day);
 export function monthStartMinute(minute: number): number {
   const d = new Date(minute * 60_000);
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) / 60_000;
@@ -82,7 +80,7 @@ export function recordSpend(db: Db, keyId: string, minute: number, s: SpendCount
   const m = Math.floor(minute);
   const row = spendRowOf(s);
   addSpendAt(db, 'minute', keyId, m, row);
-  addSpendAt(db, 'hour', keyId, m - (m % HOUR_MINUTES), row);
+  addSpendAt(db, 'hour', keyId, m - (m % GRAIN_MINUTES.hour), row);
   addSpendAt(db, 'day', keyId, dayStartMinute(m), row);
 }
 
@@ -101,12 +99,4 @@ export function spentNanos(db: Db, keyId: string, fromMinute: number, toMinute: 
     spentStatements.set(db, stmt);
   }
   return (stmt as unknown as { get(...a: unknown[]): number }).get(keyId, fromMinute, toMinute);
-}
-
-/** A key's spend today and this month (UTC), in nano-units. */
-export function keySpendNow(db: Db, keyId: string, minute: number): { today: number; month: number } {
-  return {
-    today: spentNanos(db, keyId, dayStartMinute(minute), dayStartMinute(minute) + DAY_MINUTES),
-    month: spentNanos(db, keyId, monthStartMinute(minute), nextMonthStartMinute(minute)),
-  };
 }

@@ -13,12 +13,11 @@ import {
 } from '../../contract/index.js';
 import { REJECTION_COLUMNS } from './rejection-columns.js';
 import { sumSpend } from './spend-summary.js';
-import { segments } from './time-segments.js';
+import { GRAIN_MINUTES, segments } from './time-segments.js';
 import { USAGE_COLUMNS, usageSource } from './usage-rollup.js';
 
 const MINUTE_MS = 60_000;
 const DEFAULT_RANGE_MS = 24 * 3600_000;
-const BUCKET_MINUTES: Record<UsageBucketSize, number> = { minute: 1, hour: 60, day: 1440 };
 /** Every bucket in range is returned (zeros included, for sparklines); this caps the answer. */
 const MAX_BUCKETS = 1000;
 const HOUR_MS = 3600_000;
@@ -177,7 +176,7 @@ export function usageRange(
     ]);
   }
 
-  const size = BUCKET_MINUTES[q.bucket];
+  const size = GRAIN_MINUTES[q.bucket];
   const fromMinute = Math.ceil(startMs / MINUTE_MS);
   const toMinute = Math.ceil(endMs / MINUTE_MS); // exclusive
   // the buckets the range overlaps, by time: a range starting in an hour's last minute still
