@@ -124,7 +124,7 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
       cpuFigure(
         audit,
         'audit screen (a page of 50 entries, a full table)',
-        'the only frame is the header clock, once a second: unchanged rows are kept by the frame builder',
+        'no frame while nothing on screen changes: the header says "updated just now", the rows are drawn again every 10 s for their relative times (the same text: not written)',
       ),
       polls(audit, 'audit screen'),
       {
