@@ -109,8 +109,10 @@ function summaryOf(lines: TriageLine[], view?: ListView): string {
 
 // Counts over a window of an hour or a day, and the lists that only name things, move slowly: they
 // are asked for every 10 s rather than at every refresh, which keeps the idle board within 1% of a
-// core (docs/performance.md); what is broken now (deployment, connectors, models, routing) is
-// asked for at every refresh, and `r` asks for everything.
+// core (docs/performance.md); what is broken now (deployment, connectors, models) is asked for at
+// every refresh, and `r` asks for everything. The routing is among the slow ones: it changes only
+// by an operator's change (audited; this dashboard's own asks again at once), and a routed model
+// that goes missing is seen in the models, asked at every refresh.
 const SLOW = { everyMs: 10_000 };
 
 /** The keys' rejections over the chosen window: totals only (a day's buckets keep the answer small). */
@@ -140,7 +142,7 @@ const resourcesFor = (window: UsageRange): ResourceRequest[] => [
   { id: 'deployment', route: 'deployment' },
   { id: 'connectors', route: 'listConnectors', query: { limit: 500 } },
   { id: 'models', route: 'listModels', query: { limit: 500 } },
-  { id: 'routing', route: 'listRouting', query: { limit: 500 } },
+  { id: 'routing', route: 'listRouting', query: { limit: 500 }, ...SLOW },
   { id: 'keys', route: 'listKeys', query: { limit: 500 }, ...SLOW },
   // which keys expire soon and which nobody uses, asked of every key: the appliance may hold a million
   {

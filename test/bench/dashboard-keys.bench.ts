@@ -102,8 +102,11 @@ export async function measure(h: InkHarness, n: number, words: string[]): Promis
   return s;
 }
 
-/** Issue 27 §3's targets for moves, pages and typing a filter on 100,000 entries, in ms. */
-const TARGET = { p50: 4, p99: 16.7 };
+/**
+ * Issue 27 §3's targets for moves, pages and typing a filter on 100,000 entries, in ms: the
+ * dashboard's key-latency targets, which server-gateway-scale holds the keys screen to as well.
+ */
+export const KEY_TARGET = { p50: 4, p99: 16.7 };
 
 /** The keys during which the thread kept its core; null where /proc cannot tell. */
 function kept(k: Kind, label: string, max: number): Figure | null {
@@ -215,7 +218,7 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
         unit: 'ms',
         ...(base
           ? {
-              target: { max: TARGET.p99 },
+              target: { max: KEY_TARGET.p99 },
               baseline: { label: 'same keys, 100 entries, p99', value: percentile(base.all, 99) },
             }
           : {}),
@@ -225,9 +228,9 @@ export async function run(ctx: BenchContext): Promise<Figure[]> {
         label: `${label}: p50`,
         value: median(k.all),
         unit: 'ms',
-        ...(base ? { target: { max: TARGET.p50 } } : {}),
+        ...(base ? { target: { max: KEY_TARGET.p50 } } : {}),
       };
-      const own = kept(k, label, TARGET.p99);
+      const own = kept(k, label, KEY_TARGET.p99);
       return own ? [p50, main, own] : [p50, main];
     };
     figures.push(

@@ -1,11 +1,12 @@
-import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertAuditBatch, type AuditSeed } from '../../src/server/governance/bulk.js';
+import { insertAuditBatch } from '../../src/server/governance/bulk.js';
+import { auditSeeds as seed, seal, startForkedPair } from '../helpers/audit-fork.js';
 import { ensureBuilt } from '../helpers/child-server.js';
 import { runCli, writeTokenFile } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
 
 /**
  * The tamper suite's fork (issue 40 §4): one appliance's data directory copied, then the copies
@@ -20,39 +21,13 @@ let keyFile: string;
 let witnessKey: string;
 const tokens: Record<string, string> = {};
 
-const seed = (n: number, subject: string): AuditSeed[] =>
-  Array.from({ length: n }, (_, i) => ({
-    actor: { subject, role: 'it_admin' },
-    action: 'gateway.key.revoke',
-    target: { type: 'gateway_key', id: `gk_${subject}_${i}` },
-    outcome: 'success',
-    status: 200,
-    request_id: `req_${subject}${i}`,
-    source_ip: null,
-  }));
-const seal = async (srv: TestServer) =>
-  expect(
-    (
-      await srv.call('POST', '/audit/seal', {
-        role: 'auditor',
-        body: { sha256: 'cd'.repeat(32), purpose: 'evidence-pack' },
-      })
-    ).status,
-  ).toBe(201);
 const at = (srv: TestServer) => ['--url', srv.url, '--token-file', tokens[srv.url]!, '--key', keyFile];
 const cli = (args: string[], state: string) => runCli(['audit', ...args], { env: { XDG_STATE_HOME: state } });
 const forks = (state: string) => readdirSync(join(state, 'appliance-admin', 'forks'));
 
 beforeAll(async () => {
   await ensureBuilt();
-  dir = tempDir('aa-fork');
-  const first = await startTestServer({ dataDir: join(dir, 'truth') });
-  insertAuditBatch(first.server.db, seed(40, 'before'));
-  await seal(first);
-  await first.close();
-  cpSync(join(dir, 'truth'), join(dir, 'forged'), { recursive: true });
-  truth = await startTestServer({ dataDir: join(dir, 'truth') });
-  forged = await startTestServer({ dataDir: join(dir, 'forged') });
+  ({ dir, truth, forged } = await startForkedPair('aa-fork', 40));
   for (const s of [truth, forged]) tokens[s.url] = writeTokenFile(s.tokens.auditor);
   // from here on the two histories differ: the forger's hides what the true one records
   insertAuditBatch(truth.server.db, seed(20, 'mallory'));

@@ -100,7 +100,7 @@ describe.skipIf(!hasTmux())(title, () => {
     for (const [i, screen] of screens.entries()) {
       if (i > 0) await t.sendKeys('tab');
       const arrived = await t.waitUntil(
-        (x) => x.includes(`[${screen.name}]`) && /updated \d+ s ago/.test(x),
+        (x) => x.includes(`[${screen.name}]`) && /updated (?:just now|\d+ s ago)/.test(x),
         `the ${screen.name} screen with data`,
       );
       expect(arrived, `${screen.name} on arrival`).toMatch(/READ-ONLY/);

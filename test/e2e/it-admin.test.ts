@@ -40,7 +40,7 @@ describe.skipIf(!hasTmux())(title, () => {
     await t.type(name);
     await t.sendKeys('enter');
     const screen = await t.waitUntil(
-      (x) => x.includes(`[${name}]`) && /updated \d+ s ago/.test(x),
+      (x) => x.includes(`[${name}]`) && /updated (?:just now|\d+ s ago)/.test(x),
       `the ${name} screen with data`,
     );
     expect(screen).not.toMatch(TROUBLE);

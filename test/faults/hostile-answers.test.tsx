@@ -110,7 +110,7 @@ async function fault(reply: Reply, words: RegExp, opts: { connectionLost?: boole
   // the first poll after the fault ends succeeds: after the backoff countdown, if any, plus one interval
   const bound = Math.max(back, retryAt ?? 0) - back + REFRESH_MS + DEADLINE_MS + 1500;
   await d.waitFor(
-    (x) => !x.includes('✕') && /● connected/.test(header(x)) && /updated \d+ s ago/.test(header(x)),
+    (x) => !x.includes('✕') && /● connected/.test(header(x)) && /updated (?:just now|\d+ s ago)/.test(header(x)),
     'recovery',
     bound + 2000,
   );

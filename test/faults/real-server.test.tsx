@@ -44,7 +44,7 @@ async function recovers(back: number) {
   await d.waitFor(
     (f) =>
       /● connected/.test(header(f)) &&
-      /updated \d+ s ago/.test(header(f)) &&
+      /updated (?:just now|\d+ s ago)/.test(header(f)) &&
       !f.includes('✕') &&
       f.includes('Web chat'),
     'recovery',

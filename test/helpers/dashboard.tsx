@@ -279,10 +279,13 @@ export function renderDashboard(o: DashboardOptions): DashboardHarness {
   };
 }
 
-/** The age the header shows ("updated N s ago"), redrawn by the dashboard's own one-second clock; null without data. */
+/**
+ * The age the header shows ("updated N s ago"; 0 for "updated just now", data confirmed within the
+ * last refresh interval), redrawn by the dashboard's own clock when its words change; null without data.
+ */
 function headerAge(frame: string): number | null {
-  const m = /updated (\d+) s ago/.exec(frame.split('\n').slice(0, 2).join('\n'));
-  return m ? Number(m[1]) : null;
+  const m = /updated (?:(\d+) s ago|just now)/.exec(frame.split('\n').slice(0, 2).join('\n'));
+  return m ? Number(m[1] ?? 0) : null;
 }
 
 /**

@@ -1,11 +1,12 @@
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { memoryOf } from '../../src/audit-chain/memory.js';
-import { insertAuditBatch, type AuditSeed } from '../../src/server/governance/bulk.js';
+import { insertAuditBatch } from '../../src/server/governance/bulk.js';
+import { auditSeeds as seed, seal, startForkedPair } from '../helpers/audit-fork.js';
 import { renderDashboard, type DashboardHarness } from '../helpers/dashboard.js';
 import { tempDir } from '../helpers/fixtures.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
 
 /**
@@ -32,35 +33,8 @@ function render(srv: TestServer, o: Parameters<typeof renderDashboard>[0]): Dash
   return h;
 }
 
-const seed = (n: number, subject: string): AuditSeed[] =>
-  Array.from({ length: n }, (_, i) => ({
-    actor: { subject, role: 'it_admin' },
-    action: 'gateway.key.revoke',
-    target: { type: 'gateway_key', id: `gk_${subject}_${i}` },
-    outcome: 'success',
-    status: 200,
-    request_id: `req_${subject}${i}`,
-    source_ip: null,
-  }));
-/** A checkpoint of the trail's head, signed now (the seal's), and its tree size. */
-async function seal(srv: TestServer): Promise<number> {
-  const r = await srv.call('POST', '/audit/seal', {
-    role: 'auditor',
-    body: { sha256: 'cd'.repeat(32), purpose: 'evidence-pack' },
-  });
-  expect(r.status).toBe(201);
-  return r.json.checkpoint.tree_size as number;
-}
-
 beforeAll(async () => {
-  const dir = tempDir('aa-kept-proof');
-  const first = await startTestServer({ dataDir: join(dir, 'truth') });
-  insertAuditBatch(first.server.db, seed(20, 'before'));
-  await seal(first);
-  await first.close();
-  cpSync(join(dir, 'truth'), join(dir, 'forged'), { recursive: true });
-  truth = await startTestServer({ dataDir: join(dir, 'truth') });
-  forged = await startTestServer({ dataDir: join(dir, 'forged') });
+  ({ truth, forged } = await startForkedPair('aa-kept-proof', 20));
   fingerprint = (await truth.call('GET', '/audit/checkpoints?limit=1')).json.public_keys[0].fingerprint;
 }, 60_000);
 afterEach(async () => {

@@ -23,14 +23,21 @@ describe("a resource's everyMs", () => {
       deps.poller.start(true);
       deps.poller.firstFrameDrawn();
       await deps.poller.firstRound(10_000);
-      // four refreshes: the deployment and the connectors at each, the keys and the checkpoints only in the first
-      // round (the keys three times: the newest, those expiring soon, those unused)
+      // four refreshes: the deployment, the connectors and the models at each, the keys, the routing and the
+      // checkpoints only in the first round (the keys three times: those with a budget, those expiring soon,
+      // those unused)
       await until('four refreshes', () => count('/deployment') >= 4 && count('/connectors') >= 4);
+      expect(count('/models')).toBeGreaterThanOrEqual(3);
       expect(count('/gateway/keys')).toBe(3);
+      expect(count('/routing')).toBe(1);
       expect(count('/audit/checkpoints')).toBe(1);
       deps.poller.refreshNow();
-      await until('the slow ones asked again', () => count('/gateway/keys') >= 6 && count('/audit/checkpoints') >= 2);
+      await until(
+        'the slow ones asked again',
+        () => count('/gateway/keys') >= 6 && count('/routing') >= 2 && count('/audit/checkpoints') >= 2,
+      );
       expect(count('/gateway/keys')).toBe(6);
+      expect(count('/routing')).toBe(2);
       expect(count('/audit/checkpoints')).toBe(2);
     } finally {
       await close();

@@ -60,4 +60,21 @@ describe("a screen's resources", () => {
     screenResources(screen, at({ cursor: 7, scroll: 3, selectedKey: 'k7', filter: 'x' }));
     expect(seen[0]).toMatchObject({ cursor: 0, scroll: 0, selectedKey: null, filter: 'x' });
   });
+
+  it('stay the same object for a filter that changes nothing they ask (a filter over the rows already read)', () => {
+    const screen = defineScreen<unknown>({
+      name: 'local-filter',
+      title: 'Local filter',
+      resources: () => [
+        { id: 'keys', route: 'listKeys', query: { limit: 500 } },
+        { id: 'usage', route: 'usage', query: { bucket: 'hour' }, everyMs: 10_000 },
+      ],
+      render: () => null,
+    }) as AnyScreen;
+    const extra = {};
+    const first = screenResources(screen, at({ extra }));
+    for (const filter of ['a', 'ab', 'a', '']) expect(screenResources(screen, at({ extra, filter }))).toBe(first);
+    // another extra that asks the same: the same object too
+    expect(screenResources(screen, at({ extra: { sort: 'name' } }))).toBe(first);
+  });
 });

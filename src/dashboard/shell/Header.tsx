@@ -41,9 +41,18 @@ export interface HeaderProps {
 const COMPACT_WIDTH = 80;
 
 /**
- * "every 2 s · updated 4 s ago", marked late after two refresh intervals, STALE when the last poll
- * failed; while the operator pauses polling, PAUSED instead of the interval, and never late. On a
- * compact header (below 80 columns) without "every 2 s", which leaves the screens' names the room.
+ * Refresh intervals up to this say "updated just now" for data the last poll confirmed on time,
+ * rather than its age in seconds: that age would change every second, and with it the whole frame
+ * (docs/performance.md). Longer intervals count the seconds, which say when the next poll is due.
+ */
+const JUST_NOW_MAX_REFRESH_MS = 5000;
+
+/**
+ * "every 2 s · updated just now" while the data was confirmed within the last refresh interval
+ * (and a second for the answer to come back), else "updated 4 s ago"; marked late after two
+ * refresh intervals, STALE when the last poll failed (with its age in seconds); while the operator
+ * pauses polling, PAUSED instead of the interval, and never late. On a compact header (below 80
+ * columns) without "every 2 s", which leaves the screens' names the room.
  */
 function freshnessText(
   f: Freshness,
@@ -57,7 +66,8 @@ function freshnessText(
   if (f.fetchedAt === null)
     return f.failed ? { text: `${polling}✕ NO DATA`, tone: 'bad' } : { text: `${polling}loading…`, tone };
   const s = Math.max(0, Math.round((now - f.fetchedAt) / 1000));
-  const age = `updated ${s} s ago`;
+  const onTime = !f.failed && refreshMs <= JUST_NOW_MAX_REFRESH_MS && now - f.fetchedAt < refreshMs + 1000;
+  const age = onTime ? 'updated just now' : `updated ${s} s ago`;
   if (f.failed) return { text: `${polling}✕ STALE · ${age}`, tone: 'bad' };
   if (!paused && now - f.fetchedAt > 2 * refreshMs) return { text: `${polling}▲ ${age} (late)`, tone: 'warn' };
   return { text: `${polling}${age}`, tone };
@@ -149,6 +159,17 @@ export function whereAndWho(
  * only when they would (docs/performance.md).
  */
 export const Header = memo(HeaderView, sameWords);
+
+/**
+ * What the time changes in the header: its freshness and its connection's words (a retry's
+ * countdown). The shell's clock draws a frame when these change (useNowWhen).
+ */
+export function clockWords(
+  p: Pick<HeaderProps, 'freshness' | 'refreshMs' | 'paused' | 'width' | 'connection' | 'refused'>,
+  now: number,
+): string {
+  return `${freshnessText(p.freshness, p.refreshMs, p.paused, now, p.width).text}\n${connectionText(p.connection, now, p.refused).text}`;
+}
 
 /** Whether two renders of the header would say the same: `now` matters only through its texts. */
 function sameWords(a: HeaderProps, b: HeaderProps): boolean {

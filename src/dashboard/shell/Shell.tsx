@@ -4,12 +4,12 @@ import { useStore } from 'zustand';
 import { confirmedAt } from '../state/resources.js';
 import { readOnlyReason } from '../state/session.js';
 import { flash, patchScreen, screenState } from '../state/ui.js';
-import { Header } from './Header.js';
+import { clockWords, Header } from './Header.js';
 import { KeyHints } from '../widgets/KeyHints.js';
 import { HelpOverlay } from '../widgets/HelpOverlay.js';
 import { DetailView, detailLines } from '../widgets/DetailView.js';
 import { scrollFor } from '../kit/table-layout.js';
-import { useNow, useTerminalSize } from '../terminal/hooks.js';
+import { useNowWhen, useTerminalSize } from '../terminal/hooks.js';
 import { usePasteIgnored } from '../terminal/paste.js';
 import { colour, themeStore } from '../kit/theme.js';
 import { sanitize } from '../../text/sanitize.js';
@@ -32,6 +32,12 @@ import { StatusLine } from './StatusLine.js';
 
 // Below 80x24 the layout is compact (the header, columns and hints say less, src/dashboard/shell/Header.tsx);
 // below this it cannot be drawn usefully, and a message says so.
+/**
+ * The screens' own relative times ("12 s ago", "3 min ago") are drawn again at least this often;
+ * the header's, whenever its words change (useNowWhen); both with every key and every answer that
+ * changes something. A frame every second would say the same as the last one, idle, most of the time.
+ */
+const BODY_CLOCK_MS = 10_000;
 const MIN_COLUMNS = 60;
 const MIN_ROWS = 20;
 
@@ -43,9 +49,7 @@ const MIN_ROWS = 20;
 export function Shell() {
   const deps = useDeps();
   const { exit } = useApp();
-  const size = useTerminalSize();
   const { stdout } = useStdout();
-  const now = useNow(1000);
   const ui = useStore(deps.ui);
   const session = useStore(deps.session);
   const connection = useStore(deps.resources, (s) => s.connection);
@@ -54,6 +58,23 @@ export function Shell() {
   const screen: AnyScreen = deps.screens.find((s) => s.name === ui.screen) ?? deps.screens[0];
   const state = screenState(ui, screen.name);
   const data = useScreenData(deps, screen, state);
+  const size = useTerminalSize();
+  const width = Math.max(size.columns, MIN_COLUMNS);
+  // the action log is the dashboard's own, current as it is drawn
+  const fetchedAt = (t: number) => (screen.list?.fromActionLog ? t : confirmedAt(deps.resources, data.primary));
+  const clocked = {
+    failed: data.primary.status === 'error',
+    loading: data.primary.status === 'loading',
+    refreshMs: deps.poller.refreshMs,
+    paused: deps.poller.held,
+    width,
+    connection,
+    refused: session.authError !== null,
+  };
+  const now = useNowWhen(
+    (t) =>
+      `${clockWords({ ...clocked, freshness: { ...clocked, fetchedAt: fetchedAt(t) } }, t)}\n${Math.floor(t / BODY_CLOCK_MS)}`,
+  );
 
   useEffect(() => {
     deps.poller.start();
@@ -66,7 +87,6 @@ export function Shell() {
   // Too small, the frame stays mounted but hidden, laid out at the smallest size it supports: an
   // open dialog, form or command line keeps what was typed and is back when the window grows.
   const height = Math.max(size.rows, MIN_ROWS) - 1; // a frame as tall as the terminal makes Ink clear the screen on every update
-  const width = Math.max(size.columns, MIN_COLUMNS);
   const banner = bannerFor(data, session, connection, Boolean(screen.list?.rowsFrom), width, screen.saysError);
   const bodyHeight = Math.max(3, height - 2 - banner.length - 2);
   const page = listPage(screen, bodyHeight);
@@ -327,15 +347,10 @@ export function Shell() {
           insecure={deps.client.insecureHttp}
           connection={connection}
           signedOut={session.signedOut !== null}
-          refused={session.authError !== null}
-          freshness={{
-            // the action log is the dashboard's own, current as it is drawn
-            fetchedAt: screen.list?.fromActionLog ? now : confirmedAt(deps.resources, data.primary),
-            failed: data.primary.status === 'error',
-            loading: data.primary.status === 'loading',
-          }}
-          refreshMs={deps.poller.refreshMs}
-          paused={deps.poller.held}
+          refused={clocked.refused}
+          freshness={{ fetchedAt: fetchedAt(now), failed: clocked.failed, loading: clocked.loading }}
+          refreshMs={clocked.refreshMs}
+          paused={clocked.paused}
           screens={deps.screens.map((s) => s.name)}
           current={screen.name}
           width={width}

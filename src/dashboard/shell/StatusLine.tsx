@@ -1,4 +1,4 @@
-import React, { useEffect, useState } from 'react';
+import React, { useEffect, useReducer, useState } from 'react';
 import { Text, useApp } from 'ink';
 import { useStore } from 'zustand';
 import { patchScreen } from '../state/ui.js';
@@ -40,6 +40,16 @@ export function StatusLine({
   useEffect(() => {
     if (mode !== 'filter') setDraft(null);
   }, [mode]);
+  // A message fades when its time is up: one frame then, on a timer of its own (the shell's clock
+  // draws only when the header's words change).
+  const [, fade] = useReducer((n: number) => n + 1, 0);
+  useEffect(() => {
+    if (!flashMsg) return;
+    const left = flashMsg.at + FLASH_MS - Date.now();
+    if (left <= 0) return;
+    const t = setTimeout(fade, left + 1);
+    return () => clearTimeout(t);
+  }, [flashMsg]);
   if (mode === 'command') {
     const ctx = { deps, screen, exit };
     return (
@@ -82,7 +92,6 @@ export function StatusLine({
       </Text>
     );
   }
-  // The shell re-renders every second, so an old message fades without a timer of its own.
   if (flashMsg && Date.now() - flashMsg.at < FLASH_MS)
     return (
       <Text color={colour(flashMsg.tone)} wrap="truncate">

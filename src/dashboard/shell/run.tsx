@@ -11,8 +11,8 @@ import { silentStdout } from '../terminal/silent-stdout.js';
 export const FRAME_OPTIONS = {
   // Ink draws at most one frame per 1000/maxFps ms and holds a later one for the rest of that
   // window. 60 merges bursts (a paste, answers landing together) and keeps a slow SSH link from
-  // being flooded; keys rarely meet a held frame since the header's clock draws only when
-  // nothing else did for a second (useNow). A frame is cheap with the dashboard's frame builder
+  // being flooded; keys rarely meet a held frame since the header's clock draws only when its
+  // words change and nothing else drew for a second (useNowWhen). A frame is cheap with the dashboard's frame builder
   // (src/dashboard/terminal/ink-frame/), so a lower limit would only add waiting (docs/performance.md).
   maxFps: 60,
   // Ink 6.8 offers incrementalRendering, but with a trailing newline (any frame shorter than

@@ -2,19 +2,31 @@ import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import { useStdout } from 'ink';
 
 /**
- * The time of this render, for "updated 4 s ago" and countdowns: the component renders again
- * when `ms` pass without any other render. A clock on its own interval would draw a frame of its
- * own every second, and a key landing just after it would wait for Ink's next frame slot (up to
- * 1000/maxFps ms: the key-to-frame p99 in docs/performance.md); while keys or answers redraw
- * the screen anyway, each of those frames shows the current time.
+ * The time of this render, for "updated 4 s ago" and countdowns. Every `ms` the clock reads
+ * `words(now)`, what the time changes on screen, and renders again only when those words changed:
+ * a frame whose text is the same as the last one is not drawn at all (idle, the dashboard's frames
+ * are its main cost: docs/performance.md). `words` is read at the clock's tick, so it must read
+ * what it needs at that time (a store's state), not a render's copy of it. A clock on its own
+ * interval would also draw a frame of its own every second, and a key landing just after it would
+ * wait for Ink's next frame slot (up to 1000/maxFps ms: the key-to-frame p99 in
+ * docs/performance.md); while keys or answers redraw the screen anyway, each of those frames shows
+ * the current time.
  */
-export function useNow(ms = 1000): number {
+export function useNowWhen(words: (now: number) => string, ms = 1000): number {
   const [, tick] = useReducer((n: number) => n + 1, 0);
+  const now = Date.now();
   useEffect(() => {
-    const t = setTimeout(tick, ms);
+    // what this render said; any render (a key, an answer) starts the clock again from it
+    const last = words(now);
+    let t: ReturnType<typeof setTimeout>;
+    const check = () => {
+      if (words(Date.now()) !== last) tick();
+      else t = setTimeout(check, ms);
+    };
+    t = setTimeout(check, ms);
     return () => clearTimeout(t);
   });
-  return Date.now();
+  return now;
 }
 
 export interface TerminalSize {
