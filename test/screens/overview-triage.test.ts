@@ -78,6 +78,8 @@ const key = (
 });
 const keyUsage = (key_id: string, u: Partial<KeyUsage> = {}): KeyUsage => ({
   key_id,
+  // an entry that does not say its key: the board names and judges it from the keys it read
+  key: null,
   requests: 0,
   rejected: 0,
   input_tokens: 0,
