@@ -29,7 +29,8 @@ function keyOfUsage(u: KeyUsage, keys: Map<string, GatewayKey>): UsageKey | unde
   const carried = u.key as UsageKey | null | undefined;
   return carried && typeof carried.name === 'string' ? carried : keys.get(u.key_id);
 }
-const keyName = (u: KeyUsage, keys: Map<string, GatewayKey>) => sanitize(String(keyOfUsage(u, keys)?.name ?? u.key_id), 40);
+const keyName = (u: KeyUsage, keys: Map<string, GatewayKey>) =>
+  sanitize(String(keyOfUsage(u, keys)?.name ?? u.key_id), 40);
 
 /** The window a usage answer covers, in the board's words: what its counts are said over. */
 function windowOf(usage: Usage | undefined): string {
@@ -200,7 +201,8 @@ const capped = (page: unknown) => (page as { total_capped?: unknown } | undefine
  * each with its spend: those keys of any age, not the newest page of every key.
  */
 export function budgetSpendLines(budgeted: unknown): TriageLine[] {
-  return list<GatewayKey>(budgeted)
+  const keys = list<GatewayKey>(budgeted);
+  const lines = keys
     .filter((k) => k.status === 'active' && isNearBudget(k))
     .map((k) => ({ k, use: fullestBudget(k)! }))
     .sort((a, b) => b.use.share - a.use.share)
@@ -213,6 +215,18 @@ export function budgetSpendLines(budgeted: unknown): TriageLine[] {
       window: use.window === 'day' ? TODAY : THIS_MONTH,
       link: { screen: 'keys', select: k.id },
     }));
+  // more keys have a budget than the page the board reads: it says whom it did not judge
+  if ((budgeted as { has_more?: unknown } | undefined)?.has_more === true)
+    lines.push({
+      key: 'keys-budget-more',
+      severity: 'warn',
+      what: 'Gateway keys',
+      reason: `more than ${n(keys.length)} active keys have a money budget: the board judged the newest ${n(keys.length)}; the keys screen's Spend column shows the others`,
+      count: null,
+      window: TODAY,
+      link: { screen: 'keys' },
+    });
+  return lines;
 }
 const THIS_MONTH = 'this month';
 
