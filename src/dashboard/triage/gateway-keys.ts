@@ -202,7 +202,7 @@ const capped = (page: unknown) => (page as { total_capped?: unknown } | undefine
  */
 export function budgetSpendLines(budgeted: unknown): TriageLine[] {
   const keys = list<GatewayKey>(budgeted);
-  const lines = keys
+  const lines: TriageLine[] = keys
     .filter((k) => k.status === 'active' && isNearBudget(k))
     .map((k) => ({ k, use: fullestBudget(k)! }))
     .sort((a, b) => b.use.share - a.use.share)
