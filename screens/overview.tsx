@@ -143,8 +143,9 @@ const resourcesFor = (window: UsageRange): ResourceRequest[] => [
   { id: 'connectors', route: 'listConnectors', query: { limit: 500 } },
   { id: 'models', route: 'listModels', query: { limit: 500 } },
   { id: 'routing', route: 'listRouting', query: { limit: 500 }, ...SLOW },
-  { id: 'keys', route: 'listKeys', query: { limit: 500 }, ...SLOW },
-  // which keys expire soon and which nobody uses, asked of every key: the appliance may hold a million
+  // which keys have a budget, expire soon or nobody uses, asked of every key: the appliance may hold a
+  // million (the usage answers name each key they count and carry its quota)
+  { id: 'keys', route: 'listKeys', query: { has_budget: 'true', status: 'active', limit: 500 }, ...SLOW },
   {
     id: 'keysExpiring',
     route: 'listKeys',

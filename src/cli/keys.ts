@@ -185,10 +185,16 @@ function budgetChangeOf(values: Values): BudgetChange {
  * The active keys page by page, each page handed to `take` as it comes: an appliance may hold a
  * million keys, and only what `take` keeps stays in memory.
  */
-async function eachActiveKeyPage(client: ApiClient, take: (keys: GatewayKey[]) => void): Promise<void> {
+async function eachActiveKeyPage(
+  client: ApiClient,
+  take: (keys: GatewayKey[]) => void,
+  filter: Record<string, string> = {},
+): Promise<void> {
   for (let after: string | undefined; ;) {
     const page = (
-      await client.call('listKeys', { query: { status: 'active', limit: 500, ...(after ? { after } : {}) } })
+      await client.call('listKeys', {
+        query: { ...filter, status: 'active', limit: 500, ...(after ? { after } : {}) },
+      })
     ).data;
     take(page.data ?? []);
     if (!page.has_more || !page.next_cursor || page.next_cursor === after) return;
@@ -266,9 +272,9 @@ async function setBudget(client: ApiClient, ref: string, change: BudgetChange): 
 }
 
 async function nearBudget(client: ApiClient, json: boolean): Promise<number> {
-  // page by page: only the keys near a budget stay in memory
+  // page by page, only the keys with a budget (their own index): only the keys near one stay in memory
   const near: GatewayKey[] = [];
-  await eachActiveKeyPage(client, (keys) => near.push(...keys.filter(isNearBudget)));
+  await eachActiveKeyPage(client, (keys) => near.push(...keys.filter(isNearBudget)), { has_budget: 'true' });
   near.sort((a, b) => (fullestBudget(b)?.share ?? 0) - (fullestBudget(a)?.share ?? 0));
   if (json) {
     process.stdout.write(`${JSON.stringify(near, null, 2)}\n`);

@@ -131,6 +131,10 @@ export const KeyListQuery = PageQuery.extend({
   expires_within_days: FILTER_DAYS.optional().meta({
     description: 'active keys that have not expired yet and expire within this many days',
   }),
+  has_budget: z
+    .enum(['true'])
+    .optional()
+    .meta({ description: 'true: keys with a money budget per day or per month (both may be set)' }),
   count: z
     .enum(['true'])
     .optional()
@@ -212,8 +216,16 @@ export const RejectedBy = z.object(
   Object.fromEntries(REJECTION_CAUSES.map((c) => [c, z.number().int()])) as Record<RejectionCause, z.ZodNumber>,
 );
 export type RejectedBy = z.infer<typeof RejectedBy>;
+/**
+ * The key a usage entry counts, as it is now: its name, status and quota, so that a client names and
+ * judges every key with traffic in the range without reading the keys list (of maybe a million).
+ */
+export const UsageKey = GatewayKey.pick({ name: true, status: true, quota: true });
+export type UsageKey = z.infer<typeof UsageKey>;
 export const KeyUsage = z.object({
   key_id: z.string(),
+  /** the key as it is now; null: no key of that id is stored */
+  key: UsageKey.nullable(),
   requests: z.number().int(),
   rejected: z.number().int(),
   /** `rejected` split by cause; the causes add up to `rejected` */

@@ -78,6 +78,8 @@ const key = (
 });
 const keyUsage = (key_id: string, u: Partial<KeyUsage> = {}): KeyUsage => ({
   key_id,
+  // an entry that does not say its key: the board names and judges it from the keys it read
+  key: null,
   requests: 0,
   rejected: 0,
   input_tokens: 0,
@@ -520,6 +522,61 @@ describe('triage()', () => {
       'warn Key low-warn: near its money budget: spent 3.00 of 10 EUR today (30%; warns at 30%) [today]',
     ]);
     expect(near[1].link).toEqual({ screen: 'keys', select: 'key_a' });
+    expect(lines.some((l) => l.key === 'keys-budget-more')).toBe(false);
+    // more keys with a budget than the page read: the board says it did not judge them all
+    const more = triage({
+      ...healthy(),
+      keys: ok({
+        ...page([{ ...key('key_a', 'near-day'), budget: budget(5, null), spend: spend(4.1, 4.1) }]),
+        has_more: true,
+      }),
+    }).find((l) => l.key === 'keys-budget-more');
+    expect(more?.reason).toBe(
+      "more than 1 active keys have a money budget: the board judged the newest 1; the keys screen's Spend column shows the others",
+    );
+  });
+
+  it('names and judges a key from its usage entry, which carries its name, status and quota (a key not in any list read)', () => {
+    const carried = (
+      name: string,
+      quota: Partial<GatewayKey['quota']> = {},
+      status: GatewayKey['status'] = 'active',
+    ) => ({
+      key: {
+        name,
+        status,
+        quota: { requests_per_minute: null, tokens_per_minute: null, tokens_per_day: null, ...quota },
+      },
+    });
+    const hour = ok(
+      usage([
+        keyUsage('key_old', {
+          ...carried('old-one'),
+          rejected: 3,
+          rejected_by: { ...keyUsage('x').rejected_by, expired: 3 },
+        }),
+        keyUsage('key_busy', { ...carried('busy', { requests_per_minute: 10 }), requests: 540 }),
+        keyUsage('key_gone', { ...carried('gone', { requests_per_minute: 10 }, 'revoked'), requests: 600 }),
+      ]),
+    );
+    const lines = byKey({
+      ...healthy(),
+      keys: ok(page([])),
+      usage: hour,
+      // a day's rejections: the same answer, as the board reads them from its own window
+      rejections: hour,
+      usageToday: ok(
+        usage([keyUsage('key_day', { ...carried('daily', { tokens_per_day: 100 }), input_tokens: 90 })], 'day'),
+      ),
+    });
+    expect(lines.get('key-rejections:key_old')?.what).toBe('Key old-one');
+    expect(lines.get('key-quota:key_busy')).toMatchObject({
+      what: 'Key busy',
+      reason: 'near its quota: averaged 9 of 10 requests a minute over the last hour',
+    });
+    expect(lines.get('key-quota:key_day')?.reason).toBe('near its quota: used 90 of 100 tokens today (UTC)');
+    // a revoked key is not near a quota
+    expect(lines.has('key-quota:key_gone')).toBe(false);
   });
 
   it('active keys unused for 30 days, as the appliance counts them among every key, as one watch item opening the filtered keys screen', () => {

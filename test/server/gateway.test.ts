@@ -475,6 +475,8 @@ describe('gateway usage', () => {
     expect(hourly.json.data).toEqual([
       {
         key_id: key.id,
+        // the key as it is now, so that a client names and judges it without reading the keys list
+        key: { name: 'usage-history', status: 'active', quota: key.quota },
         requests: 7,
         rejected: 1,
         input_tokens: 51,

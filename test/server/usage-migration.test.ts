@@ -60,6 +60,8 @@ describe('migration 4: rejections by cause', () => {
     expect(by.key_all.rejected_by).toEqual({ ...none, requests_per_minute: 3 });
     expect(by.key_none.rejected_by).toEqual({ ...none, requests_per_minute: 3 });
     expect(by.key_gone).toMatchObject({ rejected: 4, rejected_by: { ...none, requests_per_minute: 4 } });
+    // no key of its id is stored: its usage says so rather than a name
+    expect(by.key_gone.key).toBeNull();
     // no row left whose causes do not add up to its total
     expect(
       db

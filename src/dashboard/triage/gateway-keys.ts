@@ -2,7 +2,7 @@
  * Gateway keys: calls rejected over the overview's window, keys near their quotas, keys about to
  * expire, and active keys nobody used for a month.
  */
-import type { GatewayKey, KeyUsage, RejectionCause, Usage } from '../../contract/index.js';
+import type { GatewayKey, KeyUsage, RejectionCause, Usage, UsageKey } from '../../contract/index.js';
 import { sanitize } from '../../text/sanitize.js';
 import { list, num } from './answers.js';
 import { quotaLinkExtra } from '../kit/quota-link.js';
@@ -21,7 +21,16 @@ const CAUSE_WORDS: Record<RejectionCause, string> = {
   budget: 'money budget',
 };
 
-const keyName = (keys: Map<string, GatewayKey>, id: string) => keys.get(id)?.name ?? id;
+/**
+ * A usage entry's key as it is now: the entry carries it (its name, status and quota), so that a key
+ * of any age is named and judged; an appliance that does not say it is read from `keys`.
+ */
+function keyOfUsage(u: KeyUsage, keys: Map<string, GatewayKey>): UsageKey | undefined {
+  const carried = u.key as UsageKey | null | undefined;
+  return carried && typeof carried.name === 'string' ? carried : keys.get(u.key_id);
+}
+const keyName = (u: KeyUsage, keys: Map<string, GatewayKey>) =>
+  sanitize(String(keyOfUsage(u, keys)?.name ?? u.key_id), 40);
 
 /** The window a usage answer covers, in the board's words: what its counts are said over. */
 function windowOf(usage: Usage | undefined): string {
@@ -42,7 +51,7 @@ export function refusedNames(u: Pick<KeyUsage, 'rejected_workloads'>, shown = WO
 }
 
 /** Each key's refusals over the window its answer covers (the overview's H, D, W), by cause. */
-export function rejectionLines(usage: Usage | undefined, keys: Map<string, GatewayKey>): TriageLine[] {
+export function rejectionLines(usage: Usage | undefined, keys = new Map<string, GatewayKey>()): TriageLine[] {
   const window = windowOf(usage);
   return list<Usage['data'][number]>(usage)
     .filter((u) => num(u.rejected) > 0)
@@ -58,7 +67,7 @@ export function rejectionLines(usage: Usage | undefined, keys: Map<string, Gatew
       return {
         key: `key-rejections:${u.key_id}`,
         severity: 'warn',
-        what: `Key ${keyName(keys, u.key_id)}`,
+        what: `Key ${keyName(u, keys)}`,
         reason: `${plural(num(u.rejected), 'call')} rejected in the ${window}${causes.length ? `: ${causes.join(', ')}` : ''}`,
         count: num(u.rejected),
         window,
@@ -71,17 +80,23 @@ export function rejectionLines(usage: Usage | undefined, keys: Map<string, Gatew
 /**
  * Near a quota, defined simply: over the last hour, an average minute used >= 80% of the
  * per-minute quota (requests or tokens), or today's tokens (UTC day, as the gateway counts them)
- * reached >= 80% of the daily quota.
+ * reached >= 80% of the daily quota. Only a key with traffic in the hour or today can be near one,
+ * and each usage entry carries its key's quota: every such key is judged, however many keys there are.
  */
 export function quotaLines(
   hour: Usage | undefined,
   today: Usage | undefined,
-  keys: Map<string, GatewayKey>,
+  keys = new Map<string, GatewayKey>(),
 ): TriageLine[] {
   const lastHour = new Map(list<Usage['data'][number]>(hour).map((u) => [u.key_id, u]));
   const todayByKey = new Map(list<Usage['data'][number]>(today).map((u) => [u.key_id, u]));
+  const withTraffic = new Map<string, UsageKey & { id: string }>();
+  for (const u of [...lastHour.values(), ...todayByKey.values()]) {
+    const k = keyOfUsage(u, keys);
+    if (k && !withTraffic.has(u.key_id)) withTraffic.set(u.key_id, { ...k, id: u.key_id });
+  }
   const lines: TriageLine[] = [];
-  for (const key of keys.values()) {
+  for (const key of withTraffic.values()) {
     if (key.status !== 'active' || !key.quota) continue;
     const near: { text: string; share: number; count: number; window: string; quota: string }[] = [];
     const h = lastHour.get(key.id);
@@ -127,7 +142,7 @@ export function quotaLines(
     lines.push({
       key: `key-quota:${key.id}`,
       severity: 'warn',
-      what: `Key ${key.name ?? key.id}`,
+      what: `Key ${sanitize(String(key.name ?? key.id), 40)}`,
       reason: `${near[0].share >= 1 ? 'at' : 'near'} its quota: ${near.map((x) => x.text).join('; ')}`,
       count: near[0].count,
       window: near[0].window,
@@ -182,21 +197,36 @@ const capped = (page: unknown) => (page as { total_capped?: unknown } | undefine
  * An active key that passed the share of a money budget it warns at (default 80%), or used it up:
  * soon, or already, the gateway refuses its calls (cause `budget`; those refusals have their own
  * line above) until the UTC day or month ends. It opens the keys screen on the key, where B changes its budget.
+ * `budgeted` is the appliance's answer for the active keys with a budget (the list's has_budget),
+ * each with its spend: those keys of any age, not the newest page of every key.
  */
-export function budgetSpendLines(keys: Map<string, GatewayKey>): TriageLine[] {
-  return [...keys.values()]
+export function budgetSpendLines(budgeted: unknown): TriageLine[] {
+  const keys = list<GatewayKey>(budgeted);
+  const lines: TriageLine[] = keys
     .filter((k) => k.status === 'active' && isNearBudget(k))
     .map((k) => ({ k, use: fullestBudget(k)! }))
     .sort((a, b) => b.use.share - a.use.share)
     .map(({ k, use }) => ({
       key: `key-budget:${k.id}`,
       severity: 'warn',
-      what: `Key ${k.name ?? k.id}`,
+      what: `Key ${sanitize(String(k.name ?? k.id), 40)}`,
       reason: `${use.share >= 1 ? 'at' : 'near'} its money budget: ${nearBudgetText(k)}`,
       count: null,
       window: use.window === 'day' ? TODAY : THIS_MONTH,
       link: { screen: 'keys', select: k.id },
     }));
+  // more keys have a budget than the page the board reads: it says whom it did not judge
+  if ((budgeted as { has_more?: unknown } | undefined)?.has_more === true)
+    lines.push({
+      key: 'keys-budget-more',
+      severity: 'warn',
+      what: 'Gateway keys',
+      reason: `more than ${n(keys.length)} active keys have a money budget: the board judged the newest ${n(keys.length)}; the keys screen's Spend column shows the others`,
+      count: null,
+      window: TODAY,
+      link: { screen: 'keys' },
+    });
+  return lines;
 }
 const THIS_MONTH = 'this month';
 

@@ -12,7 +12,8 @@ export const TRIAGE_SOURCES = {
   /** a day's or a week's; the last hour's are in `usage`, which the board then reads for them */
   rejections: 'Gateway rejections, chosen window',
   usageToday: 'Gateway usage, today',
-  keys: 'Gateway keys',
+  /** the active keys with a money budget (the list's has_budget), each with its spend */
+  keys: 'Gateway keys with a budget',
   keysExpiring: 'Gateway keys expiring soon',
   keysUnused: 'Unused gateway keys',
   failuresByError: 'Agent failures by error',

@@ -39,6 +39,7 @@ export function triage(input: TriageInput, o: { auditKey?: PinnedAuditKey; nowMs
   const nowMs = o.nowMs ?? Date.now();
   const data = <T>(id: TriageSource): T | undefined => answerOf<T>(input, id);
   const served = (id: TriageSource): unknown => servedOf(input, id);
+  // the active keys with a money budget (the usage answers carry the name and quota of every other key they count)
   const keys = new Map(list<GatewayKey>(data('keys')).map((k) => [k.id, k]));
   const dep = data<Deployment>('deployment');
   const chain = chainOf(served('auditNewest'), served('auditCheckpoint'), o.auditKey);
@@ -48,7 +49,7 @@ export function triage(input: TriageInput, o: { auditKey?: PinnedAuditKey; nowMs
     // the last hour's rejections are in the last hour's usage: the board asks a window of its own only for a day or a week
     ...rejectionLines(data<Usage>('rejections' in input ? 'rejections' : 'usage'), keys),
     ...quotaLines(data<Usage>('usage'), data<Usage>('usageToday'), keys),
-    ...budgetSpendLines(keys),
+    ...budgetSpendLines(data('keys')),
     ...expiryLines(data('keysExpiring'), nowMs),
     ...unusedKeysLine(data('keysUnused')),
     ...failureLines(data<Summary>('failuresByError'), data<Summary>('failuresByTool')),

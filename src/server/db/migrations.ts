@@ -572,4 +572,15 @@ CREATE INDEX gateway_keys_never_used ON gateway_keys (created_at, seq) WHERE sta
 CREATE INDEX gateway_keys_expiry ON gateway_keys (status, expires_at, seq) WHERE expires_at IS NOT NULL;
 `,
   },
+  {
+    version: 17,
+    name: 'gateway keys found by budget',
+    // The keys list answers "which keys have a money budget" (has_budget) from this index, newest
+    // first, so that the overview judges who is near a budget among those keys, not among the
+    // newest page of a million. Its terms are the ones the list states (gateway/keys.ts HAS_BUDGET).
+    sql: `
+CREATE INDEX gateway_keys_budget ON gateway_keys (created_at, seq)
+WHERE budget_per_day_nanos IS NOT NULL OR budget_per_month_nanos IS NOT NULL;
+`,
+  },
 ];

@@ -16,6 +16,7 @@ import {
   type Page,
   type Quota,
   type SetKeyBudget,
+  type UsageKey,
 } from '../../contract/index.js';
 
 /** Gateway key secrets: `agk_` + 32 random bytes base64url (43 chars); only the SHA-256 is stored. */
@@ -161,7 +162,7 @@ const ORDERS: Record<Order['kind'], Order> = {
 /**
  * The order a request's filters page in: by name when searching by a name's beginning, soonest
  * expiry first when asking what expires, longest idle first when asking what is unused, else
- * newest first (the never-used keys' own index when asking for those). Each is an index's order,
+ * newest first (the never-used keys' or the budgeted keys' own index when asking for those). Each is an index's order,
  * so a page reads only its own rows. Asked for one id, the planner looks that key up by its id.
  */
 function orderOf(q: KeyListRequest): Order {
@@ -174,7 +175,9 @@ function orderOf(q: KeyListRequest): Order {
           ? ORDERS.i
           : q.never_used !== undefined
             ? { ...ORDERS.c, index: 'gateway_keys_never_used' }
-            : ORDERS.c;
+            : q.has_budget !== undefined
+              ? { ...ORDERS.c, index: 'gateway_keys_budget' }
+              : ORDERS.c;
   return q.id === undefined ? order : { ...order, index: undefined };
 }
 
@@ -213,6 +216,8 @@ export function listGatewayKeys(
   }
   // the terms of the never-used keys' partial index, as it states them (migration 16)
   if (q.never_used !== undefined) where.push('k.last_used_at IS NULL');
+  // the terms of the budgeted keys' partial index, as it states them (migration 17)
+  if (q.has_budget !== undefined) where.push(HAS_BUDGET);
   if (q.expires_within_days !== undefined) {
     where.push('k.expires_at > @now AND k.expires_at <= @expires_by');
     params.now = iso(nowMs);
@@ -249,6 +254,9 @@ export function listGatewayKeys(
       : { total: Math.min(counted, KEY_COUNT_CAP), total_capped: counted > KEY_COUNT_CAP }),
   };
 }
+
+/** A key with a money budget: the partial index gateway_keys_budget's terms (migration 17). */
+const HAS_BUDGET = '(k.budget_per_day_nanos IS NOT NULL OR k.budget_per_month_nanos IS NOT NULL)';
 
 const ORDER_WORDS: Record<Order['kind'], string> = {
   c: 'newest first',
@@ -527,3 +535,31 @@ export const touchGatewayKey = (db: Db, id: string, atMs: number): void => {
 /** A key's name alone (a spend summary names its page's keys): none of the list's per-key sums. */
 export const gatewayKeyName = (db: Db, id: string): string | null =>
   (db.prepare('SELECT name FROM gateway_keys WHERE id = ?').pluck().get(id) as string | undefined) ?? null;
+
+/** The name, status and quota of each of the keys given (a usage answer's): one query, not one a key. */
+export function usageKeysOf(db: Db, ids: string[]): Map<string, UsageKey> {
+  if (!ids.length) return new Map();
+  const rows = db
+    .prepare(
+      `SELECT id, name, status, requests_per_minute, tokens_per_minute, tokens_per_day FROM gateway_keys
+      WHERE id IN (SELECT value FROM json_each(?))`,
+    )
+    .all(JSON.stringify(ids)) as Pick<
+    KeyRow,
+    'id' | 'name' | 'status' | 'requests_per_minute' | 'tokens_per_minute' | 'tokens_per_day'
+  >[];
+  return new Map(
+    rows.map((r) => [
+      r.id,
+      {
+        name: r.name,
+        status: r.status,
+        quota: {
+          requests_per_minute: r.requests_per_minute,
+          tokens_per_minute: r.tokens_per_minute,
+          tokens_per_day: r.tokens_per_day,
+        },
+      },
+    ]),
+  );
+}

@@ -11,6 +11,7 @@ import {
   type Usage,
   type UsageBucketSize,
 } from '../../contract/index.js';
+import { usageKeysOf } from './keys.js';
 import { REJECTION_COLUMNS } from './rejection-columns.js';
 import { sumSpend } from './spend-summary.js';
 import { GRAIN_MINUTES, segments } from './time-segments.js';
@@ -39,6 +40,7 @@ export interface UsageRequest {
  * Whole days and hours are read from their own rows (usage_rollup, usage_spend), only the range's
  * ragged ends from minutes. Cost comes from the spend kept beside the usage, over the same
  * segments; a call with usage but no spend (metered before costs were kept) counts as unpriced.
+ * Each key comes with its name, status and quota as they are now (one query for the answer's keys).
  */
 export function queryUsage(db: Db, q: UsageRequest, nowMs: number, currency: string | null): Usage {
   const { startMs, endMs, size, fromMinute, toMinute, firstBucket, bucketCount } = usageRange(q, nowMs);
@@ -110,6 +112,10 @@ export function queryUsage(db: Db, q: UsageRequest, nowMs: number, currency: str
   const totals = [...keys].sort(
     ([a, x], [b, y]) => sum(y, 'requests') - sum(x, 'requests') || (a < b ? -1 : a > b ? 1 : 0),
   );
+  const keyOf = usageKeysOf(
+    db,
+    totals.map(([keyId]) => keyId),
+  );
   const refused = refusedWorkloads(db, keyFilter, { from: fromMinute, to: toMinute, ...byKey });
   return {
     start_time: iso(startMs),
@@ -118,6 +124,7 @@ export function queryUsage(db: Db, q: UsageRequest, nowMs: number, currency: str
     currency,
     data: totals.map(([keyId, k]) => ({
       key_id: keyId,
+      key: keyOf.get(keyId) ?? null,
       requests: sum(k, 'requests'),
       rejected: sum(k, 'rejected'),
       rejected_by: Object.fromEntries(
