@@ -108,6 +108,8 @@ if (kept) {
   await makeDemoTemplate(`${next}/${TEMPLATE}`);
   writeFileSync(keyFile(next), templateKey);
 }
+// what `npm run dist` made (the single file, the .deb) is not this build's to remove: it moves along
+if (existsSync(`${root}dist/release`)) renameSync(`${root}dist/release`, `${next}/release`);
 // chunk names are content hashes, so files of the old bundle are never overwritten: the old
 // folder is moved aside (one rename), the new one moved in (one rename), then the old removed
 try {
