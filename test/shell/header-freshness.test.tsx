@@ -24,6 +24,8 @@ async function refreshes(d: DashboardHarness, n: number) {
 async function watchIdle(d: DashboardHarness) {
   await d.waitFor((f) => /updated (?:just now|\d+ s ago)/.test(header(f)), 'data');
   await refreshes(d, 3); // the first rounds are in
+  // and every source the screen reads (the overview's slower ones come in after its first frame)
+  await d.waitFor((f) => !/not read|loading…/.test(f), 'every source read');
   const dataBefore = Object.fromEntries(
     Object.entries(d.deps.resources.getState().entries).map(([k, e]) => [k, e.data]),
   );

@@ -4,18 +4,18 @@ import { setupScreenSuite } from '../helpers/screen-suite.js';
 const suite = setupScreenSuite();
 
 /**
- * Waits for a frame after the current one. Input hooks follow a render in its effects, which
- * React runs before the next render: then the keys go where that render said.
+ * Lets the render just drawn run its effects (input hooks follow a render in its effects, which React's
+ * scheduler runs on a later turn of the event loop): then the keys go where that render said. No frame
+ * need follow: an idle dashboard draws none while nothing it shows changes.
  */
-async function nextFrame(d: ReturnType<typeof suite.render>) {
-  const before = d.frameCount();
-  await d.waitFor(() => d.frameCount() > before, 'the next frame (the clock draws one a second)', 3000);
+async function settled() {
+  for (let turn = 0; turn < 3; turn++) await new Promise<void>((r) => setImmediate(r));
 }
 
 async function resize(d: ReturnType<typeof suite.render>, columns: number, rows: number, text: string) {
   await d.resize(columns, rows);
   const f = await d.waitForText(text);
-  await nextFrame(d);
+  await settled();
   return f;
 }
 
@@ -33,7 +33,7 @@ describe('a window below 60x20 (the compact layout starts there)', () => {
     expect(small).not.toContain('Create a gateway key');
     // Esc would close the form, Enter submit it, letters land in the field: none of them may
     await d.press('esc', 'x', 'enter', ':');
-    await nextFrame(d);
+    await settled();
     expect(d.rawMode()).toEqual({ on: true, offs });
     expect(d.exited()).toBe(false);
 
@@ -66,7 +66,7 @@ describe('a window below 60x20 (the compact layout starts there)', () => {
     await d.waitForText(':ke');
     await resize(d, 59, 30, 'needs at least 60x20');
     await d.press('y', 'enter');
-    await nextFrame(d);
+    await settled();
     expect(d.rawMode().on).toBe(true);
     const back = await resize(d, 80, 24, ':ke');
     expect(back).not.toContain(':key');
