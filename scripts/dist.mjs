@@ -219,7 +219,9 @@ export async function buildSingleFile({ outFile, node = node24(), commit = build
  */
 function stripSymbols(file) {
   try {
-    execFileSync('strip', ['--strip-all', '--remove-section=.comment', file], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync('strip', ['--strip-all', '--remove-section=.comment', file], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
   } catch (err) {
     if (err.code !== 'ENOENT') throw err;
     console.warn("dist: WARNING: no strip (binutils): the single file keeps Node's symbol table");
