@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, REPO } from '../helpers/child-server.js';
-import { writeTokenFile } from '../helpers/cli.js';
+import { runProgram, writeTokenFile } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -23,20 +23,11 @@ let installed: string;
 let s: TestServer;
 const env = () => ({ ...process.env, NODE_OPTIONS: '', XDG_CONFIG_HOME: tempDir('aa-pack-config') });
 
-async function cli(args: string[]) {
-  try {
-    const r = await run(process.execPath, [join(consumer, 'node_modules/.bin/appliance-admin'), ...args], {
-      env: env(),
-      cwd: consumer,
-      encoding: 'utf8',
-    });
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    if (typeof e.code !== 'number') throw err;
-    return { code: e.code, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-  }
-}
+const cli = (args: string[]) =>
+  runProgram(process.execPath, [join(consumer, 'node_modules/.bin/appliance-admin'), ...args], {
+    env: env(),
+    cwd: consumer,
+  });
 
 beforeAll(async () => {
   await ensureBuilt();

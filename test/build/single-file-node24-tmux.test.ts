@@ -8,7 +8,7 @@ import { buildSingleFile } from '../../scripts/dist.mjs';
 // @ts-expect-error: a plain .mjs build script without types
 import { buildCommit } from '../../scripts/build-commit.mjs';
 import { CLI, ensureBuilt, REPO } from '../helpers/child-server.js';
-import { writeTokenFile } from '../helpers/cli.js';
+import { runProgram, writeTokenFile } from '../helpers/cli.js';
 import { e2eTitle } from '../helpers/e2e.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -34,16 +34,7 @@ let token: string;
 /** the whole environment of each run: no Node on its PATH, its own home, cache and state */
 let env: Record<string, string>;
 
-async function runSingle(args: string[]) {
-  try {
-    const r = await run(single, args, { env, cwd: work, encoding: 'utf8', timeout: 30_000 });
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    if (typeof e.code !== 'number') throw err;
-    return { code: e.code, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-  }
-}
+const runSingle = (args: string[]) => runProgram(single, args, { env, cwd: work, timeout: 30_000 });
 
 beforeAll(async () => {
   work = tempDir('aa-single-file');

@@ -1,6 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { CLI, ensureBuilt, REPO } from './child-server.js';
 import { tempDir } from './fixtures.js';
 
@@ -8,6 +9,25 @@ export interface CliRun {
   code: number | null;
   stdout: string;
   stderr: string;
+}
+
+/**
+ * Runs a program (a packaged appliance-admin: the single file, an installed tarball's bin) and
+ * collects its exit code and output; a non-zero exit is a result, a failure to start is thrown.
+ */
+export async function runProgram(
+  file: string,
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; timeout?: number } = {},
+): Promise<CliRun> {
+  try {
+    const r = await promisify(execFile)(file, args, { ...opts, encoding: 'utf8' });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    if (typeof e.code !== 'number') throw err;
+    return { code: e.code, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
 }
 
 /**
