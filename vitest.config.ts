@@ -4,14 +4,16 @@ import { defineConfig } from 'vitest/config';
 // @ts-expect-error: a plain .mjs build script without types
 import { inkFrameTarget } from './scripts/ink-frame.mjs';
 
-// Files that replace a module (vi.mock, vi.doMock) or a global need a module registry of their own;
-// every other file shares its worker's modules with the files run before it (isolate: false), which
+// Files that replace a module (vi.mock, vi.doMock) or a global need a module registry of their own,
+// and a file that takes a heap snapshot needs a heap of its own (a shared worker's heap holds every earlier
+// file's leftovers: CI's snapshot of one ran past the test's minute); every other file shares its worker's modules with the files run before it (isolate: false), which
 // saves most of the suite's import time (docs/performance.md, "The test suite").
 const OWN_MODULES = [
   'test/session/device-login.test.ts',
   'test/cli/evidence-enospc.test.ts',
   'test/cli/login-hostile.test.ts',
   'test/faults/terminal-safety.test.tsx',
+  'test/faults/secrets.test.tsx',
   'test/screens/audit-chain-load.test.ts',
   'test/server/answer-check.test.ts',
   'test/server/route-declarations.test.ts',
