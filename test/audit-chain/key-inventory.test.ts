@@ -9,6 +9,7 @@ import { checkKeyInventory } from '../../src/audit-chain/key-inventory-check.js'
 import { writeTokenFile } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { insertGatewayKeys, numberedKeys } from '../helpers/seed-gateway-keys.js';
 
 /**
  * The evidence pack's key inventory at a million keys (issue 41 §6): keys.jsonl, one key a line,
@@ -24,13 +25,11 @@ beforeAll(async () => {
   s = await startTestServer();
   dir = tempDir('aa-key-inventory');
   const db = s.server.db;
-  const add = db.prepare(`INSERT INTO gateway_keys (id, name, status, prefix, secret_hash, created_at, created_by,
-    quota_changed_at) VALUES (?, ?, 'active', ?, ?, ?, 'test', ?)`);
   const created = new Date(Date.now() - 86_400_000).toISOString();
-  db.transaction(() => {
-    for (let i = 0; i < KEYS; i++)
-      add.run(`key_inv${i}`, `inventory-${i}`, `agk_inv${i}`, `hash-inv-${i}`, created, created);
-  })();
+  insertGatewayKeys(
+    db,
+    numberedKeys('inv', KEYS, (i) => ({ name: `inventory-${i}`, created_at: created })),
+  );
   pack = join(dir, 'pack');
   const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
   try {

@@ -3,8 +3,8 @@ import { ensureBuilt } from '../helpers/child-server.js';
 import { runCli, writeTokenFile } from '../helpers/cli.js';
 import { fixtureConfig } from '../helpers/fixtures.js';
 import { snapshot, startTestServer, type TestServer } from '../helpers/server.js';
+import { recordEuros } from '../helpers/seed-gateway-keys.js';
 import { epochMinute } from '../../src/server/gateway/metering.js';
-import { recordSpend } from '../../src/server/gateway/spend.js';
 
 /**
  * `appliance-admin keys budget|near-budget` against the real server with pricing: a budget set by
@@ -41,15 +41,7 @@ beforeAll(async () => {
     { name: 'calm', budget: { per_day: 100, per_month: null } },
   ])
     expect((await s.call('POST', '/gateway/keys', { body })).status).toBe(201);
-  const spend = (name: string, euros: number) =>
-    recordSpend(s.server.db, idOf(name), epochMinute(Date.now()), {
-      model_id: 'llama-3.1-8b',
-      workload: 'chat',
-      requests: 1,
-      input_tokens: 1,
-      output_tokens: 1,
-      cost_nanos: euros * 1e9,
-    });
+  const spend = (name: string, euros: number) => recordEuros(s.server.db, idOf(name), epochMinute(Date.now()), euros);
   spend('nearly', 8.5);
   spend('spent-out', 50);
   spend('calm', 1);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/child-server.js';
 import { runCli, writeTokenFile } from '../helpers/cli.js';
 import { snapshot, startTestServer, type TestServer } from '../helpers/server.js';
+import { insertGatewayKeys, numberedKeys } from '../helpers/seed-gateway-keys.js';
 
 /**
  * `appliance-admin keys rotate|expire|unused` against the real server: the new secret once, alone
@@ -145,13 +146,11 @@ describe('appliance-admin keys', () => {
 
   it('finds a key by name or id among pages of keys that begin with its name, and lists idle keys from every page', async () => {
     const db = s.server.db;
-    const add = db.prepare(`INSERT INTO gateway_keys (id, name, status, prefix, secret_hash, created_at, created_by,
-      quota_changed_at) VALUES (?, ?, 'active', ?, ?, ?, 'test', ?)`);
     const created = ago(90);
-    db.transaction(() => {
-      for (let i = 0; i < 1200; i++)
-        add.run(`key_many${i}`, `Partner-Feed-${i}`, `agk_many${i}`, `hash-many-${i}`, created, created);
-    })();
+    insertGatewayKeys(
+      db,
+      numberedKeys('many', 1200, (i) => ({ name: `Partner-Feed-${i}`, created_at: created })),
+    );
     const named = await runCli(['keys', 'expire', 'PARTNER-FEED', '--in', '30d', ...as(adminToken)]);
     expect(named.code, named.stderr).toBe(0);
     expect(named.stdout).toMatch(/^partner-feed \(key_\w+\) expires in 30 days/);

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { snapshot, startTestServer } from '../helpers/server.js';
 import { fixtureConfig } from '../helpers/fixtures.js';
 import { setupScreenSuite, selectRow } from '../helpers/screen-suite.js';
+import { recordEuros } from '../helpers/seed-gateway-keys.js';
 import { afterARefresh } from '../helpers/dashboard.js';
 import { epochMinute } from '../../src/server/gateway/metering.js';
-import { recordSpend } from '../../src/server/gateway/spend.js';
 
 /**
  * The keys screen's and the overview's part of issue 41 §5 against the real server: the Spend
@@ -30,18 +30,11 @@ const suite = setupScreenSuite({
       expect((await s.call('POST', '/gateway/keys', { body })).status).toBe(201);
     // spend as the front door records it, this minute
     const spend = (name: string, euros: number) =>
-      recordSpend(
+      recordEuros(
         s.server.db,
         s.server.db.prepare('SELECT id FROM gateway_keys WHERE name = ?').pluck().get(name) as string,
         epochMinute(Date.now()),
-        {
-          model_id: 'llama-3.1-8b',
-          workload: 'chat',
-          requests: 1,
-          input_tokens: 1,
-          output_tokens: 1,
-          cost_nanos: euros * 1e9,
-        },
+        euros,
       );
     spend('near-cap', 0.85);
     spend('month-gone', 10);

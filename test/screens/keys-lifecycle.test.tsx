@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { snapshot } from '../helpers/server.js';
 import { setupScreenSuite, selectRow } from '../helpers/screen-suite.js';
+import { insertGatewayKeys, numberedKeys } from '../helpers/seed-gateway-keys.js';
 import { afterARefresh } from '../helpers/dashboard.js';
 import { epochMinute, recordUsage } from '../../src/server/gateway/metering.js';
 
@@ -243,21 +244,15 @@ describe('keys screen: expiry, rotation, unused keys', () => {
   it('U finds the unused keys among every key, not only the newest page: the appliance answers it', async () => {
     // 600 keys newer than every other, each used a minute ago: the newest page of 500 holds none of the idle ones
     const db = suite.db;
-    const add = db.prepare(`INSERT INTO gateway_keys (id, name, status, prefix, secret_hash, created_at, created_by,
-      last_used_at, quota_changed_at) VALUES (?, ?, 'active', ?, ?, ?, 'test', ?, ?)`);
     const created = new Date(Date.now() - 60_000).toISOString();
-    db.transaction(() => {
-      for (let i = 0; i < 600; i++)
-        add.run(
-          `key_page${i}`,
-          `busy-${String(i).padStart(3, '0')}`,
-          `agk_page${i}`,
-          `hash-page-${i}`,
-          created,
-          created,
-          created,
-        );
-    })();
+    insertGatewayKeys(
+      db,
+      numberedKeys('page', 600, (i) => ({
+        name: `busy-${String(i).padStart(3, '0')}`,
+        created_at: created,
+        last_used_at: created,
+      })),
+    );
     const d = suite.render({ screen: 'keys', columns: 120, rows: 40 });
     const all = await d.waitForText('the newest 500 keys of more');
     expect(rowOf(all, 'idle-month')).toBe('');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { setupScreenSuite, selectRow } from '../helpers/screen-suite.js';
+import { insertGatewayKeys, numberedKeys } from '../helpers/seed-gateway-keys.js';
 
 /**
  * The keys screen on an appliance with more keys than a page (issue 41 §6): it says it shows the
@@ -9,18 +10,26 @@ import { setupScreenSuite, selectRow } from '../helpers/screen-suite.js';
 const suite = setupScreenSuite({
   setup: (s) => {
     const db = s.server.db;
-    const add = db.prepare(`INSERT INTO gateway_keys (id, name, status, prefix, secret_hash, created_at, created_by,
-      requests_per_minute, quota_changed_at) VALUES (?, ?, 'active', ?, ?, ?, 'test', ?, ?)`);
     const t0 = Date.UTC(2025, 0, 1);
-    db.transaction(() => {
-      // the oldest key, far below the newest page
-      const first = new Date(t0 - 86_400_000).toISOString();
-      add.run('key_archive', 'Archive-Reader', 'agk_archive', 'hash-archive', first, 7, first);
-      for (let i = 0; i < 1200; i++) {
-        const at = new Date(t0 + i * 60_000).toISOString();
-        add.run(`key_bulk${i}`, `tenant-${String(i).padStart(4, '0')}`, `agk_bulk${i}`, `hash-${i}`, at, null, at);
-      }
-    })();
+    // the oldest key, far below the newest page
+    const first = new Date(t0 - 86_400_000).toISOString();
+    insertGatewayKeys(db, [
+      {
+        id: 'key_archive',
+        name: 'Archive-Reader',
+        prefix: 'agk_archive',
+        secret_hash: 'hash-archive',
+        created_at: first,
+        requests_per_minute: 7,
+        quota_changed_at: first,
+      },
+      ...numberedKeys('bulk', 1200, (i) => ({
+        name: `tenant-${String(i).padStart(4, '0')}`,
+        created_at: new Date(t0 + i * 60_000).toISOString(),
+        secret_hash: `hash-${i}`,
+        requests_per_minute: null,
+      })),
+    ]);
   },
 });
 

@@ -3,6 +3,7 @@ import { mkdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { insertGatewayKeys } from '../helpers/seed-gateway-keys.js';
 import { fixtureConfig, tempDir } from '../helpers/fixtures.js';
 import { detectAccelerators } from '../../src/server/host/accelerators.js';
 import { formatBytes } from '../../src/server/host/units.js';
@@ -219,11 +220,9 @@ describe('install plan', () => {
     expect(before.identity).toMatchObject({ status: 'pending', detail: expect.stringContaining('identity provider') });
     expect(before['gateway-keys'].status).toBe('pending');
 
-    s.server.db
-      .prepare(
-        "INSERT INTO gateway_keys (id, name, status, prefix, secret_hash, created_at, created_by) VALUES ('key_t', 't', 'active', 'p', 'h', ?, 'test')",
-      )
-      .run(new Date().toISOString());
+    insertGatewayKeys(s.server.db, [
+      { id: 'key_t', name: 't', prefix: 'p', secret_hash: 'h', created_at: new Date().toISOString() },
+    ]);
     try {
       expect((await steps())['gateway-keys']).toMatchObject({ status: 'done', detail: '1 active key(s)' });
     } finally {

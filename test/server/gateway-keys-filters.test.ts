@@ -3,6 +3,7 @@ import Database from '../../src/server/db/sqlite-driver.js';
 import { migrate } from '../../src/server/db/open.js';
 import { migrations } from '../../src/server/db/migrations.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { insertGatewayKeys, numberedKeys } from '../helpers/seed-gateway-keys.js';
 import { createGatewayKey, listGatewayKeys, revokeGatewayKey, touchGatewayKey } from '../../src/server/gateway/keys.js';
 import { meterCall } from '../../src/server/gateway/metering.js';
 import { KEY_COUNT_CAP, UNLIMITED } from '../../src/contract/index.js';
@@ -197,13 +198,11 @@ describe('GET /gateway/keys by idleness and expiry', () => {
 
   it('counts up to KEY_COUNT_CAP and then says the count is capped', async () => {
     const db = s.server.db;
-    const add = db.prepare(`INSERT INTO gateway_keys (id, name, status, prefix, secret_hash, created_at, created_by,
-      quota_changed_at) VALUES (?, ?, 'active', ?, ?, ?, 'test', ?)`);
     const created = new Date(NOW - 400 * DAY).toISOString();
-    db.transaction(() => {
-      for (let i = 0; i < KEY_COUNT_CAP + 5; i++)
-        add.run(`key_bulk${i}`, `bulk-${i}`, `agk_bulk${i}`, `hash-bulk-${i}`, created, created);
-    })();
+    insertGatewayKeys(
+      db,
+      numberedKeys('bulk', KEY_COUNT_CAP + 5, (i) => ({ name: `bulk-${i}`, created_at: created })),
+    );
     // inserted without idle_since_minute: the trigger gives them their creation's minute
     expect(await get('unused_days=300&count=true&limit=1')).toMatchObject({
       total: KEY_COUNT_CAP,
@@ -292,18 +291,26 @@ describe('migration 16', () => {
       m.run?.(db);
       db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, '2026-01-01T00:00:00Z');
     }
-    const add = db.prepare(`INSERT INTO gateway_keys (id, name, status, prefix, secret_hash, created_at, created_by,
-      last_used_at, quota_changed_at) VALUES (?, ?, 'active', ?, ?, ?, 'test', ?, ?)`);
-    add.run(
-      'key_used',
-      'used',
-      'agk_u',
-      'h1',
-      '2026-01-01T00:00:00Z',
-      '2026-03-01T10:30:59.999Z',
-      '2026-01-01T00:00:00Z',
-    );
-    add.run('key_never', 'never', 'agk_n', 'h2', '2026-02-01T12:00:30Z', null, '2026-02-01T12:00:30Z');
+    insertGatewayKeys(db, [
+      {
+        id: 'key_used',
+        name: 'used',
+        prefix: 'agk_u',
+        secret_hash: 'h1',
+        created_at: '2026-01-01T00:00:00Z',
+        last_used_at: '2026-03-01T10:30:59.999Z',
+        quota_changed_at: '2026-01-01T00:00:00Z',
+      },
+      {
+        id: 'key_never',
+        name: 'never',
+        prefix: 'agk_n',
+        secret_hash: 'h2',
+        created_at: '2026-02-01T12:00:30Z',
+        last_used_at: null,
+        quota_changed_at: '2026-02-01T12:00:30Z',
+      },
+    ]);
     migrate(db);
     expect(db.prepare('SELECT id, idle_since_minute FROM gateway_keys ORDER BY id').all()).toEqual([
       { id: 'key_never', idle_since_minute: Date.parse('2026-02-01T12:00:00Z') / 60_000 },

@@ -3,11 +3,11 @@ import { ApiClient } from '../../src/client/api-client.js';
 import { fetchedEntries, fetchScreen } from '../../src/cli/screen-fetch.js';
 import { createGatewayKey, listGatewayKeys, revokeGatewayKey } from '../../src/server/gateway/keys.js';
 import { epochMinute, recordUsage } from '../../src/server/gateway/metering.js';
-import { recordSpend } from '../../src/server/gateway/spend.js';
 import type { TriageLine } from '../../src/dashboard/triage/line.js';
 import { overviewScreen } from '../../screens/overview.js';
 import { fixtureConfig } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { insertGatewayKeys, numberedKeys, recordEuros } from '../helpers/seed-gateway-keys.js';
 
 /**
  * The overview at more keys than a page (issue 41 §6): a key older than the newest 500 that is
@@ -46,25 +46,16 @@ beforeAll(async () => {
     old.calmBudget = make('old-calm-budget', { budget: { per_day: 20, per_month: null } });
     old.revokedBudget = make('old-revoked-budget', { budget: { per_day: 1, per_month: null } });
     revokeGatewayKey(db, old.revokedBudget, NOW - DAY);
-    const add = db.prepare(`INSERT INTO gateway_keys (id, name, status, prefix, secret_hash, created_at, created_by,
-      quota_changed_at) VALUES (?, ?, 'active', ?, ?, ?, 'test', ?)`);
     const created = new Date(NOW - DAY).toISOString();
-    for (let i = 0; i < NEWER_KEYS; i++)
-      add.run(`key_new${i}`, `new-${i}`, `agk_new${i}`, `hash-new-${i}`, created, created);
+    insertGatewayKeys(
+      db,
+      numberedKeys('new', NEWER_KEYS, (i) => ({ name: `new-${i}`, created_at: created })),
+    );
     recordUsage(db, old.rejected, minute, { rejected_by: { requests_per_minute: 5 } });
     recordUsage(db, old.nearQuota, minute, { requests: 3, input_tokens: 900, output_tokens: 50 });
-    const spend = (keyId: string, euros: number) =>
-      recordSpend(db, keyId, minute, {
-        model_id: 'llama-3.1-8b',
-        workload: 'chat',
-        requests: 1,
-        input_tokens: 1,
-        output_tokens: 1,
-        cost_nanos: euros * 1e9,
-      });
-    spend(old.nearBudget, 0.9);
-    spend(old.calmBudget, 2);
-    spend(old.revokedBudget, 0.95);
+    recordEuros(db, old.nearBudget, minute, 0.9);
+    recordEuros(db, old.calmBudget, minute, 2);
+    recordEuros(db, old.revokedBudget, minute, 0.95);
   })();
 });
 afterAll(async () => {

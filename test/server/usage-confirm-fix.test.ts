@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { insertGatewayKeys } from '../helpers/seed-gateway-keys.js';
 import { recordUnknownWorkload, recordUsage, OTHER_WORKLOADS } from '../../src/server/gateway/metering.js';
 import { createGatewayKey } from '../../src/server/gateway/keys.js';
 import Database from '../../src/server/db/sqlite-driver.js';
@@ -228,10 +229,11 @@ describe('migration 9', () => {
       m.run?.(db);
       db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, '2026-01-01T00:00:00Z');
     }
-    const key = db.prepare(`INSERT INTO gateway_keys (id, name, status, prefix, secret_hash, created_at, created_by)
-      VALUES (?, ?, 'active', 'agk_x', ?, '2026-01-01T00:00:00Z', 'test')`);
-    key.run('key_changed', 'changed', 'h1');
-    key.run('key_never', 'never', 'h2');
+    const created_at = '2026-01-01T00:00:00Z';
+    insertGatewayKeys(db, [
+      { id: 'key_changed', name: 'changed', prefix: 'agk_x', secret_hash: 'h1', created_at },
+      { id: 'key_never', name: 'never', prefix: 'agk_x', secret_hash: 'h2', created_at },
+    ]);
     const audit =
       db.prepare(`INSERT INTO audit (id, at, at_ms, actor_subject, action, target_type, target_id, outcome, status, request_id)
       VALUES (?, ?, ?, 'alice', ?, 'gateway_key', ?, ?, ?, 'req')`);

@@ -3,6 +3,7 @@ import Database from '../../src/server/db/sqlite-driver.js';
 import { migrate } from '../../src/server/db/open.js';
 import { migrations } from '../../src/server/db/migrations.js';
 import { queryUsage } from '../../src/server/gateway/usage.js';
+import { insertGatewayKeys } from '../helpers/seed-gateway-keys.js';
 
 /** A database as version 3 left it: rejections counted, without their cause. */
 function version3Database() {
@@ -12,14 +13,23 @@ function version3Database() {
     db.exec(m.sql);
     db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, '2026-01-01T00:00:00Z');
   }
-  const key =
-    db.prepare(`INSERT INTO gateway_keys (id, name, status, prefix, secret_hash, created_at, created_by, requests_per_minute, tokens_per_minute, tokens_per_day)
-    VALUES (?, ?, 'active', 'agk_x', ?, '2026-01-01T00:00:00Z', 'test', ?, ?, ?)`);
-  key.run('key_rpm', 'rpm', 'h1', 10, null, null);
-  key.run('key_tpm', 'tpm', 'h2', null, 1000, 50_000);
-  key.run('key_tpd', 'tpd', 'h3', null, null, 50_000);
-  key.run('key_all', 'all', 'h4', 10, 1000, 50_000);
-  key.run('key_none', 'none', 'h5', null, null, null);
+  const key = (name: string, secret_hash: string, rpm: number | null, tpm: number | null, tpd: number | null) => ({
+    id: `key_${name}`,
+    name,
+    prefix: 'agk_x',
+    secret_hash,
+    created_at: '2026-01-01T00:00:00Z',
+    requests_per_minute: rpm,
+    tokens_per_minute: tpm,
+    tokens_per_day: tpd,
+  });
+  insertGatewayKeys(db, [
+    key('rpm', 'h1', 10, null, null),
+    key('tpm', 'h2', null, 1000, 50_000),
+    key('tpd', 'h3', null, null, 50_000),
+    key('all', 'h4', 10, 1000, 50_000),
+    key('none', 'h5', null, null, null),
+  ]);
   const usage = db.prepare(
     'INSERT INTO usage_minutes (key_id, minute, requests, rejected, input_tokens, output_tokens) VALUES (?, ?, ?, ?, 0, 0)',
   );
