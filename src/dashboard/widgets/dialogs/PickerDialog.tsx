@@ -5,7 +5,7 @@ import { Text, useInput } from 'ink';
 import { Frame, innerWidth } from './Frame.js';
 import { scrollFor } from '../../kit/table-layout.js';
 import { sanitize } from '../../../text/sanitize.js';
-import { fit } from '../../kit/text.js';
+import { fit, wrapText } from '../../kit/text.js';
 import { hiddenMarker } from '../scroll-window.js';
 
 export interface PickerProps {
@@ -47,7 +47,14 @@ export function PickerDialog(p: PickerProps) {
   const labelWidth = Math.min(w - 2, Math.max(...p.items.map((i) => sanitize(i.label, 200).length), 4));
   return (
     <Frame title={p.title} width={p.width} footer="↑↓ move · Enter choose · Esc cancel">
-      {p.message ? <Text wrap="wrap">{sanitize(p.message, 500)}</Text> : null}
+      {/* wrapped here, as the form's message is: Ink's own wrap starts a line with the space it broke at */}
+      {p.message
+        ? wrapText(sanitize(p.message, 500), w).map((l, i) => (
+            <Text key={`m${i}`} wrap="truncate">
+              {l}
+            </Text>
+          ))
+        : null}
       {p.items.length === 0 ? <Text dimColor>Nothing to choose from.</Text> : null}
       {p.items.slice(scroll, scroll + shown).map((item, n) => {
         const i = scroll + n;
