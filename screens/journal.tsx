@@ -65,7 +65,15 @@ export const journalScreen = defineScreen<JournalEntry>({
       { header: 'Step', value: (e) => e.step, align: 'right', width: 4 },
       // listing failures, which tool failed is what is read: kept whole, the others give way first
       { header: 'Tool', value: (e) => e.tool, minWidth: 6, maxWidth: 24, keep: listsFailures },
-      { header: 'Status', value: status, tone: (e) => toneOf(e.status), width: 11 },
+      // whether a step failed is what the journal is read for: kept on a short line (60 columns) before the
+      // step number and the tool; listing failures, where every row says failed, the tool is kept instead
+      {
+        header: 'Status',
+        value: status,
+        tone: (e) => toneOf(e.status),
+        width: 11,
+        keep: (state) => !listsFailures(state),
+      },
       // the code only (Enter's detail has the message), what the journal is read for: narrowed last,
       // and never below 15 (budget_exceeded): at 80 columns Elapsed gives way to it (Enter shows it)
       {
