@@ -155,3 +155,28 @@ describe('Picker dialog', () => {
     unmount();
   });
 });
+
+describe('Picker dialog height', () => {
+  it('a message of several lines takes room from the list, not the frame: the box still closes within its height', async () => {
+    const message =
+      'Now: follows active (effective llama-3.1-8b-instruct). Only models present on the appliance are listed.';
+    const items = Array.from({ length: 10 }, (_, i) => ({ label: `model ${i}` }));
+    const { lastFrame, unmount } = render(
+      <PickerDialog
+        title="Route"
+        message={message}
+        items={items}
+        width={40}
+        height={14}
+        isActive
+        onDone={() => undefined}
+      />,
+    );
+    const f = await frameWith(lastFrame, 'Route');
+    const lines = f.split('\n');
+    expect(lines.length).toBeLessThanOrEqual(14);
+    expect(lines.at(-1)).toMatch(/^\s*╰─+╯$/);
+    expect(f).toMatch(/more below/);
+    unmount();
+  });
+});
