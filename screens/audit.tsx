@@ -55,7 +55,8 @@ const spec: HistorySpec = {
     {
       name: 'action',
       label: 'Action',
-      hint: 'exact (gateway.key.revoke) or a prefix ending in * (gateway.key.*); empty = any; a picks from a list',
+      // one line in the form at 120 columns: the key that picks from the list is not cut off
+      hint: 'exact or gateway.key.* (a prefix); empty = any; A on the list picks one',
       known: knownActions(),
     },
     { name: 'outcome', label: 'Outcome', options: ['', 'success', 'denied', 'failed'] },

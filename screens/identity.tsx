@@ -144,6 +144,18 @@ export const identityScreen = defineScreen({
     ];
     return <LineView lines={lines} width={width} height={height} scroll={state.scroll} setScroll={setScroll} />;
   },
+  // What Enter shows: the last check's whole answer (each step's detail uncut), else what the screen
+  // says about the check; not the whole settings, the resource it reads them from.
+  selected: (resources, state) => {
+    const last = (state.extra.last as IdentityTestResult | undefined) ?? null;
+    if (last) return last;
+    const settings = resources.settings?.data as Settings | undefined;
+    return {
+      last_result: 'no check run yet in this session (t runs one)',
+      identity_test: sectionValues(settings, 'identity_test'),
+      sso: sectionValues(settings, 'sso'),
+    };
+  },
   actions: [
     {
       key: 't',

@@ -29,7 +29,7 @@ const spec: HistorySpec = {
     { name: 'agent', label: 'Agent', hint: 'the exact agent name, e.g. hr-assistant; empty = any' },
     { name: 'status', label: 'Status', options: ['', 'running', 'succeeded', 'failed', 'cancelled'] },
     { name: 'channel', label: 'Channel', hint: 'the exact channel id, e.g. chan_web; empty = any' },
-    { name: 'run_id', label: 'Run', hint: 'one run id (u on a row sets it); empty = every run' },
+    { name: 'run_id', label: 'Run', hint: 'one run id (o on a row sets it); empty = every run' },
     { name: 'tool', label: 'Tool', hint: 'the exact tool name; empty = any' },
     { name: 'error_code', label: 'Error code', hint: 'e.g. tool_error, tool_timeout, budget_exceeded; empty = any' },
   ],
@@ -65,7 +65,15 @@ export const journalScreen = defineScreen<JournalEntry>({
       { header: 'Step', value: (e) => e.step, align: 'right', width: 4 },
       // listing failures, which tool failed is what is read: kept whole, the others give way first
       { header: 'Tool', value: (e) => e.tool, minWidth: 6, maxWidth: 24, keep: listsFailures },
-      { header: 'Status', value: status, tone: (e) => toneOf(e.status), width: 11 },
+      // whether a step failed is what the journal is read for: kept on a short line (60 columns) before the
+      // step number and the tool; listing failures, where every row says failed, the tool is kept instead
+      {
+        header: 'Status',
+        value: status,
+        tone: (e) => toneOf(e.status),
+        width: 11,
+        keep: (state) => !listsFailures(state),
+      },
       // the code only (Enter's detail has the message), what the journal is read for: narrowed last,
       // and never below 15 (budget_exceeded): at 80 columns Elapsed gives way to it (Enter shows it)
       {
@@ -85,7 +93,7 @@ export const journalScreen = defineScreen<JournalEntry>({
         maxWidth: 13,
       },
       { header: 'Channel', value: (e) => e.channel, minWidth: 6, maxWidth: 16 },
-      // shortened first, to a prefix that tells the page's runs apart (u and Enter use the whole id)
+      // shortened first, to a prefix that tells the page's runs apart (o and Enter use the whole id)
       { header: 'Run', value: (e) => e.run_id, grow: true, uniquePrefix: 8, givesWay: true, maxWidth: 30 },
     ],
     rowKey: (e) => e.id,
@@ -112,7 +120,7 @@ export const journalScreen = defineScreen<JournalEntry>({
             summary: [`The list shows only run ${e.run_id}; f changes the filters, c clears them.`],
           };
         // The whole run: a status, tool or time filter, or a `/` search, kept here would hide some of its steps.
-        // Opened as a link so that the detail (where the hints offer u too) closes and the list shows the run.
+        // Opened as a link so that the detail (where the hints offer o too) closes and the list shows the run.
         ctx.open({
           screen: 'journal',
           filter: '',

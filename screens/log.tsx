@@ -33,8 +33,11 @@ const requestLines = (e: ActionLogEntry) => [
   labelled('Sent', isoOf(e.at)),
   labelled('Status', `${e.status ?? 'no answer'}${e.error ? ` · ${e.error}` : ''}`),
   labelled('Request id', e.requestId ?? 'none'),
-  labelled('Command', e.command),
-  labelled('', credentialNote(e.command)),
+  // under its label, indented: the dialog wraps an indented line indented, a long command (a body, a
+  // URL) then reads as one block rather than running back to the dialog's edge
+  'Command',
+  `  ${e.command}`,
+  `  ${credentialNote(e.command)}`,
 ];
 
 const targetText = (t: AuditEntry['target'] | undefined) =>

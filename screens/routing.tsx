@@ -42,9 +42,13 @@ export const routingScreen = defineScreen<RoutingEntry>({
     ],
     rowKey: (e) => e.workload,
     empty: 'No workloads are configured on this appliance.',
+    // Which model the followers get, said here: below 120 columns the Effective model column gives way
+    // to who changed the route, and "↻ follows active" alone does not say what serves them.
     summary: (rows) => {
-      const following = rows.filter((e) => e.model_id == null).length;
-      return `${rows.length} workload${rows.length === 1 ? '' : 's'} · ${following} follow${following === 1 ? 's' : ''} the active model`;
+      const following = rows.filter((e) => e.model_id == null);
+      const served = following[0]?.effective_model_id;
+      const which = following.length ? (served ? ` (${served})` : ': no model is active, they are served by none') : '';
+      return `${rows.length} workload${rows.length === 1 ? '' : 's'} · ${following.length} follow${following.length === 1 ? 's' : ''} the active model${which}`;
     },
   },
   actions: [

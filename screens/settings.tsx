@@ -2,7 +2,7 @@ import React from 'react';
 import type { Settings } from '../src/contract/index.js';
 import { defineScreen } from '../src/dashboard/kit/screen-api.js';
 import { flatten } from '../src/dashboard/kit/flatten.js';
-import { widthOf } from '../src/dashboard/kit/text.js';
+import { leadingColumns, trailingColumns, widthOf } from '../src/dashboard/kit/text.js';
 import { blank, cell, LineView, seg, wrapped, type Line } from '../src/dashboard/kit/line-view.js';
 import { auditKeyLine } from '../src/dashboard/kit/audit-key.js';
 
@@ -27,6 +27,16 @@ function settingRows(data: Settings | undefined): Setting[] {
   );
 }
 
+/**
+ * A key path cut in its middle, "conn_eng…re.sources[1].path": its end is what tells the keys of one
+ * object apart (cut at the end, a source's id, name, type and path all read "conn_eng_share.sources[…").
+ */
+function keyText(key: string, width: number): string {
+  if (widthOf(key) <= width) return key;
+  const head = Math.floor((width - 1) / 3);
+  return `${leadingColumns(key, head)}…${trailingColumns(key, width - 1 - head)}`;
+}
+
 function lines(rows: Setting[], width: number): Line[] {
   const keyWidth = Math.min(Math.max(12, Math.floor(width * 0.45)), Math.max(8, ...rows.map((r) => widthOf(r.key))));
   const out: Line[] = [];
@@ -40,7 +50,7 @@ function lines(rows: Setting[], width: number): Line[] {
     const redacted = r.value === REDACTED;
     out.push(
       ...wrapped(
-        [seg('  '), cell(r.key, keyWidth, { dim: true }), seg('  ')],
+        [seg('  '), cell(keyText(r.key, keyWidth), keyWidth, { dim: true }), seg('  ')],
         redacted ? `${REDACTED} (hidden by the appliance)` : r.value,
         width,
         redacted ? { tone: 'muted', bold: true } : {},

@@ -89,9 +89,14 @@ describe('audit screen: the chain', () => {
     await d.press('esc');
     await d.waitForText(
       new RegExp(
-        `chain verified to #${n(top)} \\(\\d+ s ago\\) · checkpoint #${n(top)} signed \\d+ s ago by the appliance's key \\(not pinned\\)`,
+        `chain verified to #${n(top)} by a key not pinned \\(\\d+ s ago\\) · checkpoint #${n(top)} signed \\d+ s ago by the appliance's key`,
       ),
     );
+    // at 80 columns the line is cut: what is left of it still says the key was not pinned, never a
+    // bare "chain verified" (the checkpoint's part, which also says it, is the part cut)
+    await d.resize(80, 24);
+    const narrow = await d.waitFor((x) => /^chain verified to #.*…$/m.test(x), 'the chain line cut at 80 columns');
+    expect(narrow).toMatch(new RegExp(`^chain verified to #${n(top)} by a key not pinned \\(\\d+ s ago\\)`, 'm'));
   });
 
   it("E's explanation at 80 columns is one paragraph, each line filled before the next starts", async () => {

@@ -97,6 +97,27 @@ describe('identity screen', () => {
     expect(f).toContain(`saml ${saml.url}/metadata`);
   });
 
+  it("Enter shows the check (before one: what the screen says of it; after: the last answer whole), not the appliance's settings", async () => {
+    const d = suite.render({ screen: 'identity', columns: 120, rows: 40 });
+    await d.waitForText('Identity-provider connectivity pre-check');
+    await d.press('enter');
+    const before = await d.waitForText('Detail: Identity check');
+    expect(before).toMatch(/last_result\s+no check run yet in this session \(t runs one\)/);
+    expect(before).toMatch(/identity_test\.timeout_ms\s+\d+/);
+    expect(before).not.toContain('sections[');
+    await d.press('esc');
+    await runCheck(d, closed.url);
+    await d.waitForText('Identity check failed', 10_000);
+    await d.press('enter');
+    await d.waitForText('Last result  ✕ FAILED');
+    await d.press('enter');
+    const after = await d.waitForText('Detail: Identity check');
+    expect(after).toMatch(/ok\s+false/);
+    expect(after).toMatch(/provider\s+oidc/);
+    expect(after).toMatch(/steps\[1\]\.detail\s+GET \/\.well-known\/openid-configuration: connection refused/);
+    expect(after).not.toContain('sections[');
+  });
+
   it('shows a failing target as failed steps', async () => {
     const d = suite.render({ screen: 'identity' });
     await d.waitForText('Identity-provider connectivity pre-check');

@@ -79,6 +79,16 @@ describe('journal columns at 120', () => {
     await d.waitForText(`run ${whole}`);
   });
 
+  it('at 60 columns the status stays, which step failed is told without the cursor on it', async () => {
+    const d = suite.render({ screen: 'journal', columns: 60, rows: 20 });
+    const f = await d.waitForText(`${RUNS * 2} journal entries`);
+    expect(f).toMatch(/Time \(UTC\) ▼\s+Agent\s+.*Status/);
+    const rows = tableRows(f);
+    expect(rows.filter((r) => r.includes('✕ failed')).length).toBeGreaterThan(3);
+    expect(rows.filter((r) => r.includes('● succeeded')).length).toBeGreaterThan(3);
+    for (const r of rows) expect(widthOf(r)).toBeLessThanOrEqual(60);
+  });
+
   it('at 160 columns the run id is whole', async () => {
     const d = suite.render({ screen: 'journal', columns: 160, rows: 40 });
     const f = await d.waitForText(`${RUNS * 2} journal entries`);

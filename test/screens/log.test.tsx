@@ -68,6 +68,12 @@ describe('log screen (the action log)', () => {
     expect(flat).toContain(`curl-XPOST-H"Authorization:Bearer$TOKEN"'${url}'`);
     expect(flat).toContain('setthevariableTOKENtoyourtokenfirst');
     expect(flat).toContain(`Hash${revoke.hash}`);
+    // the command's wrapped lines stay under its label, indented, never back at the dialog's edge
+    const box = entry.split('\n').map((l) => /│ (.*?)\s*│$/.exec(l)?.[1] ?? '');
+    const from = box.findIndex((l) => l.startsWith('Command'));
+    const to = box.findIndex((l) => l.includes('set the variable TOKEN'));
+    expect(to - from).toBeGreaterThan(1); // the command wraps at this width
+    for (const l of box.slice(from + 1, to + 1)) expect(l, l).toMatch(/^ {2}/);
 
     // `a` there: the audit screen, filtered to that request id, on that entry
     await d.press('a');

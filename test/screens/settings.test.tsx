@@ -4,6 +4,7 @@ import { displayFingerprint } from '../../src/text/fingerprint.js';
 import { startTestServer } from '../helpers/server.js';
 import { setupScreenSuite } from '../helpers/screen-suite.js';
 import { fixtureConfig } from '../helpers/fixtures.js';
+import { json, startHostile } from '../helpers/hostile-server.js';
 
 const SECRET = 'client-secret-never-shown-7f3a';
 const suite = setupScreenSuite({
@@ -73,6 +74,33 @@ describe('settings screen', () => {
     expect(g).not.toContain('[connectors]');
     await d.press('esc');
     await d.waitForText('[connectors]');
+  });
+
+  it('at 60 columns a key path too long is cut in its middle: the keys of one object still differ', async () => {
+    const hostile = await startHostile({ upstream: suite.server.url });
+    try {
+      const source = (i: number) => ({ id: `src_${i}`, name: `Share ${i}`, path: `/srv/share-${i}` });
+      hostile.set(
+        '/settings',
+        json({
+          sections: [{ name: 'connectors', values: { conn_engineering_share: { sources: [source(0), source(1)] } } }],
+          audit_key_fingerprint: null,
+        }),
+      );
+      const d = suite.render({ screen: 'settings', columns: 60, rows: 20, url: hostile.url });
+      const f = await d.waitForText('[connectors]');
+      const keys = f
+        .split('\n')
+        .filter((l) => l.startsWith('  conn_'))
+        .map((l) => l.trim().split(/\s{2,}/)[0]);
+      expect(keys).toHaveLength(6);
+      expect(new Set(keys).size).toBe(6);
+      for (const k of keys) expect(k).toMatch(/^conn_\w*….*sources\[[01]\]\.(id|name|path)$/);
+      expect(f).toMatch(/…\w*\.sources\[1\]\.path\s+\/srv\/share-1/);
+    } finally {
+      await suite.unmount();
+      await hostile.close();
+    }
   });
 
   it('an auditor reads the same settings', async () => {

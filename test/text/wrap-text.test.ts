@@ -21,3 +21,12 @@ describe('wrapText', () => {
     expect(lines).toEqual(['the whole trail, entries #1–#55,560', '(55,560), complete and unaltered']);
   });
 });
+
+describe('wrapText and URLs', () => {
+  it('keeps a URL\'s scheme with its host (the action log\'s command broke "http:" from "//127.0.0.1…")', () => {
+    const lines = wrapText("-H 'Content-Type: application/json' 'http://127.0.0.1:43035/v1/admin/routing/chat'", 50);
+    expect(lines).toEqual(["-H 'Content-Type: application/json'", "'http://127.0.0.1:43035/v1/admin/routing/chat'"]);
+    // a colon followed by a space or a word still breaks (a label, JSON)
+    expect(wrapText('{"reason":"quota","limit":4000000}', 20)).toEqual(['{"reason":"quota",', '"limit":4000000}']);
+  });
+});

@@ -4,6 +4,7 @@ import { render } from 'ink-testing-library';
 import { FormDialog } from '../../src/dashboard/widgets/dialogs/FormDialog.js';
 import { ConfirmDialog } from '../../src/dashboard/widgets/dialogs/ConfirmDialog.js';
 import { MessageDialog } from '../../src/dashboard/widgets/dialogs/MessageDialog.js';
+import { PickerDialog } from '../../src/dashboard/widgets/dialogs/PickerDialog.js';
 import type { FormField, FormValues } from '../../src/dashboard/kit/dialog-specs.js';
 import { afterKey, frameWith } from '../helpers/ink.js';
 import { until } from '../helpers/until.js';
@@ -127,5 +128,55 @@ describe('Message dialog', () => {
         .map((l) => l.trim())
         .join(''),
     ).toBe(long);
+  });
+});
+
+describe('Picker dialog', () => {
+  it('wraps its message at the words, no line of it starting with the space it broke at', async () => {
+    // 72 columns inside the frame at 80: "…; Esc goes back" fills the first line exactly
+    const message =
+      "all time, no other filters. Enter lists a group's entries; Esc goes back to the list, and further words.";
+    const { lastFrame, unmount } = render(
+      <PickerDialog
+        title="Groups"
+        message={message}
+        items={[{ label: 'a' }]}
+        width={80}
+        height={20}
+        isActive
+        onDone={() => undefined}
+      />,
+    );
+    const f = await frameWith(lastFrame, 'Groups');
+    const box = f.split('\n').map((l) => /│ (.*?)\s*│$/.exec(l)?.[1] ?? null);
+    const said = box.filter((l): l is string => l !== null && l !== '' && !l.includes('› a'));
+    expect(said.join(' ')).toContain(message);
+    for (const l of said) expect(l, `"${l}"`).not.toMatch(/^ /);
+    unmount();
+  });
+});
+
+describe('Picker dialog height', () => {
+  it('a message of several lines takes room from the list, not the frame: the box still closes within its height', async () => {
+    const message =
+      'Now: follows active (effective llama-3.1-8b-instruct). Only models present on the appliance are listed.';
+    const items = Array.from({ length: 10 }, (_, i) => ({ label: `model ${i}` }));
+    const { lastFrame, unmount } = render(
+      <PickerDialog
+        title="Route"
+        message={message}
+        items={items}
+        width={40}
+        height={14}
+        isActive
+        onDone={() => undefined}
+      />,
+    );
+    const f = await frameWith(lastFrame, 'Route');
+    const lines = f.split('\n');
+    expect(lines.length).toBeLessThanOrEqual(14);
+    expect(lines.at(-1)).toMatch(/^\s*╰─+╯$/);
+    expect(f).toMatch(/more below/);
+    unmount();
   });
 });

@@ -81,10 +81,15 @@ export function chainText(check: ChainCheck, nowMs: number): string {
       : `CHAIN BROKEN${check.seq === null ? '' : ` at #${n(check.seq)}`}: ${check.finding}`;
   const parts: string[] = [];
   const { verified } = check;
-  // a V that could not check proves nothing: the page's own check is said instead; whether the key
-  // was pinned is said once, with the checkpoint
-  if (verified && (verified.verdict === 'verified' || verified.verdict === 'verified-unpinned'))
-    parts.push(`chain verified to #${n(verified.lastSeq)} (${ago(verified.at, nowMs)})`);
+  // A verify with a key that is not pinned proves the trail only as far as the appliance's own key
+  // is trusted: said with the claim itself, not after the checkpoint, where 80 columns cut it off
+  // and "chain verified" would be read as the pinned answer.
+  const unpinned = verified?.verdict === 'verified-unpinned';
+  // a V that could not check proves nothing: the page's own check is said instead
+  if (verified && (verified.verdict === 'verified' || unpinned))
+    parts.push(
+      `chain verified to #${n(verified.lastSeq)}${unpinned ? ' by a key not pinned' : ''} (${ago(verified.at, nowMs)})`,
+    );
   else if (check.firstSeq !== null && check.whole)
     parts.push(`chain checks out (page #${n(check.firstSeq)}–#${n(check.lastSeq!)})`);
   // a filtered page shows some entries of a stretch: it proves them unaltered, not that none is missing
@@ -96,7 +101,11 @@ export function chainText(check: ChainCheck, nowMs: number): string {
     // the key's fingerprint is on the deployment and settings screens: the header has no room for it
     parts.push(
       `checkpoint #${n(c.seq)} signed ${Number.isNaN(at) ? c.at : ago(at, nowMs)} ` +
-        (check.pinned ? 'by the pinned key' : "by the appliance's key (not pinned)"),
+        (check.pinned
+          ? 'by the pinned key'
+          : unpinned
+            ? "by the appliance's key"
+            : "by the appliance's key (not pinned)"),
     );
   }
   return parts.join(' · ');

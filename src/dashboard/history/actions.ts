@@ -8,7 +8,7 @@ import { listQuery, rollingStart } from './query.js';
 import { DEFAULT_STATE, FIRST_PAGE, historyState, rangeOf, searchedState, type HistorySpec } from './state.js';
 import { describeFilters } from './summary.js';
 
-/** f, c, n, p, t, e (and a: pick a known value): filters, paging and export; none of them changes the appliance. */
+/** f, c, ], [, {, w (and A: pick a known value): filters, paging and export; none of them changes the appliance. */
 export function historyActions<Row>(spec: HistorySpec): ScreenAction<Row>[] {
   return [
     {

@@ -15,7 +15,7 @@ function families(values: string[]): string[] {
     .sort();
 }
 
-/** a: sets a filter to a value picked from those the appliance records, or to any. */
+/** A: sets a filter to a value picked from those the appliance records, or to any. */
 export function pickFilterAction<Row>(f: FilterSpec): ScreenAction<Row> {
   const name = f.label.toLowerCase();
   return {

@@ -76,7 +76,7 @@ export interface FilterSpec {
   options?: string[];
   hint?: string;
   validate?: (v: string) => string | null;
-  /** values the appliance is known to record: `a` picks one from a list instead of typing it */
+  /** values the appliance is known to record: `A` picks one from a list instead of typing it */
   known?: { value: string; hint?: string }[];
 }
 

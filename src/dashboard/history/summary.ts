@@ -51,7 +51,12 @@ function matchCount(
  * "last 7 days · actor alice · outcome denied", or "all time, no filters"; `start` names the exact
  * start of a "last …" range (the one an export sends) instead of the rolling label.
  */
-export function describeFilters(spec: HistorySpec, h: HistoryState, start: string | null = null): string {
+export function describeFilters(
+  spec: HistorySpec,
+  h: HistoryState,
+  start: string | null = null,
+  o: { search?: boolean } = {},
+): string {
   const r = rangeOf(h.range);
   const since = start ?? (h.cursors.length ? h.anchor : null);
   let range: string;
@@ -68,7 +73,7 @@ export function describeFilters(spec: HistorySpec, h: HistoryState, start: strin
   const named = spec.filters
     .filter((f) => h.filters[f.name])
     .map((f) => `${f.label.toLowerCase()} ${h.filters[f.name]}`);
-  if (h.filters.q) named.push(`search "${h.filters.q}"`);
+  if (h.filters.q && o.search !== false) named.push(`search "${h.filters.q}"`);
   return named.length ? [range, ...named].join(' · ') : `${range}, no other filters`;
 }
 
@@ -96,7 +101,9 @@ export function pageSummary(spec: HistorySpec, rows: unknown[], view: ListView |
           ? 'oldest page'
           : 'all shown';
   const count = view?.resources ? matchCount(spec, h, view.state.filter, view.resources[totalId(spec)]) : null;
-  return [count, describeFilters(spec, h), `page ${page}`, `${h.pageSize} per page`, where].filter(Boolean).join(' · ');
+  // the count names the search ("61 match "denied""): said twice, it pushed the paging words off a 120-column line
+  const filters = describeFilters(spec, h, null, { search: !count || !h.filters.q });
+  return [count, filters, `page ${page}`, `${h.pageSize} per page`, where].filter(Boolean).join(' · ');
 }
 
 export function emptyText(spec: HistorySpec): string {

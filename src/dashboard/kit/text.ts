@@ -82,7 +82,8 @@ export function fit(s: string, width: number, align: 'left' | 'right' = 'left'):
   return align === 'right' ? pad + t : t + pad;
 }
 
-const BREAK_AFTER = /(?<=[ ;{}[\]]|(?<!\d),|,(?!\d)|(?<!\d):|:(?!\d))/;
+// never after the colon of a URL's scheme: "http:" and "//host" on two lines read as two things
+const BREAK_AFTER = /(?<=[ ;{}[\]]|(?<!\d),|,(?!\d)|(?<!\d):(?!\/)|:(?![\d/]))/;
 
 /**
  * Wraps `s` into lines of at most `width` columns, breaking after a space or punctuation where it

@@ -5,7 +5,7 @@ import { Text, useInput } from 'ink';
 import { Frame, innerWidth } from './Frame.js';
 import { scrollFor } from '../../kit/table-layout.js';
 import { sanitize } from '../../../text/sanitize.js';
-import { fit } from '../../kit/text.js';
+import { fit, wrapText } from '../../kit/text.js';
 import { hiddenMarker } from '../scroll-window.js';
 
 export interface PickerProps {
@@ -23,7 +23,11 @@ export interface PickerProps {
 export function PickerDialog(p: PickerProps) {
   const [pos, setPos, getPos] = useLiveState({ cursor: 0, scroll: 0 });
   const { cursor, scroll } = pos;
-  const room = Math.max(1, p.height - 8);
+  const w = innerWidth(p.width);
+  const message = p.message ? wrapText(sanitize(p.message, 500), w) : [];
+  // the frame takes 7 lines, the message its own: a message of several lines takes room from the list,
+  // else the frame's bottom falls off a short terminal
+  const room = Math.max(1, p.height - 7 - Math.max(1, message.length));
   // a list longer than the room gives its last line to saying how much is out of sight
   const overflow = p.items.length > room;
   const shown = overflow ? Math.max(1, room - 1) : room;
@@ -43,11 +47,15 @@ export function PickerDialog(p: PickerProps) {
     },
     { isActive: p.isActive },
   );
-  const w = innerWidth(p.width);
   const labelWidth = Math.min(w - 2, Math.max(...p.items.map((i) => sanitize(i.label, 200).length), 4));
   return (
     <Frame title={p.title} width={p.width} footer="↑↓ move · Enter choose · Esc cancel">
-      {p.message ? <Text wrap="wrap">{sanitize(p.message, 500)}</Text> : null}
+      {/* wrapped here, as the form's message is: Ink's own wrap starts a line with the space it broke at */}
+      {message.map((l, i) => (
+        <Text key={`m${i}`} wrap="truncate">
+          {l}
+        </Text>
+      ))}
       {p.items.length === 0 ? <Text dimColor>Nothing to choose from.</Text> : null}
       {p.items.slice(scroll, scroll + shown).map((item, n) => {
         const i = scroll + n;
