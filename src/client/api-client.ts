@@ -235,7 +235,15 @@ export class ApiClient {
    * body ends or fails.
    */
   async stream(name: FileRouteName, query: Record<string, unknown>, signal: AbortSignal): Promise<FileStream> {
-    return streamFile(this.#fileRequest(name, query), signal);
+    // in the action log as an export is: the appliance audits it as one (an auditor's V is audit.export)
+    try {
+      const res = await streamFile(this.#fileRequest(name, query), signal);
+      this.#log.tell(name, { query }, res, { query });
+      return res;
+    } catch (err) {
+      this.#log.tell(name, { query }, err, { query });
+      throw err;
+    }
   }
 
   /**

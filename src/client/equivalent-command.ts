@@ -46,7 +46,7 @@ const EXPORT_OPTIONS: Record<string, { kind: string; options: Record<string, str
 /** An export as `appliance-admin export …`, when the CLI has an option for each of its filters. */
 function cliExport(e: Exchange): string | null {
   const spec = EXPORT_OPTIONS[e.route];
-  if (!spec || !e.download) return null;
+  if (!spec || e.download?.dest === undefined) return null;
   const args = ['appliance-admin', 'export', spec.kind, '-o', quote(e.download.dest)];
   for (const [name, value] of Object.entries(e.download.query)) {
     if (value === undefined || value === null || value === '') continue;
@@ -80,7 +80,7 @@ export function equivalentCommand(e: Exchange): string {
   // double quotes: the shell puts the operator's token in, the command itself never holds it
   args.push('-H', '"Authorization: Bearer $TOKEN"');
   if (e.body !== undefined) args.push('-H', quote('Content-Type: application/json'));
-  if (e.download) args.push('-o', quote(e.download.dest));
+  if (e.download?.dest !== undefined) args.push('-o', quote(e.download.dest));
   args.push(quote(e.url));
   if (e.body !== undefined) args.push('-d', quote(JSON.stringify(withoutSecrets(e.body))));
   return args.join(' ');

@@ -15,8 +15,8 @@ export interface Exchange {
   appliance: string;
   /** the request's body as given, before JSON */
   body?: unknown;
-  /** a file route: where it was written and its query */
-  download?: { dest: string; query: Record<string, unknown> };
+  /** a file route: its query, and where it was written (none: read as it arrived, as V verifies an export) */
+  download?: { dest?: string; query: Record<string, unknown> };
   status: number | null;
   requestId: string | undefined;
   error: string | null;

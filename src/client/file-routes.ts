@@ -30,6 +30,8 @@ export interface FileRequest {
 
 /** A file route's answer as it streams: its headers and its body's bytes. */
 export interface FileStream {
+  status: number;
+  requestId: string | undefined;
   header(name: string): string | undefined;
   body: AsyncIterable<Buffer>;
 }
@@ -121,5 +123,5 @@ export async function streamFile(req: FileRequest, signal: AbortSignal): Promise
       await release();
     }
   }
-  return { header: (n) => headerOf(headers, n), body: body() };
+  return { status: res.statusCode, requestId, header: (n) => headerOf(headers, n), body: body() };
 }

@@ -163,6 +163,27 @@ describe('log screen (the action log)', () => {
     await d.waitForText('1 audit entry in all');
   });
 
+  it("an auditor's V is in the log: the export it read and verified, with no file to name", async () => {
+    const d = suite.render({ screen: 'audit', role: 'auditor', columns: 160 });
+    await d.waitForText(/chain checks out/);
+    await d.press('V');
+    await d.waitForText('Audit trail verified', 10_000);
+    await d.press('esc');
+    await d.press(':');
+    await d.type('log');
+    await d.press('enter');
+    // the appliance audited it as an export (audit.export): the log says the request was sent
+    const f = await d.waitFor((x) => /GET\s+\/audit\/export\?format=jsonl\s+200/.test(x), 'the verify logged');
+    expect(f).not.toContain('Nothing sent yet');
+    await d.press('enter');
+    const entry = await d.waitForText('Audit entry #');
+    expect(entry).toMatch(/Action\s+audit\.export/);
+    // nothing was written, so the command is the request as curl, with no output file to name
+    const flat = entry.replace(/\x1b\[[0-9;]*m|[│\s]/g, '');
+    expect(flat).toMatch(/Commandcurl-H"Authorization:Bearer\$TOKEN"'?http\S*\/audit\/export\?format=jsonl/);
+    expect(flat).not.toContain('-o');
+  });
+
   it('an auditor sees an empty log: nothing sent', async () => {
     const d = suite.render({ screen: 'log', role: 'auditor' });
     await d.waitForText('Nothing sent yet');
