@@ -91,7 +91,8 @@ describe('spend on the dashboard', () => {
     await selectRow(d, 'digest-bot');
     await d.press('m');
     const s = await d.waitForText('key digest-bot');
-    expect(s).toMatch(/Last 7 days by day · 0\.00 EUR · 7 calls of unknown cost · key digest-bot · 1 model · /);
+    // over the usage screen's window (its last 24 hours): the same 7 calls as its row
+    expect(s).toMatch(/Last 24 hours by hour · 0\.00 EUR · 7 calls of unknown cost · key digest-bot · 1 model · /);
     expect(rowOf(s, 'Mistral 7B Instruct')).toMatch(/unpriced\s+0%\s+7\s+7\s/);
     expect(s).not.toContain('Llama');
   });
