@@ -119,6 +119,19 @@ describe('spend on the dashboard', () => {
     await d.waitFor((x) => !x.includes('key chat-app') && x.includes('2 models'), 'all keys again');
   });
 
+  it("Enter on a model: its figures in words and a line per day, not the row's insides", async () => {
+    const d = suite.render({ screen: 'spend', columns: 120, rows: 40 });
+    await d.waitForText('Llama 3.1 8B Instruct');
+    await selectRow(d, 'Llama 3.1 8B Instruct');
+    await d.press('enter');
+    const f = await d.waitForText('Detail: llama-3.1-8b');
+    expect(f).toMatch(/model\s+Llama 3\.1 8B Instruct \(llama-3\.1-8b\)/);
+    expect(f).toMatch(/cost\s+12\.50 EUR \(priced calls\)/);
+    expect(f).toMatch(/share\s+100% of the cost listed/);
+    expect(f).toMatch(/\d{4}-\d\d-\d\d 00:00 UTC\s+40 requests · 12\.50 EUR/);
+    expect(f).not.toMatch(/g\.(group|buckets)|0\.\d{6,}/);
+  });
+
   it('an auditor reads the same figures; nothing on the screen changes the appliance', async () => {
     const audit = suite.auditRows();
     const spendRows = () => suite.db.prepare('SELECT COUNT(*) FROM usage_spend').pluck().get();
