@@ -226,7 +226,8 @@ export const overviewScreen = defineScreen<TriageLine>({
         value: (l) => `${markOf(BADGE[l.severity]?.tone)} ${BADGE[l.severity]?.text ?? '?'}`,
         tone: (l) => BADGE[l.severity]?.tone,
         sort: (l) => SEVERITY_ORDER[l.severity] ?? null,
-        width: 6,
+        // not a fixed width: sorted by it, the header widens for its mark ("State ▲", not "Sta… ▲")
+        minWidth: 6,
       },
       { header: 'What', value: (l) => l.what, minWidth: 12, maxWidth: 32 },
       { header: 'Reason', value: (l) => l.reason, grow: true, minWidth: 24, maxWidth: 400 },

@@ -122,6 +122,7 @@ describe('overview screen', () => {
     await d.waitForText(/OK\s+Audit chain/);
     await d.press('s');
     const f = await d.waitForText('sorted by State ▲');
+    expect(f).toMatch(/^ {2}State ▲ {2}What/m);
     const badges = f
       .split('\n')
       .map((l) => /^[› ] \S (CRIT|WARN|N\/A|OK) /.exec(l)?.[1])
