@@ -151,6 +151,13 @@ export const connectorsScreen = defineScreen<Connector>({
       { header: 'Sources', value: (c) => (c.sources ?? []).length, align: 'right', width: 7 },
     ],
     rowKey: (c) => c.id,
+    // a failed sync's reason, which no column shows, under the table: why "error" without Enter
+    cursorLine: (c) => {
+      const s = c.last_sync;
+      return s?.status === 'failed'
+        ? `${c.name}: last sync failed ${ago(s.at)}: ${s.error ?? 'the appliance gave no reason'}`
+        : `${c.name}: ${c.state}`;
+    },
     empty: 'No connector is configured on this appliance (connectors are set up on the appliance itself).',
     summary: (rows) => {
       const by = (s: string) => rows.filter((c) => c.state === s).length;

@@ -17,9 +17,15 @@ const connectorsOf = (data: unknown): Connector[] => {
   return Array.isArray(list) ? (list as Connector[]) : [];
 };
 
-function took(j: Job): string {
+/** Milliseconds from start to finish, or null (not started or not finished). */
+function tookMs(j: Job): number | null {
   const ms = j.started_at && j.finished_at ? Date.parse(j.finished_at) - Date.parse(j.started_at) : NaN;
-  if (!Number.isFinite(ms)) return '–';
+  return Number.isFinite(ms) ? ms : null;
+}
+
+function took(j: Job): string {
+  const ms = tookMs(j);
+  if (ms === null) return '–';
   return ms < 1000 ? `${ms} ms` : ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : `${(ms / 60_000).toFixed(1)} min`;
 }
 
@@ -59,7 +65,8 @@ export const jobsScreen = defineScreen<JobRow>({
       { header: 'Items', value: (j) => j.items ?? '–', align: 'right', width: 6 },
       { header: 'Error', value: (j) => j.error ?? '', grow: true, minWidth: 20 },
       { header: 'Source', value: (j) => j.source_name ?? j.source_id, minWidth: 8, maxWidth: 20 },
-      { header: 'Took', value: took, align: 'right', width: 7 },
+      // by the time taken, not its text ("1.2 s" is longer than "270 ms")
+      { header: 'Took', value: took, sort: tookMs, align: 'right', width: 7 },
     ],
     rowKey: (j) => j.job_id,
     empty: 'No ingestion job yet: i on the connectors screen starts one.',

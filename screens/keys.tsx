@@ -277,6 +277,9 @@ export const keysScreen = defineScreen<KeyRow>({
     empty: (state) => {
       const name = searchedName(state.extra);
       const unused = unusedFilterOf(state.extra);
+      // both: the name may well exist, only not among the filter's keys
+      if (name !== null && unused)
+        return `None of the ${UNUSED_FILTER_WORDS[unused]} has a name beginning "${name}". U: next filter; f: another name.`;
       if (name !== null) return `No key's name begins "${name}". f searches another name; empty lists every key.`;
       return unused
         ? `No key here: ${UNUSED_FILTER_WORDS[unused]}. U shows the next filter, then every key again.`

@@ -37,6 +37,8 @@ const BADGE: Record<Severity, { text: string; tone: Tone }> = {
   unknown: { text: 'N/A', tone: 'muted' },
   ok: { text: 'OK', tone: 'ok' },
 };
+/** `s` on State sorts by how bad it is, worst first (the badge's text and mark would put OK between WARN and CRIT). */
+const SEVERITY_ORDER: Record<Severity, number> = { crit: 0, warn: 1, unknown: 2, ok: 3 };
 
 /** An error in plain words with what an operator quotes (the shell's banner does not repeat it for this screen). */
 function errorText(err: unknown): string {
@@ -223,11 +225,15 @@ export const overviewScreen = defineScreen<TriageLine>({
         header: 'State',
         value: (l) => `${markOf(BADGE[l.severity]?.tone)} ${BADGE[l.severity]?.text ?? '?'}`,
         tone: (l) => BADGE[l.severity]?.tone,
-        width: 6,
+        sort: (l) => SEVERITY_ORDER[l.severity] ?? null,
+        // not a fixed width: sorted by it, the header widens for its mark ("State ▲", not "Sta… ▲")
+        minWidth: 6,
       },
       { header: 'What', value: (l) => l.what, minWidth: 12, maxWidth: 32 },
       { header: 'Reason', value: (l) => l.reason, grow: true, minWidth: 24, maxWidth: 400 },
-      { header: 'Count · window', value: countText, minWidth: 10, maxWidth: 14 },
+      // whole or not at all: the reason says the count and its window too, so at 60 columns this is
+      // left out and What keeps room to name the key or agent ("Key contrac…" named none)
+      { header: 'Count · window', value: countText, minWidth: 14, maxWidth: 14 },
     ],
     rowKey: (l) => l.key,
     summary: summaryOf,

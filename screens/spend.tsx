@@ -82,6 +82,29 @@ function costCell(r: SpendRow): string {
   return money(r.g.cost, r.currency);
 }
 
+/**
+ * Enter on a model or a workload: its figures in words and each bucket on a line (the row itself
+ * wraps the appliance's group, which the generic detail showed as "g.buckets[3].cost" and a share
+ * of 0.5568027066816783).
+ */
+function spendDetail(r: SpendRow): Record<string, unknown> {
+  const { g, currency } = r;
+  const cost = (n: number | null | undefined) => (currency ? money(n, currency) : '–');
+  const out: Record<string, unknown> = {
+    [r.by]: groupWithId(r),
+    cost: currency ? `${cost(g.cost)} (priced calls)` : 'no pricing configured on this appliance',
+    share: `${Math.round(r.share * 100)}% of the cost listed`,
+    requests: count(g.requests),
+    'unpriced calls': g.unpriced_requests ? `${count(g.unpriced_requests)} (their cost is unknown, not zero)` : '0',
+    'input tokens': count(g.input_tokens),
+    'output tokens': count(g.output_tokens),
+  };
+  for (const b of g.buckets ?? [])
+    out[`${shortTime(b.start_time)} UTC`] =
+      `${count(b.requests)} requests · ${cost(b.cost)}${b.unpriced_requests ? ` · ${count(b.unpriced_requests)} unpriced` : ''}`;
+  return out;
+}
+
 const rangeAction = (range: SpendRange): ScreenAction<SpendRow> => ({
   key: RANGES[range].key,
   label: range === 'day' ? '24 h' : range === 'week' ? '7 days' : '30 days',
@@ -211,6 +234,7 @@ export const spendScreen = defineScreen<SpendRow>({
       `${groupWithId(r)}: ${costCell(r)}${r.g.unpriced_requests ? `, and ${count(r.g.unpriced_requests)} calls to a model without a price (their cost is unknown, not zero)` : ''}`,
   },
   // a key's row opens its own cost by model; a model's or a workload's shows its figures
+  detail: spendDetail,
   open: (r) =>
     r.by === 'key' ? { screen: 'spend', extra: { key_id: r.g.group, key_name: r.g.name, by: 'model' } } : null,
   actions: [

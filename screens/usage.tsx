@@ -195,13 +195,16 @@ const rangeAction = (range: UsageRange): ScreenAction<UsageRow> => ({
   },
 });
 
-/** "Last hour by minute · 08:42 → 09:42 UTC": the range the rows cover, from the answer. */
-function rangeTitle(usage: Usage | undefined): string {
-  if (!usage?.start_time) return 'Loading…';
+/** "Last hour by minute" and "08:42 → 09:42 UTC": the range the rows cover, from the answer. */
+function rangeTitle(usage: Usage | undefined): { title: string; span: string } {
+  if (!usage?.start_time) return { title: 'Loading…', span: '' };
   const range = RANGES[rangeOfAnswer(usage)];
   const from = shortTime(usage.start_time);
   const to = shortTime(usage.end_time);
-  return `${range.label[0].toUpperCase()}${range.label.slice(1)} by ${range.unit} · ${from} → ${to.slice(0, 10) === from.slice(0, 10) ? to.slice(11) : to} UTC`;
+  return {
+    title: `${range.label[0].toUpperCase()}${range.label.slice(1)} by ${range.unit}`,
+    span: `${from} → ${to.slice(0, 10) === from.slice(0, 10) ? to.slice(11) : to} UTC`,
+  };
 }
 
 export const usageScreen = defineScreen<UsageRow>({
@@ -225,10 +228,18 @@ export const usageScreen = defineScreen<UsageRow>({
     // the chart takes the room left and gives way first, keeping its newest marks
     columns: [
       { header: 'Key', value: nameOf, minWidth: 12, maxWidth: 30 },
-      { header: 'Requests', value: (r) => r.usage.requests, align: 'right', minWidth: 8 },
+      // with thousands separators, as the summary above and the token columns beside them
+      {
+        header: 'Requests',
+        value: (r) => count(r.usage.requests),
+        sort: (r) => r.usage.requests ?? null,
+        align: 'right',
+        minWidth: 8,
+      },
       {
         header: 'Rejected',
-        value: (r) => r.usage.rejected,
+        value: (r) => count(r.usage.rejected),
+        sort: (r) => r.usage.rejected ?? null,
         align: 'right',
         minWidth: 8,
         tone: (r) => (r.usage.rejected > 0 ? 'warn' : undefined),
@@ -271,13 +282,24 @@ export const usageScreen = defineScreen<UsageRow>({
     ],
     rowKey: (r) => r.usage.key_id,
     empty: 'No traffic in this range: no gateway key made a request between these times.',
-    // the range, then the totals (the tokens are in the columns): the filter's count follows it
+    // the range, then the totals (the tokens are in the columns), then its times: a narrow terminal
+    // cuts the end of the line, and the totals are what it is read for (as spend's); the filter's count follows it
     summary: (rows, view) => {
       const requests = rows.reduce((n, r) => n + (r.usage.requests ?? 0), 0);
       const rejected = rows.reduce((n, r) => n + (r.usage.rejected ?? 0), 0);
       const cost = rows.reduce((n, r) => n + (r.usage.cost ?? 0), 0);
       const currency = (view?.data as Usage | undefined)?.currency;
-      return `${rangeTitle(view?.data as Usage | undefined)} · ${rows.length} key${rows.length === 1 ? '' : 's'} · ${count(requests)} requests · ${count(rejected)} rejected${currency ? ` · ${money(cost, currency)}` : ''}`;
+      const { title, span } = rangeTitle(view?.data as Usage | undefined);
+      return [
+        title,
+        `${rows.length} key${rows.length === 1 ? '' : 's'}`,
+        `${count(requests)} requests`,
+        `${count(rejected)} rejected`,
+        ...(currency ? [money(cost, currency)] : []),
+        span,
+      ]
+        .filter(Boolean)
+        .join(' · ');
     },
     // the answer to "did the rejections stop?", whatever the width
     cursorLine: (r) => {
@@ -303,9 +325,18 @@ export const usageScreen = defineScreen<UsageRow>({
       mutates: false,
       needsRow: true,
       hintPriority: 55,
-      // the key's cost by model and workload is the spend screen's, on this key alone
+      // the key's cost by model and workload is the spend screen's, on this key alone, over the window
+      // read here (spend's shortest is the last 24 hours: the last hour opens on that)
       run(ctx, r) {
-        ctx.open({ screen: 'spend', extra: { key_id: r.usage.key_id, key_name: r.key?.name ?? null, by: 'model' } });
+        ctx.open({
+          screen: 'spend',
+          extra: {
+            key_id: r.usage.key_id,
+            key_name: r.key?.name ?? null,
+            by: 'model',
+            range: r.range === 'week' ? 'week' : 'day',
+          },
+        });
         return Promise.resolve();
       },
     },

@@ -35,7 +35,9 @@ describe('appliance-admin get usage', () => {
   it("prints the last 24 hours as the screen's table: each key's requests and refusals", async () => {
     const r = await runCli(['get', 'usage', ...conn()]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^Last 24 hours by hour · .* · 2 keys · 2 requests · 2 rejected · <?0\.\d\d EUR\n/);
+    expect(r.stdout).toMatch(
+      /^Last 24 hours by hour · 2 keys · 2 requests · 2 rejected · <?0\.\d\d EUR · \d{4}-.* UTC\n/,
+    );
     expect(r.stdout).toMatch(
       /Key\s+Requests\s+Rejected\s+Cost\s+In tok\s+Out tok\s+Requests \(× refused\), oldest → now/,
     );

@@ -52,6 +52,11 @@ describe('connectors screen', () => {
     expect(f).toContain('✕ ERROR');
     expect(f).toMatch(/error\s+\S+/);
     expect(jobs().at(-1)).toMatchObject({ connector_id: 'conn_crm', state: 'failed' });
+    // back on the list, the line under it says why the connector is in error, which no column shows
+    await d.press('enter');
+    const under = await d.waitForText(/Cloud CRM: last sync failed \d+ s ago: \S+/);
+    const job = suite.db.prepare('SELECT error FROM jobs ORDER BY seq DESC LIMIT 1').pluck().get() as string;
+    expect(under.replace(/\s+/g, ' ')).toContain(job.slice(0, 40));
   });
 
   it('an auditor cannot start an ingestion: explained, nothing sent', async () => {

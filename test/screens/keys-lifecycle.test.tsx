@@ -178,6 +178,22 @@ describe('keys screen: expiry, rotation, unused keys', () => {
     expect(names(all)).toHaveLength(5);
   });
 
+  it('a name searched under U that only other keys have: the empty list says both, not that no key has the name', async () => {
+    const d = suite.render({ screen: 'keys', columns: 120, rows: 40 });
+    await d.waitForText('busy-key');
+    await d.press('U');
+    await d.waitForText('active keys unused for 30 days (U:');
+    await d.press('f');
+    await d.waitForText('Find keys by name');
+    await d.type('busy');
+    await d.press('enter');
+    const f = await d.waitForText('0 keys whose name begins "busy"');
+    expect(f).toContain(
+      'None of the active keys unused for 30 days has a name beginning "busy". U: next filter; f: another name.',
+    );
+    expect(f).not.toContain(`No key's name begins`);
+  });
+
   it('the overview lists the unused keys as one watch item that opens the keys screen filtered to them', async () => {
     const d = suite.render({ screen: 'overview', columns: 120, rows: 40 });
     const board = await d.waitForText('unused for 30 days');

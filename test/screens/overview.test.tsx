@@ -110,6 +110,28 @@ describe('overview screen', () => {
     );
   });
 
+  it('at 60x20 What names the thing whole, the count and window left to the reason, which says them', async () => {
+    const d = suite.render({ columns: 60, rows: 20 });
+    const f = await d.waitForText(/CRIT {2}Connector Cloud CRM {2}/);
+    expect(f).toMatch(/WARN {2}Deployment degraded {2}/);
+    expect(f.split('\n').find((l) => /^\s+State\s+What/.test(l))).not.toContain('Count');
+  });
+
+  it('s on State sorts by how bad a line is: critical, then to watch, then OK', async () => {
+    const d = suite.render({ columns: 120, rows: 40 });
+    await d.waitForText(/OK\s+Audit chain/);
+    await d.press('s');
+    const f = await d.waitForText('sorted by State ▲');
+    expect(f).toMatch(/^ {2}State ▲ {2}What/m);
+    const badges = f
+      .split('\n')
+      .map((l) => /^[› ] \S (CRIT|WARN|N\/A|OK) /.exec(l)?.[1])
+      .filter(Boolean);
+    expect(badges[0]).toBe('CRIT');
+    expect(badges.at(-1)).toBe('OK');
+    expect(badges.join(' ')).toMatch(/^(CRIT )+(WARN )+(N\/A )*(OK ?)+$/);
+  });
+
   it('an auditor sees the same board (it only reads)', async () => {
     const d = suite.render({ role: 'auditor' });
     const f = await d.waitForText(CRM);

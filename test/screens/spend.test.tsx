@@ -91,7 +91,8 @@ describe('spend on the dashboard', () => {
     await selectRow(d, 'digest-bot');
     await d.press('m');
     const s = await d.waitForText('key digest-bot');
-    expect(s).toMatch(/Last 7 days by day · 0\.00 EUR · 7 calls of unknown cost · key digest-bot · 1 model · /);
+    // over the usage screen's window (its last 24 hours): the same 7 calls as its row
+    expect(s).toMatch(/Last 24 hours by hour · 0\.00 EUR · 7 calls of unknown cost · key digest-bot · 1 model · /);
     expect(rowOf(s, 'Mistral 7B Instruct')).toMatch(/unpriced\s+0%\s+7\s+7\s/);
     expect(s).not.toContain('Llama');
   });
@@ -116,6 +117,19 @@ describe('spend on the dashboard', () => {
     // every row again
     await d.press('c');
     await d.waitFor((x) => !x.includes('key chat-app') && x.includes('2 models'), 'all keys again');
+  });
+
+  it("Enter on a model: its figures in words and a line per day, not the row's insides", async () => {
+    const d = suite.render({ screen: 'spend', columns: 120, rows: 40 });
+    await d.waitForText('Llama 3.1 8B Instruct');
+    await selectRow(d, 'Llama 3.1 8B Instruct');
+    await d.press('enter');
+    const f = await d.waitForText('Detail: llama-3.1-8b');
+    expect(f).toMatch(/model\s+Llama 3\.1 8B Instruct \(llama-3\.1-8b\)/);
+    expect(f).toMatch(/cost\s+12\.50 EUR \(priced calls\)/);
+    expect(f).toMatch(/share\s+100% of the cost listed/);
+    expect(f).toMatch(/\d{4}-\d\d-\d\d 00:00 UTC\s+40 requests · 12\.50 EUR/);
+    expect(f).not.toMatch(/g\.(group|buckets)|0\.\d{6,}/);
   });
 
   it('an auditor reads the same figures; nothing on the screen changes the appliance', async () => {

@@ -35,6 +35,7 @@ const suite = setupScreenSuite({
       output_tokens: 300,
     });
     recordUsage(s.server.db, old.id, epochMinute(now - 100 * HOUR), { requests: 5 });
+    recordUsage(s.server.db, old.id, epochMinute(now - 110 * HOUR), { requests: 12_340 });
     // half an hour ago reporting was refused: 4 over its quota, 2 to a workload it asked for by an old name
     const refusedAt = epochMinute(now - 30 * MINUTE);
     recordUsage(s.server.db, reporting.id, refusedAt, {
@@ -77,14 +78,15 @@ describe('usage screen', () => {
   it('shows the last 24 hours per key by name: requests, rejected, tokens and an hourly chart', async () => {
     const d = suite.render({ screen: 'usage' });
     const f = await d.waitForText('ci-bot');
-    expect(f).toMatch(/Last 24 hours by hour · \d{4}-\d\d-\d\d \d\d:00 → (\d{4}-\d\d-\d\d )?\d\d:\d\d UTC/);
+    expect(f).toMatch(
+      /Last 24 hours by hour · 2 keys · 50 requests · 6 rejected · \d{4}-\d\d-\d\d \d\d:00 → (\d{4}-\d\d-\d\d )?\d\d:\d\d UTC/,
+    );
     expect(f).toContain('Requests (× refused), oldest → now');
     expect(rowOf(f, 'ci-bot')).toMatch(/ci-bot\s+40\s+0\s+–\s+40k\s+12k\s+[·]*█[·]+$/);
     expect(rowOf(f, 'ci-bot').trimEnd().length).toBeLessThanOrEqual(120);
     // reporting's refused hour is marked ×, after its served one
     expect(rowOf(f, 'reporting')).toMatch(/reporting\s+10\s+6\s+–\s+900\s+300\s+[·]+█[·]*×[·]*$/);
     expect(f).not.toContain('old-widget'); // no traffic in these 24 hours
-    expect(f).toContain('2 keys · 50 requests · 6 rejected');
   });
 
   it('shows the last hour by minute: when the refusals stopped, and live gateway calls in the newest minute', async () => {
@@ -92,7 +94,7 @@ describe('usage screen', () => {
     await d.waitForText('ci-bot');
     await d.press('H');
     const f = await d.waitForText('Last hour by minute');
-    expect(f).toMatch(/Last hour by minute · \d{4}-\d\d-\d\d \d\d:\d\d → (\d{4}-\d\d-\d\d )?\d\d:\d\d UTC · 1 key/);
+    expect(f).toMatch(/Last hour by minute · 1 key · 0 requests · 6 rejected · \d{4}-\d\d-\d\d \d\d:\d\d → /);
     expect(f).not.toContain('ci-bot');
     // one mark a minute: the refused minute half an hour back, nothing since
     const chart = /reporting\s+0\s+6\s+–\s+0\s+0\s+(\S+)$/m.exec(f)?.[1] ?? '';
@@ -142,13 +144,13 @@ describe('usage screen', () => {
     expect(keys(flipped)).toEqual(['reporting', 'ci-bot']);
   });
 
-  it('switches to the last 7 days, with rejected calls and revoked keys named as such', async () => {
+  it('switches to the last 7 days, with rejected calls and revoked keys named as such, counts with thousands separators', async () => {
     const d = suite.render({ screen: 'usage' });
     await d.waitForText('ci-bot');
     await d.press('W');
     await d.waitForText('Last 7 days by 4 h');
     const f = await d.waitFor((x) => /ci-bot\s+14\d\s+7\s+–\s+2\.5M\s+12\.2k\s+[·▁-█×]+$/m.test(x), 'the week totals');
-    expect(f).toMatch(/old-widget \(revoked\)\s+5\s+0/);
+    expect(f).toMatch(/old-widget \(revoked\)\s+12,345\s+0/);
   });
 
   it('fits 80 columns without wrapping, the chart keeping its newest marks', async () => {
@@ -156,9 +158,29 @@ describe('usage screen', () => {
     const f = await d.waitForText('ci-bot');
     for (const line of f.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
     expect(rowOf(f, 'ci-bot')).toMatch(/ci-bot\s+\d+\s+0\s+/);
+    // the totals come before the times, which the line's end may cut
+    expect(f).toMatch(/Last 24 hours by hour · 2 keys · \d+ requests · 6 rejected · \d{4}/);
     await d.press('W');
     const week = await d.waitForText('old-widget (revoked)');
     for (const line of week.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+  });
+
+  it("m opens the key's cost by model over the window read here, not spend's own default", async () => {
+    const d = suite.render({ screen: 'usage' });
+    await d.waitForText('Last 24 hours by hour');
+    await d.press('/');
+    await d.type('ci-bot');
+    await d.press('enter');
+    await d.waitForText('1 of 2 match "');
+    await d.press('m');
+    const f = await d.waitFor((x) => x.includes('[spend]') && /Last 24 hours by hour/.test(x), 'spend over the day');
+    expect(f).toContain('key ci-bot');
+    await d.press('esc');
+    await d.waitForText('[usage]');
+    await d.press('W');
+    await d.waitForText('Last 7 days by 4 h');
+    await d.press('m');
+    await d.waitFor((x) => x.includes('[spend]') && /Last 7 days by day/.test(x), 'spend over the week');
   });
 
   it('an auditor sees the same data; changing the range is not a change, so it stays enabled', async () => {

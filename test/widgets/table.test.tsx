@@ -241,6 +241,17 @@ describe('Table', () => {
     expect(lines[1]).toContain('extract_cl…');
     unmount();
   });
+
+  it('of two columns that give way, narrows the rightmost first (a chart whose header is wider than its marks, before a cost)', () => {
+    const one = [{ id: 'k', name: '0.00 EUR +21 unpriced', n: 0 }];
+    const cols: Column<Row>[] = [
+      { header: 'Key', value: () => 'intranet-search' },
+      { header: 'Cost', value: (r) => r.name, givesWay: true, minWidth: 10 },
+      { header: 'Requests (× refused), oldest → now', value: () => '▃▂▂▁▁▁▁▁▁▁▁▂', givesWay: true, minWidth: 8 },
+    ];
+    // 15 + 21 + 34 with the gutter and separators is 76: at 70 the chart's spare header room goes, not the cost's words
+    expect(layoutColumns(cols, one, 70).widths).toEqual([15, 21, 28]);
+  });
 });
 
 describe('kept columns', () => {

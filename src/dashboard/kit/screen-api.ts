@@ -31,7 +31,7 @@ export interface Column<Row> {
   maxWidth?: number;
   /** takes the width left over */
   grow?: boolean;
-  /** a short line narrows it (to minWidth) before the others: a column less read than its neighbours */
+  /** a short line narrows it (to minWidth) before the others, of several the rightmost first: a column less read than its neighbours */
   givesWay?: boolean;
   /**
    * an id: narrowed, it shows its first characters without a cut mark, as git shortens hashes, at

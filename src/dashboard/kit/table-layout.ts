@@ -66,7 +66,7 @@ export interface ColumnLayout {
  * Column widths that fit `width`: natural widths (header and content, capped; the `sorted`
  * column's header with its mark). When the line is short, columns not kept (`keep`) give way first:
  * the rightmost of them is left out until the kept ones fit whole (or, when they cannot even
- * alone, at their minWidth), then `givesWay` ones shrink, then the widest (`holdsWidth` ones,
+ * alone, at their minWidth), then `givesWay` ones shrink (the rightmost first), then the widest (`holdsWidth` ones,
  * then kept ones, last); leftover goes to `grow` columns. The first column is never left out
  * (it names the row).
  */
@@ -112,9 +112,11 @@ export function layoutColumns<Row>(
   const widths = shown.map((i) => natural[i]);
   const room = available(shown.length);
   const total = () => widths.reduce((a, b) => a + b, 0);
-  shown.forEach((i, n) => {
+  // of the columns that give way, the rightmost first, as columns are left out (usage: its chart before its cost)
+  for (let n = shown.length - 1; n >= 0; n--) {
+    const i = shown[n];
     if (columns[i].givesWay && !kept(i)) widths[n] -= Math.max(0, Math.min(widths[n] - mins[n], total() - room));
-  });
+  }
   // the widest narrows first: a column that holds its width only once no other can narrow, a kept one after it
   const rank = (i: number) => (kept(i) ? 2 : columns[i].holdsWidth ? 1 : 0);
   const narrowable = (r: number) => {

@@ -23,9 +23,21 @@ export function detailLines(value: unknown, width: number): string[] {
   const lines: string[] = [];
   for (const [k, v] of pairs) {
     const chunks = wrap(v, valueWidth);
-    chunks.forEach((c, i) => lines.push(`${i === 0 ? fit(k, keyWidth) : ' '.repeat(keyWidth)}   ${c}`));
+    chunks.forEach((c, i) => lines.push(`${i === 0 ? fitKey(k, keyWidth) : ' '.repeat(keyWidth)}   ${c}`));
   }
   return lines;
+}
+
+/**
+ * A key path at `width`: cut in its parents, not its last name, which tells siblings apart
+ * ("rejected_b….tokens_per_day" and "rejecte….tokens_per_minute", not twice "rejected_by_last_hour.tok…").
+ */
+function fitKey(k: string, width: number): string {
+  const dot = k.lastIndexOf('.');
+  if (widthOf(k) <= width || dot <= 0) return fit(k, width);
+  const leaf = k.slice(dot);
+  const room = width - widthOf(leaf);
+  return room >= 2 ? fit(`${truncate(k.slice(0, dot), room)}${leaf}`, width) : fit(k, width);
 }
 
 function wrap(s: string, width: number): string[] {
