@@ -83,15 +83,28 @@ describe('an 80x24 terminal', () => {
       const d = suite.render({ role, screen: 'keys', columns: 80, rows: 24 });
       const f = await d.waitForText('narrow-key');
       const line = hints(f);
-      expect(line).toMatch(/^n new key/);
+      expect(line).toMatch(/^n new\b/);
       expect(line).toContain('? help');
       expect(line).toMatch(/q quit$/);
       expect(widthOf(line)).toBeLessThanOrEqual(80);
       // the least wanted of the shell's keys went, not the way to help or out
       expect(line).not.toContain('Tab next');
-      if (role === 'auditor') expect(line).toMatch(/x revoke ✕ +h history +\(✕ role [^│]+ +│ \? help/);
+      // the reason in its short words, whole ("role au…" said nothing)
+      if (role === 'auditor') expect(line).toMatch(/x revoke ✕ +h history +\(✕ read-only\) +│ \? help/);
       await suite.unmount();
     }
+  });
+
+  it("an auditor's hints at 60 columns: the job's keys stay with their ✕, a reason that does not fit goes whole", async () => {
+    const d = suite.render({ role: 'auditor', screen: 'keys', columns: 60, rows: 20 });
+    const line = (await d.waitForText('narrow-key')).split('\n').at(-2) ?? '';
+    expect(line).toMatch(/^n new ✕ +u quota ✕ +x revoke ✕ +h history +│ \? help +q quit$/);
+    expect(line).not.toContain('(✕'); // never a cut "(✕ role au…", which says nothing
+    expect(widthOf(line)).toBeLessThanOrEqual(60);
+    // the header says why, and the key says it whole when pressed, sending nothing
+    expect(d.frame().split('\n')[0]).toContain('READ-ONLY');
+    await d.press('x');
+    await d.waitForText('revoke: disabled: role auditor is read-only');
   });
 
   it('the header keeps host:port readable, for a long subject, read-only and while disconnected', async () => {

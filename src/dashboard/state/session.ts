@@ -31,15 +31,19 @@ export function readOnlyReason(s: SessionState): string | null {
   return readOnlyBlock(s)?.reason ?? null;
 }
 
+/** A learned read-only's short words: the refusal itself (learnForbidden's text), which says more than "read-only". */
+const learnedShort = (text: string) => /^the appliance (refused a change \(403 [^)]*\))/.exec(text)?.[1] ?? 'read-only';
+
 /** Why this session may not change anything, and what kind of reason it is; null when it may. */
 function readOnlyBlock(s: SessionState): Disabled | null {
-  if (s.forcedReadOnly) return { kind: 'read-only', reason: 'read-only session (--read-only)' };
-  if (s.signedOut) return { kind: 'signed-out', reason: 'signed out: press r to sign in again' };
-  if (s.learnedReadOnly) return { kind: 'read-only', reason: s.learnedReadOnly };
+  if (s.forcedReadOnly) return { kind: 'read-only', reason: 'read-only session (--read-only)', short: 'read-only' };
+  if (s.signedOut) return { kind: 'signed-out', reason: 'signed out: press r to sign in again', short: 'signed out' };
+  if (s.learnedReadOnly)
+    return { kind: 'read-only', reason: s.learnedReadOnly, short: learnedShort(s.learnedReadOnly) };
   if (s.role && (s.role === 'auditor' || (s.source !== 'unknown' && !mayMutate(s.role as never))))
-    return { kind: 'role', reason: `role ${s.role} is read-only` };
+    return { kind: 'role', reason: `role ${s.role} is read-only`, short: 'read-only' };
   if (s.capabilities && !s.capabilities.some((c) => MUTATION_ACTIONS.includes(c)))
-    return { kind: 'role', reason: 'your session holds no change capabilities' };
+    return { kind: 'role', reason: 'your session holds no change capabilities', short: 'read-only' };
   return null;
 }
 
@@ -49,7 +53,7 @@ export function actionBlockReason(s: SessionState, action: { mutates: boolean; c
   const ro = readOnlyBlock(s);
   if (ro) return ro;
   if (action.capability && s.capabilities && !s.capabilities.includes(action.capability))
-    return { kind: 'role', reason: `your role lacks ${action.capability}` };
+    return { kind: 'role', reason: `your role lacks ${action.capability}`, short: 'not your role' };
   return null;
 }
 

@@ -35,20 +35,28 @@ const LESSER = 60;
 /** A reason cut shorter than this says nothing: it goes instead. */
 const REASON_MIN_WIDTH = 12;
 
+/** The reason for the disabled actions, whole and in its short words (the same when there are none). */
+interface Reason {
+  full: string;
+  short: string;
+}
+
 type Fitted<T> = T & { word: string };
 
 /**
  * What fits on one line of `width`: the lesser keys give way first (their short word, else they go),
  * then the others say their short words, then go, the lowest priority first (of equals, the
- * rightmost); the reason for disabled actions is cut before it goes. Returns what is kept, with the word each says, and the reason's
- * room (with the two spaces after it).
+ * rightmost). The reason for disabled actions says its short words first ("read-only", never a cut
+ * "role au…"), is cut only when it has none, and goes only once the keys have said their short words
+ * (before the screen's actions go: they are the screen's job, disabled or not). Returns what is
+ * kept, with the word each says, and the reason's words and room (with the two spaces after it).
  */
 function fitHints(
   actions: HintAction[],
   shell: ShellHint[],
-  reason: string,
+  reason: Reason | null,
   width: number,
-): { actions: Fitted<HintAction>[]; shell: Fitted<ShellHint>[]; reasonWidth: number } {
+): { actions: Fitted<HintAction>[]; shell: Fitted<ShellHint>[]; reasonText: string; reasonWidth: number } {
   const parts = [
     ...actions.map((a) => ({
       word: a.label,
@@ -64,7 +72,8 @@ function fitHints(
   const widthOfPart = (x: (typeof parts)[number]) =>
     x.kind === 'a' ? widthOf(`${x.key} ${x.word}  `) + x.mark : widthOf(`${x.key} ${x.word}`);
   const kept = new Set(parts.map((_, i) => i));
-  let reasonWidth = reason ? widthOf(reason) + 2 : 0;
+  let reasonText = reason?.full ?? '';
+  let reasonWidth = reason ? widthOf(reason.full) + 2 : 0;
   const lineWidth = () => {
     let w = 0;
     let shellKept = 0;
@@ -85,12 +94,19 @@ function fitHints(
     const over = lineWidth() - width;
     const shortens = parts[i].short !== undefined && parts[i].word !== parts[i].short;
     if (step === 'lesser' && parts[i].p >= LESSER) return;
-    if (parts[i].kind === 'r' && reasonWidth - over >= REASON_MIN_WIDTH) reasonWidth -= over;
-    else if (step !== 'drop' && shortens) parts[i].word = parts[i].short!;
-    else if (step !== 'shorten') {
-      kept.delete(i);
-      if (parts[i].kind === 'r') reasonWidth = 0;
+    if (parts[i].kind === 'r' && reason) {
+      if (reasonText !== reason.short) {
+        reasonText = reason.short;
+        reasonWidth = widthOf(reasonText) + 2;
+      } else if (reason.short === reason.full && reasonWidth - over >= REASON_MIN_WIDTH) reasonWidth -= over;
+      else if (step === 'drop') {
+        kept.delete(i);
+        reasonWidth = 0;
+      }
+      return;
     }
+    if (step !== 'drop' && shortens) parts[i].word = parts[i].short!;
+    else if (step !== 'shorten') kept.delete(i);
   };
   for (const step of ['lesser', 'shorten', 'drop'] as const)
     for (const i of order) {
@@ -101,6 +117,7 @@ function fitHints(
   return {
     actions: actions.flatMap((a, i) => (kept.has(i) ? [{ ...a, word: parts[i].word }] : [])),
     shell: shell.flatMap((s, i) => (kept.has(shellStart + i) ? [{ ...s, word: parts[shellStart + i].word }] : [])),
+    reasonText,
     reasonWidth,
   };
 }
@@ -130,8 +147,9 @@ export const KeyHints = memo(
 );
 
 function KeyHintsLine({ actions, shell, width }: KeyHintsProps) {
-  const reasons = [...new Set(actions.flatMap((a) => (a.disabled ? [a.disabled.reason] : [])))];
-  const reason = reasons.length ? `(✕ ${reasons.join('; ')})` : '';
+  const disabled = actions.flatMap((a) => (a.disabled ? [a.disabled] : []));
+  const words = (of: (d: Disabled) => string) => `(✕ ${[...new Set(disabled.map(of))].join('; ')})`;
+  const reason = disabled.length ? { full: words((d) => d.reason), short: words((d) => d.short ?? d.reason) } : null;
   const fitted = fitHints(actions, shell, reason, width);
   // nothing to offer (a dialog has the keys): the line stays, blank, so the status line under it does not move
   if (!fitted.actions.length && !fitted.shell.length && !fitted.reasonWidth) return <Text> </Text>;
@@ -144,7 +162,7 @@ function KeyHintsLine({ actions, shell, width }: KeyHintsProps) {
           {'  '}
         </Text>
       ))}
-      {fitted.reasonWidth ? <Text dimColor>{truncate(reason, fitted.reasonWidth - 2)} </Text> : null}
+      {fitted.reasonWidth ? <Text dimColor>{truncate(fitted.reasonText, fitted.reasonWidth - 2)} </Text> : null}
       <Text dimColor>
         {fitted.actions.length ? '│ ' : ''}
         {fitted.shell.map((s) => `${s.key} ${s.word}`).join('  ')}
