@@ -125,6 +125,8 @@ describe('identity screen', () => {
     const done = await d.waitForText('Identity check failed', 10_000);
     expect(done).toContain(`FAILED: oidc ${closed.url}`);
     expect(done).toMatch(/failed: \w+ · skipped: [a-z, -]+/);
+    // its audit entry's outcome is the request's, said so beside a failed check
+    expect(done).toMatch(/outcome {2}request success \(HTTP 200\)/);
     await d.press('enter');
     const f = await d.waitForText('Last result  ✕ FAILED');
     expect(f).toMatch(/✕ failed\s+\d+ ms\s+\S/);

@@ -64,7 +64,8 @@ export async function auditLines(deps: DashboardDeps, mutations: Mutation[]): Pr
       `  action   ${entry.action}`,
       // the target by the name it had then, as the audit list shows it, then its id
       `  target   ${targetText(entry.target)}`,
-      `  outcome  ${entry.outcome} (${entry.status})`,
+      // the request's outcome, not the change's: a check that ran and found a fault is a request that succeeded
+      `  outcome  request ${entry.outcome} (HTTP ${entry.status})`,
       `  request  ${entry.request_id}`,
       ...(change ? [`  change   ${sanitize(change, 400)}`] : []),
       ...detailLines(entry.details),
