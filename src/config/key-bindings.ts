@@ -34,6 +34,8 @@ export interface ShellBindingSpec {
   readonly needs?: 'filter' | 'list';
   /** its word and help on a screen whose rows open another screen (the overview) */
   readonly opens?: { readonly label: string; readonly help: string };
+  /** its word on the hint line of an open detail view, where the key does something else there */
+  readonly inDetail?: { readonly label: string };
   /**
    * on a screen a link opened: its hint (only there) and help line, `{screen}` naming the screen it
    * returns to; `short`, its word on a short line
@@ -60,6 +62,8 @@ export const SHELL_BINDINGS = {
     help: 'detail view of the row: every field the server sent',
     in: VIEW,
     opens: { label: 'open', help: "open the screen that shows the row's cause, on that cause" },
+    // in the detail view Enter opens nothing more: it closes the detail, as Esc does
+    inDetail: { label: 'close' },
   },
   back: {
     keys: ['escape'],

@@ -364,12 +364,9 @@ export function Shell() {
           shell={
             topDialog
               ? []
-              : ui.mode === 'help'
-                ? shellHints(
-                    keymap.filter((b) => b.in.includes('help')),
-                    offersOf(screen),
-                  )
-                : shellHints(keymap, offers)
+              : shellHints(keymap, offers, {
+                  context: ui.mode === 'help' || ui.mode === 'detail' ? ui.mode : 'normal',
+                })
           }
           width={width}
         />
