@@ -38,9 +38,15 @@ export interface ShellBindingSpec {
   readonly inDetail?: { readonly label: string };
   /**
    * on a screen a link opened: its hint (only there) and help line, `{screen}` naming the screen it
-   * returns to; `short`, its word on a short line
+   * returns to; `short`, its word on a short line. `filtered`: its hint there while a `/` filter is
+   * set, which the key clears before it goes back (the innermost state first, as k9s and lazygit)
    */
-  readonly returns?: { readonly priority: number; readonly help: string; readonly short?: string };
+  readonly returns?: {
+    readonly priority: number;
+    readonly help: string;
+    readonly short?: string;
+    readonly filtered?: { readonly label: string; readonly short?: string };
+  };
 }
 
 const VIEW = ['normal', 'detail'] as const;
@@ -76,6 +82,7 @@ export const SHELL_BINDINGS = {
       priority: 62,
       short: 'back',
       help: 'back (closes detail, help, dialogs; clears the filter; else to {screen}, which opened this)',
+      filtered: { label: 'clear filter', short: 'clear' },
     },
   },
   'next-screen': { keys: ['tab'], hint: { label: 'next', priority: 15 }, help: 'next / previous screen', in: VIEW },

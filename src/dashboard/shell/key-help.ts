@@ -24,13 +24,16 @@ const returnsHelp = (b: Binding, screen: string) => b.returns?.help.replace('{sc
 interface KeysNow {
   /** the view that has the keys: the screen, an open detail, the `?` help */
   context: KeyContext;
+  /** a `/` filter is set or being typed: Esc clears it before it goes back */
+  filtered: boolean;
 }
 
-const ON_THE_SCREEN: KeysNow = { context: 'normal' };
+const ON_THE_SCREEN: KeysNow = { context: 'normal', filtered: false };
 
 /**
  * The shell's keys on the hint line, in table order: only those that work where the keys are now,
- * each with the word for what it does there (Enter in a detail view closes it).
+ * each with the word for what it does there (Enter in a detail view closes it; Esc on a screen a link
+ * opened clears the filter first, then goes back).
  */
 export function shellHints(
   keymap: readonly Binding[],
@@ -43,8 +46,13 @@ export function shellHints(
     .filter((b) => (b.hint || returning(b)) && isShellAction(b.id) && shown(b, offers) && b.in.includes(now.context))
     .map((b) => {
       const key = keyLabel(b.keys[0], 'hint');
-      if (returning(b))
-        return { key, label: `back to ${offers.backTo}`, priority: b.returns!.priority, short: b.returns!.short };
+      if (returning(b)) {
+        const step = (now.filtered && b.returns!.filtered) || {
+          label: `back to ${offers.backTo}`,
+          short: b.returns!.short,
+        };
+        return { key, label: step.label, priority: b.returns!.priority, short: step.short };
+      }
       const label =
         (now.context === 'detail' && b.inDetail?.label) ||
         (b.id === 'open' && offers.enter) ||
