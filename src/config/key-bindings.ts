@@ -34,11 +34,19 @@ export interface ShellBindingSpec {
   readonly needs?: 'filter' | 'list';
   /** its word and help on a screen whose rows open another screen (the overview) */
   readonly opens?: { readonly label: string; readonly help: string };
+  /** its word on the hint line of an open detail view, where the key does something else there */
+  readonly inDetail?: { readonly label: string };
   /**
    * on a screen a link opened: its hint (only there) and help line, `{screen}` naming the screen it
-   * returns to; `short`, its word on a short line
+   * returns to; `short`, its word on a short line. `filtered`: its hint there while a `/` filter is
+   * set, which the key clears before it goes back (the innermost state first, as k9s and lazygit)
    */
-  readonly returns?: { readonly priority: number; readonly help: string; readonly short?: string };
+  readonly returns?: {
+    readonly priority: number;
+    readonly help: string;
+    readonly short?: string;
+    readonly filtered?: { readonly label: string; readonly short?: string };
+  };
 }
 
 const VIEW = ['normal', 'detail'] as const;
@@ -60,6 +68,8 @@ export const SHELL_BINDINGS = {
     help: 'detail view of the row: every field the server sent',
     in: VIEW,
     opens: { label: 'open', help: "open the screen that shows the row's cause, on that cause" },
+    // in the detail view Enter opens nothing more: it closes the detail, as Esc does
+    inDetail: { label: 'close' },
   },
   back: {
     keys: ['escape'],
@@ -72,6 +82,7 @@ export const SHELL_BINDINGS = {
       priority: 62,
       short: 'back',
       help: 'back (closes detail, help, dialogs; clears the filter; else to {screen}, which opened this)',
+      filtered: { label: 'clear filter', short: 'clear' },
     },
   },
   'next-screen': { keys: ['tab'], hint: { label: 'next', priority: 15 }, help: 'next / previous screen', in: VIEW },

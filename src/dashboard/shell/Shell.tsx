@@ -206,6 +206,7 @@ export function Shell() {
       offersFilter(screen) ? setMode('filter') : flash(deps.ui, `the ${screen.name} screen has no / filter`),
     'sort-next': () => sortBy(false),
     'sort-flip': () => sortBy(true),
+    // the innermost state first (as the hint line says: key-help.ts shellHints), then the way back
     back: () => {
       if (state.filter) patchScreen(deps.ui, screen.name, { filter: '', cursor: 0, selectedKey: null, scroll: 0 });
       else goBack(deps.ui);
@@ -364,12 +365,10 @@ export function Shell() {
           shell={
             topDialog
               ? []
-              : ui.mode === 'help'
-                ? shellHints(
-                    keymap.filter((b) => b.in.includes('help')),
-                    offersOf(screen),
-                  )
-                : shellHints(keymap, offers)
+              : shellHints(keymap, offers, {
+                  context: ui.mode === 'help' || ui.mode === 'detail' ? ui.mode : 'normal',
+                  filtered: ui.mode === 'filter' || state.filter !== '',
+                })
           }
           width={width}
         />

@@ -1,4 +1,4 @@
-import { isShellAction, keyLabel, type Binding, type ShellAction } from './keymap.js';
+import { isShellAction, keyLabel, type Binding, type KeyContext, type ShellAction } from './keymap.js';
 
 /** What the visible screen offers, which decides the shell's bindings shown for it. */
 export interface Offers {
@@ -20,23 +20,46 @@ const shown = (b: Binding, offers: Offers) =>
 
 const returnsHelp = (b: Binding, screen: string) => b.returns?.help.replace('{screen}', screen);
 
-/** The shell's keys on the hint line, in table order. */
+/** Where the keys are now, which decides what the hint line may promise. */
+interface KeysNow {
+  /** the view that has the keys: the screen, an open detail, the `?` help */
+  context: KeyContext;
+  /** a `/` filter is set or being typed: Esc clears it before it goes back */
+  filtered: boolean;
+}
+
+const ON_THE_SCREEN: KeysNow = { context: 'normal', filtered: false };
+
+/**
+ * The shell's keys on the hint line, in table order: only those that work where the keys are now,
+ * each with the word for what it does there (Enter in a detail view closes it; Esc on a screen a link
+ * opened clears the filter first, then goes back).
+ */
 export function shellHints(
   keymap: readonly Binding[],
   offers: Offers,
+  now: KeysNow = ON_THE_SCREEN,
 ): { key: string; label: string; priority: number; short?: string }[] {
+  // the way back is Esc's next step only on the screen itself: in a detail Esc closes it
+  const returning = (b: Binding) => b.returns !== undefined && offers.backTo !== undefined && now.context === 'normal';
   return keymap
-    .filter((b) => (b.hint || (b.returns && offers.backTo)) && isShellAction(b.id) && shown(b, offers))
-    .map((b) => ({
-      key: keyLabel(b.keys[0], 'hint'),
-      label:
-        (b.returns && offers.backTo && `back to ${offers.backTo}`) ||
+    .filter((b) => (b.hint || returning(b)) && isShellAction(b.id) && shown(b, offers) && b.in.includes(now.context))
+    .map((b) => {
+      const key = keyLabel(b.keys[0], 'hint');
+      if (returning(b)) {
+        const step = (now.filtered && b.returns!.filtered) || {
+          label: `back to ${offers.backTo}`,
+          short: b.returns!.short,
+        };
+        return { key, label: step.label, priority: b.returns!.priority, short: step.short };
+      }
+      const label =
+        (now.context === 'detail' && b.inDetail?.label) ||
         (b.id === 'open' && offers.enter) ||
         (offers.opens && b.opens?.label) ||
-        b.hint!.label,
-      priority: (b.returns && offers.backTo ? b.returns.priority : b.hint?.priority) ?? 0,
-      short: b.returns && offers.backTo ? b.returns.short : undefined,
-    }));
+        b.hint!.label;
+      return { key, label, priority: b.hint!.priority, short: undefined };
+    });
 }
 
 /**
