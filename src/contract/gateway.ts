@@ -220,7 +220,16 @@ export type RejectedBy = z.infer<typeof RejectedBy>;
  * The key a usage entry counts, as it is now: its name, status and quota, so that a client names and
  * judges every key with traffic in the range without reading the keys list (of maybe a million).
  */
-export const UsageKey = GatewayKey.pick({ name: true, status: true, quota: true });
+export const UsageKey = GatewayKey.pick({ name: true, status: true, quota: true }).extend({
+  /** as on the key (added later: an appliance that predates it leaves it out) */
+  quota_changed_at: GatewayKey.shape.quota_changed_at.optional(),
+  /**
+   * as on the key, counted only for a key with refusals in the range whose quota was changed after its
+   * creation (null for the others), so that a client can say whether the change stopped them; left out
+   * by an appliance that predates it
+   */
+  rejected_since_quota_change: GatewayKey.shape.rejected_since_quota_change.optional(),
+});
 export type UsageKey = z.infer<typeof UsageKey>;
 export const KeyUsage = z.object({
   key_id: z.string(),

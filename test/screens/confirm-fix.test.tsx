@@ -52,6 +52,34 @@ describe('the refusals since a quota change, on the keys screen', () => {
   });
 });
 
+describe("the overview's line for a key whose quota changed within its window", () => {
+  it('is OK once no call was refused since the change, and says how many still were otherwise', async () => {
+    // still refused after its change: 3 refusals 30 min ago, the quota changed 20 min ago, 2 refusals 10 min ago
+    const still = (await suite.server.call('POST', '/gateway/keys', { body: { name: 'still-refused' } })).json;
+    const now = Date.now();
+    recordUsage(suite.db, still.id, epochMinute(now - 30 * 60_000), { rejected_by: { requests_per_minute: 3 } });
+    recordUsage(suite.db, still.id, epochMinute(now - 10 * 60_000), { rejected_by: { requests_per_minute: 2 } });
+    const changedAt = new Date(epochMinute(now - 20 * 60_000) * 60_000).toISOString();
+    suite.db.prepare('UPDATE gateway_keys SET quota_changed_at = ? WHERE id = ?').run(changedAt, still.id);
+
+    const d = suite.render({ columns: 200, rows: 40 });
+    const line = (f: string, name: string) => f.split('\n').find((l) => l.includes(`Key ${name}`)) ?? '';
+    // batch-etl (above): refused once, then its quota was raised within the same minute and nothing since
+    const f = await d.waitFor(
+      (x) => line(x, 'batch-etl') !== '' && line(x, 'still-refused') !== '',
+      'both keys on the board',
+    );
+    expect(line(f, 'batch-etl')).toMatch(
+      /OK\s+Key batch-etl\s+1 call rejected in the last hour: 1 requests\/minute quota; none since its quota change at \d\d:\d\d UTC/,
+    );
+    expect(line(f, 'still-refused')).toMatch(
+      new RegExp(
+        `WARN\\s+Key still-refused\\s+5 calls rejected in the last hour: 5 requests/minute quota; 2 since its quota change at ${changedAt.slice(11, 16)} UTC`,
+      ),
+    );
+  });
+});
+
 describe("the overview's window for key rejections", () => {
   const strayLine = (f: string) => f.split('\n').find((l) => /WARN\s+Key stray-client/.test(l)) ?? '';
 

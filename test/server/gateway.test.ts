@@ -476,7 +476,14 @@ describe('gateway usage', () => {
       {
         key_id: key.id,
         // the key as it is now, so that a client names and judges it without reading the keys list
-        key: { name: 'usage-history', status: 'active', quota: key.quota },
+        // (its quota never changed: no refusals since a change to count)
+        key: {
+          name: 'usage-history',
+          status: 'active',
+          quota: key.quota,
+          quota_changed_at: key.quota_changed_at,
+          rejected_since_quota_change: null,
+        },
         requests: 7,
         rejected: 1,
         input_tokens: 51,

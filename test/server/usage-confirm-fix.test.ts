@@ -152,6 +152,14 @@ describe("a key's refusals since its quota last changed", () => {
     recordUsage(s.server.db, key.id, nextMinute, { rejected_by: { requests_per_minute: 5 } });
     recordUsage(s.server.db, key.id, nextMinute + 1, { rejected_by: { tokens_per_day: 2 } });
     expect((await keyOf(key.id)).rejected_since_quota_change).toBe(7);
+    // the usage answer says it of a key refused in its range, so the overview judges the change from it
+    const usage = await s.call(
+      'GET',
+      `/gateway/usage?key_id=${key.id}&bucket=hour&end_time=${new Date((nextMinute + 3) * 60_000).toISOString()}`,
+    );
+    expect(usage.status).toBe(200);
+    expect(usage.json.data[0].key).toMatchObject({ quota_changed_at: changedAt, rejected_since_quota_change: 7 });
+    expect(usage.json.data[0].rejected).toBe(9);
 
     // the same quota again changes nothing: the count goes on
     const same = await s.call('PUT', `/gateway/keys/${key.id}/quota`, {

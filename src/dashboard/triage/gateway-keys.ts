@@ -50,6 +50,22 @@ export function refusedNames(u: Pick<KeyUsage, 'rejected_workloads'>, shown = WO
   return text.join(', ');
 }
 
+/**
+ * A key's refusals since its quota changed, when the change fell inside the window (some of the
+ * window's refusals came before it): whether the change stopped them. Null when the appliance does not
+ * say, or the change came before the window (every refusal counted is since it).
+ */
+function sinceQuotaChange(u: KeyUsage, keys: Map<string, GatewayKey>): { rejected: number; at: string } | null {
+  const key = keyOfUsage(u, keys);
+  const since = key?.rejected_since_quota_change;
+  const changed = typeof key?.quota_changed_at === 'string' ? Date.parse(key.quota_changed_at) : NaN;
+  // a key of the keys list whose quota never changed counts from its creation: no change to judge
+  const created = key && 'created_at' in key ? key.created_at : undefined;
+  if (created === key?.quota_changed_at) return null;
+  if (typeof since !== 'number' || !Number.isFinite(changed) || since >= num(u.rejected)) return null;
+  return { rejected: since, at: `${new Date(changed).toISOString().slice(11, 16)} UTC` };
+}
+
 /** Each key's refusals over the window its answer covers (the overview's H, D, W), by cause. */
 export function rejectionLines(usage: Usage | undefined, keys = new Map<string, GatewayKey>()): TriageLine[] {
   const window = windowOf(usage);
@@ -64,11 +80,13 @@ export function rejectionLines(usage: Usage | undefined, keys = new Map<string, 
         const names = cause === 'unknown_workload' ? refusedNames(u) : '';
         return `${n(num(c))} ${CAUSE_WORDS[cause as RejectionCause] ?? cause}${names ? ` (${names})` : ''}`;
       });
+      const since = sinceQuotaChange(u, keys);
       return {
         key: `key-rejections:${u.key_id}`,
-        severity: 'warn',
+        // a quota change in the window that stopped the refusals: the fix is confirmed, nothing to attend to
+        severity: since?.rejected === 0 ? 'ok' : 'warn',
         what: `Key ${keyName(u, keys)}`,
-        reason: `${plural(num(u.rejected), 'call')} rejected in the ${window}${causes.length ? `: ${causes.join(', ')}` : ''}`,
+        reason: `${plural(num(u.rejected), 'call')} rejected in the ${window}${causes.length ? `: ${causes.join(', ')}` : ''}${since ? `; ${since.rejected ? n(since.rejected) : 'none'} since its quota change at ${since.at}` : ''}`,
         count: num(u.rejected),
         window,
         // the quota form opened from here starts on the quota that refused the most

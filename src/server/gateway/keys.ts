@@ -56,8 +56,9 @@ interface KeyRow {
 const CHANGED_MS = "CAST(unixepoch(k.quota_changed_at, 'subsec') * 1000 AS INTEGER)";
 const COUNTED_FROM = `CASE WHEN k.quota_changed_at = k.created_at THEN ${CHANGED_MS} / 60000 ELSE (${CHANGED_MS} + 59999) / 60000 END`;
 // `rejected > 0` lets SQLite read the partial index of the minutes with a refusal (migration 9)
-const REJECTED_SINCE = `(SELECT COALESCE(SUM(u.rejected), 0) FROM usage_minutes u WHERE u.key_id = k.id
-  AND u.rejected > 0 AND u.minute >= ${COUNTED_FROM}) AS rejected_since_quota_change`;
+const REJECTED_SINCE_SUM = `(SELECT COALESCE(SUM(u.rejected), 0) FROM usage_minutes u WHERE u.key_id = k.id
+  AND u.rejected > 0 AND u.minute >= ${COUNTED_FROM})`;
+const REJECTED_SINCE = `${REJECTED_SINCE_SUM} AS rejected_since_quota_change`;
 /** The newest secret a rotation replaced: the only one that can still be in its grace. */
 const NEWEST_REPLACED = (column: string) =>
   `(SELECT r.${column} FROM gateway_key_replaced_secrets r WHERE r.key_id = k.id ORDER BY r.seq DESC LIMIT 1)`;
@@ -536,18 +537,26 @@ export const touchGatewayKey = (db: Db, id: string, atMs: number): void => {
 export const gatewayKeyName = (db: Db, id: string): string | null =>
   (db.prepare('SELECT name FROM gateway_keys WHERE id = ?').pluck().get(id) as string | undefined) ?? null;
 
-/** The name, status and quota of each of the keys given (a usage answer's): one query, not one a key. */
-export function usageKeysOf(db: Db, ids: string[]): Map<string, UsageKey> {
+/**
+ * The name, status, quota and its last change of each of the keys given (a usage answer's), and for
+ * those in `refusing` whose quota was changed after their creation the refusals since that change: one
+ * query, not one a key.
+ */
+export function usageKeysOf(db: Db, ids: string[], refusing: ReadonlySet<string>): Map<string, UsageKey> {
   if (!ids.length) return new Map();
+  // the refusals since the quota change only for the keys refused in the range whose quota was changed:
+  // the others would each cost a read of the refused minutes, for a figure nobody asks of them
   const rows = db
     .prepare(
-      `SELECT id, name, status, requests_per_minute, tokens_per_minute, tokens_per_day FROM gateway_keys
-      WHERE id IN (SELECT value FROM json_each(?))`,
+      `SELECT k.id, k.name, k.status, k.requests_per_minute, k.tokens_per_minute, k.tokens_per_day, k.quota_changed_at,
+        CASE WHEN k.quota_changed_at <> k.created_at AND k.id IN (SELECT value FROM json_each(?))
+          THEN ${REJECTED_SINCE_SUM} END AS rejected_since_quota_change
+      FROM gateway_keys k WHERE k.id IN (SELECT value FROM json_each(?))`,
     )
-    .all(JSON.stringify(ids)) as Pick<
+    .all(JSON.stringify([...refusing]), JSON.stringify(ids)) as (Pick<
     KeyRow,
-    'id' | 'name' | 'status' | 'requests_per_minute' | 'tokens_per_minute' | 'tokens_per_day'
-  >[];
+    'id' | 'name' | 'status' | 'requests_per_minute' | 'tokens_per_minute' | 'tokens_per_day' | 'quota_changed_at'
+  > & { rejected_since_quota_change: number | null })[];
   return new Map(
     rows.map((r) => [
       r.id,
@@ -559,6 +568,8 @@ export function usageKeysOf(db: Db, ids: string[]): Map<string, UsageKey> {
           tokens_per_minute: r.tokens_per_minute,
           tokens_per_day: r.tokens_per_day,
         },
+        quota_changed_at: r.quota_changed_at,
+        rejected_since_quota_change: r.rejected_since_quota_change,
       },
     ]),
   );

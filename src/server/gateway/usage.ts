@@ -40,7 +40,8 @@ export interface UsageRequest {
  * Whole days and hours are read from their own rows (usage_rollup, usage_spend), only the range's
  * ragged ends from minutes. Cost comes from the spend kept beside the usage, over the same
  * segments; a call with usage but no spend (metered before costs were kept) counts as unpriced.
- * Each key comes with its name, status and quota as they are now (one query for the answer's keys).
+ * Each key comes with its name, status and quota as they are now, and a key refused in the range with
+ * its refusals since its quota changed (one query for the answer's keys).
  */
 export function queryUsage(db: Db, q: UsageRequest, nowMs: number, currency: string | null): Usage {
   const { startMs, endMs, size, fromMinute, toMinute, firstBucket, bucketCount } = usageRange(q, nowMs);
@@ -115,6 +116,7 @@ export function queryUsage(db: Db, q: UsageRequest, nowMs: number, currency: str
   const keyOf = usageKeysOf(
     db,
     totals.map(([keyId]) => keyId),
+    new Set(totals.flatMap(([keyId, k]) => (sum(k, 'rejected') > 0 ? [keyId] : []))),
   );
   const refused = refusedWorkloads(db, keyFilter, { from: fromMinute, to: toMinute, ...byKey });
   return {
