@@ -87,6 +87,8 @@ export const jobsScreen = defineScreen<JobRow>({
       intent: 'clear-filter',
       label: 'all connectors',
       mutates: false,
+      // without a connector chosen (J on one) the list already has every connector's jobs
+      unavailable: (_row, state) => (connectorOf(state) ? null : 'already showing every connector'),
       async run(ctx) {
         ctx.setExtra({ connector_id: null }, { top: true });
       },

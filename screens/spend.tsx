@@ -257,6 +257,8 @@ export const spendScreen = defineScreen<SpendRow>({
       intent: 'clear-filter',
       label: 'all keys',
       mutates: false,
+      // without a key chosen the list already has every key's calls: c would do nothing
+      unavailable: (_row, state) => (keyOf(state.extra) ? null : 'already showing all keys'),
       async run(ctx) {
         if (keyOf(ctx.state.extra)) ctx.setExtra({ key_id: undefined, key_name: undefined }, { top: true });
       },

@@ -119,6 +119,23 @@ describe('spend on the dashboard', () => {
     await d.waitFor((x) => !x.includes('key chat-app') && x.includes('2 models'), 'all keys again');
   });
 
+  it('c all keys is disabled while no key is chosen (pressing it says why); after Enter on a key it is offered', async () => {
+    const hintsOf = (f: string) => f.split('\n').find((l) => l.startsWith('D 24 h')) ?? '';
+    const d = suite.render({ screen: 'spend', columns: 120, rows: 30 });
+    await d.waitForText('Llama 3.1 8B Instruct');
+    const hints = hintsOf(await d.waitFor((f) => hintsOf(f).includes('(✕'), 'the disabled hint'));
+    expect(hints).toMatch(/ c all keys ✕ .*\(✕ already showing all keys\)/);
+    await d.press('c');
+    await d.waitForText('all keys: already showing all keys.');
+    await d.press('b', 'b');
+    await d.waitForText('2 keys');
+    await selectRow(d, 'chat-app');
+    await d.press('enter');
+    const f = await d.waitForText('key chat-app · 1 model');
+    expect(hintsOf(f)).toMatch(/ c all keys /);
+    expect(hintsOf(f)).not.toContain('✕');
+  });
+
   it("Enter on a model: its figures in words and a line per day, not the row's insides", async () => {
     const d = suite.render({ screen: 'spend', columns: 120, rows: 40 });
     await d.waitForText('Llama 3.1 8B Instruct');

@@ -298,8 +298,8 @@ interface ActionCommon {
 type RowAction<Row> = ActionKey &
   ActionCommon & {
     needsRow: true;
-    /** why it does not apply to this row now (e.g. 'already revoked'), or null */
-    unavailable?: (row: Row) => string | null;
+    /** why it does not apply to this row now (e.g. 'already revoked'), or null; `state` is the screen's, as `ctx.state` */
+    unavailable?: (row: Row, state: ScreenUiState) => string | null;
     run(ctx: ActionContext, row: Row): Promise<ActionOutcome | void>;
   };
 
@@ -307,8 +307,11 @@ type RowAction<Row> = ActionKey &
 type FreeAction<Row> = ActionKey &
   ActionCommon & {
     needsRow?: false;
-    /** why it does not apply now (to this row, if any), or null */
-    unavailable?: (row: Row | undefined) => string | null;
+    /**
+     * why it does not apply now (to this row, if any, or in the screen's `state`, as `ctx.state`: a
+     * filter to clear that is not set), or null
+     */
+    unavailable?: (row: Row | undefined, state: ScreenUiState) => string | null;
     run(ctx: ActionContext, row: Row | undefined): Promise<ActionOutcome | void>;
   };
 

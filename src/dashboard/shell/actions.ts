@@ -27,7 +27,7 @@ export async function runAction(
   action: ScreenAction,
   row: unknown,
 ): Promise<void> {
-  const why = refusal(deps, action, row);
+  const why = refusal(deps, screen, action, row);
   if (why) {
     flash(deps.ui, refusalText(action, why), 'warn');
     return;

@@ -29,7 +29,7 @@ export function actionHints(
         priority: binding.hint.priority,
         ...('short' in binding.hint && binding.hint.short !== undefined ? { short: binding.hint.short } : {}),
         mutates: a.mutates,
-        disabled: whyNot(deps, a, row),
+        disabled: whyNot(deps, screen, a, row),
       },
     ];
   });
