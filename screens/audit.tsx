@@ -9,7 +9,7 @@ import { groupAction, groupsOf } from '../src/dashboard/history/groups.js';
 import { historyResources } from '../src/dashboard/history/query.js';
 import { searchedState, type HistorySpec } from '../src/dashboard/history/state.js';
 import { emptyText, historySaysError, pageSummary, SERVER_ORDER } from '../src/dashboard/history/summary.js';
-import { tableTime } from '../src/dashboard/kit/table-time.js';
+import { shortTableTime, tableTime } from '../src/dashboard/kit/table-time.js';
 import { chainBroken, chainCheckOf, chainText, loadChainCheck } from '../src/dashboard/audit-trail/audit-chain.js';
 import { verifyTrailAction } from '../src/dashboard/audit-trail/audit-chain-verify.js';
 import { evidenceAction } from '../src/dashboard/audit-trail/audit-chain-evidence.js';
@@ -117,14 +117,22 @@ export const auditScreen = defineScreen<AuditEntry>({
   },
   list: {
     // HTTP comes last: below about 82 columns it is the one left out (the outcome says the same; Enter shows it).
+    // On a short line (60 columns) the time goes to the minute without the year, so that who did what and
+    // whether it was denied or failed stay on every row; the line under the table has the time whole.
     columns: [
-      { header: 'Time (UTC)', value: (e) => tableTime(e.at), width: 19 },
+      {
+        header: 'Time (UTC)',
+        value: (e) => tableTime(e.at),
+        width: 19,
+        short: { value: (e) => shortTableTime(e.at), width: 11, header: 'UTC' },
+      },
       // the actor gives way to the target: a change's "from → to" is what the list is read for; what was
       // done is kept whole (the line under the table says the rest for the cursor row)
       { header: 'Actor (role)', value: actor, grow: true, minWidth: 12, maxWidth: 48, givesWay: true },
       { header: 'Action', value: (e) => e.action, minWidth: 18, maxWidth: 28, keep: true },
       { header: 'Target', value: target, minWidth: 8, maxWidth: 46, holdsWidth: true },
-      { header: 'Outcome', value: outcome, tone: (e) => toneOf(e.outcome), width: 9 },
+      // what happened to each request is what an auditor reads the trail for: kept on a short line
+      { header: 'Outcome', value: outcome, tone: (e) => toneOf(e.outcome), width: 9, keep: true },
       { header: 'HTTP', value: (e) => e.status, align: 'right', width: 4 },
     ],
     rowKey: (e) => e.id,

@@ -256,6 +256,8 @@ describe.skipIf(!hasTmux())(title, () => {
       const body = readFileSync(path);
       expect(done).toContain(`sha256  ${createHash('sha256').update(body).digest('hex')}`);
       expect(done).toContain(`bytes   ${body.length.toLocaleString('en-US')}`);
+      // the checkpoint's value in the values' column, under its label (wider than the column)
+      expect(done).toMatch(/│ checkpoint +│[^\n]*\n[^\n]*│ {9}\/\S/);
       const [header, ...rows] = parse(body) as string[][];
       expect(header.slice(0, 5)).toEqual(['id', 'at', 'actor.subject', 'actor.role', 'action']);
       expect(done).toMatch(new RegExp(`rows\\s+${rows.length}\\b`));

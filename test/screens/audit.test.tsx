@@ -244,6 +244,19 @@ describe('audit screen', () => {
     expect(done).toContain(`bytes   ${statSync(dest).size.toLocaleString('en-US')}`);
     expect(done).toContain(`path    ${dest}`);
     expect(done).toContain(`sha256  ${createHash('sha256').update(text).digest('hex')}`);
+    // the checkpoint's value in the same column: its label (wider than the column) on a line of its own
+    const dialog = done.split('\n').map((l) => /│ (.*?) *│/.exec(l)?.[1] ?? '');
+    const label = dialog.indexOf('checkpoint');
+    expect(label, done).toBeGreaterThan(0);
+    expect(dialog[label + 1]).toMatch(/^ {8}\/\S/);
+    expect(dialog[label + 2]).toMatch(/^ {10}\S/); // a long path continues past the column
+    expect(
+      dialog
+        .slice(label + 1, label + 4)
+        .join('')
+        .replace(/\s/g, ''),
+    ).toContain(`${dest}.checkpoint.json(signedstatement`);
+    expect(dialog[label - 1]).toMatch(/^sha256 {2}[0-9a-f]{64}$/);
 
     // the export is itself audited (by design, for every role); nothing else was recorded
     const added = all().slice(0, count() - before);

@@ -207,9 +207,20 @@ const keptHeaders = (name: string) => {
     : [];
 };
 
+/** A header as the table may show it: whole, or its short form on a short line (Column.short, the audit's time). */
+const headerForms = (name: string, header: string) => {
+  const column = screens.find((x) => x.name === name)?.list?.columns.find((c) => c.header === header);
+  return column?.short?.header ? [header, column.short.header] : [header];
+};
+
 /** The table's header line: the first line starting with the gutter and a screen's leading header. */
 const headerLine = (f: string, name: string) =>
-  f.split('\n').find((l) => l.startsWith(`  ${(LEADING[name] ?? [''])[0]}`) && !l.startsWith('  row ')) ?? '';
+  f
+    .split('\n')
+    .find(
+      (l) =>
+        headerForms(name, (LEADING[name] ?? [''])[0]).some((h) => l.startsWith(`  ${h}`)) && !l.startsWith('  row '),
+    ) ?? '';
 
 /**
  * The line under the table that says the cursor row: it starts with the row's first cell, which the
@@ -246,7 +257,8 @@ describe.each(SIZES)('every screen at %ix%i', (columns, rows) => {
       expect(f.split('\n').length).toBeLessThanOrEqual(rows);
       const leading = LEADING[name];
       if (leading) {
-        const header = new RegExp(`^ {2}${leading.map(escaped).join('[ ▲▼]*\\s+')}`, 'm');
+        const forms = leading.map((h) => `(?:${headerForms(name, h).map(escapedAll).join('|')})`);
+        const header = new RegExp(`^ {2}${forms.join('[ ▲▼]*\\s+')}`, 'm');
         const g = await d.waitFor((x) => header.test(x), `${name}: the header starts with ${leading.join(', ')}`);
         // what the screen keeps is there, whole, whatever the width
         for (const kept of keptHeaders(name)) expect(headerLine(g, name), `${name} keeps ${kept}`).toContain(kept);

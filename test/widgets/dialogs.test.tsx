@@ -129,6 +129,28 @@ describe('Message dialog', () => {
         .join(''),
     ).toBe(long);
   });
+
+  it('an indented value longer than the line keeps its indent and every character (a path under its label)', () => {
+    const path = `/tmp/${'d'.repeat(40)}/trail.csv.checkpoint.json`;
+    const { lastFrame } = render(
+      <MessageDialog
+        title="Export written"
+        lines={['checkpoint', `        ${path} (signed statement)`]}
+        width={60}
+        height={24}
+        isActive={false}
+        onDone={() => undefined}
+      />,
+    );
+    const body = lastFrame()!
+      .split('\n')
+      .map((l) => l.replace(/^\s*│ ?/, '').replace(/ *│\s*$/, ''));
+    const at = body.indexOf('checkpoint');
+    const value = body.slice(at + 1).filter((l) => l.trim() && !/Enter|─/.test(l));
+    expect(value[0]).toMatch(/^ {8}\/tmp\/d/);
+    for (const l of value.slice(1)) expect(l).toMatch(/^ {10}\S/);
+    expect(value.join('').replace(/\s/g, '')).toBe(`${path}(signedstatement)`);
+  });
 });
 
 describe('Picker dialog', () => {

@@ -176,11 +176,13 @@ async function runExport(
     title: 'Export written',
     tone: 'ok' as const,
     summary: [
-      `rows    ${thousands(rows)}`,
-      `bytes   ${thousands(result.bytes)} (${bytes(result.bytes)})`,
-      `path    ${result.path}`,
-      `sha256  ${result.sha256}`,
-      ...statement,
+      ...labelled([
+        ['rows', thousands(rows)],
+        ['bytes', `${thousands(result.bytes)} (${bytes(result.bytes)})`],
+        ['path', result.path],
+        ['sha256', result.sha256],
+        ...statement,
+      ]),
       '',
       `${format}, oldest first; ${describeFilters(spec, h, start)}.`,
       `The appliance records the export itself in the audit trail (${spec.kind}.export${result.requestId ? `, request ${result.requestId}` : ''}).`,
@@ -193,20 +195,40 @@ async function runExport(
  * appliance's signed statement of what the file holds), so that `audit verify FILE --key K` checks
  * this export as it checks the CLI's; the lines saying where it went, or why there is none.
  */
-async function statementLines(result: DownloadResult, dest: string): Promise<string[]> {
+async function statementLines(result: DownloadResult, dest: string): Promise<[string, string][]> {
   // with node:crypto, which the dashboard loads only when it is used
   const { writeStatementFile } = await import('../../audit-chain/statement-file.js');
   let s;
   try {
     s = await writeStatementFile(dest, result.auditChain);
   } catch (err) {
-    return [`checkpoint not written: ${fsWords(err as NodeJS.ErrnoException)}; audit verify cannot check this export`];
+    return [
+      ['checkpoint', `not written: ${fsWords(err as NodeJS.ErrnoException)}; audit verify cannot check this export`],
+    ];
   }
-  if (s.file === null) return [`checkpoint none: ${s.why}`];
+  if (s.file === null) return [['checkpoint', `none: ${s.why}`]];
   return [
-    `checkpoint ${s.file} (signed statement, head #${thousands(s.seq)}${s.filtered ? ', filtered export' : ''})`,
-    `check it with appliance-admin audit verify ${dest} --key KEY.pem`,
+    ['checkpoint', `${s.file} (signed statement, head #${thousands(s.seq)}${s.filtered ? ', filtered export' : ''})`],
+    ['', `check it with appliance-admin audit verify ${dest} --key KEY.pem`],
   ];
+}
+
+/**
+ * Where the values start: after 'sha256' and two spaces, so that the hash (64 characters) stays on
+ * its line in the result dialog (72 columns inside at most).
+ */
+const VALUE_COLUMN = 8;
+
+/**
+ * "rows    12": each value after its label, all values in one column; a longer label ('checkpoint')
+ * goes on a line of its own with its value under it, in the column; a line with no label continues
+ * the one above.
+ */
+function labelled(lines: [label: string, value: string][]): string[] {
+  const indent = ' '.repeat(VALUE_COLUMN);
+  return lines.flatMap(([label, value]) =>
+    label.length + 2 > VALUE_COLUMN ? [label, indent + value] : [label.padEnd(VALUE_COLUMN) + value],
+  );
 }
 
 /** Refuses a destination that cannot be written, in words; true when a file is already there. */

@@ -52,6 +52,12 @@ export interface Column<Row> {
    * while it lists failures).
    */
   keep?: boolean | ((state: ScreenUiState) => boolean);
+  /**
+   * a shorter form of a fixed-width cell (the audit trail's time without the year and seconds), and
+   * its header: taken on a line too short to show the columns up to the last kept one with the full
+   * form (src/dashboard/kit/table-layout.ts layoutColumns); the line under the table says the cell whole
+   */
+  short?: { value: (row: Row) => unknown; width: number; header?: string };
   align?: 'left' | 'right';
   /** colour of the cell; the cell text must say the same thing in words */
   tone?: (row: Row) => Tone | undefined;

@@ -24,6 +24,7 @@ export function cellText<Row>(col: Column<Row>, row: Row): string {
 export function fitCell<Row>(col: Column<Row>, row: Row, width: number): string {
   const text = cellText(col, row);
   if (widthOf(text) > width) {
+    if (col.short) return fit(cellText({ ...col, value: col.short.value }, row), width, col.align);
     if (col.uniquePrefix) return fit(leadingColumns(text, width), width, col.align);
     if (col.keepsEnd) return fit(trailingColumns(text, width), width, col.align);
   }
@@ -68,7 +69,9 @@ export interface ColumnLayout {
  * the rightmost of them is left out until the kept ones fit whole (or, when they cannot even
  * alone, at their minWidth), then `givesWay` ones shrink (the rightmost first), then the widest (`holdsWidth` ones,
  * then kept ones, last); leftover goes to `grow` columns. The first column is never left out
- * (it names the row).
+ * (it names the row). A column with a short form (Column.short) takes it when that lets a column
+ * the full form leaves out be shown before the last kept one (the audit trail's actor at 60 columns);
+ * a column after every kept one (HTTP) is not worth it.
  */
 export function layoutColumns<Row>(
   columns: Column<Row>[],
@@ -77,15 +80,33 @@ export function layoutColumns<Row>(
   sorted = -1,
   keep: readonly boolean[] = [],
 ): ColumnLayout {
+  const full = layoutWith(columns, sample, width, sorted, keep, false);
+  if (!columns.some((c) => c.short)) return full;
+  const lastKept = columns.reduce((last, _, i) => (keep[i] === true ? i : last), -1);
+  const before = (l: ColumnLayout) => l.shown.filter((i) => i <= lastKept).length;
+  if (before(full) === columns.slice(0, lastKept + 1).length) return full;
+  const short = layoutWith(columns, sample, width, sorted, keep, true);
+  return before(short) > before(full) ? short : full;
+}
+
+function layoutWith<Row>(
+  columns: Column<Row>[],
+  sample: Row[],
+  width: number,
+  sorted: number,
+  keep: readonly boolean[],
+  short: boolean,
+): ColumnLayout {
   const natural = columns.map((c, i) => {
+    if (short && c.short) return c.short.width;
     if (c.width) return c.width;
     let w = widthOf(c.header) + (i === sorted ? SORT_MARK_WIDTH : 0);
     for (const r of sample) w = Math.max(w, widthOf(cellText(c, r)));
     return Math.min(w, c.maxWidth ?? 40);
   });
   const declaredMins = columns.map((c, i) =>
-    c.width
-      ? c.width
+    (short && c.short) || c.width
+      ? natural[i]
       : Math.min(
           natural[i],
           c.uniquePrefix ? Math.max(c.uniquePrefix, distinguishingLength(c, sample)) : (c.minWidth ?? 6),

@@ -94,9 +94,15 @@ export function Table<Row>(p: TableProps<Row>) {
   const headerLine =
     ' '.repeat(GUTTER) +
     lines.cols
-      .map((c, n) =>
-        fit(shown[n] === sorted ? markedHeader(c.header, widths[n], p.sort!.descending) : c.header, widths[n], c.align),
-      )
+      .map((c, n) => {
+        // a column in its short form says so in its header too ('Time (UTC)' → 'UTC')
+        const header = c.short && widths[n] <= c.short.width ? (c.short.header ?? c.header) : c.header;
+        return fit(
+          shown[n] === sorted ? markedHeader(header, widths[n], p.sort!.descending) : header,
+          widths[n],
+          c.align,
+        );
+      })
       .join(SEP);
   const focused = p.focused !== false;
   const window = p.rows.slice(scroll, scroll + visible);

@@ -9,7 +9,12 @@ export function hangingWrap(s: string, width: number): string[] {
   const [first, ...more] = wrapText(s, width);
   if (!more.length || own === 0) return [first, ...more];
   const indent = ' '.repeat(Math.min(own + 2, Math.floor(width / 2)));
+  // The first line keeps the indent, wrapped on its own: a first word too long for the line (a path
+  // under its label) is broken there, where wrapText alone would drop the indent with it.
+  const lead = Math.min(own, Math.floor(width / 2));
+  const body = s.slice(own);
   // wrapText's first line is a prefix of the text (only its trailing spaces go)
-  const rest = s.slice(first.length).trimStart();
-  return [first, ...wrapText(rest, width - indent.length).map((l) => indent + l)];
+  const [head] = wrapText(body, width - lead);
+  const rest = body.slice(head.length).trimStart();
+  return [' '.repeat(lead) + head, ...(rest ? wrapText(rest, width - indent.length).map((l) => indent + l) : [])];
 }
