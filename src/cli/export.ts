@@ -143,9 +143,10 @@ export async function exportCommand(argv: string[], env: NodeJS.ProcessEnv = pro
     process.stderr.write(
       [
         `exported ${rows.toLocaleString('en-US')} ${plan.kind} row${rows === 1 ? '' : 's'} (${plan.query.format}, ${result.bytes.toLocaleString('en-US')} bytes)`,
-        `  file     ${result.path}`,
-        `  sha256   ${result.sha256}`,
-        ...(result.requestId ? [`  request  ${result.requestId}`] : []),
+        // labels as wide as the checkpoint's (audit-checkpoint-file.ts), so that every value starts in one column
+        `  file       ${result.path}`,
+        `  sha256     ${result.sha256}`,
+        ...(result.requestId ? [`  request    ${result.requestId}`] : []),
         ...checkpoint,
       ].join('\n') + '\n',
     );
