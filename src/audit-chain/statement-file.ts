@@ -1,6 +1,7 @@
 import { chmod, rename, rm, writeFile } from 'node:fs/promises';
 import { asCheckpoint } from './checkpoint.js';
 import { asSignedStatement, statementFileText } from './statement.js';
+import { thousands } from '../text/thousands.js';
 
 /**
  * FILE.checkpoint.json beside an audit export, from the export's headers as sent (the CLI's export
@@ -60,4 +61,11 @@ export async function writeStatementFile(
     throw err;
   }
   return { file, seq: s.seq, filtered: s.filtered };
+}
+
+/** What writeStatementFile wrote, said after the word "checkpoint": the file and its head, or why there is none. */
+export function statementWords(s: Awaited<ReturnType<typeof writeStatementFile>>): string {
+  return s.file === null
+    ? `none: ${s.why}`
+    : `${s.file} (signed statement, head #${thousands(s.seq)}${s.filtered ? ', filtered export' : ''})`;
 }

@@ -98,23 +98,21 @@ describe('Confirm dialog', () => {
   });
 });
 
+/** A message dialog of 60 columns drawn once: its lines inside the frame, the frame's edges taken off. */
+function messageBody(title: string, lines: string[]): string[] {
+  const { lastFrame } = render(
+    <MessageDialog title={title} lines={lines} width={60} height={24} isActive={false} onDone={() => undefined} />,
+  );
+  return lastFrame()!
+    .split('\n')
+    .map((l) => l.replace(/^\s*│ ?/, '').replace(/ *│\s*$/, ''));
+}
+
 describe('Message dialog', () => {
   it('wraps JSON details after its commas and colons, never inside a word; a token wider than the line still breaks', () => {
     const quota = { requests_per_minute: 120, tokens_per_minute: 400000, tokens_per_day: 9000000 };
     const long = 'x'.repeat(90);
-    const { lastFrame } = render(
-      <MessageDialog
-        title="Quota set"
-        lines={[`    quota: ${JSON.stringify(quota)}`, long]}
-        width={60}
-        height={24}
-        isActive={false}
-        onDone={() => undefined}
-      />,
-    );
-    const body = lastFrame()!
-      .split('\n')
-      .map((l) => l.replace(/^\s*│ ?/, '').replace(/ *│\s*$/, ''));
+    const body = messageBody('Quota set', [`    quota: ${JSON.stringify(quota)}`, long]);
     // every line of the JSON ends at a break the text offers
     const json = body.filter((l) => /quota|_per_|\d/.test(l));
     expect(json.length).toBeGreaterThan(1);
@@ -132,19 +130,7 @@ describe('Message dialog', () => {
 
   it('an indented value longer than the line keeps its indent and every character (a path under its label)', () => {
     const path = `/tmp/${'d'.repeat(40)}/trail.csv.checkpoint.json`;
-    const { lastFrame } = render(
-      <MessageDialog
-        title="Export written"
-        lines={['checkpoint', `        ${path} (signed statement)`]}
-        width={60}
-        height={24}
-        isActive={false}
-        onDone={() => undefined}
-      />,
-    );
-    const body = lastFrame()!
-      .split('\n')
-      .map((l) => l.replace(/^\s*│ ?/, '').replace(/ *│\s*$/, ''));
+    const body = messageBody('Export written', ['checkpoint', `        ${path} (signed statement)`]);
     const at = body.indexOf('checkpoint');
     const value = body.slice(at + 1).filter((l) => l.trim() && !/Enter|─/.test(l));
     expect(value[0]).toMatch(/^ {8}\/tmp\/d/);

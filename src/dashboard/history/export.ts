@@ -197,7 +197,7 @@ async function runExport(
  */
 async function statementLines(result: DownloadResult, dest: string): Promise<[string, string][]> {
   // with node:crypto, which the dashboard loads only when it is used
-  const { writeStatementFile } = await import('../../audit-chain/statement-file.js');
+  const { statementWords, writeStatementFile } = await import('../../audit-chain/statement-file.js');
   let s;
   try {
     s = await writeStatementFile(dest, result.auditChain);
@@ -206,10 +206,11 @@ async function statementLines(result: DownloadResult, dest: string): Promise<[st
       ['checkpoint', `not written: ${fsWords(err as NodeJS.ErrnoException)}; audit verify cannot check this export`],
     ];
   }
-  if (s.file === null) return [['checkpoint', `none: ${s.why}`]];
   return [
-    ['checkpoint', `${s.file} (signed statement, head #${thousands(s.seq)}${s.filtered ? ', filtered export' : ''})`],
-    ['', `check it with appliance-admin audit verify ${dest} --key KEY.pem`],
+    ['checkpoint', statementWords(s)],
+    ...(s.file === null
+      ? []
+      : [['', `check it with appliance-admin audit verify ${dest} --key KEY.pem`] as [string, string]]),
   ];
 }
 
